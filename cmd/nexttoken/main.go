@@ -1,0 +1,46 @@
+// Command nexttoken is the command line of the nexttoken playground.
+//
+//	nexttoken trace [flags]    print a decoding session step by step
+//
+// Run `nexttoken trace -h` for the flags.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: nexttoken COMMAND [flags]
+
+commands:
+  trace    print a decoding session step by step (nexttoken trace -h for flags)
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "trace":
+		err = trace(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "nexttoken: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "nexttoken:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+const traceUsage = `usage: nexttoken trace [flags]
+
+Prints a decoding session step by step: the softmax maths for hand-typed
+logits, or prefill and every step of a model.
+
+  nexttoken trace --logits="-2.1,0.3,3.1,0.8,0.1,-0.5" --vocab="The,cat,sat,on,the,mat"
+  nexttoken trace --model=toy --prompt="The cat" --steps=4
+  nexttoken trace --model=stories260K --prompt="Once upon a time" --steps=64
+
+flags:
+`
+
+// traceFlags are the command line of trace.
+type traceFlags struct {
+	logits, vocab                string
+	model, tokenizer, prompt     string
+	steps, top                   int
+	json                         bool
+	settings                     sampler.Settings
+	samplerMode                  string
+	topK                         int
+	temperature, topP, minP, rep float64
+	seed                         uint64
+}
+
+func parseTraceFlags(args []string) (*traceFlags, *flag.FlagSet, error) {
+	f := &traceFlags{}
+	def := sampler.DefaultSettings()
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported in one line by the caller
+	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
+	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
+	fs.StringVar(&f.model, "model", "toy", "embedded model (toy, stories260K) or a llama2.c checkpoint file")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model")
+	fs.StringVar(&f.prompt, "prompt", "The cat", "prompt text")
+	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
+	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
+	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded")
+	fs.StringVar(&f.samplerMode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
+	fs.Float64Var(&f.temperature, "temperature", def.Temperature, "temperature; 0 is greedy")
+	fs.IntVar(&f.topK, "top-k", def.TopK, "keep the k most probable tokens; 0 is off")
+	fs.Float64Var(&f.topP, "top-p", def.TopP, "keep the smallest set of tokens with probability ≥ p; 0 or 1 is off")
+	fs.Float64Var(&f.minP, "min-p", def.MinP, "keep tokens with probability ≥ min-p × the largest; 0 is off")
+	fs.Float64Var(&f.rep, "repetition-penalty", def.RepetitionPenalty, "divide positive (multiply negative) logits of tokens already in the context; 1 is off")
+	fs.Uint64Var(&f.seed, "seed", def.Seed, "random seed, ≥ 1")
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fs, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	f.settings = sampler.Settings{
+		Mode: f.samplerMode, Temperature: f.temperature, TopK: f.topK, TopP: f.topP,
+		MinP: f.minP, RepetitionPenalty: f.rep, Seed: f.seed,
+	}
+	return f, fs, nil
+}
+
+func trace(args []string, stdout, stderr io.Writer) error {
+	f, fs, err := parseTraceFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, traceUsage)
+		fs.PrintDefaults()
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	spec, load, err := f.spec()
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	s, err := session.New(spec, load)
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	if f.json {
+		return writeJSON(stdout, s)
+	}
+	if spec.Model == session.LogitsModel {
+		return printSoftmaxSteps(stdout, s)
+	}
+	return printSession(stdout, s, f.top)
+}
+
+// spec turns the flags into a session spec and the loader for its model.
+func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
+	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model}
+	if f.steps < 0 {
+		return spec, nil, fmt.Errorf("--steps=%d is negative", f.steps)
+	}
+	if f.logits != "" {
+		logits, err := parseLogits(f.logits)
+		if err != nil {
+			return spec, nil, err
+		}
+		spec.Model, spec.Prompt, spec.Logits, spec.Steps = session.LogitsModel, "", logits, 1
+		spec.Vocab = strings.Split(f.vocab, ",")
+		if f.vocab == "" {
+			spec.Vocab = make([]string, len(logits))
+			for i := range spec.Vocab {
+				spec.Vocab[i] = strconv.Itoa(i)
+			}
+		}
+		return spec, nil, nil
+	}
+	if f.vocab != "" {
+		return spec, nil, errors.New("--vocab needs --logits")
+	}
+	if f.tokenizer == "" {
+		return spec, models.Load, nil
+	}
+	load := func(name string) (*session.Model, error) {
+		ckpt, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		tok, err := os.ReadFile(f.tokenizer)
+		if err != nil {
+			return nil, err
+		}
+		return session.LoadModel(name, ckpt, tok)
+	}
+	return spec, load, nil
+}
+
+// parseLogits reads comma-separated numbers; "-inf" masks a token.
+func parseLogits(s string) ([]float64, error) {
+	fields := strings.Split(s, ",")
+	logits := make([]float64, len(fields))
+	for i, field := range fields {
+		v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return nil, fmt.Errorf("--logits: value %d, %q, is not a number", i+1, field)
+		case err != nil || math.IsInf(v, 1) || math.IsNaN(v):
+			return nil, fmt.Errorf("--logits: value %d, %q, is not a finite number or -inf", i+1, field)
+		}
+		logits[i] = v
+	}
+	return logits, nil
+}

@@ -1,0 +1,264 @@
+// Package checkpoint reads and writes model checkpoints in the format of
+// Andrej Karpathy's llama2.c (run.c's "legacy" version-0 files).
+//
+// A checkpoint is a header of seven little-endian int32 values
+//
+//	dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
+//
+// followed by float32 tensors, back to back, each matrix row-major with shape
+// (out, in) so that y[i] = Σ_j W[i][j]·x[j]:
+//
+//	token_embedding  vocab × dim
+//	rms_att          layers × dim
+//	wq               layers × dim × dim
+//	wk, wv           layers × kv_dim × dim      (kv_dim = dim·n_kv_heads/n_heads)
+//	wo               layers × dim × dim
+//	rms_ffn          layers × dim
+//	w1, w2, w3       layers × hidden × dim, layers × dim × hidden, layers × hidden × dim
+//	rms_final        dim
+//	freq_cis         2 × seq_len × head_size/2  (unused: RoPE is computed on the fly)
+//	classifier       vocab × dim                (only when vocab_size < 0)
+//
+// A negative vocab_size means the classifier is stored after everything else;
+// a positive one means the classifier shares the token embedding.
+//
+// Read checks the header against the file size before allocating anything, so a
+// malformed or hostile file costs at most its own size.
+package checkpoint
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Config holds the hyper-parameters of a Llama-2 style transformer.
+type Config struct {
+	Dim        int // width of the residual stream
+	HiddenDim  int // width of the feed-forward layer
+	Layers     int
+	Heads      int // query heads
+	KVHeads    int // key/value heads; each serves Heads/KVHeads query heads
+	VocabSize  int
+	SeqLen     int  // maximum context length
+	SharedHead bool // the classifier is the token-embedding matrix
+}
+
+// HeadSize is the width of one attention head.
+func (c Config) HeadSize() int { return c.Dim / c.Heads }
+
+// KVDim is the width of the keys and values of one layer.
+func (c Config) KVDim() int { return c.Dim * c.KVHeads / c.Heads }
+
+// Limits on header values. They are generous for the models a browser can run
+// and small enough that every size computation fits comfortably in an int.
+const (
+	maxDim    = 1 << 16
+	maxLayers = 1 << 10
+	maxVocab  = 1 << 20
+	maxSeqLen = 1 << 20
+	// maxFloats bounds the whole weight file: 2^31 floats are 8 GiB.
+	maxFloats = 1 << 31
+)
+
+// Validate reports the first inconsistency in c, in words a person can act on.
+func (c Config) Validate() error {
+	fields := []struct {
+		name       string
+		value, max int
+	}{
+		{"dim", c.Dim, maxDim},
+		{"hidden_dim", c.HiddenDim, maxDim * 4},
+		{"n_layers", c.Layers, maxLayers},
+		{"n_heads", c.Heads, maxDim},
+		{"n_kv_heads", c.KVHeads, maxDim},
+		{"vocab_size", c.VocabSize, maxVocab},
+		{"seq_len", c.SeqLen, maxSeqLen},
+	}
+	for _, f := range fields {
+		if f.value <= 0 || f.value > f.max {
+			return fmt.Errorf("checkpoint: %s = %d, want 1 to %d", f.name, f.value, f.max)
+		}
+	}
+	if c.Dim%c.Heads != 0 {
+		return fmt.Errorf("checkpoint: n_heads = %d does not divide dim = %d", c.Heads, c.Dim)
+	}
+	if c.Heads%c.KVHeads != 0 {
+		return fmt.Errorf("checkpoint: n_kv_heads = %d does not divide n_heads = %d", c.KVHeads, c.Heads)
+	}
+	// RoPE rotates pairs of numbers within a head.
+	if c.HeadSize()%2 != 0 {
+		return fmt.Errorf("checkpoint: head size %d (dim/n_heads) is odd; rotary embedding needs pairs", c.HeadSize())
+	}
+	if n := c.weightFloats(); n > maxFloats {
+		return fmt.Errorf("checkpoint: the header describes %d weights, more than the %d this reader accepts", n, maxFloats)
+	}
+	return nil
+}
+
+// Weights holds every tensor of a checkpoint, each a flat row-major slice
+// laid out as the package documentation describes.
+type Weights struct {
+	TokenEmbedding []float32 // vocab × dim
+	RMSAtt         []float32 // layers × dim
+	WQ             []float32 // layers × dim × dim
+	WK             []float32 // layers × kv_dim × dim
+	WV             []float32 // layers × kv_dim × dim
+	WO             []float32 // layers × dim × dim
+	RMSFFN         []float32 // layers × dim
+	W1             []float32 // layers × hidden × dim (gate)
+	W2             []float32 // layers × dim × hidden (down)
+	W3             []float32 // layers × hidden × dim (up)
+	RMSFinal       []float32 // dim
+	FreqCIS        []float32 // 2 × seq_len × head_size/2, kept only to write files back unchanged
+	Classifier     []float32 // vocab × dim; aliases TokenEmbedding when shared
+}
+
+// Model is a checkpoint in memory.
+type Model struct {
+	Config  Config
+	Weights Weights
+}
+
+// tensor names a slot of Weights with its size, in file order.
+type tensor struct {
+	name string
+	dst  *[]float32
+	size int
+}
+
+// tensors lists the tensors of w in file order, sized for c.
+func (c Config) tensors(w *Weights) []tensor {
+	l, d, h, kv, v := c.Layers, c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	ts := []tensor{
+		{"token_embedding", &w.TokenEmbedding, v * d},
+		{"rms_att", &w.RMSAtt, l * d},
+		{"wq", &w.WQ, l * d * d},
+		{"wk", &w.WK, l * kv * d},
+		{"wv", &w.WV, l * kv * d},
+		{"wo", &w.WO, l * d * d},
+		{"rms_ffn", &w.RMSFFN, l * d},
+		{"w1", &w.W1, l * h * d},
+		{"w2", &w.W2, l * d * h},
+		{"w3", &w.W3, l * h * d},
+		{"rms_final", &w.RMSFinal, d},
+		{"freq_cis", &w.FreqCIS, c.SeqLen * c.HeadSize()},
+	}
+	if !c.SharedHead {
+		ts = append(ts, tensor{"classifier", &w.Classifier, v * d})
+	}
+	return ts
+}
+
+// weightFloats is the number of float32 values after the header. The caller
+// has checked each field's range, so the products cannot overflow an int64.
+func (c Config) weightFloats() int {
+	n := 0
+	for _, t := range c.tensors(&Weights{}) {
+		n += t.size
+	}
+	return n
+}
+
+const headerBytes = 7 * 4
+
+// Read parses a checkpoint held in data.
+func Read(data []byte) (*Model, error) {
+	if len(data) < headerBytes {
+		return nil, fmt.Errorf("checkpoint: file is %d bytes, shorter than the %d-byte header", len(data), headerBytes)
+	}
+	var h [7]int32
+	for i := range h {
+		h[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+	}
+	c := Config{
+		Dim: int(h[0]), HiddenDim: int(h[1]), Layers: int(h[2]), Heads: int(h[3]),
+		KVHeads: int(h[4]), VocabSize: int(h[5]), SeqLen: int(h[6]),
+		SharedHead: h[5] > 0,
+	}
+	if h[5] < 0 {
+		c.VocabSize = -int(h[5]) // int, so -math.MinInt32 does not overflow
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	body := data[headerBytes:]
+	if want := c.weightFloats() * 4; len(body) != want {
+		return nil, fmt.Errorf("checkpoint: header %s needs %d bytes of weights, the file has %d", c, want, len(body))
+	}
+	m := &Model{Config: c}
+	for _, t := range c.tensors(&m.Weights) {
+		*t.dst = make([]float32, t.size)
+		for i := range *t.dst {
+			(*t.dst)[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
+		}
+		body = body[4*t.size:]
+	}
+	if c.SharedHead {
+		m.Weights.Classifier = m.Weights.TokenEmbedding
+	}
+	return m, nil
+}
+
+// Write stores m in the checkpoint format; Read of the result gives back m.
+func Write(w io.Writer, m *Model) error {
+	c := m.Config
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	vocab := int32(c.VocabSize)
+	if !c.SharedHead {
+		vocab = -vocab
+	}
+	header := []int32{int32(c.Dim), int32(c.HiddenDim), int32(c.Layers), int32(c.Heads), int32(c.KVHeads), vocab, int32(c.SeqLen)}
+	if err := binary.Write(w, binary.LittleEndian, header); err != nil {
+		return err
+	}
+	for _, t := range c.tensors(&m.Weights) {
+		if len(*t.dst) != t.size {
+			return fmt.Errorf("checkpoint: tensor %s has %d values, the config needs %d", t.name, len(*t.dst), t.size)
+		}
+		if err := binary.Write(w, binary.LittleEndian, *t.dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// New returns a model of configuration c with every tensor allocated and zero,
+// except the RMSNorm gains, which are one (the identity).
+func New(c Config) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Config: c}
+	for _, t := range c.tensors(&m.Weights) {
+		*t.dst = make([]float32, t.size)
+	}
+	for _, gain := range [][]float32{m.Weights.RMSAtt, m.Weights.RMSFFN, m.Weights.RMSFinal} {
+		for i := range gain {
+			gain[i] = 1
+		}
+	}
+	if c.SharedHead {
+		m.Weights.Classifier = m.Weights.TokenEmbedding
+	}
+	return m, nil
+}
+
+// Tensors calls f for each tensor of m that holds parameters, in file order,
+// skipping the unused freq_cis table and a shared classifier. Tools that fill a
+// model (random benchmarks, the toy generator) use it to visit every weight.
+func (m *Model) Tensors(f func(name string, values []float32)) {
+	for _, t := range m.Config.tensors(&m.Weights) {
+		if t.name != "freq_cis" {
+			f(t.name, *t.dst)
+		}
+	}
+}
+
+func (c Config) String() string {
+	return fmt.Sprintf("(dim %d, hidden %d, layers %d, heads %d, kv heads %d, vocab %d, seq_len %d)",
+		c.Dim, c.HiddenDim, c.Layers, c.Heads, c.KVHeads, c.VocabSize, c.SeqLen)
+}

@@ -1,0 +1,60 @@
+package session
+
+import (
+	"fmt"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/tokenizer"
+)
+
+// LogitsModel is the name of the model-less session: a vocabulary and one
+// vector of logits typed by hand, as in the worked example.
+const LogitsModel = "logits"
+
+// Model is what a session runs: a checkpoint with its tokenizer, or, for a
+// LogitsModel session, only the vocabulary of the hand-typed logits.
+type Model struct {
+	Name       string
+	Checkpoint *checkpoint.Model // nil for a LogitsModel session
+	Tokenizer  tokenizer.Tokenizer
+}
+
+// Loader finds a model by the name a Spec gives.
+type Loader func(name string) (*Model, error)
+
+// LoadModel reads a llama2.c checkpoint and tokenizer file and checks that
+// they belong together.
+func LoadModel(name string, checkpointData, tokenizerData []byte) (*Model, error) {
+	m, err := checkpoint.Read(checkpointData)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	v, err := tokenizer.Read(tokenizerData)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	if len(v.Pieces) != m.Config.VocabSize {
+		return nil, fmt.Errorf("model %s: the tokenizer has %d tokens but the checkpoint's vocabulary has %d",
+			name, len(v.Pieces), m.Config.VocabSize)
+	}
+	tok, err := tokenizer.New(v)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	return &Model{Name: name, Checkpoint: m, Tokenizer: tok}, nil
+}
+
+// maxLogitsVocab bounds a hand-typed vocabulary; it is a teaching tool, and a
+// link carrying it must stay small.
+const maxLogitsVocab = 1024
+
+func logitsModel(words []string) (*Model, error) {
+	if len(words) == 0 || len(words) > maxLogitsVocab {
+		return nil, fmt.Errorf("the vocabulary has %d tokens, want 1 to %d", len(words), maxLogitsVocab)
+	}
+	tok, err := tokenizer.NewWords(tokenizer.WordVocab(words))
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Name: LogitsModel, Tokenizer: tok}, nil
+}

@@ -1,0 +1,420 @@
+// Package session runs a decoding session: a model, a prompt and sampler
+// settings, then one step after another, each step recording everything a
+// person may want to look at — the logits, the softmax, what every sampler
+// stage did, the random draw, the chosen token and the KV cache.
+//
+// A session is described completely by a Spec, a plain value: the model's
+// name, the prompt, the sampler settings with their seed, the number of
+// steps, and the tokens forced and logits edited by hand. New(spec) always
+// produces the same trace, so a Spec can travel in a link.
+//
+// Steps are numbered from 0. Step i reads the logits after the last token of
+// the context, lets the sampler choose (or takes the forced token), appends
+// the choice and feeds it to the model, so that its key and value join the
+// cache and the next step's logits are ready. A step that chooses the
+// tokenizer's BOS or EOS token ends the session, as run.c stops on BOS.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/transformer"
+)
+
+// Spec is a session as a plain value.
+type Spec struct {
+	Model   string           `json:"model"`            // a name the Loader knows, or LogitsModel
+	Prompt  string           `json:"prompt,omitempty"` // ignored by LogitsModel sessions
+	Vocab   []string         `json:"vocab,omitempty"`  // LogitsModel: the tokens
+	Logits  []float64        `json:"logits,omitempty"` // LogitsModel: their logits
+	Sampler sampler.Settings `json:"sampler"`
+	Steps   int              `json:"steps"`
+	Forced  []Force          `json:"forced,omitempty"`
+	Edits   []Edit           `json:"edits,omitempty"`
+}
+
+// Force makes step Step choose Token whatever the sampler says. The sampler
+// still runs and draws, so the steps after it see the same random numbers.
+type Force struct {
+	Step  int `json:"step"`
+	Token int `json:"token"`
+}
+
+// Edit sets the logit of Token at step Step before sampling; −Inf masks it.
+type Edit struct {
+	Step  int     `json:"step"`
+	Token int     `json:"token"`
+	Logit float64 `json:"logit"`
+}
+
+// ErrStopped is returned by Step when the session cannot go on: it chose an
+// end token, filled the context, or has no model to compute further logits.
+var ErrStopped = errors.New("the session has ended")
+
+// Session is a running Spec.
+type Session struct {
+	spec   Spec
+	model  *Model
+	tr     *transformer.Transformer // nil for LogitsModel sessions
+	rng    sampler.RNG
+	tokens []int     // the context: prompt, then every chosen token
+	logits []float64 // the model's logits for the next step, before edits
+	trace  Trace
+}
+
+// New checks spec, loads its model, prefills the prompt and runs spec.Steps
+// steps (fewer if the session stops first).
+func New(spec Spec, load Loader) (*Session, error) {
+	if err := spec.Sampler.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Session{spec: spec}
+	var err error
+	if spec.Model == LogitsModel {
+		err = s.startLogits()
+	} else {
+		err = s.startModel(load)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkEdits(); err != nil {
+		return nil, err
+	}
+	if spec.Steps < 0 {
+		return nil, fmt.Errorf("steps = %d is negative", spec.Steps)
+	}
+	for range spec.Steps {
+		if err := s.Step(); errors.Is(err, ErrStopped) {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	s.spec.Steps = len(s.trace.Steps)
+	return s, nil
+}
+
+func (s *Session) startLogits() error {
+	if len(s.spec.Logits) != len(s.spec.Vocab) {
+		return fmt.Errorf("%d logits for %d tokens", len(s.spec.Logits), len(s.spec.Vocab))
+	}
+	for i, l := range s.spec.Logits {
+		if math.IsNaN(l) || math.IsInf(l, 1) {
+			return fmt.Errorf("logit %d (%s) is %v", i, s.spec.Vocab[i], l)
+		}
+	}
+	m, err := logitsModel(s.spec.Vocab)
+	if err != nil {
+		return err
+	}
+	s.model = m
+	s.logits = s.spec.Logits
+	s.restart()
+	return nil
+}
+
+func (s *Session) startModel(load Loader) error {
+	if load == nil {
+		return fmt.Errorf("no models to load %q from", s.spec.Model)
+	}
+	m, err := load(s.spec.Model)
+	if err != nil {
+		return err
+	}
+	prompt, err := m.Tokenizer.Encode(s.spec.Prompt)
+	if err != nil {
+		return fmt.Errorf("prompt: %w", err)
+	}
+	if len(prompt) == 0 {
+		return fmt.Errorf("the prompt is empty and the model has no BOS token to start from")
+	}
+	if n := m.Checkpoint.Config.SeqLen; len(prompt) > n {
+		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
+	}
+	s.model = m
+	s.tr = transformer.New(m.Checkpoint)
+	logits, err := s.tr.Prefill(prompt, 0)
+	if err != nil {
+		return err
+	}
+	s.tokens = prompt
+	s.logits = widen(logits)
+	s.restart()
+	return nil
+}
+
+// restart sets the trace and generator to the state right after prefill.
+func (s *Session) restart() {
+	s.rng = sampler.NewRNG(s.spec.Sampler.Seed)
+	s.trace = Trace{Prompt: s.pieces(s.tokens), Steps: nil}
+	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
+}
+
+// checkEdits validates the hand-made parts of the spec against the model.
+func (s *Session) checkEdits() error {
+	n := s.model.Tokenizer.VocabSize()
+	for _, f := range s.spec.Forced {
+		if f.Step < 0 || f.Token < 0 || f.Token >= n {
+			return fmt.Errorf("forced token %d at step %d: want a step ≥ 0 and a token in 0..%d", f.Token, f.Step, n-1)
+		}
+	}
+	for _, e := range s.spec.Edits {
+		if e.Step < 0 || e.Token < 0 || e.Token >= n {
+			return fmt.Errorf("edited logit of token %d at step %d: want a step ≥ 0 and a token in 0..%d", e.Token, e.Step, n-1)
+		}
+		if math.IsNaN(e.Logit) || math.IsInf(e.Logit, 1) {
+			return fmt.Errorf("edited logit of token %d at step %d is %v", e.Token, e.Step, e.Logit)
+		}
+	}
+	return nil
+}
+
+// Next returns the step that Step would run now, without running it: the
+// decision the model and sampler are about to make.
+func (s *Session) Next() (*Step, error) {
+	step, _, err := s.decide()
+	if err != nil {
+		return nil, err
+	}
+	return &step, nil
+}
+
+// Step runs one more step.
+func (s *Session) Step() error {
+	step, rng, err := s.decide()
+	if err != nil {
+		return err
+	}
+	s.rng = rng
+	s.tokens = append(s.tokens, step.Token)
+	s.trace.Stopped = s.stopReason(step.Token)
+	if s.trace.Stopped == "" {
+		next, err := s.tr.Forward(step.Token, len(s.tokens)-1)
+		if err != nil {
+			return err
+		}
+		s.logits = widen(next)
+	}
+	step.KVLen, step.KVBytes = s.cacheSize()
+	s.trace.Steps = append(s.trace.Steps, step)
+	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
+	s.spec.Steps = len(s.trace.Steps)
+	return nil
+}
+
+// decide computes the next step and the generator state after it, changing
+// nothing.
+func (s *Session) decide() (Step, sampler.RNG, error) {
+	if reason := s.trace.Stopped; reason != "" {
+		return Step{}, s.rng, fmt.Errorf("%w: %s", ErrStopped, reason)
+	}
+	i := len(s.trace.Steps)
+	logits, edited := s.editedLogits(i)
+	rng := s.rng
+	choice, err := sampler.Sample(s.spec.Sampler, logits, s.tokens, &rng)
+	if err != nil {
+		return Step{}, s.rng, fmt.Errorf("step %d: %w", i, err)
+	}
+	token, forced := choice.Token, false
+	if f, ok := s.forced(i); ok {
+		token, forced = f, true
+	}
+	step := Step{
+		Pos:     len(s.tokens) - 1,
+		Input:   -1,
+		Logits:  logits,
+		Edited:  edited,
+		Hidden:  s.hidden(),
+		Choice:  choice,
+		Token:   token,
+		Forced:  forced,
+		Piece:   s.model.Tokenizer.Piece(-1, token),
+		rngWas:  s.rng,
+		context: len(s.tokens),
+	}
+	if n := len(s.tokens); n > 0 {
+		step.Input = s.tokens[n-1]
+		step.Piece = s.model.Tokenizer.Piece(step.Input, token)
+	}
+	step.KVLen, step.KVBytes = s.cacheSize()
+	return step, rng, nil
+}
+
+// stopReason says why no step can follow one that chose token, or "".
+func (s *Session) stopReason(token int) string {
+	tok := s.model.Tokenizer
+	switch {
+	case s.tr == nil:
+		return "hand-typed logits give one step"
+	case token == tok.BOS() || token == tok.EOS():
+		return fmt.Sprintf("the model chose %q, which ends a text", tok.Token(token))
+	case len(s.tokens) >= s.model.Checkpoint.Config.SeqLen:
+		return fmt.Sprintf("the context of %d tokens is full", s.model.Checkpoint.Config.SeqLen)
+	}
+	return ""
+}
+
+// Undo removes the last step.
+func (s *Session) Undo() error {
+	n := len(s.trace.Steps)
+	if n == 0 {
+		return errors.New("nothing to undo")
+	}
+	return s.truncate(n - 1)
+}
+
+// Reset goes back to the state after prefill and forgets every hand edit.
+func (s *Session) Reset() error {
+	s.spec.Forced, s.spec.Edits = nil, nil
+	return s.truncate(0)
+}
+
+// Force re-runs step i with token chosen by hand, dropping the steps after
+// it: the session forks there.
+func (s *Session) Force(i, token int) error {
+	if err := s.rewindTo(i); err != nil {
+		return err
+	}
+	if token < 0 || token >= s.model.Tokenizer.VocabSize() {
+		return fmt.Errorf("token %d is not in the vocabulary of %d", token, s.model.Tokenizer.VocabSize())
+	}
+	s.spec.Forced = append(s.spec.Forced, Force{Step: i, Token: token})
+	return s.Step()
+}
+
+// EditLogit re-runs step i with the logit of token set to value (−Inf masks
+// it), dropping the steps after it.
+func (s *Session) EditLogit(i, token int, value float64) error {
+	if err := s.rewindTo(i); err != nil {
+		return err
+	}
+	if token < 0 || token >= s.model.Tokenizer.VocabSize() {
+		return fmt.Errorf("token %d is not in the vocabulary of %d", token, s.model.Tokenizer.VocabSize())
+	}
+	if math.IsNaN(value) || math.IsInf(value, 1) {
+		return fmt.Errorf("a logit must be a number or −Inf, not %v", value)
+	}
+	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step == i && e.Token == token })
+	s.spec.Edits = append(s.spec.Edits, Edit{Step: i, Token: token, Logit: value})
+	return s.Step()
+}
+
+// rewindTo truncates the session to i steps and forgets a forced token at
+// step i, ready for step i to run again. Edits at step i are kept.
+func (s *Session) rewindTo(i int) error {
+	if i < 0 || i > len(s.trace.Steps) {
+		return fmt.Errorf("step %d does not exist (the session has %d)", i, len(s.trace.Steps))
+	}
+	if err := s.truncate(i); err != nil {
+		return err
+	}
+	s.spec.Forced = slices.DeleteFunc(s.spec.Forced, func(f Force) bool { return f.Step == i })
+	return nil
+}
+
+// truncate keeps the first n steps and the edits that belong to them.
+func (s *Session) truncate(n int) error {
+	if n < len(s.trace.Steps) {
+		cut := s.trace.Steps[n]
+		s.rng = cut.rngWas
+		s.tokens = s.tokens[:cut.context]
+		s.trace.Steps = s.trace.Steps[:n]
+		s.trace.Stopped = ""
+		if s.tr != nil {
+			// Re-feed the last context token: its logits, attention and
+			// hidden state are the ones step n reads.
+			logits, err := s.tr.Forward(s.tokens[len(s.tokens)-1], len(s.tokens)-1)
+			if err != nil {
+				return err
+			}
+			s.logits = widen(logits)
+		}
+		s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
+	}
+	s.spec.Forced = slices.DeleteFunc(s.spec.Forced, func(f Force) bool { return f.Step > n })
+	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step > n })
+	s.spec.Steps = n
+	return nil
+}
+
+// editedLogits is a copy of the current logits with step i's edits applied,
+// and the tokens they changed.
+func (s *Session) editedLogits(i int) ([]float64, []int) {
+	logits := slices.Clone(s.logits)
+	var edited []int
+	for _, e := range s.spec.Edits {
+		if e.Step == i {
+			logits[e.Token] = e.Logit
+			edited = append(edited, e.Token)
+		}
+	}
+	slices.Sort(edited)
+	return logits, slices.Compact(edited)
+}
+
+func (s *Session) forced(i int) (int, bool) {
+	for _, f := range slices.Backward(s.spec.Forced) {
+		if f.Step == i {
+			return f.Token, true
+		}
+	}
+	return 0, false
+}
+
+// Spec returns the session as a plain value; New(s.Spec()) reproduces it.
+func (s *Session) Spec() Spec {
+	spec := s.spec
+	spec.Vocab = slices.Clone(spec.Vocab)
+	spec.Logits = slices.Clone(spec.Logits)
+	spec.Forced = slices.Clone(spec.Forced)
+	spec.Edits = slices.Clone(spec.Edits)
+	return spec
+}
+
+// Trace returns what the session has computed so far. It is shared with the
+// session: read it, do not change it.
+func (s *Session) Trace() *Trace { return &s.trace }
+
+// Model returns the session's model.
+func (s *Session) Model() *Model { return s.model }
+
+// Transformer returns the run state, for reading the KV cache and attention
+// weights of the newest query; nil for a LogitsModel session.
+func (s *Session) Transformer() *transformer.Transformer { return s.tr }
+
+func (s *Session) hidden() []float64 {
+	if s.tr == nil {
+		return nil
+	}
+	return widen(s.tr.Hidden())
+}
+
+func (s *Session) cacheSize() (length, bytes int) {
+	if s.tr == nil {
+		return 0, 0
+	}
+	return s.tr.Cache.Len, s.tr.Cache.Bytes()
+}
+
+func (s *Session) pieces(ids []int) []Token {
+	out := make([]Token, len(ids))
+	prev := -1
+	for i, id := range ids {
+		out[i] = Token{ID: id, Piece: s.model.Tokenizer.Piece(prev, id), Text: s.model.Tokenizer.Token(id)}
+		prev = id
+	}
+	return out
+}
+
+func widen(x []float32) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
+}

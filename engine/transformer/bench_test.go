@@ -1,0 +1,110 @@
+package transformer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+)
+
+// stories15MShape is the configuration of llama2.c's stories15M model; the
+// benchmark fills it with random weights, which cost the same to multiply.
+var stories15MShape = checkpoint.Config{
+	Dim: 288, HiddenDim: 768, Layers: 6, Heads: 6, KVHeads: 6,
+	VocabSize: 32000, SeqLen: 256, SharedHead: true,
+}
+
+func randomModel(tb testing.TB, c checkpoint.Config) *checkpoint.Model {
+	m, err := checkpoint.New(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(15, 288))
+	m.Tensors(func(name string, values []float32) {
+		if !strings.HasPrefix(name, "rms") {
+			copy(values, randomVector(rng, len(values)))
+		}
+	})
+	return m
+}
+
+func benchModels(b *testing.B) []struct {
+	name  string
+	model *checkpoint.Model
+} {
+	return []struct {
+		name  string
+		model *checkpoint.Model
+	}{
+		{"toy", loadModel(b, "../../web/models/toy.bin")},
+		{"stories260K", loadModel(b, stories260K)},
+		{"stories15M-shape", randomModel(b, stories15MShape)},
+	}
+}
+
+// BenchmarkDecode generates a whole context, seq_len positions, one decode
+// step at a time (greedy, each output fed back as the next input), the way
+// run.c's generate loop does.
+func BenchmarkDecode(b *testing.B) {
+	for _, bm := range benchModels(b) {
+		b.Run(bm.name, func(b *testing.B) {
+			tr := New(bm.model)
+			n := bm.model.Config.SeqLen
+			b.ReportAllocs()
+			for b.Loop() {
+				tok := 1
+				for pos := range n {
+					logits, err := tr.Forward(tok, pos)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tok = argmax(logits)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "tok/s")
+		})
+	}
+}
+
+// BenchmarkPrefill feeds a prompt of 64 tokens from position 0.
+func BenchmarkPrefill(b *testing.B) {
+	for _, bm := range benchModels(b) {
+		b.Run(bm.name, func(b *testing.B) {
+			tr := New(bm.model)
+			prompt := make([]int, min(64, bm.model.Config.SeqLen))
+			for i := range prompt {
+				prompt[i] = (i * 7) % bm.model.Config.VocabSize
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tr.Prefill(prompt, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
+		})
+	}
+}
+
+// BenchmarkMatmul compares the platform kernel (gonum natively) with the
+// unrolled Go loop, at the shapes of stories260K and stories15M.
+func BenchmarkMatmul(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	kernels := []struct {
+		name string
+		f    func(out, x, w []float32, n, d int)
+	}{{"platform", matmul}, {"unrolled", matmulUnrolled}}
+	for _, shape := range [][2]int{{64, 64}, {64, 172}, {64, 512}, {288, 288}, {288, 768}, {288, 32000}} {
+		n, d := shape[0], shape[1]
+		w, x, out := randomVector(rng, n*d), randomVector(rng, n), make([]float32, d)
+		for _, k := range kernels {
+			b.Run(fmt.Sprintf("%s/%dx%d", k.name, n, d), func(b *testing.B) {
+				for b.Loop() {
+					k.f(out, x, w, n, d)
+				}
+			})
+		}
+	}
+}

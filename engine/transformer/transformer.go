@@ -1,0 +1,246 @@
+// Package transformer runs the forward pass of a Llama-2 style language model,
+// with the semantics of llama2.c's run.c, in float32.
+//
+// For a token t at position pos, with x the residual stream of width dim:
+//
+//	x = embedding[t]
+//	for each layer l:
+//	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + 1e-5)
+//	    q, k, v = Wq·xb, Wk·xb, Wv·xb                k and v are stored in the KV cache at pos
+//	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / 10000^((i mod hs)/hs)
+//	    for each head h (sharing kv head h / (heads/kv_heads)):
+//	        a[t'] = softmax_t'(q_h · k_h[t'] / sqrt(hs))   for t' = 0..pos
+//	        xb_h = Σ_t' a[t'] · v_h[t']
+//	    x += Wo·xb
+//	    xb = rmsnorm(x) ⊙ g_ffn
+//	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z)
+//	h = rmsnorm(x) ⊙ g_final
+//	logits = Wcls·h
+//
+// A Transformer owns every buffer it needs, so Forward allocates nothing: the
+// decode step of a browser playground runs at the speed of its arithmetic.
+package transformer
+
+import (
+	"fmt"
+	"math"
+
+	"nexttoken/engine/checkpoint"
+)
+
+// Transformer is a model together with its run state: the activations of the
+// latest forward pass and the KV cache of every position so far.
+type Transformer struct {
+	Config checkpoint.Config
+	W      *checkpoint.Weights
+	Cache  KVCache
+
+	// Activations of the latest forward pass, named as in run.c.
+	x      []float32 // residual stream; after Forward, the final normalised hidden state
+	xb     []float32 // normalised input of a sub-layer, then the attention output
+	xb2    []float32 // output of Wo or W2, added to x
+	hb     []float32 // feed-forward gate, then the gated product
+	hb2    []float32 // feed-forward up projection
+	q      []float32 // query of the current position
+	att    []float32 // layers × heads × seq_len: attention weights of the newest query
+	logits []float32
+
+	// RoPE: inverse frequencies per pair within a head, and the rotation for
+	// the current position (computed once per Forward, shared by all layers).
+	invFreq, cos, sin []float32
+}
+
+// New prepares a run state for m. Its memory is dominated by the KV cache:
+// 2 × layers × seq_len × kv_dim float32 values.
+func New(m *checkpoint.Model) *Transformer {
+	c := m.Config
+	hs := c.HeadSize()
+	t := &Transformer{
+		Config: c,
+		W:      &m.Weights,
+		Cache:  newKVCache(c),
+		x:      make([]float32, c.Dim),
+		xb:     make([]float32, c.Dim),
+		xb2:    make([]float32, c.Dim),
+		hb:     make([]float32, c.HiddenDim),
+		hb2:    make([]float32, c.HiddenDim),
+		q:      make([]float32, c.Dim),
+		att:    make([]float32, c.Layers*c.Heads*c.SeqLen),
+		logits: make([]float32, c.VocabSize),
+		cos:    make([]float32, hs/2),
+		sin:    make([]float32, hs/2),
+	}
+	t.invFreq = make([]float32, hs/2)
+	for i := range t.invFreq {
+		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
+		t.invFreq[i] = 1 / float32(math.Pow(10000, float64(float32(2*i)/float32(hs))))
+	}
+	return t
+}
+
+// Forward feeds token at position pos, which must follow the positions already
+// in the cache (pos ≤ Cache.Len; a smaller pos rewinds the cache), and returns
+// the logits of the next token. The returned slice is owned by t and
+// overwritten by the next call.
+func (t *Transformer) Forward(token, pos int) ([]float32, error) {
+	c := t.Config
+	if token < 0 || token >= c.VocabSize {
+		return nil, fmt.Errorf("transformer: token %d is outside the vocabulary of %d", token, c.VocabSize)
+	}
+	if pos < 0 || pos > t.Cache.Len || pos >= c.SeqLen {
+		return nil, fmt.Errorf("transformer: position %d is not in 0..%d (cache holds %d, context %d)",
+			pos, min(t.Cache.Len, c.SeqLen-1), t.Cache.Len, c.SeqLen)
+	}
+	w := t.W
+	dim, hidden, kvDim, hs := c.Dim, c.HiddenDim, c.KVDim(), c.HeadSize()
+	kvMul := c.Heads / c.KVHeads
+	scale := float32(1 / math.Sqrt(float64(hs)))
+
+	copy(t.x, w.TokenEmbedding[token*dim:(token+1)*dim])
+	t.ropeAngles(pos)
+	t.Cache.Len = pos + 1
+
+	for l := range c.Layers {
+		// Attention: this position's key and value go straight into the cache.
+		rmsnorm(t.xb, t.x, w.RMSAtt[l*dim:(l+1)*dim])
+		k, v := t.Cache.row(l, pos)
+		matmul(t.q, t.xb, w.WQ[l*dim*dim:], dim, dim)
+		matmul(k, t.xb, w.WK[l*kvDim*dim:], dim, kvDim)
+		matmul(v, t.xb, w.WV[l*kvDim*dim:], dim, kvDim)
+		t.rope(t.q)
+		t.rope(k)
+
+		keys, values := t.Cache.layer(l)
+		for h := range c.Heads {
+			q := t.q[h*hs : (h+1)*hs]
+			att := t.att[(l*c.Heads+h)*c.SeqLen:][:pos+1]
+			off := (h / kvMul) * hs
+			for p := range att {
+				k := keys[p*kvDim+off:][:hs]
+				att[p] = dot(q, k) * scale
+			}
+			softmax(att)
+			out := t.xb[h*hs : (h+1)*hs]
+			clear(out)
+			for p, a := range att {
+				v := values[p*kvDim+off:][:hs]
+				for i := range out {
+					out[i] += a * v[i]
+				}
+			}
+		}
+		matmul(t.xb2, t.xb, w.WO[l*dim*dim:], dim, dim)
+		for i := range t.x {
+			t.x[i] += t.xb2[i]
+		}
+
+		// Feed-forward: SwiGLU.
+		rmsnorm(t.xb, t.x, w.RMSFFN[l*dim:(l+1)*dim])
+		matmul(t.hb, t.xb, w.W1[l*hidden*dim:], dim, hidden)
+		matmul(t.hb2, t.xb, w.W3[l*hidden*dim:], dim, hidden)
+		for i, g := range t.hb {
+			t.hb[i] = g * (1 / (1 + exp32(-g))) * t.hb2[i]
+		}
+		matmul(t.xb2, t.hb, w.W2[l*dim*hidden:], hidden, dim)
+		for i := range t.x {
+			t.x[i] += t.xb2[i]
+		}
+	}
+
+	rmsnorm(t.x, t.x, w.RMSFinal)
+	matmul(t.logits, t.x, w.Classifier, dim, c.VocabSize)
+	return t.logits, nil
+}
+
+// Prefill feeds tokens at positions start, start+1, … and returns the logits
+// after the last one. Like run.c it runs one position at a time.
+func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("transformer: nothing to prefill")
+	}
+	var logits []float32
+	for i, tok := range tokens {
+		var err error
+		if logits, err = t.Forward(tok, start+i); err != nil {
+			return nil, err
+		}
+	}
+	return logits, nil
+}
+
+// Hidden is the final normalised hidden state h of the latest forward pass:
+// the vector the classifier multiplies to give the logits.
+func (t *Transformer) Hidden() []float32 { return t.x }
+
+// Logits of the latest forward pass.
+func (t *Transformer) Logits() []float32 { return t.logits }
+
+// Attention returns the weights with which the newest query of head h in
+// layer l attended to each cached position (they sum to 1).
+func (t *Transformer) Attention(l, h int) []float32 {
+	return t.att[(l*t.Config.Heads+h)*t.Config.SeqLen:][:t.Cache.Len]
+}
+
+// ropeAngles computes the rotation of every pair within a head for pos.
+func (t *Transformer) ropeAngles(pos int) {
+	for i, f := range t.invFreq {
+		angle := float32(pos) * f
+		t.cos[i] = float32(math.Cos(float64(angle)))
+		t.sin[i] = float32(math.Sin(float64(angle)))
+	}
+}
+
+// rope rotates each adjacent pair of v, head by head.
+func (t *Transformer) rope(v []float32) {
+	hs := len(t.cos) * 2
+	for i := 0; i < len(v); i += 2 {
+		j := (i % hs) / 2
+		v0, v1 := v[i], v[i+1]
+		v[i] = v0*t.cos[j] - v1*t.sin[j]
+		v[i+1] = v0*t.sin[j] + v1*t.cos[j]
+	}
+}
+
+// rmsnorm sets out = x / sqrt(mean(x²) + 1e-5) ⊙ gain; out may be x.
+func rmsnorm(out, x, gain []float32) {
+	var ss float32
+	for _, v := range x {
+		ss += v * v
+	}
+	ss = ss/float32(len(x)) + 1e-5
+	inv := 1 / float32(math.Sqrt(float64(ss)))
+	for i := range out {
+		out[i] = gain[i] * (inv * x[i])
+	}
+}
+
+// softmax replaces x by its softmax, subtracting the maximum first so that
+// no exponential overflows.
+func softmax(x []float32) {
+	m := x[0]
+	for _, v := range x[1:] {
+		if v > m { // not the max builtin, whose NaN handling costs a third of the loop
+			m = v
+		}
+	}
+	var sum float32
+	for i, v := range x {
+		x[i] = exp32(v - m)
+		sum += x[i]
+	}
+	for i := range x {
+		x[i] /= sum
+	}
+}
+
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// exp32 is expf: the float64 exponential rounded to float32.
+func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }

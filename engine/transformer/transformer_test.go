@@ -1,0 +1,295 @@
+package transformer
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+)
+
+func loadModel(t testing.TB, path string) *checkpoint.Model {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := checkpoint.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const stories260K = "../../web/models/stories260K.bin"
+
+// reference is a naive float64 forward pass over the whole sequence, written
+// from the equations rather than from Forward: no cache tricks, no shared
+// buffers, angles and norms in float64. It returns the logits at every position.
+func reference(m *checkpoint.Model, tokens []int) [][]float64 {
+	c, w := m.Config, m.Weights
+	hs, kvDim := c.HeadSize(), c.KVDim()
+	mul := func(W []float32, x []float64, rows int) []float64 {
+		y := make([]float64, rows)
+		for i := range y {
+			for j, v := range x {
+				y[i] += float64(W[i*len(x)+j]) * v
+			}
+		}
+		return y
+	}
+	norm := func(x []float64, g []float32) []float64 {
+		var ss float64
+		for _, v := range x {
+			ss += v * v
+		}
+		r := 1 / math.Sqrt(ss/float64(len(x))+1e-5)
+		y := make([]float64, len(x))
+		for i := range x {
+			y[i] = float64(g[i]) * x[i] * r
+		}
+		return y
+	}
+	rotate := func(v []float64, pos int) {
+		for i := 0; i < len(v); i += 2 {
+			theta := float64(pos) / math.Pow(10000, float64(i%hs)/float64(hs))
+			s, co := math.Sincos(theta)
+			v[i], v[i+1] = v[i]*co-v[i+1]*s, v[i]*s+v[i+1]*co
+		}
+	}
+
+	n := len(tokens)
+	x := make([][]float64, n)
+	for p, tok := range tokens {
+		x[p] = make([]float64, c.Dim)
+		for i := range x[p] {
+			x[p][i] = float64(w.TokenEmbedding[tok*c.Dim+i])
+		}
+	}
+	for l := range c.Layers {
+		keys := make([][]float64, n)
+		values := make([][]float64, n)
+		queries := make([][]float64, n)
+		for p := range n {
+			xb := norm(x[p], w.RMSAtt[l*c.Dim:])
+			queries[p] = mul(w.WQ[l*c.Dim*c.Dim:], xb, c.Dim)
+			keys[p] = mul(w.WK[l*kvDim*c.Dim:], xb, kvDim)
+			values[p] = mul(w.WV[l*kvDim*c.Dim:], xb, kvDim)
+			rotate(queries[p], p)
+			rotate(keys[p], p)
+		}
+		for p := range n {
+			out := make([]float64, c.Dim)
+			for h := range c.Heads {
+				kv := h / (c.Heads / c.KVHeads) * hs
+				scores := make([]float64, p+1)
+				for t := range scores {
+					for i := range hs {
+						scores[t] += queries[p][h*hs+i] * keys[t][kv+i]
+					}
+					scores[t] /= math.Sqrt(float64(hs))
+				}
+				var sum float64
+				for t := range scores {
+					scores[t] = math.Exp(scores[t])
+					sum += scores[t]
+				}
+				for t := range scores {
+					for i := range hs {
+						out[h*hs+i] += scores[t] / sum * values[t][kv+i]
+					}
+				}
+			}
+			o := mul(w.WO[l*c.Dim*c.Dim:], out, c.Dim)
+			for i := range o {
+				x[p][i] += o[i]
+			}
+			xb := norm(x[p], w.RMSFFN[l*c.Dim:])
+			gate := mul(w.W1[l*c.HiddenDim*c.Dim:], xb, c.HiddenDim)
+			up := mul(w.W3[l*c.HiddenDim*c.Dim:], xb, c.HiddenDim)
+			for i := range gate {
+				gate[i] = gate[i] / (1 + math.Exp(-gate[i])) * up[i]
+			}
+			down := mul(w.W2[l*c.Dim*c.HiddenDim:], gate, c.Dim)
+			for i := range down {
+				x[p][i] += down[i]
+			}
+		}
+	}
+	logits := make([][]float64, n)
+	for p := range n {
+		logits[p] = mul(w.Classifier, norm(x[p], w.RMSFinal), c.VocabSize)
+	}
+	return logits
+}
+
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// TestForwardMatchesReference runs 32 greedy steps of stories260K from BOS and
+// compares every step's logits with the float64 reference pass.
+func TestForwardMatchesReference(t *testing.T) {
+	m := loadModel(t, stories260K)
+	tr := New(m)
+	tokens := []int{1}
+	var got [][]float32
+	for pos := range 32 {
+		logits, err := tr.Forward(tokens[pos], pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, append([]float32(nil), logits...))
+		tokens = append(tokens, argmax(logits))
+	}
+	want := reference(m, tokens[:32])
+	worst := 0.0
+	for pos := range got {
+		for i := range got[pos] {
+			d := math.Abs(float64(got[pos][i]) - want[pos][i])
+			worst = max(worst, d)
+			if d > 1e-4 {
+				t.Fatalf("pos %d token %d: logit %v, reference %v", pos, i, got[pos][i], want[pos][i])
+			}
+		}
+	}
+	t.Logf("largest difference from the float64 reference over 32 steps: %.3g", worst)
+}
+
+func TestForwardRejectsBadInput(t *testing.T) {
+	tr := New(loadModel(t, stories260K))
+	if _, err := tr.Forward(1, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		token, pos int
+	}{
+		{"negative token", -1, 1},
+		{"token past vocabulary", 512, 1},
+		{"position skips ahead", 1, 2},
+		{"negative position", 1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tr.Forward(tc.token, tc.pos); err == nil {
+				t.Errorf("Forward(%d, %d) succeeded", tc.token, tc.pos)
+			}
+		})
+	}
+}
+
+// TestRewind checks that feeding a different token at an earlier position
+// gives the same logits as a fresh run: stale cache rows are never read.
+func TestRewind(t *testing.T) {
+	m := loadModel(t, stories260K)
+	a, b := New(m), New(m)
+	for pos, tok := range []int{1, 300, 301, 302} {
+		if _, err := a.Forward(tok, pos); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want, got []float32
+	for pos, tok := range []int{1, 300, 400} {
+		w, err := b.Forward(tok, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = w
+	}
+	got, err := a.Forward(400, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("logit %d after rewind = %v, fresh run %v", i, got[i], want[i])
+		}
+	}
+	if a.Cache.Len != 3 {
+		t.Errorf("cache length after rewind = %d, want 3", a.Cache.Len)
+	}
+}
+
+func TestKVCache(t *testing.T) {
+	m := loadModel(t, stories260K)
+	tr := New(m)
+	c := m.Config
+	for pos, tok := range []int{1, 300, 301} {
+		if _, err := tr.Forward(tok, pos); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := tr.Cache.Len, 3; got != want {
+		t.Errorf("Len = %d, want %d", got, want)
+	}
+	if got, want := tr.Cache.Bytes(), 2*c.Layers*3*c.KVDim()*4; got != want {
+		t.Errorf("Bytes = %d, want %d", got, want)
+	}
+	if got := tr.Cache.Capacity(); got != c.SeqLen {
+		t.Errorf("Capacity = %d, want %d", got, c.SeqLen)
+	}
+	if got := len(tr.Cache.Key(4, 2, 3)); got != c.HeadSize() {
+		t.Errorf("key length %d, want %d", got, c.HeadSize())
+	}
+	for l := range c.Layers {
+		for h := range c.Heads {
+			a := tr.Attention(l, h)
+			var sum float64
+			for _, v := range a {
+				sum += float64(v)
+			}
+			if len(a) != 3 || math.Abs(sum-1) > 1e-5 {
+				t.Errorf("layer %d head %d: attention %v sums to %v", l, h, a, sum)
+			}
+		}
+	}
+}
+
+func TestMatmulKernelsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, shape := range [][2]int{{1, 1}, {3, 5}, {64, 172}, {7, 4}} {
+		n, d := shape[0], shape[1]
+		w, x := randomVector(rng, n*d), randomVector(rng, n)
+		a, b := make([]float32, d), make([]float32, d)
+		matmul(a, x, w, n, d)
+		matmulUnrolled(b, x, w, n, d)
+		for i := range a {
+			var want float64
+			for j := range n {
+				want += float64(w[i*n+j]) * float64(x[j])
+			}
+			if math.Abs(float64(a[i])-want) > 1e-5 || math.Abs(float64(b[i])-want) > 1e-5 {
+				t.Errorf("%dx%d row %d: matmul %v, unrolled %v, want %v", n, d, i, a[i], b[i], want)
+			}
+		}
+	}
+}
+
+func TestForwardDoesNotAllocate(t *testing.T) {
+	tr := New(loadModel(t, stories260K))
+	pos := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := tr.Forward(1, pos); err != nil {
+			t.Fatal(err)
+		}
+		pos++
+	})
+	if allocs != 0 {
+		t.Errorf("Forward allocates %v times per call", allocs)
+	}
+}
+
+func randomVector(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = rng.Float32()*0.2 - 0.1
+	}
+	return v
+}
