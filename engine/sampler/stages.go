@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 )
@@ -89,10 +88,29 @@ func ranked(p []float64) []int {
 }
 
 // byProb sorts token ids by descending probability, ties by ascending id.
+// It sorts (probability, id) pairs, like run.c's ProbIndex: comparing pairs
+// held side by side is faster than looking each probability up by id.
 func byProb[F float32 | float64](p []F, ids []int) {
-	slices.SortFunc(ids, func(a, b int) int {
-		return cmp.Or(cmp.Compare(p[b], p[a]), cmp.Compare(a, b))
+	type probIndex struct {
+		p  F
+		id int
+	}
+	pairs := make([]probIndex, len(ids))
+	for i, id := range ids {
+		pairs[i] = probIndex{p[id], id}
+	}
+	slices.SortFunc(pairs, func(a, b probIndex) int {
+		switch {
+		case a.p > b.p:
+			return -1
+		case a.p < b.p:
+			return 1
+		}
+		return a.id - b.id
 	})
+	for i, pair := range pairs {
+		ids[i] = pair.id
+	}
 }
 
 // cumsum returns the running sums of p along order, accumulated in F.

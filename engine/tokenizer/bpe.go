@@ -14,7 +14,7 @@ import (
 // and the dummy prefix are found by their spelling instead of being assumed
 // to be ids 1, 2, 3+b and present; if the vocabulary has no piece " ", the
 // dummy prefix is the byte piece "<0x20>", which Decode keeps, so that
-// Decode(Encode(text)) is then " "+text.
+// Decode(Encode(text)) is then " "+text for non-empty text.
 type BPE struct {
 	pieces   []string
 	scores   []float32
@@ -87,6 +87,8 @@ type candidate struct {
 
 // pair returns what tokens a and b merge to.
 func (t *BPE) pair(a, b int) candidate {
+	// A concatenation used only as a map key is built in a stack buffer
+	// (up to 32 bytes), so this does not allocate.
 	if id, ok := t.ids[t.pieces[a]+t.pieces[b]]; ok {
 		return candidate{id, t.scores[id]}
 	}

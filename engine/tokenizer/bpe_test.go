@@ -1,7 +1,9 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -104,6 +106,32 @@ func TestEncode(t *testing.T) {
 	}
 }
 
+// TestEncodeGolden compares Encode with the ids a build of run.c printed.
+func TestEncodeGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/runc-encodings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden struct {
+		Cases []struct {
+			Text string
+			IDs  []int
+		}
+	}
+	if err := json.Unmarshal(data, &golden); err != nil {
+		t.Fatal(err)
+	}
+	if len(golden.Cases) == 0 {
+		t.Fatal("no cases")
+	}
+	tok := tok512(t)
+	for _, c := range golden.Cases {
+		if got, _ := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
+			t.Errorf("Encode(%q) = %v, run.c gives %v", c.Text, got, c.IDs)
+		}
+	}
+}
+
 func TestEncodeMatchesRunC(t *testing.T) {
 	tok := tok512(t)
 	for _, text := range texts {
@@ -147,6 +175,9 @@ func TestBPEPiece(t *testing.T) {
 	}
 	if got := tok.Decode([]int{1, 403, 407, 261, 378, 2}); got != "Once upon a time" {
 		t.Errorf("Decode = %q", got)
+	}
+	if tok.VocabSize() != 512 {
+		t.Errorf("VocabSize = %d, want 512", tok.VocabSize())
 	}
 }
 

@@ -43,7 +43,8 @@ package tokenizer
 
 import "strings"
 
-// Tokenizer converts between text and token ids.
+// Tokenizer converts between text and token ids. Piece, Decode and Token
+// panic on an id outside [0, VocabSize()).
 type Tokenizer interface {
 	// Encode returns the token ids the model reads for text.
 	Encode(text string) ([]int, error)

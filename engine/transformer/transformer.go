@@ -26,6 +26,7 @@ import (
 	"math"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/expf"
 )
 
 // Transformer is a model together with its run state: the activations of the
@@ -139,7 +140,7 @@ func (t *Transformer) Forward(token, pos int) ([]float32, error) {
 		matmul(t.hb, t.xb, w.W1[l*hidden*dim:], dim, hidden)
 		matmul(t.hb2, t.xb, w.W3[l*hidden*dim:], dim, hidden)
 		for i, g := range t.hb {
-			t.hb[i] = g * (1 / (1 + exp32(-g))) * t.hb2[i]
+			t.hb[i] = g * (1 / (1 + expf.Exp(-g))) * t.hb2[i]
 		}
 		matmul(t.xb2, t.hb, w.W2[l*dim*hidden:], hidden, dim)
 		for i := range t.x {
@@ -225,7 +226,7 @@ func softmax(x []float32) {
 	}
 	var sum float32
 	for i, v := range x {
-		x[i] = exp32(v - m)
+		x[i] = expf.Exp(v - m)
 		sum += x[i]
 	}
 	for i := range x {
@@ -241,6 +242,3 @@ func dot(a, b []float32) float32 {
 	}
 	return s
 }
-
-// exp32 is expf: the float64 exponential rounded to float32.
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }

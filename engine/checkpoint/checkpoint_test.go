@@ -1,0 +1,146 @@
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+var files = []string{"../../web/models/stories260K.bin", "../../web/models/toy.bin"}
+
+func TestReadStories260K(t *testing.T) {
+	m, err := Read(readFile(t, files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Dim: 64, HiddenDim: 172, Layers: 5, Heads: 8, KVHeads: 4, VocabSize: 512, SeqLen: 512, SharedHead: true}
+	if m.Config != want {
+		t.Errorf("config %v, want %v", m.Config, want)
+	}
+	if m.Config.KVDim() != 32 || m.Config.HeadSize() != 8 {
+		t.Errorf("kv_dim %d head_size %d, want 32 and 8", m.Config.KVDim(), m.Config.HeadSize())
+	}
+	if &m.Weights.Classifier[0] != &m.Weights.TokenEmbedding[0] {
+		t.Errorf("a positive vocab_size should share the classifier with the embedding")
+	}
+}
+
+// TestWriteRoundTrip writes every committed checkpoint back and expects the
+// same bytes: nothing is lost, including the unused RoPE table and an
+// unshared classifier (toy.bin has one).
+func TestWriteRoundTrip(t *testing.T) {
+	for _, path := range files {
+		data := readFile(t, path)
+		m, err := Read(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("%s: written checkpoint differs from the file", path)
+		}
+	}
+}
+
+// header builds a checkpoint header followed by n zero bytes of weights.
+func header(fields [7]int32, n int) []byte {
+	b := make([]byte, 28+n)
+	for i, f := range fields {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(f))
+	}
+	return b
+}
+
+func TestReadErrors(t *testing.T) {
+	ok := [7]int32{4, 8, 2, 2, 2, 6, 16}
+	okSize := Config{Dim: 4, HiddenDim: 8, Layers: 2, Heads: 2, KVHeads: 2, VocabSize: 6, SeqLen: 16, SharedHead: true}.weightFloats() * 4
+	with := func(i int, v int32) [7]int32 {
+		h := ok
+		h[i] = v
+		return h
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "shorter than the 28-byte header"},
+		{"short header", make([]byte, 27), "shorter than the 28-byte header"},
+		{"zero dim", header(with(0, 0), okSize), "dim = 0"},
+		{"negative dim", header(with(0, -4), okSize), "dim = -4"},
+		{"huge dim", header(with(0, math.MaxInt32), okSize), "dim = 2147483647"},
+		{"huge hidden", header(with(1, math.MaxInt32), okSize), "hidden_dim"},
+		{"zero layers", header(with(2, 0), okSize), "n_layers = 0"},
+		{"heads do not divide dim", header(with(3, 3), okSize), "n_heads = 3 does not divide dim = 4"},
+		{"kv heads do not divide heads", header(with(4, 3), okSize), "n_kv_heads = 3 does not divide n_heads = 2"},
+		{"kv heads zero", header(with(4, 0), okSize), "n_kv_heads = 0"},
+		{"odd head size", header([7]int32{6, 8, 1, 2, 1, 6, 16}, 0), "odd"},
+		{"vocab zero", header(with(5, 0), okSize), "vocab_size = 0"},
+		{"vocab most negative", header(with(5, math.MinInt32), okSize), "vocab_size = 2147483648"},
+		{"seq_len huge", header(with(6, math.MaxInt32), okSize), "seq_len"},
+		{"one byte short", header(ok, okSize-1), "the file has"},
+		{"one byte long", header(ok, okSize+1), "the file has"},
+		{"unshared classifier missing", header(with(5, -6), okSize), "the file has"},
+		{"absurd but valid sizes", header([7]int32{1 << 16, 1 << 18, 1 << 10, 1, 1, 1 << 20, 1 << 20}, 0), "weights"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(tc.data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTruncated cuts the toy checkpoint at every length: each must fail.
+func TestTruncated(t *testing.T) {
+	data := readFile(t, files[1])
+	for n := range len(data) {
+		if _, err := Read(data[:n]); err == nil {
+			t.Fatalf("Read of the first %d of %d bytes succeeded", n, len(data))
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	toy := readFile(f, files[1])
+	f.Add(toy)
+	f.Add(toy[:100])
+	tiny, err := New(Config{Dim: 2, HiddenDim: 2, Layers: 1, Heads: 1, KVHeads: 1, VocabSize: 1, SeqLen: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tiny); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Read(data)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("Write(Read(data)) differs from data")
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package sampler_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/sampler"
+)
+
+var workedExample = []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5}
+
+// randomLogits returns n reproducible logits of spread sd.
+func randomLogits(n int, sd float64, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(float32(r.NormFloat64() * sd)) // model outputs are float32
+	}
+	return x
+}
+
+func stageNames(c *sampler.Choice) []string {
+	var names []string
+	for _, st := range c.Stages {
+		names = append(names, st.Name)
+	}
+	return names
+}
+
+func TestGreedy(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name    string
+		logits  []float64
+		history []int
+		penalty float64
+		want    int
+	}{
+		{"worked example", workedExample, nil, 1, 2},
+		{"ties pick the lowest id", []float64{1, 3, 3, 0}, nil, 1, 1},
+		{"masked", []float64{-inf, 0, -inf}, nil, 1, 1},
+		{"single token", []float64{0.5}, nil, 1, 0},
+		{"penalty divides a positive logit", []float64{3.1, 3.0}, []int{0}, 2, 1},
+		{"penalty multiplies a negative logit", []float64{-1, -1.5}, []int{0}, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sampler.DefaultSettings()
+			s.RepetitionPenalty = tc.penalty
+			rng := sampler.NewRNG(s.Seed)
+			c, err := sampler.Sample(s, tc.logits, tc.history, &rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Token != tc.want || !c.Greedy || c.Draw != nil {
+				t.Errorf("Token %d, Greedy %v, Draw %v; want token %d, greedy, no draw", c.Token, c.Greedy, c.Draw, tc.want)
+			}
+			if rng.State != s.Seed {
+				t.Error("greedy choice used the RNG")
+			}
+			if c.Softmax.Temperature != 1 {
+				t.Errorf("display softmax at T=%v, want 1", c.Softmax.Temperature)
+			}
+			// The display softmax is of the penalised logits, the ones argmax saw.
+			want := tc.logits
+			if len(c.Stages) > 0 {
+				want = c.Stages[0].Logits
+			}
+			if !slices.Equal(c.Softmax.Logits, want) {
+				t.Errorf("display softmax of %v, want %v", c.Softmax.Logits, want)
+			}
+		})
+	}
+}
+
+// TestChainDraw checks the chosen token against an independent linear scan
+// of the final distribution with the same uniform number.
+func TestChainDraw(t *testing.T) {
+	logits := randomLogits(200, 2, 1)
+	history := []int{3, 14, 15, 92, 65, 35, 89, 79, 3}
+	for _, tc := range []struct {
+		name  string
+		s     sampler.Settings
+		names []string
+	}{
+		{"temperature", sampler.Settings{Temperature: 1}, []string{"temperature"}},
+		{"hot", sampler.Settings{Temperature: 2.5}, []string{"temperature"}},
+		{"top-k", sampler.Settings{Temperature: 0.8, TopK: 10}, []string{"temperature", "top_k"}},
+		{"top-p", sampler.Settings{Temperature: 1, TopP: 0.9}, []string{"temperature", "top_p"}},
+		{"min-p", sampler.Settings{Temperature: 1, MinP: 0.05}, []string{"temperature", "min_p"}},
+		{"everything", sampler.Settings{Temperature: 0.9, TopK: 50, TopP: 0.95, MinP: 0.02, RepetitionPenalty: 1.3},
+			[]string{"repetition_penalty", "temperature", "top_k", "top_p", "min_p"}},
+	} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			s := tc.s
+			s.Seed = seed
+			rng := sampler.NewRNG(seed)
+			c, err := sampler.Sample(s, logits, history, &rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names := stageNames(c); !slices.Equal(names, tc.names) {
+				t.Fatalf("%s: stages %v, want %v", tc.name, names, tc.names)
+			}
+			if c.Softmax.Temperature != s.Temperature {
+				t.Errorf("%s: display softmax at T=%v, want %v", tc.name, c.Softmax.Temperature, s.Temperature)
+			}
+
+			// One draw, the same one a fresh generator makes.
+			fresh := sampler.NewRNG(seed)
+			u := float64(fresh.Float32())
+			if rng != fresh || c.Draw.U != u || c.Draw.Target != u {
+				t.Errorf("%s seed %d: draw U=%v Target=%v state %d; want U=Target=%v, state %d", tc.name, seed, c.Draw.U, c.Draw.Target, rng.State, u, fresh.State)
+			}
+
+			// Scan the surviving tokens, most probable first.
+			p := c.Stages[len(c.Stages)-1].Probs
+			var ids []int
+			for i, q := range p {
+				if q > 0 {
+					ids = append(ids, i)
+				}
+			}
+			sort.SliceStable(ids, func(a, b int) bool { return p[ids[a]] > p[ids[b]] })
+			want, cum := ids[len(ids)-1], 0.0
+			for _, id := range ids {
+				if cum += p[id]; u < cum {
+					want = id
+					break
+				}
+			}
+			if c.Token != want {
+				t.Errorf("%s seed %d: token %d, linear scan gives %d", tc.name, seed, c.Token, want)
+			}
+			if c.Draw.Order[c.Draw.Index] != c.Token {
+				t.Errorf("%s seed %d: Draw.Order[Index] = %d, token %d", tc.name, seed, c.Draw.Order[c.Draw.Index], c.Token)
+			}
+		}
+	}
+}
+
+func TestSampleErrors(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	hot := sampler.Settings{Temperature: 1, Seed: 42}
+	runc := sampler.Settings{Mode: sampler.RunC, Temperature: 1, Seed: 42}
+	runcTopP := sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.1, Seed: 42}
+	for _, tc := range []struct {
+		name    string
+		s       sampler.Settings
+		logits  []float64
+		history []int
+		rng     *sampler.RNG // nil: a fresh generator
+		noRNG   bool         // pass a nil generator
+		want    string       // in the error message
+	}{
+		{"NaN logit", hot, []float64{0, 1, nan}, nil, nil, false, "logit 2"},
+		{"NaN logit, greedy", sampler.DefaultSettings(), []float64{0, 1, nan}, nil, nil, false, "logit 2"},
+		{"+Inf logit", hot, []float64{inf, 1}, nil, nil, false, "logit 0"},
+		{"no logits", hot, nil, nil, nil, false, "no logits"},
+		{"all masked", hot, []float64{-inf, -inf}, nil, nil, false, "masked"},
+		{"history beyond the vocabulary", hot, []float64{0, 1}, []int{1, 2}, nil, false, "history[1]"},
+		{"negative history", hot, []float64{0, 1}, []int{-1}, nil, false, "history[0]"},
+		{"no RNG", hot, []float64{0, 1}, nil, nil, true, "RNG"},
+		{"stuck RNG", hot, []float64{0, 1}, nil, &sampler.RNG{}, false, "RNG"},
+		{"invalid settings", sampler.Settings{TopP: 2, Seed: 1}, []float64{0, 1}, nil, nil, false, "TopP"},
+		{"runc: logit beyond float32", runc, []float64{0, 1e39}, nil, nil, false, "logit 1"},
+		{"runc: temperature too small for float32", sampler.Settings{Mode: sampler.RunC, Temperature: 1e-30, Seed: 1}, []float64{0, 1e10}, nil, nil, false, "temperature"},
+		{"runc top-p: one token", runcTopP, []float64{0}, nil, nil, false, "cutoff"},
+		{"runc top-p: uniform below 1/n", runcTopP, []float64{1, 1, 1, 1}, nil, nil, false, "cutoff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := tc.rng
+			if rng == nil && !tc.noRNG {
+				r := sampler.NewRNG(42)
+				rng = &r
+			}
+			var before sampler.RNG
+			if rng != nil {
+				before = *rng
+			}
+			_, err := sampler.Sample(tc.s, tc.logits, tc.history, rng)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want one containing %q", err, tc.want)
+			}
+			if rng != nil && *rng != before {
+				t.Error("a failed Sample advanced the RNG")
+			}
+		})
+	}
+}
