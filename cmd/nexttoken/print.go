@@ -79,7 +79,7 @@ func printSession(w io.Writer, s *session.Session, top int) error {
 		fmt.Fprintf(w, "step %d  pos %d  input %s\n", i+1, step.Pos, name(step.Input))
 		probs := step.Choice.Softmax.Probs
 		for _, id := range topTokens(probs, top) {
-			fmt.Fprintf(w, "    %-16s p=%-10s logit=%s\n", name(id), num(probs[id]), num(step.Logits[id]))
+			fmt.Fprintf(w, "    %-14s p=%-12s logit=%s\n", name(id), num(probs[id]), num(step.Logits[id]))
 		}
 		printChoice(w, "  ", step, name)
 		fmt.Fprintf(w, "  KV cache %d positions, %d bytes\n\n", step.KVLen, step.KVBytes)

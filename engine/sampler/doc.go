@@ -57,6 +57,12 @@
 //     (strictly, unlike the chain's ≥); the token is then drawn from the
 //     kept ones with the target r = coin · S.
 //
+// The stages record run.c's float32 values, widened to float64: the
+// temperature stage, the pre-filter as "runc_cutoff" and the nucleus as
+// "top_p" (their Probs renormalised for display), and the draw with run.c's
+// unnormalised float32 cumulative sums and target. Choice.Softmax is the
+// float64 display softmax at the same temperature, as in chain mode.
+//
 // Two details run.c leaves open are fixed here. C's qsort does not specify
 // the order of equal probabilities; this package breaks ties by ascending id,
 // as glibc's qsort does (a stable merge sort whenever it can allocate its

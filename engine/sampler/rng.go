@@ -1,9 +1,9 @@
 package sampler
 
-// RNG is run.c's random number generator, Marsaglia's xorshift64* with
-// run.c's shifts (12, 25, 27) and multiplier. State is exported so that a
-// session can save and restore it; it must not be 0, which xorshift maps to
-// itself.
+// RNG is run.c's random number generator, xorshift64*: a Marsaglia
+// xorshift of the state (shifts 12, 25, 27) whose output is scrambled by a
+// multiplication. State is exported so that a session can save and restore
+// it; it must not be 0, which xorshift maps to itself.
 type RNG struct{ State uint64 }
 
 // NewRNG returns a generator whose state is seed, as run.c's build_sampler.

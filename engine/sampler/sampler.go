@@ -39,7 +39,7 @@ type Choice struct {
 
 // Sample chooses the next token from logits, one per vocabulary token, as
 // described in the package documentation. history holds the tokens of the
-// context so far, for the repetition penalty. rng is advanced by exactly one
+// context so far, for the repetition penalty; each must be a valid id. rng is advanced by exactly one
 // Float32 when the choice is not greedy; on error it is left untouched.
 func Sample(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
 	if err := s.Validate(); err != nil {

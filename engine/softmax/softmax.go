@@ -23,9 +23,9 @@
 // A logit of −Inf masks its token: dᵢ = −Inf, eᵢ = 0 and pᵢ = 0. The maximum
 // is taken over the unmasked tokens, so at least one must remain.
 //
-// Float32 runs the same steps in float32, in place and without checks,
-// operation for operation as llama2.c's run.c softmax, for code that must
-// reproduce run.c bit for bit.
+// Float32 runs the steps from the maximum on in float32, in place and
+// without checks, operation for operation as llama2.c's run.c softmax, for
+// code that must reproduce run.c bit for bit.
 package softmax
 
 import (

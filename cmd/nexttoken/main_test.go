@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const workedLogits = "--logits=-2.1,0.3,3.1,0.8,0.1,-0.5"
+const workedVocab = "--vocab=The,cat,sat,on,the,mat"
+
+// TestTraceWorkedExample checks the printed softmax steps against values
+// computed here from the definition.
+func TestTraceWorkedExample(t *testing.T) {
+	code, out, errs := runCmd("trace", workedLogits, workedVocab)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	logits := []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5}
+	var sum float64
+	for _, l := range logits {
+		sum += math.Exp(l - 3.1)
+	}
+	want := []string{"Step 1", "Step 2", "Step 3", "max = 3.1", "sum = " + num(sum), "greedy: argmax p = sat"}
+	for _, l := range logits {
+		want = append(want, num(math.Exp(l-3.1)), num(math.Exp(l-3.1)/sum))
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestTraceModels(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--model=toy", "--prompt=The cat", "--steps=4"},
+			[]string{"step 4 ", `text: "The cat sat on the mat"`, "KV cache 6 positions"}},
+		{[]string{"--model=stories260K", "--prompt=Once upon a time", "--steps=64"},
+			[]string{"step 64 ", "KV cache 69 positions, 88320 bytes", `text: "Once upon a time, there was a little girl named Lily.`}},
+		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/tok512.bin", "--prompt=Lily", "--steps=3",
+			"--temperature=0.8", "--top-p=0.9", "--top-k=40", "--min-p=0.05", "--repetition-penalty=1.1", "--seed=9"},
+			[]string{"step 3 ", "draw: u = ", "top_k removed"}},
+		{[]string{"--model=stories260K", "--prompt=Lily", "--steps=2", "--sampler=runc", "--temperature=1", "--top-p=0.9"},
+			[]string{"runc, temperature 1, top-p 0.9", "runc_cutoff removed"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"trace"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestTraceJSON(t *testing.T) {
+	code, out, errs := runCmd("trace", "--json", "--logits=-2.1,0.3,3.1,-inf,0.1,-0.5", workedVocab)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var trace struct {
+		Text  string
+		Steps []map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &trace); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(trace.Steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(trace.Steps))
+	}
+	step := trace.Steps[0]
+	for _, key := range []string{"pos", "input", "logits", "probs", "token", "piece", "kv_len", "kv_bytes", "stages"} {
+		if _, ok := step[key]; !ok {
+			t.Errorf("step lacks %q", key)
+		}
+	}
+	var logits bytes.Buffer
+	if err := json.Compact(&logits, step["logits"]); err != nil || logits.String() != `[-2.1,0.3,3.1,"-Inf",0.1,-0.5]` {
+		t.Errorf("logits %s (%v)", step["logits"], err)
+	}
+	var probs []float64
+	if err := json.Unmarshal(step["probs"], &probs); err != nil || probs[3] != 0 {
+		t.Errorf("probs %s (%v): a masked token has probability 0", step["probs"], err)
+	}
+	if string(step["token"]) != "2" || trace.Text != "sat" {
+		t.Errorf("token %s text %q", step["token"], trace.Text)
+	}
+}
+
+// TestTraceErrors checks that bad input gives one line on stderr and a
+// non-zero exit.
+func TestTraceErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope"}, "flag provided but not defined"},
+		{[]string{"--logits=1,x"}, `value 2, "x", is not a number`},
+		{[]string{"--logits=1,nan"}, "not a finite number"},
+		{[]string{"--logits=1,1e999"}, "not a finite number"},
+		{[]string{"--logits=1,+inf"}, "not a finite number"},
+		{[]string{"--logits=1,2", "--vocab=a,b,c"}, "2 logits for 3 tokens"},
+		{[]string{"--vocab=a,b"}, "--vocab needs --logits"},
+		{[]string{"--model=/nonexistent.bin", "--tokenizer=x"}, "no such file"},
+		{[]string{"--model=llama"}, `no model called "llama"`},
+		{[]string{"--prompt=The dog"}, `unknown word "dog"`},
+		{[]string{"--temperature=-1"}, "Temperature"},
+		{[]string{"--temperature=NaN"}, "Temperature"},
+		{[]string{"--seed=0"}, "Seed"},
+		{[]string{"--seed=-3"}, "invalid value"},
+		{[]string{"--sampler=beam"}, "beam"},
+		{[]string{"--sampler=runc", "--top-k=5", "--temperature=1"}, "top-k"},
+		{[]string{"--steps=-1"}, "negative"},
+		{[]string{"--steps=x"}, "invalid value"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"--model=../../web/models/tok512.bin", "--tokenizer=../../web/models/tok512.bin"}, "checkpoint"},
+		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/toy-tokenizer.bin"}, "6 tokens"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"trace"}, tc.args...)...)
+			if code == 0 {
+				t.Fatalf("exit 0, output:\n%s", out)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, errs := runCmd(); code != 2 || !strings.Contains(errs, "usage") {
+		t.Errorf("no command: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := runCmd("fly"); code != 2 {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	if code, out, _ := runCmd("trace", "-h"); code != 0 || !strings.Contains(out, "--logits") && !strings.Contains(out, "-logits") {
+		t.Errorf("trace -h: exit %d, output %q", code, out)
+	}
+}
