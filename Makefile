@@ -30,7 +30,7 @@ fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$target $(FUZZTIME)"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null || exit 1; \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg 2>&1) || { echo "$$out"; exit 1; }; \
 	  done; \
 	done
 

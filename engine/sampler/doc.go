@@ -63,16 +63,17 @@
 // unnormalised float32 cumulative sums and target. Choice.Softmax is the
 // float64 display softmax at the same temperature, as in chain mode.
 //
-// Two details run.c leaves open are fixed here. C's qsort does not specify
-// the order of equal probabilities; this package breaks ties by ascending id,
-// as glibc's qsort does (a stable merge sort whenever it can allocate its
-// buffer); other C libraries, such as musl or macOS's, may differ. expf is the
-// correctly rounded float32 exponential, which glibc's expf misses by one ulp
-// on about one input in 12,000 (see softmax.Float32); a different token
-// results only if the coin falls within that ulp of a boundary. Where run.c
-// has undefined behaviour, Sample returns an error: when the top-p pre-filter
-// keeps no token (a one-token vocabulary, or p < 1/n on a nearly uniform
-// distribution), and when a logit or ℓ/T overflows float32.
+// Two details depend on the C library. C's qsort does not specify the order
+// of equal probabilities; this package breaks ties by ascending id, as
+// glibc's qsort does (a stable merge sort whenever it can allocate its
+// buffer); other C libraries, such as musl or macOS's, may differ. expf is
+// package expf's, glibc's algorithm: on every float32 in [−104, 0], the
+// inputs softmax gives it, it differs from glibc 2.36's expf on x86-64 in a
+// single result, by one ulp.
+//
+// Where run.c has undefined behaviour, Sample returns an error: when the
+// top-p pre-filter keeps no token (a one-token vocabulary, or p < 1/n on a
+// nearly uniform distribution), and when a logit or ℓ/T overflows float32.
 //
 // run.c only calls sample() for generated tokens, not while it forces the
 // prompt, so a session that wants run.c's tokens must draw only then too.

@@ -166,6 +166,8 @@ func TestSampleErrors(t *testing.T) {
 		{"no RNG", hot, []float64{0, 1}, nil, nil, true, "RNG"},
 		{"stuck RNG", hot, []float64{0, 1}, nil, &sampler.RNG{}, false, "RNG"},
 		{"invalid settings", sampler.Settings{TopP: 2, Seed: 1}, []float64{0, 1}, nil, nil, false, "TopP"},
+		{"runc: NaN logit", runc, []float64{0, nan}, nil, nil, false, "logit 1"},
+		{"runc: stuck RNG", runc, []float64{0, 1}, nil, &sampler.RNG{}, false, "RNG"},
 		{"runc: logit beyond float32", runc, []float64{0, 1e39}, nil, nil, false, "logit 1"},
 		{"runc: temperature too small for float32", sampler.Settings{Mode: sampler.RunC, Temperature: 1e-30, Seed: 1}, []float64{0, 1e10}, nil, nil, false, "temperature"},
 		{"runc top-p: one token", runcTopP, []float64{0}, nil, nil, false, "cutoff"},

@@ -24,14 +24,17 @@
 // is taken over the unmasked tokens, so at least one must remain.
 //
 // Float32 runs the steps from the maximum on in float32, in place and
-// without checks, operation for operation as llama2.c's run.c softmax, for
-// code that must reproduce run.c bit for bit.
+// without checks, operation for operation as llama2.c's run.c softmax and
+// with C's expf (package expf), for code that must reproduce run.c bit for
+// bit.
 package softmax
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"nexttoken/engine/expf"
 )
 
 // Trace is every intermediate value of one softmax, for display.
@@ -84,38 +87,43 @@ func Compute(logits []float64, temperature float64) (*Trace, error) {
 	if masked == n {
 		return nil, errors.New("softmax: every logit is −Inf (all tokens masked)")
 	}
-	t.Max, t.Sum = normalise(t.Scaled, t.Shifted, t.Exp, t.Probs)
+	t.Max = t.Scaled[0]
+	for _, s := range t.Scaled[1:] {
+		t.Max = max(t.Max, s)
+	}
+	for i, s := range t.Scaled {
+		t.Shifted[i] = s - t.Max
+		t.Exp[i] = math.Exp(t.Shifted[i])
+		t.Sum += t.Exp[i]
+	}
+	for i, e := range t.Exp {
+		t.Probs[i] = e / t.Sum
+	}
 	return t, nil
 }
 
 // Float32 overwrites x with softmax(x) computed in float32 exactly as run.c's
-// softmax: first maximum, then expf(xᵢ − m) summed in index order, then
-// division by the sum. expf is the float64 exponential rounded to float32,
-// which is correctly rounded; glibc 2.36's expf differs from it by one ulp
-// on about one float32 input in 12,000 of [−104, 0]. x must not be empty; it is not checked
-// for NaN or infinities.
+// softmax: first the maximum, then expf(xᵢ − m) summed in index order, then
+// the division by the sum. expf is expf.Exp, glibc's algorithm, rather than
+// math.Exp rounded to float32, which differs from glibc in about one result
+// in 12,000 on [−104, 0]. x must not be empty; it is not checked for NaN or
+// infinities.
 func Float32(x []float32) {
-	normalise(x, x, x, x)
-}
-
-// normalise is the shift–exponentiate–sum–divide core of both precisions,
-// in run.c's order of operations. It writes x − m to shifted, the
-// exponentials to exp and the probabilities to probs, and returns the max m
-// and the sum z. The outputs may alias x.
-func normalise[F float32 | float64](x, shifted, exp, probs []F) (m, z F) {
-	m = x[0]
+	// The transformer calls this for every head at every position: keep it
+	// a plain loop (a generic version with exp as a parameter made the
+	// decode step 40% slower).
+	m := x[0]
 	for _, v := range x[1:] {
 		if v > m {
 			m = v
 		}
 	}
+	var z float32
 	for i, v := range x {
-		shifted[i] = v - m
-		exp[i] = F(math.Exp(float64(shifted[i])))
-		z += exp[i]
+		x[i] = expf.Exp(v - m)
+		z += x[i]
 	}
-	for i, e := range exp {
-		probs[i] = e / z
+	for i := range x {
+		x[i] /= z
 	}
-	return m, z
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/expf"
 	"nexttoken/engine/softmax"
 )
 
@@ -150,7 +151,8 @@ func TestComputeCopiesLogits(t *testing.T) {
 	}
 }
 
-// runcSoftmax is run.c's softmax transcribed line by line, in float32.
+// runcSoftmax is run.c's softmax transcribed line by line, in float32,
+// with expf.Exp for C's expf.
 func runcSoftmax(x []float32) {
 	maxVal := x[0]
 	for i := 1; i < len(x); i++ {
@@ -160,7 +162,7 @@ func runcSoftmax(x []float32) {
 	}
 	var sum float32
 	for i := range x {
-		x[i] = float32(math.Exp(float64(x[i] - maxVal)))
+		x[i] = expf.Exp(x[i] - maxVal)
 		sum += x[i]
 	}
 	for i := range x {

@@ -27,6 +27,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/expf"
+	"nexttoken/engine/softmax"
 )
 
 // Transformer is a model together with its run state: the activations of the
@@ -120,7 +121,7 @@ func (t *Transformer) Forward(token, pos int) ([]float32, error) {
 				k := keys[p*kvDim+off:][:hs]
 				att[p] = dot(q, k) * scale
 			}
-			softmax(att)
+			softmax.Float32(att)
 			out := t.xb[h*hs : (h+1)*hs]
 			clear(out)
 			for p, a := range att {
@@ -212,25 +213,6 @@ func rmsnorm(out, x, gain []float32) {
 	inv := 1 / float32(math.Sqrt(float64(ss)))
 	for i := range out {
 		out[i] = gain[i] * (inv * x[i])
-	}
-}
-
-// softmax replaces x by its softmax, subtracting the maximum first so that
-// no exponential overflows.
-func softmax(x []float32) {
-	m := x[0]
-	for _, v := range x[1:] {
-		if v > m { // not the max builtin, whose NaN handling costs a third of the loop
-			m = v
-		}
-	}
-	var sum float32
-	for i, v := range x {
-		x[i] = expf.Exp(v - m)
-		sum += x[i]
-	}
-	for i := range x {
-		x[i] /= sum
 	}
 }
 
