@@ -258,7 +258,7 @@ func TestMatmulKernelsAgree(t *testing.T) {
 		n, d := shape[0], shape[1]
 		w, x := randomVector(rng, n*d), randomVector(rng, n)
 		a, b := make([]float32, d), make([]float32, d)
-		matmul(a, x, w, n, d)
+		matmulGonum(a, x, w, n, d)
 		matmulUnrolled(b, x, w, n, d)
 		for i := range a {
 			var want float64
@@ -266,7 +266,7 @@ func TestMatmulKernelsAgree(t *testing.T) {
 				want += float64(w[i*n+j]) * float64(x[j])
 			}
 			if math.Abs(float64(a[i])-want) > 1e-5 || math.Abs(float64(b[i])-want) > 1e-5 {
-				t.Errorf("%dx%d row %d: matmul %v, unrolled %v, want %v", n, d, i, a[i], b[i], want)
+				t.Errorf("%dx%d row %d: gonum %v, unrolled %v, want %v", n, d, i, a[i], b[i], want)
 			}
 		}
 	}
