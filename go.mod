@@ -7,4 +7,7 @@ require (
 	gonum.org/v1/gonum v0.17.0
 )
 
-require github.com/google/uuid v1.6.0 // indirect
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/hack-pad/safejs v0.1.0 // indirect
+)

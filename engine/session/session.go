@@ -287,20 +287,27 @@ func (s *Session) Force(i, token int) error {
 	return s.Step()
 }
 
-// EditLogit re-runs step i with the logit of token set to value (−Inf masks
-// it), dropping the steps after it.
+// EditLogit sets the logit of token at step i to value (−Inf masks it). An
+// edit of the next step (i = the number of steps) changes what Next shows;
+// an edit of an earlier step re-runs that step and drops the steps after it.
 func (s *Session) EditLogit(i, token int, value float64) error {
-	if err := s.rewindTo(i); err != nil {
-		return err
-	}
 	if token < 0 || token >= s.model.Tokenizer.VocabSize() {
 		return fmt.Errorf("token %d is not in the vocabulary of %d", token, s.model.Tokenizer.VocabSize())
 	}
 	if math.IsNaN(value) || math.IsInf(value, 1) {
 		return fmt.Errorf("a logit must be a number or −Inf, not %v", value)
 	}
+	pending := i == len(s.trace.Steps)
+	if !pending {
+		if err := s.rewindTo(i); err != nil {
+			return err
+		}
+	}
 	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step == i && e.Token == token })
 	s.spec.Edits = append(s.spec.Edits, Edit{Step: i, Token: token, Logit: value})
+	if pending {
+		return nil
+	}
 	return s.Step()
 }
 

@@ -297,3 +297,26 @@ func TestBadSpecs(t *testing.T) {
 		})
 	}
 }
+
+// TestEditPendingStep edits the step about to run: nothing is committed, and
+// Next — and a session rebuilt from the Spec — shows the edit.
+func TestEditPendingStep(t *testing.T) {
+	spec := workedExample
+	spec.Steps = 0
+	s := newSession(t, spec)
+	if err := s.EditLogit(0, 0, 5); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Trace().Steps); n != 0 {
+		t.Fatalf("editing the pending step committed it: %d steps", n)
+	}
+	for _, sess := range []*session.Session{s, newSession(t, s.Spec())} {
+		next, err := sess.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next.Token != 0 || next.Logits[0] != 5 || !reflect.DeepEqual(next.Edited, []int{0}) {
+			t.Errorf("next step: token %d, logits %v, edited %v", next.Token, next.Logits, next.Edited)
+		}
+	}
+}

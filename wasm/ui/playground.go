@@ -1,25 +1,218 @@
 package ui
 
-import "github.com/maxence-charriere/go-app/v10/pkg/app"
+import (
+	"fmt"
+	"time"
 
-// Playground is the whole page. (Skeleton: views come next.)
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/link"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// Playground is the whole page. It owns the session; every view renders a
+// part of the session's trace and reports the user's actions back here.
 type Playground struct {
 	app.Compo
-	ready bool
+
+	live    bool                      // OnMount ran: the wasm program drives the page
+	models  map[string]*session.Model // loaded models, by name
+	sess    *session.Session
+	next    *session.Step // the decision the next Step would make, or nil
+	stopped string        // why there is no next step
+	sel     int           // the step on display; len(steps) means the next one
+	notice  string        // the last error, shown until the next action
+	running bool          // Run N is stepping
+	runLeft int
+	runN    int
+
+	// View settings.
+	prompt     string // the prompt field's text, which may not tokenize yet
+	logitQuery string // search box of the logits table
+	barsByID   bool   // probability bars in vocabulary order, not by probability
+	kvLayer    int    // the layer the KV cache view shows
 }
 
-// OnMount marks the page as running in the browser, so tests can tell a
-// live page from the server's prerendered copy.
+// OnMount starts the session the address asks for, in the browser.
 func (p *Playground) OnMount(ctx app.Context) {
-	p.ready = true
+	p.live = true
+	p.runN = 16
+	p.start(ctx, ctx.Page().URL().Query())
+	focusPlayground()
+}
+
+// OnNav follows the address when the user opens another link in place.
+func (p *Playground) OnNav(ctx app.Context) {
+	if p.live {
+		p.start(ctx, ctx.Page().URL().Query())
+	}
+}
+
+// start opens the session a query describes, or the default session with a
+// message saying what was wrong with the query.
+func (p *Playground) start(ctx app.Context, query map[string][]string) {
+	spec, err := link.Parse(query)
+	if err != nil {
+		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
+		spec = link.Default()
+	}
+	if err := p.open(spec); err != nil {
+		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
+		if err := p.open(link.Default()); err != nil {
+			p.notice = err.Error()
+		}
+	}
+}
+
+// open replaces the session with a new one built from spec.
+func (p *Playground) open(spec session.Spec) (err error) {
+	defer catch(&err)
+	s, err := session.New(spec, p.load)
+	if err != nil {
+		return err
+	}
+	p.sess = s
+	p.prompt = spec.Prompt
+	p.refresh()
+	return nil
+}
+
+// load finds a model, reading each embedded model once.
+func (p *Playground) load(name string) (*session.Model, error) {
+	if m, ok := p.models[name]; ok {
+		return m, nil
+	}
+	m, err := models.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.models == nil {
+		p.models = map[string]*session.Model{}
+	}
+	p.models[name] = m
+	return m, nil
+}
+
+// do runs an action on the session. An error, or a Go panic, becomes a
+// message on the page; the session keeps its last good state either way.
+func (p *Playground) do(action func(*session.Session) error) {
+	if p.sess == nil {
+		return
+	}
+	err := func() (err error) {
+		defer catch(&err)
+		return action(p.sess)
+	}()
+	p.notice = ""
+	if err != nil {
+		p.notice = err.Error()
+	}
+	p.refresh()
+}
+
+// refresh recomputes the pending decision and keeps the selection valid.
+func (p *Playground) refresh() {
+	p.next, p.stopped = nil, ""
+	next, err := p.sess.Next()
+	if err != nil {
+		p.stopped = err.Error()
+	} else {
+		p.next = next
+	}
+	p.sel = len(p.sess.Trace().Steps)
+}
+
+// shown is the step on display: a committed step, or the pending one.
+func (p *Playground) shown() (step *session.Step, index int) {
+	steps := p.sess.Trace().Steps
+	if p.sel < len(steps) {
+		return &steps[p.sel], p.sel
+	}
+	return p.next, len(steps)
+}
+
+func (p *Playground) step(ctx app.Context)  { p.do((*session.Session).Step) }
+func (p *Playground) undo(ctx app.Context)  { p.do((*session.Session).Undo) }
+func (p *Playground) reset(ctx app.Context) { p.do((*session.Session).Reset) }
+
+// toggleRun starts or stops stepping runN times, one step per frame so the
+// page shows every step and Stop stays responsive.
+func (p *Playground) toggleRun(ctx app.Context) {
+	if p.running {
+		p.running = false
+		return
+	}
+	p.running, p.runLeft = true, p.runN
+	p.runStep(ctx)
+}
+
+func (p *Playground) runStep(ctx app.Context) {
+	if !p.running || p.runLeft <= 0 || p.next == nil {
+		p.running = false
+		return
+	}
+	p.step(ctx)
+	p.runLeft--
+	ctx.After(time.Millisecond, p.runStep)
+}
+
+// onKey handles the keyboard shortcuts shown on the buttons, unless the user
+// is typing in a field.
+func (p *Playground) onKey(ctx app.Context, e app.Event) {
+	switch e.Get("target").Get("tagName").String() {
+	case "INPUT", "TEXTAREA", "SELECT":
+		return
+	}
+	if e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("altKey").Bool() {
+		return
+	}
+	switch e.Get("key").String() {
+	case "ArrowRight", "s":
+		p.step(ctx)
+	case "ArrowLeft", "u":
+		p.undo(ctx)
+	case "r":
+		p.reset(ctx)
+	case "g":
+		p.toggleRun(ctx)
+	default:
+		return
+	}
+	e.PreventDefault()
 }
 
 func (p *Playground) Render() app.UI {
-	ready := "false"
-	if p.ready {
-		ready = "true"
+	if p.sess == nil {
+		// Prerendered by the server, or before OnMount: the default session
+		// is shown once the wasm program runs.
+		return app.Main().ID("playground").DataSet("ready", "false").Body(
+			p.renderHeader(),
+			app.P().Class("loading").Text("Starting the model…"),
+		)
 	}
-	return app.Main().ID("playground").DataSet("ready", ready).Body(
-		app.H1().Text("nexttoken"),
+	step, index := p.shown()
+	return app.Main().ID("playground").DataSet("ready", "true").TabIndex(-1).
+		OnKeyDown(p.onKey).Body(
+		p.renderHeader(),
+		p.renderNotice(),
+		p.renderStrip(),
+		p.renderControls(),
+		p.renderStepViews(step, index),
+		p.renderKVCache(),
 	)
+}
+
+func (p *Playground) renderNotice() app.UI {
+	if p.notice == "" {
+		return app.Text("")
+	}
+	return app.Div().ID("notice").Class("notice").Attr("role", "alert").Text(p.notice)
+}
+
+// catch turns a panic into an error: a bug must not kill the page.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("internal error (please report it): %v", r)
+	}
 }

@@ -1,0 +1,443 @@
+// Package link reads and writes sessions in URLs, in the readable query form
+// that documentation writers type by hand:
+//
+//	/?model=stories260K&prompt=Once+upon+a+time&steps=20&temperature=0.8&top_p=0.9
+//	/?logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat&steps=1
+//
+// Parse turns such a query into a session.Spec and Query turns a Spec back
+// into one. The form carries the model, the prompt, the number of steps, the
+// sampler settings and hand-typed logits; forced tokens and edited logits do
+// not fit it, and Query reports when it drops them.
+//
+// # Parameters
+//
+// These are all the parameters there are. An absent one keeps its value in
+// Default: model toy, prompt "The cat", 0 steps, sampler.DefaultSettings
+// (greedy, seed 42).
+//
+//	model               toy, stories260K or logits, in any case
+//	logits              comma-separated logits: finite numbers, or -inf to mask a token
+//	vocab               comma-separated tokens; the default is 0,1,2,…
+//	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
+//	steps               a whole number in [0, 4096]
+//	sampler             chain or runc
+//	temperature         a number ≥ 0; 0 is greedy
+//	top_k               a whole number ≥ 0; 0 is off
+//	top_p               a number in [0, 1]
+//	min_p               a number in [0, 1]
+//	repetition_penalty  a number ≥ 0
+//	seed                a whole number in [1, 2^64−1]
+//
+// Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
+// beyond a float64 (1e999) are errors; whole numbers are decimal.
+//
+// model=logits is package session's model-less session. It needs logits, at
+// most 1024 of them and not all -inf, and takes a vocab of the same length
+// whose tokens are non-empty, distinct, valid UTF-8 and free of white space
+// (the word tokenizer's rule). It has no prompt, and 0 or 1 steps. A query
+// with logits but no model means model=logits; logits or vocab with another
+// model, and a prompt with model=logits, are errors.
+//
+// # Errors
+//
+// Each parameter may be given once, and a name not in the list above (most
+// likely a typo) is an error. Parse rejects the alphabetically first
+// unknown name, then reads the parameters in the order of the list and
+// reports the first problem as a *ParamError, which names the parameter so
+// that the playground can point at it. A rule that ties two parameters
+// together is checked at the later one: top_k=3 is wrong only after
+// sampler=runc, as sampler.Settings.Validate says. Last, Parse checks that
+// model=logits got its logits.
+//
+// Parse does not load models. Whether the prompt's words are in a model's
+// vocabulary, or fit its context, the session finds out when it runs.
+//
+// A value longer than 64 KiB is rejected before it is parsed, and a list is
+// counted before it is split, so a hostile link fails fast.
+package link
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// Limits on what a link may ask for.
+const (
+	maxValue  = 64 << 10 // bytes in any value
+	maxPrompt = 4096     // bytes in the prompt
+	maxSteps  = 4096
+	maxTokens = 1024 // hand-typed logits, as package session allows
+	maxQuoted = 40   // bytes of a value quoted in an error message
+)
+
+// param is a query parameter. read parses v into s, which holds the
+// parameters read before, and says why it cannot.
+type param struct {
+	name string
+	read func(s *session.Spec, v string) error
+}
+
+var (
+	models = []string{"toy", "stories260K", session.LogitsModel}
+	modes  = []string{sampler.Chain, sampler.RunC}
+)
+
+// params are the parameters in the order Parse reads them.
+var params = []param{
+	{"model", func(s *session.Spec, v string) (err error) {
+		s.Model, err = oneOf(v, models)
+		return err
+	}},
+	{"logits", readLogits},
+	{"vocab", readVocab},
+	{"prompt", readPrompt},
+	{"steps", readSteps},
+	{"sampler", func(s *session.Spec, v string) (err error) {
+		s.Sampler.Mode, err = oneOf(v, modes)
+		return err
+	}},
+	{"temperature", func(s *session.Spec, v string) (err error) {
+		s.Sampler.Temperature, err = number(v, math.Inf(1))
+		return err
+	}},
+	{"top_k", func(s *session.Spec, v string) (err error) {
+		s.Sampler.TopK, err = whole(v, math.Inf(1))
+		return err
+	}},
+	{"top_p", func(s *session.Spec, v string) (err error) {
+		s.Sampler.TopP, err = number(v, 1)
+		return err
+	}},
+	{"min_p", func(s *session.Spec, v string) (err error) {
+		s.Sampler.MinP, err = number(v, 1)
+		return err
+	}},
+	{"repetition_penalty", func(s *session.Spec, v string) (err error) {
+		s.Sampler.RepetitionPenalty, err = number(v, math.Inf(1))
+		return err
+	}},
+	{"seed", readSeed},
+}
+
+// ParamError is the problem with one query parameter.
+type ParamError struct {
+	Param  string // the parameter's name
+	Value  string // its value as given (the first, if it was repeated)
+	Reason string
+}
+
+// Error returns "param: reason".
+func (e *ParamError) Error() string {
+	name := e.Param
+	if !known(name) {
+		// An unknown name is whatever was typed: nothing, or a megabyte.
+		name = quote(name)
+	}
+	return name + ": " + e.Reason
+}
+
+// Default is the session the playground opens with: the toy model after
+// "The cat", greedy, no steps yet.
+func Default() session.Spec {
+	return session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
+}
+
+// Parse turns a query into a session. Absent parameters keep their values
+// in Default; any problem is a *ParamError.
+func Parse(q url.Values) (session.Spec, error) {
+	if name, ok := unknown(q); ok {
+		return session.Spec{}, &ParamError{Param: name, Value: q.Get(name),
+			Reason: "unknown parameter (known: " + strings.Join(names(), ", ") + ")"}
+	}
+	spec := Default()
+	if len(q["model"]) == 0 && len(q["logits"]) > 0 {
+		spec.Model = session.LogitsModel
+	}
+	for _, p := range params {
+		vs := q[p.name]
+		if len(vs) == 0 {
+			continue
+		}
+		v := vs[0]
+		fail := func(reason string) (session.Spec, error) {
+			return session.Spec{}, &ParamError{Param: p.name, Value: v, Reason: reason}
+		}
+		switch {
+		case len(vs) > 1:
+			return fail("given more than once")
+		case len(v) > maxValue:
+			return fail(fmt.Sprintf("%d bytes, more than %d", len(v), maxValue))
+		}
+		if err := p.read(&spec, v); err != nil {
+			return fail(err.Error())
+		}
+		// Validating after every parameter blames a conflict on the
+		// parameter that made it.
+		if err := spec.Sampler.Validate(); err != nil {
+			return fail(strings.TrimPrefix(err.Error(), "sampler: "))
+		}
+	}
+	if spec.Model == session.LogitsModel {
+		if spec.Logits == nil {
+			return session.Spec{}, &ParamError{Param: "logits", Reason: "model=logits needs logits"}
+		}
+		if spec.Vocab == nil {
+			spec.Vocab = indexVocab(len(spec.Logits))
+		}
+		spec.Prompt = ""
+	}
+	return spec, nil
+}
+
+// Query writes spec in the readable form, leaving out what equals Default
+// and what the session ignores (the prompt of a logits session). Parse of
+// the query gives spec back, unless spec is one Parse would reject, such as
+// one with a comma in a vocabulary token. lossy reports that spec has forced
+// tokens or edited logits, which the readable form cannot carry.
+// url.Values.Encode escapes the commas of logits and vocab as %2C, which
+// Parse reads the same.
+func Query(spec session.Spec) (q url.Values, lossy bool) {
+	q = url.Values{}
+	put := func(name, value string, isDefault bool) {
+		if !isDefault {
+			q.Set(name, value)
+		}
+	}
+	d, logits := Default(), spec.Model == session.LogitsModel
+	put("model", spec.Model, spec.Model == d.Model)
+	put("prompt", spec.Prompt, logits || spec.Prompt == d.Prompt)
+	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
+	s, ds := spec.Sampler, d.Sampler
+	put("sampler", s.Mode, s.Mode == "" || s.Mode == ds.Mode)
+	put("temperature", format(s.Temperature), s.Temperature == ds.Temperature)
+	put("top_k", strconv.Itoa(s.TopK), s.TopK == ds.TopK)
+	put("top_p", format(s.TopP), s.TopP == ds.TopP)
+	put("min_p", format(s.MinP), s.MinP == ds.MinP)
+	put("repetition_penalty", format(s.RepetitionPenalty), s.RepetitionPenalty == ds.RepetitionPenalty)
+	put("seed", strconv.FormatUint(s.Seed, 10), s.Seed == ds.Seed)
+	if logits {
+		l := make([]string, len(spec.Logits))
+		for i, x := range spec.Logits {
+			l[i] = format(x)
+		}
+		q.Set("logits", strings.Join(l, ","))
+		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
+	}
+	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0
+}
+
+// unknown returns the alphabetically first parameter of q that Parse does
+// not know, so that the error does not depend on map order.
+func unknown(q url.Values) (string, bool) {
+	first, found := "", false
+	for name := range q {
+		if !known(name) && (!found || name < first) {
+			first, found = name, true
+		}
+	}
+	return first, found
+}
+
+func known(name string) bool {
+	return slices.ContainsFunc(params, func(p param) bool { return p.name == name })
+}
+
+func names() []string {
+	n := make([]string, len(params))
+	for i, p := range params {
+		n[i] = p.name
+	}
+	return n
+}
+
+func readLogits(s *session.Spec, v string) error {
+	if err := logitsOnly(s); err != nil {
+		return err
+	}
+	entries, err := split(v)
+	if err != nil {
+		return err
+	}
+	s.Logits = make([]float64, len(entries))
+	masked := 0
+	for i, e := range entries {
+		x, err := strconv.ParseFloat(e, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 1) {
+			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, quote(e))
+		}
+		if math.IsInf(x, -1) {
+			masked++
+		}
+		s.Logits[i] = x
+	}
+	if masked == len(entries) {
+		return errors.New("every logit is -inf, so no token can be chosen")
+	}
+	return nil
+}
+
+func readVocab(s *session.Spec, v string) error {
+	if err := logitsOnly(s); err != nil {
+		return err
+	}
+	words, err := split(v)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]int, len(words))
+	for i, w := range words {
+		switch first, dup := seen[w]; {
+		case w == "":
+			return fmt.Errorf("token %d is empty", i)
+		case !utf8.ValidString(w):
+			return fmt.Errorf("token %d, %s, is not valid UTF-8", i, quote(w))
+		case strings.IndexFunc(w, unicode.IsSpace) >= 0:
+			return fmt.Errorf("token %d, %s, contains white space", i, quote(w))
+		case dup:
+			return fmt.Errorf("tokens %d and %d are both %s", first, i, quote(w))
+		}
+		seen[w] = i
+	}
+	// Without logits, Parse reports those missing instead.
+	if s.Logits != nil && len(words) != len(s.Logits) {
+		return fmt.Errorf("%d tokens for %d logits", len(words), len(s.Logits))
+	}
+	s.Vocab = words
+	return nil
+}
+
+// logitsOnly rejects hand-typed logits and vocabularies for a real model,
+// which has its own.
+func logitsOnly(s *session.Spec) error {
+	if s.Model != session.LogitsModel {
+		return fmt.Errorf("goes with model=logits, not model=%s", s.Model)
+	}
+	return nil
+}
+
+func readPrompt(s *session.Spec, v string) error {
+	switch {
+	case s.Model == session.LogitsModel:
+		return errors.New("model=logits has no prompt")
+	case len(v) > maxPrompt:
+		return fmt.Errorf("%d bytes, more than %d", len(v), maxPrompt)
+	case !utf8.ValidString(v):
+		return errors.New("not valid UTF-8")
+	}
+	s.Prompt = v
+	return nil
+}
+
+func readSteps(s *session.Spec, v string) (err error) {
+	most := float64(maxSteps)
+	if s.Model == session.LogitsModel {
+		most = 1 // hand-typed logits give one step
+	}
+	s.Steps, err = whole(v, most)
+	return err
+}
+
+func readSeed(s *session.Spec, v string) (err error) {
+	s.Sampler.Seed, err = strconv.ParseUint(v, 10, 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s is not a whole number in [1, %d]", quote(v), uint64(math.MaxUint64))
+	case s.Sampler.Seed == 0:
+		return fmt.Errorf("%s: the seed must be at least 1", quote(v))
+	}
+	return nil
+}
+
+// split cuts a comma-separated list, counting its entries before it
+// allocates them.
+func split(v string) ([]string, error) {
+	if n := strings.Count(v, ",") + 1; n > maxTokens {
+		return nil, fmt.Errorf("%d entries, more than %d", n, maxTokens)
+	}
+	return strings.Split(v, ","), nil
+}
+
+// oneOf returns the name among names that v spells, ignoring case.
+func oneOf(v string, names []string) (string, error) {
+	for _, n := range names {
+		if strings.EqualFold(v, n) {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(names, ", "))
+}
+
+// number parses v as a finite number in [0, most].
+func number(v string, most float64) (float64, error) {
+	x, err := strconv.ParseFloat(v, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && (math.IsNaN(x) || math.IsInf(x, 0)):
+		return 0, fmt.Errorf("%s is not a finite number", quote(v))
+	case err != nil:
+		return 0, fmt.Errorf("%s is not a number", quote(v))
+	case x < 0 || x > most:
+		return 0, outside(v, most)
+	}
+	return x, nil
+}
+
+// whole parses v as a whole number in [0, most].
+func whole(v string, most float64) (int, error) {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%s is out of range", quote(v))
+	case err != nil:
+		return 0, fmt.Errorf("%s is not a whole number", quote(v))
+	case n < 0 || float64(n) > most:
+		return 0, outside(v, most)
+	}
+	return n, nil
+}
+
+func outside(v string, most float64) error {
+	if math.IsInf(most, 1) {
+		return fmt.Errorf("%s is negative", quote(v))
+	}
+	return fmt.Errorf("%s is outside [0, %g]", quote(v), most)
+}
+
+// quote quotes v for an error message, cut short at a rune boundary so that
+// a hostile value cannot make the message huge.
+func quote(v string) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(v)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return strconv.Quote(v[:cut]) + "…"
+}
+
+// format writes x so that ParseFloat reads it back exactly.
+func format(x float64) string {
+	if math.IsInf(x, -1) {
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// indexVocab is the default vocabulary of n hand-typed logits: "0", "1", ….
+func indexVocab(n int) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = strconv.Itoa(i)
+	}
+	return v
+}

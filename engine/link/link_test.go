@@ -1,0 +1,239 @@
+package link_test
+
+import (
+	"errors"
+	"math"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/link"
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// with returns Default changed by edit.
+func with(edit func(s *session.Spec)) session.Spec {
+	s := link.Default()
+	edit(&s)
+	return s
+}
+
+// logits is a model=logits session with the default sampler.
+func logits(vocab []string, l ...float64) session.Spec {
+	return session.Spec{Model: session.LogitsModel, Vocab: vocab, Logits: l, Sampler: sampler.DefaultSettings()}
+}
+
+const known = "(known: model, logits, vocab, prompt, steps, sampler, temperature, top_k, top_p, min_p, repetition_penalty, seed)"
+
+var parseTests = []struct {
+	query string
+	want  session.Spec // when err is ""
+	err   string
+}{
+	{query: "", want: link.Default()},
+	{query: "model=toy&prompt=The+cat+sat&steps=3", want: with(func(s *session.Spec) { s.Prompt, s.Steps = "The cat sat", 3 })},
+	{query: "model=stories260K&prompt=&steps=4096", want: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = "stories260K", "", 4096 })},
+	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model = "stories260K" })},
+	{query: "prompt=%C3%A9t%C3%A9%0A", want: with(func(s *session.Spec) { s.Prompt = "été\n" })},
+	{query: "temperature=0.8&top_k=40&top_p=0.9&min_p=0.05&repetition_penalty=1.3&seed=18446744073709551615",
+		want: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05,
+				RepetitionPenalty: 1.3, Seed: math.MaxUint64}
+		})},
+	{query: "sampler=RunC&temperature=1e-3&top_p=1&repetition_penalty=0&seed=1", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 0.001, TopP: 1, Seed: 1}
+	})},
+	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
+	{query: "logits=-2.1,0.3,-inf&vocab=The,cat,sat&steps=1", want: func() session.Spec {
+		s := logits([]string{"The", "cat", "sat"}, -2.1, 0.3, math.Inf(-1))
+		s.Steps = 1
+		return s
+	}()},
+	{query: "vocab=%E2%96%81a,b&logits=-Infinity,0x1p-2", want: logits([]string{"▁a", "b"}, math.Inf(-1), 0.25)},
+
+	{query: "steps=1&steps=2", err: "steps: given more than once"},
+	{query: "temprature=1", err: `"temprature": unknown parameter ` + known},
+	{query: "steps=x&b=1&a=1", err: `"a": unknown parameter ` + known},
+	{query: "=1", err: `"": unknown parameter ` + known},
+	{query: "model=gpt2", err: `model: "gpt2" is not one of toy, stories260K, logits`},
+	{query: "model=", err: `model: "" is not one of toy, stories260K, logits`},
+	{query: "model=logits", err: "logits: model=logits needs logits"},
+	{query: "model=logits&vocab=a&steps=1", err: "logits: model=logits needs logits"},
+	{query: "model=toy&logits=1", err: "logits: goes with model=logits, not model=toy"},
+	{query: "vocab=a", err: "vocab: goes with model=logits, not model=toy"},
+	{query: "logits=1&prompt=a", err: "prompt: model=logits has no prompt"},
+	{query: "logits=1&steps=2", err: `steps: "2" is outside [0, 1]`},
+	{query: "logits=1,nan", err: `logits: token 1: "nan" is neither a finite number nor -inf`},
+	{query: "logits=inf", err: `logits: token 0: "inf" is neither a finite number nor -inf`},
+	{query: "logits=-1e999", err: `logits: token 0: "-1e999" is neither a finite number nor -inf`},
+	{query: "logits=1,,2", err: `logits: token 1: "" is neither a finite number nor -inf`},
+	{query: "logits=1+", err: `logits: token 0: "1 " is neither a finite number nor -inf`},
+	{query: "logits=-inf,-inf", err: "logits: every logit is -inf, so no token can be chosen"},
+	{query: "logits=" + strings.Repeat("0,", 1024) + "0", err: "logits: 1025 entries, more than 1024"},
+	{query: "logits=" + strings.Repeat("0", 64<<10+1), err: "logits: 65537 bytes, more than 65536"},
+	{query: "logits=1,2&vocab=a", err: "vocab: 1 tokens for 2 logits"},
+	{query: "logits=1,2&vocab=a,", err: "vocab: token 1 is empty"},
+	{query: "logits=1,2&vocab=a,a", err: `vocab: tokens 0 and 1 are both "a"`},
+	{query: "logits=1,2&vocab=a,b+c", err: `vocab: token 1, "b c", contains white space`},
+	{query: "logits=1&vocab=%FF", err: `vocab: token 0, "\xff", is not valid UTF-8`},
+	{query: "prompt=" + strings.Repeat("a", 4097), err: "prompt: 4097 bytes, more than 4096"},
+	{query: "prompt=%FF", err: "prompt: not valid UTF-8"},
+	{query: "steps=-1", err: `steps: "-1" is outside [0, 4096]`},
+	{query: "steps=4097", err: `steps: "4097" is outside [0, 4096]`},
+	{query: "steps=1.5", err: `steps: "1.5" is not a whole number`},
+	{query: "steps=", err: `steps: "" is not a whole number`},
+	{query: "steps=99999999999999999999", err: `steps: "99999999999999999999" is out of range`},
+	{query: "sampler=greedy", err: `sampler: "greedy" is not one of chain, runc`},
+	{query: "temperature=abc", err: `temperature: "abc" is not a number`},
+	{query: "temperature=NaN", err: `temperature: "NaN" is not a finite number`},
+	{query: "temperature=Inf", err: `temperature: "Inf" is not a finite number`},
+	{query: "temperature=1e999", err: `temperature: "1e999" is not a finite number`},
+	{query: "temperature=-1", err: `temperature: "-1" is negative`},
+	{query: "temperature=", err: `temperature: "" is not a number`},
+	{query: "top_k=-1", err: `top_k: "-1" is negative`},
+	{query: "top_k=2.0", err: `top_k: "2.0" is not a whole number`},
+	{query: "top_p=1.5", err: `top_p: "1.5" is outside [0, 1]`},
+	{query: "top_p=-0.1", err: `top_p: "-0.1" is outside [0, 1]`},
+	{query: "min_p=2", err: `min_p: "2" is outside [0, 1]`},
+	{query: "repetition_penalty=-1", err: `repetition_penalty: "-1" is negative`},
+	{query: "repetition_penalty=inf", err: `repetition_penalty: "inf" is not a finite number`},
+	{query: "seed=0", err: `seed: "0": the seed must be at least 1`},
+	{query: "seed=-1", err: `seed: "-1" is not a whole number in [1, 18446744073709551615]`},
+	{query: "seed=18446744073709551616", err: `seed: "18446744073709551616" is not a whole number in [1, 18446744073709551615]`},
+	{query: "sampler=runc&top_k=3", err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3"},
+	{query: "min_p=0.1&sampler=runc", err: "min_p: run.c has no min-p; MinP must be 0 in run.c mode, not 0.1"},
+	{query: "sampler=runc&temperature=1e39", err: "temperature: Temperature 1e+39 overflows float32, which run.c mode uses"},
+	{query: "top_p=2&temperature=-1", err: `temperature: "-1" is negative`},
+	{query: "temperature=" + strings.Repeat("9", 50) + "x", err: `temperature: "9999999999999999999999999999999999999999"… is not a number`},
+	{query: "prompt=" + strings.Repeat("é", 2049), err: "prompt: 4098 bytes, more than 4096"},
+	{query: "model=" + strings.Repeat("é", 30), err: `model: "` + strings.Repeat("é", 20) + `"… is not one of toy, stories260K, logits`},
+}
+
+func TestParse(t *testing.T) {
+	for _, c := range parseTests {
+		q, err := url.ParseQuery(c.query)
+		if err != nil {
+			t.Fatalf("%.60s: %v", c.query, err)
+		}
+		got, err := link.Parse(q)
+		if c.err != "" {
+			var pe *link.ParamError
+			if err == nil || err.Error() != c.err || !errors.As(err, &pe) || pe.Value != q.Get(pe.Param) {
+				t.Errorf("Parse(%.60q) = %v, want *ParamError %q", c.query, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Parse(%.60q) = %+v, %v, want %+v", c.query, got, err, c.want)
+		}
+	}
+}
+
+// The 1e999 in Parse's documentation is an error because it overflows; a
+// number too small for a float64 is 0, as ParseFloat reads it.
+func TestParseUnderflow(t *testing.T) {
+	got, err := link.Parse(url.Values{"top_p": {"1e-999"}})
+	if err != nil || got.Sampler.TopP != 0 {
+		t.Errorf("top_p=1e-999: %v, %v, want 0", got.Sampler.TopP, err)
+	}
+}
+
+// The models Parse knows are the embedded ones and LogitsModel.
+func TestModels(t *testing.T) {
+	for _, name := range append(slices.Clone(models.Names), session.LogitsModel) {
+		q := url.Values{"model": {name}}
+		if name == session.LogitsModel {
+			q.Set("logits", "0")
+		}
+		if s, err := link.Parse(q); err != nil || s.Model != name {
+			t.Errorf("model=%s: %q, %v", name, s.Model, err)
+		}
+	}
+}
+
+// roundTrip checks that Query writes spec, which has no forced tokens or
+// edits, so that Parse reads it back, through an encoded URL.
+func roundTrip(t *testing.T, spec session.Spec) {
+	t.Helper()
+	q, lossy := link.Query(spec)
+	back, err := url.ParseQuery(q.Encode())
+	if err != nil {
+		t.Fatalf("%+v: Query gave %q: %v", spec, q.Encode(), err)
+	}
+	got, err := link.Parse(back)
+	if lossy || err != nil || !reflect.DeepEqual(got, spec) {
+		t.Fatalf("%+v: Query gave %q (lossy %v), Parse gave %+v, %v", spec, q.Encode(), lossy, got, err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, c := range parseTests {
+		if c.err == "" {
+			roundTrip(t, c.want)
+		}
+	}
+	for _, spec := range []session.Spec{
+		with(func(s *session.Spec) { s.Prompt = "a&b=c+d %2C,\x00\t😀" }),
+		with(func(s *session.Spec) {
+			s.Model, s.Prompt, s.Steps = "stories260K", "Once upon a time", 64
+			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: 7, TopP: 0.3,
+				MinP: 5e-324, RepetitionPenalty: 0.5, Seed: 2}
+		}),
+		with(func(s *session.Spec) {
+			s.Sampler.Temperature, s.Sampler.TopP = math.MaxFloat64, math.SmallestNonzeroFloat64
+		}),
+		logits([]string{"b"}, math.Copysign(0, -1)),
+		logits([]string{"1", "0"}, 1e300, -1e-300),
+	} {
+		roundTrip(t, spec)
+	}
+}
+
+func TestQuery(t *testing.T) {
+	for _, c := range []struct {
+		spec  session.Spec
+		query string
+		lossy bool
+	}{
+		{link.Default(), "", false},
+		{with(func(s *session.Spec) { s.Sampler.Mode = "" }), "", false},
+		{with(func(s *session.Spec) { s.Model, s.Steps, s.Sampler.Temperature = "stories260K", 5, 0.7 }),
+			"model=stories260K&steps=5&temperature=0.7", false},
+		{with(func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 1}} }), "", true},
+		{with(func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.Inf(-1)}} }), "", true},
+		{func() session.Spec {
+			s := logits([]string{"0", "1"}, math.Inf(-1), 2.5)
+			s.Prompt = "ignored"
+			return s
+		}(), "logits=-inf%2C2.5&model=logits", false},
+	} {
+		q, lossy := link.Query(c.spec)
+		if got := q.Encode(); got != c.query || lossy != c.lossy {
+			t.Errorf("Query(%+v) = %q, %v, want %q, %v", c.spec, got, lossy, c.query, c.lossy)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, c := range parseTests {
+		f.Add(c.query)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		spec, err := link.Parse(q)
+		var pe *link.ParamError
+		switch {
+		case err == nil:
+			roundTrip(t, spec)
+		case !errors.As(err, &pe):
+			t.Fatalf("Parse(%q): %v is not a *ParamError", raw, err)
+		}
+	})
+}

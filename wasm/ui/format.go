@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// fixed formats x with d decimals, as a logit is typed.
+func fixed(x float64, d int) string {
+	if s, ok := special(x); ok {
+		return s
+	}
+	return minus(strconv.FormatFloat(x, 'f', d, 64))
+}
+
+// sig formats x with four significant digits: enough to see where a hand
+// calculation rounded (e^−5.2 is 0.005517, not 0.006).
+func sig(x float64) string {
+	if s, ok := special(x); ok {
+		return s
+	}
+	if x != 0 && math.Abs(x) < 1e-4 {
+		return minus(strconv.FormatFloat(x, 'e', 3, 64))
+	}
+	return minus(strconv.FormatFloat(x, 'g', 4, 64))
+}
+
+func special(x float64) (string, bool) {
+	switch {
+	case math.IsInf(x, -1):
+		return "−∞", true
+	case math.IsInf(x, 1):
+		return "∞", true
+	case math.IsNaN(x):
+		return "NaN", true
+	}
+	return "", false
+}
+
+// minus uses the typographic minus sign, which lines up with digits.
+func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
+
+// parseNumber reads a number typed into a field: finite and within ±limit,
+// or −∞ ("-inf") when masking is allowed.
+func parseNumber(s string, limit float64, allowMask bool) (float64, error) {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "−", "-"))
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case allowMask && math.IsInf(v, -1) && err == nil:
+		return v, nil
+	case err != nil && strings.Contains(err.Error(), "range"), math.IsInf(v, 0), math.Abs(v) > limit:
+		return 0, errTooLarge(limit)
+	case err != nil || math.IsNaN(v):
+		return 0, errNotNumber(s)
+	}
+	return v, nil
+}
+
+type errTooLarge float64
+
+func (e errTooLarge) Error() string {
+	return "a number between −" + strconv.FormatFloat(float64(e), 'g', -1, 64) + " and " + strconv.FormatFloat(float64(e), 'g', -1, 64) + " is needed"
+}
+
+type errNotNumber string
+
+func (e errNotNumber) Error() string { return strconv.Quote(string(e)) + " is not a number" }
