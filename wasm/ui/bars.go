@@ -27,7 +27,7 @@ func (p *Playground) renderBars(step *session.Step, index int) app.UI {
 			class += " chosen"
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
-			Title("force " + quote(p.tokenName(id)) + " at this step").
+			Title("force "+quote(p.tokenName(id))+" at this step").
 			OnClick(p.force(index, id)).Body(
 			app.Span().Class("bar-label").Text(p.tokenName(id)),
 			app.Span().Class("bar-track").Body(

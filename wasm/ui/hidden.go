@@ -16,7 +16,7 @@ func (p *Playground) renderHidden(step *session.Step) app.UI {
 	c := m.Checkpoint.Config
 	h := make([]app.UI, len(step.Hidden))
 	for i, v := range step.Hidden {
-		h[i] = app.Span().Title("h["+itoa(i)+"]").Text(fixed(v, 3))
+		h[i] = app.Span().Title("h[" + itoa(i) + "]").Text(fixed(v, 3))
 	}
 	body := []app.UI{
 		app.Div().ID("hidden-h").Class("vector").Body(append([]app.UI{app.Strong().Text("h =")}, h...)...),

@@ -25,7 +25,7 @@ func (p *Playground) renderKVCache() app.UI {
 	layer := min(p.kvLayer, c.Layers-1)
 	tabs := make([]app.UI, c.Layers)
 	for l := range tabs {
-		tabs[l] = app.Button().Class("tab").DataSet("layer", l).Text("layer "+itoa(l)).
+		tabs[l] = app.Button().Class("tab").DataSet("layer", l).Text("layer " + itoa(l)).
 			Disabled(l == layer).OnClick(func(ctx app.Context, e app.Event) { p.kvLayer = l })
 	}
 	body := []app.UI{summary, p.renderGrowth(), app.Div().Class("tabs").Body(tabs...)}
@@ -111,7 +111,7 @@ func (p *Playground) attention(l int) app.UI {
 			rows[h] = tr.Attention(l, h)
 		}
 		return app.Div().ID("attention").Body(
-			app.H4().Text("Attention of the newest query (" + visible(tokens[tr.Cache.Len-1]) + "), per head"),
+			app.H4().Text("Attention of the newest query ("+visible(tokens[tr.Cache.Len-1])+"), per head"),
 			app.Img().Class("heat attention").Src(heatmap(rows)).Alt("attention weights, one row per head"),
 			app.P().Class("hint").Text(itoa(c.Heads)+" heads (rows) × "+itoa(tr.Cache.Len)+" positions (columns); darker is more attention."),
 		)
@@ -129,7 +129,7 @@ func (p *Playground) attention(l int) app.UI {
 		rows = append(rows, app.Tr().Body(cells...))
 	}
 	return app.Div().ID("attention").Body(
-		app.H4().Text("Attention of the newest query (" + visible(tokens[tr.Cache.Len-1]) + "), per head"),
+		app.H4().Text("Attention of the newest query ("+visible(tokens[tr.Cache.Len-1])+"), per head"),
 		app.Table().Class("num attention").Body(rows...),
 	)
 }
