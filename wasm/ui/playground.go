@@ -34,19 +34,20 @@ type Playground struct {
 	kvLayer    int    // the layer the KV cache view shows
 }
 
-// OnMount starts the session the address asks for, in the browser.
+// OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live = true
 	p.runN = 16
-	p.start(ctx, ctx.Page().URL().Query())
-	focusPlayground()
 }
 
-// OnNav follows the address when the user opens another link in place.
+// OnNav starts the session the address asks for. The server prerenders
+// without a session: all computation happens in the reader's browser.
 func (p *Playground) OnNav(ctx app.Context) {
-	if p.live {
-		p.start(ctx, ctx.Page().URL().Query())
+	if !p.live {
+		return
 	}
+	p.start(ctx, ctx.Page().URL().Query())
+	ctx.Defer(func(app.Context) { focusPlayground() })
 }
 
 // start opens the session a query describes, or the default session with a
@@ -182,7 +183,18 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 }
 
-func (p *Playground) Render() app.UI {
+func (p *Playground) Render() (page app.UI) {
+	defer func() {
+		// A bug in a view must not leave a dead page: show it instead.
+		if r := recover(); r != nil {
+			page = app.Main().ID("playground").DataSet("ready", "true").Body(
+				p.renderHeader(),
+				app.Div().ID("notice").Class("notice").Attr("role", "alert").
+					Text(fmt.Sprintf("Something went wrong drawing this page (please report it): %v. Undo or Reset to go on.", r)),
+				p.renderControls(),
+			)
+		}
+	}()
 	if p.sess == nil {
 		// Prerendered by the server, or before OnMount: the default session
 		// is shown once the wasm program runs.
