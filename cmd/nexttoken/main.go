@@ -1,8 +1,9 @@
 // Command nexttoken is the command line of the nexttoken playground.
 //
 //	nexttoken trace [flags]    print a decoding session step by step
+//	nexttoken serve [flags]    serve the browser playground
 //
-// Run `nexttoken trace -h` for the flags.
+// Run `nexttoken trace -h` or `nexttoken serve -h` for the flags.
 package main
 
 import (
@@ -15,6 +16,7 @@ const usage = `usage: nexttoken COMMAND [flags]
 
 commands:
   trace    print a decoding session step by step (nexttoken trace -h for flags)
+  serve    serve the browser playground (nexttoken serve -h for flags)
 `
 
 func main() {
@@ -31,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "trace":
 		err = trace(args[1:], stdout, stderr)
+	case "serve":
+		err = serve(args[1:], stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,250 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Tests of the playground in a real browser (see browser_test.go). Every
+// number checked here is computed by the test itself from the definition.
+
+// displayed formats a probability the way the page does: four significant
+// digits with a typographic minus.
+func displayed(p float64) string {
+	if p != 0 && math.Abs(p) < 1e-4 {
+		return strings.Replace(strconv.FormatFloat(p, 'e', 3, 64), "-", "−", 1)
+	}
+	return strconv.FormatFloat(p, 'g', 4, 64)
+}
+
+// softmaxOf is e^ℓᵢ / Σ e^ℓⱼ.
+func softmaxOf(logits []float64) []float64 {
+	var z float64
+	for _, l := range logits {
+		z += math.Exp(l)
+	}
+	p := make([]float64, len(logits))
+	for i, l := range logits {
+		p[i] = math.Exp(l) / z
+	}
+	return p
+}
+
+func probCell(id int) string {
+	return `#softmax tr[data-token="` + strconv.Itoa(id) + `"] td.p`
+}
+
+var workedExample = []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5}
+
+// TestDefaultPageShowsWorkedExample: the page at / is the toy model after
+// "The cat", whose logits are the worked example's.
+func TestDefaultPageShowsWorkedExample(t *testing.T) {
+	tab := openPage(t, "/")
+	for id, p := range softmaxOf(workedExample) {
+		if got := text(tab, probCell(id)); got != displayed(p) {
+			t.Errorf("p of token %d = %q, want %q", id, got, displayed(p))
+		}
+	}
+	if got := text(tab, "#choice"); got != "sat" {
+		t.Errorf("chosen %q, want sat", got)
+	}
+	if got := text(tab, "#kv-rows"); got != "2" {
+		t.Errorf("KV cache rows %q, want 2", got)
+	}
+	if got := text(tab, "#lm-head"); !strings.Contains(got, "3.1000") {
+		t.Errorf("LM head table lacks the logit 3.1000:\n%s", got)
+	}
+}
+
+// TestEditLogit types a new logit and expects the probabilities the test
+// computes for the edited vector; a bad number leaves them alone.
+func TestEditLogit(t *testing.T) {
+	tab := openPage(t, "/")
+	setInput(tab, `#logits tr[data-token="0"] input.logit`, "4")
+	edited := append([]float64(nil), workedExample...)
+	edited[0] = 4
+	want := softmaxOf(edited)
+	waitFor(tab, `document.querySelector('`+probCell(0)+`').textContent === `+jsString(displayed(want[0])))
+	for id, p := range want {
+		if got := text(tab, probCell(id)); got != displayed(p) {
+			t.Errorf("after the edit, p of token %d = %q, want %q", id, got, displayed(p))
+		}
+	}
+	if got := text(tab, "#choice"); got != "The" {
+		t.Errorf("after the edit the choice is %q, want The", got)
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#logits tr.edited').length`); n != 1 {
+		t.Errorf("%d rows marked edited, want 1", n)
+	}
+
+	for _, bad := range []string{"abc", "NaN", "1e999", "inf"} {
+		setInput(tab, `#logits tr[data-token="1"] input.logit`, bad)
+		waitFor(tab, `document.querySelector('#notice') !== null`)
+		if got := text(tab, "#notice"); !strings.Contains(got, "cat") {
+			t.Errorf("typing %q: notice %q", bad, got)
+		}
+		if got := text(tab, probCell(0)); got != displayed(want[0]) {
+			t.Errorf("typing %q changed p of token 0 to %q", bad, got)
+		}
+	}
+}
+
+// TestStepAndUndo presses Step: "sat" joins the context and the cache grows
+// from 2 to 3 rows; Undo goes back.
+func TestStepAndUndo(t *testing.T) {
+	tab := openPage(t, "/")
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	if got := text(tab, "#tokens .tok.gen"); got != "␣sat" {
+		t.Errorf("generated token %q, want ␣sat", got)
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#kv-table tr.kv-row').length`); n != 3 {
+		t.Errorf("KV table has %d rows, want 3", n)
+	}
+	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat sat" {
+		t.Errorf("text %q", got)
+	}
+	if got := text(tab, "#choice"); got != "on" {
+		t.Errorf("next choice %q, want on", got)
+	}
+
+	click(tab, "#undo")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '2'`)
+	if n := evaluate[int](tab, `document.querySelectorAll('#tokens .tok.gen').length`); n != 0 {
+		t.Errorf("%d generated tokens after undo", n)
+	}
+	if got := text(tab, "#choice"); got != "sat" {
+		t.Errorf("after undo the choice is %q, want sat", got)
+	}
+}
+
+// TestKeyboard drives the page with its shortcuts only.
+func TestKeyboard(t *testing.T) {
+	tab := openPage(t, "/")
+	press := func(key string) {
+		evaluate[bool](tab, `document.getElementById('playground').dispatchEvent(new KeyboardEvent('keydown', {key: `+jsString(key)+`, bubbles: true, cancelable: true}))`)
+	}
+	press("ArrowRight")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	press("s")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '4'`)
+	press("ArrowLeft")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	press("r")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '2'`)
+}
+
+// TestQueryLinks opens readable links and checks the sessions they describe.
+func TestQueryLinks(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
+	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat sat on the" {
+		t.Errorf("text %q, want %q", got, "The cat sat on the")
+	}
+	if got := text(tab, "#kv-rows"); got != "5" {
+		t.Errorf("KV rows %q, want 5", got)
+	}
+
+	tab = openPage(t, "/?logits=1,2,3,-inf&vocab=a,b,c,d&temperature=0.5&top_k=2&seed=7")
+	want := softmaxOf([]float64{2, 4, 6, math.Inf(-1)}) // ℓ/T
+	for id, p := range want {
+		if got := text(tab, probCell(id)); got != displayed(p) {
+			t.Errorf("p of token %d = %q, want %q", id, got, displayed(p))
+		}
+	}
+	if got := text(tab, "#stages"); !strings.Contains(got, "top_k removed 1 tokens") {
+		t.Errorf("stages %q", got)
+	}
+	if got := text(tab, "#draw-u"); !strings.HasPrefix(got, "u = ") {
+		t.Errorf("draw %q", got)
+	}
+}
+
+// TestBadParameter opens a broken link: the default session, and a message
+// naming the parameter.
+func TestBadParameter(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"?top_p=abc", "top_p"},
+		{"?model=gpt", "model"},
+		{"?steps=-4", "steps"},
+		{"?temprature=1", "temprature"},
+		{"?model=toy&prompt=The%20dog", "dog"},
+	} {
+		tab := openPage(t, "/"+tc.query)
+		if got := text(tab, "#notice"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: notice %q, want it to name %q", tc.query, got, tc.want)
+		}
+		if got := text(tab, "#choice"); got != "sat" {
+			t.Errorf("%s: the default session should be open, choice %q", tc.query, got)
+		}
+	}
+}
+
+// TestStories260KGenerates runs the 260K model for eight steps in the page.
+func TestStories260KGenerates(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=0.8&top_p=0.9&seed=5")
+	setInput(tab, "#run-n", "8")
+	click(tab, "#run")
+	waitFor(tab, `document.querySelector('#status').textContent === '8 steps'`)
+	got := evaluate[string](tab, `document.querySelector('#text').value`)
+	if !strings.HasPrefix(got, "Once upon a time") || len(got) <= len("Once upon a time") {
+		t.Errorf("text %q", got)
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#tokens .tok.gen').length`); n != 8 {
+		t.Errorf("%d generated tokens, want 8", n)
+	}
+	if got := text(tab, "#kv-rows"); got != "13" {
+		t.Errorf("KV rows %q, want 5 prompt + 8 generated", got)
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#kv img.heat').length`); n < 2 {
+		t.Errorf("%d heat maps, want keys and values at least", n)
+	}
+}
+
+// TestForceFork clicks another token in the distribution: the session forks.
+func TestForceFork(t *testing.T) {
+	tab := openPage(t, "/")
+	click(tab, `#bars .bar[data-token="5"]`) // "mat" instead of "sat"
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat mat" {
+		t.Errorf("text %q, want %q", got, "The cat mat")
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#tokens .tok.forced').length`); n != 1 {
+		t.Errorf("%d forced tokens marked, want 1", n)
+	}
+}
+
+// TestPhoneAndDark checks the page at 375 px in dark mode: nothing wider
+// than the screen, and dark colours in use.
+func TestPhoneAndDark(t *testing.T) {
+	tab := openPageAs(t, "/", screen{width: 375, height: 800, dark: true})
+	if w := evaluate[int](tab, `document.documentElement.scrollWidth`); w > 375 {
+		t.Errorf("page is %d px wide at a 375 px screen", w)
+	}
+	bg := evaluate[string](tab, `getComputedStyle(document.body).backgroundColor`)
+	if bg == "rgb(247, 247, 245)" || bg == "rgb(255, 255, 255)" {
+		t.Errorf("dark mode background is %s", bg)
+	}
+	saveScreenshot(t, tab, "phone-dark.png")
+}
+
+// saveScreenshot keeps a full-page picture of a view for people to review.
+func saveScreenshot(t *testing.T, tab context.Context, name string) {
+	png := must(tab, "screenshot", chromedp.FullScreenshot(90))
+	if err := os.MkdirAll(artifactsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(artifactsDir(), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"nexttoken/wasm/ui"
+)
+
+const serveUsage = `usage: nexttoken serve [flags]
+
+Serves the browser playground: its pages, prerendered, and the web folder
+(CSS, icons, models and app.wasm, which "make web/app.wasm" builds).
+
+  nexttoken serve
+  nexttoken serve --addr=0.0.0.0:9000
+
+flags:
+`
+
+// contentSecurityPolicy lets the go-app page run and nothing else: its
+// scripts are files (no inline script), WebAssembly needs 'wasm-unsafe-eval',
+// and the components set style attributes (bar widths, CSS variables) but
+// never inline <style> elements; the KV cache heat maps are PNG data: URLs
+// made in the page. frame-ancestors * lets any site embed the playground,
+// e.g. a documentation page.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; " +
+	"script-src 'self' 'wasm-unsafe-eval'; " +
+	"style-src 'self'; style-src-attr 'unsafe-inline'; " +
+	"object-src 'none'; base-uri 'self'; form-action 'self'; " +
+	"frame-ancestors *"
+
+func serve(args []string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("serve", flag.ContinueOnError)
+	flags.SetOutput(io.Discard) // errors are reported in one line by the caller
+	addr := flags.String("addr", "127.0.0.1:8000", "address to listen on")
+	web := flags.String("web", "web", "the web folder: CSS, icons, models and the built app.wasm")
+	err := flags.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		flags.SetOutput(stdout)
+		fmt.Fprint(stdout, serveUsage)
+		flags.PrintDefaults()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
+	}
+
+	handler, err := newServer(*web)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second, // requests have no body
+		WriteTimeout:      2 * time.Minute,  // app.wasm over a slow link
+		IdleTimeout:       2 * time.Minute,
+	}
+	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	// Let requests in flight finish, but do not wait for idle clients.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// newServer is the playground's HTTP handler over the web folder dir: go-app's
+// handler for the pages and its scripts, the folder's files at /web/, text
+// compressed with gzip, and the security headers on every response.
+func newServer(dir string) (http.Handler, error) {
+	wasm := filepath.Join(dir, "app.wasm")
+	info, err := os.Stat(wasm)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf(`%s is missing: build it with "make web/app.wasm" (or run "make run")`, wasm)
+	}
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	version, err := hashFiles(root.FS())
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+
+	ui.Register()
+	h := ui.Handler()
+	h.Resources = webFolder{root}
+	h.Version = version
+	// The loader's progress counts decompressed bytes; Content-Length would
+	// be the compressed size.
+	h.WasmContentLength = strconv.FormatInt(info.Size(), 10)
+	return secured(gzipped(h)), nil
+}
+
+// hashFiles is the app's version: a hash of every file the page may use, so
+// that go-app's service worker, which serves them from its cache, fetches
+// them again whenever one changes. Precompressed copies are left out: they
+// follow their originals.
+func hashFiles(fsys fs.FS) (string, error) {
+	sum := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || encodingOf(name) != "" {
+			return err
+		}
+		f, err := fsys.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fmt.Fprintf(sum, "%s\x00", name)
+		_, err = io.Copy(sum, f)
+		return err
+	})
+	return hex.EncodeToString(sum.Sum(nil)[:8]), err
+}
+
+// precompressed are the encodings a file may have beside it, made at build
+// time (app.wasm.br, app.wasm.gz), best first.
+var precompressed = []struct{ coding, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
+
+// encodingOf is the encoding of a precompressed copy, or "".
+func encodingOf(name string) string {
+	for _, p := range precompressed {
+		if strings.HasSuffix(name, p.ext) {
+			return p.coding
+		}
+	}
+	return ""
+}
+
+// webFolder serves the web folder at /web/. go-app's handler hands it every
+// request under /web/ (and /app.wasm), after setting Cache-Control: no-cache
+// and an ETag that is the app version.
+type webFolder struct{ root *os.Root }
+
+// Resolve keeps /web/… paths as they are. (app.LocalDir(dir) would put dir
+// in front of them: only right when the folder is ./web.)
+func (webFolder) Resolve(path string) string { return path }
+
+func (wf webFolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/web/")
+	f, info, coding, err := wf.open(name, r.Header.Get("Accept-Encoding"))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	h := w.Header()
+	// Files revalidate with Last-Modified: go-app's ETag would be the same
+	// for every file and every encoding.
+	h.Del("ETag")
+	if strings.HasPrefix(name, "models/") {
+		h.Set("Cache-Control", "public, max-age=86400")
+	}
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
+	}
+	// The name, not the copy's, gives the Content-Type (application/wasm).
+	http.ServeContent(w, r, name, info.ModTime(), f)
+}
+
+// open opens the file called name, or its best precompressed copy that the
+// client accepts and that is not older than the file. Folders are not served.
+func (wf webFolder) open(name, acceptEncoding string) (*os.File, fs.FileInfo, string, error) {
+	if !fs.ValidPath(name) {
+		return nil, nil, "", fs.ErrInvalid
+	}
+	f, info, err := openFile(wf.root, name)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, p := range precompressed {
+		if !accepts(acceptEncoding, p.coding) {
+			continue
+		}
+		if cf, cinfo, err := openFile(wf.root, name+p.ext); err == nil {
+			// gzip and brotli give the copy the file's time, brotli in whole seconds.
+			if !cinfo.ModTime().Before(info.ModTime().Truncate(time.Second)) {
+				f.Close()
+				return cf, cinfo, p.coding, nil
+			}
+			cf.Close()
+		}
+	}
+	return f, info, "", nil
+}
+
+// openFile opens a regular file.
+func openFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fs.ErrNotExist
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
+}
+
+// accepts reports whether an Accept-Encoding header accepts coding
+// ("gzip, br;q=1.0"; q=0 refuses).
+func accepts(header, coding string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		if !strings.EqualFold(strings.TrimSpace(name), coding) {
+			continue
+		}
+		q, found := strings.CutPrefix(strings.TrimSpace(params), "q=")
+		if !found {
+			return true
+		}
+		v, err := strconv.ParseFloat(q, 64)
+		return err == nil && v > 0
+	}
+	return false
+}
+
+// secured sets the security headers of every response.
+func secured(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// gzipped compresses text responses (pages, scripts, CSS, JSON, SVG) for
+// clients that accept gzip. A response that already has an encoding, such as
+// a precompressed app.wasm, passes through.
+func gzipped(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Accept-Encoding")
+		if !accepts(r.Header.Get("Accept-Encoding"), "gzip") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		gw := &gzipWriter{ResponseWriter: w}
+		defer gw.close()
+		next.ServeHTTP(gw, r)
+	})
+}
+
+// gzipWriter decides at WriteHeader whether to compress the response.
+type gzipWriter struct {
+	http.ResponseWriter
+	gz          *gzip.Writer // nil: the body passes through
+	wroteHeader bool
+}
+
+func (w *gzipWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.wroteHeader = true
+		h := w.Header()
+		if code == http.StatusOK && h.Get("Content-Encoding") == "" && compressible(h.Get("Content-Type")) {
+			h.Set("Content-Encoding", "gzip")
+			h.Del("Content-Length")
+			h.Del("Accept-Ranges") // ranges would count compressed bytes
+			w.gz = gzip.NewWriter(w.ResponseWriter)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *gzipWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.gz != nil {
+		return w.gz.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *gzipWriter) close() {
+	if w.gz != nil {
+		w.gz.Close()
+	}
+}
+
+// compressible reports whether a Content-Type is text that gzip shrinks.
+func compressible(contentType string) bool {
+	t, _, _ := strings.Cut(contentType, ";")
+	switch t = strings.TrimSpace(t); t {
+	case "application/javascript", "application/json", "application/manifest+json", "image/svg+xml":
+		return true
+	}
+	return strings.HasPrefix(t, "text/")
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeWasm stands for a built app.wasm: the server only serves it.
+var fakeWasm = []byte("\x00asm\x01\x00\x00\x00 not a real program")
+
+// testWebDir makes a web folder with a fake app.wasm, its precompressed
+// copies (the .br one is only labelled: the server never decodes it), a
+// stylesheet, an icon and a model.
+func testWebDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(fakeWasm)
+	zw.Close()
+	for name, data := range map[string][]byte{
+		"app.wasm":          fakeWasm,
+		"app.wasm.gz":       gz.Bytes(),
+		"app.wasm.br":       []byte("brotli bytes"),
+		"app.css":           []byte("body { margin: 0; }\n"),
+		"icon.svg":          []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>`),
+		"models/model.bin":  {1, 2, 3},
+		"models/LICENSE.md": []byte("# Models\n"),
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func testServer(t *testing.T, dir string) http.Handler {
+	t.Helper()
+	h, err := newServer(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// get requests path, with Accept-Encoding (if not empty) and any other
+// header given as name, value pairs.
+func get(h http.Handler, path, acceptEncoding string, header ...string) *http.Response {
+	r := httptest.NewRequest("GET", path, nil)
+	if acceptEncoding != "" {
+		r.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Result()
+}
+
+// body reads a response, decompressing gzip.
+func body(t *testing.T, res *http.Response) string {
+	t.Helper()
+	var r io.Reader = res.Body
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			t.Fatalf("gzip: %v", err)
+		}
+		r = zr
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestServeWasm(t *testing.T) {
+	dir := testWebDir(t)
+	h := testServer(t, dir)
+	for _, tc := range []struct {
+		path, accept string
+		encoding     string // want Content-Encoding
+		body         string // want the body, decoded when gzip
+	}{
+		{"/web/app.wasm", "gzip, deflate, br, zstd", "br", "brotli bytes"},
+		{"/web/app.wasm", "gzip", "gzip", string(fakeWasm)},
+		{"/web/app.wasm", "br;q=0, gzip;q=0.5", "gzip", string(fakeWasm)},
+		{"/web/app.wasm", "", "", string(fakeWasm)},
+		{"/web/app.wasm", "identity", "", string(fakeWasm)},
+		{"/web/app.wasm", "gzip;q=0", "", string(fakeWasm)},
+		{"/app.wasm", "br", "br", "brotli bytes"}, // go-app's old address
+	} {
+		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {
+			res := get(h, tc.path, tc.accept)
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+			for name, want := range map[string]string{
+				"Content-Type":     "application/wasm",
+				"Content-Encoding": tc.encoding,
+				"Vary":             "Accept-Encoding",
+				"Cache-Control":    "no-cache",
+			} {
+				if got := res.Header.Get(name); got != want {
+					t.Errorf("%s: %q, want %q", name, got, want)
+				}
+			}
+			if got := body(t, res); got != tc.body {
+				t.Errorf("body %q, want %q", got, tc.body)
+			}
+		})
+	}
+
+	// brotli gives its copy app.wasm's time in whole seconds; a copy older
+	// than that is left over from an earlier build.
+	info, err := os.Stat(filepath.Join(dir, "app.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		time     time.Time
+		encoding string
+	}{
+		{info.ModTime().Truncate(time.Second), "br"},
+		{info.ModTime().Add(-time.Hour), "gzip"},
+	} {
+		if err := os.Chtimes(filepath.Join(dir, "app.wasm.br"), tc.time, tc.time); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(h, "/web/app.wasm", "br, gzip").Header.Get("Content-Encoding"); got != tc.encoding {
+			t.Errorf("app.wasm.br from %v, app.wasm from %v: Content-Encoding %q, want %q", tc.time, info.ModTime(), got, tc.encoding)
+		}
+	}
+}
+
+// TestServeResponses checks compression and caching of every kind of
+// response.
+func TestServeResponses(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	for _, tc := range []struct {
+		path, accept string
+		status       int
+		encoding     string
+		cache        string
+		contains     string
+	}{
+		{"/", "gzip", 200, "gzip", "no-cache", `id="playground"`},
+		{"/", "", 200, "", "no-cache", `id="playground"`},
+		{"/app.js", "gzip", 200, "gzip", "no-cache", "GOAPP_VERSION"},
+		{"/wasm_exec.js", "gzip", 200, "gzip", "no-cache", "Go"},
+		{"/manifest.webmanifest", "gzip", 200, "gzip", "no-cache", `"name":"nexttoken"`},
+		{"/app-worker.js", "br, gzip", 200, "gzip", "no-cache", "/web/app.wasm"},
+		{"/web/app.css", "gzip", 200, "gzip", "no-cache", "margin"},
+		{"/web/icon.svg", "gzip", 200, "gzip", "no-cache", "<svg"},
+		{"/web/models/model.bin", "gzip", 200, "", "public, max-age=86400", "\x01\x02\x03"},
+		{"/web/models/LICENSE.md", "gzip", 200, "gzip", "public, max-age=86400", "# Models"},
+		{"/web/models/", "gzip", 404, "", "", ""},
+		{"/web/../app.wasm", "", 404, "", "", ""},
+		{"/web/nope.css", "gzip", 404, "", "", ""},
+		{"/nope", "gzip", 404, "", "", ""},
+	} {
+		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {
+			res := get(h, tc.path, tc.accept)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", res.StatusCode, tc.status)
+			}
+			if got := res.Header.Get("Content-Encoding"); got != tc.encoding {
+				t.Errorf("Content-Encoding %q, want %q", got, tc.encoding)
+			}
+			if tc.status != 200 {
+				return
+			}
+			if got := res.Header.Get("Cache-Control"); got != tc.cache {
+				t.Errorf("Cache-Control %q, want %q", got, tc.cache)
+			}
+			if got := body(t, res); !strings.Contains(got, tc.contains) {
+				t.Errorf("body lacks %q:\n%.500s", tc.contains, got)
+			}
+		})
+	}
+}
+
+// TestServeRevalidate checks that files revalidate by date and pages by the
+// app version.
+func TestServeRevalidate(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	for _, path := range []string{"/web/app.wasm", "/web/app.css"} {
+		res := get(h, path, "br, gzip")
+		lastModified := res.Header.Get("Last-Modified")
+		if lastModified == "" || res.Header.Get("ETag") != "" {
+			t.Errorf("%s: Last-Modified %q, ETag %q: want a date and no ETag", path, lastModified, res.Header.Get("ETag"))
+		}
+		if res := get(h, path, "br, gzip", "If-Modified-Since", lastModified); res.StatusCode != 304 {
+			t.Errorf("%s again: status %d, want 304", path, res.StatusCode)
+		}
+	}
+	etag := get(h, "/", "gzip").Header.Get("ETag")
+	if res := get(h, "/", "gzip", "If-None-Match", etag); etag == "" || res.StatusCode != 304 {
+		t.Errorf("page again with ETag %q: status %d, want 304", etag, res.StatusCode)
+	}
+}
+
+// TestServeVersion checks that a new build changes the app version, which
+// makes go-app's service worker fetch everything again.
+func TestServeVersion(t *testing.T) {
+	version := regexp.MustCompile(`"GOAPP_VERSION":"([0-9a-f]+)"`)
+	dir := testWebDir(t)
+	var versions []string
+	for _, build := range []string{"first build", "second build"} {
+		if err := os.WriteFile(filepath.Join(dir, "app.wasm"), []byte(build), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := version.FindStringSubmatch(body(t, get(testServer(t, dir), "/app.js", "")))
+		if m == nil {
+			t.Fatal("app.js has no GOAPP_VERSION")
+		}
+		versions = append(versions, m[1])
+	}
+	if versions[0] == versions[1] {
+		t.Errorf("version %s for two builds", versions[0])
+	}
+}
+
+func TestServeSecurityHeaders(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	for _, path := range []string{"/", "/app.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
+		res := get(h, path, "gzip")
+		for name, want := range map[string]string{
+			"X-Content-Type-Options":  "nosniff",
+			"Referrer-Policy":         "strict-origin-when-cross-origin",
+			"Content-Security-Policy": contentSecurityPolicy,
+			"X-Frame-Options":         "",
+		} {
+			if got := res.Header.Get(name); got != want {
+				t.Errorf("%s: %s %q, want %q", path, name, got, want)
+			}
+		}
+	}
+	for _, want := range []string{"'wasm-unsafe-eval'", "frame-ancestors *"} {
+		if !strings.Contains(contentSecurityPolicy, want) {
+			t.Errorf("the policy lacks %s", want)
+		}
+	}
+}
+
+// TestServeErrors checks that a bad command line gives one line on stderr and
+// a non-zero exit, before listening.
+func TestServeErrors(t *testing.T) {
+	dir := testWebDir(t)
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope"}, "flag provided but not defined"},
+		{[]string{"--web=" + dir, "stray"}, `unexpected argument "stray"`},
+		{[]string{"--web=" + empty}, filepath.Join(empty, "app.wasm") + ` is missing: build it with "make web/app.wasm"`},
+		{[]string{"--web=" + dir, "--addr=127.0.0.1:99999"}, "invalid port"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"serve"}, tc.args...)...)
+			if code == 0 {
+				t.Fatalf("exit 0, output:\n%s", out)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
+			}
+		})
+	}
+	if code, out, _ := runCmd("serve", "-h"); code != 0 || !strings.Contains(out, "-addr") {
+		t.Errorf("serve -h: exit %d, output %q", code, out)
+	}
+}
