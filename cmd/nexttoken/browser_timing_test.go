@@ -63,3 +63,53 @@ func spread(loads []pageLoad, figure func(pageLoad) float64) string {
 	slices.Sort(v)
 	return fmt.Sprintf("%.0f (%.0f–%.0f)", v[len(v)/2], v[0], v[len(v)-1])
 }
+
+// interactionTime is a page script: it runs an action and resolves with the
+// milliseconds until the text of a watched element changes (the DOM, not
+// the paint: go-app applies updates in its own frame loop).
+const interactionTime = `(watch, action) => new Promise(resolve => {
+	const before = document.querySelector(watch).textContent;
+	const start = performance.now();
+	const observer = new MutationObserver(() => {
+		if (document.querySelector(watch).textContent !== before) {
+			observer.disconnect();
+			resolve(performance.now() - start);
+		}
+	});
+	observer.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+	action();
+})`
+
+// TestInteractionTiming measures, in one browser, how long an edit and a
+// step take to reach the DOM: a logit edit on the toy model, a toy step,
+// and a stories260K step early in a story and 200 tokens in.
+func TestInteractionTiming(t *testing.T) {
+	if os.Getenv("NEXTTOKEN_TIMING") == "" {
+		t.Skip("a measurement: make timing runs it")
+	}
+	const rounds = 20
+	edit := `() => { const el = document.querySelector('#logits tr[data-token="0"] input.logit');
+		el.value = (Math.random() * 4 - 2).toFixed(4); el.dispatchEvent(new Event('change', {bubbles: true})); }`
+	step := `() => document.getElementById('step').click()`
+	undo := `() => document.getElementById('undo').click()`
+	for _, m := range []struct {
+		name, path, watch, action string
+		reset                     string // an action that undoes action, so every round starts alike
+	}{
+		{"toy: logit edit → DOM", "/", `#softmax tr[data-token="0"] td.p`, edit, ""},
+		{"toy: step → DOM", "/", "#kv-rows", step, undo},
+		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo},
+		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo},
+	} {
+		tab := openPage(t, m.path)
+		times := make([]float64, 0, rounds)
+		for range rounds {
+			times = append(times, evaluate[float64](tab, "("+interactionTime+")("+jsString(m.watch)+", "+m.action+")"))
+			if m.reset != "" {
+				evaluate[float64](tab, "("+interactionTime+")("+jsString(m.watch)+", "+m.reset+")")
+			}
+		}
+		slices.Sort(times)
+		t.Logf("%s: median %.1f ms (min %.1f, max %.1f) over %d rounds", m.name, times[rounds/2], times[0], times[rounds-1], rounds)
+	}
+}
