@@ -238,7 +238,7 @@ func TestPhoneAndDark(t *testing.T) {
 
 // saveScreenshot keeps a full-page picture of a view for people to review.
 func saveScreenshot(t *testing.T, tab context.Context, name string) {
-	png := must(tab, "screenshot", chromedp.FullScreenshot(90))
+	png := must(tab, "screenshot", chromedp.FullScreenshot(100)) // quality 100 gives a PNG
 	if err := os.MkdirAll(artifactsDir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
