@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestParseNumber covers what people type into number fields: a clear
+// error for anything that is not a usable number, never a panic.
+func TestParseNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		allowMask bool
+		want      float64
+		err       string
+	}{
+		{"3.1", false, 3.1, ""},
+		{" -2.5 ", false, -2.5, ""},
+		{"−0.5", false, -0.5, ""}, // typographic minus, as the page shows it
+		{"1e3", false, 1000, ""},
+		{"-inf", true, math.Inf(-1), ""},
+		{"-inf", false, 0, "between"},
+		{"inf", true, 0, "between"},
+		{"NaN", true, 0, "not a number"},
+		{"abc", false, 0, "not a number"},
+		{"", false, 0, "not a number"},
+		{"1e999", true, 0, "between"},
+		{"20001", false, 0, "between"},
+		{"0x10", false, 0, "not a number"},
+	} {
+		got, err := parseNumber(tc.in, 1e4, tc.allowMask)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("parseNumber(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("parseNumber(%q) error %v, want one containing %q", tc.in, err, tc.err)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{sig(0.0044356), "0.004436"},
+		{sig(0.8040547), "0.8041"},
+		{sig(1.2437), "1.244"},
+		{sig(2.5e-7), "2.500e−07"},
+		{sig(0), "0"},
+		{sig(math.Inf(-1)), "−∞"},
+		{fixed(-2.1, 4), "−2.1000"},
+		{fixed(math.NaN(), 4), "NaN"},
+		{visible(" the\n"), "␣the↵"},
+		{visible(""), "∅"},
+		{visible("\x01"), "<01>"},
+		{byteSize(1280), "1.2 KiB"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestHeatmap checks the colours: white at zero, saturated red and blue at
+// the extremes, and an image of the right size.
+func TestHeatmap(t *testing.T) {
+	if c := shade(0, 1); c.R != 255 || c.G != 255 || c.B != 255 {
+		t.Errorf("zero is %v, want white", c)
+	}
+	if c := shade(2, 2); c.R != 255 || c.G != 0 {
+		t.Errorf("the largest positive value is %v, want red", c)
+	}
+	if c := shade(-2, 2); c.B != 255 || c.R != 0 {
+		t.Errorf("the largest negative value is %v, want blue", c)
+	}
+	if url := heatmap([][]float32{{1, -1, 0}, {0.5, 0, 0}}); !strings.HasPrefix(url, "data:image/png;base64,") {
+		t.Errorf("heatmap = %.40q", url)
+	}
+	if url := heatmap(nil); url != "" {
+		t.Errorf("empty heatmap = %q", url)
+	}
+}
