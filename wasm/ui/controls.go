@@ -16,6 +16,9 @@ func (p *Playground) renderControls() app.UI {
 	status := p.stopped
 	if status == "" {
 		status = strconv.Itoa(steps) + " steps"
+		if steps == 1 {
+			status = "1 step"
+		}
 	}
 	return app.Nav().Class("controls").Attr("aria-label", "decoding controls").Body(
 		button("step", "Step", "→", p.next == nil, p.step),

@@ -66,3 +66,17 @@ func (e errTooLarge) Error() string {
 type errNotNumber string
 
 func (e errNotNumber) Error() string { return strconv.Quote(string(e)) + " is not a number" }
+
+// errRange says which numbers a setting takes.
+type errRange struct {
+	min, max float64
+	integer  bool
+}
+
+func (e errRange) Error() string {
+	kind := "a number"
+	if e.integer {
+		kind = "a whole number"
+	}
+	return kind + " from " + strconv.FormatFloat(e.min, 'g', -1, 64) + " to " + strconv.FormatFloat(e.max, 'g', -1, 64) + " is needed"
+}

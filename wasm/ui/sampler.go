@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -26,21 +28,22 @@ func (p *Playground) renderSampler(step *session.Step) app.UI {
 var settingFields = []struct {
 	id, label string
 	chainOnly bool
+	integer   bool
 	get       func(sampler.Settings) float64
 	set       func(*sampler.Settings, float64)
 	min, max  float64
 }{
-	{"temperature", "temperature", false, func(s sampler.Settings) float64 { return s.Temperature },
+	{"temperature", "temperature", false, false, func(s sampler.Settings) float64 { return s.Temperature },
 		func(s *sampler.Settings, v float64) { s.Temperature = v }, 0, 100},
-	{"top_k", "top-k", true, func(s sampler.Settings) float64 { return float64(s.TopK) },
+	{"top_k", "top-k", true, true, func(s sampler.Settings) float64 { return float64(s.TopK) },
 		func(s *sampler.Settings, v float64) { s.TopK = int(v) }, 0, 1 << 20},
-	{"top_p", "top-p", false, func(s sampler.Settings) float64 { return s.TopP },
+	{"top_p", "top-p", false, false, func(s sampler.Settings) float64 { return s.TopP },
 		func(s *sampler.Settings, v float64) { s.TopP = v }, 0, 1},
-	{"min_p", "min-p", true, func(s sampler.Settings) float64 { return s.MinP },
+	{"min_p", "min-p", true, false, func(s sampler.Settings) float64 { return s.MinP },
 		func(s *sampler.Settings, v float64) { s.MinP = v }, 0, 1},
-	{"repetition_penalty", "repetition penalty", true, func(s sampler.Settings) float64 { return s.RepetitionPenalty },
+	{"repetition_penalty", "repetition penalty", true, false, func(s sampler.Settings) float64 { return s.RepetitionPenalty },
 		func(s *sampler.Settings, v float64) { s.RepetitionPenalty = v }, 0, 100},
-	{"seed", "seed", false, func(s sampler.Settings) float64 { return float64(s.Seed) },
+	{"seed", "seed", false, true, func(s sampler.Settings) float64 { return float64(s.Seed) },
 		func(s *sampler.Settings, v float64) { s.Seed = uint64(v) }, 1, 1 << 53},
 }
 
@@ -96,8 +99,9 @@ func (p *Playground) onSetting(i int) app.EventHandler {
 	f := settingFields[i]
 	return func(ctx app.Context, e app.Event) {
 		v, err := parseNumber(ctx.JSSrc().Get("value").String(), f.max, false)
-		if err == nil && v < f.min {
-			err = errTooLarge(f.max)
+		var tooLarge errTooLarge
+		if errors.As(err, &tooLarge) || err == nil && (v < f.min || f.integer && v != math.Trunc(v)) {
+			err = errRange{f.min, f.max, f.integer}
 		}
 		if err != nil {
 			p.notice = strings.ToUpper(f.label[:1]) + f.label[1:] + ": " + err.Error() + "; the last good value is kept."
