@@ -2,6 +2,8 @@
 GO ?= go
 FUZZTIME ?= 5s
 ADDR ?= 127.0.0.1:8000
+# The URL path make static exports the site for.
+BASE ?= /
 # The browser the browser tests drive (Debian's package is chromium).
 CHROMIUM ?= chromium
 # Where a failed browser test leaves its screenshot, HTML and console.
@@ -10,11 +12,18 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 # Everything the browser program is built from.
 WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
 
-.PHONY: run trace test check unit wasm-build fuzz bench timing chromium toymodel clean
+.PHONY: run static trace test check unit wasm-build fuzz bench timing chromium toymodel clean
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
 run: web/app.wasm
 	$(GO) run ./cmd/nexttoken serve --addr $(ADDR)
+
+# static writes the playground into static/, made afresh, as a static site
+# that any static host or CDN serves as plain files at the site root;
+# make static BASE=/nexttoken/ writes it for that sub-path instead.
+static: web/app.wasm
+	rm -rf static
+	$(GO) run ./cmd/nexttoken export --base=$(BASE) static
 
 # trace prints the worked example, decoded by the toy model, step by step.
 trace:
@@ -90,4 +99,5 @@ toymodel:
 
 clean:
 	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br
+	rm -rf static
 	rm -rf $(ARTIFACTS)

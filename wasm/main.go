@@ -11,5 +11,6 @@ import (
 
 func main() {
 	ui.Register()
+	ui.RepairAddress()
 	app.RunWhenOnBrowser()
 }

@@ -1,9 +1,10 @@
 // Command nexttoken is the command line of the nexttoken playground.
 //
-//	nexttoken trace [flags]    print a decoding session step by step
-//	nexttoken serve [flags]    serve the browser playground
+//	nexttoken trace [flags]         print a decoding session step by step
+//	nexttoken serve [flags]         serve the browser playground
+//	nexttoken export [flags] DIR    write the browser playground as a static site
 //
-// Run `nexttoken trace -h` or `nexttoken serve -h` for the flags.
+// Run `nexttoken COMMAND -h` for a command's flags.
 package main
 
 import (
@@ -17,6 +18,7 @@ const usage = `usage: nexttoken COMMAND [flags]
 commands:
   trace    print a decoding session step by step (nexttoken trace -h for flags)
   serve    serve the browser playground (nexttoken serve -h for flags)
+  export   write the browser playground as a static site (nexttoken export -h for flags)
 `
 
 func main() {
@@ -35,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = trace(args[1:], stdout, stderr)
 	case "serve":
 		err = serve(args[1:], stdout)
+	case "export":
+		err = export(args[1:], stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -20,6 +21,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken"
 	"nexttoken/wasm/ui"
 )
 
@@ -48,17 +52,9 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; " +
 
 func serve(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("serve", flag.ContinueOnError)
-	flags.SetOutput(io.Discard) // errors are reported in one line by the caller
 	addr := flags.String("addr", "127.0.0.1:8000", "address to listen on")
-	web := flags.String("web", "web", "the web folder: CSS, icons, models and the built app.wasm")
-	err := flags.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		flags.SetOutput(stdout)
-		fmt.Fprint(stdout, serveUsage)
-		flags.PrintDefaults()
-		return nil
-	}
-	if err != nil {
+	web := flags.String("web", "web", webUsage)
+	if help, err := parseFlags(flags, args, serveUsage, stdout); help || err != nil {
 		return err
 	}
 	if flags.NArg() > 0 {
@@ -97,36 +93,78 @@ func serve(args []string, stdout io.Writer) error {
 	return srv.Shutdown(ctx)
 }
 
+// webUsage describes the --web flag of serve and export.
+const webUsage = "the web folder: CSS, icons, models and the built app.wasm"
+
+// parseFlags parses a command's flags. For -h it prints the command's usage
+// and flags to stdout and reports help: the command is then done.
+func parseFlags(flags *flag.FlagSet, args []string, usage string, stdout io.Writer) (help bool, err error) {
+	flags.SetOutput(io.Discard) // errors are reported in one line by the caller
+	err = flags.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		flags.SetOutput(stdout)
+		fmt.Fprint(stdout, usage)
+		flags.PrintDefaults()
+		return true, nil
+	}
+	return false, err
+}
+
 // newServer is the playground's HTTP handler over the web folder dir: go-app's
 // handler for the pages and its scripts, the folder's files at /web/, text
 // compressed with gzip, and the security headers on every response.
 func newServer(dir string) (http.Handler, error) {
+	h, root, err := newApp(dir)
+	if err != nil {
+		return nil, err
+	}
+	h.Resources = webFolder{root}
+	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/docs/" {
+			serveDocs(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	return secured(gzipped(site)), nil
+}
+
+// serveDocs serves the documentation page, index.html, which embeds live
+// playgrounds from "../".
+func serveDocs(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(nexttoken.IndexHTML))
+}
+
+// newApp is go-app's handler for the playground over the web folder dir,
+// which it opens as root. The caller sets h.Resources, the URLs of the
+// folder's files, and closes root when done with it.
+func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 	wasm := filepath.Join(dir, "app.wasm")
 	info, err := os.Stat(wasm)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf(`%s is missing: build it with "make web/app.wasm" (or run "make run")`, wasm)
+		return nil, nil, fmt.Errorf(`%s is missing: build it with "make web/app.wasm" (or run "make run")`, wasm)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	root, err := os.OpenRoot(dir)
+	root, err = os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	version, err := hashFiles(root.FS())
 	if err != nil {
 		root.Close()
-		return nil, err
+		return nil, nil, err
 	}
 
 	ui.Register()
-	h := ui.Handler()
-	h.Resources = webFolder{root}
+	h = ui.Handler()
 	h.Version = version
 	// The loader's progress counts decompressed bytes; Content-Length would
 	// be the compressed size.
 	h.WasmContentLength = strconv.FormatInt(info.Size(), 10)
-	return secured(gzipped(h)), nil
+	return h, root, nil
 }
 
 // hashFiles is the app's version: a hash of every file the page may use, so
@@ -211,8 +249,7 @@ func (wf webFolder) open(name, acceptEncoding string) (*os.File, fs.FileInfo, st
 			continue
 		}
 		if cf, cinfo, err := openFile(wf.root, name+p.ext); err == nil {
-			// gzip and brotli give the copy the file's time, brotli in whole seconds.
-			if !cinfo.ModTime().Before(info.ModTime().Truncate(time.Second)) {
+			if current(cinfo, info) {
 				f.Close()
 				return cf, cinfo, p.coding, nil
 			}
@@ -220,6 +257,13 @@ func (wf webFolder) open(name, acceptEncoding string) (*os.File, fs.FileInfo, st
 		}
 	}
 	return f, info, "", nil
+}
+
+// current reports whether a precompressed copy is of the file as it is now,
+// not left over from an earlier build: gzip and brotli give the copy the
+// file's time, brotli in whole seconds.
+func current(copyInfo, fileInfo fs.FileInfo) bool {
+	return !copyInfo.ModTime().Before(fileInfo.ModTime().Truncate(time.Second))
 }
 
 // openFile opens a regular file.

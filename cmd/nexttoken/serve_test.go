@@ -169,6 +169,7 @@ func TestServeResponses(t *testing.T) {
 		{"/web/icon.svg", "gzip", 200, "gzip", "no-cache", "<svg"},
 		{"/web/models/model.bin", "gzip", 200, "", "public, max-age=86400", "\x01\x02\x03"},
 		{"/web/models/LICENSE.md", "gzip", 200, "gzip", "public, max-age=86400", "# Models"},
+		{"/docs/", "gzip", 200, "gzip", "no-cache", `<iframe src="../?embed=1`},
 		{"/web/models/", "gzip", 404, "", "", ""},
 		{"/web/../app.wasm", "", 404, "", "", ""},
 		{"/web/nope.css", "gzip", 404, "", "", ""},

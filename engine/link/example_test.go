@@ -66,3 +66,49 @@ func ExampleQuery() {
 	// model=stories260K&prompt=Once+upon+a+time&steps=20&temperature=0.8&top_p=0.9
 	// lossy: true
 }
+
+// A share link carries what the readable form cannot: here a token forced
+// at step 0, and the view the playground had open.
+func ExampleEncode() {
+	spec, err := link.Parse(url.Values{"logits": {"-2.1,0.3,3.1,0.8,0.1,-0.5"}, "vocab": {"The,cat,sat,on,the,mat"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec.Steps, spec.Forced = 1, []session.Force{{Step: 0, Token: 5}}
+	fragment, err := link.Encode(link.State{Spec: spec, View: "softmax"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fragment)
+	s, err := link.Decode(fragment)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.View, s.Spec.Logits, s.Spec.Forced)
+	// Output:
+	// s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
+	// softmax [-2.1 0.3 3.1 0.8 0.1 -0.5] [{0 5}]
+}
+
+// Readable parameters in the query override the session in the fragment;
+// what the query cannot say, such as forced tokens, stays.
+func ExampleMerge() {
+	base := link.Default()
+	base.Steps, base.Forced = 3, []session.Force{{Step: 1, Token: 4}}
+	fragment, err := link.Encode(link.State{Spec: base, View: "tokens"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := link.Merge(url.Values{"temperature": {"0.5"}}, fragment)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.View, s.Spec.Steps, s.Spec.Sampler.Temperature, s.Spec.Forced)
+	// Output:
+	// tokens 3 0.5 [{1 4}]
+}

@@ -7,7 +7,9 @@
 // Parse turns such a query into a session.Spec and Query turns a Spec back
 // into one. The form carries the model, the prompt, the number of steps, the
 // sampler settings and hand-typed logits; forced tokens and edited logits do
-// not fit it, and Query reports when it drops them.
+// not fit it, and Query reports when it drops them. A share link carries
+// the whole session, those too, in the URL's fragment instead (see Share
+// links below).
 //
 // # Parameters
 //
@@ -54,6 +56,68 @@
 //
 // A value longer than 64 KiB is rejected before it is parsed, and a list is
 // counted before it is split, so a hostile link fails fast.
+//
+// # Share links
+//
+// A share link carries a State — the whole session, forced tokens and
+// edited logits included, and the playground's open view — in the URL's
+// fragment, which the browser never sends to a server. Encode writes the
+// fragment and Decode reads it; the worked example with "mat" forced at
+// step 0, open at the softmax view, is
+//
+//	/#s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
+//
+// The fragment is "s1." (the format and its version; a later format gets
+// another), then base64url (RFC 4648 §5, without padding) of a flags byte
+// and the data. Flags bit 0 says that the data is raw DEFLATE (RFC 1951),
+// which Encode uses only when it is shorter; the other bits are 0. The data
+// is these fields, in this order:
+//
+//	model, prompt, view               string
+//	steps                             uint
+//	sampler                           string: chain or runc
+//	temperature                       number
+//	top_k                             uint
+//	top_p, min_p, repetition_penalty  number
+//	seed                              uint
+//	vocab and logits                  uint n, then n strings, then n numbers
+//	forced                            uint n, then n × (step uint, token uint)
+//	edits                             uint n, then n × (step uint, token uint, logit number)
+//
+// A uint is an unsigned varint (encoding/binary); a string is its length in
+// bytes as a uint, then its bytes; a number is a uint u and a zig-zag
+// varint e, meaning the float64 nearest to ±(u>>1)×10^e, negative when u is
+// odd. Encode writes the fewest digits that read back exactly, so −2.1 is
+// u = 43, e = −1: two bytes where its float64 bits take eight. −Inf is
+// −1e999, which overflows to it.
+//
+// Decode applies the query form's rules where they apply, with the same
+// messages: model=logits has 1 to 1024 tokens and no prompt, at most one
+// step, and so on. A token may hold a comma, which the query form cannot
+// carry. More rules bound what only a share link carries: the fragment is at
+// most MaxFragment characters and its data at most MaxDecoded bytes once
+// decompressed, with nothing after the last field; every count is checked
+// against the bytes left before anything is allocated for it; the view is
+// at most 32 letters a–z; a forced token or edit has a step in [0, 4096]
+// and, in a logits session, a token of the vocabulary; an edited logit is a
+// number or −Inf. Encode and Decode errors start with "share link: ".
+//
+// # Query and fragment together
+//
+// Merge reads an address's query and fragment, such as
+// /?temperature=0.5#s1.…, in which the fragment is the base and the query
+// overrides it. Exactly:
+//
+//   - Without a fragment, Merge is Parse, with the view "".
+//   - A query that names another model than the fragment's — model=, or
+//     logits= without model=, as Parse reads them — starts another session:
+//     Merge is Parse of the query, and only the fragment's view stays.
+//   - Otherwise Parse reads the query over the fragment's session instead of
+//     Default: each parameter given replaces its field, in Parse's order and
+//     with Parse's rules and *ParamError. What the query cannot name —
+//     forced tokens, edits, the view — stays the fragment's. The result must
+//     pass Decode's checks, or Merge says "the query does not fit the share
+//     link": logits=1,2,3 over six tokens needs vocab= too.
 package link
 
 import (
@@ -64,7 +128,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"nexttoken/engine/sampler"
@@ -155,11 +218,16 @@ func Default() session.Spec {
 // Parse turns a query into a session. Absent parameters keep their values
 // in Default; any problem is a *ParamError.
 func Parse(q url.Values) (session.Spec, error) {
+	return parseOver(Default(), q)
+}
+
+// parseOver is Parse with spec in place of Default: what q leaves out keeps
+// its value in spec.
+func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
 	if name, ok := unknown(q); ok {
 		return session.Spec{}, &ParamError{Param: name, Value: q.Get(name),
 			Reason: "unknown parameter (known: " + strings.Join(names(), ", ") + ")"}
 	}
-	spec := Default()
 	if len(q["model"]) == 0 && len(q["logits"]) > 0 {
 		spec.Model = session.LogitsModel
 	}
@@ -269,21 +337,14 @@ func readLogits(s *session.Spec, v string) error {
 		return err
 	}
 	s.Logits = make([]float64, len(entries))
-	masked := 0
 	for i, e := range entries {
 		x, err := strconv.ParseFloat(e, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 1) {
+		if err != nil || !isLogit(x) {
 			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, quote(e))
-		}
-		if math.IsInf(x, -1) {
-			masked++
 		}
 		s.Logits[i] = x
 	}
-	if masked == len(entries) {
-		return errors.New("every logit is -inf, so no token can be chosen")
-	}
-	return nil
+	return checkMasked(s.Logits)
 }
 
 func readVocab(s *session.Spec, v string) error {
@@ -294,19 +355,8 @@ func readVocab(s *session.Spec, v string) error {
 	if err != nil {
 		return err
 	}
-	seen := make(map[string]int, len(words))
-	for i, w := range words {
-		switch first, dup := seen[w]; {
-		case w == "":
-			return fmt.Errorf("token %d is empty", i)
-		case !utf8.ValidString(w):
-			return fmt.Errorf("token %d, %s, is not valid UTF-8", i, quote(w))
-		case strings.IndexFunc(w, unicode.IsSpace) >= 0:
-			return fmt.Errorf("token %d, %s, contains white space", i, quote(w))
-		case dup:
-			return fmt.Errorf("tokens %d and %d are both %s", first, i, quote(w))
-		}
-		seen[w] = i
+	if err := checkVocab(words); err != nil {
+		return err
 	}
 	// Without logits, Parse reports those missing instead.
 	if s.Logits != nil && len(words) != len(s.Logits) {
@@ -339,11 +389,7 @@ func readPrompt(s *session.Spec, v string) error {
 }
 
 func readSteps(s *session.Spec, v string) (err error) {
-	most := float64(maxSteps)
-	if s.Model == session.LogitsModel {
-		most = 1 // hand-typed logits give one step
-	}
-	s.Steps, err = whole(v, most)
+	s.Steps, err = whole(v, float64(stepLimit(s.Model)))
 	return err
 }
 

@@ -28,7 +28,7 @@ func (p *Playground) renderBars(step *session.Step, index int) app.UI {
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
 			Title("force "+quote(p.tokenName(id))+" at this step").
-			OnClick(p.force(index, id)).Body(
+			OnClick(p.force(index, id), app.EventScope(index, id)).Body(
 			app.Span().Class("bar-label").Text(p.tokenName(id)),
 			app.Span().Class("bar-track").Body(
 				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),

@@ -36,7 +36,7 @@ func (p *Playground) renderControls() app.UI {
 
 func button(id, label, key string, disabled bool, action func(app.Context)) app.UI {
 	return app.Button().ID(id).Disabled(disabled).Title(label+" (key "+key+")").
-		OnClick(func(ctx app.Context, e app.Event) { action(ctx) }).Body(
+		OnClick(func(ctx app.Context, e app.Event) { action(ctx) }, app.EventScope(id)).Body(
 		app.Text(label), app.Kbd().Text(key),
 	)
 }

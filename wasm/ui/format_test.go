@@ -79,3 +79,20 @@ func TestHeatmap(t *testing.T) {
 		t.Errorf("empty heatmap = %q", url)
 	}
 }
+
+func TestEscapeStrayPercents(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		changed  bool
+	}{
+		{"http://h/?a=1#s1.abc", "http://h/?a=1#s1.abc", false},
+		{"http://h/#%%%x", "http://h/#%25%25%25x", true},
+		{"http://h/%zz?p=%41", "http://h/%25zz?p=%41", true},
+		{"http://h/#50%", "http://h/#50%25", true},
+	} {
+		got, changed := escapeStrayPercents(tc.in)
+		if got != tc.want || changed != tc.changed {
+			t.Errorf("escapeStrayPercents(%q) = %q, %v; want %q, %v", tc.in, got, changed, tc.want, tc.changed)
+		}
+	}
+}

@@ -78,4 +78,5 @@ func (p *Playground) replace(spec session.Spec) {
 		return
 	}
 	p.notice = ""
+	p.syncAddress()
 }

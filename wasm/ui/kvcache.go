@@ -25,8 +25,8 @@ func (p *Playground) renderKVCache() app.UI {
 	layer := min(p.kvLayer, c.Layers-1)
 	tabs := make([]app.UI, c.Layers)
 	for l := range tabs {
-		tabs[l] = app.Button().Class("tab").DataSet("layer", l).Text("layer " + itoa(l)).
-			Disabled(l == layer).OnClick(func(ctx app.Context, e app.Event) { p.kvLayer = l })
+		tabs[l] = app.Button().Class("tab").DataSet("layer", l).Text("layer "+itoa(l)).
+			Disabled(l == layer).OnClick(func(ctx app.Context, e app.Event) { p.kvLayer = l }, app.EventScope(l))
 	}
 	body := []app.UI{summary, p.renderGrowth(), app.Div().Class("tabs").Body(tabs...)}
 	if c.KVDim()*cache.Len <= 16*8 {

@@ -70,8 +70,8 @@ func (p *Playground) logitRow(step *session.Step, index, id int, editableName bo
 	if editableName {
 		name = app.Th().Body(
 			app.Input().Class("name").Value(p.sess.Model().Tokenizer.Token(id)).Attr("aria-label", "token name").
-				OnChange(p.renameToken(id)),
-			app.Button().Class("remove").Title("remove this token").Text("×").OnClick(p.removeToken(id)),
+				OnChange(p.renameToken(id), app.EventScope(id)),
+			app.Button().Class("remove").Title("remove this token").Text("×").OnClick(p.removeToken(id), app.EventScope(id)),
 		)
 	}
 	slider := math.Max(lo, l) // a masked token's slider rests at the left end
@@ -79,12 +79,12 @@ func (p *Playground) logitRow(step *session.Step, index, id int, editableName bo
 		name,
 		app.Td().Body(
 			app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
-				Attr("aria-label", "logit of "+p.tokenName(id)).OnChange(p.editLogit(index, id)),
+				Attr("aria-label", "logit of "+p.tokenName(id)).OnChange(p.editLogit(index, id), app.EventScope(index, id)),
 			app.If(edited, func() app.UI { return app.Span().Class("badge").Title("edited by hand").Text("edited") }),
 		),
 		app.Td().Class("slider").Body(
 			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(slider).
-				Attr("aria-label", "slider for "+p.tokenName(id)).OnInput(p.editLogit(index, id)),
+				Attr("aria-label", "slider for "+p.tokenName(id)).OnInput(p.editLogit(index, id), app.EventScope(index, id)),
 		),
 		app.Td().Class("p").Text(sig(step.Choice.Softmax.Probs[id])),
 	)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -13,6 +14,11 @@ import (
 
 // Playground is the whole page. It owns the session; every view renders a
 // part of the session's trace and reports the user's actions back here.
+//
+// go-app keeps an element's event handler when the new one comes from the
+// same function literal, whatever it captured; so every handler that
+// captures a step, a token or a position carries an app.EventScope naming
+// them, or a reused element would act on stale values.
 type Playground struct {
 	app.Compo
 
@@ -26,6 +32,13 @@ type Playground struct {
 	running bool          // Run N is stepping
 	runLeft int
 	runN    int
+
+	// Where the page is, and how it is shown.
+	origin, path string // the page's origin and path, for links to this session
+	embed        bool   // inside another page: one view, no header
+	view         string // the view an embed shows (views)
+	embedView    string // the view the share panel's embed code shows
+	copied       string // what the last copy button did
 
 	// View settings.
 	prompt     string // the prompt field's text, which may not tokenize yet
@@ -46,23 +59,43 @@ func (p *Playground) OnNav(ctx app.Context) {
 	if !p.live {
 		return
 	}
-	p.start(ctx, ctx.Page().URL().Query())
-	ctx.Defer(func(app.Context) { focusPlayground() })
+	u := ctx.Page().URL()
+	p.origin, p.path = u.Scheme+"://"+u.Host, u.Path
+	p.start(u.Query(), u.Fragment)
+	if p.embed {
+		_ = reportHeight() // without it the host page keeps its iframe's own height
+		return
+	}
+	p.syncAddress()
+	ctx.Defer(func(app.Context) { _ = focusPlayground() })
 }
 
-// start opens the session a query describes, or the default session with a
-// message saying what was wrong with the query.
-func (p *Playground) start(ctx app.Context, query map[string][]string) {
-	spec, err := link.Parse(query)
-	if err != nil {
-		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
-		spec = link.Default()
+// start opens the session that a link's query and fragment describe, or the
+// default session with a message saying what was wrong with the link.
+func (p *Playground) start(query url.Values, fragment string) {
+	p.embed = query.Get("embed") == "1"
+	view := query.Get("view")
+	query.Del("embed")
+	query.Del("view")
+	state, err := link.Merge(query, fragment)
+	if view == "" {
+		view = state.View
 	}
-	if err := p.open(spec); err != nil {
-		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
+	p.view, p.embedView = "all", "softmax"
+	if err == nil && view != "" {
+		err = checkView(view)
+		p.view = view
+	}
+	if err == nil {
+		err = p.open(state.Spec)
+	}
+	if err != nil {
+		p.view = "all"
 		if err := p.open(link.Default()); err != nil {
 			p.notice = err.Error()
+			return
 		}
+		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
 	}
 }
 
@@ -110,6 +143,7 @@ func (p *Playground) do(action func(*session.Session) error) {
 		p.notice = err.Error()
 	}
 	p.refresh()
+	p.syncAddress()
 }
 
 // refresh recomputes the pending decision and keeps the selection valid.
@@ -204,12 +238,16 @@ func (p *Playground) Render() (page app.UI) {
 		)
 	}
 	step, index := p.shown()
+	if p.embed {
+		return p.renderEmbed(step, index)
+	}
 	return app.Main().ID("playground").DataSet("ready", "true").TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
 		p.renderHeader(),
 		p.renderNotice(),
 		p.renderStrip(),
 		p.renderControls(),
+		p.renderShare(),
 		p.renderStepViews(step, index),
 		p.renderKVCache(),
 	)

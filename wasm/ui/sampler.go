@@ -71,7 +71,7 @@ func (p *Playground) renderSettings(s sampler.Settings) app.UI {
 			fields = append(fields, app.Label().Class("field").Body(
 				app.Span().Text(f.label),
 				app.Input().ID("set-"+f.id).Type("text").Attr("inputmode", "decimal").Class("setting").
-					Value(strconv.FormatFloat(f.get(s), 'g', -1, 64)).OnChange(p.onSetting(i)),
+					Value(strconv.FormatFloat(f.get(s), 'g', -1, 64)).OnChange(p.onSetting(i), app.EventScope(i)),
 			))
 		}
 	}

@@ -30,10 +30,10 @@ func (p *Playground) renderStrip() app.UI {
 			DataSet("step", i).
 			Style("--p", strconv.FormatFloat(prob, 'f', 3, 64)).
 			Title(fmt.Sprintf("step %d: %q, p = %s", i+1, st.Piece, sig(prob))).
-			OnClick(p.selectStep(i)).
+			OnClick(p.selectStep(i), app.EventScope("step", i)).
 			Text(visible(st.Piece)))
 	}
-	next := app.Button().Class("tok next").Title("the next step").OnClick(p.selectStep(len(t.Steps)))
+	next := app.Button().Class("tok next").Title("the next step").OnClick(p.selectStep(len(t.Steps)), app.EventScope("step", len(t.Steps)))
 	if p.sel == len(t.Steps) {
 		next = next.Class("selected")
 	}

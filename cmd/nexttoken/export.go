@@ -1,0 +1,220 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+	goapperrors "github.com/maxence-charriere/go-app/v10/pkg/errors"
+
+	"nexttoken"
+)
+
+const exportUsage = `usage: nexttoken export [flags] DIR
+
+Writes the browser playground as a static site into DIR, a new or empty
+folder, for any static host or CDN to serve as plain files: the page,
+prerendered, go-app's scripts, worker and manifest, a copy of the web
+folder (CSS, icons, models and app.wasm, which "make web/app.wasm" builds),
+and the documentation page at docs/.
+--base is the URL path the site is served at; every URL in it starts there.
+
+  nexttoken export static
+  nexttoken export --base=/nexttoken/ static
+
+flags:
+`
+
+func export(args []string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("export", flag.ContinueOnError)
+	base := flags.String("base", "/", "the URL path the site is served at, such as /nexttoken/")
+	web := flags.String("web", "web", webUsage)
+	if help, err := parseFlags(flags, args, exportUsage, stdout); help || err != nil {
+		return err
+	}
+	switch {
+	case flags.NArg() == 0:
+		return errors.New("export needs the folder to write: nexttoken export [flags] DIR")
+	case flags.NArg() > 1 && strings.HasPrefix(flags.Arg(1), "-"):
+		return fmt.Errorf("flag %s after DIR: flags come first", flags.Arg(1))
+	case flags.NArg() > 1:
+		return fmt.Errorf("unexpected argument %q", flags.Arg(1))
+	}
+	dir := flags.Arg(0)
+	if err := exportSite(*web, dir, *base); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "nexttoken: wrote the static site for %s to %s\n", *base, dir)
+	return nil
+}
+
+// exportSite writes the playground, over the web folder web, into dir as a
+// static site served at base.
+//
+// It writes no 404.html: the playground is one page, and its links differ
+// only in the query and fragment, which static hosts ignore.
+func exportSite(web, dir, base string) error {
+	if err := checkBase(base); err != nil {
+		return err
+	}
+	h, root, err := newApp(web)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := makeEmptyDir(dir); err != nil {
+		return err
+	}
+	h.Resources = basePath(base)
+	if err := app.GenerateStaticWebsite(dir, h); err != nil {
+		return cause(err)
+	}
+	// The documentation page reaches the playground and web/ by relative
+	// URLs, so it works under any base.
+	docs := filepath.Join(dir, "docs")
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(docs, "index.html"), nexttoken.IndexHTML, 0o644); err != nil {
+		return err
+	}
+	// go-app makes web/ but leaves it empty.
+	return copyFolder(root.FS(), filepath.Join(dir, "web"))
+}
+
+// checkBase accepts a URL path that starts and ends with "/" and whose
+// segments need no escaping anywhere go-app writes them (HTML, JavaScript,
+// JSON), nor decoding before go-app compares them with the page's path.
+func checkBase(base string) error {
+	if !strings.HasPrefix(base, "/") || !strings.HasSuffix(base, "/") {
+		return fmt.Errorf(`--base %q: must start and end with "/", such as /nexttoken/`, base)
+	}
+	if base == "/" {
+		return nil
+	}
+	for seg := range strings.SplitSeq(base[1:len(base)-1], "/") {
+		switch seg {
+		case "":
+			return fmt.Errorf(`--base %q: has an empty segment ("//")`, base)
+		case ".", "..":
+			return fmt.Errorf(`--base %q: has a %q segment`, base, seg)
+		}
+		for _, r := range seg {
+			if !unreserved(r) {
+				return fmt.Errorf(`--base %q: has %q: only letters, digits, "-", ".", "_" and "~" may come between the slashes`, base, r)
+			}
+		}
+	}
+	return nil
+}
+
+// unreserved reports whether URLs carry r as it is (RFC 3986).
+func unreserved(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)
+}
+
+// basePath resolves the URLs of a site served at a base path such as
+// "/nexttoken/": go-app passes through Resolve every local URL it writes
+// (the page's links and scripts, app.wasm and the worker in app.js, the
+// worker's files to cache, the manifest's icons and start URL), and the
+// browser program routes a page's path with Resolve("/") taken off
+// (GOAPP_ROOT_PREFIX). app.GitHubPages, by contrast, resolves "/" to the base
+// without its final slash: an address static hosts redirect, outside the
+// service worker's scope, as the start URL and as a file to cache.
+type basePath string
+
+func (b basePath) Resolve(location string) string {
+	if !strings.HasPrefix(location, "/") || strings.HasPrefix(location, "//") {
+		return location // another site's, a data: URL, or none
+	}
+	return string(b) + location[1:]
+}
+
+// makeEmptyDir makes dir, or checks that it is empty: an export adds no
+// file to an earlier one, which would leave files of another build around.
+func makeEmptyDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s is not empty: export into a new or empty folder", dir)
+	}
+	return nil
+}
+
+// copyFolder copies the folder fsys into dir, keeping the files' modification
+// times, which static hosts send as Last-Modified. A precompressed copy
+// older than its file is left out, as serve ignores it: it is from an
+// earlier build.
+func copyFolder(fsys fs.FS, dir string) error {
+	return fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(name))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if path.Ext(name) == ".go" {
+			// web/models embeds the models with Go code, which a static
+			// site has no use for (and which would make the export a Go
+			// package inside the module).
+			return nil
+		}
+		info, err := fs.Stat(fsys, name)
+		if err != nil {
+			return err
+		}
+		if encodingOf(name) != "" {
+			file, err := fs.Stat(fsys, strings.TrimSuffix(name, path.Ext(name)))
+			if err == nil && !current(info, file) {
+				return nil
+			}
+		}
+		return copyFile(fsys, name, target, info.ModTime())
+	})
+}
+
+func copyFile(fsys fs.FS, name, target string, modTime time.Time) error {
+	src, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.Create(target)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(target, time.Time{}, modTime) // the zero time leaves the access time
+}
+
+// cause is the error that go-app's errors wrap, such as a file that could
+// not be written: go-app's errors print as JSON.
+func cause(err error) error {
+	for {
+		e, ok := err.(goapperrors.Error)
+		if !ok || e.WrappedErr == nil {
+			return err
+		}
+		err = e.WrappedErr
+	}
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	goapperrors "github.com/maxence-charriere/go-app/v10/pkg/errors"
+)
+
+// quotedPath is an absolute path in quotes, as in an HTML attribute, a
+// JavaScript string or JSON; a lone "/" is left out.
+var quotedPath = regexp.MustCompile(`["'](/[^"'\s]+)`)
+
+// TestExport exports a web folder with a fake app.wasm for the site root and
+// for a sub-path: go-app's files name their URLs under the base, nothing in
+// them or in the documentation page points outside it, and the web folder is
+// copied as it is.
+func TestExport(t *testing.T) {
+	web := testWebDir(t)
+	version := regexp.MustCompile(`"GOAPP_VERSION":"([0-9a-f]+)"`)
+	served := version.FindStringSubmatch(body(t, get(testServer(t, web), "/app.js", "")))
+	if served == nil {
+		t.Fatal("serve's app.js has no GOAPP_VERSION")
+	}
+	for _, base := range []string{"/", "/sub/path/"} {
+		t.Run(base, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "site")
+			code, out, errs := runCmd("export", "--web="+web, "--base="+base, dir)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			if !strings.Contains(out, dir) {
+				t.Errorf("output %q does not name %s", out, dir)
+			}
+			for name, want := range map[string][]string{
+				"index.html": {`id="playground"`, `src="` + base + `wasm_exec.js"`, `src="` + base + `app.js"`,
+					`href="` + base + `manifest.webmanifest"`, `href="` + base + `web/app.css"`, `href="` + base + `web/icon.svg"`},
+				"app.js": {`"GOAPP_ROOT_PREFIX":"` + base + `"`, `"GOAPP_STATIC_RESOURCES_URL":"` + base + `web"`,
+					`"` + base + `web/app.wasm"`, `"` + base + `app-worker.js"`, served[0]},
+				"app-worker.js":        {`"` + base + `"`, `"` + base + `web/app.wasm"`, `"` + base + `web/app.css"`},
+				"manifest.webmanifest": {`"start_url":"` + base + `"`, `"src":"` + base + `web/icon.svg"`},
+				"wasm_exec.js":         {"globalThis.Go"},
+				"app.css":              {".goapp-app-info"},
+				"docs/index.html":      {"<iframe"},
+			} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				for _, w := range want {
+					if !bytes.Contains(b, []byte(w)) {
+						t.Errorf("%s lacks %s", name, w)
+					}
+				}
+				for _, m := range quotedPath.FindAllSubmatch(b, -1) {
+					if !bytes.HasPrefix(m[1], []byte(base)) {
+						t.Errorf("%s has %s, outside %s", name, m[1], base)
+					}
+				}
+			}
+			sameFiles(t, web, filepath.Join(dir, "web"))
+		})
+	}
+}
+
+// sameFiles checks that folder got has the files of folder want, with the
+// same contents and modification times.
+func sameFiles(t *testing.T, want, got string) {
+	t.Helper()
+	var names []string
+	err := filepath.WalkDir(want, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		name, _ := filepath.Rel(want, path)
+		names = append(names, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst, err := os.ReadFile(filepath.Join(got, name))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(dst, src) {
+			t.Errorf("%s: the copy differs", name)
+		}
+		wantInfo, err := d.Info()
+		if err != nil {
+			return err
+		}
+		gotInfo, err := os.Stat(filepath.Join(got, name))
+		if err != nil {
+			return err
+		}
+		if !gotInfo.ModTime().Equal(wantInfo.ModTime()) {
+			t.Errorf("%s: modified %v, want %v", name, gotInfo.ModTime(), wantInfo.ModTime())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) == 0 {
+		t.Fatalf("no files in %s", want)
+	}
+}
+
+// TestExportStaleCopy leaves out a precompressed copy older than its file:
+// it is from an earlier build.
+func TestExportStaleCopy(t *testing.T) {
+	web := testWebDir(t)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(web, "app.wasm.br"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := exportSite(web, dir, "/"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"app.wasm": true, "app.wasm.gz": true, "app.wasm.br": false} {
+		if _, err := os.Stat(filepath.Join(dir, "web", name)); (err == nil) != want {
+			t.Errorf("web/%s exported: %v, want %v", name, err == nil, want)
+		}
+	}
+}
+
+// TestExportErrors checks that a bad command line gives one line on stderr
+// and a non-zero exit, and writes nothing.
+func TestExportErrors(t *testing.T) {
+	web := testWebDir(t)
+	tmp := t.TempDir()
+	fresh := filepath.Join(tmp, "site")
+	full := filepath.Join(tmp, "full")
+	file := filepath.Join(tmp, "file")
+	for name, data := range map[string]string{file: "", filepath.Join(full, "old.html"): "<p>old"} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope", fresh}, "flag provided but not defined"},
+		{[]string{"--web=" + web}, "export needs the folder to write"},
+		{[]string{"--web=" + web, fresh, "stray"}, `unexpected argument "stray"`},
+		{[]string{"--web=" + web, fresh, "--base=/a/"}, "flag --base=/a/ after DIR: flags come first"},
+		{[]string{"--web=" + web, "--base=/a b/", fresh}, `--base "/a b/": has ' '`},
+		{[]string{"--web=" + tmp, fresh}, filepath.Join(tmp, "app.wasm") + ` is missing: build it with "make web/app.wasm"`},
+		{[]string{"--web=" + web, full}, full + " is not empty"},
+		{[]string{"--web=" + web, file}, "not a directory"},
+		{[]string{"--web=" + web, filepath.Join(file, "site")}, "not a directory"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"export"}, tc.args...)...)
+			if code == 0 {
+				t.Fatalf("exit 0, output:\n%s", out)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed export made %s: %v", fresh, err)
+	}
+	if entries, _ := os.ReadDir(full); len(entries) != 1 {
+		t.Errorf("an export into a full folder changed it: %d entries", len(entries))
+	}
+	if code, out, _ := runCmd("export", "-h"); code != 0 || !strings.Contains(out, "-base") {
+		t.Errorf("export -h: exit %d, output %q", code, out)
+	}
+}
+
+func TestCheckBase(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		want string // in the error; "" for none
+	}{
+		{"/", ""},
+		{"/nexttoken/", ""},
+		{"/docs/nexttoken/", ""},
+		{"/a.b_c~d-1/", ""},
+		{"", `must start and end with "/"`},
+		{"nexttoken/", `must start and end with "/"`},
+		{"/nexttoken", `must start and end with "/"`},
+		{"//evil.example/", `empty segment`},
+		{"/a//b/", `empty segment`},
+		{"/a/../b/", `has a ".." segment`},
+		{"/./", `has a "." segment`},
+		{"/a?b=1/", `has '?'`},
+		{"/a#b/", `has '#'`},
+		{"/a%20b/", `has '%'`},
+		{"/a\x00/", `has '\x00'`},
+		{"/a\tb/", `has '\t'`},
+		{"/café/", `has 'é'`},
+		{"/a\"onload=x/", `has '"'`},
+	} {
+		err := checkBase(tc.base)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("checkBase(%q) = %v, want %q", tc.base, err, tc.want)
+		}
+	}
+}
+
+func TestBasePath(t *testing.T) {
+	for _, tc := range []struct {
+		base, location, want string
+	}{
+		{"/", "/", "/"},
+		{"/", "/web/app.css", "/web/app.css"},
+		{"/sub/path/", "/", "/sub/path/"},
+		{"/sub/path/", "/web", "/sub/path/web"},
+		{"/sub/path/", "/app-worker.js", "/sub/path/app-worker.js"},
+		{"/sub/path/", "", ""},
+		{"/sub/path/", "https://example.com/x.png", "https://example.com/x.png"},
+		{"/sub/path/", "//cdn.example/x.js", "//cdn.example/x.js"},
+		{"/sub/path/", "data:image/png;base64,AAAA", "data:image/png;base64,AAAA"},
+		{"/sub/path/", "#softmax", "#softmax"},
+	} {
+		if got := basePath(tc.base).Resolve(tc.location); got != tc.want {
+			t.Errorf("basePath(%q).Resolve(%q) = %q, want %q", tc.base, tc.location, got, tc.want)
+		}
+	}
+}
+
+// TestCause checks that an error from go-app reads as the error it wraps,
+// not as go-app's JSON.
+func TestCause(t *testing.T) {
+	written := &fs.PathError{Op: "open", Path: "site/index.html", Err: fs.ErrPermission}
+	other := errors.New("other")
+	for _, tc := range []struct {
+		err, want error
+	}{
+		{goapperrors.New("creating file failed").WithTag("path", "/").Wrap(written), written},
+		{goapperrors.New("outer").Wrap(goapperrors.New("inner").Wrap(written)), written},
+		{other, other},
+	} {
+		if got := cause(tc.err); got != tc.want {
+			t.Errorf("cause(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Browser tests of share links and embeds.
+
+// snapshot is what a session shows: its text, its tokens, the softmax table
+// and the sampler's stages of the step on display, the choice and the cache.
+const snapshot = `JSON.stringify({
+	text: document.querySelector('#text')?.value,
+	tokens: document.querySelector('#tokens')?.textContent,
+	softmax: document.querySelector('#softmax')?.textContent,
+	stages: document.querySelector('#stages')?.textContent,
+	choice: document.querySelector('#choice')?.textContent,
+	kv: document.querySelector('#kv-summary')?.textContent,
+})`
+
+// TestShareLinkReproduces builds a session by hand — sampled steps, a forced
+// token, an edited logit — copies its link and opens it in a fresh tab: the
+// same trace, bit for bit as far as the page shows it.
+func TestShareLinkReproduces(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Lily&temperature=0.9&top_p=0.95&seed=3")
+	for i := range 3 {
+		click(tab, "#step")
+		waitFor(tab, `document.querySelector('#status').textContent === '`+[]string{"1 step", "2 steps", "3 steps"}[i]+`'`)
+	}
+	click(tab, `#bars .bar:nth-child(2)`) // force the second most probable token at step 4
+	waitFor(tab, `document.querySelector('#status').textContent === '4 steps'`)
+	setInput(tab, `#logits tr:nth-child(3) input.logit`, "30") // and make another token win the next one
+	waitFor(tab, `document.querySelectorAll('#logits tr.edited').length === 1`)
+	before := evaluate[string](tab, snapshot)
+	link := evaluate[string](tab, `document.querySelector('#share-url').value`)
+	if !strings.Contains(link, "#") {
+		t.Fatalf("share link %q carries no state", link)
+	}
+	if got := evaluate[string](tab, `location.href`); got != link {
+		t.Errorf("address bar %q, share link %q", got, link)
+	}
+	if n := len(link); n > 2000 {
+		t.Errorf("share link is %d characters", n)
+	}
+	t.Logf("share link: %d characters", len(link))
+
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := openPage(t, u.Path+"#"+u.EscapedFragment())
+	if after := evaluate[string](fresh, snapshot); after != before {
+		t.Errorf("the link opened a different session:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// TestAddressBarFollows steps and edits: the address follows the session
+// without adding history entries.
+func TestAddressBarFollows(t *testing.T) {
+	tab := openPage(t, "/")
+	history := evaluate[int](tab, `history.length`)
+	start := evaluate[string](tab, `location.hash`)
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '4'`)
+	if hash := evaluate[string](tab, `location.hash`); hash == start || hash == "" {
+		t.Errorf("the address did not follow the session: %q", hash)
+	}
+	if n := evaluate[int](tab, `history.length`); n != history {
+		t.Errorf("history grew from %d to %d entries", history, n)
+	}
+}
+
+// TestHostileLinks opens broken fragments: each shows its message over the
+// default session.
+func TestHostileLinks(t *testing.T) {
+	for _, tc := range []struct{ name, fragment string }{
+		{"garbage", "#%%%not-a-state"},
+		{"unknown version", "#s9.AAAA"},
+		{"truncated", "#s1.A"},
+		{"huge", "#s1." + strings.Repeat("A", 100_000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := openPage(t, "/"+tc.fragment)
+			if got := text(tab, "#notice"); !strings.Contains(got, "could not be opened") {
+				t.Errorf("notice %q", got)
+			}
+			if got := text(tab, "#choice"); got != "sat" {
+				t.Errorf("choice %q: the default session should be open", got)
+			}
+		})
+	}
+}
+
+// TestEmbedViews opens each view compact: no page header, the view itself,
+// and a link to the full playground with the same session.
+func TestEmbedViews(t *testing.T) {
+	for _, tc := range []struct{ view, selector string }{
+		{"softmax", "#softmax"},
+		{"kv", "#kv-rows"},
+		{"tokens", "#tokens"},
+		{"sampler", "#sampler"},
+		{"all", "#kv-rows"},
+	} {
+		t.Run(tc.view, func(t *testing.T) {
+			tab := openPage(t, "/?embed=1&view="+tc.view+"&model=toy&prompt=The%20cat&steps=1")
+			if n := evaluate[int](tab, `document.querySelectorAll('main.embed `+tc.selector+`').length`); n != 1 {
+				t.Errorf("%s: %d of %s", tc.view, n, tc.selector)
+			}
+			if n := evaluate[int](tab, `document.querySelectorAll('#model, #share').length`); n != 0 {
+				t.Errorf("%s: the embed shows the page's header or share panel", tc.view)
+			}
+			href := evaluate[string](tab, `document.querySelector('#open-full').href`)
+			if !strings.Contains(href, "#") || evaluate[string](tab, `document.querySelector('#open-full').target`) != "_blank" {
+				t.Errorf("%s: open link %q", tc.view, href)
+			}
+		})
+	}
+}
+
+// TestDocsPage opens the documentation page: every embed renders, takes the
+// height it reports, and links back to the full playground.
+func TestDocsPage(t *testing.T) {
+	tab := openDocs(t, "/docs/")
+	n := evaluate[int](tab, `document.querySelectorAll('iframe').length`)
+	if n < 3 {
+		t.Fatalf("%d embeds, want at least 3", n)
+	}
+	// Each frame is live, and its height came from its own report.
+	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
+		f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+		f.style.height !== '' &&
+		Math.abs(parseInt(f.style.height) - f.contentDocument.documentElement.scrollHeight) <= 1)`)
+	links := evaluate[[]string](tab, `[...document.querySelectorAll('iframe')].map(f => f.contentDocument.querySelector('#open-full')?.href ?? '')`)
+	for i, l := range links {
+		if !strings.Contains(l, "#") {
+			t.Errorf("embed %d links to %q", i, l)
+		}
+	}
+	if got := evaluate[string](tab, `document.querySelector('iframe').contentDocument.querySelector('#bars .bar.chosen .bar-label').textContent`); got != "sat" {
+		t.Errorf("the softmax embed chose %q", got)
+	}
+}
+
+// openDocs opens a page that is not the playground, such as the
+// documentation page, and waits for it to load.
+func openDocs(t *testing.T, path string) context.Context {
+	t.Helper()
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	must(tab, "opening "+path, chromedp.Navigate(h.url+path))
+	return tab
+}

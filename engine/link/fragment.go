@@ -1,0 +1,258 @@
+package link
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// State is what a share link carries: the session and the view.
+type State struct {
+	Spec session.Spec
+	View string // the playground's open view, at most 32 letters a–z; "" is the playground's choice
+}
+
+// Limits on share links.
+const (
+	MaxFragment = 16 << 10 // characters in a fragment
+	MaxDecoded  = 64 << 10 // bytes of data once decompressed
+	maxView     = 32
+)
+
+const (
+	prefix   = "s1."  // format s, version 1
+	deflated = 1 << 0 // the flags bit that says the data is compressed
+)
+
+// Encode writes s as a fragment, without the '#'. It first puts s in the
+// form Decode returns: the model and mode spelled as Parse spells them
+// (an empty Mode is chain), no prompt in a logits session and the
+// vocabulary 0, 1, 2, … when it has none, nil for empty slices. Then s
+// must pass Decode's checks, so that every fragment Encode writes opens
+// and Decode gives s back.
+func Encode(s State) (string, error) {
+	spec := &s.Spec
+	if spec.Sampler.Mode == "" {
+		spec.Sampler.Mode = sampler.Chain
+	}
+	if spec.Model == session.LogitsModel {
+		spec.Prompt = ""
+		if spec.Vocab == nil {
+			spec.Vocab = indexVocab(len(spec.Logits))
+		}
+	}
+	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
+	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	if err := check(&s); err != nil {
+		return "", fmt.Errorf("share link: %w", err)
+	}
+	var w writer
+	w.state(s)
+	if len(w) > MaxDecoded {
+		return "", fmt.Errorf("share link: %d bytes of data, more than %d", len(w), MaxDecoded)
+	}
+	data := append([]byte{0}, w...)
+	if z := deflate(w); len(z) < len(w) {
+		data = append([]byte{deflated}, z...)
+	}
+	f := prefix + base64.RawURLEncoding.EncodeToString(data)
+	if len(f) > MaxFragment {
+		return "", fmt.Errorf("share link: %d characters, more than %d", len(f), MaxFragment)
+	}
+	return f, nil
+}
+
+func nilIfEmpty[E any](s []E) []E {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Decode reads a fragment that Encode wrote. Its work and memory are
+// bounded by MaxFragment and MaxDecoded whatever the fragment holds, and
+// it does not load models: the session checks what needs one when it
+// runs.
+func Decode(fragment string) (State, error) {
+	s, err := decode(fragment)
+	if err != nil {
+		return State{}, fmt.Errorf("share link: %w", err)
+	}
+	return s, nil
+}
+
+func decode(fragment string) (State, error) {
+	if len(fragment) > MaxFragment {
+		return State{}, fmt.Errorf("%d characters, more than %d", len(fragment), MaxFragment)
+	}
+	text, err := version(fragment)
+	if err != nil {
+		return State{}, err
+	}
+	data, err := base64.RawURLEncoding.DecodeString(text)
+	switch {
+	case err != nil:
+		return State{}, fmt.Errorf("not base64url: %v", err)
+	case len(data) == 0:
+		return State{}, errors.New("no data")
+	}
+	flags, data := data[0], data[1:]
+	switch flags {
+	case 0:
+	case deflated:
+		if data, err = inflate(data); err != nil {
+			return State{}, err
+		}
+	default:
+		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
+	}
+	r := reader{b: data}
+	s := r.state()
+	if r.err != nil {
+		return State{}, r.err
+	}
+	return s, check(&s)
+}
+
+// version returns what follows the fragment's prefix, or says why there
+// is none.
+func version(fragment string) (string, error) {
+	if text, ok := strings.CutPrefix(fragment, prefix); ok {
+		return text, nil
+	}
+	v, _, dot := strings.Cut(fragment, ".")
+	if n, ok := strings.CutPrefix(v, "s"); ok && dot && n != "" && strings.Trim(n, "0123456789") == "" {
+		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (was the link made by a newer nexttoken?)",
+			quote(v), strings.TrimSuffix(prefix, "."))
+	}
+	return "", fmt.Errorf("%s does not start with %q", quote(fragment), prefix)
+}
+
+// check applies the query form's rules to s where they apply, and the rules
+// of what only a share link carries; it spells the model and mode as Parse
+// does.
+func check(s *State) error {
+	spec := &s.Spec
+	var err error
+	if spec.Model, err = oneOf(spec.Model, models); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	vocab := 0 // tokens a forced token or edit may name, when the link knows
+	if spec.Model == session.LogitsModel {
+		switch n := len(spec.Logits); {
+		case n == 0:
+			return errors.New("logits: model=logits needs logits")
+		case n > maxTokens:
+			return fmt.Errorf("logits: %d entries, more than %d", n, maxTokens)
+		case len(spec.Vocab) != n:
+			return fmt.Errorf("vocab: %d tokens for %d logits", len(spec.Vocab), n)
+		}
+		for i, x := range spec.Logits {
+			if !isLogit(x) {
+				return fmt.Errorf("logits: token %d: %v is neither a finite number nor -inf", i, x)
+			}
+		}
+		if err := checkMasked(spec.Logits); err != nil {
+			return fmt.Errorf("logits: %w", err)
+		}
+		if err := checkVocab(spec.Vocab); err != nil {
+			return fmt.Errorf("vocab: %w", err)
+		}
+		vocab = len(spec.Vocab)
+	} else if spec.Logits != nil {
+		return fmt.Errorf("logits: %w", logitsOnly(spec))
+	} else if spec.Vocab != nil {
+		return fmt.Errorf("vocab: %w", logitsOnly(spec))
+	}
+	if spec.Prompt != "" {
+		if err := readPrompt(spec, spec.Prompt); err != nil {
+			return fmt.Errorf("prompt: %w", err)
+		}
+	}
+	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {
+		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), float64(most)))
+	}
+	if spec.Sampler.Mode, err = oneOf(spec.Sampler.Mode, modes); err != nil {
+		return fmt.Errorf("sampler: %w", err)
+	}
+	if err := spec.Sampler.Validate(); err != nil {
+		return err
+	}
+	for i, f := range spec.Forced {
+		if err := checkPlace(f.Step, f.Token, vocab); err != nil {
+			return fmt.Errorf("forced token %d: %w", i, err)
+		}
+	}
+	for i, e := range spec.Edits {
+		if err := checkPlace(e.Step, e.Token, vocab); err != nil {
+			return fmt.Errorf("edit %d: %w", i, err)
+		}
+		if !isLogit(e.Logit) {
+			return fmt.Errorf("edit %d: logit %v is neither a finite number nor -inf", i, e.Logit)
+		}
+	}
+	if len(s.View) > maxView || strings.ContainsFunc(s.View, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		return fmt.Errorf("view: %s is not at most %d letters a-z", quote(s.View), maxView)
+	}
+	return nil
+}
+
+// checkPlace checks the step and token of a forced token or an edit; vocab
+// is the vocabulary's size, or 0 when only the model knows it.
+func checkPlace(step, token, vocab int) error {
+	switch {
+	case step < 0 || step > maxSteps:
+		return fmt.Errorf("step %d is outside [0, %d]", step, maxSteps)
+	case token < 0:
+		return fmt.Errorf("token %d is negative", token)
+	case vocab > 0 && token >= vocab:
+		return fmt.Errorf("token %d is outside the vocabulary of %d", token, vocab)
+	}
+	return nil
+}
+
+// Merge reads a playground address: its query in the readable form and
+// its fragment (without the '#'), either of which may be empty. The
+// package documentation says how the two combine.
+func Merge(query url.Values, fragment string) (State, error) {
+	if fragment == "" {
+		spec, err := Parse(query)
+		return State{Spec: spec}, err
+	}
+	s, err := Decode(fragment)
+	if err != nil {
+		return State{}, err
+	}
+	if m, ok := queryModel(query); ok && m != s.Spec.Model {
+		// Another model is another session: token ids and logits mean
+		// nothing in it.
+		spec, err := Parse(query)
+		return State{Spec: spec, View: s.View}, err
+	}
+	if s.Spec, err = parseOver(s.Spec, query); err != nil {
+		return State{}, err
+	}
+	if err := check(&s); err != nil {
+		return State{}, fmt.Errorf("the query does not fit the share link: %w", err)
+	}
+	return s, nil
+}
+
+// queryModel returns the model q names, as Parse reads it: model=, or
+// logits= without it.
+func queryModel(q url.Values) (string, bool) {
+	switch {
+	case len(q["model"]) > 0:
+		m, err := oneOf(q["model"][0], models)
+		return m, err == nil // Parse reports a bad name
+	case len(q["logits"]) > 0:
+		return session.LogitsModel, true
+	}
+	return "", false
+}

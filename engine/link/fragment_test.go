@@ -1,0 +1,362 @@
+package link_test
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/link"
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// worked is the worked example, one step on, as the softmax view shows it.
+func worked() link.State {
+	s := logits([]string{"The", "cat", "sat", "on", "the", "mat"}, -2.1, 0.3, 3.1, 0.8, 0.1, -0.5)
+	s.Steps = 1
+	return link.State{Spec: s, View: "softmax"}
+}
+
+// stories is a sampled stories260K session with three forced tokens and
+// five edits, one of them a mask.
+func stories() link.State {
+	return link.State{View: "tokens", Spec: session.Spec{
+		Model: "stories260K", Prompt: "Once upon a time", Steps: 64,
+		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05,
+			RepetitionPenalty: 1.1, Seed: 7},
+		Forced: []session.Force{{Step: 5, Token: 336}, {Step: 12, Token: 42}, {Step: 30, Token: 400}},
+		Edits: []session.Edit{{Step: 3, Token: 100, Logit: 12.5}, {Step: 7, Token: 336, Logit: math.Inf(-1)},
+			{Step: 12, Token: 42, Logit: 15}, {Step: 20, Token: 411, Logit: 0}, {Step: 40, Token: 7, Logit: 9.75}},
+	}}
+}
+
+// wide is a logits session of n tokens: stories260K's vocabulary without
+// its spaces, and logits typed to one decimal.
+func wide(t testing.TB, n int) link.State {
+	m, err := models.Load("stories260K")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vocab []string
+	seen := map[string]bool{}
+	for id := 259; len(vocab) < n; id++ { // after the specials and 256 byte tokens
+		w := strings.TrimSpace(m.Tokenizer.Token(id))
+		if w != "" && !seen[w] && !strings.ContainsAny(w, " \t\n") {
+			seen[w] = true
+			vocab = append(vocab, w)
+		}
+	}
+	l := make([]float64, n)
+	for i := range l {
+		l[i] = math.Round(30*math.Sin(1.7*float64(i))) / 10
+	}
+	s := logits(vocab, l...)
+	s.Steps = 1
+	return link.State{Spec: s, View: "all"}
+}
+
+// shareTests are States that Decode(Encode(s)) gives back as they are.
+func shareTests(t testing.TB) []link.State {
+	return []link.State{
+		{Spec: link.Default()},
+		{Spec: link.Default(), View: "all"},
+		worked(),
+		stories(),
+		wide(t, 200),
+		{Spec: with(func(s *session.Spec) {
+			s.Model, s.Prompt, s.Steps = "stories260K", "a&b=c+d %2C,\x00\t😀#", 4096
+			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: math.MaxFloat32, TopP: math.SmallestNonzeroFloat64,
+				Seed: math.MaxUint64}
+		}), View: strings.Repeat("z", 32)},
+		{Spec: with(func(s *session.Spec) {
+			s.Prompt = ""
+			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: math.MaxInt, TopP: 1, MinP: 5e-324,
+				RepetitionPenalty: math.MaxFloat64, Seed: 1}
+			s.Forced = []session.Force{{Step: 4096, Token: math.MaxInt}, {Step: 0, Token: 0}}
+			s.Edits = []session.Edit{{Step: 4096, Token: 1e9, Logit: -math.MaxFloat64}, {Step: 0, Token: 0, Logit: 1e-320}}
+		})},
+		{Spec: logits([]string{"a,b", "€", "\x00", "<0x0A>"}, math.Copysign(0, -1), 1e300, math.Inf(-1), -1e-300)},
+		{Spec: func() session.Spec {
+			s := logits(strings.Split("The,cat,sat,on,the,mat", ","), -2.1, 0.3, 3.1, 0.8, 0.1, -0.5)
+			s.Forced = []session.Force{{Step: 0, Token: 5}}
+			s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: math.Inf(-1)}, {Step: 1, Token: 0, Logit: 2}}
+			return s
+		}()},
+	}
+}
+
+// urlSafe reports whether f uses only characters a URL carries unescaped.
+func urlSafe(f string) bool {
+	return !strings.ContainsFunc(f, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.", r))
+	})
+}
+
+// same reports whether a and b are equal, telling −0 from 0.
+func same(a, b link.State) bool {
+	return reflect.DeepEqual(a, b) && fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+func TestShareRoundTrip(t *testing.T) {
+	for i, s := range shareTests(t) {
+		f, err := link.Encode(s)
+		if err != nil {
+			t.Errorf("%d: Encode: %v", i, err)
+			continue
+		}
+		if !urlSafe(f) || !strings.HasPrefix(f, "s1.") {
+			t.Errorf("%d: Encode wrote %q", i, f)
+		}
+		if got, err := link.Decode(f); err != nil || !same(got, s) {
+			t.Errorf("%d: Decode(Encode(%+v)) = %+v, %v", i, s, got, err)
+		}
+	}
+}
+
+// Share links of typical sessions stay far below the 2,000 characters that
+// chat apps and documentation tools keep.
+func TestShareLength(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		state link.State
+		most  int
+	}{
+		{"default toy session", link.State{Spec: link.Default()}, 60},
+		{"worked example", worked(), 120},
+		{"stories260K, 64 steps, 3 forced tokens, 5 edits", stories(), 150},
+		{"200 hand-typed logits", wide(t, 200), 1200},
+	} {
+		f, err := link.Encode(c.state)
+		if err != nil || len(f) > c.most {
+			t.Errorf("%s: %d characters, want at most %d (%v)", c.name, len(f), c.most, err)
+		}
+		t.Logf("%s: %d characters", c.name, len(f))
+	}
+}
+
+// Encode writes an equivalent State in the form Decode returns.
+func TestEncodeNormalises(t *testing.T) {
+	for _, c := range []struct{ in, want link.State }{
+		{link.State{Spec: with(func(s *session.Spec) {
+			s.Model, s.Sampler.Mode = "TOY", ""
+			s.Forced, s.Edits = []session.Force{}, []session.Edit{}
+		})}, link.State{Spec: link.Default()}},
+		{link.State{Spec: func() session.Spec {
+			s := logits(nil, 1, 2)
+			s.Prompt = "ignored, as Query ignores it"
+			return s
+		}()}, link.State{Spec: logits([]string{"0", "1"}, 1, 2)}},
+	} {
+		f, err := link.Encode(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := link.Decode(f); err != nil || !same(got, c.want) {
+			t.Errorf("Decode(Encode(%+v)) = %+v, %v, want %+v", c.in, got, err, c.want)
+		}
+	}
+}
+
+// hexVocab is n distinct tokens of size random hex digits, which compress
+// poorly.
+func hexVocab(n, size int) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	v := make([]string, n)
+	for i := range v {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d:", i)
+		for b.Len() < size {
+			fmt.Fprintf(&b, "%x", r.Uint32())
+		}
+		v[i] = b.String()
+	}
+	return v
+}
+
+func TestEncodeErrors(t *testing.T) {
+	for _, c := range []struct {
+		state link.State
+		err   string
+	}{
+		{link.State{}, `share link: model: "" is not one of toy, stories260K, logits`},
+		{link.State{Spec: link.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
+		{link.State{Spec: logits([]string{"a", "b"}, 1, math.NaN())}, "share link: logits: token 1: NaN is neither a finite number nor -inf"},
+		{link.State{Spec: logits([]string{"a"}, 1, 2)}, "share link: vocab: 1 tokens for 2 logits"},
+		{link.State{Spec: logits(nil, make([]float64, 1025)...)}, "share link: logits: 1025 entries, more than 1024"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Edits = []session.Edit{{Logit: math.NaN()}} })},
+			"share link: edit 0: logit NaN is neither a finite number nor -inf"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Forced = []session.Force{{Step: -1}} })},
+			"share link: forced token 0: step -1 is outside [0, 4096]"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Steps = -1 })}, `share link: steps: "-1" is outside [0, 4096]`},
+		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: TopK -1 is negative"},
+		{link.State{Spec: logits(hexVocab(1024, 70), make([]float64, 1024)...)}, "bytes of data, more than 65536"},
+		{link.State{Spec: logits(hexVocab(1024, 40), make([]float64, 1024)...)}, "characters, more than 16384"},
+	} {
+		if f, err := link.Encode(c.state); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("Encode(%.60q…) = %.40q, %v, want %q", fmt.Sprint(c.state), f, err, c.err)
+		}
+	}
+}
+
+// encode is Encode for states that tests know to be valid.
+func encode(t testing.TB, s link.State) string {
+	t.Helper()
+	f, err := link.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestMerge(t *testing.T) {
+	runc := link.State{Spec: with(func(s *session.Spec) { s.Sampler.Mode = sampler.RunC }), View: "kv"}
+	for _, c := range []struct {
+		name, query string
+		fragment    link.State // none when zero
+		want        link.State // when err is ""
+		err         string
+		param       bool // err is a *ParamError
+	}{
+		{name: "neither", want: link.State{Spec: link.Default()}},
+		{name: "query only", query: "steps=3", want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 3 })}},
+		{name: "fragment only", fragment: stories(), want: stories()},
+		{name: "a setting over the fragment", query: "temperature=0.5&seed=9", fragment: stories(), want: func() link.State {
+			s := stories()
+			s.Spec.Sampler.Temperature, s.Spec.Sampler.Seed = 0.5, 9
+			return s
+		}()},
+		{name: "the same model, spelled otherwise", query: "model=STORIES260k&prompt=Lily", fragment: stories(), want: func() link.State {
+			s := stories()
+			s.Spec.Prompt = "Lily"
+			return s
+		}()},
+		{name: "another model", query: "model=toy&steps=2", fragment: stories(),
+			want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 2 }), View: "tokens"}},
+		{name: "logits mean the logits model", query: "logits=1,2", fragment: stories(),
+			want: link.State{Spec: logits([]string{"0", "1"}, 1, 2), View: "tokens"}},
+		{name: "new names for the tokens", query: "vocab=A,B,C,D,E,F", fragment: worked(), want: func() link.State {
+			s := worked()
+			s.Spec.Vocab = []string{"A", "B", "C", "D", "E", "F"}
+			return s
+		}()},
+		{name: "new logits, as many", query: "logits=1,2,3,4,5,-inf", fragment: worked(), want: func() link.State {
+			s := worked()
+			s.Spec.Logits = []float64{1, 2, 3, 4, 5, math.Inf(-1)}
+			return s
+		}()},
+		{name: "fewer logits", query: "logits=1,2,3", fragment: worked(),
+			err: "the query does not fit the share link: vocab: 6 tokens for 3 logits"},
+		{name: "an edit beyond new tokens", query: "logits=1,2&vocab=a,b", fragment: link.State{Spec: func() session.Spec {
+			s := worked().Spec
+			s.Edits = []session.Edit{{Step: 0, Token: 5, Logit: 1}}
+			return s
+		}()}, err: "the query does not fit the share link: edit 0: token 5 is outside the vocabulary of 2"},
+		{name: "a prompt for logits", query: "prompt=x", fragment: worked(), err: "prompt: model=logits has no prompt", param: true},
+		{name: "too many steps for logits", query: "steps=2", fragment: worked(), err: `steps: "2" is outside [0, 1]`, param: true},
+		{name: "a stage run.c lacks", query: "top_k=3", fragment: runc,
+			err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3", param: true},
+		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of toy, stories260K, logits`, param: true},
+		{name: "a typo", query: "temprature=1", fragment: runc, err: `"temprature": unknown parameter`, param: true},
+	} {
+		q, err := url.ParseQuery(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f string
+		if c.fragment.Spec.Model != "" {
+			f = encode(t, c.fragment)
+		}
+		got, err := link.Merge(q, f)
+		if c.err != "" {
+			var pe *link.ParamError
+			if err == nil || !strings.Contains(err.Error(), c.err) || errors.As(err, &pe) != c.param {
+				t.Errorf("%s: Merge = %+v, %v, want error %q (*ParamError %v)", c.name, got, err, c.err, c.param)
+			}
+			continue
+		}
+		if err != nil || !same(got, c.want) {
+			t.Errorf("%s: Merge = %+v, %v, want %+v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
+		t.Errorf("Merge with a newer fragment: %v", err)
+	}
+}
+
+// bomb is a share link whose data inflates to a megabyte of zeros.
+func bomb() string {
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	_, _ = w.Write(make([]byte, 1<<20))
+	_ = w.Close()
+	return "s1." + base64.RawURLEncoding.EncodeToString(append([]byte{1}, z.Bytes()...))
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range shareTests(f) {
+		frag := encode(f, s)
+		f.Add(frag)
+		f.Add(frag[:len(frag)/2])
+		f.Add(frag[:len(frag)-1])
+	}
+	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8"} {
+		f.Add(frag)
+	}
+	f.Fuzz(func(t *testing.T, frag string) {
+		s, err := link.Decode(frag)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "share link: ") {
+				t.Fatalf("Decode(%.60q): %v", frag, err)
+			}
+			return
+		}
+		again, err := link.Encode(s)
+		if err != nil {
+			t.Fatalf("Decode(%.60q) = %+v, which Encode rejects: %v", frag, s, err)
+		}
+		if back, err := link.Decode(again); err != nil || !same(back, s) {
+			t.Fatalf("Decode(%.60q) = %+v; Encode gave %q, which decodes to %+v, %v", frag, s, again, back, err)
+		}
+	})
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range []struct{ name, fragment string }{
+		{"stories", encode(b, stories())},
+		{"200tokens", encode(b, wide(b, 200))},
+		{"bomb", bomb()},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = link.Decode(c.fragment)
+			}
+		})
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		state link.State
+	}{
+		{"stories", stories()},
+		{"200tokens", wide(b, 200)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = link.Encode(c.state)
+			}
+		})
+	}
+}

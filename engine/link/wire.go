@@ -1,0 +1,255 @@
+package link
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"nexttoken/engine/session"
+)
+
+// The share link's data, field by field, as the package documentation
+// lays it out.
+
+// writer appends fields to the data.
+type writer []byte
+
+func (w *writer) uint(x uint64) { *w = binary.AppendUvarint(*w, x) }
+
+func (w *writer) int(x int) { w.uint(uint64(x)) } // x ≥ 0: check has seen to it
+
+func (w *writer) string(s string) {
+	w.int(len(s))
+	*w = append(*w, s...)
+}
+
+// float writes x as ±d×10^e with the fewest digits d that read back as x:
+// −2.1 is two bytes, where its float64 bits would be eight. ±Inf is written
+// as ±1e999, which overflows back to it.
+func (w *writer) float(x float64) {
+	var sign uint64
+	if math.Signbit(x) {
+		sign = 1
+	}
+	d, e := uint64(1), int64(999)
+	if !math.IsInf(x, 0) {
+		mant, exp, _ := strings.Cut(strconv.FormatFloat(math.Abs(x), 'e', -1, 64), "e")
+		digits := strings.Replace(mant, ".", "", 1)
+		d, _ = strconv.ParseUint(digits, 10, 64) // at most 17 digits
+		n, _ := strconv.Atoi(exp)
+		e = int64(n - (len(digits) - 1))
+	}
+	w.uint(d<<1 | sign)
+	*w = binary.AppendVarint(*w, e)
+}
+
+// state writes s, which check has accepted.
+func (w *writer) state(s State) {
+	spec, set := s.Spec, s.Spec.Sampler
+	w.string(spec.Model)
+	w.string(spec.Prompt)
+	w.string(s.View)
+	w.int(spec.Steps)
+	w.string(set.Mode)
+	w.float(set.Temperature)
+	w.int(set.TopK)
+	w.float(set.TopP)
+	w.float(set.MinP)
+	w.float(set.RepetitionPenalty)
+	w.uint(set.Seed)
+	w.int(len(spec.Vocab))
+	for _, v := range spec.Vocab {
+		w.string(v)
+	}
+	for _, l := range spec.Logits {
+		w.float(l)
+	}
+	w.int(len(spec.Forced))
+	for _, f := range spec.Forced {
+		w.int(f.Step)
+		w.int(f.Token)
+	}
+	w.int(len(spec.Edits))
+	for _, e := range spec.Edits {
+		w.int(e.Step)
+		w.int(e.Token)
+		w.float(e.Logit)
+	}
+}
+
+// reader takes fields from the data. The first problem sticks: later reads
+// return zero values and take nothing, so that decoding runs straight
+// through and reports that one problem.
+type reader struct {
+	b   []byte // what is left
+	err error
+}
+
+func (r *reader) fail(field, format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(field+": "+format, args...)
+	}
+}
+
+func (r *reader) uint(field string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(r.b)
+	switch {
+	case n == 0:
+		r.fail(field, "the data ends early")
+	case n < 0:
+		r.fail(field, "a number wider than 64 bits")
+	default:
+		r.b = r.b[n:]
+	}
+	return x
+}
+
+func (r *reader) int(field string) int {
+	x := r.uint(field)
+	if x > math.MaxInt {
+		r.fail(field, "%d is too large", x)
+		return 0
+	}
+	return int(x)
+}
+
+func (r *reader) string(field string) string {
+	n := r.int(field)
+	if n > len(r.b) {
+		r.fail(field, "%d bytes, but only %d remain", n, len(r.b))
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+// float reads what writer.float writes: the float64 nearest ±d×10^e, which
+// is ±Inf beyond the float64 range.
+func (r *reader) float(field string) float64 {
+	ds := r.uint(field)
+	ze := r.uint(field)
+	if r.err != nil {
+		return 0
+	}
+	e := int64(ze>>1) ^ -int64(ze&1) // zig-zag, as binary.Varint
+	// Well formed by construction; out of range means ±Inf, as documented.
+	x, _ := strconv.ParseFloat(strconv.FormatUint(ds>>1, 10)+"e"+strconv.FormatInt(e, 10), 64)
+	if ds&1 == 1 {
+		x = -x
+	}
+	return x
+}
+
+// count reads how many entries of at least size bytes follow, at most most,
+// and checks that they fit in what is left before anything is allocated
+// for them.
+func (r *reader) count(field string, size, most int) int {
+	n := r.int(field)
+	switch {
+	case n > most:
+		r.fail(field, "%d entries, more than %d", n, most)
+	case n > len(r.b)/size:
+		r.fail(field, "%d entries cannot fit in the %d bytes that remain", n, len(r.b))
+	default:
+		return n
+	}
+	return 0
+}
+
+// state reads the fields that writer.state writes and nothing after them.
+func (r *reader) state() State {
+	var s State
+	spec, set := &s.Spec, &s.Spec.Sampler
+	spec.Model = r.string("model")
+	spec.Prompt = r.string("prompt")
+	s.View = r.string("view")
+	spec.Steps = r.int("steps")
+	set.Mode = r.string("sampler")
+	set.Temperature = r.float("temperature")
+	set.TopK = r.int("top_k")
+	set.TopP = r.float("top_p")
+	set.MinP = r.float("min_p")
+	set.RepetitionPenalty = r.float("repetition_penalty")
+	set.Seed = r.uint("seed")
+	// A token takes at least 2 bytes (length and one byte), a logit 2.
+	if n := r.count("vocab", 4, maxTokens); n > 0 {
+		spec.Vocab = make([]string, n)
+		for i := range spec.Vocab {
+			spec.Vocab[i] = r.string("vocab")
+		}
+		spec.Logits = make([]float64, n)
+		for i := range spec.Logits {
+			spec.Logits[i] = r.float("logits")
+		}
+	}
+	if n := r.count("forced", 2, math.MaxInt); n > 0 {
+		spec.Forced = make([]session.Force, n)
+		for i := range spec.Forced {
+			spec.Forced[i] = session.Force{Step: r.int("forced"), Token: r.int("forced")}
+		}
+	}
+	if n := r.count("edits", 4, math.MaxInt); n > 0 {
+		spec.Edits = make([]session.Edit, n)
+		for i := range spec.Edits {
+			spec.Edits[i] = session.Edit{Step: r.int("edits"), Token: r.int("edits"), Logit: r.float("edits")}
+		}
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = fmt.Errorf("%d bytes after the last field", len(r.b))
+	}
+	return s
+}
+
+// compressors keeps flate writers for reuse: a new one allocates about
+// 800 KB, and the playground encodes its address after every change.
+var compressors = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestCompression) // the level is valid
+	return w
+}}
+
+// deflate compresses b as raw DEFLATE at the best compression.
+func deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	w := compressors.Get().(*flate.Writer)
+	defer compressors.Put(w)
+	w.Reset(&buf)
+	// Neither can fail: a bytes.Buffer takes any write.
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return buf.Bytes()
+}
+
+// inflate decompresses raw DEFLATE into a buffer of MaxDecoded bytes and
+// one more, which only a stream too long to accept can fill.
+func inflate(b []byte) ([]byte, error) {
+	in := bytes.NewReader(b) // an io.ByteReader, so flate reads no further than its stream
+	r := flate.NewReader(in)
+	buf := make([]byte, MaxDecoded+1)
+	n, err := 0, error(nil)
+	for n < len(buf) && err == nil {
+		var m int
+		m, err = r.Read(buf[n:])
+		n += m
+	}
+	switch {
+	case n > MaxDecoded:
+		return nil, fmt.Errorf("the data decompresses to more than %d bytes", MaxDecoded)
+	case err == io.ErrUnexpectedEOF:
+		return nil, fmt.Errorf("the compressed data ends early")
+	case err != io.EOF:
+		return nil, fmt.Errorf("the compressed data is corrupt: %v", err)
+	case in.Len() > 0:
+		return nil, fmt.Errorf("%d bytes after the compressed data", in.Len())
+	}
+	return buf[:n], nil
+}

@@ -1,0 +1,186 @@
+package link
+
+import (
+	"bytes"
+	"encoding/base64"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// Hostile share links, written with the package's own writer but without
+// check, so that each breaks one rule.
+
+// fragment is a share link of flags and data.
+func fragment(flags byte, data []byte) string {
+	return prefix + base64.RawURLEncoding.EncodeToString(append([]byte{flags}, data...))
+}
+
+// unchecked writes s as Encode would, skipping check and compression.
+func unchecked(s State) []byte {
+	var w writer
+	w.state(s)
+	return w
+}
+
+// seeded is the default session's data up to its seed: all but its three
+// counts, each 0.
+func seeded() writer {
+	w := writer(unchecked(State{Spec: Default()}))
+	return w[:len(w)-3]
+}
+
+// then appends uints to w.
+func then(w writer, xs ...uint64) []byte {
+	for _, x := range xs {
+		w.uint(x)
+	}
+	return w
+}
+
+// spec is Default changed by edit, as a State.
+func spec(edit func(s *session.Spec)) State {
+	s := State{Spec: Default()}
+	edit(&s.Spec)
+	return s
+}
+
+// tokens is a logits session; its model, prompt and steps can be edited.
+func tokens(vocab []string, logits []float64, edit func(s *session.Spec)) State {
+	return spec(func(s *session.Spec) {
+		s.Model, s.Prompt, s.Vocab, s.Logits = session.LogitsModel, "", vocab, logits
+		edit(s)
+	})
+}
+
+func keep(*session.Spec) {}
+
+var six = []string{"a", "b", "c", "d", "e", "f"}
+
+// bomb is a megabyte of zeros, compressed to about a kilobyte.
+var bomb = fragment(deflated, deflate(make([]byte, 1<<20)))
+
+// twoE400 is a logits session whose one logit is 2e400, beyond a float64.
+func twoE400() []byte {
+	w := unchecked(tokens([]string{"a"}, []float64{1}, keep))
+	// Replace the logit 1 (u = 2, e = 0) and the two counts after it.
+	return then(w[:len(w)-4], 2<<1, 400<<1, 0, 0)
+}
+
+var decodeErrors = []struct {
+	name, fragment, err string
+}{
+	{"empty", "", `"" does not start with "s1."`},
+	{"hash", "#s1.AA", `"#s1.AA" does not start with "s1."`},
+	{"anchor", "top", `"top" does not start with "s1."`},
+	{"newer version", "s9.AAAA", `format "s9", but this nexttoken reads only s1 (was the link made by a newer nexttoken?)`},
+	{"much newer version", "s12.x", `format "s12", but this nexttoken reads only s1`},
+	{"no data", "s1.", "no data"},
+	{"one character", "s1.A", "not base64url: illegal base64 data at input byte 0"},
+	{"garbage", "s1.%%%not-a-state", "not base64url: illegal base64 data at input byte 0"},
+	{"padding", "s1.AA==", "not base64url"},
+	{"standard alphabet", "s1.AA+/", "not base64url"},
+	{"too long", prefix + strings.Repeat("A", MaxFragment), "16387 characters, more than 16384"},
+	{"unknown flags", fragment(2, unchecked(State{Spec: Default()})), "unknown flags 0x2 (was the link made by a newer nexttoken?)"},
+	{"not deflate", fragment(deflated, []byte{0xff, 0xff, 0xff}), "the compressed data is corrupt"},
+	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: Default()}))[:5]), "the compressed data ends early"},
+	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: Default()})), 0)), "1 bytes after the compressed data"},
+	{"bomb", bomb, "the data decompresses to more than 65536 bytes"},
+	{"just too big", fragment(deflated, deflate(make([]byte, MaxDecoded+1))), "more than 65536 bytes"},
+	{"just fits, then trailing bytes", fragment(deflated, deflate(append(unchecked(State{Spec: Default()}),
+		make([]byte, MaxDecoded-len(unchecked(State{Spec: Default()})))...))), "65503 bytes after the last field"},
+
+	{"cut short", fragment(0, unchecked(State{Spec: Default()})[:8]), "prompt: 7 bytes, but only 3 remain"},
+	{"cut after seed", fragment(0, seeded()), "vocab: the data ends early"},
+	{"trailing byte", fragment(0, append(unchecked(State{Spec: Default()}), 0)), "1 bytes after the last field"},
+	{"wider than 64 bits", fragment(0, bytes.Repeat([]byte{0xff}, 11)), "model: a number wider than 64 bits"},
+	{"length beyond int", fragment(0, then(nil, math.MaxUint64)), "model: 18446744073709551615 is too large"},
+	{"long string", fragment(0, then(nil, 1e9)), "model: 1000000000 bytes, but only 0 remain"},
+	{"a billion tokens", fragment(0, then(seeded(), 1e9)), "vocab: 1000000000 entries, more than 1024"},
+	{"more tokens than bytes", fragment(0, then(seeded(), 1024, 1, 0)), "vocab: 1024 entries cannot fit in the 2 bytes that remain"},
+	{"a billion forced tokens", fragment(0, then(seeded(), 0, 1e9, 0)), "forced: 1000000000 entries cannot fit in the 1 bytes that remain"},
+	{"edits beyond memory", fragment(0, then(seeded(), 0, 0, 1<<62)), "edits: 4611686018427387904 entries cannot fit in the 0 bytes that remain"},
+
+	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of toy, stories260K, logits`},
+	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
+	{"prompt too long", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = strings.Repeat("a", 4097) }))), "prompt: 4097 bytes, more than 4096"},
+	{"prompt, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = "a\xffb" }))), "prompt: not valid UTF-8"},
+	{"steps", fragment(0, unchecked(spec(func(s *session.Spec) { s.Steps = 4097 }))), `steps: "4097" is outside [0, 4096]`},
+	{"mode", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode = "greedy" }))), `sampler: "greedy" is not one of chain, runc`},
+	{"empty mode", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode = "" }))), `sampler: "" is not one of chain, runc`},
+	{"infinite temperature", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Temperature = math.Inf(1) }))), "sampler: Temperature +Inf is not finite and ≥ 0"},
+	{"masked top_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.TopP = math.Inf(-1) }))), "sampler: TopP -Inf is outside [0, 1]"},
+	{"min_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.MinP = 1.5 }))), "sampler: MinP 1.5 is outside [0, 1]"},
+	{"seed", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Seed = 0 }))), "sampler: Seed is 0"},
+	{"run.c with top-k", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.TopK = sampler.RunC, 3 }))), "sampler: run.c has no top-k"},
+	{"vocab of a model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Vocab, s.Logits = []string{"a"}, []float64{1} }))), "logits: goes with model=logits, not model=toy"},
+	{"forced step", fragment(0, unchecked(spec(func(s *session.Spec) { s.Forced = []session.Force{{Step: 4097, Token: 1}} }))), "forced token 0: step 4097 is outside [0, 4096]"},
+	{"edit step", fragment(0, unchecked(spec(func(s *session.Spec) {
+		s.Edits = []session.Edit{{Step: 1, Token: 1}, {Step: 5000, Token: 1}}
+	}))), "edit 1: step 5000 is outside [0, 4096]"},
+	{"edit +Inf", fragment(0, unchecked(spec(func(s *session.Spec) { s.Edits = []session.Edit{{Logit: math.Inf(1)}} }))), "edit 0: logit +Inf is neither a finite number nor -inf"},
+	{"view", fragment(0, unchecked(State{Spec: Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
+	{"long view", fragment(0, unchecked(State{Spec: Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
+
+	{"logits without logits", fragment(0, unchecked(tokens(nil, nil, keep))), "logits: model=logits needs logits"},
+	{"logits with a prompt", fragment(0, unchecked(tokens([]string{"a"}, []float64{1}, func(s *session.Spec) { s.Prompt = "a" }))), "prompt: model=logits has no prompt"},
+	{"logits, two steps", fragment(0, unchecked(tokens([]string{"a"}, []float64{1}, func(s *session.Spec) { s.Steps = 2 }))), `steps: "2" is outside [0, 1]`},
+	{"logit +Inf", fragment(0, unchecked(tokens([]string{"a", "b"}, []float64{1, math.Inf(1)}, keep))), "logits: token 1: +Inf is neither a finite number nor -inf"},
+	{"logit beyond float64", fragment(0, twoE400()), "logits: token 0: +Inf is neither a finite number nor -inf"},
+	{"every logit masked", fragment(0, unchecked(tokens([]string{"a", "b"}, []float64{math.Inf(-1), math.Inf(-1)}, keep))), "logits: every logit is -inf, so no token can be chosen"},
+	{"empty token", fragment(0, unchecked(tokens([]string{"a", ""}, []float64{1, 2}, keep))), "vocab: token 1 is empty"},
+	{"token, invalid UTF-8", fragment(0, unchecked(tokens([]string{"\xff"}, []float64{1}, keep))), `vocab: token 0, "\xff", is not valid UTF-8`},
+	{"token with a space", fragment(0, unchecked(tokens([]string{"a b"}, []float64{1}, keep))), `vocab: token 0, "a b", contains white space`},
+	{"tokens twice", fragment(0, unchecked(tokens([]string{"a", "a"}, []float64{1, 2}, keep))), `vocab: tokens 0 and 1 are both "a"`},
+	{"forced token beyond the vocabulary", fragment(0, unchecked(tokens(six, make([]float64, 6), func(s *session.Spec) {
+		s.Forced = []session.Force{{Step: 0, Token: 6}}
+	}))), "forced token 0: token 6 is outside the vocabulary of 6"},
+	{"edit beyond the vocabulary", fragment(0, unchecked(tokens(six, make([]float64, 6), func(s *session.Spec) {
+		s.Edits = []session.Edit{{Step: 0, Token: 9}}
+	}))), "edit 0: token 9 is outside the vocabulary of 6"},
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, c := range decodeErrors {
+		s, err := Decode(c.fragment)
+		if err == nil || !strings.HasPrefix(err.Error(), "share link: ") || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: Decode = %+v, %v, want an error with %q", c.name, s, err, c.err)
+		}
+	}
+}
+
+// TestDecodeCut cuts a share link's data at every byte: each is an error.
+func TestDecodeCut(t *testing.T) {
+	data := unchecked(tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
+		s.Steps, s.Sampler.Temperature, s.Sampler.TopP = 1, 0.8, 0.9
+		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
+		s.Forced = []session.Force{{Step: 0, Token: 3}}
+	}))
+	if _, err := Decode(fragment(0, data)); err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(data) {
+		if s, err := Decode(fragment(0, data[:n])); err == nil {
+			t.Errorf("%d of %d bytes: %+v", n, len(data), s)
+		}
+	}
+}
+
+// TestDecodeMemory checks that hostile links cost little memory: the
+// output buffer and the decompressor's window, not what they claim.
+func TestDecodeMemory(t *testing.T) {
+	const most = 2 * MaxDecoded
+	for _, c := range decodeErrors {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, _ = Decode(c.fragment)
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > most {
+			t.Errorf("%s: %d bytes allocated, more than %d", c.name, n, most)
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"net/url"
+	"strings"
+)
+
+// escapeStrayPercents returns href with every "%" that does not start a
+// valid escape written as "%25", if href does not parse as a URL as it is.
+// The link then opens, and its broken part is reported like any other
+// mistake in it.
+func escapeStrayPercents(href string) (string, bool) {
+	if _, err := url.Parse(href); err == nil {
+		return href, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(href); i++ {
+		if href[i] == '%' && !(i+2 < len(href) && isHex(href[i+1]) && isHex(href[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(href[i])
+	}
+	return b.String(), true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

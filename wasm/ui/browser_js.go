@@ -1,0 +1,125 @@
+//go:build js
+
+package ui
+
+import (
+	"errors"
+
+	"github.com/hack-pad/safejs"
+)
+
+// The page's surroundings that go-app has no API for: the clipboard, the
+// address bar, focus and the parent page of an embed. Every call goes through
+// safejs, so a JavaScript failure is an error here, never a dead page.
+
+func global(path ...string) (safejs.Value, error) {
+	v := safejs.Global()
+	for _, p := range path {
+		var err error
+		if v, err = v.Get(p); err != nil {
+			return v, err
+		}
+		if v.IsUndefined() || v.IsNull() {
+			return v, errors.New(p + " is not available in this browser")
+		}
+	}
+	return v, nil
+}
+
+// copyText puts s on the clipboard. Browsers allow it only on a user's
+// click and on secure origins; the caller shows s for manual copying too.
+func copyText(s string) error {
+	clipboard, err := global("navigator", "clipboard")
+	if err != nil {
+		return err
+	}
+	_, err = clipboard.Call("writeText", s)
+	return err
+}
+
+// replaceURL shows url in the address bar without adding a history entry, so
+// the address follows the session without one entry per keystroke.
+func replaceURL(url string) error {
+	history, err := global("history")
+	if err != nil {
+		return err
+	}
+	_, err = history.Call("replaceState", safejs.Null(), "", url)
+	return err
+}
+
+// focusPlayground gives the page the keyboard focus, so the shortcuts work
+// before the user has clicked anything.
+func focusPlayground() error {
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	el, err := doc.Call("getElementById", "playground")
+	if err != nil || el.IsNull() {
+		return err
+	}
+	_, err = el.Call("focus", map[string]any{"preventScroll": true})
+	return err
+}
+
+// reportHeight tells the page that embeds this one how tall the content is,
+// now and whenever it changes, with the widely used
+// {"context": "iframe.resize", "height": N} message. It sends nothing else
+// and reads nothing from the parent. Outside a frame it does nothing.
+func reportHeight() error {
+	win := safejs.Global()
+	parent, err := win.Get("parent")
+	if err != nil || parent.Equal(win) {
+		return err
+	}
+	root, err := global("document", "documentElement")
+	if err != nil {
+		return err
+	}
+	last := -1
+	post, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		h, err := root.Get("scrollHeight")
+		if err != nil {
+			return nil
+		}
+		height, err := h.Int()
+		if err != nil || height == last {
+			return nil
+		}
+		last = height
+		_, _ = parent.Call("postMessage", map[string]any{"context": "iframe.resize", "height": height}, "*")
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	observerType, err := global("ResizeObserver")
+	if err != nil {
+		return err
+	}
+	observer, err := observerType.New(post.Value())
+	if err != nil {
+		return err
+	}
+	_, err = observer.Call("observe", root)
+	return err
+}
+
+// RepairAddress makes the address bar parseable before go-app reads it:
+// go-app stops the program when the address is not a valid URL (a stray
+// "%" in a hand-edited link does that), so a broken link would leave a dead
+// page instead of a message. Call it before app.RunWhenOnBrowser.
+func RepairAddress() {
+	href, err := global("location", "href")
+	if err != nil {
+		return
+	}
+	s, err := href.String()
+	if err != nil {
+		return
+	}
+	if fixed, changed := escapeStrayPercents(s); changed {
+		_ = replaceURL(fixed)
+	}
+}

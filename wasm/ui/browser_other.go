@@ -1,0 +1,18 @@
+//go:build !js
+
+package ui
+
+import "errors"
+
+// Outside the browser (the server prerendering a page) there is no clipboard,
+// address bar, focus or parent page.
+
+var errNoBrowser = errors.New("not running in a browser")
+
+func copyText(string) error   { return errNoBrowser }
+func replaceURL(string) error { return errNoBrowser }
+func focusPlayground() error  { return errNoBrowser }
+func reportHeight() error     { return errNoBrowser }
+
+// RepairAddress has no address bar to repair outside the browser.
+func RepairAddress() {}

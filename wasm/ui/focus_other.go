@@ -1,6 +1,0 @@
-//go:build !js
-
-package ui
-
-// focusPlayground has nothing to focus when the server prerenders.
-func focusPlayground() {}
