@@ -158,3 +158,25 @@ func openDocs(t *testing.T, path string) context.Context {
 	must(tab, "opening "+path, chromedp.Navigate(h.url+path))
 	return tab
 }
+
+// TestEmbedHeights embeds every view in a host page with the snippet's
+// listener (the docs page) and checks that each frame reports its height.
+func TestEmbedHeights(t *testing.T) {
+	tab := openDocs(t, "/docs/")
+	evaluate[bool](tab, `(() => {
+		document.querySelectorAll('iframe').forEach(f => f.remove());
+		for (const view of `+"['softmax', 'kv', 'tokens', 'sampler', 'all']"+`) {
+			const f = document.createElement('iframe');
+			f.src = '../?embed=1&view=' + view + '&model=toy&prompt=The%20cat&steps=1';
+			f.dataset.view = view;
+			f.setAttribute('height', '50');
+			document.querySelector('main').append(f);
+		}
+		return true;
+	})()`)
+	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
+		f.contentDocument?.querySelector('#playground[data-ready="true"]') && f.style.height !== '' &&
+		Math.abs(parseInt(f.style.height) - f.contentDocument.documentElement.scrollHeight) <= 1)`)
+	heights := evaluate[map[string]string](tab, `Object.fromEntries([...document.querySelectorAll('iframe')].map(f => [f.dataset.view, f.style.height]))`)
+	t.Logf("reported heights: %v", heights)
+}
