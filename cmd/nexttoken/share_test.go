@@ -137,7 +137,7 @@ func TestDocsPage(t *testing.T) {
 	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
 		f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
 		f.style.height !== '' &&
-		Math.abs(parseInt(f.style.height) - f.contentDocument.documentElement.scrollHeight) <= 1)`)
+		Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)`)
 	links := evaluate[[]string](tab, `[...document.querySelectorAll('iframe')].map(f => f.contentDocument.querySelector('#open-full')?.href ?? '')`)
 	for i, l := range links {
 		if !strings.Contains(l, "#") {
@@ -176,7 +176,7 @@ func TestEmbedHeights(t *testing.T) {
 	})()`)
 	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
 		f.contentDocument?.querySelector('#playground[data-ready="true"]') && f.style.height !== '' &&
-		Math.abs(parseInt(f.style.height) - f.contentDocument.documentElement.scrollHeight) <= 1)`)
+		Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)`)
 	heights := evaluate[map[string]string](tab, `Object.fromEntries([...document.querySelectorAll('iframe')].map(f => [f.dataset.view, f.style.height]))`)
 	t.Logf("reported heights: %v", heights)
 }

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"errors"
+	"math"
 
 	"github.com/hack-pad/safejs"
 )
@@ -73,17 +74,24 @@ func reportHeight() error {
 	if err != nil || parent.Equal(win) {
 		return err
 	}
-	root, err := global("document", "documentElement")
+	// The body's own height, not the document's scroll height: that is at
+	// least the frame's height, so a frame could never shrink.
+	body, err := global("document", "body")
 	if err != nil {
 		return err
 	}
 	last := -1
 	post, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		h, err := root.Get("scrollHeight")
+		box, err := body.Call("getBoundingClientRect")
 		if err != nil {
 			return nil
 		}
-		height, err := h.Int()
+		h, err := box.Get("height")
+		if err != nil {
+			return nil
+		}
+		f, err := h.Float()
+		height := int(math.Ceil(f))
 		if err != nil || height == last {
 			return nil
 		}
@@ -102,7 +110,7 @@ func reportHeight() error {
 	if err != nil {
 		return err
 	}
-	_, err = observer.Call("observe", root)
+	_, err = observer.Call("observe", body)
 	return err
 }
 
