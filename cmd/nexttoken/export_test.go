@@ -164,13 +164,7 @@ func TestExportErrors(t *testing.T) {
 		{[]string{"--web=" + web, filepath.Join(file, "site")}, "not a directory"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, out, errs := runCmd(append([]string{"export"}, tc.args...)...)
-			if code == 0 {
-				t.Fatalf("exit 0, output:\n%s", out)
-			}
-			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
-				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
-			}
+			failsInOneLine(t, append([]string{"export"}, tc.args...), tc.want)
 		})
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {

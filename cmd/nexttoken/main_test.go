@@ -133,14 +133,21 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/toy-tokenizer.bin"}, "6 tokens"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, out, errs := runCmd(append([]string{"trace"}, tc.args...)...)
-			if code == 0 {
-				t.Fatalf("exit 0, output:\n%s", out)
-			}
-			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
-				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
-			}
+			failsInOneLine(t, append([]string{"trace"}, tc.args...), tc.want)
 		})
+	}
+}
+
+// failsInOneLine runs a command line that must fail: a non-zero exit and
+// one line on stderr that mentions want.
+func failsInOneLine(t *testing.T, args []string, want string) {
+	t.Helper()
+	code, out, errs := runCmd(args...)
+	if code == 0 {
+		t.Fatalf("exit 0, output:\n%s", out)
+	}
+	if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, want) {
+		t.Errorf("stderr %q, want one line mentioning %q", errs, want)
 	}
 }
 

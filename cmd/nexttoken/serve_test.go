@@ -274,13 +274,7 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"--web=" + dir, "--addr=127.0.0.1:99999"}, "invalid port"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, out, errs := runCmd(append([]string{"serve"}, tc.args...)...)
-			if code == 0 {
-				t.Fatalf("exit 0, output:\n%s", out)
-			}
-			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "nexttoken: ") || !strings.Contains(errs, tc.want) {
-				t.Errorf("stderr %q, want one line mentioning %q", errs, tc.want)
-			}
+			failsInOneLine(t, append([]string{"serve"}, tc.args...), tc.want)
 		})
 	}
 	if code, out, _ := runCmd("serve", "-h"); code != 0 || !strings.Contains(out, "-addr") {

@@ -42,77 +42,48 @@ func checkFilter(t *testing.T, st Stage, p []float64, kept []int) {
 	}
 }
 
-func TestTopK(t *testing.T) {
+// TestFilters checks top-k, top-p and min-p on hand-made distributions,
+// including ties and boundaries.
+func TestFilters(t *testing.T) {
+	topKOf := func(k int) func([]float64) Stage { return func(p []float64) Stage { return topK(p, k) } }
+	topPOf := func(pp float64) func([]float64) Stage { return func(p []float64) Stage { return topP(p, pp) } }
+	minPOf := func(m float64) func([]float64) Stage { return func(p []float64) Stage { return minP(p, m) } }
 	for _, tc := range []struct {
-		name string
-		p    []float64
-		k    int
-		kept []int
+		stage, name string
+		filter      func([]float64) Stage
+		p           []float64
+		kept        []int
 	}{
-		{"k=1", dyadic, 1, []int{1}},
-		{"k=2", dyadic, 2, []int{1, 2}},
-		{"tie broken by lower id", dyadic, 4, []int{0, 1, 2, 3}},
-		{"k = vocab", dyadic, 5, []int{0, 1, 2, 3, 4}},
-		{"k > vocab", dyadic, 100, []int{0, 1, 2, 3, 4}},
-		{"all tied", []float64{0.25, 0.25, 0.25, 0.25}, 2, []int{0, 1}},
-		{"masked tokens are not candidates", []float64{0, 0.5, 0, 0.5}, 3, []int{1, 3}},
-		{"single token", []float64{1}, 1, []int{0}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st := topK(tc.p, tc.k)
-			if st.Name != "top_k" {
-				t.Errorf("Name = %q", st.Name)
-			}
-			checkFilter(t, st, tc.p, tc.kept)
-		})
-	}
-}
+		{"top_k", "k=1", topKOf(1), dyadic, []int{1}},
+		{"top_k", "k=2", topKOf(2), dyadic, []int{1, 2}},
+		{"top_k", "tie broken by lower id", topKOf(4), dyadic, []int{0, 1, 2, 3}},
+		{"top_k", "k = vocab", topKOf(5), dyadic, []int{0, 1, 2, 3, 4}},
+		{"top_k", "k > vocab", topKOf(100), dyadic, []int{0, 1, 2, 3, 4}},
+		{"top_k", "all tied", topKOf(2), []float64{0.25, 0.25, 0.25, 0.25}, []int{0, 1}},
+		{"top_k", "masked tokens are not candidates", topKOf(3), []float64{0, 0.5, 0, 0.5}, []int{1, 3}},
+		{"top_k", "single token", topKOf(1), []float64{1}, []int{0}},
 
-func TestTopP(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		p    []float64
-		pp   float64
-		kept []int
-	}{
-		{"below the top token", dyadic, 0.1, []int{1}},
-		{"exactly the top token", dyadic, 0.5, []int{1}},
-		{"just above the top token", dyadic, math.Nextafter(0.5, 1), []int{1, 2}},
-		{"exactly two tokens", dyadic, 0.75, []int{1, 2}},
-		{"tie broken by lower id", dyadic, 0.9, []int{0, 1, 2, 3}},
-		{"everything", dyadic, 0.99, []int{0, 1, 2, 3, 4}},
-		{"masked tokens are not candidates", []float64{0, 0.75, 0, 0.25}, 0.8, []int{1, 3}},
-		{"single token", []float64{1}, 0.5, []int{0}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st := topP(tc.p, tc.pp)
-			if st.Name != "top_p" {
-				t.Errorf("Name = %q", st.Name)
-			}
-			checkFilter(t, st, tc.p, tc.kept)
-		})
-	}
-}
+		{"top_p", "below the top token", topPOf(0.1), dyadic, []int{1}},
+		{"top_p", "exactly the top token", topPOf(0.5), dyadic, []int{1}},
+		{"top_p", "just above the top token", topPOf(math.Nextafter(0.5, 1)), dyadic, []int{1, 2}},
+		{"top_p", "exactly two tokens", topPOf(0.75), dyadic, []int{1, 2}},
+		{"top_p", "tie broken by lower id", topPOf(0.9), dyadic, []int{0, 1, 2, 3}},
+		{"top_p", "everything", topPOf(0.99), dyadic, []int{0, 1, 2, 3, 4}},
+		{"top_p", "masked tokens are not candidates", topPOf(0.8), []float64{0, 0.75, 0, 0.25}, []int{1, 3}},
+		{"top_p", "single token", topPOf(0.5), []float64{1}, []int{0}},
 
-func TestMinP(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		p    []float64
-		m    float64
-		kept []int
-	}{
-		{"half of the max", dyadic, 0.5, []int{1, 2}},
-		{"quarter of the max, boundary kept", dyadic, 0.25, []int{0, 1, 2}},
-		{"all but the max", dyadic, 1, []int{1}},
-		{"tied maxima survive m=1", []float64{0.4, 0.4, 0.2}, 1, []int{0, 1}},
-		{"tiny m keeps all", dyadic, 1e-9, []int{0, 1, 2, 3, 4}},
-		{"masked tokens are not candidates", []float64{0, 0.75, 0, 0.25}, 1e-9, []int{1, 3}},
-		{"single token", []float64{1}, 1, []int{0}},
+		{"min_p", "half of the max", minPOf(0.5), dyadic, []int{1, 2}},
+		{"min_p", "quarter of the max, boundary kept", minPOf(0.25), dyadic, []int{0, 1, 2}},
+		{"min_p", "all but the max", minPOf(1), dyadic, []int{1}},
+		{"min_p", "tied maxima survive m=1", minPOf(1), []float64{0.4, 0.4, 0.2}, []int{0, 1}},
+		{"min_p", "tiny m keeps all", minPOf(1e-9), dyadic, []int{0, 1, 2, 3, 4}},
+		{"min_p", "masked tokens are not candidates", minPOf(1e-9), []float64{0, 0.75, 0, 0.25}, []int{1, 3}},
+		{"min_p", "single token", minPOf(1), []float64{1}, []int{0}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			st := minP(tc.p, tc.m)
-			if st.Name != "min_p" {
-				t.Errorf("Name = %q", st.Name)
+		t.Run(tc.stage+"/"+tc.name, func(t *testing.T) {
+			st := tc.filter(tc.p)
+			if st.Name != tc.stage {
+				t.Errorf("Name = %q, want %q", st.Name, tc.stage)
 			}
 			checkFilter(t, st, tc.p, tc.kept)
 		})
