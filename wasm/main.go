@@ -4,12 +4,19 @@
 package main
 
 import (
+	"runtime/debug"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/wasm/ui"
 )
 
 func main() {
+	// Go's collector in WebAssembly has no threads: every collection stops
+	// the page. Each interaction allocates a new view tree; collecting a
+	// quarter as often keeps pauses out of most interactions for a few MB
+	// more memory (make timing measures it).
+	debug.SetGCPercent(400)
 	ui.Register()
 	ui.RepairAddress()
 	app.RunWhenOnBrowser()

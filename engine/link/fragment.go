@@ -28,6 +28,13 @@ const (
 const (
 	prefix   = "s1."  // format s, version 1
 	deflated = 1 << 0 // the flags bit that says the data is compressed
+
+	// compressAbove is the size below which Encode does not try DEFLATE:
+	// on short data its headers cost what it saves (none of the typical
+	// sessions of TestShareLength compress), and a flate writer allocates
+	// about 800 KB, which in the browser means a garbage collection pause
+	// in the middle of an interaction.
+	compressAbove = 256
 )
 
 // Encode writes s as a fragment, without the '#'. It first puts s in the
@@ -58,8 +65,10 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %d bytes of data, more than %d", len(w), MaxDecoded)
 	}
 	data := append([]byte{0}, w...)
-	if z := deflate(w); len(z) < len(w) {
-		data = append([]byte{deflated}, z...)
+	if len(w) > compressAbove {
+		if z := deflate(w); len(z) < len(w) {
+			data = append([]byte{deflated}, z...)
+		}
 	}
 	f := prefix + base64.RawURLEncoding.EncodeToString(data)
 	if len(f) > MaxFragment {

@@ -40,7 +40,7 @@ func (p *Playground) renderEmbed(step *session.Step, index int) app.UI {
 		p.renderNotice(),
 		app.Div().Body(body...),
 		app.P().Class("open-full").Body(
-			app.A().ID("open-full").Href(p.shareURL()).Target("_blank").Attr("rel", "noopener").
+			app.A().ID("open-full").Href(p.link).Target("_blank").Attr("rel", "noopener").
 				Text("Open in nexttoken ↗"),
 		),
 	)

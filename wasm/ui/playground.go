@@ -39,6 +39,7 @@ type Playground struct {
 	view         string // the view an embed shows (views)
 	embedView    string // the view the share panel's embed code shows
 	copied       string // what the last copy button did
+	link         string // shareURL of the current session
 
 	// View settings.
 	prompt     string // the prompt field's text, which may not tokenize yet
@@ -156,6 +157,7 @@ func (p *Playground) refresh() {
 		p.next = next
 	}
 	p.sel = len(p.sess.Trace().Steps)
+	p.link = p.shareURL()
 }
 
 // shown is the step on display: a committed step, or the pending one.

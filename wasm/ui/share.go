@@ -15,7 +15,8 @@ const linkWarnLength = 2000
 
 // shareURL is the address of this session in the full playground: the page's
 // path and the whole state in the fragment. It is relative, so it works on
-// any host and under any sub-path.
+// any host and under any sub-path. Encoding compresses, so refresh computes
+// it once per change into p.link rather than every render.
 func (p *Playground) shareURL() string {
 	frag, err := link.Encode(link.State{Spec: p.sess.Spec(), View: p.view})
 	if err != nil {
@@ -45,13 +46,14 @@ func (p *Playground) embedURL(view string) string {
 // syncAddress makes the address bar follow the session.
 func (p *Playground) syncAddress() {
 	if p.live && !p.embed && p.sess != nil {
-		_ = replaceURL(p.shareURL()) // an old browser without history keeps the old address
+		_ = replaceURL(p.link) // an old browser without history keeps the old address
 	}
 }
 
 // renderShare offers the session as a link and as an embed snippet.
 func (p *Playground) renderShare() app.UI {
-	url := p.origin + p.shareURL()
+	url := p.origin + p.link
+	code := p.embedCode()
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"
 	if len(url) > linkWarnLength {
@@ -74,9 +76,9 @@ func (p *Playground) renderShare() app.UI {
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(func(ctx app.Context, e app.Event) {
 					p.embedView = ctx.JSSrc().Get("value").String()
 				})),
-			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(p.copy(p.embedCode(), "embed code"), app.EventScope(p.embedCode())),
+			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(p.copy(code, "embed code"), app.EventScope(code)),
 		),
-		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(p.embedCode()),
+		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
 		app.P().ID("copied").Class("hint").Text(p.copied),
 	)
 }
