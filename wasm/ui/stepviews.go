@@ -3,7 +3,6 @@ package ui
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -75,4 +74,4 @@ func card(id, title, hint string, body ...app.UI) app.UI {
 	return app.Section().ID(id).Class("card").Body(append(head, body...)...)
 }
 
-func quote(s string) string { return "“" + strings.ReplaceAll(visible(s), "”", "\\”") + "”" }
+func quote(s string) string { return "“" + visible(s) + "”" }
