@@ -248,3 +248,73 @@ func saveScreenshot(t *testing.T, tab context.Context, name string) {
 	}
 	t.Logf("screenshot: %s", path)
 }
+
+// TestPromptAndModels edits the prompt (prefill runs again), types a word
+// the toy vocabulary lacks (a message, the last good state stays), and
+// switches models.
+func TestPromptAndModels(t *testing.T) {
+	tab := openPage(t, "/")
+	setInput(tab, "#prompt", "The cat sat")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	if n := evaluate[int](tab, `document.querySelectorAll('#tokens .tok.prompt').length`); n != 3 {
+		t.Errorf("%d prompt tokens, want 3", n)
+	}
+	if got := text(tab, "#choice"); got != "on" {
+		t.Errorf("after \"The cat sat\" the choice is %q, want on", got)
+	}
+	setInput(tab, "#prompt", "The dog")
+	waitFor(tab, `document.querySelector('#notice') !== null`)
+	if got := text(tab, "#notice"); !strings.Contains(got, `"dog"`) {
+		t.Errorf("notice %q", got)
+	}
+	if got := text(tab, "#kv-rows"); got != "3" {
+		t.Errorf("a bad prompt changed the session: %s KV rows", got)
+	}
+
+	setInput(tab, "#model", "stories260K")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '5'`) // BOS + "Once upon a time"
+	setInput(tab, "#model", "logits")
+	waitFor(tab, `document.querySelector('#add-token') !== null`)
+	setInput(tab, `#logits tr[data-token="2"] input.name`, "rested")
+	waitFor(tab, `document.querySelector('#bars .bar.chosen .bar-label')?.textContent === 'rested'`)
+	click(tab, "#add-token")
+	waitFor(tab, `document.querySelectorAll('#softmax tr[data-token]').length === 7`)
+	click(tab, `#logits tr[data-token="0"] button.remove`)
+	waitFor(tab, `document.querySelectorAll('#softmax tr[data-token]').length === 6`)
+	logits := append([]float64(nil), workedExample[1:]...)
+	logits = append(logits, 0)
+	for id, p := range softmaxOf(logits) {
+		if got := text(tab, probCell(id)); got != displayed(p) {
+			t.Errorf("after removing The and adding a token, p of %d = %q, want %q", id, got, displayed(p))
+		}
+	}
+}
+
+// TestSamplerSettings switches to sampling and types settings, good and bad.
+func TestSamplerSettings(t *testing.T) {
+	tab := openPage(t, "/")
+	setInput(tab, "#decoding", "sample")
+	waitFor(tab, `document.querySelector('#set-temperature') !== null`)
+	setInput(tab, "#set-temperature", "2")
+	waitFor(tab, `document.querySelector('#draw-u') !== null && document.querySelector('#softmax').textContent.includes('T = 2')`)
+	scaled := make([]float64, len(workedExample))
+	for i, l := range workedExample {
+		scaled[i] = l / 2
+	}
+	for id, p := range softmaxOf(scaled) {
+		if got := text(tab, probCell(id)); got != displayed(p) {
+			t.Errorf("at T = 2, p of token %d = %q, want %q", id, got, displayed(p))
+		}
+	}
+	for _, tc := range []struct{ field, value, want string }{
+		{"#set-top_p", "1.5", "Top-p"},
+		{"#set-top_k", "2.5", "whole number"},
+		{"#set-seed", "0", "Seed"},
+		{"#set-temperature", "NaN", "not a number"},
+	} {
+		setInput(tab, tc.field, tc.value)
+		waitFor(tab, `document.querySelector('#notice')?.textContent.includes(`+jsString(tc.want)+`)`)
+	}
+	setInput(tab, "#set-top_k", "2")
+	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('top_k removed 4 tokens')`)
+}
