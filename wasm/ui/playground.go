@@ -34,12 +34,13 @@ type Playground struct {
 	runN    int
 
 	// Where the page is, and how it is shown.
-	origin, path string // the page's origin and path, for links to this session
-	embed        bool   // inside another page: one view, no header
-	view         string // the view an embed shows (views)
-	embedView    string // the view the share panel's embed code shows
-	copied       string // what the last copy button did
-	link         string // shareURL of the current session
+	origin, path string      // the page's origin and path, for links to this session
+	embed        bool        // inside another page: one view, no header
+	view         string      // the view an embed shows (views)
+	embedView    string      // the view the share panel's embed code shows
+	copied       string      // what the last copy button did
+	link         string      // shareURL of the current session
+	addressTimer *time.Timer // pending address bar update (syncAddress)
 
 	// View settings.
 	prompt     string // the prompt field's text, which may not tokenize yet

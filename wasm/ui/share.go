@@ -3,6 +3,7 @@ package ui
 import (
 	"html"
 	"strconv"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -43,12 +44,24 @@ func (p *Playground) embedURL(view string) string {
 	return base + "#" + frag
 }
 
-// syncAddress makes the address bar follow the session.
+// syncAddress makes the address bar follow the session, a moment after the
+// last change: a slider drag makes one update, not fifty, and the update
+// stays out of the time between a click and the page showing its effect.
 func (p *Playground) syncAddress() {
-	if p.live && !p.embed && p.sess != nil {
-		_ = replaceURL(p.link) // an old browser without history keeps the old address
+	if !p.live || p.embed || p.sess == nil {
+		return
 	}
+	if p.addressTimer != nil {
+		p.addressTimer.Stop()
+	}
+	link := p.link
+	p.addressTimer = time.AfterFunc(addressDelay, func() {
+		_ = replaceURL(link) // an old browser without history keeps the old address
+	})
 }
+
+// addressDelay is how long the address bar waits for the session to settle.
+const addressDelay = 100 * time.Millisecond
 
 // renderShare offers the session as a link and as an embed snippet.
 func (p *Playground) renderShare() app.UI {
