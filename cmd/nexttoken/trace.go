@@ -40,11 +40,12 @@ type traceFlags struct {
 	seed                         uint64
 }
 
-func parseTraceFlags(args []string) (*traceFlags, *flag.FlagSet, error) {
+// parseTraceFlags reads trace's command line; for -h it prints the usage
+// and returns nil flags.
+func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	f := &traceFlags{}
 	def := sampler.DefaultSettings()
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported in one line by the caller
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
 	fs.StringVar(&f.model, "model", "toy", "embedded model (toy, stories260K) or a llama2.c checkpoint file")
@@ -60,29 +61,26 @@ func parseTraceFlags(args []string) (*traceFlags, *flag.FlagSet, error) {
 	fs.Float64Var(&f.minP, "min-p", def.MinP, "keep tokens with probability ≥ min-p × the largest; 0 is off")
 	fs.Float64Var(&f.rep, "repetition-penalty", def.RepetitionPenalty, "divide positive (multiply negative) logits of tokens already in the context; 1 is off")
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "random seed, ≥ 1")
-	if err := fs.Parse(args); err != nil {
-		return nil, fs, err
+	if help, err := parseFlags(fs, args, traceUsage, stdout); help || err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fs, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	f.settings = sampler.Settings{
 		Mode: f.samplerMode, Temperature: f.temperature, TopK: f.topK, TopP: f.topP,
 		MinP: f.minP, RepetitionPenalty: f.rep, Seed: f.seed,
 	}
-	return f, fs, nil
+	return f, nil
 }
 
 func trace(args []string, stdout, stderr io.Writer) error {
-	f, fs, err := parseTraceFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stdout)
-		fmt.Fprint(stdout, traceUsage)
-		fs.PrintDefaults()
-		return nil
-	}
+	f, err := parseTraceFlags(args, stdout)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
+	}
+	if f == nil {
+		return nil // -h printed the usage
 	}
 	spec, load, err := f.spec()
 	if err != nil {
