@@ -178,13 +178,20 @@ func TestBadParameter(t *testing.T) {
 		{"?temprature=1", "temprature"},
 		{"?model=toy&prompt=The%20dog", "dog"},
 	} {
-		tab := openPage(t, "/"+tc.query)
-		if got := text(tab, "#notice"); !strings.Contains(got, tc.want) {
-			t.Errorf("%s: notice %q, want it to name %q", tc.query, got, tc.want)
-		}
-		if got := text(tab, "#choice"); got != "sat" {
-			t.Errorf("%s: the default session should be open, choice %q", tc.query, got)
-		}
+		t.Run(tc.query, func(t *testing.T) { opensDefaultSaying(t, "/"+tc.query, tc.want) })
+	}
+}
+
+// opensDefaultSaying opens a broken link and expects the default session
+// (whose choice is "sat") under a message containing want.
+func opensDefaultSaying(t *testing.T, path, want string) {
+	t.Helper()
+	tab := openPage(t, path)
+	if got := text(tab, "#notice"); !strings.Contains(got, want) {
+		t.Errorf("notice %q, want it to contain %q", got, want)
+	}
+	if got := text(tab, "#choice"); got != "sat" {
+		t.Errorf("choice %q: the default session should be open", got)
 	}
 }
 
