@@ -2,46 +2,55 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
-// The JSON form of a trace. Numbers are the engine's own, unrounded; the
-// non-finite values JSON cannot hold (a masked token's −Inf) are written as
-// the strings "-Inf", "+Inf" and "NaN".
+// jsonTrace writes a session as one JSON object, a step at a time as the
+// steps are made:
+//
+//	{"model": …, "prompt": [ids], "sampler": {…}, "steps": [step, …], "text": …, "stopped": …}
+//
+// Numbers are the engine's own, unrounded; the non-finite values JSON cannot
+// hold (a masked token's −Inf) are written as the strings "-Inf", "+Inf"
+// and "NaN". A step carries its top candidates and what each sampler stage
+// did; with vectors, also every vector as long as the vocabulary.
+type jsonTrace struct {
+	w       io.Writer
+	vectors bool
+}
+
 type (
-	jsonTrace struct {
-		Model   string           `json:"model"`
-		Prompt  []int            `json:"prompt"`
-		Sampler sampler.Settings `json:"sampler"`
-		Text    string           `json:"text"`
-		Stopped string           `json:"stopped,omitempty"`
-		Steps   []jsonStep       `json:"steps"`
-	}
 	jsonStep struct {
-		Pos     int         `json:"pos"`
-		Input   int         `json:"input"`
-		Hidden  floats      `json:"hidden,omitempty"`
-		Logits  floats      `json:"logits"`
-		Edited  []int       `json:"edited,omitempty"`
-		Max     jsonFloat   `json:"max"`
-		Sum     jsonFloat   `json:"sum"`
-		Probs   floats      `json:"probs"`
-		Stages  []jsonStage `json:"stages"`
-		Draw    *jsonDraw   `json:"draw,omitempty"`
-		Token   int         `json:"token"`
-		Forced  bool        `json:"forced,omitempty"`
-		Piece   string      `json:"piece"`
-		KVLen   int         `json:"kv_len"`
-		KVBytes int         `json:"kv_bytes"`
+		Pos     int             `json:"pos"`
+		Input   int             `json:"input"`
+		Token   int             `json:"token"`
+		Piece   string          `json:"piece"`
+		Prob    jsonFloat       `json:"prob"`
+		Forced  bool            `json:"forced,omitempty"`
+		Edited  []int           `json:"edited,omitempty"`
+		Top     []jsonCandidate `json:"top"`
+		Greedy  bool            `json:"greedy,omitempty"`
+		Stages  []jsonStage     `json:"stages"`
+		Draw    *jsonDraw       `json:"draw,omitempty"`
+		KVLen   int             `json:"kv_len"`
+		KVBytes int             `json:"kv_bytes"`
+		*jsonVectors
+	}
+	jsonCandidate struct {
+		Token int       `json:"token"`
+		Prob  jsonFloat `json:"prob"`
+		Logit jsonFloat `json:"logit"`
 	}
 	jsonStage struct {
 		Name        string    `json:"name"`
-		Removed     []int     `json:"removed,omitempty"`
+		Survivors   int       `json:"survivors,omitempty"`
+		Affected    int       `json:"affected"`
 		RemovedMass jsonFloat `json:"removed_mass"`
+		Removed     []int     `json:"removed,omitempty"`
 		Changed     []int     `json:"changed,omitempty"`
 		Logits      floats    `json:"logits,omitempty"`
 		Probs       floats    `json:"probs,omitempty"`
@@ -49,40 +58,83 @@ type (
 	jsonDraw struct {
 		U      jsonFloat `json:"u"`
 		Target jsonFloat `json:"target"`
-		Order  []int     `json:"order"`
-		CDF    floats    `json:"cdf"`
 		Index  int       `json:"index"`
+		Lo     jsonFloat `json:"lo"`
+		Hi     jsonFloat `json:"hi"`
+		Total  jsonFloat `json:"total"`
+		Order  []int     `json:"order,omitempty"`
+		CDF    floats    `json:"cdf,omitempty"`
+	}
+	// jsonVectors are a step's vectors, written with --vectors.
+	jsonVectors struct {
+		Logits   floats    `json:"logits"`
+		Computed floats    `json:"computed,omitempty"`
+		Hidden   floats    `json:"hidden,omitempty"`
+		Max      jsonFloat `json:"max"`
+		Sum      jsonFloat `json:"sum"`
+		Probs    floats    `json:"probs"`
 	}
 )
 
-func writeJSON(w io.Writer, s *session.Session) error {
-	t := s.Trace()
+func (j *jsonTrace) wantsDetail() bool { return j.vectors }
+
+func (j *jsonTrace) start(s *session.Session) error {
+	prompt := []int{}
+	for _, p := range s.Trace().Prompt {
+		prompt = append(prompt, p.ID)
+	}
 	spec := s.Spec()
-	out := jsonTrace{Model: spec.Model, Sampler: spec.Sampler, Text: t.Text, Stopped: t.Stopped,
-		Prompt: []int{}, Steps: []jsonStep{}}
-	for _, p := range t.Prompt {
-		out.Prompt = append(out.Prompt, p.ID)
+	_, err := fmt.Fprintf(j.w, "{\n \"model\": %s,\n \"prompt\": %s,\n \"sampler\": %s,\n \"steps\": [", marshal(spec.Model), marshal(prompt), marshal(spec.Sampler))
+	return err
+}
+
+func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
+	st := s.Trace().Steps[i]
+	c := st.Choice
+	js := jsonStep{
+		Pos: st.Pos, Input: st.Input, Token: st.Token, Piece: st.Piece, Prob: jsonFloat(st.Prob),
+		Forced: st.Forced, Edited: st.Edited, Greedy: c.Greedy, KVLen: st.KVLen, KVBytes: st.KVBytes,
+		Top: []jsonCandidate{}, Stages: []jsonStage{},
 	}
-	for _, st := range t.Steps {
-		c := st.Choice
-		js := jsonStep{
-			Pos: st.Pos, Input: st.Input, Hidden: st.Hidden, Logits: st.Logits, Edited: st.Edited,
-			Max: jsonFloat(c.Softmax.Max), Sum: jsonFloat(c.Softmax.Sum), Probs: c.Softmax.Probs,
-			Token: st.Token, Forced: st.Forced, Piece: st.Piece, KVLen: st.KVLen, KVBytes: st.KVBytes,
-			Stages: []jsonStage{},
-		}
-		for _, sg := range c.Stages {
-			js.Stages = append(js.Stages, jsonStage{Name: sg.Name, Removed: sg.Removed,
-				RemovedMass: jsonFloat(sg.RemovedMass), Changed: sg.Changed, Logits: sg.Logits, Probs: sg.Probs})
-		}
-		if d := c.Draw; d != nil {
-			js.Draw = &jsonDraw{U: jsonFloat(d.U), Target: jsonFloat(d.Target), Order: d.Order, CDF: d.CDF, Index: d.Index}
-		}
-		out.Steps = append(out.Steps, js)
+	for _, t := range st.Top {
+		js.Top = append(js.Top, jsonCandidate{t.Token, jsonFloat(t.Prob), jsonFloat(t.Logit)})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(out)
+	stages, draw := c.Stages, c.Draw
+	if d != nil {
+		stages, draw = d.Choice.Stages, d.Choice.Draw
+		sm := d.Choice.Softmax
+		js.jsonVectors = &jsonVectors{Logits: d.Logits, Computed: d.Computed, Hidden: widen(d.Hidden),
+			Max: jsonFloat(sm.Max), Sum: jsonFloat(sm.Sum), Probs: sm.Probs}
+	}
+	for _, sg := range stages {
+		js.Stages = append(js.Stages, jsonStage{Name: sg.Name, Survivors: sg.Survivors, Affected: sg.Affected,
+			RemovedMass: jsonFloat(sg.RemovedMass), Removed: sg.Removed, Changed: sg.Changed, Logits: sg.Logits, Probs: sg.Probs})
+	}
+	if draw != nil {
+		js.Draw = &jsonDraw{U: jsonFloat(draw.U), Target: jsonFloat(draw.Target), Index: draw.Index,
+			Lo: jsonFloat(draw.Lo), Hi: jsonFloat(draw.Hi), Total: jsonFloat(draw.Total), Order: draw.Order, CDF: draw.CDF}
+	}
+	sep := ","
+	if i == 0 {
+		sep = ""
+	}
+	_, err := fmt.Fprintf(j.w, "%s\n  %s", sep, marshal(js))
+	return err
+}
+
+func (j *jsonTrace) end(s *session.Session) error {
+	t := s.Trace()
+	_, err := fmt.Fprintf(j.w, "\n ],\n \"text\": %s,\n \"stopped\": %s\n}\n", marshal(t.Text), marshal(t.Stopped))
+	return err
+}
+
+// marshal is json.Marshal of a value that always encodes.
+func marshal(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only the types above reach here, and they encode
+	}
+	return data
 }
 
 type jsonFloat float64
@@ -108,4 +160,16 @@ func (v floats) MarshalJSON() ([]byte, error) {
 		out[i] = jsonFloat(x)
 	}
 	return json.Marshal(out)
+}
+
+// widen converts float32 values to floats; nil stays nil.
+func widen(x []float32) floats {
+	if x == nil {
+		return nil
+	}
+	y := make(floats, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
 }

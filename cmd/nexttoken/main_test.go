@@ -70,36 +70,52 @@ func TestTraceModels(t *testing.T) {
 }
 
 func TestTraceJSON(t *testing.T) {
-	code, out, errs := runCmd("trace", "--json", "--logits=-2.1,0.3,3.1,-inf,0.1,-0.5", workedVocab)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var trace struct {
-		Text  string
-		Steps []map[string]json.RawMessage
-	}
-	if err := json.Unmarshal([]byte(out), &trace); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
-	if len(trace.Steps) != 1 {
-		t.Fatalf("%d steps, want 1", len(trace.Steps))
-	}
-	step := trace.Steps[0]
-	for _, key := range []string{"pos", "input", "logits", "probs", "token", "piece", "kv_len", "kv_bytes", "stages"} {
-		if _, ok := step[key]; !ok {
-			t.Errorf("step lacks %q", key)
+	for _, vectors := range []bool{false, true} {
+		args := []string{"trace", "--json", "--logits=-2.1,0.3,3.1,-inf,0.1,-0.5", workedVocab}
+		if vectors {
+			args = append(args, "--vectors")
 		}
-	}
-	var logits bytes.Buffer
-	if err := json.Compact(&logits, step["logits"]); err != nil || logits.String() != `[-2.1,0.3,3.1,"-Inf",0.1,-0.5]` {
-		t.Errorf("logits %s (%v)", step["logits"], err)
-	}
-	var probs []float64
-	if err := json.Unmarshal(step["probs"], &probs); err != nil || probs[3] != 0 {
-		t.Errorf("probs %s (%v): a masked token has probability 0", step["probs"], err)
-	}
-	if string(step["token"]) != "2" || trace.Text != "sat" {
-		t.Errorf("token %s text %q", step["token"], trace.Text)
+		code, out, errs := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var trace struct {
+			Text  string
+			Steps []map[string]json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(out), &trace); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		if len(trace.Steps) != 1 {
+			t.Fatalf("%d steps, want 1", len(trace.Steps))
+		}
+		step := trace.Steps[0]
+		for _, key := range []string{"pos", "input", "token", "piece", "prob", "top", "kv_len", "kv_bytes", "stages"} {
+			if _, ok := step[key]; !ok {
+				t.Errorf("step lacks %q", key)
+			}
+		}
+		if string(step["token"]) != "2" || trace.Text != "sat" {
+			t.Errorf("token %s text %q", step["token"], trace.Text)
+		}
+		var top []struct{ Token int }
+		if err := json.Unmarshal(step["top"], &top); err != nil || len(top) != 5 || top[0].Token != 2 {
+			t.Errorf("top %s (%v): want the 5 most probable, sat first", step["top"], err)
+		}
+		if _, ok := step["logits"]; ok != vectors {
+			t.Errorf("--vectors=%v, but logits present = %v", vectors, ok)
+		}
+		if !vectors {
+			continue
+		}
+		var logits bytes.Buffer
+		if err := json.Compact(&logits, step["logits"]); err != nil || logits.String() != `[-2.1,0.3,3.1,"-Inf",0.1,-0.5]` {
+			t.Errorf("logits %s (%v)", step["logits"], err)
+		}
+		var probs []float64
+		if err := json.Unmarshal(step["probs"], &probs); err != nil || probs[3] != 0 {
+			t.Errorf("probs %s (%v): a masked token has probability 0", step["probs"], err)
+		}
 	}
 }
 
@@ -127,6 +143,9 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--sampler=beam"}, "beam"},
 		{[]string{"--sampler=runc", "--top-k=5", "--temperature=1"}, "top-k"},
 		{[]string{"--steps=-1"}, "negative"},
+		{[]string{"--top=-1"}, "--top=-1"},
+		{[]string{"--top=1001"}, "--top=1001"},
+		{[]string{"--vectors"}, "--vectors needs --json"},
 		{[]string{"--steps=x"}, "invalid value"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 		{[]string{"--model=../../web/models/tok512.bin", "--tokenizer=../../web/models/tok512.bin"}, "checkpoint"},

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,24 +12,36 @@ import (
 	"nexttoken/engine/session"
 )
 
-// printSoftmaxSteps prints the one step of a hand-typed logit vector as the
+// softmaxSteps prints the one step of a hand-typed logit vector as the
 // worked example teaches it: subtract the max, exponentiate and sum, divide
 // and choose.
-func printSoftmaxSteps(w io.Writer, s *session.Session) error {
-	step := s.Trace().Steps[0]
-	sm := step.Choice.Softmax
+type softmaxSteps struct{ w io.Writer }
+
+func (p *softmaxSteps) wantsDetail() bool              { return true }
+func (p *softmaxSteps) start(s *session.Session) error { return nil }
+func (p *softmaxSteps) end(s *session.Session) error   { return nil }
+
+func (p *softmaxSteps) step(s *session.Session, i int, d *session.Detail) error {
+	w := p.w
+	sm := d.Choice.Softmax
 	tok := s.Model().Tokenizer
 	name := func(i int) string { return tok.Token(i) }
 
-	fmt.Fprintf(w, "%d tokens, temperature %s\n\n", len(sm.Logits), num(sm.Temperature))
+	if d.Choice.Greedy {
+		fmt.Fprintf(w, "%d tokens, greedy (temperature 0): the softmax at temperature 1 shows the probabilities\n\n", len(sm.Logits))
+	} else {
+		fmt.Fprintf(w, "%d tokens, temperature %s\n\n", len(sm.Logits), num(sm.Temperature))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	scaled := sm.Temperature != 1
 	fmt.Fprintln(w, "Step 1: subtract the maximum, so no exponential can overflow")
 	header := "\ttoken\tℓ\t"
+	shift := "ℓ − max"
 	if scaled {
 		header += "ℓ/T\t"
+		shift = "ℓ/T − max"
 	}
-	fmt.Fprintln(tw, header+"ℓ − max\t")
+	fmt.Fprintln(tw, header+shift+"\t")
 	for i := range sm.Logits {
 		row := fmt.Sprintf("\t%s\t%s\t", name(i), num(sm.Logits[i]))
 		if scaled {
@@ -54,41 +65,53 @@ func printSoftmaxSteps(w io.Writer, s *session.Session) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	printChoice(w, "  ", step, name)
+	printChoice(w, "  ", d.Step, name)
 	return nil
 }
 
-// printSession prints prefill and every step of a model session.
-func printSession(w io.Writer, s *session.Session, top int) error {
-	t := s.Trace()
-	m := s.Model()
-	tok := m.Tokenizer
-	name := func(i int) string { return strconv.Quote(tok.Piece(-1, i)) }
+// textTrace prints prefill and every step of a model session.
+type textTrace struct{ w io.Writer }
 
+func (p *textTrace) wantsDetail() bool { return false }
+
+func (p *textTrace) start(s *session.Session) error {
+	w, t, m := p.w, s.Trace(), s.Model()
 	fmt.Fprintf(w, "model %s %s\n", m.Name, m.Checkpoint.Config)
 	fmt.Fprintf(w, "sampler %s\n", describeSettings(s.Spec().Sampler))
 	fmt.Fprintf(w, "prompt %q: %d tokens\n", s.Spec().Prompt, len(t.Prompt))
 	for pos, p := range t.Prompt {
 		fmt.Fprintf(w, "  %3d  %5d  %q\n", pos, p.ID, p.Text)
 	}
-	prefillKV := len(t.Prompt)
-	fmt.Fprintf(w, "prefill: KV cache %d positions, %d bytes (%d per position)\n\n",
-		prefillKV, prefillKV*s.Transformer().Cache.RowBytes(), s.Transformer().Cache.RowBytes())
+	row := s.Transformer().Cache.RowBytes()
+	fmt.Fprintf(w, "prefill: KV cache %d positions, %d bytes (%d per position)\n\n", len(t.Prompt), len(t.Prompt)*row, row)
+	return nil
+}
 
-	for i, step := range t.Steps {
-		fmt.Fprintf(w, "step %d  pos %d  input %s\n", i+1, step.Pos, name(step.Input))
-		probs := step.Choice.Softmax.Probs
-		for _, id := range topTokens(probs, top) {
-			fmt.Fprintf(w, "    %-14s p=%-12s logit=%s\n", name(id), num(probs[id]), num(step.Logits[id]))
-		}
-		printChoice(w, "  ", step, name)
-		fmt.Fprintf(w, "  KV cache %d positions, %d bytes\n\n", step.KVLen, step.KVBytes)
+func (p *textTrace) step(s *session.Session, i int, _ *session.Detail) error {
+	w, step := p.w, s.Trace().Steps[i]
+	name := pieceName(s)
+	fmt.Fprintf(w, "step %d  pos %d  input %s\n", i+1, step.Pos, name(step.Input))
+	for _, c := range step.Top {
+		fmt.Fprintf(w, "    %-14s p=%-12s logit=%s\n", name(c.Token), num(c.Prob), num(c.Logit))
 	}
-	fmt.Fprintf(w, "text: %q\n", t.Text)
+	printChoice(w, "  ", step, name)
+	_, err := fmt.Fprintf(w, "  KV cache %d positions, %d bytes\n\n", step.KVLen, step.KVBytes)
+	return err
+}
+
+func (p *textTrace) end(s *session.Session) error {
+	t := s.Trace()
+	fmt.Fprintf(p.w, "text: %q\n", t.Text)
 	if t.Stopped != "" {
-		fmt.Fprintf(w, "stopped: %s\n", t.Stopped)
+		fmt.Fprintf(p.w, "stopped: %s\n", t.Stopped)
 	}
 	return nil
+}
+
+// pieceName quotes a token as it reads in the text.
+func pieceName(s *session.Session) func(int) string {
+	tok := s.Model().Tokenizer
+	return func(i int) string { return strconv.Quote(tok.Piece(-1, i)) }
 }
 
 // printChoice prints what the sampler stages did and the chosen token.
@@ -96,37 +119,22 @@ func printChoice(w io.Writer, indent string, step session.Step, name func(int) s
 	c := step.Choice
 	for _, st := range c.Stages {
 		switch {
-		case len(st.Changed) > 0:
-			fmt.Fprintf(w, "%s%s changed %d logits\n", indent, st.Name, len(st.Changed))
-		case len(st.Removed) > 0:
-			fmt.Fprintf(w, "%s%s removed %d tokens, %s of the probability\n", indent, st.Name, len(st.Removed), num(st.RemovedMass))
+		case st.Name == "repetition_penalty" && st.Affected > 0:
+			fmt.Fprintf(w, "%s%s changed %d logits\n", indent, st.Name, st.Affected)
+		case st.Affected > 0:
+			fmt.Fprintf(w, "%s%s removed %d tokens, %s of the probability\n", indent, st.Name, st.Affected, num(st.RemovedMass))
 		}
 	}
-	p := c.Softmax.Probs[step.Token]
 	switch {
 	case step.Forced:
-		fmt.Fprintf(w, "%sforced: %s (p = %s; the sampler chose %s)\n", indent, name(step.Token), num(p), name(c.Token))
+		fmt.Fprintf(w, "%sforced: %s (p = %s; the sampler chose %s)\n", indent, name(step.Token), num(step.Prob), name(c.Token))
 	case c.Greedy:
-		fmt.Fprintf(w, "%sgreedy: argmax p = %s (id %d, p = %s)\n", indent, name(step.Token), step.Token, num(p))
+		fmt.Fprintf(w, "%sgreedy: argmax p = %s (id %d, p = %s)\n", indent, name(step.Token), step.Token, num(step.Prob))
 	default:
 		d := c.Draw
-		lo := 0.0
-		if d.Index > 0 {
-			lo = d.CDF[d.Index-1]
-		}
 		fmt.Fprintf(w, "%sdraw: u = %s lands in [%s, %s) of the cumulative distribution: %s (id %d, p = %s)\n",
-			indent, num(d.Target), num(lo), num(d.CDF[d.Index]), name(step.Token), step.Token, num(p))
+			indent, num(d.Target), num(d.Lo), num(d.Hi), name(step.Token), step.Token, num(step.Prob))
 	}
-}
-
-// topTokens returns the n most probable token ids, most probable first.
-func topTokens(probs []float64, n int) []int {
-	ids := make([]int, len(probs))
-	for i := range ids {
-		ids[i] = i
-	}
-	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
-	return ids[:min(n, len(ids))]
 }
 
 func describeSettings(s sampler.Settings) string {

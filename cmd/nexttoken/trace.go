@@ -32,7 +32,7 @@ type traceFlags struct {
 	logits, vocab                string
 	model, tokenizer, prompt     string
 	steps, top                   int
-	json                         bool
+	json, vectors                bool
 	settings                     sampler.Settings
 	samplerMode                  string
 	topK                         int
@@ -53,7 +53,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.prompt, "prompt", "The cat", "prompt text")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
-	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded")
+	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
+	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
 	fs.StringVar(&f.samplerMode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
 	fs.Float64Var(&f.temperature, "temperature", def.Temperature, "temperature; 0 is greedy")
 	fs.IntVar(&f.topK, "top-k", def.TopK, "keep the k most probable tokens; 0 is off")
@@ -66,6 +67,12 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if f.top < 0 || f.top > maxTop {
+		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
+	}
+	if f.vectors && !f.json {
+		return nil, errors.New("--vectors needs --json")
 	}
 	f.settings = sampler.Settings{
 		Mode: f.samplerMode, Temperature: f.temperature, TopK: f.topK, TopP: f.topP,
@@ -86,17 +93,64 @@ func trace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
+	steps := spec.Steps
+	spec.Steps = 0
 	s, err := session.New(spec, load)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	if f.json {
-		return writeJSON(stdout, s)
+	if err := s.KeepTop(f.top); err != nil {
+		return fmt.Errorf("trace: --top: %w", err)
 	}
-	if spec.Model == session.LogitsModel {
-		return printSoftmaxSteps(stdout, s)
+	var out traceWriter = &textTrace{w: stdout}
+	switch {
+	case f.json:
+		out = &jsonTrace{w: stdout, vectors: f.vectors}
+	case spec.Model == session.LogitsModel:
+		out = &softmaxSteps{w: stdout}
 	}
-	return printSession(stdout, s, f.top)
+	return runTrace(s, steps, out)
+}
+
+// traceWriter prints a session as it runs: the start, then each step as it
+// is made, then the end. Nothing waits for the whole session.
+type traceWriter interface {
+	start(s *session.Session) error
+	// step prints step i; d is its full detail when the writer asked for it.
+	step(s *session.Session, i int, d *session.Detail) error
+	end(s *session.Session) error
+	wantsDetail() bool
+}
+
+// runTrace runs up to steps steps of s through out.
+func runTrace(s *session.Session, steps int, out traceWriter) error {
+	if err := out.start(s); err != nil {
+		return err
+	}
+	for i := range steps {
+		var d *session.Detail
+		if out.wantsDetail() {
+			// The next step's detail reads the live model: no pass again.
+			var err error
+			if d, err = s.Detail(i); errors.Is(err, session.ErrStopped) {
+				break
+			} else if err != nil {
+				return fmt.Errorf("trace: %w", err)
+			}
+		}
+		if err := s.Step(); errors.Is(err, session.ErrStopped) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		if d != nil {
+			d.Step = s.Trace().Steps[i]
+		}
+		if err := out.step(s, i, d); err != nil {
+			return err
+		}
+	}
+	return out.end(s)
 }
 
 // spec turns the flags into a session spec and the loader for its model.
@@ -139,6 +193,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	}
 	return spec, load, nil
 }
+
+// maxTop bounds --top: more candidates than anyone reads per step.
+const maxTop = 1000
 
 // parseLogits reads comma-separated numbers; "-inf" masks a token.
 func parseLogits(s string) ([]float64, error) {

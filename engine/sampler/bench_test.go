@@ -13,11 +13,21 @@ func BenchmarkSample(b *testing.B) {
 		b.Run(fmt.Sprintf("vocab=%d", n), func(b *testing.B) {
 			for _, mode := range []string{sampler.Chain, sampler.RunC} {
 				s := sampler.Settings{Mode: mode, Temperature: 0.8, TopP: 0.9, Seed: 42}
-				b.Run(mode+"-topp", func(b *testing.B) {
+				b.Run(mode+"-topp/recorded", func(b *testing.B) {
 					rng := sampler.NewRNG(s.Seed)
 					b.ReportAllocs()
 					for b.Loop() {
 						if _, err := sampler.Sample(s, logits, nil, &rng); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run(mode+"-topp/compact", func(b *testing.B) {
+					rng := sampler.NewRNG(s.Seed)
+					var sc sampler.Scratch
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := sc.Choose(s, logits, nil, &rng); err != nil {
 							b.Fatal(err)
 						}
 					}

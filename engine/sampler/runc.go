@@ -3,80 +3,189 @@ package sampler
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"nexttoken/engine/softmax"
 )
 
-// sampleRunC is run.c's sample(), in float32, recording its steps as stages.
-func sampleRunC(s Settings, logits []float64, rng *RNG) (*Choice, error) {
-	x := make([]float32, len(logits))
+// runC is run.c's sample(), in float32, recording its steps as stages.
+func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, record bool) error {
+	x := grow(sc.probs32, len(logits))
+	sc.probs32 = x
 	for i, l := range logits {
 		if x[i] = float32(l); overflows(x[i], l) {
-			return nil, fmt.Errorf("sampler: logit %d (%g) overflows float32, which run.c mode uses", i, l)
+			return fmt.Errorf("sampler: logit %d (%g) overflows float32, which run.c mode uses", i, l)
 		}
 	}
-	c := &Choice{}
 	t := float32(s.Temperature)
+	display := s.Temperature
 	if t == 0 {
-		return greedy(c, logits, x)
+		display = 1
+	}
+	if _, _, err := softmax.Probs(sc.probs, logits, display); err != nil {
+		return err
+	}
+	if record {
+		var err error
+		if c.Softmax, err = softmax.Compute(logits, display); err != nil {
+			return err
+		}
+	}
+	if t == 0 {
+		c.Token, c.Greedy = argmax(x), true
+		return nil
 	}
 
-	var err error
-	if c.Softmax, err = softmax.Compute(logits, s.Temperature); err != nil {
-		return nil, err
-	}
 	for i := range x {
 		if x[i] /= t; overflows(x[i], logits[i]) {
-			return nil, fmt.Errorf("sampler: logit %d (%g) divided by temperature %g overflows float32", i, logits[i], t)
+			return fmt.Errorf("sampler: logit %d (%g) divided by temperature %g overflows float32", i, logits[i], t)
 		}
 	}
-	scaled := widen(x)
+	temp := Stage{Name: "temperature"}
+	if record {
+		temp.Logits = widen(x)
+	}
 	softmax.Float32(x)
-	probs := c.add(Stage{Name: "temperature", Logits: scaled, Probs: widen(x)}).Probs
-
-	var order []int
-	topp := float32(s.TopP)
-	nucleus := topp > 0 && topp < 1
-	if !nucleus {
-		// sample_mult: every token, in id order.
-		order = make([]int, len(x))
-		for i := range order {
-			order[i] = i
+	for _, q := range x {
+		if q > 0 {
+			temp.Survivors++
 		}
-	} else {
-		// sample_topp: tokens below the cutoff cannot be in the nucleus.
-		cutoff := (1 - topp) / float32(len(x)-1)
+	}
+	if record {
+		temp.Probs = widen(x)
+	}
+	c.add(temp)
+
+	topp := float32(s.TopP)
+	if topp <= 0 || topp >= 1 {
+		// sample_mult: every token, in id order.
+		coin, err := flip(rng)
+		if err != nil {
+			return err
+		}
+		d := sc.newDraw(record)
+		*d = Draw{U: float64(coin), Target: float64(coin), Index: len(x) - 1, Total: 1}
+		var cdf float32
 		for i, q := range x {
-			if q >= cutoff {
-				order = append(order, i)
+			lo := cdf
+			if cdf += q; coin < cdf || i == len(x)-1 {
+				d.Index, d.Lo, d.Hi = i, float64(lo), float64(cdf)
+				break
 			}
 		}
-		if len(order) == 0 {
-			return nil, fmt.Errorf("sampler: run.c's top-p cutoff %g removes every token of %d, where run.c reads out of bounds; raise TopP", cutoff, len(x))
+		if record {
+			d.Order = make([]int, len(x))
+			for i := range d.Order {
+				d.Order[i] = i
+			}
+			d.CDF = widen(cumsum(x, d.Order))
+			d.Total = d.CDF[len(d.CDF)-1]
 		}
-		probs = c.add(filter("runc_cutoff", probs, order)).Probs
-		byProb(x, order)
+		c.Draw, c.Token = d, d.Index
+		return nil
 	}
-	cdf := cumsum(x, order)
-	if nucleus {
-		last := sort.Search(len(cdf), func(i int) bool { return cdf[i] > topp })
-		last = min(last, len(cdf)-1)
-		order, cdf = order[:last+1], cdf[:last+1]
-		c.add(filter("top_p", probs, order))
+
+	// sample_topp: tokens below the cutoff cannot be in the nucleus.
+	cutoff := (1 - topp) / float32(len(x)-1)
+	order := sc.ids[:0]
+	pre := Stage{Name: "runc_cutoff"}
+	for i, q := range x {
+		switch {
+		case q >= cutoff:
+			order = append(order, i)
+		case q > 0:
+			pre.Affected++
+			pre.RemovedMass += float64(q)
+		}
 	}
+	pre.Survivors = len(order)
+	sc.ids = order
+	if len(order) == 0 {
+		return fmt.Errorf("sampler: run.c's top-p cutoff %g removes every token of %d, where run.c reads out of bounds; raise TopP", cutoff, len(x))
+	}
+	// run.c's qsort: by descending probability; glibc's merge sort keeps
+	// ties in id order.
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case x[a] > x[b]:
+			return -1
+		case x[a] < x[b]:
+			return 1
+		}
+		return 0
+	})
+	last := len(order) - 1
+	var mass float32
+	for i, id := range order {
+		if mass += x[id]; mass > topp {
+			last = i
+			break
+		}
+	}
+	nucleus := order[:last+1]
+	var dropped float64
+	for _, id := range order[last+1:] {
+		dropped += float64(x[id])
+	}
+	top := Stage{Name: "top_p", Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
+	if record {
+		recordFilter(&pre, temp.Probs, order)
+		recordFilter(&top, pre.Probs, nucleus)
+	}
+	c.add(pre)
+	c.add(top)
 
 	coin, err := flip(rng)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	target := coin
-	if nucleus {
-		target *= cdf[len(cdf)-1]
+	target := coin * mass
+	d := sc.newDraw(record)
+	*d = Draw{U: float64(coin), Target: float64(target), Index: last, Total: float64(mass)}
+	var cdf float32
+	for i, id := range nucleus {
+		lo := cdf
+		if cdf += x[id]; target < cdf || i == last {
+			d.Index, d.Lo, d.Hi = i, float64(lo), float64(cdf)
+			break
+		}
 	}
-	c.Draw = draw(order, cdf, coin, target)
-	c.Token = order[c.Draw.Index]
-	return c, nil
+	if record {
+		d.Order = slices.Clone(nucleus)
+		d.CDF = widen(cumsum(x, nucleus))
+	}
+	c.Draw, c.Token = d, nucleus[d.Index]
+	return nil
+}
+
+// recordFilter fills the token lists of a filter stage that kept the tokens
+// keep of the distribution p: those it removed, and p renormalised over the
+// kept ones.
+func recordFilter(st *Stage, p []float64, keep []int) {
+	st.Probs = make([]float64, len(p))
+	var kept float64
+	for _, i := range keep {
+		st.Probs[i] = p[i]
+		kept += p[i]
+	}
+	st.Removed = []int{}
+	for i, q := range p {
+		if q > 0 && st.Probs[i] == 0 {
+			st.Removed = append(st.Removed, i)
+		}
+		st.Probs[i] /= kept
+	}
+}
+
+// cumsum returns the running sums of p along order, accumulated in F.
+func cumsum[F float32 | float64](p []F, order []int) []F {
+	cdf := make([]F, len(order))
+	var sum F
+	for i, id := range order {
+		sum += p[id]
+		cdf[i] = sum
+	}
+	return cdf
 }
 
 // overflows reports whether the finite logit l became infinite as the

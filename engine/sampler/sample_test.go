@@ -1,6 +1,7 @@
 package sampler_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -191,5 +192,107 @@ func TestSampleErrors(t *testing.T) {
 				t.Error("a failed Sample advanced the RNG")
 			}
 		})
+	}
+}
+
+// TestChooseMatchesSample checks that the compact choice of a reused
+// Scratch is the recorded choice: the same token, draw and stage summaries,
+// and the summaries agree with the recorded token lists.
+func TestChooseMatchesSample(t *testing.T) {
+	history := []int{3, 14, 15, 92, 65, 35, 89, 79, 3}
+	var sc sampler.Scratch
+	for _, n := range []int{6, 200, 5000} {
+		logits := randomLogits(n, 2, uint64(n))
+		logits[5] = math.Inf(-1)
+		for _, s := range []sampler.Settings{
+			{Temperature: 0, RepetitionPenalty: 1.2},
+			{Temperature: 1},
+			{Temperature: 0.7, TopK: 40},
+			{Temperature: 0.8, TopP: 0.9},
+			{Temperature: 1.3, MinP: 0.05},
+			{Temperature: 0.9, TopK: 50, TopP: 0.95, MinP: 0.02, RepetitionPenalty: 1.3},
+			{Mode: sampler.RunC, Temperature: 1},
+			{Mode: sampler.RunC, Temperature: 0.8, TopP: 0.9},
+			{Mode: sampler.RunC, Temperature: 0},
+		} {
+			hist := history
+			if n < 100 {
+				hist = []int{1, 2, 1}
+			}
+			for seed := uint64(1); seed <= 8; seed++ {
+				s.Seed = seed
+				r1, r2 := sampler.NewRNG(seed), sampler.NewRNG(seed)
+				full, err := sampler.Sample(s, logits, hist, &r1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := sc.Choose(s, logits, hist, &r2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("n=%d %+v", n, s)
+				if c.Token != full.Token || c.Greedy != full.Greedy || c.Prob != full.Prob || r1 != r2 {
+					t.Fatalf("%s: Choose %d (p %v), Sample %d (p %v)", name, c.Token, c.Prob, full.Token, full.Prob)
+				}
+				if full.Prob != full.Softmax.Probs[full.Token] || !slices.Equal(sc.Probs(), full.Softmax.Probs) {
+					t.Fatalf("%s: Prob %v is not the display softmax's %v", name, full.Prob, full.Softmax.Probs[full.Token])
+				}
+				if len(c.Stages) != len(full.Stages) {
+					t.Fatalf("%s: %d stages, recorded %d", name, len(c.Stages), len(full.Stages))
+				}
+				for i, st := range full.Stages {
+					cs := c.Stages[i]
+					if cs.Name != st.Name || cs.Survivors != st.Survivors || cs.Affected != st.Affected || cs.RemovedMass != st.RemovedMass {
+						t.Errorf("%s: stage %s: compact %+v, recorded %+v", name, st.Name, cs, st)
+					}
+					if got := len(st.Removed) + len(st.Changed); got != st.Affected {
+						t.Errorf("%s: stage %s: Affected %d, recorded %d tokens", name, st.Name, st.Affected, got)
+					}
+					if cs.Removed != nil || cs.Probs != nil || cs.Logits != nil {
+						t.Errorf("%s: stage %s: the compact choice kept vectors", name, st.Name)
+					}
+				}
+				if (c.Draw == nil) != (full.Draw == nil) {
+					t.Fatalf("%s: draw %v, recorded %v", name, c.Draw, full.Draw)
+				}
+				if d := full.Draw; d != nil {
+					cd := *c.Draw
+					if cd.U != d.U || cd.Target != d.Target || cd.Index != d.Index || cd.Lo != d.Lo || cd.Hi != d.Hi {
+						t.Errorf("%s: draw %+v, recorded %+v", name, cd, *d)
+					}
+					lo := 0.0
+					if d.Index > 0 {
+						lo = d.CDF[d.Index-1]
+					}
+					if d.Order[d.Index] != full.Token || lo != d.Lo || d.CDF[d.Index] != d.Hi || !(d.Lo <= d.Target && (d.Target < d.Hi || d.Index == len(d.CDF)-1)) {
+						t.Errorf("%s: recorded draw %v in [%v, %v) at %d is inconsistent", name, d.Target, d.Lo, d.Hi, d.Index)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestChooseAllocates nothing once its scratch has grown.
+func TestChooseAllocatesNothing(t *testing.T) {
+	logits := randomLogits(32000, 3, 6)
+	history := []int{1, 2, 3}
+	for _, s := range []sampler.Settings{
+		{Temperature: 0, RepetitionPenalty: 1.1, Seed: 1},
+		{Temperature: 0.8, TopP: 0.9, TopK: 40, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 1},
+		{Mode: sampler.RunC, Temperature: 0.8, TopP: 0.9, Seed: 1},
+		{Mode: sampler.RunC, Temperature: 1, Seed: 1},
+	} {
+		var sc sampler.Scratch
+		rng := sampler.NewRNG(1)
+		choose := func() {
+			if _, err := sc.Choose(s, logits, history, &rng); err != nil {
+				t.Fatal(err)
+			}
+		}
+		choose()
+		if n := testing.AllocsPerRun(20, choose); n != 0 {
+			t.Errorf("%+v: %v allocations per Choose", s, n)
+		}
 	}
 }

@@ -7,41 +7,86 @@ import (
 	"nexttoken/engine/softmax"
 )
 
-// Stage records what one stage of the choice did. Slices are indexed by
-// token id, except Removed and Changed, which list token ids in increasing
-// order. They may share memory with Choice.Softmax; treat them as read-only.
+// Stage records what one stage of the choice did. Token lists are in
+// increasing id order. A recorded choice (Sample) fills every field; a
+// compact one (Choose) leaves Removed, Changed, Logits and Probs nil.
 type Stage struct {
-	Name        string    // "repetition_penalty", "temperature", "top_k", "top_p", "min_p" or "runc_cutoff"
-	Removed     []int     // tokens this filter set to probability 0
-	RemovedMass float64   // their probability before the stage
-	Changed     []int     // tokens whose logit the repetition penalty changed
-	Logits      []float64 // logits after the stage (repetition_penalty; temperature: ℓ/T)
-	Probs       []float64 // distribution after the stage, renormalised (temperature and filters)
+	Name        string  // "repetition_penalty", "temperature", "top_k", "top_p", "min_p" or "runc_cutoff"
+	Survivors   int     // tokens of nonzero probability after the stage (not for the penalty)
+	Affected    int     // tokens it removed (filters) or whose logit it changed (penalty)
+	RemovedMass float64 // the probability of the removed tokens before the stage
+
+	Removed []int     // tokens this filter set to probability 0
+	Changed []int     // tokens whose logit the repetition penalty changed
+	Logits  []float64 // logits after the stage (repetition_penalty; temperature: ℓ/T)
+	Probs   []float64 // distribution after the stage, renormalised (temperature and filters)
 }
 
 // Draw records the random choice among the surviving tokens.
 type Draw struct {
-	U      float64   // the uniform number drawn, in [0, 1)
-	Target float64   // where U points along CDF: U, or U × the kept mass in run.c's top-p
-	Order  []int     // candidate tokens in the order the cumulative sum runs
-	CDF    []float64 // cumulative probability along Order
-	Index  int       // the chosen position: the first i with Target < CDF[i], else the last
+	U      float64 // the uniform number drawn, in [0, 1)
+	Target float64 // where U points along the cumulative sum: U, or U × the kept mass in run.c's top-p
+	Index  int     // the chosen position: the first i with Target < CDF[i], else the last
+	Lo, Hi float64 // the cumulative probability before and after the chosen token: Lo ≤ Target < Hi
+	Total  float64 // the cumulative probability of every candidate (1 up to rounding; run.c's top-p mass)
+
+	// Recorded only: the candidates in the order the cumulative sum runs,
+	// and the sum along them.
+	Order []int
+	CDF   []float64
 }
 
 // Choice is the chosen token and how it was chosen.
 type Choice struct {
-	Token   int
-	Greedy  bool           // chosen by argmax (temperature 0)
-	Softmax *softmax.Trace // softmax of the (penalised) logits at the temperature used, 1 when greedy
-	Stages  []Stage        // the stages that were switched on, in order
-	Draw    *Draw          // nil when greedy
+	Token  int
+	Greedy bool    // chosen by argmax (temperature 0)
+	Prob   float64 // Token's probability in the softmax the stages start from (at temperature 1 when greedy)
+	Stages []Stage // the stages that were switched on, in order
+	Draw   *Draw   // nil when greedy
+
+	// Recorded only: the softmax of the (penalised) logits at the
+	// temperature used, 1 when greedy, with every intermediate value.
+	Softmax *softmax.Trace
 }
 
 // Sample chooses the next token from logits, one per vocabulary token, as
-// described in the package documentation. history holds the tokens of the
-// context so far, for the repetition penalty; each must be a valid id. rng is advanced by exactly one
-// Float32 when the choice is not greedy; on error it is left untouched.
+// described in the package documentation, and records every stage in full
+// for display: O(vocabulary) memory per stage. history holds the tokens of
+// the context so far, for the repetition penalty; each must be a valid id.
+// rng is advanced by exactly one Float32 when the choice is not greedy; on
+// error it is left untouched.
 func Sample(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
+	var sc Scratch
+	return sc.choose(s, logits, history, rng, true)
+}
+
+// Scratch holds the working memory of Choose, reused from one call to the
+// next. The zero value is ready to use.
+type Scratch struct {
+	logits, probs []float64
+	probs32       []float32
+	rank          ranking
+	ids           []int
+	stages        [5]Stage
+	choice        Choice
+	draw          Draw
+}
+
+// Choose makes the same choice as Sample, with the same arithmetic, but
+// records only summaries: the stages' counts and masses and the draw's
+// interval. It allocates nothing once sc has grown to the vocabulary, and
+// sorts at most as far as the stages and the draw read the ranking. The
+// returned Choice and the distribution from Probs live in sc until the
+// next call.
+func (sc *Scratch) Choose(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
+	return sc.choose(s, logits, history, rng, false)
+}
+
+// Probs is the distribution the latest Choose started from: the softmax of
+// the (penalised) logits at the temperature used (1 when greedy).
+func (sc *Scratch) Probs() []float64 { return sc.probs }
+
+func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG, record bool) (*Choice, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,62 +95,87 @@ func Sample(s Settings, logits []float64, history []int, rng *RNG) (*Choice, err
 			return nil, fmt.Errorf("sampler: history[%d] = %d is not a token of a %d-token vocabulary", i, id, len(logits))
 		}
 	}
-	if s.Mode == RunC {
-		return sampleRunC(s, logits, rng)
+	sc.probs = grow(sc.probs, len(logits))
+	c := &sc.choice
+	if record {
+		c = new(Choice)
+	} else {
+		*c = Choice{Stages: sc.stages[:0]}
 	}
-	return sampleChain(s, logits, history, rng)
-}
-
-func sampleChain(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
-	c := &Choice{}
-	if s.penalised() {
-		logits = c.add(penalise(logits, history, s.RepetitionPenalty)).Logits
-	}
-	if s.Temperature == 0 {
-		return greedy(c, logits, logits)
-	}
-
 	var err error
-	if c.Softmax, err = softmax.Compute(logits, s.Temperature); err != nil {
-		return nil, err
+	if s.Mode == RunC {
+		err = sc.runC(c, s, logits, rng, record)
+	} else {
+		err = sc.chain(c, s, logits, history, rng, record)
 	}
-	p := c.add(Stage{Name: "temperature", Logits: c.Softmax.Scaled, Probs: c.Softmax.Probs}).Probs
-	if s.TopK > 0 {
-		p = c.add(topK(p, s.TopK)).Probs
-	}
-	if s.TopP > 0 && s.TopP < 1 {
-		p = c.add(topP(p, s.TopP)).Probs
-	}
-	if s.MinP > 0 {
-		p = c.add(minP(p, s.MinP)).Probs
-	}
-
-	order := ranked(p)
-	u, err := flip(rng)
 	if err != nil {
 		return nil, err
 	}
-	c.Draw = draw(order, cumsum(p, order), u, float64(u))
-	c.Token = order[c.Draw.Index]
+	c.Prob = sc.probs[c.Token]
 	return c, nil
 }
 
-// add appends st to the stages of c and returns it.
-func (c *Choice) add(st Stage) Stage {
-	c.Stages = append(c.Stages, st)
-	return st
-}
-
-// greedy completes c with the first maximum of x, the logits as the mode
-// sees them, and the display softmax of logits at temperature 1.
-func greedy[F float32 | float64](c *Choice, logits []float64, x []F) (*Choice, error) {
-	var err error
-	if c.Softmax, err = softmax.Compute(logits, 1); err != nil {
-		return nil, err
+func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int, rng *RNG, record bool) error {
+	if s.penalised() {
+		sc.logits = append(sc.logits[:0], logits...)
+		logits = sc.logits
+		c.add(sc.penalise(logits, history, s.RepetitionPenalty, record))
 	}
-	c.Token, c.Greedy = argmax(x), true
-	return c, nil
+	temperature := s.Temperature
+	if temperature == 0 {
+		temperature = 1 // the displayed distribution of a greedy choice
+	}
+	if _, _, err := softmax.Probs(sc.probs, logits, temperature); err != nil {
+		return err
+	}
+	if record {
+		var err error
+		if c.Softmax, err = softmax.Compute(logits, temperature); err != nil {
+			return err
+		}
+	}
+	if s.Temperature == 0 {
+		c.Token, c.Greedy = argmax(logits), true
+		return nil
+	}
+
+	r := &sc.rank
+	r.reset(sc.probs)
+	temp := r.stage("temperature", r.survivors, record)
+	if record {
+		temp.Logits = c.Softmax.Scaled
+	}
+	c.add(temp)
+	if s.TopK > 0 {
+		c.add(r.stage("top_k", min(s.TopK, r.survivors), record))
+	}
+	if s.TopP > 0 && s.TopP < 1 {
+		c.add(r.stage("top_p", r.nucleus(s.TopP), record))
+	}
+	if s.MinP > 0 {
+		c.add(r.stage("min_p", r.aboveMin(s.MinP), record))
+	}
+	u, err := flip(rng)
+	if err != nil {
+		return err
+	}
+	c.Draw = sc.newDraw(record)
+	r.draw(c.Draw, float64(u), record)
+	c.Token = r.order[c.Draw.Index]
+	return nil
 }
+
+// newDraw is where a choice records its draw.
+func (sc *Scratch) newDraw(record bool) *Draw {
+	if record {
+		return &Draw{}
+	}
+	sc.draw = Draw{}
+	return &sc.draw
+}
+
+// add appends st to the stages of c.
+func (c *Choice) add(st Stage) { c.Stages = append(c.Stages, st) }
 
 // flip draws the one uniform number of a sampled token.
 func flip(rng *RNG) (float32, error) {
@@ -113,4 +183,12 @@ func flip(rng *RNG) (float32, error) {
 		return 0, errors.New("sampler: sampling needs an RNG with a nonzero state")
 	}
 	return rng.Float32(), nil
+}
+
+// grow returns x resized to n, reusing its memory when it is large enough.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	return x[:n]
 }

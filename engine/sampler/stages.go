@@ -2,140 +2,215 @@ package sampler
 
 import (
 	"slices"
-	"sort"
 )
 
-// penalise is the repetition penalty r applied to the distinct tokens of
-// history: a positive logit is divided by r, any other multiplied by it.
-func penalise(logits []float64, history []int, r float64) Stage {
-	seen := make([]bool, len(logits))
-	for _, id := range history {
-		seen[id] = true
-	}
-	st := Stage{Name: "repetition_penalty", Logits: make([]float64, len(logits))}
-	for i, l := range logits {
-		if seen[i] {
-			if l > 0 {
-				l /= r
-			} else {
-				l *= r
+// penalise applies the repetition penalty r, in place, to the logits of the
+// distinct tokens of history: a positive logit is divided by r, any other
+// multiplied by it.
+func (sc *Scratch) penalise(logits []float64, history []int, r float64, record bool) Stage {
+	sc.ids = append(sc.ids[:0], history...)
+	slices.Sort(sc.ids)
+	st := Stage{Name: "repetition_penalty"}
+	for _, id := range slices.Compact(sc.ids) {
+		l := logits[id]
+		if l > 0 {
+			logits[id] = l / r
+		} else {
+			logits[id] = l * r
+		}
+		if logits[id] != l {
+			st.Affected++
+			if record {
+				st.Changed = append(st.Changed, id)
 			}
 		}
-		if l != logits[i] {
-			st.Changed = append(st.Changed, i)
-		}
-		st.Logits[i] = l
+	}
+	if record {
+		st.Logits = slices.Clone(logits)
 	}
 	return st
 }
 
-// topK keeps the k most probable tokens.
-func topK(p []float64, k int) Stage {
-	order := ranked(p)
-	return filter("top_k", p, order[:min(k, len(order))])
+// ranking puts the tokens of nonzero probability in order, most probable
+// first and ties by ascending id, lazily: a binary heap yields the next token
+// in O(log n), so a step sorts only as far as its stages and its draw read.
+// Every filter of the chain keeps a prefix of this one order (renormalising
+// does not change it): the first survivors tokens, whose probabilities in p
+// add up to mass.
+type ranking struct {
+	p         []float64 // the distribution the stages start from
+	heap      []int     // tokens not ranked yet
+	order     []int     // tokens ranked so far
+	survivors int
+	mass      float64
 }
 
-// topP keeps the shortest most-probable-first prefix whose cumulative
-// probability reaches pp.
-func topP(p []float64, pp float64) Stage {
-	order := ranked(p)
-	cdf := cumsum(p, order)
-	n := sort.Search(len(cdf), func(i int) bool { return cdf[i] >= pp }) + 1
-	return filter("top_p", p, order[:min(n, len(order))])
-}
-
-// minP keeps the tokens whose probability is at least m times the largest.
-func minP(p []float64, m float64) Stage {
-	floor := m * slices.Max(p)
-	var keep []int
-	for i, q := range p {
-		if q > 0 && q >= floor {
-			keep = append(keep, i)
-		}
-	}
-	return filter("min_p", p, keep)
-}
-
-// filter keeps the tokens in keep, which must have nonzero probability,
-// sets the others to 0 and renormalises.
-func filter(name string, p []float64, keep []int) Stage {
-	st := Stage{Name: name, Probs: make([]float64, len(p))}
-	var kept float64
-	for _, i := range keep {
-		st.Probs[i] = p[i]
-		kept += p[i]
-	}
-	for i, q := range p {
-		if q > 0 && st.Probs[i] == 0 {
-			st.Removed = append(st.Removed, i)
-			st.RemovedMass += q
-		}
-		st.Probs[i] /= kept
-	}
-	return st
-}
-
-// ranked returns the tokens of nonzero probability, most probable first.
-func ranked(p []float64) []int {
-	var ids []int
+func (r *ranking) reset(p []float64) {
+	r.p, r.heap, r.order = p, r.heap[:0], r.order[:0]
 	for i, q := range p {
 		if q > 0 {
-			ids = append(ids, i)
+			r.heap = append(r.heap, i)
 		}
 	}
-	byProb(p, ids)
+	for i := len(r.heap)/2 - 1; i >= 0; i-- {
+		r.down(i)
+	}
+	// p is a softmax: it sums to 1, up to rounding, which the stages'
+	// masses should not show.
+	r.survivors, r.mass = len(r.heap), 1
+}
+
+// at is the token at rank i (< the number of nonzero tokens).
+func (r *ranking) at(i int) int {
+	for len(r.order) <= i {
+		n := len(r.heap) - 1
+		r.order = append(r.order, r.heap[0])
+		r.heap[0] = r.heap[n]
+		r.heap = r.heap[:n]
+		r.down(0)
+	}
+	return r.order[i]
+}
+
+// rankAll ranks every token at once, with one sort rather than a heap pop
+// each: what a recorded choice, which lists every survivor, needs.
+func (r *ranking) rankAll() {
+	slices.SortFunc(r.heap, func(a, b int) int {
+		if r.before(a, b) {
+			return -1
+		}
+		return 1
+	})
+	r.order = append(r.order, r.heap...)
+	r.heap = r.heap[:0]
+}
+
+// value is the renormalised probability of the token at rank i.
+func (r *ranking) value(i int) float64 { return r.p[r.at(i)] / r.mass }
+
+// before reports whether token a ranks before token b.
+func (r *ranking) before(a, b int) bool { return ranksBefore(r.p, a, b) }
+
+// ranksBefore is the order of every ranking: descending probability, ties
+// by ascending id, so that every result is deterministic.
+func ranksBefore(p []float64, a, b int) bool {
+	return p[a] > p[b] || p[a] == p[b] && a < b
+}
+
+// Top puts the n most probable tokens of p (those of nonzero probability,
+// if fewer) into ids, most probable first and ties by ascending id, and
+// returns it. It reads p once and keeps only n tokens: O(len(p)) for a
+// small n.
+func Top(p []float64, n int, ids []int) []int {
+	ids = ids[:0]
+	for i, q := range p {
+		if q <= 0 || n == 0 || len(ids) == n && !ranksBefore(p, i, ids[n-1]) {
+			continue
+		}
+		if len(ids) < n {
+			ids = append(ids, i)
+		} else {
+			ids[n-1] = i
+		}
+		for j := len(ids) - 1; j > 0 && ranksBefore(p, ids[j], ids[j-1]); j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
 	return ids
 }
 
-// byProb sorts token ids by descending probability, ties by ascending id.
-// It sorts (probability, id) pairs, like run.c's ProbIndex: comparing pairs
-// held side by side is faster than looking each probability up by id.
-func byProb[F float32 | float64](p []F, ids []int) {
-	type probIndex struct {
-		p  F
-		id int
-	}
-	pairs := make([]probIndex, len(ids))
-	for i, id := range ids {
-		pairs[i] = probIndex{p[id], id}
-	}
-	slices.SortFunc(pairs, func(a, b probIndex) int {
-		switch {
-		case a.p > b.p:
-			return -1
-		case a.p < b.p:
-			return 1
+func (r *ranking) down(i int) {
+	h := r.heap
+	for {
+		best, left := i, 2*i+1
+		if left < len(h) && r.before(h[left], h[best]) {
+			best = left
 		}
-		return a.id - b.id
-	})
-	for i, pair := range pairs {
-		ids[i] = pair.id
+		if right := left + 1; right < len(h) && r.before(h[right], h[best]) {
+			best = right
+		}
+		if best == i {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
 	}
 }
 
-// cumsum returns the running sums of p along order, accumulated in F.
-func cumsum[F float32 | float64](p []F, order []int) []F {
-	cdf := make([]F, len(order))
-	var sum F
-	for i, id := range order {
-		sum += p[id]
-		cdf[i] = sum
+// nucleus is how many tokens top-p keeps: the shortest prefix of the
+// survivors whose renormalised probability reaches pp.
+func (r *ranking) nucleus(pp float64) int {
+	var cum float64
+	for i := range r.survivors {
+		if cum += r.value(i); cum >= pp {
+			return i + 1
+		}
 	}
-	return cdf
+	return r.survivors
 }
 
-// draw finds target along order: the first position whose cumulative
-// probability exceeds it, or the last if rounding leaves target beyond the
-// total. cdf is nondecreasing, so a binary search finds what run.c's linear
-// scan finds.
-func draw[F float32 | float64](order []int, cdf []F, u float32, target F) *Draw {
-	i := sort.Search(len(cdf), func(i int) bool { return target < cdf[i] })
-	return &Draw{
-		U:      float64(u),
-		Target: float64(target),
-		Order:  order,
-		CDF:    widen(cdf),
-		Index:  min(i, len(cdf)-1),
+// aboveMin is how many tokens min-p keeps: those whose probability is at
+// least m times the largest.
+func (r *ranking) aboveMin(m float64) int {
+	floor := m * r.value(0)
+	n := 1
+	for n < r.survivors && r.value(n) >= floor {
+		n++
+	}
+	return n
+}
+
+// stage keeps the first keep survivors and renormalises them.
+func (r *ranking) stage(name string, keep int, record bool) Stage {
+	st := Stage{Name: name, Survivors: keep, Affected: r.survivors - keep}
+	prev := r.mass
+	if keep < r.survivors {
+		var kept float64
+		for i := range keep {
+			kept += r.p[r.at(i)]
+		}
+		st.RemovedMass = (prev - kept) / prev
+		r.mass = kept
+	}
+	if record {
+		r.rankAll()
+		st.Removed = make([]int, 0, st.Affected)
+		for i := keep; i < r.survivors; i++ {
+			st.Removed = append(st.Removed, r.at(i))
+		}
+		slices.Sort(st.Removed)
+		st.Probs = make([]float64, len(r.p))
+		for i := range keep {
+			id := r.at(i)
+			st.Probs[id] = r.p[id] / r.mass
+		}
+	}
+	r.survivors = keep
+	return st
+}
+
+// draw walks the survivors, most probable first, to the first whose
+// cumulative probability exceeds u (the last one, if rounding leaves u
+// beyond the total).
+func (r *ranking) draw(d *Draw, u float64, record bool) {
+	*d = Draw{U: u, Target: u, Total: 1, Index: r.survivors - 1}
+	var cum float64
+	for i := range r.survivors {
+		lo := cum
+		cum += r.value(i)
+		if u < cum || i == r.survivors-1 {
+			d.Index, d.Lo, d.Hi = i, lo, cum
+			break
+		}
+	}
+	if record {
+		d.Order = slices.Clone(r.order[:0])
+		cum = 0
+		for i := range r.survivors {
+			cum += r.value(i)
+			d.Order = append(d.Order, r.at(i))
+			d.CDF = append(d.CDF, cum)
+		}
 	}
 }
 

@@ -45,9 +45,22 @@ func checkFilter(t *testing.T, st Stage, p []float64, kept []int) {
 // TestFilters checks top-k, top-p and min-p on hand-made distributions,
 // including ties and boundaries.
 func TestFilters(t *testing.T) {
-	topKOf := func(k int) func([]float64) Stage { return func(p []float64) Stage { return topK(p, k) } }
-	topPOf := func(pp float64) func([]float64) Stage { return func(p []float64) Stage { return topP(p, pp) } }
-	minPOf := func(m float64) func([]float64) Stage { return func(p []float64) Stage { return minP(p, m) } }
+	filter := func(name string, keep func(*ranking) int) func([]float64) Stage {
+		return func(p []float64) Stage {
+			var r ranking
+			r.reset(p)
+			return r.stage(name, keep(&r), true)
+		}
+	}
+	topKOf := func(k int) func([]float64) Stage {
+		return filter("top_k", func(r *ranking) int { return min(k, r.survivors) })
+	}
+	topPOf := func(pp float64) func([]float64) Stage {
+		return filter("top_p", func(r *ranking) int { return r.nucleus(pp) })
+	}
+	minPOf := func(m float64) func([]float64) Stage {
+		return filter("min_p", func(r *ranking) int { return r.aboveMin(m) })
+	}
 	for _, tc := range []struct {
 		stage, name string
 		filter      func([]float64) Stage
@@ -107,7 +120,8 @@ func TestPenalise(t *testing.T) {
 		{"r < 1 favours repeats", []int{0, 1, 3}, 0.5, []float64{4, -0.5, 0, 6, -inf, 5}, []int{0, 1, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := penalise(logits, tc.history, tc.r)
+			var sc Scratch
+			st := sc.penalise(slices.Clone(logits), tc.history, tc.r, true)
 			if st.Name != "repetition_penalty" {
 				t.Errorf("Name = %q", st.Name)
 			}
@@ -118,9 +132,6 @@ func TestPenalise(t *testing.T) {
 				t.Errorf("Changed = %v, want %v", st.Changed, tc.changed)
 			}
 		})
-	}
-	if logits[0] != 2 {
-		t.Error("penalise modified its input")
 	}
 }
 
@@ -142,22 +153,45 @@ func TestArgmax(t *testing.T) {
 	}
 }
 
-// TestDrawSearch checks the binary search of draw against the linear scan
-// of run.c's sample_mult, including targets on and beyond the boundaries.
-func TestDrawSearch(t *testing.T) {
-	cdf := []float32{0.25, 0.25, 0.5, 0.75, 1}
-	order := []int{10, 11, 12, 13, 14}
-	for _, target := range []float32{0, 0.1, 0.25, 0.3, 0.5, 0.74, 0.75, 0.99, 1, 1.5} {
-		want := len(cdf) - 1
-		for i, c := range cdf {
-			if target < c {
+// TestDraw checks the draw against run.c's linear scan of sample_mult,
+// including targets on and beyond the boundaries.
+func TestDraw(t *testing.T) {
+	p := []float64{0.25, 0, 0.25, 0.25, 0.25} // ranked 0, 2, 3, 4: sums are exact
+	order := []int{0, 2, 3, 4}
+	for _, u := range []float64{0, 0.1, 0.25, 0.3, 0.5, 0.74, 0.75, 0.99, 1, 1.5} {
+		want, cdf := len(order)-1, 0.0
+		for i, id := range order {
+			if cdf += p[id]; u < cdf {
 				want = i
 				break
 			}
 		}
-		d := draw(order, cdf, 0.5, target)
-		if d.Index != want {
-			t.Errorf("target %v: Index %d, want %d", target, d.Index, want)
+		for _, record := range []bool{false, true} {
+			var r ranking
+			r.reset(p)
+			var d Draw
+			r.draw(&d, u, record)
+			if d.Index != want || r.order[d.Index] != order[want] {
+				t.Errorf("u = %v: Index %d, want %d", u, d.Index, want)
+			}
+			if lo, hi := 0.25*float64(want), 0.25*float64(want+1); d.Lo != lo || d.Hi != hi {
+				t.Errorf("u = %v: interval [%v, %v), want [%v, %v)", u, d.Lo, d.Hi, lo, hi)
+			}
+			if record && (!slices.Equal(d.Order, order) || !slices.Equal(d.CDF, []float64{0.25, 0.5, 0.75, 1})) {
+				t.Errorf("recorded Order %v CDF %v", d.Order, d.CDF)
+			}
+		}
+	}
+}
+
+// TestTop checks Top against sorting the whole distribution.
+func TestTop(t *testing.T) {
+	p := []float64{0.1, 0, 0.3, 0.1, 0.2, 0.3, 0, 0.0001}
+	ranked := []int{2, 5, 4, 0, 3, 7} // ties by id; zeros never
+	for n := range 9 {
+		want := ranked[:min(n, len(ranked))]
+		if got := Top(p, n, nil); !slices.Equal(got, want) {
+			t.Errorf("Top(%d) = %v, want %v", n, got, want)
 		}
 	}
 }

@@ -21,7 +21,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	sm := s.Trace().Steps[0].Choice.Softmax
+	d, err := s.Detail(0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sm := d.Choice.Softmax
 	fmt.Printf("max %.1f, sum %.4f\n", sm.Max, sm.Sum)
 	for i, p := range sm.Probs {
 		fmt.Printf("%s %.4f\n", s.Model().Tokenizer.Token(i), p)
@@ -53,7 +58,7 @@ func Example_toyModel() {
 			return
 		}
 		st := s.Trace().Steps[len(s.Trace().Steps)-1]
-		fmt.Printf("%q p=%.3f, cache %d rows\n", st.Piece, st.Choice.Softmax.Probs[st.Token], st.KVLen)
+		fmt.Printf("%q p=%.3f, cache %d rows\n", st.Piece, st.Prob, st.KVLen)
 	}
 	fmt.Println(s.Trace().Text)
 	// Output:

@@ -57,14 +57,21 @@ var ErrStopped = errors.New("the session has ended")
 
 // Session is a running Spec.
 type Session struct {
-	spec   Spec
-	model  *Model
-	tr     *transformer.Transformer // nil for LogitsModel sessions
-	rng    sampler.RNG
-	tokens []int     // the context: prompt, then every chosen token
-	logits []float64 // the model's logits for the next step, before edits
-	trace  Trace
+	spec    Spec
+	model   *Model
+	tr      *transformer.Transformer // nil for LogitsModel sessions
+	rng     sampler.RNG
+	tokens  []int     // the context: prompt, then every chosen token
+	logits  []float64 // the model's logits for the next step, before edits
+	edited  []float64 // the same with the next step's edits: what the sampler reads
+	scratch sampler.Scratch
+	top     []int // scratch of Top
+	keepTop int   // candidates each step keeps
+	trace   Trace
 }
+
+// DefaultTop is how many candidates a step keeps unless KeepTop says.
+const DefaultTop = 5
 
 // New checks spec, loads its model, prefills the prompt and runs spec.Steps
 // steps (fewer if the session stops first).
@@ -72,7 +79,7 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if err := spec.Sampler.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{spec: spec}
+	s := &Session{spec: spec, keepTop: DefaultTop}
 	var err error
 	if spec.Model == LogitsModel {
 		err = s.startLogits()
@@ -113,7 +120,7 @@ func (s *Session) startLogits() error {
 		return err
 	}
 	s.model = m
-	s.logits = s.spec.Logits
+	s.logits = slices.Clone(s.spec.Logits)
 	s.restart()
 	return nil
 }
@@ -143,13 +150,14 @@ func (s *Session) startModel(load Loader) error {
 		return err
 	}
 	s.tokens = prompt
-	s.logits = widen(logits)
+	s.setLogits(logits)
 	s.restart()
 	return nil
 }
 
 // restart sets the trace and generator to the state right after prefill.
 func (s *Session) restart() {
+	s.edited = grow(s.edited, len(s.logits))
 	s.rng = sampler.NewRNG(s.spec.Sampler.Seed)
 	s.trace = Trace{Prompt: s.pieces(s.tokens), Steps: nil}
 	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
@@ -198,51 +206,119 @@ func (s *Session) Step() error {
 		if err != nil {
 			return err
 		}
-		s.logits = widen(next)
+		s.setLogits(next)
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
 	s.trace.Steps = append(s.trace.Steps, step)
-	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
+	s.trace.Text += step.Piece
 	s.spec.Steps = len(s.trace.Steps)
 	return nil
 }
 
 // decide computes the next step and the generator state after it, changing
-// nothing.
+// nothing but scratch memory.
 func (s *Session) decide() (Step, sampler.RNG, error) {
 	if reason := s.trace.Stopped; reason != "" {
 		return Step{}, s.rng, fmt.Errorf("%w: %s", ErrStopped, reason)
 	}
 	i := len(s.trace.Steps)
-	logits, edited := s.editedLogits(i)
+	edited := s.applyEdits(i, s.logits, s.edited)
 	rng := s.rng
-	choice, err := sampler.Sample(s.spec.Sampler, logits, s.tokens, &rng)
+	choice, err := s.scratch.Choose(s.spec.Sampler, s.edited, s.tokens, &rng)
 	if err != nil {
 		return Step{}, s.rng, fmt.Errorf("step %d: %w", i, err)
 	}
-	token, forced := choice.Token, false
-	if f, ok := s.forced(i); ok {
-		token, forced = f, true
-	}
-	step := Step{
-		Pos:     len(s.tokens) - 1,
-		Input:   -1,
-		Logits:  logits,
-		Edited:  edited,
-		Hidden:  s.hidden(),
-		Choice:  choice,
-		Token:   token,
-		Forced:  forced,
-		Piece:   s.model.Tokenizer.Piece(-1, token),
-		rngWas:  s.rng,
-		context: len(s.tokens),
-	}
-	if n := len(s.tokens); n > 0 {
-		step.Input = s.tokens[n-1]
-		step.Piece = s.model.Tokenizer.Piece(step.Input, token)
+	step := s.newStep(i, edited, choice)
+	probs := s.scratch.Probs()
+	step.Prob = probs[step.Token]
+	s.top = sampler.Top(probs, s.keepTop, s.top)
+	step.Top = make([]Candidate, len(s.top))
+	for j, id := range s.top {
+		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
 	return step, rng, nil
+}
+
+// newStep records step i's choice, compactly, and the forced token if any.
+func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
+	step := Step{
+		Pos:     len(s.tokens) - 1,
+		Input:   -1,
+		Edited:  edited,
+		Choice:  *c,
+		Token:   c.Token,
+		rngWas:  s.rng,
+		context: len(s.tokens),
+	}
+	step.Choice.Stages = slices.Clone(c.Stages)
+	if c.Draw != nil {
+		d := *c.Draw
+		step.Choice.Draw = &d
+	}
+	if f, ok := s.forced(i); ok {
+		step.Token, step.Forced = f, true
+	}
+	step.Piece = s.model.Tokenizer.Piece(-1, step.Token)
+	if n := len(s.tokens); n > 0 {
+		step.Input = s.tokens[n-1]
+		step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token)
+	}
+	return step
+}
+
+// Detail derives step i in full: i < len(Trace().Steps) for a step taken,
+// i = len(Trace().Steps) for the next one. A model session runs the step's
+// forward pass again (Transformer.Probe) for its logits, hidden state and
+// attention, and the sampler again, from the generator state the step
+// started with, recording every stage: the same numbers the step had,
+// computed the same way.
+func (s *Session) Detail(i int) (*Detail, error) {
+	steps := s.trace.Steps
+	if i < 0 || i > len(steps) {
+		return nil, fmt.Errorf("step %d does not exist (the session has %d)", i, len(steps))
+	}
+	var step Step
+	if i < len(steps) {
+		step = steps[i]
+	} else {
+		next, _, err := s.decide()
+		if err != nil {
+			return nil, err
+		}
+		step = next
+	}
+	d := &Detail{Index: i, Step: step}
+	raw := s.logits
+	if s.tr != nil {
+		pass := s.tr.Latest()
+		if i < len(steps) {
+			var err error
+			if pass, err = s.tr.Probe(step.Input, step.Pos); err != nil {
+				return nil, err
+			}
+		}
+		raw = widen(pass.Logits())
+		d.Computed = raw
+		d.Hidden = slices.Clone(pass.Hidden())
+		c := s.tr.Config
+		d.Attention = make([][][]float32, c.Layers)
+		for l := range d.Attention {
+			d.Attention[l] = make([][]float32, c.Heads)
+			for h := range d.Attention[l] {
+				d.Attention[l][h] = slices.Clone(pass.Attention(l, h))
+			}
+		}
+		d.KV = s.tr.Cache.View(step.Pos + 1)
+	}
+	d.Logits = make([]float64, len(raw))
+	s.applyEdits(i, raw, d.Logits)
+	rng := step.rngWas
+	var err error
+	if d.Choice, err = sampler.Sample(s.spec.Sampler, d.Logits, s.tokens[:step.context], &rng); err != nil {
+		return nil, fmt.Errorf("step %d: %w", i, err)
+	}
+	return d, nil
 }
 
 // stopReason says why no step can follow one that chose token, or "".
@@ -339,7 +415,7 @@ func (s *Session) truncate(n int) error {
 			if err != nil {
 				return err
 			}
-			s.logits = widen(logits)
+			s.setLogits(logits)
 		}
 		s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
 	}
@@ -349,19 +425,27 @@ func (s *Session) truncate(n int) error {
 	return nil
 }
 
-// editedLogits is a copy of the current logits with step i's edits applied,
-// and the tokens they changed.
-func (s *Session) editedLogits(i int) ([]float64, []int) {
-	logits := slices.Clone(s.logits)
+// applyEdits writes logits with step i's edits applied into out, and
+// returns the tokens they changed.
+func (s *Session) applyEdits(i int, logits, out []float64) []int {
+	copy(out, logits)
 	var edited []int
 	for _, e := range s.spec.Edits {
 		if e.Step == i {
-			logits[e.Token] = e.Logit
+			out[e.Token] = e.Logit
 			edited = append(edited, e.Token)
 		}
 	}
 	slices.Sort(edited)
-	return logits, slices.Compact(edited)
+	return slices.Compact(edited)
+}
+
+// setLogits keeps the model's logits for the next step.
+func (s *Session) setLogits(logits []float32) {
+	s.logits = grow(s.logits, len(logits))
+	for i, v := range logits {
+		s.logits[i] = float64(v)
+	}
 }
 
 func (s *Session) forced(i int) (int, bool) {
@@ -371,6 +455,27 @@ func (s *Session) forced(i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// HeadRow is a copy of the classifier's row for token: Detail.Computed of
+// the token is this row times Detail.Hidden. It is nil for a LogitsModel
+// session.
+func (s *Session) HeadRow(token int) []float32 {
+	if s.tr == nil || token < 0 || token >= s.tr.Config.VocabSize {
+		return nil
+	}
+	dim := s.tr.Config.Dim
+	return slices.Clone(s.tr.W.Classifier[token*dim : (token+1)*dim])
+}
+
+// KeepTop sets how many of its most probable tokens each step from now on
+// keeps in Step.Top (DefaultTop at first), 0 ≤ n ≤ 1000.
+func (s *Session) KeepTop(n int) error {
+	if n < 0 || n > 1000 {
+		return fmt.Errorf("a step keeps 0 to 1000 candidates, not %d", n)
+	}
+	s.keepTop = n
+	return nil
 }
 
 // Spec returns the session as a plain value; New(s.Spec()) reproduces it.
@@ -390,16 +495,8 @@ func (s *Session) Trace() *Trace { return &s.trace }
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.model }
 
-// Transformer returns the run state, for reading the KV cache and attention
-// weights of the newest query; nil for a LogitsModel session.
+// Transformer returns the run state; nil for a LogitsModel session.
 func (s *Session) Transformer() *transformer.Transformer { return s.tr }
-
-func (s *Session) hidden() []float64 {
-	if s.tr == nil {
-		return nil
-	}
-	return widen(s.tr.Hidden())
-}
 
 func (s *Session) cacheSize() (length, bytes int) {
 	if s.tr == nil {
@@ -416,6 +513,14 @@ func (s *Session) pieces(ids []int) []Token {
 		prev = id
 	}
 	return out
+}
+
+// grow returns x resized to n, reusing its memory when it can.
+func grow(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	return x[:n]
 }
 
 func widen(x []float32) []float64 {

@@ -22,6 +22,15 @@ var workedExample = session.Spec{
 	Steps:   1,
 }
 
+func detail(t *testing.T, s *session.Session, i int) *session.Detail {
+	t.Helper()
+	d, err := s.Detail(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func newSession(t *testing.T, spec session.Spec) *session.Session {
 	t.Helper()
 	s, err := session.New(spec, models.Load)
@@ -40,20 +49,21 @@ func TestWorkedExample(t *testing.T) {
 		t.Fatalf("%d steps, want 1", len(tr.Steps))
 	}
 	step := tr.Steps[0]
+	d := detail(t, s, 0)
 	var z float64
 	for _, l := range workedExample.Logits {
 		z += math.Exp(l)
 	}
 	for i, l := range workedExample.Logits {
-		if got, want := step.Choice.Softmax.Probs[i], math.Exp(l)/z; math.Abs(got-want) > 1e-12 {
+		if got, want := d.Choice.Softmax.Probs[i], math.Exp(l)/z; math.Abs(got-want) > 1e-12 {
 			t.Errorf("p(%s) = %v, want %v", workedExample.Vocab[i], got, want)
 		}
 	}
 	// The textbook's hand-rounded p("The") is 0.005; exact arithmetic says 0.0044.
-	if p := step.Choice.Softmax.Probs[0]; math.Abs(p-0.0044) > 5e-5 {
+	if p := d.Choice.Softmax.Probs[0]; math.Abs(p-0.0044) > 5e-5 {
 		t.Errorf("p(The) = %v, want ≈ 0.0044", p)
 	}
-	if got, want := step.Choice.Softmax.Sum, z/math.Exp(3.1); math.Abs(got-want) > 1e-12 {
+	if got, want := d.Choice.Softmax.Sum, z/math.Exp(3.1); math.Abs(got-want) > 1e-12 {
 		t.Errorf("sum = %v, want %v", got, want)
 	}
 	if step.Token != 2 || step.Piece != "sat" {
@@ -72,7 +82,7 @@ func TestToyModel(t *testing.T) {
 		t.Errorf("text %q, want %q", tr.Text, "The cat sat on the mat")
 	}
 	for i, want := range []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5} {
-		if got := tr.Steps[0].Logits[i]; math.Abs(got-want) > 1e-4 {
+		if got := detail(t, s, 0).Logits[i]; math.Abs(got-want) > 1e-4 {
 			t.Errorf("logit %d after \"The cat\" = %v, want %v", i, got, want)
 		}
 	}
@@ -81,8 +91,8 @@ func TestToyModel(t *testing.T) {
 		if step.KVLen != 3+i || step.KVBytes != step.KVLen*s.Transformer().Cache.RowBytes() {
 			t.Errorf("step %d: KV cache %d rows, %d bytes", i, step.KVLen, step.KVBytes)
 		}
-		if step.Pos != 1+i || len(step.Hidden) != 4 {
-			t.Errorf("step %d: pos %d, hidden %v", i, step.Pos, step.Hidden)
+		if h := detail(t, s, i).Hidden; step.Pos != 1+i || len(h) != 4 {
+			t.Errorf("step %d: pos %d, hidden %v", i, step.Pos, h)
 		}
 	}
 }
@@ -228,8 +238,8 @@ func TestEditsAreMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := s.Trace().Steps[0]
-	if !reflect.DeepEqual(st.Edited, []int{5}) || st.Logits[5] != 9 || st.Token != 5 {
-		t.Errorf("edited %v, logits %v, token %d", st.Edited, st.Logits, st.Token)
+	if logits := detail(t, s, 0).Logits; !reflect.DeepEqual(st.Edited, []int{5}) || logits[5] != 9 || st.Token != 5 {
+		t.Errorf("edited %v, logits %v, token %d", st.Edited, logits, st.Token)
 	}
 	if err := s.Force(0, 0); err != nil {
 		t.Fatal(err)
@@ -315,8 +325,8 @@ func TestEditPendingStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if next.Token != 0 || next.Logits[0] != 5 || !reflect.DeepEqual(next.Edited, []int{0}) {
-			t.Errorf("next step: token %d, logits %v, edited %v", next.Token, next.Logits, next.Edited)
+		if logits := detail(t, sess, 0).Logits; next.Token != 0 || logits[0] != 5 || !reflect.DeepEqual(next.Edited, []int{0}) {
+			t.Errorf("next step: token %d, logits %v, edited %v", next.Token, logits, next.Edited)
 		}
 	}
 }

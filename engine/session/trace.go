@@ -1,8 +1,15 @@
 package session
 
-import "nexttoken/engine/sampler"
+import (
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/transformer"
+)
 
-// Trace is everything a session has computed.
+// Trace is everything a session has computed, kept compact: a step holds
+// its decision and a few numbers, never a vector as long as the vocabulary,
+// so hundreds of steps of a 32,000-token model cost kilobytes. Detail
+// derives the rest of a step — its logits, softmax, every sampler stage,
+// hidden state, attention and cache — when it is shown.
 type Trace struct {
 	Prompt []Token // the prompt as the tokenizer split it (empty for LogitsModel)
 	Steps  []Step
@@ -21,21 +28,47 @@ type Token struct {
 
 // Step is one decoding step.
 type Step struct {
-	Pos    int       // position of the input token whose logits the step read
-	Input  int       // that token, or -1 in a LogitsModel session
-	Hidden []float64 // the input's final hidden state h: Logits = W·h (nil for LogitsModel)
-	Logits []float64 // the model's logits with the step's edits applied
-	Edited []int     // tokens whose logit was set by hand
-	Choice *sampler.Choice
-	Token  int    // the token appended to the context
-	Forced bool   // Token was chosen by hand, not by Choice
-	Piece  string // the text Token adds
+	Pos    int            // position of the input token whose logits the step read
+	Input  int            // that token, or -1 in a LogitsModel session
+	Edited []int          // tokens whose logit was set by hand, in increasing order
+	Choice sampler.Choice // the sampler's choice, compact: stage summaries and the draw
+	Token  int            // the token appended to the context
+	Forced bool           // Token was chosen by hand, not by Choice
+	Prob   float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
+	Piece  string         // the text Token adds
+	Top    []Candidate    // the most probable tokens of the step's softmax (KeepTop)
 
 	// The KV cache once the chosen token was fed to the model (unchanged
 	// when the session stopped at this step, or in a step from Next).
 	KVLen   int
 	KVBytes int
 
-	rngWas  sampler.RNG // generator state before the step, for undo
+	rngWas  sampler.RNG // generator state before the step, for undo and Detail
 	context int         // context length before the step
+}
+
+// Candidate is one of a step's most probable tokens.
+type Candidate struct {
+	Token int
+	Prob  float64 // in the step's softmax, as Step.Prob
+	Logit float64 // the logit the sampler read, edits applied
+}
+
+// Detail is one step in full, derived from the compact trace and the model
+// when it is shown. Its vectors are fresh copies, except KV, which views
+// the session's cache and is valid until the session next changes.
+type Detail struct {
+	Index int  // the step's number; len(Trace().Steps) for the next step
+	Step  Step // the compact record (for the next step, what Step would do now)
+
+	Logits   []float64       // the logits the sampler read: the model's, with the step's edits
+	Computed []float64       // the model's own logits, W·h, before edits (nil for LogitsModel)
+	Hidden   []float32       // the input's final hidden state h (nil for LogitsModel)
+	Choice   *sampler.Choice // the sampler's choice with every stage recorded
+
+	// Attention[l][h] holds the weights with which the query of the input
+	// token in head h of layer l attended to positions 0 … Pos.
+	Attention [][][]float32
+	// KV is the cache as the step read it: positions 0 … Pos.
+	KV transformer.CacheView
 }

@@ -54,12 +54,6 @@ type Trace struct {
 // NaN or +Inf logit, on a temperature that is not positive and finite, and
 // on a temperature so small that a finite logit overflows when scaled.
 func Compute(logits []float64, temperature float64) (*Trace, error) {
-	if !(temperature > 0) || math.IsInf(temperature, 1) {
-		return nil, fmt.Errorf("softmax: temperature %g is not positive and finite", temperature)
-	}
-	if len(logits) == 0 {
-		return nil, errors.New("softmax: no logits")
-	}
 	n := len(logits)
 	t := &Trace{
 		Logits:      append([]float64(nil), logits...),
@@ -69,37 +63,55 @@ func Compute(logits []float64, temperature float64) (*Trace, error) {
 		Exp:         make([]float64, n),
 		Probs:       make([]float64, n),
 	}
-	masked := 0
+	var err error
+	if t.Max, t.Sum, err = Probs(t.Probs, logits, temperature); err != nil {
+		return nil, err
+	}
+	for i, l := range logits {
+		t.Scaled[i] = l / temperature
+		t.Shifted[i] = t.Scaled[i] - t.Max
+		t.Exp[i] = math.Exp(t.Shifted[i])
+	}
+	return t, nil
+}
+
+// Probs writes softmax(logits / temperature) into p, which must be as long
+// as logits, and returns the maximum m of the scaled logits and the sum Z:
+// the same numbers, computed the same way, as Compute's, without keeping
+// the intermediate vectors. It is what a sampler runs at every step.
+func Probs(p, logits []float64, temperature float64) (m, z float64, err error) {
+	if !(temperature > 0) || math.IsInf(temperature, 1) {
+		return 0, 0, fmt.Errorf("softmax: temperature %g is not positive and finite", temperature)
+	}
+	if len(logits) == 0 {
+		return 0, 0, errors.New("softmax: no logits")
+	}
+	p = p[:len(logits)]
+	m = math.Inf(-1)
 	for i, l := range logits {
 		switch {
 		case math.IsNaN(l):
-			return nil, fmt.Errorf("softmax: logit %d is NaN", i)
+			return 0, 0, fmt.Errorf("softmax: logit %d is NaN", i)
 		case math.IsInf(l, 1):
-			return nil, fmt.Errorf("softmax: logit %d is +Inf", i)
-		case math.IsInf(l, -1):
-			masked++
+			return 0, 0, fmt.Errorf("softmax: logit %d is +Inf", i)
 		}
-		t.Scaled[i] = l / temperature
-		if math.IsInf(t.Scaled[i], 0) && !math.IsInf(l, 0) {
-			return nil, fmt.Errorf("softmax: logit %d (%g) overflows at temperature %g", i, l, temperature)
+		s := l / temperature
+		if math.IsInf(s, 0) && !math.IsInf(l, 0) {
+			return 0, 0, fmt.Errorf("softmax: logit %d (%g) overflows at temperature %g", i, l, temperature)
 		}
+		m = max(m, s)
 	}
-	if masked == n {
-		return nil, errors.New("softmax: every logit is −Inf (all tokens masked)")
+	if math.IsInf(m, -1) {
+		return 0, 0, errors.New("softmax: every logit is −Inf (all tokens masked)")
 	}
-	t.Max = t.Scaled[0]
-	for _, s := range t.Scaled[1:] {
-		t.Max = max(t.Max, s)
+	for i, l := range logits {
+		p[i] = math.Exp(l/temperature - m)
+		z += p[i]
 	}
-	for i, s := range t.Scaled {
-		t.Shifted[i] = s - t.Max
-		t.Exp[i] = math.Exp(t.Shifted[i])
-		t.Sum += t.Exp[i]
+	for i := range p {
+		p[i] /= z
 	}
-	for i, e := range t.Exp {
-		t.Probs[i] = e / t.Sum
-	}
-	return t, nil
+	return m, z, nil
 }
 
 // Float32 overwrites x with softmax(x) computed in float32 exactly as run.c's

@@ -133,7 +133,7 @@ func hiddenStates(m *checkpoint.Model, tokens []int) (*mat.Dense, error) {
 		if pos == 0 {
 			continue
 		}
-		for j, v := range tr.Hidden() {
+		for j, v := range tr.Latest().Hidden() {
 			H.Set(pos-1, j, float64(v))
 		}
 	}

@@ -55,3 +55,58 @@ func (c *KVCache) layer(l int) (keys, values []float32) {
 	n := c.seqLen * c.kvDim
 	return c.keys[off : off+n], c.values[off : off+n]
 }
+
+// View is a read-only view of the first n positions of the cache.
+func (c *KVCache) View(n int) CacheView {
+	return CacheView{c: c, n: min(max(n, 0), c.Len)}
+}
+
+// CacheView shows the first Len positions of a KV cache, as a step read
+// them. The zero value is an empty view with no layers.
+type CacheView struct {
+	c *KVCache
+	n int
+}
+
+// Len is the number of positions in view.
+func (v CacheView) Len() int { return v.n }
+
+// Layers is the number of layers, each with its own keys and values.
+func (v CacheView) Layers() int {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.layers
+}
+
+// Bytes is the memory the positions in view use.
+func (v CacheView) Bytes() int { return v.n * v.RowBytes() }
+
+// RowBytes is how much the cache grows per position.
+func (v CacheView) RowBytes() int {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.RowBytes()
+}
+
+// Capacity is the number of positions the cache can hold.
+func (v CacheView) Capacity() int {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.seqLen
+}
+
+// Key is the key vector of kv head h at layer l and position pos < Len.
+func (v CacheView) Key(l, pos, h int) []float32 { return v.c.Key(l, v.check(pos), h) }
+
+// Value is the value vector of kv head h at layer l and position pos < Len.
+func (v CacheView) Value(l, pos, h int) []float32 { return v.c.Value(l, v.check(pos), h) }
+
+func (v CacheView) check(pos int) int {
+	if pos < 0 || pos >= v.n {
+		panic("transformer: position out of the cache view")
+	}
+	return pos
+}

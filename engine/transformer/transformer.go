@@ -37,19 +37,38 @@ type Transformer struct {
 	W      *checkpoint.Weights
 	Cache  KVCache
 
-	// Activations of the latest forward pass, named as in run.c.
-	x      []float32 // residual stream; after Forward, the final normalised hidden state
+	act   activations  // of the latest Forward
+	probe *activations // of the latest Probe, made on first use
+
+	// RoPE: inverse frequencies per pair within a head, and the rotation for
+	// the current position (computed at the start of every pass).
+	invFreq, cos, sin []float32
+}
+
+// activations are the buffers of one forward pass, named as in run.c.
+type activations struct {
+	x      []float32 // residual stream; after the pass, the final normalised hidden state
 	xb     []float32 // normalised input of a sub-layer, then the attention output
 	xb2    []float32 // output of Wo or W2, added to x
 	hb     []float32 // feed-forward gate, then the gated product
 	hb2    []float32 // feed-forward up projection
 	q      []float32 // query of the current position
-	att    []float32 // layers × heads × seq_len: attention weights of the newest query
+	att    []float32 // layers × heads × seq_len: attention weights of the query
 	logits []float32
+	pos    int // the position the pass fed
+}
 
-	// RoPE: inverse frequencies per pair within a head, and the rotation for
-	// the current position (computed once per Forward, shared by all layers).
-	invFreq, cos, sin []float32
+func newActivations(c checkpoint.Config) *activations {
+	return &activations{
+		x:      make([]float32, c.Dim),
+		xb:     make([]float32, c.Dim),
+		xb2:    make([]float32, c.Dim),
+		hb:     make([]float32, c.HiddenDim),
+		hb2:    make([]float32, c.HiddenDim),
+		q:      make([]float32, c.Dim),
+		att:    make([]float32, c.Layers*c.Heads*c.SeqLen),
+		logits: make([]float32, c.VocabSize),
+	}
 }
 
 // New prepares a run state for m. Its memory is dominated by the KV cache:
@@ -61,14 +80,7 @@ func New(m *checkpoint.Model) *Transformer {
 		Config: c,
 		W:      &m.Weights,
 		Cache:  newKVCache(c),
-		x:      make([]float32, c.Dim),
-		xb:     make([]float32, c.Dim),
-		xb2:    make([]float32, c.Dim),
-		hb:     make([]float32, c.HiddenDim),
-		hb2:    make([]float32, c.HiddenDim),
-		q:      make([]float32, c.Dim),
-		att:    make([]float32, c.Layers*c.Heads*c.SeqLen),
-		logits: make([]float32, c.VocabSize),
+		act:    *newActivations(c),
 		cos:    make([]float32, hs/2),
 		sin:    make([]float32, hs/2),
 	}
@@ -85,73 +97,132 @@ func New(m *checkpoint.Model) *Transformer {
 // the logits of the next token. The returned slice is owned by t and
 // overwritten by the next call.
 func (t *Transformer) Forward(token, pos int) ([]float32, error) {
+	if err := t.check(token, pos, t.Cache.Len); err != nil {
+		return nil, err
+	}
+	t.Cache.Len = pos + 1
+	t.forward(&t.act, token, pos)
+	return t.act.logits, nil
+}
+
+// Probe runs the forward pass of position pos again, for display, without
+// changing the cache's length or what Forward returned: pos must be in the
+// cache already and token must be the token fed there, so that the pass
+// rewrites that position's key and value with the numbers they hold. It
+// gives the logits, hidden state and attention that the pass computed when
+// the token was fed. The result is overwritten by the next Probe.
+func (t *Transformer) Probe(token, pos int) (*Pass, error) {
+	if err := t.check(token, pos, t.Cache.Len-1); err != nil {
+		return nil, err
+	}
+	if t.probe == nil {
+		t.probe = newActivations(t.Config)
+	}
+	t.forward(t.probe, token, pos)
+	return &Pass{t: t, a: t.probe}, nil
+}
+
+// Latest is the latest Forward's pass: the logits it returned, its hidden
+// state and its attention. It changes with every Forward.
+func (t *Transformer) Latest() *Pass { return &Pass{t: t, a: &t.act} }
+
+// Pass is what one forward pass computed besides the cache rows.
+type Pass struct {
+	t *Transformer
+	a *activations
+}
+
+// Pos is the position the pass fed.
+func (p *Pass) Pos() int { return p.a.pos }
+
+// Logits are the logits of the next token.
+func (p *Pass) Logits() []float32 { return p.a.logits }
+
+// Hidden is the final normalised hidden state h: the vector the classifier
+// multiplies to give the logits.
+func (p *Pass) Hidden() []float32 { return p.a.x }
+
+// Attention returns the weights with which the pass's query of head h in
+// layer l attended to positions 0 … Pos (they sum to 1).
+func (p *Pass) Attention(l, h int) []float32 {
+	c := p.t.Config
+	return p.a.att[(l*c.Heads+h)*c.SeqLen:][:p.a.pos+1]
+}
+
+func (t *Transformer) check(token, pos, last int) error {
 	c := t.Config
 	if token < 0 || token >= c.VocabSize {
-		return nil, fmt.Errorf("transformer: token %d is outside the vocabulary of %d", token, c.VocabSize)
+		return fmt.Errorf("transformer: token %d is outside the vocabulary of %d", token, c.VocabSize)
 	}
-	if pos < 0 || pos > t.Cache.Len || pos >= c.SeqLen {
-		return nil, fmt.Errorf("transformer: position %d is not in 0..%d (cache holds %d, context %d)",
-			pos, min(t.Cache.Len, c.SeqLen-1), t.Cache.Len, c.SeqLen)
+	if pos < 0 || pos > last || pos >= c.SeqLen {
+		return fmt.Errorf("transformer: position %d is not in 0..%d (cache holds %d, context %d)",
+			pos, min(last, c.SeqLen-1), t.Cache.Len, c.SeqLen)
 	}
+	return nil
+}
+
+// forward is the forward pass of token at pos into a, writing the key and
+// value of pos into the cache.
+func (t *Transformer) forward(a *activations, token, pos int) {
+	c := t.Config
 	w := t.W
 	dim, hidden, kvDim, hs := c.Dim, c.HiddenDim, c.KVDim(), c.HeadSize()
 	kvMul := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hs)))
 
-	copy(t.x, w.TokenEmbedding[token*dim:(token+1)*dim])
+	a.pos = pos
+	copy(a.x, w.TokenEmbedding[token*dim:(token+1)*dim])
 	t.ropeAngles(pos)
-	t.Cache.Len = pos + 1
 
 	for l := range c.Layers {
 		// Attention: this position's key and value go straight into the cache.
-		rmsnorm(t.xb, t.x, w.RMSAtt[l*dim:(l+1)*dim])
+		rmsnorm(a.xb, a.x, w.RMSAtt[l*dim:(l+1)*dim])
 		k, v := t.Cache.row(l, pos)
-		matmul(t.q, t.xb, w.WQ[l*dim*dim:], dim, dim)
-		matmul(k, t.xb, w.WK[l*kvDim*dim:], dim, kvDim)
-		matmul(v, t.xb, w.WV[l*kvDim*dim:], dim, kvDim)
-		t.rope(t.q)
+		matmul(a.q, a.xb, w.WQ[l*dim*dim:], dim, dim)
+		matmul(k, a.xb, w.WK[l*kvDim*dim:], dim, kvDim)
+		matmul(v, a.xb, w.WV[l*kvDim*dim:], dim, kvDim)
+		t.rope(a.q)
 		t.rope(k)
 
 		keys, values := t.Cache.layer(l)
 		for h := range c.Heads {
-			q := t.q[h*hs : (h+1)*hs]
-			att := t.att[(l*c.Heads+h)*c.SeqLen:][:pos+1]
+			q := a.q[h*hs : (h+1)*hs]
+			att := a.att[(l*c.Heads+h)*c.SeqLen:][:pos+1]
 			off := (h / kvMul) * hs
 			for p := range att {
 				k := keys[p*kvDim+off:][:hs]
 				att[p] = dot(q, k) * scale
 			}
 			softmax.Float32(att)
-			out := t.xb[h*hs : (h+1)*hs]
+			out := a.xb[h*hs : (h+1)*hs]
 			clear(out)
-			for p, a := range att {
+			for p, w := range att {
 				v := values[p*kvDim+off:][:hs]
 				for i := range out {
-					out[i] += a * v[i]
+					out[i] += w * v[i]
 				}
 			}
 		}
-		matmul(t.xb2, t.xb, w.WO[l*dim*dim:], dim, dim)
-		for i := range t.x {
-			t.x[i] += t.xb2[i]
+		matmul(a.xb2, a.xb, w.WO[l*dim*dim:], dim, dim)
+		for i := range a.x {
+			a.x[i] += a.xb2[i]
 		}
 
 		// Feed-forward: SwiGLU.
-		rmsnorm(t.xb, t.x, w.RMSFFN[l*dim:(l+1)*dim])
-		matmul(t.hb, t.xb, w.W1[l*hidden*dim:], dim, hidden)
-		matmul(t.hb2, t.xb, w.W3[l*hidden*dim:], dim, hidden)
-		for i, g := range t.hb {
-			t.hb[i] = g * (1 / (1 + expf.Exp(-g))) * t.hb2[i]
+		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim])
+		matmul(a.hb, a.xb, w.W1[l*hidden*dim:], dim, hidden)
+		matmul(a.hb2, a.xb, w.W3[l*hidden*dim:], dim, hidden)
+		for i, g := range a.hb {
+			a.hb[i] = g * (1 / (1 + expf.Exp(-g))) * a.hb2[i]
 		}
-		matmul(t.xb2, t.hb, w.W2[l*dim*hidden:], hidden, dim)
-		for i := range t.x {
-			t.x[i] += t.xb2[i]
+		matmul(a.xb2, a.hb, w.W2[l*dim*hidden:], hidden, dim)
+		for i := range a.x {
+			a.x[i] += a.xb2[i]
 		}
 	}
 
-	rmsnorm(t.x, t.x, w.RMSFinal)
-	matmul(t.logits, t.x, w.Classifier, dim, c.VocabSize)
-	return t.logits, nil
+	rmsnorm(a.x, a.x, w.RMSFinal)
+	matmul(a.logits, a.x, w.Classifier, dim, c.VocabSize)
 }
 
 // Prefill feeds tokens at positions start, start+1, … and returns the logits
@@ -168,19 +239,6 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 		}
 	}
 	return logits, nil
-}
-
-// Hidden is the final normalised hidden state h of the latest forward pass:
-// the vector the classifier multiplies to give the logits.
-func (t *Transformer) Hidden() []float32 { return t.x }
-
-// Logits of the latest forward pass.
-func (t *Transformer) Logits() []float32 { return t.logits }
-
-// Attention returns the weights with which the newest query of head h in
-// layer l attended to each cached position (they sum to 1).
-func (t *Transformer) Attention(l, h int) []float32 {
-	return t.att[(l*t.Config.Heads+h)*t.Config.SeqLen:][:t.Cache.Len]
 }
 
 // ropeAngles computes the rotation of every pair within a head for pos.

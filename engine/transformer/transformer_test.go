@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"nexttoken/engine/checkpoint"
@@ -240,7 +241,7 @@ func TestKVCache(t *testing.T) {
 	}
 	for l := range c.Layers {
 		for h := range c.Heads {
-			a := tr.Attention(l, h)
+			a := tr.Latest().Attention(l, h)
 			var sum float64
 			for _, v := range a {
 				sum += float64(v)
@@ -292,4 +293,53 @@ func randomVector(rng *rand.Rand, n int) []float32 {
 		v[i] = rng.Float32()*0.2 - 0.1
 	}
 	return v
+}
+
+// TestProbe checks that probing a past position gives exactly the logits,
+// hidden state and attention its Forward gave, and changes neither the
+// cache nor the latest pass.
+func TestProbe(t *testing.T) {
+	m := loadModel(t, stories260K)
+	tr := New(m)
+	c := m.Config
+	tokens := []int{1, 300, 301, 40, 7, 99}
+	type pass struct{ logits, hidden, att []float32 }
+	var passes []pass
+	for pos, tok := range tokens {
+		if _, err := tr.Forward(tok, pos); err != nil {
+			t.Fatal(err)
+		}
+		p := tr.Latest()
+		var att []float32
+		for l := range c.Layers {
+			for h := range c.Heads {
+				att = append(att, p.Attention(l, h)...)
+			}
+		}
+		passes = append(passes, pass{slices.Clone(p.Logits()), slices.Clone(p.Hidden()), att})
+	}
+	keys := slices.Clone(tr.Cache.keys)
+	latest := slices.Clone(tr.Latest().Logits())
+	for pos, tok := range tokens {
+		p, err := tr.Probe(tok, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var att []float32
+		for l := range c.Layers {
+			for h := range c.Heads {
+				att = append(att, p.Attention(l, h)...)
+			}
+		}
+		want := passes[pos]
+		if p.Pos() != pos || !slices.Equal(p.Logits(), want.logits) || !slices.Equal(p.Hidden(), want.hidden) || !slices.Equal(att, want.att) {
+			t.Errorf("probe of position %d differs from its forward pass", pos)
+		}
+	}
+	if tr.Cache.Len != len(tokens) || !slices.Equal(tr.Cache.keys, keys) || !slices.Equal(tr.Latest().Logits(), latest) {
+		t.Error("Probe changed the cache or the latest pass")
+	}
+	if _, err := tr.Probe(1, len(tokens)); err == nil {
+		t.Error("Probe of a position not in the cache succeeded")
+	}
 }

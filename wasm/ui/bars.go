@@ -12,8 +12,8 @@ import (
 
 // renderBars draws the distribution; clicking a bar forces that token at
 // this step, forking the session there.
-func (p *Playground) renderBars(step *session.Step, index int) app.UI {
-	probs := step.Choice.Softmax.Probs
+func (p *Playground) renderBars(d *session.Detail, index int) app.UI {
+	probs := d.Choice.Softmax.Probs
 	ids := rowsToShow(probs, maxRows)
 	if p.barsByID {
 		slices.Sort(ids)
@@ -23,7 +23,7 @@ func (p *Playground) renderBars(step *session.Step, index int) app.UI {
 	bars := make([]app.UI, len(ids))
 	for i, id := range ids {
 		class := "bar"
-		if id == step.Token {
+		if id == d.Step.Token {
 			class += " chosen"
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).

@@ -17,7 +17,7 @@ var views = []string{"all", "softmax", "kv", "tokens", "sampler"}
 // renderEmbed is the compact page shown inside another page's iframe: one
 // view, no header, and a link that opens the same session in the full
 // playground in a new tab.
-func (p *Playground) renderEmbed(step *session.Step, index int) app.UI {
+func (p *Playground) renderEmbed(step *session.Detail, index int) app.UI {
 	var body []app.UI
 	switch p.view {
 	case "softmax":
@@ -47,7 +47,7 @@ func (p *Playground) renderEmbed(step *session.Step, index int) app.UI {
 }
 
 // embedCards lays out some of a step's cards, or says the session ended.
-func (p *Playground) embedCards(step *session.Step, index int, cards func() []app.UI) app.UI {
+func (p *Playground) embedCards(step *session.Detail, index int, cards func() []app.UI) app.UI {
 	if step == nil {
 		return p.renderStepViews(nil, index)
 	}

@@ -8,15 +8,15 @@ import (
 
 // renderHidden shows where the logits come from: the final hidden state h
 // times the LM head W. For the toy model every number fits on screen.
-func (p *Playground) renderHidden(step *session.Step) app.UI {
+func (p *Playground) renderHidden(d *session.Detail) app.UI {
 	m := p.sess.Model()
 	if m.Checkpoint == nil {
 		return card("hidden", "Logits typed by hand", "This session has no model: the logits below are the input. Pick a model to see where logits come from.")
 	}
 	c := m.Checkpoint.Config
-	h := make([]app.UI, len(step.Hidden))
-	for i, v := range step.Hidden {
-		h[i] = app.Span().Title("h[" + itoa(i) + "]").Text(fixed(v, 3))
+	h := make([]app.UI, len(d.Hidden))
+	for i, v := range d.Hidden {
+		h[i] = app.Span().Title("h[" + itoa(i) + "]").Text(fixed(float64(v), 3))
 	}
 	body := []app.UI{
 		app.Div().ID("hidden-h").Class("vector").Body(append([]app.UI{app.Strong().Text("h =")}, h...)...),
@@ -26,14 +26,13 @@ func (p *Playground) renderHidden(step *session.Step) app.UI {
 			"W is the %d × %d %s; each logit is one row of W times h.", c.VocabSize, c.Dim, headName(c.SharedHead)))
 		return card("hidden", "Hidden state h → logits", "The last layer's output for the input token, after the final RMSNorm.", body...)
 	}
-	w := m.Checkpoint.Weights.Classifier
 	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().ColSpan(c.Dim).Text("row of W"), app.Th().Text("W·h"))}
 	for v := range c.VocabSize {
 		cells := []app.UI{app.Th().Text(p.tokenName(v))}
-		for j := range c.Dim {
-			cells = append(cells, app.Td().Text(fixed(float64(w[v*c.Dim+j]), 3)))
+		for _, w := range p.sess.HeadRow(v) {
+			cells = append(cells, app.Td().Text(fixed(float64(w), 3)))
 		}
-		cells = append(cells, app.Td().Class("result").Text(fixed(step.Logits[v], 4)))
+		cells = append(cells, app.Td().Class("result").Text(fixed(d.Computed[v], 4)))
 		rows = append(rows, app.Tr().Body(cells...))
 	}
 	body = append(body, app.Table().ID("lm-head").Class("num matrix").Body(rows...))

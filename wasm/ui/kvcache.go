@@ -108,7 +108,7 @@ func (p *Playground) attention(l int) app.UI {
 	if tr.Cache.Len > 16 {
 		rows := make([][]float32, c.Heads)
 		for h := range rows {
-			rows[h] = tr.Attention(l, h)
+			rows[h] = tr.Latest().Attention(l, h)
 		}
 		return app.Div().ID("attention").Body(
 			app.H4().Text("Attention of the newest query ("+visible(tokens[tr.Cache.Len-1])+"), per head"),
@@ -123,7 +123,7 @@ func (p *Playground) attention(l int) app.UI {
 	rows := []app.UI{app.Tr().Body(head...)}
 	for h := range c.Heads {
 		cells := []app.UI{app.Th().Text(itoa(h))}
-		for _, a := range tr.Attention(l, h) {
+		for _, a := range tr.Latest().Attention(l, h) {
 			cells = append(cells, app.Td().Style("--a", strconv.FormatFloat(float64(a), 'f', 3, 64)).Class("att").Text(fixed(float64(a), 3)))
 		}
 		rows = append(rows, app.Tr().Body(cells...))

@@ -20,8 +20,8 @@ const maxRows = 24
 
 // renderLogits lists every logit of the step (or the most probable ones and
 // any that match the search) as a number field and a slider.
-func (p *Playground) renderLogits(step *session.Step, index int) app.UI {
-	probs := step.Choice.Softmax.Probs
+func (p *Playground) renderLogits(d *session.Detail, index int) app.UI {
+	probs := d.Choice.Softmax.Probs
 	ids := rowsToShow(probs, maxRows)
 	var search app.UI = app.Text("")
 	if len(probs) > maxRows {
@@ -33,9 +33,9 @@ func (p *Playground) renderLogits(step *session.Step, index int) app.UI {
 	}
 	logitsModel := p.sess.Spec().Model == session.LogitsModel
 	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Text("p"))}
-	lo, hi := sliderRange(step.Logits)
+	lo, hi := sliderRange(d.Logits)
 	for _, id := range ids {
-		rows = append(rows, p.logitRow(step, index, id, logitsModel, lo, hi))
+		rows = append(rows, p.logitRow(d, index, id, logitsModel, lo, hi))
 	}
 	footer := []app.UI{}
 	if logitsModel {
@@ -63,9 +63,9 @@ func sliderRange(logits []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func (p *Playground) logitRow(step *session.Step, index, id int, editableName bool, lo, hi float64) app.UI {
-	l := step.Logits[id]
-	edited := slices.Contains(step.Edited, id)
+func (p *Playground) logitRow(d *session.Detail, index, id int, editableName bool, lo, hi float64) app.UI {
+	l := d.Logits[id]
+	edited := slices.Contains(d.Step.Edited, id)
 	var name app.UI = app.Th().Text(p.tokenName(id))
 	if editableName {
 		name = app.Th().Body(
@@ -86,7 +86,7 @@ func (p *Playground) logitRow(step *session.Step, index, id int, editableName bo
 			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(slider).
 				Attr("aria-label", "slider for "+p.tokenName(id)).OnInput(p.editLogit(index, id), app.EventScope(index, id)),
 		),
-		app.Td().Class("p").Text(sig(step.Choice.Softmax.Probs[id])),
+		app.Td().Class("p").Text(sig(d.Choice.Softmax.Probs[id])),
 	)
 	if edited {
 		row = row.Class("edited")

@@ -161,13 +161,19 @@ func (p *Playground) refresh() {
 	p.link = p.shareURL()
 }
 
-// shown is the step on display: a committed step, or the pending one.
-func (p *Playground) shown() (step *session.Step, index int) {
+// shown is the step on display, derived in full: a committed step, or the
+// pending one; nil when the session has ended and the pending one is shown.
+func (p *Playground) shown() (*session.Detail, int) {
 	steps := p.sess.Trace().Steps
-	if p.sel < len(steps) {
-		return &steps[p.sel], p.sel
+	if p.sel == len(steps) && p.next == nil {
+		return nil, p.sel
 	}
-	return p.next, len(steps)
+	d, err := p.sess.Detail(p.sel)
+	if err != nil {
+		p.notice = err.Error()
+		return nil, p.sel
+	}
+	return d, p.sel
 }
 
 func (p *Playground) step(ctx app.Context)  { p.do((*session.Session).Step) }

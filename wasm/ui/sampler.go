@@ -15,12 +15,12 @@ import (
 // renderSampler shows the sampler's settings, what each stage did at this
 // step, and the choice: the argmax, or the random draw u on the cumulative
 // distribution.
-func (p *Playground) renderSampler(step *session.Step) app.UI {
+func (p *Playground) renderSampler(d *session.Detail) app.UI {
 	s := p.sess.Spec().Sampler
 	return card("sampler", "Sampler", "",
 		p.renderSettings(s),
-		p.renderStages(step),
-		p.renderChoice(step),
+		p.renderStages(d),
+		p.renderChoice(d),
 	)
 }
 
@@ -113,15 +113,15 @@ func (p *Playground) onSetting(i int) app.EventHandler {
 	}
 }
 
-func (p *Playground) renderStages(step *session.Step) app.UI {
+func (p *Playground) renderStages(d *session.Detail) app.UI {
 	var items []app.UI
-	for _, st := range step.Choice.Stages {
+	for _, st := range d.Choice.Stages {
 		var what string
 		switch {
-		case len(st.Changed) > 0:
-			what = "changed " + itoa(len(st.Changed)) + " logits of tokens already in the context"
-		case len(st.Removed) > 0:
-			what = "removed " + itoa(len(st.Removed)) + " tokens holding " + sig(st.RemovedMass) + " of the probability"
+		case st.Name == "repetition_penalty":
+			what = "changed " + itoa(st.Affected) + " logits of tokens already in the context"
+		case st.Affected > 0:
+			what = "removed " + itoa(st.Affected) + " tokens holding " + sig(st.RemovedMass) + " of the probability"
 		case st.Name == "temperature":
 			what = "divided the logits by T before the softmax"
 		default:
@@ -135,9 +135,9 @@ func (p *Playground) renderStages(step *session.Step) app.UI {
 	return app.Ol().ID("stages").Class("stages").Body(items...)
 }
 
-func (p *Playground) renderChoice(step *session.Step) app.UI {
-	c := step.Choice
-	pr := sig(c.Softmax.Probs[step.Token])
+func (p *Playground) renderChoice(d *session.Detail) app.UI {
+	step, c := d.Step, d.Choice
+	pr := sig(step.Prob)
 	var summary app.UI
 	switch {
 	case step.Forced:
@@ -151,13 +151,13 @@ func (p *Playground) renderChoice(step *session.Step) app.UI {
 			app.Text(" and walked the cumulative distribution to "), app.Strong().ID("choice").Text(p.tokenName(step.Token)),
 			app.Text(" (p = "+pr+")."))
 	}
-	return app.Div().Class("choice").Body(summary, p.renderDraw(step))
+	return app.Div().Class("choice").Body(summary, p.renderDraw(d))
 }
 
 // renderDraw draws the cumulative distribution of the candidates as one bar
 // of segments, with a mark where the draw landed.
-func (p *Playground) renderDraw(step *session.Step) app.UI {
-	d := step.Choice.Draw
+func (p *Playground) renderDraw(detail *session.Detail) app.UI {
+	d := detail.Choice.Draw
 	if d == nil || len(d.CDF) == 0 {
 		return app.Text("")
 	}

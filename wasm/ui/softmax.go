@@ -8,8 +8,8 @@ import (
 
 // renderSoftmax writes out the softmax the way it is computed: subtract
 // the max, exponentiate, sum, divide.
-func (p *Playground) renderSoftmax(step *session.Step) app.UI {
-	sm := step.Choice.Softmax
+func (p *Playground) renderSoftmax(d *session.Detail) app.UI {
+	sm := d.Choice.Softmax
 	scaled := sm.Temperature != 1
 	head := []app.UI{app.Th().Text("token"), app.Th().Text("ℓ")}
 	if scaled {
@@ -28,7 +28,7 @@ func (p *Playground) renderSoftmax(step *session.Step) app.UI {
 			app.Td().Text(sig(sm.Exp[id])),
 			app.Td().Class("p").Text(sig(sm.Probs[id])))
 		row := app.Tr().DataSet("token", id).Body(cells...)
-		if id == step.Token {
+		if id == d.Step.Token {
 			row = row.Class("chosen")
 		}
 		rows = append(rows, row)

@@ -11,8 +11,8 @@ import (
 
 // renderStepViews lays out everything about one step: how its logits came
 // about, the logits, the softmax, the distribution and the sampler.
-func (p *Playground) renderStepViews(step *session.Step, index int) app.UI {
-	if step == nil {
+func (p *Playground) renderStepViews(d *session.Detail, index int) app.UI {
+	if d == nil {
 		return app.Section().Class("card ended").Body(
 			app.H2().Text("The session has ended"),
 			app.P().Text(p.stopped+". Undo, or force another token at an earlier step, to go on."),
@@ -23,18 +23,18 @@ func (p *Playground) renderStepViews(step *session.Step, index int) app.UI {
 		title = "Step " + itoa(index+1)
 	}
 	return app.Div().Body(
-		app.H2().ID("step-title").Text(title+p.stepContext(step)),
-		app.Div().Class("views").Body(p.stepCards(step, index)...),
+		app.H2().ID("step-title").Text(title+p.stepContext(&d.Step)),
+		app.Div().Class("views").Body(p.stepCards(d, index)...),
 	)
 }
 
-func (p *Playground) stepCards(step *session.Step, index int) []app.UI {
+func (p *Playground) stepCards(d *session.Detail, index int) []app.UI {
 	return []app.UI{
-		p.renderHidden(step),
-		p.renderLogits(step, index),
-		p.renderSoftmax(step),
-		p.renderBars(step, index),
-		p.renderSampler(step),
+		p.renderHidden(d),
+		p.renderLogits(d, index),
+		p.renderSoftmax(d),
+		p.renderBars(d, index),
+		p.renderSampler(d),
 	}
 }
 

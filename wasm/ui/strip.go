@@ -18,7 +18,7 @@ func (p *Playground) renderStrip() app.UI {
 			Text(visible(tok.Piece)))
 	}
 	for i, st := range t.Steps {
-		prob := st.Choice.Softmax.Probs[st.Token]
+		prob := st.Prob
 		class := "tok gen"
 		if i == p.sel {
 			class += " selected"

@@ -1,0 +1,136 @@
+package session_test
+
+import (
+	"errors"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// TestDetailOfPastSteps records the detail of every step while it is the
+// next one (read from the live model), then checks that after many more
+// steps, edits and forces, Detail of each past step (derived again from the
+// compact trace) gives the same numbers bit for bit.
+func TestDetailOfPastSteps(t *testing.T) {
+	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, MinP: 0.01, RepetitionPenalty: 1.2, Seed: 7}
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		steps int
+		act   func(s *session.Session, i int) error
+	}{
+		{"toy greedy", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}, 6, nil},
+		{"260K sampled, forced and edited", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled}, 30,
+			func(s *session.Session, i int) error {
+				switch i {
+				case 5:
+					return s.EditLogit(i, 300, 20)
+				case 9:
+					return s.Force(i, 410)
+				}
+				return s.Step()
+			}},
+		{"260K like run.c", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 3}}, 20, nil},
+		{"worked example", workedExample, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Steps = 0
+			s := newSession(t, spec)
+			var live []*session.Detail
+			for i := range tc.steps {
+				live = append(live, detail(t, s, i))
+				act := tc.act
+				if act == nil {
+					act = func(s *session.Session, _ int) error { return s.Step() }
+				}
+				if err := act(s, i); err != nil {
+					t.Fatal(err)
+				}
+				if len(s.Trace().Steps) == i { // an edit of the next step commits nothing
+					live[i] = detail(t, s, i)
+					if err := s.Step(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if i == 9 && tc.act != nil { // the force changed step 9 after it was read
+					live[i] = nil
+				}
+			}
+			steps := s.Trace().Steps
+			for i, want := range live {
+				got := detail(t, s, i)
+				if got.Step.Token != steps[i].Token || !reflect.DeepEqual(got.Step, steps[i]) {
+					t.Errorf("step %d: Detail's step differs from the trace's", i)
+				}
+				if got.Choice.Token != steps[i].Choice.Token || got.Choice.Softmax.Probs[steps[i].Token] != steps[i].Prob {
+					t.Errorf("step %d: Detail's choice %d (p %v), the trace's %d (p %v)", i, got.Choice.Token,
+						got.Choice.Softmax.Probs[steps[i].Token], steps[i].Choice.Token, steps[i].Prob)
+				}
+				if got.KV.Len() != steps[i].Pos+1 {
+					t.Errorf("step %d: cache view of %d rows, want %d", i, got.KV.Len(), steps[i].Pos+1)
+				}
+				if want == nil {
+					continue
+				}
+				if !slices.Equal(got.Logits, want.Logits) || !slices.Equal(got.Computed, want.Computed) ||
+					!slices.Equal(got.Hidden, want.Hidden) || !reflect.DeepEqual(got.Attention, want.Attention) {
+					t.Errorf("step %d: logits, hidden state or attention differ from when it was the next step", i)
+				}
+				if !reflect.DeepEqual(got.Choice, want.Choice) {
+					t.Errorf("step %d: the recorded choice differs from when it was the next step", i)
+				}
+			}
+			if _, err := s.Detail(len(steps) + 1); err == nil {
+				t.Error("Detail of a step beyond the next one succeeded")
+			}
+		})
+	}
+}
+
+// TestTextIsDecodedContext checks that the text, built a piece per step,
+// is the tokenizer's decoding of the whole context.
+func TestTextIsDecodedContext(t *testing.T) {
+	s := newSession(t, session.Spec{Model: "stories260K", Prompt: "Once upon a time", Steps: 200,
+		Sampler: sampler.Settings{Temperature: 1, Seed: 11}})
+	var ids []int
+	for _, p := range s.Trace().Prompt {
+		ids = append(ids, p.ID)
+	}
+	for _, st := range s.Trace().Steps {
+		ids = append(ids, st.Token)
+	}
+	if got, want := s.Trace().Text, s.Model().Tokenizer.Decode(ids); got != want {
+		t.Errorf("text %q\nwant %q", got, want)
+	}
+}
+
+// TestTraceIsCompact checks that a step costs about a kilobyte (its stage
+// summaries, the draw, the growing text), not vectors as long as the
+// vocabulary: a trace that kept them took 60 KB a step here.
+func TestTraceIsCompact(t *testing.T) {
+	spec := session.Spec{Model: "stories260K", Prompt: "Once upon a time",
+		Sampler: sampler.Settings{Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 5}}
+	s := newSession(t, spec)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range 400 {
+		if err := s.Step(); errors.Is(err, session.ErrStopped) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	steps := len(s.Trace().Steps)
+	perStep := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(steps)
+	if steps < 100 || perStep > 2048 {
+		t.Errorf("%d steps, %d bytes of heap per step", len(s.Trace().Steps), perStep)
+	}
+}
