@@ -100,6 +100,7 @@ func TestInteractionTiming(t *testing.T) {
 		{"toy: step → DOM", "/", "#kv-rows", step, undo},
 		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo},
 		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo},
+		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=3", "#kv-rows", step, undo},
 	} {
 		tab := openPage(t, m.path)
 		times := make([]float64, 0, rounds)
@@ -112,4 +113,57 @@ func TestInteractionTiming(t *testing.T) {
 		slices.Sort(times)
 		t.Logf("%s: median %.1f ms (min %.1f, max %.1f) over %d rounds", m.name, times[rounds/2], times[0], times[rounds-1], rounds)
 	}
+}
+
+// runTime is a page script: it clicks Run for n steps and resolves with the
+// milliseconds until the status says they are done, the animation frames
+// the browser ran meanwhile and how many of them showed a new step.
+const runTime = `(n) => new Promise(resolve => {
+	const input = document.getElementById('run-n');
+	input.value = String(n); input.dispatchEvent(new Event('change', {bubbles: true}));
+	setTimeout(() => {
+		const rows = document.getElementById('kv-rows');
+		const target = String(Number(document.getElementById('status').textContent.match(/^\d+/)[0]) + n);
+		let frames = 0, shown = 0, last = rows.textContent, running = true;
+		const count = () => {
+			if (!running) return;
+			frames++;
+			const now = document.getElementById('kv-rows').textContent;
+			if (now !== last) { shown++; last = now; }
+			requestAnimationFrame(count);
+		};
+		requestAnimationFrame(count);
+		const start = performance.now();
+		const observer = new MutationObserver(() => {
+			if (document.getElementById('status').textContent.startsWith(target + ' steps')) {
+				running = false;
+				observer.disconnect();
+				resolve({ms: performance.now() - start, frames, shown});
+			}
+		});
+		observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+		document.getElementById('run').click();
+	}, 100);
+})`
+
+// TestRunTiming measures Run: 200 steps of stories260K, how many tokens a
+// second the page generates while it shows every frame's newest step.
+func TestRunTiming(t *testing.T) {
+	if os.Getenv("NEXTTOKEN_TIMING") == "" {
+		t.Skip("a measurement: make timing runs it")
+	}
+	const steps, rounds = 200, 5
+	type run struct {
+		Ms            float64
+		Frames, Shown int
+	}
+	var rates []float64
+	for range rounds {
+		tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=3")
+		r := evaluate[run](tab, "("+runTime+")("+strconv.Itoa(steps)+")")
+		rates = append(rates, steps/(r.Ms/1000))
+		t.Logf("Run %d steps: %.0f ms, %.0f tok/s, %d animation frames, %d of them showed a new step", steps, r.Ms, steps/(r.Ms/1000), r.Frames, r.Shown)
+	}
+	slices.Sort(rates)
+	t.Logf("Run %d steps of stories260K: median %.0f tok/s (min %.0f, max %.0f) over %d page loads", steps, rates[rounds/2], rates[0], rates[rounds-1], rounds)
 }

@@ -86,11 +86,17 @@ func TestEditLogit(t *testing.T) {
 		t.Errorf("%d rows marked edited, want 1", n)
 	}
 
+	// A bad number gets a message by its field, and the field gets its
+	// last good value back.
 	for _, bad := range []string{"abc", "NaN", "1e999", "inf"} {
-		setInput(tab, `#logits tr[data-token="1"] input.logit`, bad)
-		waitFor(tab, `document.querySelector('#notice') !== null`)
-		if got := text(tab, "#notice"); !strings.Contains(got, "cat") {
-			t.Errorf("typing %q: notice %q", bad, got)
+		field := `#logits tr[data-token="1"] input.logit`
+		setInput(tab, field, bad)
+		waitFor(tab, `document.querySelector('#logits tr[data-token="1"] .field-error') !== null`)
+		if got := evaluate[string](tab, `document.querySelector('`+field+`').value`); got != "0.3000" {
+			t.Errorf("typing %q left %q in the field, want the last good value 0.3000", bad, got)
+		}
+		if n := evaluate[int](tab, `document.querySelectorAll('#notice').length`); n != 0 {
+			t.Errorf("typing %q: a notice at the top of the page, not by the field", bad)
 		}
 		if got := text(tab, probCell(0)); got != displayed(want[0]) {
 			t.Errorf("typing %q changed p of token 0 to %q", bad, got)
@@ -160,7 +166,7 @@ func TestQueryLinks(t *testing.T) {
 			t.Errorf("p of token %d = %q, want %q", id, got, displayed(p))
 		}
 	}
-	if got := text(tab, "#stages"); !strings.Contains(got, "top_k removed 1 tokens") {
+	if got := text(tab, "#stages"); !strings.Contains(got, "top-k kept 2 of 3 tokens") {
 		t.Errorf("stages %q", got)
 	}
 	if got := text(tab, "#draw-u"); !strings.HasPrefix(got, "u = ") {
@@ -211,8 +217,18 @@ func TestStories260KGenerates(t *testing.T) {
 	if got := text(tab, "#kv-rows"); got != "13" {
 		t.Errorf("KV rows %q, want 5 prompt + 8 generated", got)
 	}
-	if n := evaluate[int](tab, `document.querySelectorAll('#kv img.heat').length`); n < 2 {
+	if n := evaluate[int](tab, `document.querySelectorAll('#kv canvas.heat').length`); n < 2 {
 		t.Errorf("%d heat maps, want keys and values at least", n)
+	}
+	// Row 12, the newest, is drawn: not every pixel is the background.
+	drawn := evaluate[bool](tab, `(() => {
+		const c = document.querySelector('#canvas-keys');
+		const px = c.getContext('2d').getImageData(0, 12, c.width, 1).data;
+		for (let i = 0; i < px.length; i += 4) if (px[i+3] && (px[i] !== px[0] || px[i+1] !== px[1] || px[i+2] !== px[2])) return true;
+		return false;
+	})()`)
+	if !drawn {
+		t.Error("the newest row of the key heat map is not drawn")
 	}
 }
 
@@ -270,9 +286,9 @@ func TestPromptAndModels(t *testing.T) {
 		t.Errorf("after \"The cat sat\" the choice is %q, want on", got)
 	}
 	setInput(tab, "#prompt", "The dog")
-	waitFor(tab, `document.querySelector('#notice') !== null`)
-	if got := text(tab, "#notice"); !strings.Contains(got, `"dog"`) {
-		t.Errorf("notice %q", got)
+	waitFor(tab, `document.querySelector('#prompt-error') !== null`)
+	if got := text(tab, "#prompt-error"); !strings.Contains(got, `"dog"`) {
+		t.Errorf("prompt error %q", got)
 	}
 	if got := text(tab, "#kv-rows"); got != "3" {
 		t.Errorf("a bad prompt changed the session: %s KV rows", got)
@@ -313,15 +329,21 @@ func TestSamplerSettings(t *testing.T) {
 			t.Errorf("at T = 2, p of token %d = %q, want %q", id, got, displayed(p))
 		}
 	}
-	for _, tc := range []struct{ field, value, want string }{
-		{"#set-top_p", "1.5", "Top-p"},
-		{"#set-top_k", "2.5", "whole number"},
-		{"#set-seed", "0", "Seed"},
-		{"#set-temperature", "NaN", "not a number"},
+	// A bad value gets a message by its field, which gets its last good
+	// value back.
+	for _, tc := range []struct{ field, value, want, good string }{
+		{"#set-top_p", "1.5", "from 0 to 1", "0"},
+		{"#set-top_k", "2.5", "whole number", "0"},
+		{"#set-seed", "0", "from 1", "42"},
+		{"#set-temperature", "NaN", "not a number", "2"},
 	} {
 		setInput(tab, tc.field, tc.value)
-		waitFor(tab, `document.querySelector('#notice')?.textContent.includes(`+jsString(tc.want)+`)`)
+		msg := `document.querySelector('` + tc.field + `').closest('.field').querySelector('.field-error')`
+		waitFor(tab, msg+`?.textContent.includes(`+jsString(tc.want)+`)`)
+		if got := evaluate[string](tab, `document.querySelector('`+tc.field+`').value`); got != tc.good {
+			t.Errorf("%s = %q: the field holds %q, want the last good value %q", tc.field, tc.value, got, tc.good)
+		}
 	}
 	setInput(tab, "#set-top_k", "2")
-	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('top_k removed 4 tokens')`)
+	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('top-k kept 2 of 6 tokens')`)
 }

@@ -7,15 +7,30 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
-// renderBars draws the distribution; clicking a bar forces that token at
-// this step, forking the session there.
-func (p *Playground) renderBars(d *session.Detail, index int) app.UI {
-	probs := d.Choice.Softmax.Probs
-	ids := rowsToShow(probs, maxRows)
-	if p.barsByID {
+// BarsCard draws the distribution the sampler chose from: each token's
+// probability, and, when filters removed tokens, which stage removed each
+// and what the survivors' probabilities became once renormalised. Clicking
+// a bar forces that token at this step, forking the session there.
+type BarsCard struct {
+	app.Compo
+
+	D     *session.Detail
+	Vocab *Vocab
+	Page  *Playground
+
+	byID bool // in vocabulary order, not by probability
+}
+
+func (c *BarsCard) Render() app.UI {
+	ch := c.D.Choice
+	probs := ch.Softmax.Probs
+	final := finalProbs(ch)
+	ids := allOrTop(probs)
+	if c.byID {
 		slices.Sort(ids)
 	} else {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
@@ -23,33 +38,92 @@ func (p *Playground) renderBars(d *session.Detail, index int) app.UI {
 	bars := make([]app.UI, len(ids))
 	for i, id := range ids {
 		class := "bar"
-		if id == d.Step.Token {
+		if id == c.D.Step.Token {
 			class += " chosen"
 		}
+		value := sig(probs[id])
+		var after app.UI = app.Span().Class("bar-after")
+		switch by := removedBy(ch, id); {
+		case by != "":
+			class += " removed"
+			after = app.Span().Class("bar-after").Title("removed by " + by).Text("✕ " + by)
+		case final != nil:
+			after = app.Span().Class("bar-after").Title("renormalised after the filters").Text("→ " + sig(final[id]))
+		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
-			Title("force "+quote(p.tokenName(id))+" at this step").
-			OnClick(p.force(index, id), app.EventScope(index, id)).Body(
-			app.Span().Class("bar-label").Text(p.tokenName(id)),
+			Title("force "+quote(c.Vocab.Names[id])+" at this step").
+			OnClick(c.force(id), app.EventScope(c.D.Index, id)).Body(
+			app.Span().Class("bar-label").Text(c.Vocab.Name(id)),
 			app.Span().Class("bar-track").Body(
 				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),
 			),
-			app.Span().Class("bar-value").Text(sig(probs[id])),
+			app.Span().Class("bar-value").Text(value),
+			after,
 		)
 	}
 	order := "sorted by probability"
-	if p.barsByID {
+	if c.byID {
 		order = "in vocabulary order"
 	}
-	return card("bars", "Probabilities", "Click a token to choose it here instead (the session forks at this step).",
+	hint := "Click a token to choose it here instead (the session forks at this step)."
+	if final != nil {
+		hint += " ✕ marks a token a filter removed; → is a survivor's probability once the survivors are renormalised to sum to 1."
+	}
+	return card("bars", "Probabilities", hint,
 		app.Div().Class("row").Body(
-			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(func(ctx app.Context, e app.Event) { p.barsByID = !p.barsByID }),
+			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(c.toggleOrder),
 		),
 		app.Div().Class("bars").Body(bars...),
 	)
 }
 
-func (p *Playground) force(index, id int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		p.do(func(s *session.Session) error { return s.Force(index, id) })
+func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) { c.byID = !c.byID }
+
+func (c *BarsCard) force(id int) app.EventHandler {
+	index := c.D.Index
+	return func(ctx app.Context, e app.Event) { c.Page.force(index, id) }
+}
+
+// filters reports whether a stage removes tokens.
+func filters(st sampler.Stage) bool {
+	return st.Name != "repetition_penalty" && st.Name != "temperature"
+}
+
+// finalProbs is the distribution after the last filter, or nil when no
+// filter ran.
+func finalProbs(c *sampler.Choice) []float64 {
+	var p []float64
+	for _, st := range c.Stages {
+		if filters(st) {
+			p = st.Probs
+		}
 	}
+	return p
+}
+
+// removedBy names the stage that removed token id, or "".
+func removedBy(c *sampler.Choice, id int) string {
+	for _, st := range c.Stages {
+		if _, found := slices.BinarySearch(st.Removed, id); found && filters(st) {
+			return stageLabel(st.Name)
+		}
+	}
+	return ""
+}
+
+// stageLabel is how a stage is named on the page.
+func stageLabel(name string) string {
+	switch name {
+	case "top_k":
+		return "top-k"
+	case "top_p":
+		return "top-p"
+	case "min_p":
+		return "min-p"
+	case "runc_cutoff":
+		return "run.c's cutoff"
+	case "repetition_penalty":
+		return "repetition penalty"
+	}
+	return name
 }

@@ -131,3 +131,95 @@ func RepairAddress() {
 		_ = replaceURL(fixed)
 	}
 }
+
+// nextFrame calls f before the browser next paints.
+func nextFrame(f func()) error {
+	var cb safejs.Func
+	cb, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		cb.Release()
+		f()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_, err = safejs.Global().Call("requestAnimationFrame", cb.Value())
+	return err
+}
+
+// scrollToEnd scrolls each element to its end, so the newest token shows.
+func scrollToEnd(ids ...string) error {
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		el, err := doc.Call("getElementById", id)
+		if err != nil || el.IsNull() {
+			continue
+		}
+		height, err := el.Get("scrollHeight")
+		if err != nil {
+			return err
+		}
+		if err := el.Set("scrollTop", height); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawRows paints RGBA pixels, rows of width w, onto the canvas with the
+// given id, starting at row y.
+func drawRows(id string, w, y int, rgba []byte) error {
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	canvas, err := doc.Call("getElementById", id)
+	if err != nil {
+		return err
+	}
+	if canvas.IsNull() || len(rgba) == 0 {
+		return errors.New("no canvas " + id)
+	}
+	ctx, err := canvas.Call("getContext", "2d")
+	if err != nil || ctx.IsNull() {
+		return errors.New("no 2d context on canvas " + id)
+	}
+	array, err := safejs.Global().Get("Uint8ClampedArray")
+	if err != nil {
+		return err
+	}
+	data, err := array.New(len(rgba))
+	if err != nil {
+		return err
+	}
+	if _, err := safejs.CopyBytesToJS(data, rgba); err != nil {
+		return err
+	}
+	imageData, err := safejs.Global().Get("ImageData")
+	if err != nil {
+		return err
+	}
+	img, err := imageData.New(data, w, len(rgba)/4/w)
+	if err != nil {
+		return err
+	}
+	_, err = ctx.Call("putImageData", img, 0, y)
+	return err
+}
+
+// prefersDark reports whether the reader's system asks for dark colours.
+func prefersDark() bool {
+	match, err := safejs.Global().Call("matchMedia", "(prefers-color-scheme: dark)")
+	if err != nil {
+		return false
+	}
+	dark, err := match.Get("matches")
+	if err != nil {
+		return false
+	}
+	b, err := dark.Bool()
+	return err == nil && b
+}

@@ -14,5 +14,10 @@ func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
 
+func nextFrame(func()) error                  { return errNoBrowser }
+func scrollToEnd(...string) error             { return errNoBrowser }
+func drawRows(string, int, int, []byte) error { return errNoBrowser }
+func prefersDark() bool                       { return false }
+
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}

@@ -6,46 +6,67 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// renderControls shows the step buttons with their keyboard shortcuts.
-func (p *Playground) renderControls() app.UI {
-	steps := len(p.sess.Trace().Steps)
+// maxRun is the most steps one Run takes.
+const maxRun = 4096
+
+// Controls are the step buttons, with their keyboard shortcuts.
+type Controls struct {
+	app.Compo
+
+	Steps            int
+	CanStep, Running bool
+	CanUndo, CanRedo bool
+	RunN             int
+	Stopped          string // why no step can follow, or ""
+	Page             *Playground
+
+	runError string // a bad number of steps, shown by its field
+}
+
+func (c *Controls) Render() app.UI {
 	run := "Run"
-	if p.running {
+	if c.Running {
 		run = "Stop"
 	}
-	status := p.stopped
-	if status == "" {
-		status = strconv.Itoa(steps) + " steps"
-		if steps == 1 {
-			status = "1 step"
-		}
+	status := strconv.Itoa(c.Steps) + " steps"
+	if c.Steps == 1 {
+		status = "1 step"
+	}
+	if c.Stopped != "" {
+		status += " · " + c.Stopped
 	}
 	return app.Nav().Class("controls").Attr("aria-label", "decoding controls").Body(
-		button("step", "Step", "→", p.next == nil, p.step),
+		c.button("step", "Step", "→", !c.CanStep, func(ctx app.Context) { c.Page.step() }),
 		app.Span().Class("run").Body(
-			button("run", run, "g", p.next == nil && !p.running, p.toggleRun),
-			app.Input().ID("run-n").Type("number").Min(1).Max(512).Value(p.runN).
-				Attr("aria-label", "steps to run").OnChange(p.onRunN),
+			c.button("run", run, "g", !c.CanStep && !c.Running, c.Page.toggleRun),
+			app.Input().ID("run-n").Type("number").Min(1).Max(maxRun).Value(c.RunN).
+				Attr("aria-label", "steps to run").Attr("aria-describedby", "run-error").OnChange(c.onRunN),
 			app.Span().Text("steps"),
+			app.If(c.runError != "", func() app.UI {
+				return app.Span().ID("run-error").Class("field-error").Attr("role", "alert").Text(c.runError)
+			}),
 		),
-		button("undo", "Undo", "←", steps == 0, p.undo),
-		button("reset", "Reset", "r", false, p.reset),
-		app.Span().ID("status").Class("status").Text(status),
+		c.button("undo", "Undo", "←", !c.CanUndo, func(ctx app.Context) { c.Page.undoAction() }),
+		c.button("redo", "Redo", "y", !c.CanRedo, func(ctx app.Context) { c.Page.redoAction() }),
+		c.button("reset", "Reset", "r", false, func(ctx app.Context) { c.Page.reset() }),
+		app.Span().ID("status").Class("status").Attr("aria-live", "polite").Text(status),
 	)
 }
 
-func button(id, label, key string, disabled bool, action func(app.Context)) app.UI {
-	return app.Button().ID(id).Disabled(disabled).Title(label+" (key "+key+")").
+func (c *Controls) button(id, label, key string, disabled bool, action func(app.Context)) app.UI {
+	return disabledIf(app.Button().ID(id), disabled).Title(label+" (key "+key+")").
 		OnClick(func(ctx app.Context, e app.Event) { action(ctx) }, app.EventScope(id)).Body(
 		app.Text(label), app.Kbd().Text(key),
 	)
 }
 
-func (p *Playground) onRunN(ctx app.Context, e app.Event) {
+func (c *Controls) onRunN(ctx app.Context, e app.Event) {
 	n, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
-	if err != nil || n < 1 || n > 512 {
-		p.notice = "Run takes a number of steps from 1 to 512."
+	if err != nil || n < 1 || n > maxRun {
+		c.runError = "Run takes a whole number of steps from 1 to " + strconv.Itoa(maxRun) + "."
+		ctx.JSSrc().Set("value", c.RunN) // the last good value
 		return
 	}
-	p.runN = n
+	c.runError = ""
+	c.Page.setRunN(n)
 }

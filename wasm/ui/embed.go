@@ -14,29 +14,40 @@ import (
 // alone (?embed=1&view=…); "all" is everything but the page header.
 var views = []string{"all", "softmax", "kv", "tokens", "sampler"}
 
+// themes are the colour schemes an embed can ask for (?theme=…): auto
+// follows the reader's system, which a light blog on a dark system may not
+// want.
+var themes = []string{"auto", "light", "dark"}
+
 // renderEmbed is the compact page shown inside another page's iframe: one
 // view, no header, and a link that opens the same session in the full
 // playground in a new tab.
-func (p *Playground) renderEmbed(step *session.Detail, index int) app.UI {
+func (p *Playground) renderEmbed(d *session.Detail) app.UI {
+	cards := func(views ...func(*session.Detail) app.UI) app.UI {
+		if d == nil {
+			return p.ended()
+		}
+		body := make([]app.UI, len(views))
+		for i, v := range views {
+			body[i] = v(d)
+		}
+		return app.Div().Class("views").Body(body...)
+	}
 	var body []app.UI
 	switch p.view {
 	case "softmax":
-		body = []app.UI{p.embedCards(step, index, func() []app.UI {
-			return []app.UI{p.renderLogits(step, index), p.renderSoftmax(step), p.renderBars(step, index)}
-		})}
+		body = []app.UI{cards(p.logitsCard, p.softmaxCard, p.barsCard)}
 	case "sampler":
-		body = []app.UI{p.renderControls(), p.embedCards(step, index, func() []app.UI {
-			return []app.UI{p.renderSampler(step), p.renderBars(step, index)}
-		})}
+		body = []app.UI{p.controls(), cards(p.samplerCard, p.barsCard)}
 	case "kv":
-		body = []app.UI{p.renderControls(), p.renderKVCache()}
+		body = []app.UI{p.controls(), p.kvCard(d)}
 	case "tokens":
-		body = []app.UI{p.renderStrip(), p.renderControls()}
+		body = []app.UI{p.strip(), p.controls()}
 	default:
-		body = []app.UI{p.renderStrip(), p.renderControls(), p.renderStepViews(step, index), p.renderKVCache()}
+		body = []app.UI{p.strip(), p.controls(), p.stepViews(d), p.kvCard(d)}
 	}
 	return app.Main().ID("playground").Class("embed").DataSet("ready", "true").DataSet("view", p.view).
-		TabIndex(-1).OnKeyDown(p.onKey).Body(
+		DataSet("theme", p.theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		p.renderNotice(),
 		app.Div().Body(body...),
 		app.P().Class("open-full").Body(
@@ -46,18 +57,18 @@ func (p *Playground) renderEmbed(step *session.Detail, index int) app.UI {
 	)
 }
 
-// embedCards lays out some of a step's cards, or says the session ended.
-func (p *Playground) embedCards(step *session.Detail, index int, cards func() []app.UI) app.UI {
-	if step == nil {
-		return p.renderStepViews(nil, index)
-	}
-	return app.Div().Class("views").Body(cards()...)
-}
-
 // checkView says whether v names an embeddable view.
 func checkView(v string) error {
 	if !slices.Contains(views, v) {
 		return errors.New("view: " + quote(v) + " is not one of " + strings.Join(views, ", "))
+	}
+	return nil
+}
+
+// checkTheme says whether t names a theme.
+func checkTheme(t string) error {
+	if !slices.Contains(themes, t) {
+		return errors.New("theme: " + quote(t) + " is not one of " + strings.Join(themes, ", "))
 	}
 	return nil
 }

@@ -45,8 +45,7 @@ func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		p := &Playground{sess: s, path: "../", embedView: view}
-		if got := p.embedURL(view); got != src {
+		if got := embedURL("../", s.Spec(), view); got != src {
 			t.Errorf("index.html embeds\n  %s\nthe share panel gives\n  %s", src, got)
 		}
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
 	"math"
 	"strconv"
 	"strings"
@@ -24,6 +26,21 @@ func sig(x float64) string {
 		return minus(strconv.FormatFloat(x, 'e', 3, 64))
 	}
 	return minus(strconv.FormatFloat(x, 'g', 4, 64))
+}
+
+// sig6 formats x with six significant digits, for sums that are close to 1
+// without being 1.
+// A number that is not 1 never shows as 1: it gets the digits it takes.
+func sig6(x float64) string {
+	if s, ok := special(x); ok {
+		return s
+	}
+	for digits := 6; ; digits++ {
+		s := strconv.FormatFloat(x, 'g', digits, 64)
+		if s != "1" || x == 1 || digits == 17 {
+			return minus(s)
+		}
+	}
 }
 
 func special(x float64) (string, bool) {
@@ -79,4 +96,23 @@ func (e errRange) Error() string {
 		kind = "a whole number"
 	}
 	return kind + " from " + strconv.FormatFloat(e.min, 'g', -1, 64) + " to " + strconv.FormatFloat(e.max, 'g', -1, 64) + " is needed"
+}
+
+// HTML writes a boolean attribute as present or absent: disabled="false"
+// in a prerendered page would disable the button. go-app removes an
+// attribute that a new render leaves out.
+
+func disabledIf(b app.HTMLButton, disabled bool) app.HTMLButton {
+	if disabled {
+		return b.Disabled(true)
+	}
+	return b
+}
+
+func option(value, label string, selected bool) app.HTMLOption {
+	o := app.Option().Value(value).Text(label)
+	if selected {
+		return o.Selected(true)
+	}
+	return o
 }

@@ -60,23 +60,25 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-// TestHeatmap checks the colours: white at zero, saturated red and blue at
-// the extremes, and an image of the right size.
-func TestHeatmap(t *testing.T) {
-	if c := shade(0, 1); c.R != 255 || c.G != 255 || c.B != 255 {
-		t.Errorf("zero is %v, want white", c)
-	}
-	if c := shade(2, 2); c.R != 255 || c.G != 0 {
-		t.Errorf("the largest positive value is %v, want red", c)
-	}
-	if c := shade(-2, 2); c.B != 255 || c.R != 0 {
-		t.Errorf("the largest negative value is %v, want blue", c)
-	}
-	if url := heatmap([][]float32{{1, -1, 0}, {0.5, 0, 0}}); !strings.HasPrefix(url, "data:image/png;base64,") {
-		t.Errorf("heatmap = %.40q", url)
-	}
-	if url := heatmap(nil); url != "" {
-		t.Errorf("empty heatmap = %q", url)
+// TestShade checks the heat maps' colours: the background at zero,
+// saturated red and blue at the ends of the scale, in light and dark.
+func TestShade(t *testing.T) {
+	for _, tc := range []struct {
+		v, peak float64
+		dark    bool
+		want    [4]byte
+	}{
+		{0, 1, false, [4]byte{255, 255, 255, 255}},
+		{2, 2, false, [4]byte{215, 48, 31, 255}},
+		{-2, 2, false, [4]byte{43, 89, 195, 255}},
+		{9, 2, false, [4]byte{215, 48, 31, 255}}, // beyond the scale: its end
+		{0, 0, false, [4]byte{255, 255, 255, 255}},
+		{0, 1, true, [4]byte{29, 31, 36, 255}},
+		{-1, 1, true, [4]byte{122, 162, 255, 255}},
+	} {
+		if got := [4]byte(shade(tc.v, tc.peak, tc.dark)); got != tc.want {
+			t.Errorf("shade(%v, %v, dark %v) = %v, want %v", tc.v, tc.peak, tc.dark, got, tc.want)
+		}
 	}
 }
 

@@ -23,60 +23,78 @@ var choices = []struct {
 	}},
 }
 
-func (p *Playground) renderHeader() app.UI {
-	model, prompt := "toy", "The cat"
-	if p.sess != nil {
-		model, prompt = p.sess.Spec().Model, p.prompt
-	}
+// maxPrompt bounds what the prompt field takes: far more than any context
+// here, and little enough to tokenize in a moment.
+const maxPrompt = 4096
+
+// Header is the page's title, the model picker and the prompt.
+type Header struct {
+	app.Compo
+
+	Model  string
+	Prompt string
+	Error  string // why the prompt cannot run, shown under it
+	Page   *Playground
+}
+
+func (h *Header) Render() app.UI {
 	options := make([]app.UI, len(choices))
 	for i, c := range choices {
-		options[i] = app.Option().Value(c.name).Text(c.label).Selected(c.name == model)
+		options[i] = option(c.name, c.label, c.name == h.Model)
 	}
-	var promptField app.UI = app.Text("")
-	if model != session.LogitsModel {
-		promptField = app.Label().Class("field prompt").Body(
+	var prompt app.UI = app.Text("")
+	if h.Model != session.LogitsModel {
+		prompt = app.Label().Class("field prompt").Body(
 			app.Span().Text("Prompt"),
-			app.Input().ID("prompt").Type("text").Value(prompt).
+			app.Input().ID("prompt").Type("text").Value(h.Prompt).MaxLength(maxPrompt).
 				Attr("autocomplete", "off").Attr("spellcheck", "false").
-				OnInput(p.onPrompt),
+				Attr("aria-describedby", "prompt-error").OnInput(h.onPrompt),
+			app.If(h.Error != "", func() app.UI {
+				return app.Span().ID("prompt-error").Class("field-error").Attr("role", "alert").Text(h.Error)
+			}),
 		)
 	}
 	return app.Header().Class("top").Body(
 		app.H1().Body(app.Span().Class("logo").Text("next"), app.Text("token")),
-		app.P().Class("tagline").Text("Watch a language model choose the next token, one step at a time."),
+		app.P().Class("tagline").Body(
+			app.Text("Watch a language model choose the next token, one step at a time. "),
+			app.A().Href("docs/").Text("How it works"),
+		),
 		app.Div().Class("setup").Body(
 			app.Label().Class("field").Body(
 				app.Span().Text("Model"),
-				app.Select().ID("model").Body(options...).OnChange(p.onModel),
+				app.Select().ID("model").Body(options...).OnChange(h.onModel),
 			),
-			promptField,
+			prompt,
 		),
 	)
 }
 
-func (p *Playground) onModel(ctx app.Context, e app.Event) {
+func (h *Header) onModel(ctx app.Context, e app.Event) {
 	name := ctx.JSSrc().Get("value").String()
 	for _, c := range choices {
 		if c.name == name {
-			p.replace(c.spec(p.sess.Spec()))
+			h.Page.notify(h.Page.replace(c.spec(h.Page.sess.Spec())))
 		}
 	}
+	// The arrow keys would go on changing the model: give them back to the
+	// playground's shortcuts.
+	_ = focusPlayground()
 }
 
-func (p *Playground) onPrompt(ctx app.Context, e app.Event) {
+func (h *Header) onPrompt(ctx app.Context, e app.Event) {
+	h.Page.setPrompt(ctx.JSSrc().Get("value").String())
+}
+
+// setPrompt re-runs prefill on text, keeping what was typed even when it
+// cannot run, with the reason by the field.
+func (p *Playground) setPrompt(text string) {
 	spec := p.sess.Spec()
-	spec.Prompt = ctx.JSSrc().Get("value").String()
+	spec.Prompt = text
 	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
-	p.replace(spec)
-	p.prompt = spec.Prompt // keep what the user typed even if it does not tokenize
-}
-
-// replace opens spec, or keeps the current session and says why not.
-func (p *Playground) replace(spec session.Spec) {
-	if err := p.open(spec); err != nil {
-		p.notice = err.Error()
-		return
+	err := p.replace(spec)
+	p.prompt, p.promptError = text, ""
+	if err != nil {
+		p.promptError = err.Error()
 	}
-	p.notice = ""
-	p.syncAddress()
 }

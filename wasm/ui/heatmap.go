@@ -1,49 +1,71 @@
 package ui
 
-import (
-	"bytes"
-	"encoding/base64"
-	"image"
-	"image/color"
-	"image/png"
-	"math"
-)
+import "math"
 
-// heatmap renders rows of numbers as a PNG data URL, one pixel per number:
-// white at 0, red for positive and blue for negative values, scaled by the
-// largest magnitude. CSS scales it up with crisp pixels.
-func heatmap(rows [][]float32) string {
-	w := 0
-	var peak float64
-	for _, r := range rows {
-		w = max(w, len(r))
-		for _, v := range r {
-			peak = max(peak, math.Abs(float64(v)))
-		}
-	}
-	if w == 0 || len(rows) == 0 {
-		return ""
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, len(rows)))
-	for y, r := range rows {
-		for x, v := range r {
-			img.Set(x, y, shade(float64(v), peak))
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return ""
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
+// heatmap draws rows of numbers on a canvas, one pixel per number, and
+// remembers what it drew: when the rows only grew, it draws just the new
+// ones, so a cache of 500 positions costs one row per step, not 500.
+type heatmap struct {
+	state drawState
+	rows  int // rows drawn
+	dark  bool
+	row   []float32 // scratch
+	rgba  []byte    // scratch
 }
 
-func shade(v, peak float64) color.RGBA {
-	if peak == 0 {
-		return color.RGBA{255, 255, 255, 255}
+// drawState is what the drawn rows depend on besides their count: when it
+// changes, every row is drawn again.
+type drawState struct {
+	epoch, layer int
+	peak         float64
+	width        int // a canvas whose width changes is cleared
+	version      int // anything else the rows depend on
+}
+
+// update draws rows of width w onto the canvas with the given id, n rows in
+// all, rows(i, dst) appending row i to dst. Values are scaled by state.peak.
+func (m *heatmap) update(id string, state drawState, n, w int, dark bool, rows func(i int, dst []float32) []float32) {
+	from := m.rows
+	// A new peak rescales every colour; a shorter or other history, or a
+	// canvas that grew (which clears it), needs every row again.
+	if state != m.state || dark != m.dark || n < m.rows || canvasRows(n) != canvasRows(m.rows) {
+		from = 0
 	}
-	t := uint8(255 * (1 - math.Min(1, math.Abs(v)/peak)))
-	if v >= 0 {
-		return color.RGBA{255, t, t, 255}
+	if from == n {
+		return
 	}
-	return color.RGBA{t, t, 255, 255}
+	m.rgba = m.rgba[:0]
+	for i := from; i < n; i++ {
+		m.row = rows(i, m.row[:0])
+		for _, v := range m.row {
+			m.rgba = append(m.rgba, shade(float64(v), state.peak, dark)...)
+		}
+	}
+	if err := drawRows(id, w, from, m.rgba); err != nil {
+		return // the canvas is gone (the view changed); the next update redraws
+	}
+	m.state, m.rows, m.dark = state, n, dark
+}
+
+// shade is the colour of v on a scale from −peak (blue) through 0 (the
+// card's background) to +peak (red), as RGBA.
+func shade(v, peak float64, dark bool) []byte {
+	bg := [3]float64{255, 255, 255}
+	pos, neg := [3]float64{215, 48, 31}, [3]float64{43, 89, 195}
+	if dark {
+		bg, pos, neg = [3]float64{29, 31, 36}, [3]float64{255, 110, 90}, [3]float64{122, 162, 255}
+	}
+	t, to := 0.0, pos
+	if peak > 0 {
+		t = math.Min(1, math.Abs(v)/peak)
+	}
+	if v < 0 {
+		to = neg
+	}
+	var c [4]byte
+	for i := range 3 {
+		c[i] = byte(math.Round(bg[i] + t*(to[i]-bg[i])))
+	}
+	c[3] = 255
+	return c[:]
 }

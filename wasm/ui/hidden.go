@@ -6,36 +6,51 @@ import (
 	"nexttoken/engine/session"
 )
 
-// renderHidden shows where the logits come from: the final hidden state h
+// maxHeadNumbers is the largest LM head shown number by number: the toy
+// model's 6 × 4.
+const maxHeadNumbers = 64
+
+// HiddenCard shows where the logits come from: the final hidden state h
 // times the LM head W. For the toy model every number fits on screen.
-func (p *Playground) renderHidden(d *session.Detail) app.UI {
-	m := p.sess.Model()
-	if m.Checkpoint == nil {
+type HiddenCard struct {
+	app.Compo
+
+	D      *session.Detail
+	Vocab  *Vocab
+	Dim    int         // the hidden size; 0 for a session of hand-typed logits
+	Shared bool        // W is the token embedding matrix
+	Head   [][]float32 // every row of W, when it is small enough to show
+}
+
+func (c *HiddenCard) Render() app.UI {
+	if c.Dim == 0 {
 		return card("hidden", "Logits typed by hand", "This session has no model: the logits below are the input. Pick a model to see where logits come from.")
 	}
-	c := m.Checkpoint.Config
-	h := make([]app.UI, len(d.Hidden))
-	for i, v := range d.Hidden {
+	h := make([]app.UI, len(c.D.Hidden))
+	for i, v := range c.D.Hidden {
 		h[i] = app.Span().Title("h[" + itoa(i) + "]").Text(fixed(float64(v), 3))
 	}
 	body := []app.UI{
 		app.Div().ID("hidden-h").Class("vector").Body(append([]app.UI{app.Strong().Text("h =")}, h...)...),
 	}
-	if c.Dim > 8 {
+	if c.Head == nil {
 		body = append(body, app.P().Class("hint").Textf(
-			"W is the %d × %d %s; each logit is one row of W times h.", c.VocabSize, c.Dim, headName(c.SharedHead)))
+			"W is the %d × %d %s; each logit is one row of W times h.", len(c.Vocab.Names), c.Dim, headName(c.Shared)))
 		return card("hidden", "Hidden state h → logits", "The last layer's output for the input token, after the final RMSNorm.", body...)
 	}
 	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().ColSpan(c.Dim).Text("row of W"), app.Th().Text("W·h"))}
-	for v := range c.VocabSize {
-		cells := []app.UI{app.Th().Text(p.tokenName(v))}
-		for _, w := range p.sess.HeadRow(v) {
+	for id, row := range c.Head {
+		cells := []app.UI{app.Th().Text(c.Vocab.Name(id))}
+		for _, w := range row {
 			cells = append(cells, app.Td().Text(fixed(float64(w), 3)))
 		}
-		cells = append(cells, app.Td().Class("result").Text(fixed(d.Computed[v], 4)))
+		cells = append(cells, app.Td().Class("result").Text(fixed(c.D.Computed[id], 4)))
 		rows = append(rows, app.Tr().Body(cells...))
 	}
-	body = append(body, app.Table().ID("lm-head").Class("num matrix").Body(rows...))
+	body = append(body, app.Div().Class("scroll").Body(app.Table().ID("lm-head").Class("num matrix").Body(rows...)))
+	if len(c.D.Step.Edited) > 0 {
+		body = append(body, app.P().Class("hint").Text("W·h is what the model computed; the logits card shows your edits on top of it."))
+	}
 	return card("hidden", "Hidden state h and LM head W",
 		"h is the last layer's output for the input token, after the final RMSNorm. Each logit is a row of W times h.", body...)
 }

@@ -18,37 +18,71 @@ const logitLimit = 1e4
 // probable ones and a search box.
 const maxRows = 24
 
-// renderLogits lists every logit of the step (or the most probable ones and
-// any that match the search) as a number field and a slider.
-func (p *Playground) renderLogits(d *session.Detail, index int) app.UI {
-	probs := d.Choice.Softmax.Probs
-	ids := rowsToShow(probs, maxRows)
+// LogitsCard lists the logits of the step on display (all of a small
+// vocabulary, else the most probable and any that match a search), each as
+// a number field and a slider that override it for this step.
+//
+// While a field or slider is in use the rows keep their order and their
+// slider scale, so that the row under the pointer stays the row being
+// edited; they re-sort when it is let go.
+type LogitsCard struct {
+	app.Compo
+
+	D        *session.Detail
+	Vocab    *Vocab
+	Editable bool // the worked example: tokens can be renamed, added and removed
+	Page     *Playground
+
+	query  string         // the search box
+	held   bool           // a field or slider is in use
+	order  []int          // the rows while held
+	lo, hi float64        // the slider scale while held
+	errs   map[int]string // a bad value typed for a token, shown by its field
+}
+
+func (c *LogitsCard) Render() app.UI {
+	probs := c.D.Choice.Softmax.Probs
+	ids, lo, hi := c.order, c.lo, c.hi
+	if !c.held || ids == nil {
+		ids = c.rows(probs)
+		lo, hi = sliderRange(c.D.Logits)
+		c.order, c.lo, c.hi = ids, lo, hi
+	}
 	var search app.UI = app.Text("")
 	if len(probs) > maxRows {
 		search = app.Input().ID("logit-search").Type("search").Placeholder("find a token…").
-			Value(p.logitQuery).OnInput(p.onLogitQuery)
-		if q := p.logitQuery; q != "" {
-			ids = p.matching(q, len(probs))
-		}
+			Value(c.query).Attr("aria-label", "find a token").OnInput(c.onQuery)
 	}
-	logitsModel := p.sess.Spec().Model == session.LogitsModel
-	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Text("p"))}
-	lo, hi := sliderRange(d.Logits)
+	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Class("p").Text("p"))}
 	for _, id := range ids {
-		rows = append(rows, p.logitRow(d, index, id, logitsModel, lo, hi))
+		rows = append(rows, c.row(id, lo, hi))
 	}
-	footer := []app.UI{}
-	if logitsModel {
-		footer = append(footer, app.Button().ID("add-token").Text("+ token").OnClick(p.addToken))
+	var footer []app.UI
+	if c.Editable {
+		footer = append(footer, app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd))
 	}
-	if len(probs) > len(ids) {
-		footer = append(footer, app.P().Class("hint").Textf("%d of %d tokens shown, most probable first; search to reach the others.", len(ids), len(probs)))
+	switch {
+	case c.query != "" && len(ids) == 0:
+		footer = append(footer, app.P().Class("hint").Text("No token matches "+quote(c.query)+"."))
+	case c.query != "":
+		footer = append(footer, app.P().Class("hint").Textf("%d tokens match; at most %d are listed.", len(ids), maxRows))
+	case len(probs) > len(ids):
+		footer = append(footer, app.P().Class("hint").Textf("The %d most probable of %d tokens; search to reach the others.", len(ids), len(probs)))
 	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
-		app.Table().Class("num logits").Body(rows...),
+		app.Div().Class("scroll").Body(app.Table().Class("num logits").Body(rows...)),
 		app.Div().Class("row").Body(footer...),
 	)
+}
+
+// rows picks the tokens to list: all of a small vocabulary, else the
+// search's matches or the most probable ones.
+func (c *LogitsCard) rows(probs []float64) []int {
+	if c.query != "" && len(probs) > maxRows {
+		return c.Vocab.Matching(c.query, maxRows)
+	}
+	return allOrTop(probs)
 }
 
 // sliderRange spans the step's finite logits, at least −10 to 10, in whole
@@ -63,30 +97,45 @@ func sliderRange(logits []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func (p *Playground) logitRow(d *session.Detail, index, id int, editableName bool, lo, hi float64) app.UI {
-	l := d.Logits[id]
-	edited := slices.Contains(d.Step.Edited, id)
-	var name app.UI = app.Th().Text(p.tokenName(id))
-	if editableName {
-		name = app.Th().Body(
-			app.Input().Class("name").Value(p.sess.Model().Tokenizer.Token(id)).Attr("aria-label", "token name").
-				OnChange(p.renameToken(id), app.EventScope(id)),
-			app.Button().Class("remove").Title("remove this token").Text("×").OnClick(p.removeToken(id), app.EventScope(id)),
+func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
+	l := c.D.Logits[id]
+	name := c.Vocab.Name(id)
+	edited := slices.Contains(c.D.Step.Edited, id)
+	var label app.UI = app.Th().Text(name)
+	if c.Editable {
+		label = app.Th().Body(
+			app.Input().Class("name").Value(c.Vocab.Raw[id]).Attr("aria-label", "token name").
+				OnChange(c.onRename(id), app.EventScope(id)),
+			app.Button().Class("remove").Title("remove this token").Text("×").OnClick(c.onRemove(id), app.EventScope(id)),
 		)
 	}
-	slider := math.Max(lo, l) // a masked token's slider rests at the left end
+	badge := app.Span().Class("badge").Title("edited by hand").Text("edited")
+	if !edited {
+		badge = badge.Class("hidden") // keeps its room: the column does not widen when a logit is edited
+	}
+	cell := []app.UI{
+		app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
+			Attr("aria-label", "logit of "+name).
+			OnFocus(c.hold, app.EventScope(id)).OnBlur(c.release, app.EventScope(id)).
+			OnChange(c.onEdit(id), app.EventScope(c.D.Index, id)),
+		badge,
+	}
+	if msg := c.errs[id]; msg != "" {
+		cell = append(cell, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
+	}
 	row := app.Tr().DataSet("token", id).Body(
-		name,
-		app.Td().Body(
-			app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
-				Attr("aria-label", "logit of "+p.tokenName(id)).OnChange(p.editLogit(index, id), app.EventScope(index, id)),
-			app.If(edited, func() app.UI { return app.Span().Class("badge").Title("edited by hand").Text("edited") }),
-		),
+		label,
+		app.Td().Body(cell...),
 		app.Td().Class("slider").Body(
-			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(slider).
-				Attr("aria-label", "slider for "+p.tokenName(id)).OnInput(p.editLogit(index, id), app.EventScope(index, id)),
+			// Keyboard users edit the number; the slider is for the pointer,
+			// so Tab does not stop on it and the arrows do not nudge it.
+			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
+				Attr("aria-label", "slider for "+name).
+				On("pointerdown", c.hold, app.EventScope(id)).
+				OnInput(c.onEdit(id), app.EventScope(c.D.Index, id)).
+				OnChange(c.release, app.EventScope(id)),
 		),
-		app.Td().Class("p").Text(sig(d.Choice.Softmax.Probs[id])),
+		app.Td().Class("p").Text(sig(c.D.Choice.Softmax.Probs[id])),
 	)
 	if edited {
 		row = row.Class("edited")
@@ -94,68 +143,95 @@ func (p *Playground) logitRow(d *session.Detail, index, id int, editableName boo
 	return row
 }
 
-func (p *Playground) editLogit(index, id int) app.EventHandler {
+func (c *LogitsCard) hold(ctx app.Context, e app.Event) {
+	c.held = true
+	c.Page.beginGesture()
+}
+
+func (c *LogitsCard) release(ctx app.Context, e app.Event) {
+	c.held = false
+	c.Page.endGesture()
+}
+
+func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
+	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+}
+
+func (c *LogitsCard) onEdit(id int) app.EventHandler {
+	index := c.D.Index
 	return func(ctx app.Context, e app.Event) {
 		v, err := parseNumber(ctx.JSSrc().Get("value").String(), logitLimit, true)
+		if err == nil {
+			err = c.Page.editLogit(index, id, v)
+		}
+		if c.errs == nil {
+			c.errs = map[int]string{}
+		}
+		delete(c.errs, id)
 		if err != nil {
-			p.notice = "Logit of " + quote(p.tokenName(id)) + ": " + err.Error() + "; the last good value is kept."
-			return
-		}
-		p.do(func(s *session.Session) error { return s.EditLogit(index, id, v) })
-		p.sel = index
-	}
-}
-
-func (p *Playground) onLogitQuery(ctx app.Context, e app.Event) {
-	p.logitQuery = ctx.JSSrc().Get("value").String()
-}
-
-// matching lists the tokens whose text contains q, at most maxRows.
-func (p *Playground) matching(q string, n int) []int {
-	var ids []int
-	for id := range n {
-		if strings.Contains(strings.ToLower(p.sess.Model().Tokenizer.Piece(-1, id)), strings.ToLower(q)) {
-			ids = append(ids, id)
-			if len(ids) == maxRows {
-				break
-			}
+			c.errs[id] = err.Error() + "; the last good value is back."
+			ctx.JSSrc().Set("value", fixed(c.D.Logits[id], 4))
 		}
 	}
-	return ids
 }
 
-// The worked example's vocabulary can be edited: rename, remove, add.
+// The worked example's vocabulary can be edited: rename, remove, add. Each
+// keeps the step's edited logits, masks included, as the new logits.
 
-func (p *Playground) renameToken(id int) app.EventHandler {
+func (c *LogitsCard) onRename(id int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		spec := p.sess.Spec()
+		spec := c.workedSpec()
 		spec.Vocab[id] = strings.TrimSpace(ctx.JSSrc().Get("value").String())
-		p.replace(spec)
+		c.replace(ctx, spec, c.Vocab.Raw[id])
 	}
 }
 
-func (p *Playground) removeToken(id int) app.EventHandler {
+func (c *LogitsCard) onRemove(id int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		spec := p.sess.Spec()
+		spec := c.workedSpec()
 		if len(spec.Vocab) == 1 {
-			p.notice = "The vocabulary needs at least one token."
+			c.Page.notify(errOneToken)
 			return
 		}
 		spec.Vocab = slices.Delete(spec.Vocab, id, id+1)
 		spec.Logits = slices.Delete(spec.Logits, id, id+1)
-		spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
-		p.replace(spec)
+		c.replace(ctx, spec, "")
 	}
 }
 
-func (p *Playground) addToken(ctx app.Context, e app.Event) {
-	spec := p.sess.Spec()
+func (c *LogitsCard) onAdd(ctx app.Context, e app.Event) {
+	spec := c.workedSpec()
 	name := "token" + itoa(len(spec.Vocab))
 	for slices.Contains(spec.Vocab, name) {
 		name += "'"
 	}
 	spec.Vocab = append(spec.Vocab, name)
 	spec.Logits = append(spec.Logits, 0)
-	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
-	p.replace(spec)
+	c.replace(ctx, spec, "")
 }
+
+// workedSpec is the worked example with the logits on display, edits
+// included, as its logits, ready for a new vocabulary.
+func (c *LogitsCard) workedSpec() session.Spec {
+	spec := c.Page.sess.Spec()
+	spec.Logits = slices.Clone(c.D.Logits)
+	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
+	return spec
+}
+
+// replace opens the edited vocabulary, or says why not by the field and
+// puts back old, the name that was there.
+func (c *LogitsCard) replace(ctx app.Context, spec session.Spec, old string) {
+	if err := c.Page.replace(spec); err != nil {
+		c.Page.notify(err)
+		if old != "" {
+			ctx.JSSrc().Set("value", old)
+		}
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+const errOneToken = errorString("The vocabulary needs at least one token.")

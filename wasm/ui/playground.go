@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"net/url"
+	"reflect"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -12,8 +13,10 @@ import (
 	"nexttoken/web/models"
 )
 
-// Playground is the whole page. It owns the session; every view renders a
-// part of the session's trace and reports the user's actions back here.
+// Playground is the page. It owns the session and the actions on it, and
+// hands each view, a component of its own, exactly what that view shows as
+// exported fields: go-app re-renders a view only when those change, so a
+// keystroke in one view does not rebuild the others.
 //
 // go-app keeps an element's event handler when the new one comes from the
 // same function literal, whatever it captured; so every handler that
@@ -22,14 +25,27 @@ import (
 type Playground struct {
 	app.Compo
 
-	live    bool                      // OnMount ran: the wasm program drives the page
-	models  map[string]*session.Model // loaded models, by name
-	sess    *session.Session
+	live   bool                      // OnMount ran: the wasm program drives the page
+	models map[string]*session.Model // loaded models, by name
+	sess   *session.Session
+	vocab  *Vocab // how the session's tokens are labelled
+	rev    int    // counts changes of the session, so views know to redraw
+	epoch  int    // counts changes that rewrote the past (undo, fork, reset, a new session)
+
 	next    *session.Step // the decision the next Step would make, or nil
 	stopped string        // why there is no next step
 	sel     int           // the step on display; len(steps) means the next one
-	notice  string        // the last error, shown until the next action
-	running bool          // Run N is stepping
+
+	// The detail of the step on display, derived once per change.
+	detail            *session.Detail
+	detailRev, detSel int
+
+	notice string // a message about the whole page, such as a broken link
+
+	undo, redo []snapshot // the user's actions, to undo and redo
+	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
+
+	running bool // Run is stepping
 	runLeft int
 	runN    int
 
@@ -37,17 +53,22 @@ type Playground struct {
 	origin, path string      // the page's origin and path, for links to this session
 	embed        bool        // inside another page: one view, no header
 	view         string      // the view an embed shows (views)
-	embedView    string      // the view the share panel's embed code shows
-	copied       string      // what the last copy button did
+	theme        string      // light, dark or auto (the reader's system)
 	link         string      // shareURL of the current session
 	addressTimer *time.Timer // pending address bar update (syncAddress)
-
-	// View settings.
-	prompt     string // the prompt field's text, which may not tokenize yet
-	logitQuery string // search box of the logits table
-	barsByID   bool   // probability bars in vocabulary order, not by probability
-	kvLayer    int    // the layer the KV cache view shows
+	prompt       string      // the prompt field's text, which may not tokenize yet
+	promptError  string      // why it does not
 }
+
+// snapshot is the session before a user's action: undoing the action
+// rebuilds it.
+type snapshot struct {
+	spec session.Spec
+	sel  int
+}
+
+// maxUndo bounds the undo history.
+const maxUndo = 100
 
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
@@ -76,17 +97,22 @@ func (p *Playground) OnNav(ctx app.Context) {
 // default session with a message saying what was wrong with the link.
 func (p *Playground) start(query url.Values, fragment string) {
 	p.embed = query.Get("embed") == "1"
-	view := query.Get("view")
-	query.Del("embed")
-	query.Del("view")
+	view, theme := query.Get("view"), query.Get("theme")
+	for _, page := range []string{"embed", "view", "theme"} {
+		query.Del(page)
+	}
 	state, err := link.Merge(query, fragment)
 	if view == "" {
 		view = state.View
 	}
-	p.view, p.embedView = "all", "softmax"
+	p.view, p.theme = "all", "auto"
 	if err == nil && view != "" {
 		err = checkView(view)
 		p.view = view
+	}
+	if err == nil && theme != "" {
+		err = checkTheme(theme)
+		p.theme = theme
 	}
 	if err == nil {
 		err = p.open(state.Spec)
@@ -108,9 +134,13 @@ func (p *Playground) open(spec session.Spec) (err error) {
 	if err != nil {
 		return err
 	}
+	if p.sess == nil || p.sess.Model() != s.Model() {
+		p.vocab = newVocab(s.Model())
+	}
 	p.sess = s
-	p.prompt = spec.Prompt
-	p.refresh()
+	p.prompt, p.promptError = spec.Prompt, ""
+	p.epoch++
+	p.changed()
 	return nil
 }
 
@@ -130,30 +160,16 @@ func (p *Playground) load(name string) (*session.Model, error) {
 	return m, nil
 }
 
-// do runs an action on the session. An error, or a Go panic, becomes a
-// message on the page; the session keeps its last good state either way.
-func (p *Playground) do(action func(*session.Session) error) {
-	if p.sess == nil {
-		return
-	}
-	err := func() (err error) {
-		defer catch(&err)
-		return action(p.sess)
-	}()
-	p.notice = ""
-	if err != nil {
-		p.notice = err.Error()
-	}
-	p.refresh()
-	p.syncAddress()
-}
-
-// refresh recomputes the pending decision and keeps the selection valid.
-func (p *Playground) refresh() {
+// changed records that the session changed: the pending decision, the
+// selection (the next step) and the link follow it.
+func (p *Playground) changed() {
+	p.rev++
 	p.next, p.stopped = nil, ""
-	next, err := p.sess.Next()
-	if err != nil {
+	if next, err := p.sess.Next(); err != nil {
 		p.stopped = err.Error()
+		if reason := p.sess.Trace().Stopped; reason != "" {
+			p.stopped = reason
+		}
 	} else {
 		p.next = next
 	}
@@ -161,45 +177,229 @@ func (p *Playground) refresh() {
 	p.link = p.shareURL()
 }
 
-// shown is the step on display, derived in full: a committed step, or the
-// pending one; nil when the session has ended and the pending one is shown.
-func (p *Playground) shown() (*session.Detail, int) {
-	steps := p.sess.Trace().Steps
-	if p.sel == len(steps) && p.next == nil {
-		return nil, p.sel
+// act runs a user's action on the session and makes it undoable. An error,
+// or a Go panic, leaves the session as it was and is returned, for the view
+// that asked to show by its field.
+func (p *Playground) act(action func(*session.Session) error) error {
+	if p.sess == nil {
+		return nil
 	}
-	d, err := p.sess.Detail(p.sel)
+	before := p.snapshot()
+	steps := len(p.sess.Trace().Steps)
+	err := func() (err error) {
+		defer catch(&err)
+		return action(p.sess)
+	}()
 	if err != nil {
-		p.notice = err.Error()
-		return nil, p.sel
+		// An action may fail halfway (a fork whose step then cannot run):
+		// go back to exactly where it started.
+		if p.sess.Spec().Steps != before.spec.Steps || len(p.sess.Trace().Steps) != steps {
+			_ = p.open(before.spec)
+		}
+		return err
 	}
-	return d, p.sel
+	p.remember(before)
+	if len(p.sess.Trace().Steps) < steps || !sameHistory(before.spec, p.sess.Spec()) {
+		p.epoch++
+	}
+	p.notice = ""
+	p.changed()
+	p.syncAddress()
+	return nil
 }
 
-func (p *Playground) step(ctx app.Context)  { p.do((*session.Session).Step) }
-func (p *Playground) undo(ctx app.Context)  { p.do((*session.Session).Undo) }
-func (p *Playground) reset(ctx app.Context) { p.do((*session.Session).Reset) }
+// replace opens spec as an undoable action of the user's.
+func (p *Playground) replace(spec session.Spec) error {
+	before := p.snapshot()
+	if err := p.open(spec); err != nil {
+		return err
+	}
+	p.remember(before)
+	p.notice = ""
+	p.syncAddress()
+	return nil
+}
 
-// toggleRun starts or stops stepping runN times, one step per frame so the
-// page shows every step and Stop stays responsive.
+func (p *Playground) snapshot() snapshot {
+	return snapshot{spec: p.sess.Spec(), sel: p.sel}
+}
+
+func (p *Playground) remember(s snapshot) {
+	if p.gesture > 1 {
+		return // the gesture's first change saved the state before it
+	}
+	if p.gesture == 1 {
+		p.gesture++
+	}
+	p.undo = append(p.undo, s)
+	if len(p.undo) > maxUndo {
+		p.undo = p.undo[1:]
+	}
+	p.redo = nil
+}
+
+// beginGesture starts a drag or an edit whose changes undo as one.
+func (p *Playground) beginGesture() { p.gesture = 1 }
+
+// endGesture ends it.
+func (p *Playground) endGesture() { p.gesture = 0 }
+
+// undoAction takes back the user's last action: a step, a run, a force, an
+// edit, a setting, a reset or a new prompt or model.
+func (p *Playground) undoAction() { p.travel(&p.undo, &p.redo) }
+
+// redoAction does again what undoAction took back.
+func (p *Playground) redoAction() { p.travel(&p.redo, &p.undo) }
+
+// travel restores the newest snapshot of from, keeping the present in to.
+func (p *Playground) travel(from, to *[]snapshot) {
+	if len(*from) == 0 || p.sess == nil {
+		return
+	}
+	p.running = false
+	target := (*from)[len(*from)-1]
+	present := p.snapshot()
+	if err := p.restore(target.spec); err != nil {
+		p.notice = err.Error()
+		return
+	}
+	*from = (*from)[:len(*from)-1]
+	*to = append(*to, present)
+	p.notice = ""
+	p.sel = min(target.sel, len(p.sess.Trace().Steps))
+	p.syncAddress()
+}
+
+// restore makes the session spec: by stepping or undoing steps when only
+// the number of steps differs (fast, and the model state stays), else by
+// rebuilding it.
+func (p *Playground) restore(spec session.Spec) error {
+	cur := p.sess.Spec()
+	if !sameHistory(cur, spec) {
+		return p.open(spec)
+	}
+	for len(p.sess.Trace().Steps) > spec.Steps {
+		if err := p.sess.Undo(); err != nil {
+			return err
+		}
+		p.epoch++
+	}
+	for len(p.sess.Trace().Steps) < spec.Steps {
+		if err := p.sess.Step(); err != nil {
+			return err
+		}
+	}
+	p.changed()
+	return nil
+}
+
+// sameHistory reports whether two specs differ at most in their number of
+// steps, so that one is the other with steps added or undone.
+func sameHistory(a, b session.Spec) bool {
+	a.Steps, b.Steps = 0, 0
+	return reflect.DeepEqual(normal(a), normal(b))
+}
+
+// normal makes the empty lists of a spec nil, as DeepEqual needs.
+func normal(s session.Spec) session.Spec {
+	if len(s.Forced) == 0 {
+		s.Forced = nil
+	}
+	if len(s.Edits) == 0 {
+		s.Edits = nil
+	}
+	if len(s.Vocab) == 0 {
+		s.Vocab, s.Logits = nil, nil
+	}
+	return s
+}
+
+// The actions the views ask for.
+
+func (p *Playground) step() { p.notify(p.act((*session.Session).Step)) }
+
+func (p *Playground) reset() { p.notify(p.act((*session.Session).Reset)) }
+
+// notify shows an action's error at the top of the page: for actions that
+// have no field of their own.
+func (p *Playground) notify(err error) {
+	if err != nil {
+		p.notice = err.Error()
+	}
+}
+
+func (p *Playground) selectStep(i int) {
+	if p.sess != nil && i >= 0 && i <= len(p.sess.Trace().Steps) {
+		p.sel = i
+	}
+}
+
+func (p *Playground) force(step, token int) {
+	p.notify(p.act(func(s *session.Session) error { return s.Force(step, token) }))
+}
+
+// editLogit sets a logit of step i; the step stays on display.
+func (p *Playground) editLogit(i, token int, v float64) error {
+	if err := p.act(func(s *session.Session) error { return s.EditLogit(i, token, v) }); err != nil {
+		return err
+	}
+	p.sel = i
+	return nil
+}
+
+// toggleRun starts or stops running runN steps.
 func (p *Playground) toggleRun(ctx app.Context) {
 	if p.running {
 		p.running = false
 		return
 	}
+	if p.next == nil {
+		return
+	}
+	p.remember(p.snapshot())
 	p.running, p.runLeft = true, p.runN
-	p.runStep(ctx)
+	p.runBatch(ctx)
 }
 
-func (p *Playground) runStep(ctx app.Context) {
-	if !p.running || p.runLeft <= 0 || p.next == nil {
+// runBudget is how long a batch of Run steps may take before the page
+// draws: a frame is 16.7 ms at 60 Hz, and drawing needs the rest.
+const runBudget = 10 * time.Millisecond
+
+// runBatch takes steps back to back for one frame's budget, then lets the
+// page draw the newest one and asks for another batch at the next
+// animation frame, so the page shows progress at the display's rate and
+// Stop answers within a frame.
+func (p *Playground) runBatch(ctx app.Context) {
+	if !p.running {
+		return
+	}
+	start := time.Now()
+	stepped := 0
+	for p.runLeft > 0 && time.Since(start) < runBudget {
+		if err := p.sess.Step(); err != nil {
+			p.runLeft = 0
+			break
+		}
+		p.runLeft--
+		stepped++
+	}
+	if stepped > 0 {
+		p.changed()
+		p.syncAddress()
+	}
+	if p.runLeft <= 0 || p.next == nil {
 		p.running = false
 		return
 	}
-	p.step(ctx)
-	p.runLeft--
-	ctx.After(time.Millisecond, p.runStep)
+	ctx.Defer(func(ctx app.Context) {
+		err := nextFrame(func() { ctx.Dispatch(p.runBatch) })
+		if err != nil { // no animation frames: a timer does instead
+			ctx.After(time.Millisecond, p.runBatch)
+		}
+	})
 }
+
+func (p *Playground) setRunN(n int) { p.runN = n }
 
 // onKey handles the keyboard shortcuts shown on the buttons, unless the user
 // is typing in a field.
@@ -213,11 +413,13 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 	}
 	switch e.Get("key").String() {
 	case "ArrowRight", "s":
-		p.step(ctx)
+		p.step()
 	case "ArrowLeft", "u":
-		p.undo(ctx)
+		p.undoAction()
+	case "y":
+		p.redoAction()
 	case "r":
-		p.reset(ctx)
+		p.reset()
 	case "g":
 		p.toggleRun(ctx)
 	default:
@@ -226,15 +428,34 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 }
 
+// shown is the detail of the step on display, derived once per change of
+// the session or the selection; nil when the session has ended and the
+// next step is selected.
+func (p *Playground) shown() *session.Detail {
+	if p.detail != nil && p.detailRev == p.rev && p.detSel == p.sel {
+		return p.detail
+	}
+	p.detail, p.detailRev, p.detSel = nil, p.rev, p.sel
+	if p.sel == len(p.sess.Trace().Steps) && p.next == nil {
+		return nil
+	}
+	d, err := p.sess.Detail(p.sel)
+	if err != nil {
+		p.notice = err.Error()
+		return nil
+	}
+	p.detail = d
+	return d
+}
+
 func (p *Playground) Render() (page app.UI) {
 	defer func() {
 		// A bug in a view must not leave a dead page: show it instead.
 		if r := recover(); r != nil {
 			page = app.Main().ID("playground").DataSet("ready", "true").Body(
-				p.renderHeader(),
 				app.Div().ID("notice").Class("notice").Attr("role", "alert").
 					Text(fmt.Sprintf("Something went wrong drawing this page (please report it): %v. Undo or Reset to go on.", r)),
-				p.renderControls(),
+				p.controls(),
 			)
 		}
 	}()
@@ -242,23 +463,26 @@ func (p *Playground) Render() (page app.UI) {
 		// Prerendered by the server, or before OnMount: the default session
 		// is shown once the wasm program runs.
 		return app.Main().ID("playground").DataSet("ready", "false").Body(
-			p.renderHeader(),
+			&Header{Model: "toy", Prompt: "The cat"},
 			app.P().Class("loading").Text("Starting the model…"),
+			app.NoScript().Body(app.P().Class("notice").Text("nexttoken runs the model in your browser with WebAssembly: please turn JavaScript on.")),
 		)
 	}
-	step, index := p.shown()
+	d := p.shown()
 	if p.embed {
-		return p.renderEmbed(step, index)
+		return p.renderEmbed(d)
 	}
-	return app.Main().ID("playground").DataSet("ready", "true").TabIndex(-1).
+	spec := p.sess.Spec()
+	return app.Main().ID("playground").DataSet("ready", "true").DataSet("theme", p.theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
-		p.renderHeader(),
+		&Header{Model: spec.Model, Prompt: p.prompt, Error: p.promptError, Page: p},
 		p.renderNotice(),
-		p.renderStrip(),
-		p.renderControls(),
-		p.renderShare(),
-		p.renderStepViews(step, index),
-		p.renderKVCache(),
+		p.strip(),
+		p.controls(),
+		&Share{Spec: spec, View: p.view, Origin: p.origin, Path: p.path, Link: p.link},
+		p.stepViews(d),
+		p.kvCard(d),
+		footer(),
 	)
 }
 
@@ -267,6 +491,34 @@ func (p *Playground) renderNotice() app.UI {
 		return app.Text("")
 	}
 	return app.Div().ID("notice").Class("notice").Attr("role", "alert").Text(p.notice)
+}
+
+// strip is the token strip's input: the context, and the step on display.
+func (p *Playground) strip() app.UI {
+	t := p.sess.Trace()
+	chips := make([]Chip, 0, len(t.Prompt)+len(t.Steps))
+	for _, tok := range t.Prompt {
+		chips = append(chips, Chip{ID: tok.ID, Piece: tok.Piece, Prompt: true})
+	}
+	for _, st := range t.Steps {
+		chips = append(chips, Chip{ID: st.Token, Piece: st.Piece, Prob: st.Prob, Forced: st.Forced})
+	}
+	next := "■"
+	if p.next != nil {
+		next = visible(p.next.Piece) + "?"
+	}
+	return &Strip{Chips: chips, Selected: len(t.Prompt) + p.sel, Next: next, Text: t.Text, Page: p}
+}
+
+func (p *Playground) controls() app.UI {
+	steps := 0
+	if p.sess != nil {
+		steps = len(p.sess.Trace().Steps)
+	}
+	return &Controls{
+		Steps: steps, CanStep: p.next != nil, Running: p.running, RunN: p.runN,
+		CanUndo: len(p.undo) > 0, CanRedo: len(p.redo) > 0, Stopped: p.stopped, Page: p,
+	}
 }
 
 // catch turns a panic into an error: a bug must not kill the page.

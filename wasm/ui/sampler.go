@@ -12,16 +12,20 @@ import (
 	"nexttoken/engine/session"
 )
 
-// renderSampler shows the sampler's settings, what each stage did at this
-// step, and the choice: the argmax, or the random draw u on the cumulative
+// SamplerCard shows the sampler's settings, as sliders whose effect the
+// other cards show while they move, what each stage did at this step, and
+// the choice: the argmax, or the random draw u on the cumulative
 // distribution.
-func (p *Playground) renderSampler(d *session.Detail) app.UI {
-	s := p.sess.Spec().Sampler
-	return card("sampler", "Sampler", "",
-		p.renderSettings(s),
-		p.renderStages(d),
-		p.renderChoice(d),
-	)
+type SamplerCard struct {
+	app.Compo
+
+	Settings sampler.Settings
+	D        *session.Detail
+	Vocab    *Vocab
+	Context  string // the text being continued
+	Page     *Playground
+
+	errs map[string]string // a bad value typed into a setting, shown by it
 }
 
 // settingFields are the numeric settings, with how to read and write each.
@@ -32,22 +36,48 @@ var settingFields = []struct {
 	get       func(sampler.Settings) float64
 	set       func(*sampler.Settings, float64)
 	min, max  float64
+	slider    float64 // the slider's upper end (the field takes up to max)
+	step      float64
 }{
 	{"temperature", "temperature", false, false, func(s sampler.Settings) float64 { return s.Temperature },
-		func(s *sampler.Settings, v float64) { s.Temperature = v }, 0, 100},
+		func(s *sampler.Settings, v float64) { s.Temperature = v }, 0, 100, 3, 0.05},
 	{"top_k", "top-k", true, true, func(s sampler.Settings) float64 { return float64(s.TopK) },
-		func(s *sampler.Settings, v float64) { s.TopK = int(v) }, 0, 1 << 20},
+		func(s *sampler.Settings, v float64) { s.TopK = int(v) }, 0, 1 << 20, 100, 1},
 	{"top_p", "top-p", false, false, func(s sampler.Settings) float64 { return s.TopP },
-		func(s *sampler.Settings, v float64) { s.TopP = v }, 0, 1},
+		func(s *sampler.Settings, v float64) { s.TopP = v }, 0, 1, 1, 0.01},
 	{"min_p", "min-p", true, false, func(s sampler.Settings) float64 { return s.MinP },
-		func(s *sampler.Settings, v float64) { s.MinP = v }, 0, 1},
+		func(s *sampler.Settings, v float64) { s.MinP = v }, 0, 1, 0.5, 0.01},
 	{"repetition_penalty", "repetition penalty", true, false, func(s sampler.Settings) float64 { return s.RepetitionPenalty },
-		func(s *sampler.Settings, v float64) { s.RepetitionPenalty = v }, 0, 100},
+		func(s *sampler.Settings, v float64) { s.RepetitionPenalty = v }, 0, 100, 2, 0.05},
 	{"seed", "seed", false, true, func(s sampler.Settings) float64 { return float64(s.Seed) },
-		func(s *sampler.Settings, v float64) { s.Seed = uint64(v) }, 1, 1 << 53},
+		func(s *sampler.Settings, v float64) { s.Seed = uint64(v) }, 1, 1 << 53, 0, 1},
 }
 
-func (p *Playground) renderSettings(s sampler.Settings) app.UI {
+func (c *SamplerCard) Render() app.UI {
+	var context app.UI = app.Text("")
+	if c.Context != "" {
+		context = app.P().ID("sampler-context").Class("context").Body(
+			app.Span().Class("label").Text("Continuing "), app.Q().Text(tail(c.Context, 160)))
+	}
+	return card("sampler", "Sampler", "",
+		context,
+		c.settings(),
+		c.stages(),
+		c.choice(),
+	)
+}
+
+// tail is the end of s, at most n runes, marked when cut.
+func tail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n:])
+}
+
+func (c *SamplerCard) settings() app.UI {
+	s := c.Settings
 	mode := "sample"
 	switch {
 	case s.Temperature == 0:
@@ -57,10 +87,10 @@ func (p *Playground) renderSettings(s sampler.Settings) app.UI {
 	}
 	fields := []app.UI{app.Label().Class("field").Body(
 		app.Span().Text("decoding"),
-		app.Select().ID("decoding").OnChange(p.onDecoding).Body(
-			app.Option().Value("greedy").Text("greedy (argmax)").Selected(mode == "greedy"),
-			app.Option().Value("sample").Text("sample").Selected(mode == "sample"),
-			app.Option().Value("runc").Text("sample like llama2.c run.c").Selected(mode == "runc"),
+		app.Select().ID("decoding").OnChange(c.onDecoding).Body(
+			option("greedy", "greedy (argmax)", mode == "greedy"),
+			option("sample", "sample", mode == "sample"),
+			option("runc", "sample like llama2.c run.c", mode == "runc"),
 		),
 	)}
 	if mode != "greedy" {
@@ -68,19 +98,36 @@ func (p *Playground) renderSettings(s sampler.Settings) app.UI {
 			if f.chainOnly && mode == "runc" {
 				continue
 			}
+			v := f.get(s)
+			input := []app.UI{
+				app.Input().ID("set-"+f.id).Type("text").Attr("inputmode", "decimal").Class("setting").
+					Value(strconv.FormatFloat(v, 'f', -1, 64)).Attr("aria-label", f.label).
+					OnChange(c.onSetting(i), app.EventScope(i)),
+			}
+			if f.slider > 0 {
+				input = append(input, app.Input().ID("slide-"+f.id).Type("range").TabIndex(-1).
+					Min(f.min).Max(f.slider).Step(f.step).Value(math.Min(v, f.slider)).
+					Attr("aria-label", f.label+" slider").
+					On("pointerdown", c.hold).OnChange(c.release).
+					OnInput(c.onSetting(i), app.EventScope(i)))
+			}
+			if msg := c.errs[f.id]; msg != "" {
+				input = append(input, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
+			}
 			fields = append(fields, app.Label().Class("field").Body(
 				app.Span().Text(f.label),
-				app.Input().ID("set-"+f.id).Type("text").Attr("inputmode", "decimal").Class("setting").
-					Value(strconv.FormatFloat(f.get(s), 'g', -1, 64)).OnChange(p.onSetting(i), app.EventScope(i)),
+				app.Div().Class("setting-row").Body(input...),
 			))
 		}
 	}
 	return app.Div().Class("settings").Body(fields...)
 }
 
-func (p *Playground) onDecoding(ctx app.Context, e app.Event) {
-	spec := p.sess.Spec()
-	s := &spec.Sampler
+func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Page.beginGesture() }
+func (c *SamplerCard) release(ctx app.Context, e app.Event) { c.Page.endGesture() }
+
+func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
+	s := c.Settings
 	switch ctx.JSSrc().Get("value").String() {
 	case "greedy":
 		s.Temperature = 0
@@ -90,12 +137,13 @@ func (p *Playground) onDecoding(ctx app.Context, e app.Event) {
 			s.Temperature = 1
 		}
 	case "runc":
-		*s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
+		s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
 	}
-	p.replace(spec)
+	c.Page.notify(c.Page.setSampler(s))
+	_ = focusPlayground()
 }
 
-func (p *Playground) onSetting(i int) app.EventHandler {
+func (c *SamplerCard) onSetting(i int) app.EventHandler {
 	f := settingFields[i]
 	return func(ctx app.Context, e app.Event) {
 		v, err := parseNumber(ctx.JSSrc().Get("value").String(), f.max, false)
@@ -103,31 +151,48 @@ func (p *Playground) onSetting(i int) app.EventHandler {
 		if errors.As(err, &tooLarge) || err == nil && (v < f.min || f.integer && v != math.Trunc(v)) {
 			err = errRange{f.min, f.max, f.integer}
 		}
-		if err != nil {
-			p.notice = strings.ToUpper(f.label[:1]) + f.label[1:] + ": " + err.Error() + "; the last good value is kept."
-			return
+		if err == nil {
+			s := c.Settings
+			f.set(&s, v)
+			err = c.Page.setSampler(s)
 		}
-		spec := p.sess.Spec()
-		f.set(&spec.Sampler, v)
-		p.replace(spec)
+		if c.errs == nil {
+			c.errs = map[string]string{}
+		}
+		delete(c.errs, f.id)
+		if err != nil {
+			c.errs[f.id] = capitalize(err.Error()) + "; the last good value is back."
+			ctx.JSSrc().Set("value", strconv.FormatFloat(f.get(c.Settings), 'f', -1, 64))
+		}
 	}
 }
 
-func (p *Playground) renderStages(d *session.Detail) app.UI {
+// setSampler changes the sampler's settings.
+func (p *Playground) setSampler(s sampler.Settings) error {
+	spec := p.sess.Spec()
+	spec.Sampler = s
+	return p.replace(spec)
+}
+
+func (c *SamplerCard) stages() app.UI {
 	var items []app.UI
-	for _, st := range d.Choice.Stages {
+	prev := len(c.D.Choice.Softmax.Probs)
+	for _, st := range c.D.Choice.Stages {
 		var what string
 		switch {
 		case st.Name == "repetition_penalty":
-			what = "changed " + itoa(st.Affected) + " logits of tokens already in the context"
-		case st.Affected > 0:
-			what = "removed " + itoa(st.Affected) + " tokens holding " + sig(st.RemovedMass) + " of the probability"
+			what = "changed the logits of " + itoa(st.Affected) + " tokens already in the context"
 		case st.Name == "temperature":
-			what = "divided the logits by T before the softmax"
+			what = "divided the logits by T = " + sig(c.Settings.Temperature) + " before the softmax"
+		case st.Affected > 0:
+			what = "kept " + itoa(st.Survivors) + " of " + itoa(prev) + " tokens, removing " + itoa(st.Affected) + " that held " + sig(st.RemovedMass) + " of the probability"
 		default:
 			what = "removed nothing"
 		}
-		items = append(items, app.Li().Body(app.Code().Text(st.Name), app.Text(" "+what)))
+		if st.Survivors > 0 {
+			prev = st.Survivors
+		}
+		items = append(items, app.Li().Body(app.Code().Text(stageLabel(st.Name)), app.Text(" "+what)))
 	}
 	if len(items) == 0 {
 		return app.Text("")
@@ -135,59 +200,76 @@ func (p *Playground) renderStages(d *session.Detail) app.UI {
 	return app.Ol().ID("stages").Class("stages").Body(items...)
 }
 
-func (p *Playground) renderChoice(d *session.Detail) app.UI {
-	step, c := d.Step, d.Choice
-	pr := sig(step.Prob)
+func (c *SamplerCard) choice() app.UI {
+	step, ch := c.D.Step, c.D.Choice
+	name := c.Vocab.Name
+	p := sig(step.Prob)
 	var summary app.UI
 	switch {
 	case step.Forced:
-		summary = app.P().Body(app.Text("Chosen by you: "), app.Strong().ID("choice").Text(p.tokenName(step.Token)),
-			app.Text(" (p = "+pr+"); the sampler had chosen "+quote(p.tokenName(c.Token))+"."))
-	case c.Greedy:
+		summary = app.P().Body(app.Text("Chosen by you: "), app.Strong().ID("choice").Text(name(step.Token)),
+			app.Text(" (p = "+p+"); the sampler had chosen "+quote(c.Vocab.Names[ch.Token])+"."))
+	case ch.Greedy:
 		summary = app.P().Body(app.Text("Greedy decoding takes the most probable token: "),
-			app.Strong().ID("choice").Text(p.tokenName(step.Token)), app.Text(" (p = "+pr+")."))
+			app.Strong().ID("choice").Text(name(step.Token)), app.Text(" (p = "+p+")."))
 	default:
-		summary = app.P().Body(app.Text("Drew "), app.Strong().ID("draw-u").Text("u = "+sig(c.Draw.U)),
-			app.Text(" and walked the cumulative distribution to "), app.Strong().ID("choice").Text(p.tokenName(step.Token)),
-			app.Text(" (p = "+pr+")."))
+		summary = app.P().Body(app.Text("Drew "), app.Strong().ID("draw-u").Text("u = "+sig(ch.Draw.U)),
+			app.Text(" and walked the cumulative distribution to "), app.Strong().ID("choice").Text(name(step.Token)),
+			app.Text(" (p = "+p+")."))
 	}
-	return app.Div().Class("choice").Body(summary, p.renderDraw(d))
+	return app.Div().Class("choice").Body(summary, c.draw())
 }
 
-// renderDraw draws the cumulative distribution of the candidates as one bar
-// of segments, with a mark where the draw landed.
-func (p *Playground) renderDraw(detail *session.Detail) app.UI {
-	d := detail.Choice.Draw
+// draw shows the cumulative distribution of the candidates as one bar of
+// segments, with a mark where the draw landed.
+func (c *SamplerCard) draw() app.UI {
+	d := c.D.Choice.Draw
 	if d == nil || len(d.CDF) == 0 {
 		return app.Text("")
 	}
-	total := d.CDF[len(d.CDF)-1]
 	const maxSegments = 40
 	segs := []app.UI{}
 	prev := 0.0
 	for i, id := range d.Order {
 		if i == maxSegments {
-			segs = append(segs, app.Span().Class("seg rest").Style("width", pct((total-prev)/total)).Title(itoa(len(d.Order)-i)+" more tokens"))
+			segs = append(segs, app.Span().Class("seg rest").Style("width", pct((d.Total-prev)/d.Total)).Title(itoa(len(d.Order)-i)+" more tokens"))
 			break
 		}
 		class := "seg"
 		if i == d.Index {
 			class += " hit"
 		}
-		segs = append(segs, app.Span().Class(class).Style("width", pct((d.CDF[i]-prev)/total)).
-			Title(p.tokenName(id)+": ["+sig(prev)+", "+sig(d.CDF[i])+")").Text(p.tokenName(id)))
+		segs = append(segs, app.Span().Class(class).Style("width", pct((d.CDF[i]-prev)/d.Total)).
+			Title(c.Vocab.Names[id]+": ["+sig(prev)+", "+sig(d.CDF[i])+")").Text(c.Vocab.Names[id]))
 		prev = d.CDF[i]
 	}
-	lo := 0.0
-	if d.Index > 0 {
-		lo = d.CDF[d.Index-1]
+	chosen := quote(c.Vocab.Names[d.Order[d.Index]])
+	why := "The cumulative distribution runs over the candidates, most probable first"
+	switch {
+	case d.Target != d.U:
+		why += "; run.c does not renormalise the survivors of top-p but scales u by their mass"
+	case finalProbs(c.D.Choice) != nil:
+		why += ", with the probabilities renormalised after the filters: " + chosen + "'s p = " + sig(c.D.Choice.Prob) +
+			" became " + sig(d.Hi-d.Lo) + ", the width of its interval"
+	}
+	target := "u = " + sig(d.U)
+	if d.Target != d.U {
+		target = "u × " + sig(d.Total) + " = " + sig(d.Target)
 	}
 	return app.Div().Class("draw").Body(
-		app.Div().Class("cdf").Body(append(segs, app.Span().Class("mark").Style("left", pct(d.Target/total)))...),
-		app.P().Class("hint").Text("u = "+sig(d.Target)+" falls in ["+sig(lo)+", "+sig(d.CDF[d.Index])+") of the cumulative distribution, the interval of "+quote(p.tokenName(d.Order[d.Index]))+"."),
+		app.Div().Class("cdf").Body(append(segs, app.Span().Class("mark").Style("left", pct(d.Target/d.Total)))...),
+		app.P().ID("draw-interval").Class("hint").Text(target+" falls in ["+sig(d.Lo)+", "+sig(d.Hi)+"), the interval of "+chosen+". "+why+"."),
 	)
 }
 
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 3, 64) + "%" }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// capitalize makes the first letter of a message upper case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/link"
+	"nexttoken/engine/session"
 )
 
 // linkWarnLength is where links start to break: chat apps and documentation
@@ -16,28 +17,31 @@ const linkWarnLength = 2000
 
 // shareURL is the address of this session in the full playground: the page's
 // path and the whole state in the fragment. It is relative, so it works on
-// any host and under any sub-path. Encoding compresses, so refresh computes
-// it once per change into p.link rather than every render.
+// any host and under any sub-path.
 func (p *Playground) shareURL() string {
-	frag, err := link.Encode(link.State{Spec: p.sess.Spec(), View: p.view})
-	if err != nil {
-		return p.path
-	}
-	return p.path + "#" + frag
+	return shareURL(p.path, p.sess.Spec(), p.view)
 }
 
-// embedURL is the address of an embeddable view of this session: readable
+func shareURL(path string, spec session.Spec, view string) string {
+	frag, err := link.Encode(link.State{Spec: spec, View: view})
+	if err != nil {
+		return path
+	}
+	return path + "#" + frag
+}
+
+// embedURL is the address of an embeddable view of a session: readable
 // query parameters when they say everything (documentation writers edit
 // them by hand), else the encoded state in the fragment.
-func (p *Playground) embedURL(view string) string {
-	base := p.path + "?embed=1&view=" + view
-	if q, lossy := link.Query(p.sess.Spec()); !lossy {
+func embedURL(path string, spec session.Spec, view string) string {
+	base := path + "?embed=1&view=" + view
+	if q, lossy := link.Query(spec); !lossy {
 		if len(q) == 0 {
 			return base
 		}
 		return base + "&" + q.Encode()
 	}
-	frag, err := link.Encode(link.State{Spec: p.sess.Spec(), View: view})
+	frag, err := link.Encode(link.State{Spec: spec, View: view})
 	if err != nil {
 		return base
 	}
@@ -63,10 +67,26 @@ func (p *Playground) syncAddress() {
 // addressDelay is how long the address bar waits for the session to settle.
 const addressDelay = 100 * time.Millisecond
 
-// renderShare offers the session as a link and as an embed snippet.
-func (p *Playground) renderShare() app.UI {
-	url := p.origin + p.link
-	code := p.embedCode()
+// Share offers the session as a link and as an embed snippet.
+type Share struct {
+	app.Compo
+
+	Spec         session.Spec
+	View         string // the view the page shows
+	Origin, Path string
+	Link         string // the session's share URL, relative
+
+	embedView string // the view the embed code shows
+	heights   map[string]int
+	copied    string // what the last copy button did
+}
+
+func (s *Share) Render() app.UI {
+	if s.embedView == "" {
+		s.embedView = "softmax"
+	}
+	url := s.Origin + s.Link
+	code := embedCode(s.Origin+embedURL(s.Path, s.Spec, s.embedView), s.embedView, s.heights[s.embedView])
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"
 	if len(url) > linkWarnLength {
@@ -75,32 +95,38 @@ func (p *Playground) renderShare() app.UI {
 	}
 	viewOptions := make([]app.UI, len(views))
 	for i, v := range views {
-		viewOptions[i] = app.Option().Value(v).Text(v).Selected(v == p.embedView)
+		viewOptions[i] = option(v, v, v == s.embedView)
 	}
 	return app.Details().ID("share").Class("card share").Body(
 		app.Summary().Text("Share or embed this session"),
 		app.Div().Class("row").Body(
 			app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
-			app.Button().ID("copy-link").Text("Copy link").OnClick(p.copy(url, "link"), app.EventScope(url)),
+			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copy(url, "link"), app.EventScope(url)),
 		),
 		app.P().ID("link-length").Class(meterClass).Text(meter),
 		app.Div().Class("row").Body(
 			app.Label().Class("field").Body(app.Span().Text("embed view"),
-				app.Select().ID("embed-view").Body(viewOptions...).OnChange(func(ctx app.Context, e app.Event) {
-					p.embedView = ctx.JSSrc().Get("value").String()
-				})),
-			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(p.copy(code, "embed code"), app.EventScope(code)),
+				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
+			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(s.copy(code, "embed code"), app.EventScope(code)),
 		),
 		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
-		app.P().ID("copied").Class("hint").Text(p.copied),
+		app.P().ID("copied").Class("hint").Text(s.copied),
 	)
 }
 
-// embedCode is the snippet a documentation page pastes: the iframe, and the
-// few lines that let it take the height the playground reports.
-func (p *Playground) embedCode() string {
-	src := p.origin + p.embedURL(p.embedView)
-	return `<iframe src="` + html.EscapeString(src) + `" title="nexttoken: ` + p.embedView + `" style="width:100%;border:0" height="480" loading="lazy"></iframe>
+func (s *Share) onEmbedView(ctx app.Context, e app.Event) {
+	s.embedView = ctx.JSSrc().Get("value").String()
+	s.copied = ""
+}
+
+// embedCode is the snippet a documentation page pastes: the iframe, at the
+// view's height when it was measured, and the few lines that let it take
+// the height the playground reports.
+func embedCode(src, view string, height int) string {
+	if height <= 0 {
+		height = defaultEmbedHeight
+	}
+	return `<iframe src="` + html.EscapeString(src) + `" title="nexttoken: ` + view + `" style="width:100%;border:0" height="` + strconv.Itoa(height) + `" loading="lazy"></iframe>
 <script>
 // nexttoken embeds report their height; size each iframe to fit.
 addEventListener("message", (e) => {
@@ -111,12 +137,15 @@ addEventListener("message", (e) => {
 </script>`
 }
 
-func (p *Playground) copy(text, what string) app.EventHandler {
+// defaultEmbedHeight is an iframe's height before its view reports one.
+const defaultEmbedHeight = 480
+
+func (s *Share) copy(text, what string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		if err := copyText(text); err != nil {
-			p.copied = "Could not copy the " + what + " (" + err.Error() + "): select it above and copy it by hand."
+			s.copied = "Could not copy the " + what + " (" + err.Error() + "): select it above and copy it by hand."
 			return
 		}
-		p.copied = "Copied the " + what + "."
+		s.copied = "Copied the " + what + "."
 	}
 }

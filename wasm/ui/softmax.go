@@ -3,23 +3,33 @@ package ui
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
-// renderSoftmax writes out the softmax the way it is computed: subtract
-// the max, exponentiate, sum, divide.
-func (p *Playground) renderSoftmax(d *session.Detail) app.UI {
-	sm := d.Choice.Softmax
+// SoftmaxCard writes out the softmax the way it is computed: divide by the
+// temperature, subtract the max, exponentiate, sum, divide.
+type SoftmaxCard struct {
+	app.Compo
+
+	D     *session.Detail
+	Vocab *Vocab
+}
+
+func (c *SoftmaxCard) Render() app.UI {
+	sm := c.D.Choice.Softmax
 	scaled := sm.Temperature != 1
+	s := "ℓ"
 	head := []app.UI{app.Th().Text("token"), app.Th().Text("ℓ")}
 	if scaled {
-		head = append(head, app.Th().Text("ℓ/T"))
+		s = "ℓ/T"
+		head = append(head, app.Th().Text(s))
 	}
-	head = append(head, app.Th().Text("ℓ−max"), app.Th().Text("e^(ℓ−max)"), app.Th().Text("p"))
+	head = append(head, app.Th().Text(s+" − max"), app.Th().Text("e^("+s+" − max)"), app.Th().Class("p").Text("p"))
 	rows := []app.UI{app.Tr().Body(head...)}
-	ids := rowsToShow(sm.Probs, maxRows)
+	ids := allOrTop(sm.Probs)
 	for _, id := range ids {
-		cells := []app.UI{app.Th().Text(p.tokenName(id)), app.Td().Text(fixed(sm.Logits[id], 4))}
+		cells := []app.UI{app.Th().Text(c.Vocab.Name(id)), app.Td().Text(fixed(sm.Logits[id], 4))}
 		if scaled {
 			cells = append(cells, app.Td().Text(fixed(sm.Scaled[id], 4)))
 		}
@@ -28,31 +38,43 @@ func (p *Playground) renderSoftmax(d *session.Detail) app.UI {
 			app.Td().Text(sig(sm.Exp[id])),
 			app.Td().Class("p").Text(sig(sm.Probs[id])))
 		row := app.Tr().DataSet("token", id).Body(cells...)
-		if id == d.Step.Token {
+		if id == c.D.Step.Token {
 			row = row.Class("chosen")
 		}
 		rows = append(rows, row)
 	}
-	argmax := 0
-	for i, v := range sm.Scaled {
-		if v > sm.Scaled[argmax] {
-			argmax = i
-		}
-	}
+	argmax := sampler.Top(sm.Probs, 1, nil)[0]
 	notes := []app.UI{
 		app.Li().Body(app.Text("max = "), app.Strong().ID("softmax-max").Text(fixed(sm.Max, 4)),
-			app.Text(" ("+p.tokenName(argmax)+"): subtracting it keeps every exponential ≤ 1, so none overflows.")),
-		app.Li().Body(app.Text("Σ e^(ℓ − max) = "), app.Strong().ID("softmax-sum").Text(sig(sm.Sum))),
-		app.Li().Text("p = e^(ℓ − max) / Σ; the probabilities add up to 1."),
+			app.Text(" ("+c.Vocab.Name(argmax)+"): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division.")),
+		app.Li().Body(app.Text("Σ e^("+s+" − max) = "), app.Strong().ID("softmax-sum").Text(sig6(sm.Sum)),
+			app.Text(", over all "+itoa(len(sm.Probs))+" tokens")),
+		app.Li().Text("p = e^(" + s + " − max) / Σ, so the probabilities add up to 1."),
 	}
-	if scaled {
+	switch {
+	case c.D.Choice.Greedy:
+		notes = append([]app.UI{app.Li().Text("Greedy decoding (temperature 0) takes the largest logit; the probabilities are shown at T = 1.")}, notes...)
+	case scaled:
 		notes = append([]app.UI{app.Li().Textf("Temperature T = %s divides every logit first: T < 1 sharpens the distribution, T > 1 flattens it.", sig(sm.Temperature))}, notes...)
 	}
 	if len(sm.Probs) > len(ids) {
-		notes = append(notes, app.Li().Textf("The table lists the %d most probable of %d tokens; Σ runs over all of them.", len(ids), len(sm.Probs)))
+		notes = append(notes, app.Li().Textf("The table lists the %d most probable of %d tokens.", len(ids), len(sm.Probs)))
 	}
 	return card("softmax", "Softmax", "Exact float64 arithmetic on the model's logits; hand-rounded tables differ in the third decimal.",
-		app.Table().Class("num softmax").Body(rows...),
+		app.Div().Class("scroll").Body(app.Table().Class("num softmax").Body(rows...)),
 		app.Ul().Class("notes").Body(notes...),
 	)
+}
+
+// allOrTop lists every token of a small vocabulary in id order, else the
+// maxRows most probable, most probable first.
+func allOrTop(probs []float64) []int {
+	if len(probs) > maxRows {
+		return sampler.Top(probs, maxRows, nil)
+	}
+	ids := make([]int, len(probs))
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids
 }

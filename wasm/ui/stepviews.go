@@ -1,68 +1,78 @@
 package ui
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
 )
 
-// renderStepViews lays out everything about one step: how its logits came
-// about, the logits, the softmax, the distribution and the sampler.
-func (p *Playground) renderStepViews(d *session.Detail, index int) app.UI {
+// stepViews lays out everything about the step on display: how its logits
+// came about, the logits, the softmax, the distribution and the sampler.
+func (p *Playground) stepViews(d *session.Detail) app.UI {
 	if d == nil {
-		return app.Section().Class("card ended").Body(
-			app.H2().Text("The session has ended"),
-			app.P().Text(p.stopped+". Undo, or force another token at an earlier step, to go on."),
-		)
-	}
-	title := "Next step"
-	if index < len(p.sess.Trace().Steps) {
-		title = "Step " + itoa(index+1)
+		return p.ended()
 	}
 	return app.Div().Body(
-		app.H2().ID("step-title").Text(title+p.stepContext(&d.Step)),
-		app.Div().Class("views").Body(p.stepCards(d, index)...),
+		p.stepTitle(d),
+		app.Div().Class("views").Body(p.stepCards(d)...),
 	)
 }
 
-func (p *Playground) stepCards(d *session.Detail, index int) []app.UI {
-	return []app.UI{
-		p.renderHidden(d),
-		p.renderLogits(d, index),
-		p.renderSoftmax(d),
-		p.renderBars(d, index),
-		p.renderSampler(d),
-	}
+func (p *Playground) stepCards(d *session.Detail) []app.UI {
+	return []app.UI{p.hiddenCard(d), p.logitsCard(d), p.softmaxCard(d), p.barsCard(d), p.samplerCard(d)}
 }
 
-// stepContext says what the model read for this step.
-func (p *Playground) stepContext(step *session.Step) string {
-	if step.Input < 0 {
-		return ": hand-typed logits"
-	}
-	return ": position " + itoa(step.Pos) + ", reading " + quote(p.sess.Model().Tokenizer.Piece(-1, step.Input))
+// ended says why the session stopped.
+func (p *Playground) ended() app.UI {
+	return app.Section().ID("ended").Class("card ended").Body(
+		app.H2().Text("The session has ended"),
+		app.P().Text(capitalize(p.stopped)+". Undo, or force another token at an earlier step, to go on."),
+	)
 }
 
-// tokenName is how a token is labelled in tables.
-func (p *Playground) tokenName(id int) string {
-	return visible(p.sess.Model().Tokenizer.Piece(-1, id))
+// stepTitle names the step on display and what the model read for it.
+func (p *Playground) stepTitle(d *session.Detail) app.UI {
+	title := "Next step"
+	if d.Index < len(p.sess.Trace().Steps) {
+		title = "Step " + itoa(d.Index+1)
+	}
+	if d.Step.Input < 0 {
+		title += ": hand-typed logits"
+	} else {
+		title += ": position " + itoa(d.Step.Pos) + ", reading " + quote(p.sess.Model().Tokenizer.Piece(-1, d.Step.Input))
+	}
+	return app.H2().ID("step-title").Text(title)
 }
 
-// rowsToShow picks the tokens a table lists: all of a small vocabulary, else
-// the most probable ones, most probable first.
-func rowsToShow(probs []float64, limit int) []int {
-	ids := make([]int, len(probs))
-	for i := range ids {
-		ids[i] = i
+func (p *Playground) hiddenCard(d *session.Detail) app.UI {
+	h := &HiddenCard{D: d, Vocab: p.vocab}
+	if m := p.sess.Model(); m.Checkpoint != nil {
+		c := m.Checkpoint.Config
+		h.Dim, h.Shared = c.Dim, c.SharedHead
+		if c.Dim*c.VocabSize <= maxHeadNumbers {
+			h.Head = make([][]float32, c.VocabSize)
+			for id := range h.Head {
+				h.Head[id] = p.sess.HeadRow(id)
+			}
+		}
 	}
-	if len(ids) <= limit {
-		return ids
-	}
-	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
-	return ids[:limit]
+	return h
+}
+
+func (p *Playground) logitsCard(d *session.Detail) app.UI {
+	return &LogitsCard{D: d, Vocab: p.vocab, Editable: p.sess.Spec().Model == session.LogitsModel, Page: p}
+}
+
+func (p *Playground) softmaxCard(d *session.Detail) app.UI {
+	return &SoftmaxCard{D: d, Vocab: p.vocab}
+}
+
+func (p *Playground) barsCard(d *session.Detail) app.UI {
+	return &BarsCard{D: d, Vocab: p.vocab, Page: p}
+}
+
+func (p *Playground) samplerCard(d *session.Detail) app.UI {
+	return &SamplerCard{Settings: p.sess.Spec().Sampler, D: d, Vocab: p.vocab, Context: p.sess.Trace().Text, Page: p}
 }
 
 // card is a titled section of the page.
@@ -74,4 +84,13 @@ func card(id, title, hint string, body ...app.UI) app.UI {
 	return app.Section().ID(id).Class("card").Body(append(head, body...)...)
 }
 
-func quote(s string) string { return "“" + visible(s) + "”" }
+// footer links to the documentation and explains the page's symbols.
+func footer() app.UI {
+	return app.Footer().Class("footer").Body(
+		app.P().Body(
+			app.A().Href("docs/").Text("How nexttoken works"),
+			app.Text(" · ℓ is a logit, the model's raw score for a token; softmax turns the scores into probabilities p. "+
+				"Prefill runs the whole prompt through the model at once and fills the KV cache; each step after it feeds one token."),
+		),
+	)
+}

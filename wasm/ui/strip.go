@@ -7,59 +7,84 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// renderStrip shows the context as tokens: the prompt as prefill split it,
-// then each generated token tinted by the probability it had, then the
-// pending slot. Clicking a generated token shows its step.
-func (p *Playground) renderStrip() app.UI {
-	t := p.sess.Trace()
-	tokens := make([]app.UI, 0, len(t.Prompt)+len(t.Steps)+1)
-	for _, tok := range t.Prompt {
-		tokens = append(tokens, app.Span().Class("tok prompt").Title(fmt.Sprintf("prompt token %d %q", tok.ID, tok.Text)).
-			Text(visible(tok.Piece)))
+// Chip is one token of the strip.
+type Chip struct {
+	ID     int
+	Piece  string  // the text it adds
+	Prompt bool    // from the prompt (prefill), not generated
+	Prob   float64 // a generated token's probability when it was chosen
+	Forced bool    // chosen by hand
+}
+
+// Strip shows the context as tokens — the prompt as prefill split it, then
+// each generated token tinted by the probability it had, then the next
+// slot — and the text so far. Clicking a generated token shows its step.
+type Strip struct {
+	app.Compo
+
+	Chips    []Chip
+	Selected int    // the chip on display; len(Chips) is the next slot
+	Next     string // the next slot's label
+	Text     string
+	Page     *Playground
+}
+
+// OnUpdate keeps the newest token in view as the context grows.
+func (s *Strip) OnUpdate(ctx app.Context) {
+	if s.Selected >= len(s.Chips) {
+		ctx.Defer(func(app.Context) { _ = scrollToEnd("tokens", "text") })
 	}
-	for i, st := range t.Steps {
-		prob := st.Prob
+}
+
+func (s *Strip) Render() app.UI {
+	chips := make([]app.UI, 0, len(s.Chips)+1)
+	first := 0 // the first generated chip
+	for i, c := range s.Chips {
+		if c.Prompt {
+			first = i + 1
+			chips = append(chips, app.Span().Class("tok prompt").Title(fmt.Sprintf("prompt token %d", c.ID)).Text(visible(c.Piece)))
+			continue
+		}
+		step := i - first
 		class := "tok gen"
-		if i == p.sel {
+		if i == s.Selected {
 			class += " selected"
 		}
-		if st.Forced {
+		if c.Forced {
 			class += " forced"
 		}
-		tokens = append(tokens, app.Button().Class(class).
-			DataSet("step", i).
-			Style("--p", strconv.FormatFloat(prob, 'f', 3, 64)).
-			Title(fmt.Sprintf("step %d: %q, p = %s", i+1, st.Piece, sig(prob))).
-			OnClick(p.selectStep(i), app.EventScope("step", i)).
-			Text(visible(st.Piece)))
+		chips = append(chips, app.Button().Class(class).DataSet("step", step).
+			Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
+			Title(fmt.Sprintf("step %d: %s, p = %s", step+1, quote(c.Piece), sig(c.Prob))).
+			OnClick(s.selectStep(step), app.EventScope("step", step)).
+			Text(visible(c.Piece)))
 	}
-	next := app.Button().Class("tok next").Title("the next step").OnClick(p.selectStep(len(t.Steps)), app.EventScope("step", len(t.Steps)))
-	if p.sel == len(t.Steps) {
+	next := app.Button().Class("tok next").Title("the next step").Text(s.Next).
+		OnClick(s.selectStep(len(s.Chips)-first), app.EventScope("step", len(s.Chips)-first))
+	if s.Selected == len(s.Chips) {
 		next = next.Class("selected")
 	}
-	if p.next != nil {
-		next = next.Text(visible(p.next.Piece) + "?")
-	} else {
-		next = next.Text("■")
-	}
-	tokens = append(tokens, next)
+	chips = append(chips, next)
 	return app.Section().Class("strip").Body(
-		app.Div().ID("tokens").Class("tokens").Attr("aria-label", "tokens").Body(tokens...),
+		app.Div().ID("tokens").Class("tokens").Attr("aria-label", "tokens").Body(chips...),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
-			app.Textarea().ID("text").ReadOnly(true).Rows(2).Text(t.Text),
+			app.Textarea().ID("text").ReadOnly(true).Rows(2).Text(s.Text), // go-app sets a textarea's value property
 		),
 		app.P().Class("legend").Body(
-			app.Span().Class("tok prompt").Text("prompt"), app.Text(" prefill · "),
+			app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · "),
 			app.Span().Class("tok gen").Style("--p", "0.9").Text("likely"),
 			app.Span().Class("tok gen").Style("--p", "0.1").Text("unlikely"),
-			app.Text(" generated (colour = probability) · click a token to inspect its step"),
+			app.Text(" generated, tinted by probability · click one to inspect its step · "),
+			app.Span().Class("tok").Text("␣"), app.Text(" space, "),
+			app.Span().Class("tok").Text("↵"), app.Text(" new line, "),
+			app.Span().Class("tok").Text("∅"), app.Text(" adds no text"),
 		),
 	)
 }
 
-func (p *Playground) selectStep(i int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { p.sel = i }
+func (s *Strip) selectStep(i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { s.Page.selectStep(i) }
 }
 
 // visible makes white space and control characters in a token visible.
@@ -84,3 +109,5 @@ func visible(piece string) string {
 	}
 	return string(out)
 }
+
+func quote(s string) string { return "“" + visible(s) + "”" }

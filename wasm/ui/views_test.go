@@ -1,0 +1,342 @@
+package ui
+
+import (
+	htmlpkg "html"
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// Unit tests of each view's HTML, rendered natively with app.HTMLString
+// from real engine traces: no browser needed.
+
+// page opens spec the way the playground does, selecting step sel (-1: the
+// next step).
+func page(t *testing.T, spec session.Spec, sel int) *Playground {
+	t.Helper()
+	p := &Playground{path: "/", view: "all", theme: "auto"}
+	if err := p.open(spec); err != nil {
+		t.Fatal(err)
+	}
+	if sel >= 0 {
+		p.sel = sel
+	}
+	return p
+}
+
+var workedSpec = session.Spec{
+	Model:   session.LogitsModel,
+	Vocab:   []string{"The", "cat", "sat", "on", "the", "mat"},
+	Logits:  []float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5},
+	Sampler: sampler.DefaultSettings(),
+}
+
+func toySpec(steps int) session.Spec {
+	return session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: steps}
+}
+
+func stories(steps int, s sampler.Settings) session.Spec {
+	return session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: s, Steps: steps}
+}
+
+// render is the HTML of a view, with tags stripped out for text checks.
+func render(ui app.UI) (html, text string) {
+	html = app.HTMLString(ui)
+	text = regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")
+	text = htmlpkg.UnescapeString(strings.Join(strings.Fields(text), " "))
+	return html, text
+}
+
+func contains(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+
+func lacks(t *testing.T, what, s string, unwanted ...string) {
+	t.Helper()
+	for _, w := range unwanted {
+		if strings.Contains(s, w) {
+			t.Errorf("%s has %q:\n%s", what, w, s)
+		}
+	}
+}
+
+func TestSoftmaxCard(t *testing.T) {
+	p := page(t, workedSpec, -1)
+	_, text := render(p.softmaxCard(p.shown()))
+	// The worked example, exactly: e^−5.2 = 0.005517, p(The) = 0.004436.
+	contains(t, "softmax", text, "0.005517", "0.004436", "0.8041", "max = 3.1000", "Σ e^(ℓ − max) = 1.2437", "over all 6 tokens",
+		"Greedy decoding (temperature 0)")
+	lacks(t, "softmax", text, "ℓ/T")
+
+	spec := workedSpec
+	spec.Sampler.Temperature = 2
+	p = page(t, spec, -1)
+	_, text = render(p.softmaxCard(p.shown()))
+	// At T ≠ 1 the shifted columns are ℓ/T − max, and say so.
+	contains(t, "softmax at T = 2", text, "ℓ/T − max", "e^(ℓ/T − max)", "T = 2 divides every logit")
+	lacks(t, "softmax at T = 2", text, "e^(ℓ − max)")
+
+	// A peaked distribution: the sum is not shown as a bare 1.
+	spec = workedSpec
+	spec.Logits = []float64{20, 0, 0}
+	spec.Vocab = []string{"a", "b", "c"}
+	p = page(t, spec, -1)
+	_, text = render(p.softmaxCard(p.shown()))
+	contains(t, "peaked softmax", text, "Σ e^(ℓ − max) = 1.000000004") // e^0 + 2e^−20
+	if strings.Contains(text, "Σ e^(ℓ − max) = 1 ") {
+		t.Errorf("the sum shows as 1: %s", text)
+	}
+}
+
+func TestLogitsCard(t *testing.T) {
+	p := page(t, workedSpec, -1)
+	c := p.logitsCard(p.shown()).(*LogitsCard)
+	html, text := render(c)
+	if n := strings.Count(html, `<tr data-token=`); n != 6 {
+		t.Errorf("%d rows, want the 6 tokens", n)
+	}
+	// Every row has its badge, hidden unless edited, so no column widens
+	// when a logit is edited.
+	if n := strings.Count(html, `class="badge hidden"`); n != 6 {
+		t.Errorf("%d hidden badges, want 6", n)
+	}
+	// Sliders are for the pointer: keyboard users are not stopped on them.
+	if n := strings.Count(html, `tabindex="-1"`); n != 6 {
+		t.Errorf("%d sliders out of the tab order, want 6", n)
+	}
+	contains(t, "logits", html, `id="add-token"`, `value="−2.1000"`)
+
+	if err := p.editLogit(0, 5, math.Inf(-1)); err != nil {
+		t.Fatal(err)
+	}
+	c = p.logitsCard(p.shown()).(*LogitsCard)
+	html, _ = render(c)
+	contains(t, "edited logits", html, `class="edited"`, `value="−∞"`)
+	if n := strings.Count(html, `class="badge hidden"`); n != 5 {
+		t.Errorf("%d hidden badges after one edit, want 5", n)
+	}
+
+	p = page(t, stories(0, sampler.DefaultSettings()), -1)
+	c = p.logitsCard(p.shown()).(*LogitsCard)
+	html, text = render(c)
+	if n := strings.Count(html, `<tr data-token=`); n != maxRows {
+		t.Errorf("%d rows of 512 tokens, want the %d most probable", n, maxRows)
+	}
+	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
+	c.query = "zzzq"
+	_, text = render(c)
+	contains(t, "a search with no match", text, "No token matches “zzzq”.")
+	lacks(t, "a search with no match", text, "0 of 512")
+	c.query = "Lily"
+	html, _ = render(c)
+	contains(t, "a search", html, "Lily")
+}
+
+// TestLogitsCardHoldsRows checks that while a control is held the rows keep
+// their order, even when an edit reorders the probabilities.
+func TestLogitsCardHoldsRows(t *testing.T) {
+	p := page(t, stories(0, sampler.DefaultSettings()), -1)
+	c := p.logitsCard(p.shown()).(*LogitsCard)
+	render(c)
+	before := c.order
+	third := before[2]
+	c.held = true
+	if err := p.editLogit(0, third, 40); err != nil { // now the most probable
+		t.Fatal(err)
+	}
+	c.D = p.shown()
+	render(c)
+	if !slicesEqual(c.order, before) {
+		t.Errorf("rows moved while held: %v, then %v", before, c.order)
+	}
+	c.held = false
+	render(c)
+	if c.order[0] != third {
+		t.Errorf("after letting go the rows are %v, want %d first", c.order, third)
+	}
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBarsCard(t *testing.T) {
+	spec := workedSpec
+	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
+	p := page(t, spec, -1)
+	html, text := render(p.barsCard(p.shown()))
+	// Top-p 0.9 keeps sat, on and cat: the others are marked removed, the
+	// survivors get their renormalised probability (sat: 0.8041/0.9336).
+	if n := strings.Count(html, "bar removed"); n != 3 {
+		t.Errorf("%d bars marked removed, want 3", n)
+	}
+	contains(t, "bars", text, "✕ top-p", "→ 0.8613", "renormalised")
+
+	p = page(t, workedSpec, -1)
+	html, text = render(p.barsCard(p.shown()))
+	lacks(t, "greedy bars", html, "bar removed")
+	lacks(t, "greedy bars", text, "→")
+	contains(t, "greedy bars", html, `class="bar chosen"`)
+}
+
+func TestSamplerCard(t *testing.T) {
+	spec := workedSpec
+	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
+	p := page(t, spec, -1)
+	html, text := render(p.samplerCard(p.shown()))
+	contains(t, "sampler", html, `id="set-temperature"`, `id="slide-temperature"`, `id="set-top_p"`, `id="slide-top_p"`)
+	// The draw u = 0.3391 lands on sat, whose p = 0.8041 became 0.8613
+	// once top-p's survivors were renormalised: the page says so.
+	contains(t, "sampler", text, "u = 0.3391", "falls in [0, 0.8613)", "p = 0.8041 became 0.8613", "top-p kept 3 of 6 tokens")
+
+	p = page(t, stories(3, sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 7}), -1)
+	_, text = render(p.samplerCard(p.shown()))
+	contains(t, "run.c sampler", text, "u × ", "scales u by their mass", "Continuing Once upon a time")
+	lacks(t, "run.c sampler", text, "became")
+}
+
+func TestHiddenCard(t *testing.T) {
+	p := page(t, toySpec(0), -1)
+	if err := p.editLogit(0, 2, -1); err != nil {
+		t.Fatal(err)
+	}
+	html, text := render(p.hiddenCard(p.shown()))
+	// W·h is what the model computed, 3.1 for "sat", not the edited −1.
+	contains(t, "LM head", html, `id="lm-head"`, "3.1000")
+	contains(t, "LM head", text, "your edits on top of it")
+	if strings.Count(html, "<tr>") != 7 {
+		t.Errorf("want a header and 6 rows of W:\n%s", html)
+	}
+
+	p = page(t, stories(0, sampler.DefaultSettings()), -1)
+	html, text = render(p.hiddenCard(p.shown()))
+	lacks(t, "260K head", html, `id="lm-head"`)
+	contains(t, "260K head", text, "W is the 512 × 64 token-embedding matrix")
+}
+
+func TestKVCard(t *testing.T) {
+	// The toy model after "The cat" and two steps: 4 positions, every
+	// number in a table, the newest row marked.
+	p := page(t, toySpec(2), -1)
+	html, text := render(p.kvCard(p.shown()))
+	if n := strings.Count(html, `class="kv-row`); n != 4 {
+		t.Errorf("%d cache rows, want 4", n)
+	}
+	if n := strings.Count(html, `class="kv-row newest"`); n != 1 {
+		t.Errorf("%d newest rows, want 1", n)
+	}
+	contains(t, "toy cache", text, "4 positions of 16", "prefill", "Attention of the query of “␣on” (position 3)")
+	// Attention over a short context: a column per token, labelled.
+	contains(t, "toy attention", html, `title="position 0"`, `>The<`, `>␣cat<`)
+
+	// Step 1 selected: the cache as it read it, 3 rows, and its attention.
+	p.sel = 1
+	html, text = render(p.kvCard(p.shown()))
+	if n := strings.Count(html, `class="kv-row`); n != 3 {
+		t.Errorf("step 2 read %d rows, want 3", n)
+	}
+	contains(t, "toy cache at step 2", text, "3 positions", "query of “␣sat” (position 2)")
+	lacks(t, "toy cache at step 2", text, "␣on")
+
+	// stories260K: heat maps on canvases, a scale, readouts.
+	p = page(t, stories(20, sampler.DefaultSettings()), -1)
+	html, text = render(p.kvCard(p.shown()))
+	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
+	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
+	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
+
+	// No steps yet: the growth chart is a point at prefill, not an empty box.
+	p = page(t, stories(0, sampler.DefaultSettings()), -1)
+	html, _ = render(p.kvCard(p.shown()))
+	contains(t, "growth at 0 steps", html, `<circle`, "prefill (5)")
+
+	p = page(t, workedSpec, -1)
+	_, text = render(p.kvCard(p.shown()))
+	contains(t, "no cache", text, "no model, so no cache")
+}
+
+func TestStripAndControls(t *testing.T) {
+	p := page(t, toySpec(2), -1)
+	html, text := render(p.strip())
+	if n := strings.Count(html, "tok prompt"); n != 3 { // 2 + the legend's
+		t.Errorf("%d prompt chips, want 2 and the legend's", n)
+	}
+	contains(t, "strip", html, `data-step="0"`, `data-step="1"`, "␣the?")
+	contains(t, "strip legend", text, "␣ space", "↵ new line", "∅ adds no text", "prefill")
+	contains(t, "text", html, `value="The cat sat on"`)
+
+	html, text = render(p.controls())
+	contains(t, "controls", text, "2 steps", "Redo")
+	if !regexp.MustCompile(`<button[^>]*id="redo"[^>]*disabled|<button[^>]*disabled[^>]*id="redo"`).MatchString(html) {
+		t.Errorf("Redo is not disabled with nothing to redo:\n%s", html)
+	}
+
+	p = page(t, toySpec(100), -1)
+	_, text = render(p.controls())
+	contains(t, "ended controls", text, "14 steps · the context of 16 tokens is full")
+	_, text = render(p.stepViews(p.shown()))
+	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
+	lacks(t, "ended card", text, "has ended: ")
+}
+
+func TestShareEmbedHeight(t *testing.T) {
+	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc", embedView: "kv",
+		heights: map[string]int{"kv": 731}}
+	html, _ := render(s)
+	contains(t, "embed code", html, `height=\"731\"`)
+	s.embedView = "tokens"
+	html, _ = render(s)
+	contains(t, "embed code without a measured height", html, `height=\"480\"`)
+}
+
+func TestHeaderPromptError(t *testing.T) {
+	html, text := render(&Header{Model: "toy", Prompt: "The dog", Error: `unknown word "dog"`})
+	contains(t, "header", html, `id="prompt-error"`, `maxlength="4096"`, `href="docs/"`)
+	contains(t, "header", text, `unknown word "dog"`)
+	html, _ = render(&Header{Model: session.LogitsModel})
+	lacks(t, "worked example header", html, `id="prompt"`)
+	lacks(t, "header", html, `selected="false"`)
+}
+
+// TestPlaygroundOpensLinks renders the whole page for a few links.
+func TestPlaygroundOpensLinks(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"Next step", "sat"}},
+		{"model=stories260K&prompt=Lily&steps=5&temperature=0.9&seed=3", []string{"Next step", "5 steps"}},
+		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
+		{"embed=1&view=nope", []string{"could not be opened", "view"}},
+		{"theme=purple", []string{"could not be opened", "theme"}},
+	} {
+		p := &Playground{live: true}
+		q, err := url.ParseQuery(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.start(q, "")
+		_, text := render(p)
+		contains(t, tc.query, text, tc.want...)
+	}
+}
