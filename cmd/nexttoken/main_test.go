@@ -54,6 +54,12 @@ func TestTraceModels(t *testing.T) {
 			[]string{"step 3 ", "draw: u = ", "top_k removed"}},
 		{[]string{"--model=stories260K", "--prompt=Lily", "--steps=2", "--sampler=runc", "--temperature=1", "--top-p=0.9"},
 			[]string{"runc, temperature 1, top-p 0.9", "runc_cutoff removed"}},
+		// Greedy hand-typed logits say so, rather than "temperature 1".
+		{[]string{workedLogits, workedVocab, "--temperature=0"},
+			[]string{"6 tokens, greedy (temperature 0)", "greedy: argmax p = sat"}},
+		// At T ≠ 1 the shifted column is ℓ/T − max.
+		{[]string{workedLogits, workedVocab, "--temperature=2"},
+			[]string{"6 tokens, temperature 2", "ℓ/T − max", "e^-2.6 ="}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errs := runCmd(append([]string{"trace"}, tc.args...)...)

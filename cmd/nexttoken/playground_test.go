@@ -116,7 +116,7 @@ func TestStepAndUndo(t *testing.T) {
 	if n := evaluate[int](tab, `document.querySelectorAll('#kv-table tr.kv-row').length`); n != 3 {
 		t.Errorf("KV table has %d rows, want 3", n)
 	}
-	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat sat" {
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat sat" {
 		t.Errorf("text %q", got)
 	}
 	if got := text(tab, "#choice"); got != "on" {
@@ -152,7 +152,7 @@ func TestKeyboard(t *testing.T) {
 // TestQueryLinks opens readable links and checks the sessions they describe.
 func TestQueryLinks(t *testing.T) {
 	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
-	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat sat on the" {
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat sat on the" {
 		t.Errorf("text %q, want %q", got, "The cat sat on the")
 	}
 	if got := text(tab, "#kv-rows"); got != "5" {
@@ -207,7 +207,7 @@ func TestStories260KGenerates(t *testing.T) {
 	setInput(tab, "#run-n", "8")
 	click(tab, "#run")
 	waitFor(tab, `document.querySelector('#status').textContent === '8 steps'`)
-	got := evaluate[string](tab, `document.querySelector('#text').value`)
+	got := evaluate[string](tab, `document.querySelector('#text').textContent`)
 	if !strings.HasPrefix(got, "Once upon a time") || len(got) <= len("Once upon a time") {
 		t.Errorf("text %q", got)
 	}
@@ -237,7 +237,7 @@ func TestForceFork(t *testing.T) {
 	tab := openPage(t, "/")
 	click(tab, `#bars .bar[data-token="5"]`) // "mat" instead of "sat"
 	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
-	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat mat" {
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat mat" {
 		t.Errorf("text %q, want %q", got, "The cat mat")
 	}
 	if n := evaluate[int](tab, `document.querySelectorAll('#tokens .tok.forced').length`); n != 1 {

@@ -16,7 +16,7 @@ import (
 // snapshot is what a session shows: its text, its tokens, the softmax table
 // and the sampler's stages of the step on display, the choice and the cache.
 const snapshot = `JSON.stringify({
-	text: document.querySelector('#text')?.value,
+	text: document.querySelector('#text')?.textContent,
 	tokens: document.querySelector('#tokens')?.textContent,
 	softmax: document.querySelector('#softmax')?.textContent,
 	stages: document.querySelector('#stages')?.textContent,

@@ -39,7 +39,7 @@ func TestStaticSite(t *testing.T) {
 	if _, err := loadPage(tab, srv.URL+link); err != nil {
 		t.Fatalf("%s did not go live: %v", link, err)
 	}
-	if got := evaluate[string](tab, `document.querySelector('#text').value`); got != "The cat sat on" {
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat sat on" {
 		t.Errorf("%s: text %q, want %q", link, got, "The cat sat on")
 	}
 }

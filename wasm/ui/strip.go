@@ -69,7 +69,9 @@ func (s *Strip) Render() app.UI {
 		app.Div().ID("tokens").Class("tokens").Attr("aria-label", "tokens").Body(chips...),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
-			app.Textarea().ID("text").ReadOnly(true).Rows(2).Text(s.Text), // go-app sets a textarea's value property
+			// Not a textarea: go-app never clears a value that becomes "".
+			app.Div().ID("text").Class("text").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
+				Attr("aria-label", "the text so far").Text(s.Text),
 		),
 		app.P().Class("legend").Body(
 			app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · "),

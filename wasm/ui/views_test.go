@@ -283,7 +283,7 @@ func TestStripAndControls(t *testing.T) {
 	}
 	contains(t, "strip", html, `data-step="0"`, `data-step="1"`, "␣the?")
 	contains(t, "strip legend", text, "␣ space", "↵ new line", "∅ adds no text", "prefill")
-	contains(t, "text", html, `value="The cat sat on"`)
+	contains(t, "text", html, `>The cat sat on<`)
 
 	html, text = render(p.controls())
 	contains(t, "controls", text, "2 steps", "Redo")

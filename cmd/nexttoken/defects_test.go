@@ -1,0 +1,165 @@
+//go:build !js
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// Browser tests of what a new user ran into: each failed before the page
+// was rebuilt from components.
+
+// rowOrder is the tokens of the logits table, top to bottom.
+const rowOrder = `[...document.querySelectorAll('#logits tr[data-token]')].map(r => r.dataset.token).join(',')`
+
+// TestSliderDragKeepsRows drags the third row's slider: the rows stay put
+// while the pointer is down, and only that token is edited.
+func TestSliderDragKeepsRows(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time")
+	before := evaluate[string](tab, rowOrder)
+	third := strings.Split(before, ",")[2]
+	box := evaluate[[]float64](tab, `(() => { const el = document.querySelectorAll('#logits tr[data-token] input[type=range]')[2];
+		el.scrollIntoView({block: 'center'});
+		const r = el.getBoundingClientRect();
+		return [r.left, r.top, r.width, r.height]; })()`)
+	x, y := box[0]+box[2]/2, box[1]+box[3]/2
+	must(tab, "press", chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x, y, chromedp.ButtonLeft))
+	for dx := 5.0; dx <= 40; dx += 5 {
+		must(tab, "drag", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x+dx, y, chromedp.ButtonLeft))
+		waitFor(tab, `document.querySelector('#logits tr.edited') !== null`)
+		if got := evaluate[string](tab, rowOrder); got != before {
+			t.Fatalf("rows moved during the drag at +%v px:\n%s\nwas\n%s", dx, got, before)
+		}
+	}
+	must(tab, "release", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x+40, y, chromedp.ButtonLeft))
+	waitFor(tab, `document.querySelectorAll('#logits tr.edited').length === 1`)
+	if got := evaluate[string](tab, `document.querySelector('#logits tr.edited').dataset.token`); got != third {
+		t.Errorf("edited token %s, want the dragged row's %s", got, third)
+	}
+	if n := evaluate[int](tab, `document.querySelectorAll('#logits tr.edited').length`); n != 1 {
+		t.Errorf("%d tokens edited by one drag, want 1", n)
+	}
+	// One drag is one action to undo.
+	click(tab, "#undo")
+	waitFor(tab, `document.querySelectorAll('#logits tr.edited').length === 0`)
+}
+
+// TestUndoForce forks at a step, then undoes the fork: the step that was
+// there comes back, and Redo forks again.
+func TestUndoForce(t *testing.T) {
+	tab := openPage(t, "/")
+	click(tab, `#bars .bar[data-token="1"]`) // "cat" instead of "sat"
+	waitFor(tab, `document.querySelector('#text').textContent === 'The cat cat'`)
+	click(tab, "#undo")
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('0 steps')`)
+	if got := text(tab, "#tokens .tok.next"); got != "␣sat?" {
+		t.Errorf("after undoing the force the next token is %q, want ␣sat?", got)
+	}
+	click(tab, "#redo")
+	waitFor(tab, `document.querySelector('#text').textContent === 'The cat cat'`)
+	click(tab, "#undo")
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('0 steps')`)
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector('#text').textContent === 'The cat sat'`)
+}
+
+// TestResetIsUndoable resets a session of three steps and takes it back.
+func TestResetIsUndoable(t *testing.T) {
+	tab := openPage(t, "/?steps=3")
+	click(tab, "#reset")
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('0 steps')`)
+	click(tab, "#undo")
+	waitFor(tab, `document.querySelector('#text').textContent === 'The cat sat on the'`)
+}
+
+// TestTextFollowsThePrompt clears the prompt and switches models: the text
+// is always the session's.
+func TestTextFollowsThePrompt(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=3")
+	setInput(tab, "#prompt", "")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '1'`) // BOS alone
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "" {
+		t.Errorf("text %q after clearing the prompt, want none", got)
+	}
+	setInput(tab, "#model", "toy")
+	waitFor(tab, `document.querySelector('#text').textContent === 'The cat'`)
+	setInput(tab, "#model", "logits")
+	waitFor(tab, `document.querySelector('#text').textContent === ''`)
+}
+
+// TestKeyboardAfterTheModelPicker chooses a model, then presses →: a step,
+// not another model. Tab from a logit field goes to the next field, not to
+// a slider that → would nudge.
+func TestKeyboardAfterTheModelPicker(t *testing.T) {
+	tab := openPage(t, "/")
+	must(tab, "focus the picker", chromedp.Focus(chromedp.CSS("#model")))
+	setInput(tab, "#model", "stories260K")
+	waitFor(tab, `document.querySelector('#kv-rows').textContent === '5'`)
+	must(tab, "→", chromedp.KeyEvent(kb.ArrowRight))
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('1 step')`)
+	if got := evaluate[string](tab, `document.querySelector('#model').value`); got != "stories260K" {
+		t.Errorf("→ after the picker changed the model to %q", got)
+	}
+
+	tab = openPage(t, "/")
+	must(tab, "focus a logit", chromedp.Focus(chromedp.CSS(`#logits tr[data-token="0"] input.logit`)))
+	must(tab, "Tab", chromedp.KeyEvent(kb.Tab))
+	if got := evaluate[string](tab, `document.activeElement.type + ' ' + document.activeElement.closest('tr')?.dataset.token`); got != "text 1" {
+		t.Errorf("Tab from the first logit went to %q, want the next logit field (text 1)", got)
+	}
+}
+
+// TestStripFollowsTheNewestToken runs 150 steps: the token strip and the
+// text show their ends.
+func TestStripFollowsTheNewestToken(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=11")
+	setInput(tab, "#run-n", "150")
+	click(tab, "#run")
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('150 steps')`)
+	for _, id := range []string{"tokens", "text"} {
+		waitFor(tab, `(() => { const el = document.getElementById('`+id+`'); return el.scrollTop + el.clientHeight >= el.scrollHeight - 2; })()`)
+	}
+	if n := evaluate[int](tab, `document.getElementById('tokens').scrollHeight - document.getElementById('tokens').clientHeight`); n <= 0 {
+		t.Errorf("150 tokens fit the strip without scrolling: the test shows nothing")
+	}
+}
+
+// TestAddTokenKeepsAMask masks a token of the worked example, then adds a
+// token: the mask stays.
+func TestAddTokenKeepsAMask(t *testing.T) {
+	tab := openPage(t, "/?model=logits&logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat")
+	setInput(tab, `#logits tr[data-token="0"] input.logit`, "-inf")
+	waitFor(tab, `document.querySelector('`+probCell(0)+`').textContent === '0'`)
+	click(tab, "#add-token")
+	waitFor(tab, `document.querySelectorAll('#softmax tr[data-token]').length === 7`)
+	if got := evaluate[string](tab, `document.querySelector('#logits tr[data-token="0"] input.logit').value`); got != "−∞" {
+		t.Errorf("after adding a token the masked logit is %q, want −∞", got)
+	}
+	if got := text(tab, probCell(0)); got != "0" {
+		t.Errorf("after adding a token the masked token's p is %q, want 0", got)
+	}
+}
+
+// TestNarrowTablesScroll opens the page at 375 px and the softmax embed at
+// 1,000 px: wide tables scroll inside their cards, and no probability is
+// cut short.
+func TestNarrowTablesScroll(t *testing.T) {
+	tab := openPageAs(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=2", screen{width: 375, height: 800})
+	if w := evaluate[int](tab, `document.documentElement.scrollWidth`); w > 375 {
+		t.Errorf("page is %d px wide at a 375 px screen", w)
+	}
+	// The p column can be scrolled to: it is inside a scrolling box.
+	if !evaluate[bool](tab, `[...document.querySelectorAll('#softmax td.p')].every(td => td.closest('.scroll'))`) {
+		t.Error("the softmax p column is not in a scrolling box")
+	}
+	tab = openPageAs(t, "/?embed=1&view=softmax", screen{width: 1000, height: 900})
+	cut := evaluate[[]string](tab, `[...document.querySelectorAll('td.p')].filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.textContent)`)
+	if len(cut) > 0 {
+		t.Errorf("probabilities cut short in the embed at 1,000 px: %v", cut)
+	}
+}
