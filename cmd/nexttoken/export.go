@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,6 +38,7 @@ func export(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("export", flag.ContinueOnError)
 	base := flags.String("base", "/", "the URL path the site is served at, such as /nexttoken/")
 	web := flags.String("web", "web", webUsage)
+	origin := flags.String("origin", "", "the scheme and host the site is served at, such as https://example.org, for link previews (og:url, og:image)")
 	if help, err := parseFlags(flags, args, exportUsage, stdout); help || err != nil {
 		return err
 	}
@@ -49,7 +51,10 @@ func export(args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected argument %q", flags.Arg(1))
 	}
 	dir := flags.Arg(0)
-	if err := exportSite(*web, dir, *base); err != nil {
+	if err := checkOrigin(*origin); err != nil {
+		return err
+	}
+	if err := exportSite(*web, dir, *base, *origin); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "nexttoken: wrote the static site for %s to %s\n", *base, dir)
@@ -61,7 +66,7 @@ func export(args []string, stdout io.Writer) error {
 //
 // It writes no 404.html: the playground is one page, and its links differ
 // only in the query and fragment, which static hosts ignore.
-func exportSite(web, dir, base string) error {
+func exportSite(web, dir, base, origin string) error {
 	if err := checkBase(base); err != nil {
 		return err
 	}
@@ -77,6 +82,14 @@ func exportSite(web, dir, base string) error {
 	if err := app.GenerateStaticWebsite(dir, h); err != nil {
 		return cause(err)
 	}
+	index := filepath.Join(dir, "index.html")
+	page, err := os.ReadFile(index)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(index, withOrigin(page, origin, base), 0o644); err != nil {
+		return err
+	}
 	// The documentation page reaches the playground and web/ by relative
 	// URLs, so it works under any base.
 	docs := filepath.Join(dir, "docs")
@@ -88,6 +101,18 @@ func exportSite(web, dir, base string) error {
 	}
 	// go-app makes web/ but leaves it empty.
 	return copyFolder(root.FS(), filepath.Join(dir, "web"))
+}
+
+// checkOrigin accepts "" or a scheme and host with nothing after them.
+func checkOrigin(origin string) error {
+	if origin == "" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf(`--origin %q: want a scheme and host only, such as https://example.org`, origin)
+	}
+	return nil
 }
 
 // checkBase accepts a URL path that starts and ends with "/" and whose

@@ -116,6 +116,37 @@ func sameFiles(t *testing.T, want, got string) {
 
 // TestExportStaleCopy leaves out a precompressed copy older than its file:
 // it is from an earlier build.
+// TestExportLinkPreviews: with --origin the exported page's og:url and
+// og:image are absolute; without, they are left out rather than wrong.
+func TestExportLinkPreviews(t *testing.T) {
+	web := testWebDir(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--base=/sub/", "--origin=https://example.org"},
+			[]string{`<meta property="og:url" content="https://example.org/sub/">`, `<meta property="og:image" content="https://example.org/sub/web/icon.png">`}},
+		{[]string{"--base=/sub/"}, nil},
+	} {
+		dir := filepath.Join(t.TempDir(), "site")
+		if code, _, errs := runCmd(append(append([]string{"export", "--web=" + web}, tc.args...), dir)...); code != 0 {
+			t.Fatalf("%v: exit %d, %s", tc.args, code, errs)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !bytes.Contains(page, []byte(w)) {
+				t.Errorf("%v: index.html lacks %s", tc.args, w)
+			}
+		}
+		if n := bytes.Count(page, []byte("og:url")) + bytes.Count(page, []byte("og:image")); n != len(tc.want) {
+			t.Errorf("%v: %d og:url/og:image tags, want %d", tc.args, n, len(tc.want))
+		}
+	}
+}
+
 func TestExportStaleCopy(t *testing.T) {
 	web := testWebDir(t)
 	old := time.Now().Add(-time.Hour)
@@ -123,7 +154,7 @@ func TestExportStaleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := exportSite(web, dir, "/"); err != nil {
+	if err := exportSite(web, dir, "/", ""); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"app.wasm": true, "app.wasm.gz": true, "app.wasm.br": false} {
@@ -158,6 +189,8 @@ func TestExportErrors(t *testing.T) {
 		{[]string{"--web=" + web, fresh, "stray"}, `unexpected argument "stray"`},
 		{[]string{"--web=" + web, fresh, "--base=/a/"}, "flag --base=/a/ after DIR: flags come first"},
 		{[]string{"--web=" + web, "--base=/a b/", fresh}, `--base "/a b/": has ' '`},
+		{[]string{"--web=" + web, "--origin=example.org", fresh}, `--origin "example.org": want a scheme and host only`},
+		{[]string{"--web=" + web, "--origin=https://example.org/x", fresh}, `want a scheme and host only`},
 		{[]string{"--web=" + tmp, fresh}, filepath.Join(tmp, "app.wasm") + ` is missing: build it with "make web/app.wasm"`},
 		{[]string{"--web=" + web, full}, full + " is not empty"},
 		{[]string{"--web=" + web, file}, "not a directory"},

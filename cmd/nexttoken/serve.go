@@ -9,13 +9,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,10 +44,9 @@ flags:
 // contentSecurityPolicy lets the go-app page run and nothing else: its
 // scripts are files (no inline script), WebAssembly needs 'wasm-unsafe-eval',
 // and the components set style attributes (bar widths, CSS variables) but
-// never inline <style> elements; the KV cache heat maps are PNG data: URLs
-// made in the page. frame-ancestors * lets any site embed the playground,
-// e.g. a documentation page.
-const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; " +
+// never inline <style> elements. frame-ancestors * lets any site embed the
+// playground, e.g. a documentation page.
+const contentSecurityPolicy = "default-src 'self'; " +
 	"script-src 'self' 'wasm-unsafe-eval'; " +
 	"style-src 'self'; style-src-attr 'unsafe-inline'; " +
 	"object-src 'none'; base-uri 'self'; form-action 'self'; " +
@@ -120,13 +122,69 @@ func newServer(dir string) (http.Handler, error) {
 	}
 	h.Resources = webFolder{root}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/docs/" {
+		switch r.URL.Path {
+		case "/docs/":
 			serveDocs(w, r)
-			return
+		case "/", "/index.html":
+			servePage(h, w, r)
+		default:
+			h.ServeHTTP(w, r)
 		}
-		h.ServeHTTP(w, r)
 	})
 	return secured(gzipped(site)), nil
+}
+
+// servePage serves a prerendered page with its og:url and og:image, which
+// link previews show, absolute on the host the request came to: go-app
+// knows no host and writes "https://".
+func servePage(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	page := &pageWriter{header: http.Header{}, code: http.StatusOK}
+	h.ServeHTTP(page, r)
+	body := page.body.Bytes()
+	if page.code == http.StatusOK && strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
+		scheme := "http"
+		if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+			scheme = "https"
+		}
+		body = withOrigin(body, scheme+"://"+r.Host, r.URL.Path)
+		page.header.Del("Content-Length")
+	}
+	maps.Copy(w.Header(), page.header)
+	w.WriteHeader(page.code)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// pageWriter keeps a response to rewrite it.
+type pageWriter struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (p *pageWriter) Header() http.Header         { return p.header }
+func (p *pageWriter) WriteHeader(code int)        { p.code = code }
+func (p *pageWriter) Write(b []byte) (int, error) { return p.body.Write(b) }
+
+// ogTag is one of the page's og:url and og:image tags.
+var ogTag = regexp.MustCompile(`<meta [^>]*property="og:(url|image)"[^>]*>`)
+
+// withOrigin sets a page's og:url to origin+path and its og:image to the
+// icon on origin; with no origin it removes both, since go-app's "https://"
+// would send link previews nowhere.
+func withOrigin(page []byte, origin, path string) []byte {
+	return ogTag.ReplaceAllFunc(page, func(tag []byte) []byte {
+		if origin == "" {
+			return nil
+		}
+		content := origin + path
+		if bytes.Contains(tag, []byte("og:image")) {
+			content = origin + strings.TrimSuffix(path, "index.html") + "web/icon.png"
+		}
+		property := string(ogTag.FindSubmatch(tag)[1])
+		return []byte(`<meta property="og:` + property + `" content="` + html.EscapeString(content) + `">`)
+	})
 }
 
 // serveDocs serves the documentation page, index.html, which embeds live

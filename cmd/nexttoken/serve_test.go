@@ -196,6 +196,35 @@ func TestServeResponses(t *testing.T) {
 	}
 }
 
+// TestServeLinkPreviews checks that a page's og:url and og:image are
+// absolute on the host asked for (go-app alone writes "https://").
+func TestServeLinkPreviews(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	for _, tc := range []struct {
+		path  string
+		proto string
+		url   string
+		image string
+	}{
+		{"/", "", "http://example.com/", "http://example.com/web/icon.png"},
+		{"/?model=toy", "https", "https://example.com/", "https://example.com/web/icon.png"},
+		{"/index.html", "", "http://example.com/index.html", "http://example.com/web/icon.png"},
+	} {
+		page := body(t, get(h, tc.path, "gzip", "X-Forwarded-Proto", tc.proto))
+		for _, want := range []string{
+			`<meta property="og:url" content="` + tc.url + `">`,
+			`<meta property="og:image" content="` + tc.image + `">`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s lacks %s", tc.path, want)
+			}
+		}
+		if strings.Contains(page, `"https://"`) {
+			t.Errorf("%s still has an empty https:// link", tc.path)
+		}
+	}
+}
+
 // TestServeRevalidate checks that files revalidate by date and pages by the
 // app version.
 func TestServeRevalidate(t *testing.T) {

@@ -8,7 +8,10 @@ import "github.com/maxence-charriere/go-app/v10/pkg/app"
 // Register routes every page of the playground. Call it before
 // app.RunWhenOnBrowser in the browser, and before serving Handler.
 func Register() {
-	app.Route("/", func() app.Composer { return &Playground{} })
+	playground := func() app.Composer { return &Playground{} }
+	app.Route("/", playground)
+	// A static host serves the exported page at /index.html too.
+	app.Route("/index.html", playground)
 }
 
 // Handler is the go-app handler that serves the playground's pages.
@@ -19,6 +22,7 @@ func Handler() *app.Handler {
 		Title:        "nexttoken — watch a language model choose the next token",
 		Description:  "A playground that shows every step of autoregressive decoding: logits, softmax, sampling and the KV cache.",
 		Icon:         app.Icon{Default: "/web/icon.png", SVG: "/web/icon.svg"},
+		Image:        "/web/icon.png",
 		Styles:       []string{"/web/app.css"},
 		LoadingLabel: "Loading the playground…",
 		ThemeColor:   "#1f2937",
