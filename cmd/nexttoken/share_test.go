@@ -168,3 +168,19 @@ func TestEmbedHeights(t *testing.T) {
 	heights := evaluate[map[string]string](tab, `Object.fromEntries([...document.querySelectorAll('iframe')].map(f => [f.dataset.view, f.style.height]))`)
 	t.Logf("reported heights: %v", heights)
 }
+
+// TestEmbedCodeHeight opens the share panel: the embed is previewed, and
+// the copied snippet's iframe has the height the preview reported, not a
+// fixed guess.
+func TestEmbedCodeHeight(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Lily&steps=3")
+	click(tab, "#share summary")
+	setInput(tab, "#embed-view", "kv")
+	waitFor(tab, `/height="(\d+)"/.exec(document.querySelector('#embed-code').value)?.[1] > 480`)
+	reported := evaluate[int](tab, `Number(/height="(\d+)"/.exec(document.querySelector('#embed-code').value)[1])`)
+	// The preview's own page: its body is as tall as it said.
+	body := evaluate[float64](tab, `document.querySelector('#embed-preview').contentDocument.body.getBoundingClientRect().height`)
+	if d := float64(reported) - body; d < -1 || d > 1 {
+		t.Errorf("the snippet's height is %d, the embed's body %v px", reported, body)
+	}
+}

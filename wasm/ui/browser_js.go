@@ -223,3 +223,71 @@ func prefersDark() bool {
 	b, err := dark.Bool()
 	return err == nil && b
 }
+
+// onFrameHeight calls f with each height that the iframe with the given id
+// reports, as the playground's embeds do (reportHeight), and returns a
+// function that stops listening.
+func onFrameHeight(id string, f func(height int)) (stop func(), err error) {
+	doc, err := global("document")
+	if err != nil {
+		return nil, err
+	}
+	listener, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		height, ok := frameHeight(doc, id, args[0])
+		if ok {
+			f(height)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	win := safejs.Global()
+	if _, err := win.Call("addEventListener", "message", listener.Value()); err != nil {
+		listener.Release()
+		return nil, err
+	}
+	return func() {
+		_, _ = win.Call("removeEventListener", "message", listener.Value())
+		listener.Release()
+	}, nil
+}
+
+// frameHeight reads a message event: the height the iframe id reports.
+func frameHeight(doc safejs.Value, id string, event safejs.Value) (int, bool) {
+	frame, err := doc.Call("getElementById", id)
+	if err != nil || frame.IsNull() {
+		return 0, false
+	}
+	window, err := frame.Get("contentWindow")
+	if err != nil {
+		return 0, false
+	}
+	source, err := event.Get("source")
+	if err != nil || !source.Equal(window) {
+		return 0, false
+	}
+	data, err := event.Get("data")
+	if err != nil || data.IsNull() || data.IsUndefined() {
+		return 0, false
+	}
+	context, err := data.Get("context")
+	if err != nil {
+		return 0, false
+	}
+	if c, err := context.String(); err != nil || c != "iframe.resize" {
+		return 0, false
+	}
+	height, err := data.Get("height")
+	if err != nil {
+		return 0, false
+	}
+	h, err := height.Float()
+	if err != nil || h <= 0 || h > 1e5 {
+		return 0, false
+	}
+	return int(h), true
+}

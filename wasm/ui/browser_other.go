@@ -19,5 +19,7 @@ func scrollToEnd(...string) error             { return errNoBrowser }
 func drawRows(string, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                       { return false }
 
+func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
+
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}

@@ -76,9 +76,33 @@ type Share struct {
 	Origin, Path string
 	Link         string // the session's share URL, relative
 
-	embedView string // the view the embed code shows
-	heights   map[string]int
-	copied    string // what the last copy button did
+	embedView string         // the view the embed code shows
+	open      bool           // the panel is open: the embed is previewed
+	heights   map[string]int // each view's height, as its preview reported it
+	copied    string         // what the last copy button did
+	stop      func()         // stops listening to the preview
+}
+
+// OnMount listens to the preview's height reports, so that the copied
+// snippet starts at the height the view really has.
+func (s *Share) OnMount(ctx app.Context) {
+	stop, err := onFrameHeight("embed-preview", func(height int) {
+		ctx.Dispatch(func(app.Context) {
+			if s.heights == nil {
+				s.heights = map[string]int{}
+			}
+			s.heights[s.embedView] = height
+		})
+	})
+	if err == nil {
+		s.stop = stop
+	}
+}
+
+func (s *Share) OnDismount() {
+	if s.stop != nil {
+		s.stop()
+	}
 }
 
 func (s *Share) Render() app.UI {
@@ -86,7 +110,8 @@ func (s *Share) Render() app.UI {
 		s.embedView = "softmax"
 	}
 	url := s.Origin + s.Link
-	code := embedCode(s.Origin+embedURL(s.Path, s.Spec, s.embedView), s.embedView, s.heights[s.embedView])
+	src := embedURL(s.Path, s.Spec, s.embedView)
+	code := embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"
 	if len(url) > linkWarnLength {
@@ -97,7 +122,18 @@ func (s *Share) Render() app.UI {
 	for i, v := range views {
 		viewOptions[i] = option(v, v, v == s.embedView)
 	}
-	return app.Details().ID("share").Class("card share").Body(
+	var preview app.UI = app.Text("")
+	if s.open {
+		height := s.heights[s.embedView]
+		if height <= 0 {
+			height = defaultEmbedHeight
+		}
+		preview = app.Div().Class("preview").Body(
+			app.P().Class("hint").Text("Preview of the embed, at this panel's width; the snippet takes the height it reports."),
+			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").Style("height", itoa(height)+"px"),
+		)
+	}
+	return app.Details().ID("share").Class("card share").OnToggle(s.onToggle).Body(
 		app.Summary().Text("Share or embed this session"),
 		app.Div().Class("row").Body(
 			app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
@@ -111,7 +147,12 @@ func (s *Share) Render() app.UI {
 		),
 		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
 		app.P().ID("copied").Class("hint").Text(s.copied),
+		preview,
 	)
+}
+
+func (s *Share) onToggle(ctx app.Context, e app.Event) {
+	s.open = ctx.JSSrc().Get("open").Bool()
 }
 
 func (s *Share) onEmbedView(ctx app.Context, e app.Event) {
