@@ -42,25 +42,13 @@ func (s *Strip) Render() app.UI {
 	for i, c := range s.Chips {
 		if c.Prompt {
 			first = i + 1
-			chips = append(chips, app.Span().Class("tok prompt").Title(fmt.Sprintf("prompt token %d", c.ID)).Text(visible(c.Piece)))
-			continue
 		}
-		step := i - first
-		class := "tok gen"
-		if i == s.Selected {
-			class += " selected"
-		}
-		if c.Forced {
-			class += " forced"
-		}
-		chips = append(chips, app.Button().Class(class).DataSet("step", step).
-			Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
-			Title(fmt.Sprintf("step %d: %s, p = %s", step+1, quote(c.Piece), sig(c.Prob))).
-			OnClick(s.selectStep(step), app.EventScope("step", step)).
-			Text(visible(c.Piece)))
+		// A component per token: a new step renders one new chip, and go-app
+		// skips the others, whose fields did not change.
+		chips = append(chips, &TokenChip{Chip: c, Step: i - first, Selected: i == s.Selected, Page: s.Page})
 	}
 	next := app.Button().Class("tok next").Title("the next step").Text(s.Next).
-		OnClick(s.selectStep(len(s.Chips)-first), app.EventScope("step", len(s.Chips)-first))
+		OnClick(s.selectNext, app.EventScope("step", len(s.Chips)-first))
 	if s.Selected == len(s.Chips) {
 		next = next.Class("selected")
 	}
@@ -85,9 +73,48 @@ func (s *Strip) Render() app.UI {
 	)
 }
 
-func (s *Strip) selectStep(i int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { s.Page.selectStep(i) }
+// selectNext shows the next step.
+func (s *Strip) selectNext(ctx app.Context, e app.Event) {
+	n := 0
+	for _, c := range s.Chips {
+		if !c.Prompt {
+			n++
+		}
+	}
+	s.Page.selectStep(n)
 }
+
+// TokenChip is one token of the strip: a prompt token, or a generated one
+// that shows its step when clicked.
+type TokenChip struct {
+	app.Compo
+
+	Chip     Chip
+	Step     int // the step that generated it
+	Selected bool
+	Page     *Playground
+}
+
+func (t *TokenChip) Render() app.UI {
+	c := t.Chip
+	if c.Prompt {
+		return app.Span().Class("tok prompt").Title("prompt token " + itoa(c.ID)).Text(visible(c.Piece))
+	}
+	class := "tok gen"
+	if t.Selected {
+		class += " selected"
+	}
+	if c.Forced {
+		class += " forced"
+	}
+	return app.Button().Class(class).DataSet("step", t.Step).
+		Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
+		Title("step " + itoa(t.Step+1) + ": " + quote(c.Piece) + ", p = " + sig(c.Prob)).
+		OnClick(t.onClick).
+		Text(visible(c.Piece))
+}
+
+func (t *TokenChip) onClick(ctx app.Context, e app.Event) { t.Page.selectStep(t.Step) }
 
 // visible makes white space and control characters in a token visible.
 func visible(piece string) string {
