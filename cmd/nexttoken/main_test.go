@@ -52,6 +52,10 @@ func TestTraceModels(t *testing.T) {
 		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/tok512.bin", "--prompt=Lily", "--steps=3",
 			"--temperature=0.8", "--top-p=0.9", "--top-k=40", "--min-p=0.05", "--repetition-penalty=1.1", "--seed=9"},
 			[]string{"step 3 ", "draw: u = ", "top_k removed"}},
+		// Without --prompt, a model starts from its own prompt (package catalog).
+		{[]string{"--model=stories260K", "--steps=1"}, []string{`prompt "Once upon a time": 5 tokens`}},
+		{[]string{"--steps=1"}, []string{`prompt "The cat": 2 tokens`, `text: "The cat sat"`}},
+		{[]string{"--model=stories260K", "--prompt=", "--steps=1"}, []string{`prompt "": 1 tokens`}},
 		{[]string{"--model=stories260K", "--prompt=Lily", "--steps=2", "--sampler=runc", "--temperature=1", "--top-p=0.9"},
 			[]string{"runc, temperature 1, top-p 0.9", "runc_cutoff removed"}},
 	} {

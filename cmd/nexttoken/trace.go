@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
@@ -31,6 +32,7 @@ flags:
 type traceFlags struct {
 	logits, vocab                string
 	model, tokenizer, prompt     string
+	promptSet                    bool // --prompt was given, perhaps as ""
 	steps, top                   int
 	json, vectors                bool
 	settings                     sampler.Settings
@@ -48,9 +50,9 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
-	fs.StringVar(&f.model, "model", "toy", "embedded model (toy, stories260K) or a llama2.c checkpoint file")
+	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+") or a llama2.c checkpoint file")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model")
-	fs.StringVar(&f.prompt, "prompt", "The cat", "prompt text")
+	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
@@ -68,6 +70,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	fs.Visit(func(fl *flag.Flag) { f.promptSet = f.promptSet || fl.Name == "prompt" })
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
 	}
@@ -178,6 +181,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return spec, nil, errors.New("--vocab needs --logits")
 	}
 	if f.tokenizer == "" {
+		if m, ok := catalog.Lookup(f.model); ok && m.Name == f.model && !f.promptSet {
+			spec.Prompt = m.Prompt
+		}
 		return spec, models.Load, nil
 	}
 	load := func(name string) (*session.Model, error) {
@@ -192,6 +198,17 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return session.LoadModel(name, ckpt, tok)
 	}
 	return spec, load, nil
+}
+
+// defaultPrompts lists the embedded models' own prompts for --prompt's help.
+func defaultPrompts() string {
+	var p []string
+	for _, m := range catalog.Models {
+		if m.Prompt != "" {
+			p = append(p, fmt.Sprintf("%q for %s", m.Prompt, m.Name))
+		}
+	}
+	return strings.Join(p, ", ")
 }
 
 // maxTop bounds --top: more candidates than anyone reads per step.

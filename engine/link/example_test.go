@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 )
@@ -55,7 +56,7 @@ func Example_badParameter() {
 // Query writes only what differs from Default; forced tokens do not fit the
 // readable form, and Query says that it dropped them.
 func ExampleQuery() {
-	spec := link.Default()
+	spec := catalog.Default()
 	spec.Model, spec.Prompt, spec.Steps = "stories260K", "Once upon a time", 20
 	spec.Sampler.Temperature, spec.Sampler.TopP = 0.8, 0.9
 	spec.Forced = []session.Force{{Step: 3, Token: 42}}
@@ -96,7 +97,7 @@ func ExampleEncode() {
 // Readable parameters in the query override the session in the fragment;
 // what the query cannot say, such as forced tokens, stays.
 func ExampleMerge() {
-	base := link.Default()
+	base := catalog.Default()
 	base.Steps, base.Forced = 3, []session.Force{{Step: 1, Token: 4}}
 	fragment, err := link.Encode(link.State{Spec: base, View: "tokens"})
 	if err != nil {

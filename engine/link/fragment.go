@@ -149,7 +149,7 @@ func version(fragment string) (string, error) {
 func check(s *State) error {
 	spec := &s.Spec
 	var err error
-	if spec.Model, err = oneOf(spec.Model, models); err != nil {
+	if spec.Model, err = modelName(spec.Model); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	vocab := 0 // tokens a forced token or edit may name, when the link knows
@@ -258,7 +258,7 @@ func Merge(query url.Values, fragment string) (State, error) {
 func queryModel(q url.Values) (string, bool) {
 	switch {
 	case len(q["model"]) > 0:
-		m, err := oneOf(q["model"][0], models)
+		m, err := modelName(q["model"][0])
 		return m, err == nil // Parse reports a bad name
 	case len(q["logits"]) > 0:
 		return session.LogitsModel, true

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -67,8 +68,8 @@ func wide(t testing.TB, n int) link.State {
 // shareTests are States that Decode(Encode(s)) gives back as they are.
 func shareTests(t testing.TB) []link.State {
 	return []link.State{
-		{Spec: link.Default()},
-		{Spec: link.Default(), View: "all"},
+		{Spec: catalog.Default()},
+		{Spec: catalog.Default(), View: "all"},
 		worked(),
 		stories(),
 		wide(t, 200),
@@ -130,7 +131,7 @@ func TestShareLength(t *testing.T) {
 		state link.State
 		most  int
 	}{
-		{"default toy session", link.State{Spec: link.Default()}, 60},
+		{"default toy session", link.State{Spec: catalog.Default()}, 60},
 		{"worked example", worked(), 120},
 		{"stories260K, 64 steps, 3 forced tokens, 5 edits", stories(), 150},
 		{"200 hand-typed logits", wide(t, 200), 1200},
@@ -149,7 +150,7 @@ func TestEncodeNormalises(t *testing.T) {
 		{link.State{Spec: with(func(s *session.Spec) {
 			s.Model, s.Sampler.Mode = "TOY", ""
 			s.Forced, s.Edits = []session.Force{}, []session.Edit{}
-		})}, link.State{Spec: link.Default()}},
+		})}, link.State{Spec: catalog.Default()}},
 		{link.State{Spec: func() session.Spec {
 			s := logits(nil, 1, 2)
 			s.Prompt = "ignored, as Query ignores it"
@@ -187,8 +188,8 @@ func TestEncodeErrors(t *testing.T) {
 		state link.State
 		err   string
 	}{
-		{link.State{}, `share link: model: "" is not one of toy, stories260K, logits`},
-		{link.State{Spec: link.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
+		{link.State{}, `share link: model: "" is not one of logits, toy, stories260K`},
+		{link.State{Spec: catalog.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
 		{link.State{Spec: logits([]string{"a", "b"}, 1, math.NaN())}, "share link: logits: token 1: NaN is neither a finite number nor -inf"},
 		{link.State{Spec: logits([]string{"a"}, 1, 2)}, "share link: vocab: 1 tokens for 2 logits"},
 		{link.State{Spec: logits(nil, make([]float64, 1025)...)}, "share link: logits: 1025 entries, more than 1024"},
@@ -226,7 +227,7 @@ func TestMerge(t *testing.T) {
 		err         string
 		param       bool // err is a *ParamError
 	}{
-		{name: "neither", want: link.State{Spec: link.Default()}},
+		{name: "neither", want: link.State{Spec: catalog.Default()}},
 		{name: "query only", query: "steps=3", want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 3 })}},
 		{name: "fragment only", fragment: stories(), want: stories()},
 		{name: "a setting over the fragment", query: "temperature=0.5&seed=9", fragment: stories(), want: func() link.State {
@@ -264,7 +265,7 @@ func TestMerge(t *testing.T) {
 		{name: "too many steps for logits", query: "steps=2", fragment: worked(), err: `steps: "2" is outside [0, 1]`, param: true},
 		{name: "a stage run.c lacks", query: "top_k=3", fragment: runc,
 			err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3", param: true},
-		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of toy, stories260K, logits`, param: true},
+		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo", query: "temprature=1", fragment: runc, err: `"temprature": unknown parameter`, param: true},
 	} {
 		q, err := url.ParseQuery(c.query)

@@ -14,10 +14,10 @@
 // # Parameters
 //
 // These are all the parameters there are. An absent one keeps its value in
-// Default: model toy, prompt "The cat", 0 steps, sampler.DefaultSettings
-// (greedy, seed 42).
+// catalog.Default, the session the playground opens with: model toy,
+// prompt "The cat", 0 steps, sampler.DefaultSettings (greedy, seed 42).
 //
-//	model               toy, stories260K or logits, in any case
+//	model               a name of package catalog: logits, toy or stories260K, in any case
 //	logits              comma-separated logits: finite numbers, or -inf to mask a token
 //	vocab               comma-separated tokens; the default is 0,1,2,…
 //	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
@@ -113,7 +113,7 @@
 //     logits= without model=, as Parse reads them — starts another session:
 //     Merge is Parse of the query, and only the fragment's view stays.
 //   - Otherwise Parse reads the query over the fragment's session instead of
-//     Default: each parameter given replaces its field, in Parse's order and
+//     catalog.Default: each parameter given replaces its field, in Parse's order and
 //     with Parse's rules and *ParamError. What the query cannot name —
 //     forced tokens, edits, the view — stays the fragment's. The result must
 //     pass Decode's checks, or Merge says "the query does not fit the share
@@ -130,6 +130,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -150,15 +151,12 @@ type param struct {
 	read func(s *session.Spec, v string) error
 }
 
-var (
-	models = []string{"toy", "stories260K", session.LogitsModel}
-	modes  = []string{sampler.Chain, sampler.RunC}
-)
+var modes = []string{sampler.Chain, sampler.RunC}
 
 // params are the parameters in the order Parse reads them.
 var params = []param{
 	{"model", func(s *session.Spec, v string) (err error) {
-		s.Model, err = oneOf(v, models)
+		s.Model, err = modelName(v)
 		return err
 	}},
 	{"logits", readLogits},
@@ -209,19 +207,13 @@ func (e *ParamError) Error() string {
 	return name + ": " + e.Reason
 }
 
-// Default is the session the playground opens with: the toy model after
-// "The cat", greedy, no steps yet.
-func Default() session.Spec {
-	return session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
-}
-
 // Parse turns a query into a session. Absent parameters keep their values
-// in Default; any problem is a *ParamError.
+// in catalog.Default; any problem is a *ParamError.
 func Parse(q url.Values) (session.Spec, error) {
-	return parseOver(Default(), q)
+	return parseOver(catalog.Default(), q)
 }
 
-// parseOver is Parse with spec in place of Default: what q leaves out keeps
+// parseOver is Parse with spec in place of catalog.Default: what q leaves out keeps
 // its value in spec.
 func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
 	if name, ok := unknown(q); ok {
@@ -267,7 +259,7 @@ func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
 	return spec, nil
 }
 
-// Query writes spec in the readable form, leaving out what equals Default
+// Query writes spec in the readable form, leaving out what equals catalog.Default
 // and what the session ignores (the prompt of a logits session). Parse of
 // the query gives spec back, unless spec is one Parse would reject, such as
 // one with a comma in a vocabulary token. lossy reports that spec has forced
@@ -281,7 +273,7 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 			q.Set(name, value)
 		}
 	}
-	d, logits := Default(), spec.Model == session.LogitsModel
+	d, logits := catalog.Default(), spec.Model == session.LogitsModel
 	put("model", spec.Model, spec.Model == d.Model)
 	put("prompt", spec.Prompt, logits || spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
@@ -411,6 +403,14 @@ func split(v string) ([]string, error) {
 		return nil, fmt.Errorf("%d entries, more than %d", n, maxTokens)
 	}
 	return strings.Split(v, ","), nil
+}
+
+// modelName returns the catalog's spelling of the model v names.
+func modelName(v string) (string, error) {
+	if m, ok := catalog.Lookup(v); ok {
+		return m.Name, nil
+	}
+	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
 }
 
 // oneOf returns the name among names that v spells, ignoring case.

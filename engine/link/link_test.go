@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -17,7 +18,7 @@ import (
 
 // with returns Default changed by edit.
 func with(edit func(s *session.Spec)) session.Spec {
-	s := link.Default()
+	s := catalog.Default()
 	edit(&s)
 	return s
 }
@@ -34,7 +35,7 @@ var parseTests = []struct {
 	want  session.Spec // when err is ""
 	err   string
 }{
-	{query: "", want: link.Default()},
+	{query: "", want: catalog.Default()},
 	{query: "model=toy&prompt=The+cat+sat&steps=3", want: with(func(s *session.Spec) { s.Prompt, s.Steps = "The cat sat", 3 })},
 	{query: "model=stories260K&prompt=&steps=4096", want: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = "stories260K", "", 4096 })},
 	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model = "stories260K" })},
@@ -59,8 +60,8 @@ var parseTests = []struct {
 	{query: "temprature=1", err: `"temprature": unknown parameter ` + known},
 	{query: "steps=x&b=1&a=1", err: `"a": unknown parameter ` + known},
 	{query: "=1", err: `"": unknown parameter ` + known},
-	{query: "model=gpt2", err: `model: "gpt2" is not one of toy, stories260K, logits`},
-	{query: "model=", err: `model: "" is not one of toy, stories260K, logits`},
+	{query: "model=gpt2", err: `model: "gpt2" is not one of logits, toy, stories260K`},
+	{query: "model=", err: `model: "" is not one of logits, toy, stories260K`},
 	{query: "model=logits", err: "logits: model=logits needs logits"},
 	{query: "model=logits&vocab=a&steps=1", err: "logits: model=logits needs logits"},
 	{query: "model=toy&logits=1", err: "logits: goes with model=logits, not model=toy"},
@@ -110,7 +111,7 @@ var parseTests = []struct {
 	{query: "top_p=2&temperature=-1", err: `temperature: "-1" is negative`},
 	{query: "temperature=" + strings.Repeat("9", 50) + "x", err: `temperature: "9999999999999999999999999999999999999999"… is not a number`},
 	{query: "prompt=" + strings.Repeat("é", 2049), err: "prompt: 4098 bytes, more than 4096"},
-	{query: "model=" + strings.Repeat("é", 30), err: `model: "` + strings.Repeat("é", 20) + `"… is not one of toy, stories260K, logits`},
+	{query: "model=" + strings.Repeat("é", 30), err: `model: "` + strings.Repeat("é", 20) + `"… is not one of logits, toy, stories260K`},
 }
 
 func TestParse(t *testing.T) {
@@ -199,7 +200,7 @@ func TestQuery(t *testing.T) {
 		query string
 		lossy bool
 	}{
-		{link.Default(), "", false},
+		{catalog.Default(), "", false},
 		{with(func(s *session.Spec) { s.Sampler.Mode = "" }), "", false},
 		{with(func(s *session.Spec) { s.Model, s.Steps, s.Sampler.Temperature = "stories260K", 5, 0.7 }),
 			"model=stories260K&steps=5&temperature=0.7", false},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -30,7 +31,7 @@ func unchecked(s State) []byte {
 // seeded is the default session's data up to its seed: all but its three
 // counts, each 0.
 func seeded() writer {
-	w := writer(unchecked(State{Spec: Default()}))
+	w := writer(unchecked(State{Spec: catalog.Default()}))
 	return w[:len(w)-3]
 }
 
@@ -44,7 +45,7 @@ func then(w writer, xs ...uint64) []byte {
 
 // spec is Default changed by edit, as a State.
 func spec(edit func(s *session.Spec)) State {
-	s := State{Spec: Default()}
+	s := State{Spec: catalog.Default()}
 	edit(&s.Spec)
 	return s
 }
@@ -85,18 +86,18 @@ var decodeErrors = []struct {
 	{"padding", "s1.AA==", "not base64url"},
 	{"standard alphabet", "s1.AA+/", "not base64url"},
 	{"too long", prefix + strings.Repeat("A", MaxFragment), "16387 characters, more than 16384"},
-	{"unknown flags", fragment(2, unchecked(State{Spec: Default()})), "unknown flags 0x2 (was the link made by a newer nexttoken?)"},
+	{"unknown flags", fragment(2, unchecked(State{Spec: catalog.Default()})), "unknown flags 0x2 (was the link made by a newer nexttoken?)"},
 	{"not deflate", fragment(deflated, []byte{0xff, 0xff, 0xff}), "the compressed data is corrupt"},
-	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: Default()}))[:5]), "the compressed data ends early"},
-	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: Default()})), 0)), "1 bytes after the compressed data"},
+	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: catalog.Default()}))[:5]), "the compressed data ends early"},
+	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: catalog.Default()})), 0)), "1 bytes after the compressed data"},
 	{"bomb", bomb, "the data decompresses to more than 65536 bytes"},
 	{"just too big", fragment(deflated, deflate(make([]byte, MaxDecoded+1))), "more than 65536 bytes"},
-	{"just fits, then trailing bytes", fragment(deflated, deflate(append(unchecked(State{Spec: Default()}),
-		make([]byte, MaxDecoded-len(unchecked(State{Spec: Default()})))...))), "65503 bytes after the last field"},
+	{"just fits, then trailing bytes", fragment(deflated, deflate(append(unchecked(State{Spec: catalog.Default()}),
+		make([]byte, MaxDecoded-len(unchecked(State{Spec: catalog.Default()})))...))), "65503 bytes after the last field"},
 
-	{"cut short", fragment(0, unchecked(State{Spec: Default()})[:8]), "prompt: 7 bytes, but only 3 remain"},
+	{"cut short", fragment(0, unchecked(State{Spec: catalog.Default()})[:8]), "prompt: 7 bytes, but only 3 remain"},
 	{"cut after seed", fragment(0, seeded()), "vocab: the data ends early"},
-	{"trailing byte", fragment(0, append(unchecked(State{Spec: Default()}), 0)), "1 bytes after the last field"},
+	{"trailing byte", fragment(0, append(unchecked(State{Spec: catalog.Default()}), 0)), "1 bytes after the last field"},
 	{"wider than 64 bits", fragment(0, bytes.Repeat([]byte{0xff}, 11)), "model: a number wider than 64 bits"},
 	{"length beyond int", fragment(0, then(nil, math.MaxUint64)), "model: 18446744073709551615 is too large"},
 	{"long string", fragment(0, then(nil, 1e9)), "model: 1000000000 bytes, but only 0 remain"},
@@ -105,7 +106,7 @@ var decodeErrors = []struct {
 	{"a billion forced tokens", fragment(0, then(seeded(), 0, 1e9, 0)), "forced: 1000000000 entries cannot fit in the 1 bytes that remain"},
 	{"edits beyond memory", fragment(0, then(seeded(), 0, 0, 1<<62)), "edits: 4611686018427387904 entries cannot fit in the 0 bytes that remain"},
 
-	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of toy, stories260K, logits`},
+	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of logits, toy, stories260K`},
 	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
 	{"prompt too long", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = strings.Repeat("a", 4097) }))), "prompt: 4097 bytes, more than 4096"},
 	{"prompt, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = "a\xffb" }))), "prompt: not valid UTF-8"},
@@ -123,8 +124,8 @@ var decodeErrors = []struct {
 		s.Edits = []session.Edit{{Step: 1, Token: 1}, {Step: 5000, Token: 1}}
 	}))), "edit 1: step 5000 is outside [0, 4096]"},
 	{"edit +Inf", fragment(0, unchecked(spec(func(s *session.Spec) { s.Edits = []session.Edit{{Logit: math.Inf(1)}} }))), "edit 0: logit +Inf is neither a finite number nor -inf"},
-	{"view", fragment(0, unchecked(State{Spec: Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
-	{"long view", fragment(0, unchecked(State{Spec: Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
+	{"view", fragment(0, unchecked(State{Spec: catalog.Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
+	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
 
 	{"logits without logits", fragment(0, unchecked(tokens(nil, nil, keep))), "logits: model=logits needs logits"},
 	{"logits with a prompt", fragment(0, unchecked(tokens([]string{"a"}, []float64{1}, func(s *session.Spec) { s.Prompt = "a" }))), "prompt: model=logits has no prompt"},
