@@ -30,23 +30,18 @@ flags:
 
 // traceFlags are the command line of trace.
 type traceFlags struct {
-	logits, vocab                string
-	model, tokenizer, prompt     string
-	promptSet                    bool // --prompt was given, perhaps as ""
-	steps, top                   int
-	json, vectors                bool
-	settings                     sampler.Settings
-	samplerMode                  string
-	topK                         int
-	temperature, topP, minP, rep float64
-	seed                         uint64
+	logits, vocab            string
+	model, tokenizer, prompt string
+	promptSet                bool // --prompt was given, perhaps as ""
+	steps, top               int
+	json, vectors            bool
+	settings                 sampler.Settings
 }
 
 // parseTraceFlags reads trace's command line; for -h it prints the usage
 // and returns nil flags.
 func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
-	f := &traceFlags{}
-	def := sampler.DefaultSettings()
+	f := &traceFlags{settings: sampler.DefaultSettings()}
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
@@ -57,13 +52,12 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
-	fs.StringVar(&f.samplerMode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
-	fs.Float64Var(&f.temperature, "temperature", def.Temperature, "temperature; 0 is greedy")
-	fs.IntVar(&f.topK, "top-k", def.TopK, "keep the k most probable tokens; 0 is off")
-	fs.Float64Var(&f.topP, "top-p", def.TopP, "keep the smallest set of tokens with probability ≥ p; 0 or 1 is off")
-	fs.Float64Var(&f.minP, "min-p", def.MinP, "keep tokens with probability ≥ min-p × the largest; 0 is off")
-	fs.Float64Var(&f.rep, "repetition-penalty", def.RepetitionPenalty, "divide positive (multiply negative) logits of tokens already in the context; 1 is off")
-	fs.Uint64Var(&f.seed, "seed", def.Seed, "random seed, ≥ 1")
+	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
+	for _, p := range sampler.Params {
+		// The back-quoted word names the flag's argument in the usage.
+		usage := p.Doc + "; " + strings.Replace(p.Range(), "number", "`number`", 1)
+		fs.Var(settingFlag{p, &f.settings}, strings.ReplaceAll(p.Name, "_", "-"), usage)
+	}
 	if help, err := parseFlags(fs, args, traceUsage, stdout); help || err != nil {
 		return nil, err
 	}
@@ -77,11 +71,30 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	if f.vectors && !f.json {
 		return nil, errors.New("--vectors needs --json")
 	}
-	f.settings = sampler.Settings{
-		Mode: f.samplerMode, Temperature: f.temperature, TopK: f.topK, TopP: f.topP,
-		MinP: f.minP, RepetitionPenalty: f.rep, Seed: f.seed,
-	}
 	return f, nil
+}
+
+// settingFlag is the flag of a numeric sampler setting: p reads and checks
+// it, so that the command line takes what links and the playground take.
+type settingFlag struct {
+	p   sampler.Param
+	set *sampler.Settings
+}
+
+func (f settingFlag) String() string {
+	if f.set == nil { // the zero value, which package flag makes to print defaults
+		return ""
+	}
+	return strconv.FormatFloat(f.p.Get(*f.set), 'f', -1, 64)
+}
+
+func (f settingFlag) Set(v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || f.p.Check(x) != nil {
+		return errors.New("want " + f.p.Range())
+	}
+	f.p.Set(f.set, x)
+	return nil
 }
 
 func trace(args []string, stdout, stderr io.Writer) error {

@@ -49,7 +49,7 @@ func Example_badParameter() {
 		fmt.Printf("parameter %s, value %q\n", pe.Param, pe.Value)
 	}
 	// Output:
-	// top_p: "1.5" is outside [0, 1]
+	// top_p: "1.5" is not a number from 0 to 1
 	// parameter top_p, value "1.5"
 }
 

@@ -185,7 +185,7 @@ func check(s *State) error {
 		}
 	}
 	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {
-		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), float64(most)))
+		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), most))
 	}
 	if spec.Sampler.Mode, err = oneOf(spec.Sampler.Mode, modes); err != nil {
 		return fmt.Errorf("sampler: %w", err)

@@ -75,13 +75,13 @@ func shareTests(t testing.TB) []link.State {
 		wide(t, 200),
 		{Spec: with(func(s *session.Spec) {
 			s.Model, s.Prompt, s.Steps = "stories260K", "a&b=c+d %2C,\x00\t😀#", 4096
-			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: math.MaxFloat32, TopP: math.SmallestNonzeroFloat64,
-				Seed: math.MaxUint64}
+			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 100, TopP: math.SmallestNonzeroFloat64,
+				Seed: 1<<53 - 1}
 		}), View: strings.Repeat("z", 32)},
 		{Spec: with(func(s *session.Spec) {
 			s.Prompt = ""
-			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: math.MaxInt, TopP: 1, MinP: 5e-324,
-				RepetitionPenalty: math.MaxFloat64, Seed: 1}
+			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: 1 << 20, TopP: 1, MinP: 5e-324,
+				RepetitionPenalty: 100, Seed: 1}
 			s.Forced = []session.Force{{Step: 4096, Token: math.MaxInt}, {Step: 0, Token: 0}}
 			s.Edits = []session.Edit{{Step: 4096, Token: 1e9, Logit: -math.MaxFloat64}, {Step: 0, Token: 0, Logit: 1e-320}}
 		})},
@@ -198,7 +198,7 @@ func TestEncodeErrors(t *testing.T) {
 		{link.State{Spec: with(func(s *session.Spec) { s.Forced = []session.Force{{Step: -1}} })},
 			"share link: forced token 0: step -1 is outside [0, 4096]"},
 		{link.State{Spec: with(func(s *session.Spec) { s.Steps = -1 })}, `share link: steps: "-1" is outside [0, 4096]`},
-		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: TopK -1 is negative"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: top_k: -1 is not a whole number from 0 to 1,048,576"},
 		{link.State{Spec: logits(hexVocab(1024, 70), make([]float64, 1024)...)}, "bytes of data, more than 65536"},
 		{link.State{Spec: logits(hexVocab(1024, 40), make([]float64, 1024)...)}, "characters, more than 16384"},
 	} {
@@ -264,7 +264,7 @@ func TestMerge(t *testing.T) {
 		{name: "a prompt for logits", query: "prompt=x", fragment: worked(), err: "prompt: model=logits has no prompt", param: true},
 		{name: "too many steps for logits", query: "steps=2", fragment: worked(), err: `steps: "2" is outside [0, 1]`, param: true},
 		{name: "a stage run.c lacks", query: "top_k=3", fragment: runc,
-			err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3", param: true},
+			err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3", param: true},
 		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo", query: "temprature=1", fragment: runc, err: `"temprature": unknown parameter`, param: true},
 	} {

@@ -23,15 +23,23 @@
 //	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
 //	steps               a whole number in [0, 4096]
 //	sampler             chain or runc
-//	temperature         a number ≥ 0; 0 is greedy
-//	top_k               a whole number ≥ 0; 0 is off
-//	top_p               a number in [0, 1]
-//	min_p               a number in [0, 1]
-//	repetition_penalty  a number ≥ 0
-//	seed                a whole number in [1, 2^64−1]
+//	temperature         a number from 0 to 100; 0 is greedy
+//	top_k               a whole number from 0 to 2^20; 0 is off
+//	top_p               a number from 0 to 1; 0 or 1 is off
+//	min_p               a number from 0 to 1; 0 is off
+//	repetition_penalty  a number from 0 to 100; 0 or 1 is off
+//	seed                a whole number from 1 to 2^53 − 1
 //
+// The sampler's settings, temperature to seed, are sampler.Params, which
+// holds their ranges; the error for a value outside one says it in words.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
 // beyond a float64 (1e999) are errors; whole numbers are decimal.
+//
+// The ranges were wider before sampler.Params: any temperature, top_k and
+// repetition penalty, and seeds up to 2^64 − 1. The playground never wrote
+// values beyond today's, so only a hand-made link can hold one, and it now
+// fails with an error naming the parameter. 2^53 − 1 is the largest seed a
+// float64, and so a JavaScript number, holds exactly.
 //
 // model=logits is package session's model-less session. It needs logits, at
 // most 1024 of them and not all -inf, and takes a vocab of the same length
@@ -153,8 +161,9 @@ type param struct {
 
 var modes = []string{sampler.Chain, sampler.RunC}
 
-// params are the parameters in the order Parse reads them.
-var params = []param{
+// params are the parameters in the order Parse reads them: the session's,
+// then the sampler's numeric settings as sampler.Params gives them.
+var params = append([]param{
 	{"model", func(s *session.Spec, v string) (err error) {
 		s.Model, err = modelName(v)
 		return err
@@ -167,27 +176,21 @@ var params = []param{
 		s.Sampler.Mode, err = oneOf(v, modes)
 		return err
 	}},
-	{"temperature", func(s *session.Spec, v string) (err error) {
-		s.Sampler.Temperature, err = number(v, math.Inf(1))
-		return err
-	}},
-	{"top_k", func(s *session.Spec, v string) (err error) {
-		s.Sampler.TopK, err = whole(v, math.Inf(1))
-		return err
-	}},
-	{"top_p", func(s *session.Spec, v string) (err error) {
-		s.Sampler.TopP, err = number(v, 1)
-		return err
-	}},
-	{"min_p", func(s *session.Spec, v string) (err error) {
-		s.Sampler.MinP, err = number(v, 1)
-		return err
-	}},
-	{"repetition_penalty", func(s *session.Spec, v string) (err error) {
-		s.Sampler.RepetitionPenalty, err = number(v, math.Inf(1))
-		return err
-	}},
-	{"seed", readSeed},
+}, settings()...)
+
+// settings are the parameters of sampler.Params.
+func settings() []param {
+	ps := make([]param, len(sampler.Params))
+	for i, p := range sampler.Params {
+		ps[i] = param{p.Name, func(s *session.Spec, v string) error {
+			x, err := readSetting(p, v)
+			if err == nil {
+				p.Set(&s.Sampler, x)
+			}
+			return err
+		}}
+	}
+	return ps
 }
 
 // ParamError is the problem with one query parameter.
@@ -279,12 +282,14 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	s, ds := spec.Sampler, d.Sampler
 	put("sampler", s.Mode, s.Mode == "" || s.Mode == ds.Mode)
-	put("temperature", format(s.Temperature), s.Temperature == ds.Temperature)
-	put("top_k", strconv.Itoa(s.TopK), s.TopK == ds.TopK)
-	put("top_p", format(s.TopP), s.TopP == ds.TopP)
-	put("min_p", format(s.MinP), s.MinP == ds.MinP)
-	put("repetition_penalty", format(s.RepetitionPenalty), s.RepetitionPenalty == ds.RepetitionPenalty)
-	put("seed", strconv.FormatUint(s.Seed, 10), s.Seed == ds.Seed)
+	for _, p := range sampler.Params {
+		v := p.Get(s)
+		text := format(v)
+		if p.Integer {
+			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
+		}
+		put(p.Name, text, v == p.Get(ds))
+	}
 	if logits {
 		l := make([]string, len(spec.Logits))
 		for i, x := range spec.Logits {
@@ -381,19 +386,26 @@ func readPrompt(s *session.Spec, v string) error {
 }
 
 func readSteps(s *session.Spec, v string) (err error) {
-	s.Steps, err = whole(v, float64(stepLimit(s.Model)))
+	s.Steps, err = whole(v, stepLimit(s.Model))
 	return err
 }
 
-func readSeed(s *session.Spec, v string) (err error) {
-	s.Sampler.Seed, err = strconv.ParseUint(v, 10, 64)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s is not a whole number in [1, %d]", quote(v), uint64(math.MaxUint64))
-	case s.Sampler.Seed == 0:
-		return fmt.Errorf("%s: the seed must be at least 1", quote(v))
+// readSetting parses v as a value of p: a decimal whole number, or a
+// number as strconv.ParseFloat reads it, in p's range.
+func readSetting(p sampler.Param, v string) (float64, error) {
+	var x float64
+	var err error
+	if p.Integer {
+		var n int64
+		n, err = strconv.ParseInt(v, 10, 64)
+		x = float64(n) // beyond 2⁵³ it rounds, but stays beyond every range
+	} else {
+		x, err = strconv.ParseFloat(v, 64)
 	}
-	return nil
+	if err != nil || p.Check(x) != nil {
+		return 0, fmt.Errorf("%s is not %s", quote(v), p.Range())
+	}
+	return x, nil
 }
 
 // split cuts a comma-separated list, counting its entries before it
@@ -423,39 +435,22 @@ func oneOf(v string, names []string) (string, error) {
 	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(names, ", "))
 }
 
-// number parses v as a finite number in [0, most].
-func number(v string, most float64) (float64, error) {
-	x, err := strconv.ParseFloat(v, 64)
-	switch {
-	case errors.Is(err, strconv.ErrRange) || err == nil && (math.IsNaN(x) || math.IsInf(x, 0)):
-		return 0, fmt.Errorf("%s is not a finite number", quote(v))
-	case err != nil:
-		return 0, fmt.Errorf("%s is not a number", quote(v))
-	case x < 0 || x > most:
-		return 0, outside(v, most)
-	}
-	return x, nil
-}
-
 // whole parses v as a whole number in [0, most].
-func whole(v string, most float64) (int, error) {
+func whole(v string, most int) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Errorf("%s is out of range", quote(v))
 	case err != nil:
 		return 0, fmt.Errorf("%s is not a whole number", quote(v))
-	case n < 0 || float64(n) > most:
+	case n < 0 || n > most:
 		return 0, outside(v, most)
 	}
 	return n, nil
 }
 
-func outside(v string, most float64) error {
-	if math.IsInf(most, 1) {
-		return fmt.Errorf("%s is negative", quote(v))
-	}
-	return fmt.Errorf("%s is outside [0, %g]", quote(v), most)
+func outside(v string, most int) error {
+	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
 }
 
 // quote quotes v for an error message, cut short at a rune boundary so that

@@ -286,7 +286,7 @@ func TestBadSpecs(t *testing.T) {
 		{"negative steps", func(s *session.Spec) { s.Steps = -1 }, "negative"},
 		{"forced token out of range", func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 6}} }, "forced"},
 		{"NaN edit", func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.NaN()}} }, "NaN"},
-		{"bad sampler", func(s *session.Spec) { s.Sampler.TopP = 2 }, "TopP"},
+		{"bad sampler", func(s *session.Spec) { s.Sampler.TopP = 2 }, "top_p: 2 is not a number from 0 to 1"},
 		{"logits length", func(s *session.Spec) {
 			*s = workedExample
 			s.Logits = s.Logits[:5]
