@@ -7,6 +7,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
@@ -92,6 +93,31 @@ func ExampleEncode() {
 	// Output:
 	// s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
 	// softmax [-2.1 0.3 3.1 0.8 0.1 -0.5] [{0 5}]
+}
+
+// A share link carries the changes of settings made along the way: here
+// the toy session, greedy for its first step and sampled at temperature 2
+// from the second on. Its flags byte, 2 ("Ag" in base64), says that a
+// changes section follows the edits.
+func ExampleEncode_changes() {
+	spec := catalog.Default()
+	spec.Steps = 2
+	spec.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 2, Seed: 7}}}
+	fragment, err := link.Encode(link.State{Spec: spec})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fragment)
+	s, err := link.Decode(fragment)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", s.Spec.Changes)
+	// Output:
+	// s1.AgN0b3kHVGhlIGNhdAACBWNoYWluAAAAAAAAAAIAKgAAAAEBBWNoYWluBAAAAAAAAAAABw
+	// [{Step:1 Sampler:{Mode:chain Temperature:2 TopK:0 TopP:0 MinP:0 RepetitionPenalty:0 Seed:7}}]
 }
 
 // Readable parameters in the query override the session in the fragment;

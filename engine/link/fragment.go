@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,8 +27,12 @@ const (
 )
 
 const (
-	prefix   = "s1."  // format s, version 1
-	deflated = 1 << 0 // the flags bit that says the data is compressed
+	prefix = "s1." // format s, version 1
+
+	// The flags: what the data holds beyond the fields every link has.
+	deflated   = 1 << 0 // the data is compressed
+	hasChanges = 1 << 1 // a section of changes of settings follows the edits
+	knownFlags = deflated | hasChanges
 
 	// compressAbove is the size below which Encode does not try DEFLATE:
 	// on short data its headers cost what it saves (none of the typical
@@ -45,8 +50,11 @@ const (
 // and Decode gives s back.
 func Encode(s State) (string, error) {
 	spec := &s.Spec
-	if spec.Sampler.Mode == "" {
-		spec.Sampler.Mode = sampler.Chain
+	spec.Sampler.Mode = chainIfEmpty(spec.Sampler.Mode)
+	spec.Changes = nilIfEmpty(slices.Clone(spec.Changes)) // not the caller's, which the loop would change
+	for i := range spec.Changes {
+		c := &spec.Changes[i].Sampler
+		c.Mode = chainIfEmpty(c.Mode)
 	}
 	if spec.Model == session.LogitsModel {
 		spec.Prompt = ""
@@ -60,14 +68,14 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %w", err)
 	}
 	var w writer
-	w.state(s)
+	flags := w.state(s)
 	if len(w) > MaxDecoded {
 		return "", fmt.Errorf("share link: %d bytes of data, more than %d", len(w), MaxDecoded)
 	}
-	data := append([]byte{0}, w...)
+	data := append([]byte{flags}, w...)
 	if len(w) > compressAbove {
 		if z := deflate(w); len(z) < len(w) {
-			data = append([]byte{deflated}, z...)
+			data = append([]byte{flags | deflated}, z...)
 		}
 	}
 	f := prefix + base64.RawURLEncoding.EncodeToString(data)
@@ -75,6 +83,14 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %d characters, more than %d", len(f), MaxFragment)
 	}
 	return f, nil
+}
+
+// chainIfEmpty spells the default mode, "", as Decode returns it.
+func chainIfEmpty(mode string) string {
+	if mode == "" {
+		return sampler.Chain
+	}
+	return mode
 }
 
 func nilIfEmpty[E any](s []E) []E {
@@ -112,17 +128,16 @@ func decode(fragment string) (State, error) {
 		return State{}, errors.New("no data")
 	}
 	flags, data := data[0], data[1:]
-	switch flags {
-	case 0:
-	case deflated:
+	if flags&^knownFlags != 0 {
+		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
+	}
+	if flags&deflated != 0 {
 		if data, err = inflate(data); err != nil {
 			return State{}, err
 		}
-	default:
-		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
 	}
 	r := reader{b: data}
-	s := r.state()
+	s := r.state(flags)
 	if r.err != nil {
 		return State{}, r.err
 	}
@@ -191,6 +206,17 @@ func check(s *State) error {
 		return fmt.Errorf("sampler: %w", err)
 	}
 	if err := spec.Sampler.Validate(); err != nil {
+		return err
+	}
+	for i, c := range spec.Changes {
+		if c.Step > maxSteps {
+			return fmt.Errorf("change %d: step %d is outside [1, %d]", i, c.Step, maxSteps)
+		}
+		if spec.Changes[i].Sampler.Mode, err = oneOf(c.Sampler.Mode, modes); err != nil {
+			return fmt.Errorf("change %d: sampler: %w", i, err)
+		}
+	}
+	if err := session.CheckChanges(spec.Changes); err != nil {
 		return err
 	}
 	for i, f := range spec.Forced {

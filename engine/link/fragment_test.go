@@ -40,6 +40,19 @@ func stories() link.State {
 	}}
 }
 
+// changed is stories() with its settings changed three times: cooler at
+// step 10, run.c with another seed at step 20, greedy from step 40.
+func changed() link.State {
+	s := stories()
+	s.Spec.Changes = []session.Change{
+		{Step: 10, Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 0.5, TopK: 40, TopP: 0.9, MinP: 0.05,
+			RepetitionPenalty: 1.1, Seed: 7}},
+		{Step: 20, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 8}},
+		{Step: 40, Sampler: sampler.DefaultSettings()},
+	}
+	return s
+}
+
 // wide is a logits session of n tokens: stories260K's vocabulary without
 // its spaces, and logits typed to one decimal.
 func wide(t testing.TB, n int) link.State {
@@ -73,6 +86,12 @@ func shareTests(t testing.TB) []link.State {
 		worked(),
 		stories(),
 		wide(t, 200),
+		changed(),
+		func() link.State { // compressed, with a change
+			s := wide(t, 200)
+			s.Spec.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 100, Seed: 1<<53 - 1}}}
+			return s
+		}(),
 		{Spec: with(func(s *session.Spec) {
 			s.Model, s.Prompt, s.Steps = "stories260K", "a&b=c+d %2C,\x00\t😀#", 4096
 			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 100, TopP: math.SmallestNonzeroFloat64,
@@ -134,6 +153,7 @@ func TestShareLength(t *testing.T) {
 		{"default toy session", link.State{Spec: catalog.Default()}, 60},
 		{"worked example", worked(), 120},
 		{"stories260K, 64 steps, 3 forced tokens, 5 edits", stories(), 150},
+		{"the same with its settings changed three times", changed(), 200},
 		{"200 hand-typed logits", wide(t, 200), 1200},
 	} {
 		f, err := link.Encode(c.state)
@@ -199,6 +219,17 @@ func TestEncodeErrors(t *testing.T) {
 			"share link: forced token 0: step -1 is outside [0, 4096]"},
 		{link.State{Spec: with(func(s *session.Spec) { s.Steps = -1 })}, `share link: steps: "-1" is outside [0, 4096]`},
 		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: top_k: -1 is not a whole number from 0 to 1,048,576"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Changes = []session.Change{{Step: 0, Sampler: s.Sampler}} })},
+			"share link: change 0: step 0: want a step ≥ 1"},
+		{link.State{Spec: with(func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 2, Sampler: s.Sampler}, {Step: 1, Sampler: s.Sampler}}
+		})}, "share link: change 1: step 1 does not come after step 2 of the change before"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Changes = []session.Change{{Step: 9999, Sampler: s.Sampler}} })},
+			"share link: change 0: step 9999 is outside [1, 4096]"},
+		{link.State{Spec: with(func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: "greedy", Seed: 1}}}
+		})},
+			`share link: change 0: sampler: "greedy" is not one of chain, runc`},
 		{link.State{Spec: logits(hexVocab(1024, 70), make([]float64, 1024)...)}, "bytes of data, more than 65536"},
 		{link.State{Spec: logits(hexVocab(1024, 40), make([]float64, 1024)...)}, "characters, more than 16384"},
 	} {
@@ -233,6 +264,11 @@ func TestMerge(t *testing.T) {
 		{name: "a setting over the fragment", query: "temperature=0.5&seed=9", fragment: stories(), want: func() link.State {
 			s := stories()
 			s.Spec.Sampler.Temperature, s.Spec.Sampler.Seed = 0.5, 9
+			return s
+		}()},
+		{name: "a setting over changes, which stay", query: "temperature=0.25", fragment: changed(), want: func() link.State {
+			s := changed()
+			s.Spec.Sampler.Temperature = 0.25
 			return s
 		}()},
 		{name: "the same model, spelled otherwise", query: "model=STORIES260k&prompt=Lily", fragment: stories(), want: func() link.State {
@@ -309,7 +345,8 @@ func FuzzDecode(f *testing.F) {
 		f.Add(frag[:len(frag)/2])
 		f.Add(frag[:len(frag)-1])
 	}
-	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8"} {
+	// Flags alone: 2 is a changes section, 3 that and DEFLATE, 0x80 unknown.
+	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8", "s1.Ag", "s1.Aw", "s1.gA"} {
 		f.Add(frag)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {

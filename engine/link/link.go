@@ -6,10 +6,10 @@
 //
 // Parse turns such a query into a session.Spec and Query turns a Spec back
 // into one. The form carries the model, the prompt, the number of steps, the
-// sampler settings and hand-typed logits; forced tokens and edited logits do
-// not fit it, and Query reports when it drops them. A share link carries
-// the whole session, those too, in the URL's fragment instead (see Share
-// links below).
+// sampler settings and hand-typed logits; forced tokens, edited logits and
+// changes of settings made along the way do not fit it, and Query reports
+// when it drops them. A share link carries the whole session, those too,
+// in the URL's fragment instead (see Share links below).
 //
 // # Parameters
 //
@@ -67,8 +67,9 @@
 //
 // # Share links
 //
-// A share link carries a State — the whole session, forced tokens and
-// edited logits included, and the playground's open view — in the URL's
+// A share link carries a State — the whole session, forced tokens, edited
+// logits and changes of settings included, and the playground's open view
+// — in the URL's
 // fragment, which the browser never sends to a server. Encode writes the
 // fragment and Decode reads it; the worked example with "mat" forced at
 // step 0, open at the softmax view, is
@@ -77,20 +78,29 @@
 //
 // The fragment is "s1." (the format and its version; a later format gets
 // another), then base64url (RFC 4648 §5, without padding) of a flags byte
-// and the data. Flags bit 0 says that the data is raw DEFLATE (RFC 1951),
-// which Encode uses only when it is shorter; the other bits are 0. The data
-// is these fields, in this order:
+// and the data. The flags are
 //
-//	model, prompt, view               string
-//	steps                             uint
+//	bit 0  the data is raw DEFLATE (RFC 1951), which Encode uses only when it is shorter
+//	bit 1  a changes section follows the edits; Encode sets it only when there are changes
+//
+// and the other bits are 0, so that a link made before a section existed
+// reads as it always did. The data is these fields, in this order:
+//
+//	model, prompt, view  string
+//	steps                uint
+//	settings             the session's settings, those of step 0 (Spec.Sampler)
+//	vocab and logits     uint n, then n strings, then n numbers
+//	forced               uint n, then n × (step uint, token uint)
+//	edits                uint n, then n × (step uint, token uint, logit number)
+//	changes              with bit 1: uint n ≥ 0, then n × (step uint, settings)
+//
+// where settings are the sampler's, as sampler.Params orders them:
+//
 //	sampler                           string: chain or runc
 //	temperature                       number
 //	top_k                             uint
 //	top_p, min_p, repetition_penalty  number
 //	seed                              uint
-//	vocab and logits                  uint n, then n strings, then n numbers
-//	forced                            uint n, then n × (step uint, token uint)
-//	edits                             uint n, then n × (step uint, token uint, logit number)
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -108,7 +118,10 @@
 // against the bytes left before anything is allocated for it; the view is
 // at most 32 letters a–z; a forced token or edit has a step in [0, 4096]
 // and, in a logits session, a token of the vocabulary; an edited logit is a
-// number or −Inf. Encode and Decode errors start with "share link: ".
+// number or −Inf; a change has a step in [1, 4096] after the step of the
+// change before it (session.CheckChanges) and settings that pass
+// sampler.Settings.Validate, so there are at most 4096 of them. Encode and
+// Decode errors start with "share link: ".
 //
 // # Query and fragment together
 //
@@ -122,8 +135,10 @@
 //     Merge is Parse of the query, and only the fragment's view stays.
 //   - Otherwise Parse reads the query over the fragment's session instead of
 //     catalog.Default: each parameter given replaces its field, in Parse's order and
-//     with Parse's rules and *ParamError. What the query cannot name —
-//     forced tokens, edits, the view — stays the fragment's. The result must
+//     with Parse's rules and *ParamError. The sampler's settings in the
+//     query are those of step 0 (Spec.Sampler), as in a session without
+//     changes. What the query cannot name — forced tokens, edits, changes
+//     of settings, the view — stays the fragment's. The result must
 //     pass Decode's checks, or Merge says "the query does not fit the share
 //     link": logits=1,2,3 over six tokens needs vocab= too.
 package link
@@ -266,7 +281,8 @@ func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
 // and what the session ignores (the prompt of a logits session). Parse of
 // the query gives spec back, unless spec is one Parse would reject, such as
 // one with a comma in a vocabulary token. lossy reports that spec has forced
-// tokens or edited logits, which the readable form cannot carry.
+// tokens, edited logits or changes of settings, which the readable form
+// cannot carry.
 // url.Values.Encode escapes the commas of logits and vocab as %2C, which
 // Parse reads the same.
 func Query(spec session.Spec) (q url.Values, lossy bool) {
@@ -298,7 +314,7 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 		q.Set("logits", strings.Join(l, ","))
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
-	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0
+	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0
 }
 
 // unknown returns the alphabetically first parameter of q that Parse does

@@ -211,6 +211,9 @@ func TestQuery(t *testing.T) {
 			"model=stories260K&steps=5&temperature=0.7", false},
 		{with(func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 1}} }), "", true},
 		{with(func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.Inf(-1)}} }), "", true},
+		{with(func(s *session.Spec) {
+			s.Steps, s.Changes = 2, []session.Change{{Step: 1, Sampler: sampler.Settings{Temperature: 1, Seed: 3}}}
+		}), "steps=2", true},
 		{func() session.Spec {
 			s := logits([]string{"0", "1"}, math.Inf(-1), 2.5)
 			s.Prompt = "ignored"

@@ -28,6 +28,19 @@ func unchecked(s State) []byte {
 	return w
 }
 
+// hostile is s written as Encode would, with the flags of the sections it
+// holds, skipping check and compression.
+func hostile(s State) string {
+	var w writer
+	flags := w.state(s)
+	return fragment(flags, w)
+}
+
+// changes is the default session with changes of settings.
+func changes(c ...session.Change) State {
+	return spec(func(s *session.Spec) { s.Changes = c })
+}
+
 // seeded is the default session's data up to its seed: all but its three
 // counts, each 0.
 func seeded() writer {
@@ -86,7 +99,7 @@ var decodeErrors = []struct {
 	{"padding", "s1.AA==", "not base64url"},
 	{"standard alphabet", "s1.AA+/", "not base64url"},
 	{"too long", prefix + strings.Repeat("A", MaxFragment), "16387 characters, more than 16384"},
-	{"unknown flags", fragment(2, unchecked(State{Spec: catalog.Default()})), "unknown flags 0x2 (was the link made by a newer nexttoken?)"},
+	{"unknown flags", fragment(0x80, unchecked(State{Spec: catalog.Default()})), "unknown flags 0x80 (was the link made by a newer nexttoken?)"},
 	{"not deflate", fragment(deflated, []byte{0xff, 0xff, 0xff}), "the compressed data is corrupt"},
 	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: catalog.Default()}))[:5]), "the compressed data ends early"},
 	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: catalog.Default()})), 0)), "1 bytes after the compressed data"},
@@ -105,6 +118,10 @@ var decodeErrors = []struct {
 	{"more tokens than bytes", fragment(0, then(seeded(), 1024, 1, 0)), "vocab: 1024 entries cannot fit in the 2 bytes that remain"},
 	{"a billion forced tokens", fragment(0, then(seeded(), 0, 1e9, 0)), "forced: 1000000000 entries cannot fit in the 1 bytes that remain"},
 	{"edits beyond memory", fragment(0, then(seeded(), 0, 0, 1<<62)), "edits: 4611686018427387904 entries cannot fit in the 0 bytes that remain"},
+	{"changes flagged, none there", fragment(hasChanges, unchecked(State{Spec: catalog.Default()})), "changes: the data ends early"},
+	{"a billion changes", fragment(hasChanges, then(seeded(), 0, 0, 0, 1e9)), "changes: 1000000000 entries, more than 4096"},
+	{"more changes than bytes", fragment(hasChanges, then(seeded(), 0, 0, 0, 4096, 1, 0)), "changes: 4096 entries cannot fit in the 2 bytes that remain"},
+	{"a change cut short", fragment(hasChanges, then(seeded(), 0, 0, 0, 1, 5, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "changes: 20 bytes, but only 10 remain"},
 
 	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of logits, toy, stories260K`},
 	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
@@ -128,6 +145,18 @@ var decodeErrors = []struct {
 		s.Edits = []session.Edit{{Step: 1, Token: 1}, {Step: 5000, Token: 1}}
 	}))), "edit 1: step 5000 is outside [0, 4096]"},
 	{"edit +Inf", fragment(0, unchecked(spec(func(s *session.Spec) { s.Edits = []session.Edit{{Logit: math.Inf(1)}} }))), "edit 0: logit +Inf is neither a finite number nor -inf"},
+	{"change at step 0", hostile(changes(session.Change{Step: 0, Sampler: sampler.DefaultSettings()})),
+		"change 0: step 0: want a step ≥ 1 (step 0's settings are the spec's Sampler)"},
+	{"changes out of order", hostile(changes(session.Change{Step: 3, Sampler: sampler.DefaultSettings()}, session.Change{Step: 2, Sampler: sampler.DefaultSettings()})),
+		"change 1: step 2 does not come after step 3 of the change before"},
+	{"change beyond the steps a link has", hostile(changes(session.Change{Step: 4097, Sampler: sampler.DefaultSettings()})),
+		"change 0: step 4097 is outside [1, 4096]"},
+	{"change without a mode", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Seed: 1}})),
+		`change 0: sampler: "" is not one of chain, runc`},
+	{"change with a bad top_p", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.Chain, TopP: 2, Seed: 1}})),
+		"change 0: sampler: top_p: 2 is not a number from 0 to 1"},
+	{"change to run.c with top-k", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, TopK: 2, Seed: 1}})),
+		"change 0: sampler: run.c has no top-k"},
 	{"view", fragment(0, unchecked(State{Spec: catalog.Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
 	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
 
@@ -160,16 +189,18 @@ func TestDecodeErrors(t *testing.T) {
 
 // TestDecodeCut cuts a share link's data at every byte: each is an error.
 func TestDecodeCut(t *testing.T) {
-	data := unchecked(tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
+	var data writer
+	flags := data.state(tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
 		s.Steps, s.Sampler.Temperature, s.Sampler.TopP = 1, 0.8, 0.9
 		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
 		s.Forced = []session.Force{{Step: 0, Token: 3}}
+		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}}}
 	}))
-	if _, err := Decode(fragment(0, data)); err != nil {
-		t.Fatal(err)
+	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges {
+		t.Fatalf("flags %#x: %v", flags, err)
 	}
 	for n := range len(data) {
-		if s, err := Decode(fragment(0, data[:n])); err == nil {
+		if s, err := Decode(fragment(flags, data[:n])); err == nil {
 			t.Errorf("%d of %d bytes: %+v", n, len(data), s)
 		}
 	}
