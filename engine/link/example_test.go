@@ -54,14 +54,14 @@ func Example_badParameter() {
 	// parameter top_p, value "1.5"
 }
 
-// Query writes only what differs from Default; forced tokens do not fit the
-// readable form, and Query says that it dropped them.
+// Query writes only what differs from catalog.Default; forced tokens do not
+// fit the readable form, and Query says that it dropped them.
 func ExampleQuery() {
 	spec := catalog.Default()
 	spec.Model, spec.Prompt, spec.Steps = "stories260K", "Once upon a time", 20
 	spec.Sampler.Temperature, spec.Sampler.TopP = 0.8, 0.9
 	spec.Forced = []session.Force{{Step: 3, Token: 42}}
-	q, lossy := link.Query(spec)
+	q, lossy := link.Query(link.State{Spec: spec})
 	fmt.Println(q.Encode())
 	fmt.Println("lossy:", lossy)
 	// Output:

@@ -28,8 +28,6 @@ func logits(vocab []string, l ...float64) session.Spec {
 	return session.Spec{Model: session.LogitsModel, Vocab: vocab, Logits: l, Sampler: sampler.DefaultSettings()}
 }
 
-const known = "(known: model, logits, vocab, prompt, steps, sampler, temperature, top_k, top_p, min_p, repetition_penalty, seed)"
-
 var parseTests = []struct {
 	query string
 	want  session.Spec // when err is ""
@@ -38,7 +36,7 @@ var parseTests = []struct {
 	{query: "", want: catalog.Default()},
 	{query: "model=toy&prompt=The+cat+sat&steps=3", want: with(func(s *session.Spec) { s.Prompt, s.Steps = "The cat sat", 3 })},
 	{query: "model=stories260K&prompt=&steps=4096", want: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = "stories260K", "", 4096 })},
-	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model = "stories260K" })},
+	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model, s.Prompt = "stories260K", "Once upon a time" })},
 	{query: "prompt=%C3%A9t%C3%A9%0A", want: with(func(s *session.Spec) { s.Prompt = "été\n" })},
 	{query: "temperature=0.8&top_k=40&top_p=0.9&min_p=0.05&repetition_penalty=1.3&seed=9007199254740991",
 		want: with(func(s *session.Spec) {
@@ -57,13 +55,10 @@ var parseTests = []struct {
 	{query: "vocab=%E2%96%81a,b&logits=-Infinity,0x1p-2", want: logits([]string{"▁a", "b"}, math.Inf(-1), 0.25)},
 
 	{query: "steps=1&steps=2", err: "steps: given more than once"},
-	{query: "temprature=1", err: `"temprature": unknown parameter ` + known},
-	{query: "steps=x&b=1&a=1", err: `"a": unknown parameter ` + known},
-	{query: "=1", err: `"": unknown parameter ` + known},
+	{query: "steps=x&b=1&a=1", err: `steps: "x" is not a whole number`},
 	{query: "model=gpt2", err: `model: "gpt2" is not one of logits, toy, stories260K`},
 	{query: "model=", err: `model: "" is not one of logits, toy, stories260K`},
-	{query: "model=logits", err: "logits: model=logits needs logits"},
-	{query: "model=logits&vocab=a&steps=1", err: "logits: model=logits needs logits"},
+	{query: "model=logits&vocab=a&steps=1", err: "vocab: 1 tokens for 6 logits"},
 	{query: "model=toy&logits=1", err: "logits: goes with model=logits, not model=toy"},
 	{query: "vocab=a", err: "vocab: goes with model=logits, not model=toy"},
 	{query: "logits=1&prompt=a", err: "prompt: model=logits has no prompt"},
@@ -164,14 +159,21 @@ func TestModels(t *testing.T) {
 // edits, so that Parse reads it back, through an encoded URL.
 func roundTrip(t *testing.T, spec session.Spec) {
 	t.Helper()
-	q, lossy := link.Query(spec)
-	back, err := url.ParseQuery(q.Encode())
+	roundTripState(t, link.State{Spec: spec})
+}
+
+// roundTripState checks that Query writes s, which has no forced tokens,
+// edits or changes, so that Merge reads it back, through an encoded URL.
+func roundTripState(t *testing.T, s link.State) {
+	t.Helper()
+	q, lossy := link.Query(s)
+	back, err := link.ParseQuery(q.Encode())
 	if err != nil {
-		t.Fatalf("%+v: Query gave %q: %v", spec, q.Encode(), err)
+		t.Fatalf("%+v: Query gave %q: %v", s, q.Encode(), err)
 	}
-	got, err := link.Parse(back)
-	if lossy || err != nil || !reflect.DeepEqual(got, spec) {
-		t.Fatalf("%+v: Query gave %q (lossy %v), Parse gave %+v, %v", spec, q.Encode(), lossy, got, err)
+	got, err := link.Merge(back, "")
+	if lossy || err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("%+v: Query gave %q (lossy %v), Merge gave %+v, %v", s, q.Encode(), lossy, got, err)
 	}
 }
 
@@ -194,8 +196,15 @@ func TestRoundTrip(t *testing.T) {
 		}),
 		logits([]string{"b"}, math.Copysign(0, -1)),
 		logits([]string{"1", "0"}, 1e300, -1e-300),
+		with(func(s *session.Spec) { s.Sampler.TopK, s.Sampler.MinP = 40, 0.1 }), // greedy, with filters
 	} {
 		roundTrip(t, spec)
+	}
+	for _, s := range []link.State{
+		{Spec: with(func(s *session.Spec) { s.Steps = 3 }), View: "kv", At: 3},
+		{Spec: logits([]string{"a"}, 1), View: "all"},
+	} {
+		roundTripState(t, s)
 	}
 }
 
@@ -208,7 +217,9 @@ func TestQuery(t *testing.T) {
 		{catalog.Default(), "", false},
 		{with(func(s *session.Spec) { s.Sampler.Mode = "" }), "", false},
 		{with(func(s *session.Spec) { s.Model, s.Steps, s.Sampler.Temperature = "stories260K", 5, 0.7 }),
-			"model=stories260K&steps=5&temperature=0.7", false},
+			"model=stories260K&prompt=The+cat&steps=5&temperature=0.7", false},
+		{with(func(s *session.Spec) { s.Model, s.Prompt = "stories260K", "Once upon a time" }),
+			"model=stories260K&prompt=Once+upon+a+time", false},
 		{with(func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 1}} }), "", true},
 		{with(func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.Inf(-1)}} }), "", true},
 		{with(func(s *session.Spec) {
@@ -220,29 +231,36 @@ func TestQuery(t *testing.T) {
 			return s
 		}(), "logits=-inf%2C2.5&model=logits", false},
 	} {
-		q, lossy := link.Query(c.spec)
+		q, lossy := link.Query(link.State{Spec: c.spec})
 		if got := q.Encode(); got != c.query || lossy != c.lossy {
 			t.Errorf("Query(%+v) = %q, %v, want %q, %v", c.spec, got, lossy, c.query, c.lossy)
 		}
 	}
 }
 
+// FuzzParse reads raw queries as the playground does, with ParseQuery
+// and Merge: every problem is a *ParamError, and every State read is
+// written back by Query as it was.
 func FuzzParse(f *testing.F) {
 	for _, c := range parseTests {
 		f.Add(c.query)
 	}
+	for _, q := range []string{"utm_source=x&Temperature=0.5&at=1&steps=2&view=kv", "prompt=100%&steps=1",
+		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c"} {
+		f.Add(q)
+	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
-		spec, err := link.Parse(q)
 		var pe *link.ParamError
+		q, err := link.ParseQuery(raw)
+		if err != nil && !errors.As(err, &pe) {
+			t.Fatalf("ParseQuery(%q): %v is not a *ParamError", raw, err)
+		}
+		s, err := link.Merge(q, "")
 		switch {
 		case err == nil:
-			roundTrip(t, spec)
+			roundTripState(t, s)
 		case !errors.As(err, &pe):
-			t.Fatalf("Parse(%q): %v is not a *ParamError", raw, err)
+			t.Fatalf("Merge(%q): %v is not a *ParamError", raw, err)
 		}
 	})
 }

@@ -96,6 +96,10 @@ func (w *writer) state(s State) (flags byte) {
 			w.settings(c.Sampler)
 		}
 	}
+	if s.At > 0 {
+		flags |= hasAt
+		w.int(s.At)
+	}
 	return flags
 }
 
@@ -247,6 +251,9 @@ func (r *reader) state(flags byte) State {
 				spec.Changes[i] = session.Change{Step: r.int("changes"), Sampler: r.settings("changes")}
 			}
 		}
+	}
+	if flags&hasAt != 0 {
+		s.At = r.int("at")
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("%d bytes after the last field", len(r.b))

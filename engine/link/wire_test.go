@@ -157,6 +157,9 @@ var decodeErrors = []struct {
 		"change 0: sampler: top_p: 2 is not a number from 0 to 1"},
 	{"change to run.c with top-k", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, TopK: 2, Seed: 1}})),
 		"change 0: sampler: run.c has no top-k"},
+	{"at flagged, none there", fragment(hasAt, unchecked(State{Spec: catalog.Default()})), "at: the data ends early"},
+	{"at beyond the steps", hostile(State{Spec: catalog.Default(), At: 1}), "at: step 1 is not one of the session's 0 steps"},
+	{"at beyond an int", fragment(hasAt, then(seeded(), 0, 0, 0, math.MaxUint64)), "at: 18446744073709551615 is too large"},
 	{"view", fragment(0, unchecked(State{Spec: catalog.Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
 	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
 
@@ -189,14 +192,16 @@ func TestDecodeErrors(t *testing.T) {
 
 // TestDecodeCut cuts a share link's data at every byte: each is an error.
 func TestDecodeCut(t *testing.T) {
-	var data writer
-	flags := data.state(tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
+	state := tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
 		s.Steps, s.Sampler.Temperature, s.Sampler.TopP = 1, 0.8, 0.9
 		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
 		s.Forced = []session.Force{{Step: 0, Token: 3}}
 		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}}}
-	}))
-	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges {
+	})
+	state.At = 1
+	var data writer
+	flags := data.state(state)
+	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt {
 		t.Fatalf("flags %#x: %v", flags, err)
 	}
 	for n := range len(data) {

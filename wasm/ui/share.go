@@ -31,7 +31,7 @@ func (p *Playground) shareURL() string {
 // them by hand), else the encoded state in the fragment.
 func (p *Playground) embedURL(view string) string {
 	base := p.path + "?embed=1&view=" + view
-	if q, lossy := link.Query(p.sess.Spec()); !lossy {
+	if q, lossy := link.Query(link.State{Spec: p.sess.Spec()}); !lossy {
 		if len(q) == 0 {
 			return base
 		}
