@@ -310,15 +310,7 @@ func TestMerge(t *testing.T) {
 		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo, ignored", query: "temprature=1", fragment: runc, want: runc},
 	} {
-		q, err := url.ParseQuery(c.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f string
-		if c.fragment.Spec.Model != "" {
-			f = encode(t, c.fragment)
-		}
-		got, err := link.Merge(q, f)
+		got, err := merge(t, c.query, c.fragment)
 		if c.err != "" {
 			var pe *link.ParamError
 			if err == nil || !strings.Contains(err.Error(), c.err) || errors.As(err, &pe) != c.param {
@@ -333,6 +325,20 @@ func TestMerge(t *testing.T) {
 	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
 		t.Errorf("Merge with a newer fragment: %v", err)
 	}
+}
+
+// merge is Merge of query and, unless it is zero, fragment as a share link.
+func merge(t *testing.T, query string, fragment link.State) (link.State, error) {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f string
+	if fragment.Spec.Model != "" {
+		f = encode(t, fragment)
+	}
+	return link.Merge(q, f)
 }
 
 // bomb is a share link whose data inflates to a megabyte of zeros.

@@ -332,20 +332,15 @@ func opening(model string, ownLogits bool) session.Spec {
 // temperature: greedy decoding ignores every filter, so whoever names one
 // wants sampling.
 func sampleIfFiltered(set *sampler.Settings, given map[string][]string) {
-	if set.Temperature != 0 || given["temperature"] != nil {
-		return
-	}
-	for _, p := range sampler.Params {
-		if p.Filter && given[p.Name] != nil && !p.IsOff(p.Get(*set)) {
-			set.Temperature = 1
-			return
-		}
+	named := func(p sampler.Param) bool { return given[p.Name] != nil && filterOn(p, *set) }
+	if set.Temperature == 0 && given["temperature"] == nil && slices.ContainsFunc(sampler.Params, named) {
+		set.Temperature = 1
 	}
 }
 
-// filtering reports whether a filter of set is on.
-func filtering(set sampler.Settings) bool {
-	return slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return p.Filter && !p.IsOff(p.Get(set)) })
+// filterOn reports whether p is a filter that set switches on.
+func filterOn(p sampler.Param, set sampler.Settings) bool {
+	return p.Filter && !p.IsOff(p.Get(set))
 }
 
 // Query writes s in the readable form, leaving out what equals
@@ -371,16 +366,16 @@ func Query(s State) (q url.Values, lossy bool) {
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
 	put("sampler", set.Mode, set.Mode == "" || set.Mode == ds.Mode)
+	// A greedy session with a filter on says temperature=0, or Parse
+	// would sample (sampleIfFiltered).
+	filtering := slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return filterOn(p, set) })
 	for _, p := range sampler.Params {
 		v := p.Get(set)
 		text := format(v)
 		if p.Integer {
 			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
 		}
-		// A greedy session with a filter on says temperature=0, or
-		// Parse would sample (sampleIfFiltered).
-		isDefault := v == p.Get(ds) && !(p.Name == "temperature" && filtering(set))
-		put(p.Name, text, isDefault)
+		put(p.Name, text, v == p.Get(ds) && !(p.Name == "temperature" && filtering))
 	}
 	if logits {
 		l := make([]string, len(spec.Logits))

@@ -180,15 +180,7 @@ func TestFilterMeansSampling(t *testing.T) {
 			s.Steps, s.Sampler.Temperature, s.Sampler.TopK = 2, 1, 3
 		})}},
 	} {
-		q, err := url.ParseQuery(c.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f string
-		if c.fragment.Spec.Model != "" {
-			f = encode(t, c.fragment)
-		}
-		if got, err := link.Merge(q, f); err != nil || !same(got, c.want) {
+		if got, err := merge(t, c.query, c.fragment); err != nil || !same(got, c.want) {
 			t.Errorf("Merge(%q) = %+v, %v, want %+v", c.query, got, err, c.want)
 		}
 	}
@@ -223,15 +215,7 @@ func TestAt(t *testing.T) {
 		{query: "model=stories260K", fragment: link.State{Spec: five, At: 2, View: "kv"}, want: link.State{
 			Spec: session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}, View: "kv"}},
 	} {
-		q, err := url.ParseQuery(c.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f string
-		if c.fragment.Spec.Model != "" {
-			f = encode(t, c.fragment)
-		}
-		got, err := link.Merge(q, f)
+		got, err := merge(t, c.query, c.fragment)
 		switch {
 		case c.err != "" && (err == nil || err.Error() != c.err):
 			t.Errorf("Merge(%q) = %v, want error %q", c.query, err, c.err)
