@@ -181,10 +181,31 @@ func TestBadParameter(t *testing.T) {
 		{"?top_p=abc", "top_p"},
 		{"?model=gpt", "model"},
 		{"?steps=-4", "steps"},
-		{"?temprature=1", "temprature"},
+		{"?Top_P=2", "top_p"},
 		{"?model=toy&prompt=The%20dog", "dog"},
 	} {
 		t.Run(tc.query, func(t *testing.T) { opensDefaultSaying(t, "/"+tc.query, tc.want) })
+	}
+}
+
+// TestLinksWithForeignParts opens links that carry what others add —
+// tracking parameters, an anchor — and parameters spelled in another case:
+// the session opens, without a message.
+func TestLinksWithForeignParts(t *testing.T) {
+	for _, path := range []string{
+		"/?utm_source=newsletter&fbclid=IwAR0&gclid=Cj0&ref=hn",
+		"/#intro",
+		"/?Temperature=0&MODEL=toy#section-2",
+	} {
+		t.Run(path, func(t *testing.T) {
+			tab := openPage(t, path)
+			if got := text(tab, "#choice"); got != "sat" {
+				t.Errorf("choice %q, want the default session's, sat", got)
+			}
+			if evaluate[bool](tab, `document.querySelector('#notice') !== null`) {
+				t.Errorf("notice %q", text(tab, "#notice"))
+			}
+		})
 	}
 }
 

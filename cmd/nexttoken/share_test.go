@@ -78,7 +78,7 @@ func TestAddressBarFollows(t *testing.T) {
 // default session.
 func TestHostileLinks(t *testing.T) {
 	for _, tc := range []struct{ name, fragment string }{
-		{"garbage", "#%%%not-a-state"},
+		{"garbage", "#s1.%%%not-a-state"},
 		{"unknown version", "#s9.AAAA"},
 		{"truncated", "#s1.A"},
 		{"huge", "#s1." + strings.Repeat("A", 100_000)},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
@@ -29,56 +30,71 @@ flags:
 
 // traceFlags are the command line of trace.
 type traceFlags struct {
-	logits, vocab                string
-	model, tokenizer, prompt     string
-	steps, top                   int
-	json, vectors                bool
-	settings                     sampler.Settings
-	samplerMode                  string
-	topK                         int
-	temperature, topP, minP, rep float64
-	seed                         uint64
+	logits, vocab            string
+	model, tokenizer, prompt string
+	promptSet                bool // --prompt was given, perhaps as ""
+	steps, top               int
+	json, vectors            bool
+	settings                 sampler.Settings
 }
 
 // parseTraceFlags reads trace's command line; for -h it prints the usage
 // and returns nil flags.
 func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
-	f := &traceFlags{}
-	def := sampler.DefaultSettings()
+	f := &traceFlags{settings: sampler.DefaultSettings()}
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
-	fs.StringVar(&f.model, "model", "toy", "embedded model (toy, stories260K) or a llama2.c checkpoint file")
+	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+") or a llama2.c checkpoint file")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model")
-	fs.StringVar(&f.prompt, "prompt", "The cat", "prompt text")
+	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
-	fs.StringVar(&f.samplerMode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
-	fs.Float64Var(&f.temperature, "temperature", def.Temperature, "temperature; 0 is greedy")
-	fs.IntVar(&f.topK, "top-k", def.TopK, "keep the k most probable tokens; 0 is off")
-	fs.Float64Var(&f.topP, "top-p", def.TopP, "keep the smallest set of tokens with probability ≥ p; 0 or 1 is off")
-	fs.Float64Var(&f.minP, "min-p", def.MinP, "keep tokens with probability ≥ min-p × the largest; 0 is off")
-	fs.Float64Var(&f.rep, "repetition-penalty", def.RepetitionPenalty, "divide positive (multiply negative) logits of tokens already in the context; 1 is off")
-	fs.Uint64Var(&f.seed, "seed", def.Seed, "random seed, ≥ 1")
+	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
+	for _, p := range sampler.Params {
+		// The back-quoted word names the flag's argument in the usage.
+		usage := p.Doc + "; " + strings.Replace(p.Range(), "number", "`number`", 1)
+		fs.Var(settingFlag{p, &f.settings}, strings.ReplaceAll(p.Name, "_", "-"), usage)
+	}
 	if help, err := parseFlags(fs, args, traceUsage, stdout); help || err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	fs.Visit(func(fl *flag.Flag) { f.promptSet = f.promptSet || fl.Name == "prompt" })
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
 	}
 	if f.vectors && !f.json {
 		return nil, errors.New("--vectors needs --json")
 	}
-	f.settings = sampler.Settings{
-		Mode: f.samplerMode, Temperature: f.temperature, TopK: f.topK, TopP: f.topP,
-		MinP: f.minP, RepetitionPenalty: f.rep, Seed: f.seed,
-	}
 	return f, nil
+}
+
+// settingFlag is the flag of a numeric sampler setting: p reads and checks
+// it, so that the command line takes what links and the playground take.
+type settingFlag struct {
+	p   sampler.Param
+	set *sampler.Settings
+}
+
+func (f settingFlag) String() string {
+	if f.set == nil { // the zero value, which package flag makes to print defaults
+		return ""
+	}
+	return strconv.FormatFloat(f.p.Get(*f.set), 'f', -1, 64)
+}
+
+func (f settingFlag) Set(v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || f.p.Check(x) != nil {
+		return errors.New("want " + f.p.Range())
+	}
+	f.p.Set(f.set, x)
+	return nil
 }
 
 func trace(args []string, stdout, stderr io.Writer) error {
@@ -178,6 +194,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return spec, nil, errors.New("--vocab needs --logits")
 	}
 	if f.tokenizer == "" {
+		if m, ok := catalog.Lookup(f.model); ok && m.Name == f.model && !f.promptSet {
+			spec.Prompt = m.Prompt
+		}
 		return spec, models.Load, nil
 	}
 	load := func(name string) (*session.Model, error) {
@@ -192,6 +211,17 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return session.LoadModel(name, ckpt, tok)
 	}
 	return spec, load, nil
+}
+
+// defaultPrompts lists the embedded models' own prompts for --prompt's help.
+func defaultPrompts() string {
+	var p []string
+	for _, m := range catalog.Models {
+		if m.Prompt != "" {
+			p = append(p, fmt.Sprintf("%q for %s", m.Prompt, m.Name))
+		}
+	}
+	return strings.Join(p, ", ")
 }
 
 // maxTop bounds --top: more candidates than anyone reads per step.

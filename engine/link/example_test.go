@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
@@ -48,18 +50,18 @@ func Example_badParameter() {
 		fmt.Printf("parameter %s, value %q\n", pe.Param, pe.Value)
 	}
 	// Output:
-	// top_p: "1.5" is outside [0, 1]
+	// top_p: "1.5" is not a number from 0 to 1
 	// parameter top_p, value "1.5"
 }
 
-// Query writes only what differs from Default; forced tokens do not fit the
-// readable form, and Query says that it dropped them.
+// Query writes only what differs from catalog.Default; forced tokens do not
+// fit the readable form, and Query says that it dropped them.
 func ExampleQuery() {
-	spec := link.Default()
+	spec := catalog.Default()
 	spec.Model, spec.Prompt, spec.Steps = "stories260K", "Once upon a time", 20
 	spec.Sampler.Temperature, spec.Sampler.TopP = 0.8, 0.9
 	spec.Forced = []session.Force{{Step: 3, Token: 42}}
-	q, lossy := link.Query(spec)
+	q, lossy := link.Query(link.State{Spec: spec})
 	fmt.Println(q.Encode())
 	fmt.Println("lossy:", lossy)
 	// Output:
@@ -93,10 +95,35 @@ func ExampleEncode() {
 	// softmax [-2.1 0.3 3.1 0.8 0.1 -0.5] [{0 5}]
 }
 
+// A share link carries the changes of settings made along the way: here
+// the toy session, greedy for its first step and sampled at temperature 2
+// from the second on. Its flags byte, 2 ("Ag" in base64), says that a
+// changes section follows the edits.
+func ExampleEncode_changes() {
+	spec := catalog.Default()
+	spec.Steps = 2
+	spec.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 2, Seed: 7}}}
+	fragment, err := link.Encode(link.State{Spec: spec})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fragment)
+	s, err := link.Decode(fragment)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", s.Spec.Changes)
+	// Output:
+	// s1.AgN0b3kHVGhlIGNhdAACBWNoYWluAAAAAAAAAAIAKgAAAAEBBWNoYWluBAAAAAAAAAAABw
+	// [{Step:1 Sampler:{Mode:chain Temperature:2 TopK:0 TopP:0 MinP:0 RepetitionPenalty:0 Seed:7}}]
+}
+
 // Readable parameters in the query override the session in the fragment;
 // what the query cannot say, such as forced tokens, stays.
 func ExampleMerge() {
-	base := link.Default()
+	base := catalog.Default()
 	base.Steps, base.Forced = 3, []session.Force{{Step: 1, Token: 4}}
 	fragment, err := link.Encode(link.State{Spec: base, View: "tokens"})
 	if err != nil {

@@ -5,29 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
-// State is what a share link carries: the session and the view.
+// State is what an address carries: the session and what the playground
+// shows of it.
 type State struct {
 	Spec session.Spec
 	View string // the playground's open view, at most 32 letters a–z; "" is the playground's choice
+
+	// At is the step on display, numbered from 1 as the page labels it
+	// ("Step N", the playground's step N − 1), at most Spec.Steps; 0, the
+	// default, is the next step. A session that stops before Spec.Steps
+	// has fewer steps to show: the playground shows its last.
+	At int
 }
 
 // Limits on share links.
 const (
 	MaxFragment = 16 << 10 // characters in a fragment
 	MaxDecoded  = 64 << 10 // bytes of data once decompressed
-	maxView     = 32
 )
 
 const (
-	prefix   = "s1."  // format s, version 1
-	deflated = 1 << 0 // the flags bit that says the data is compressed
+	prefix = "s1." // format s, version 1
+
+	// The flags: what the data holds beyond the fields every link has.
+	deflated   = 1 << 0 // the data is compressed
+	hasChanges = 1 << 1 // a section of changes of settings follows the edits
+	hasAt      = 1 << 2 // the step on display follows, last
+	knownFlags = deflated | hasChanges | hasAt
 
 	// compressAbove is the size below which Encode does not try DEFLATE:
 	// on short data its headers cost what it saves (none of the typical
@@ -45,8 +58,11 @@ const (
 // and Decode gives s back.
 func Encode(s State) (string, error) {
 	spec := &s.Spec
-	if spec.Sampler.Mode == "" {
-		spec.Sampler.Mode = sampler.Chain
+	spec.Sampler.Mode = chainIfEmpty(spec.Sampler.Mode)
+	spec.Changes = nilIfEmpty(slices.Clone(spec.Changes)) // not the caller's, which the loop would change
+	for i := range spec.Changes {
+		c := &spec.Changes[i].Sampler
+		c.Mode = chainIfEmpty(c.Mode)
 	}
 	if spec.Model == session.LogitsModel {
 		spec.Prompt = ""
@@ -60,14 +76,14 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %w", err)
 	}
 	var w writer
-	w.state(s)
+	flags := w.state(s)
 	if len(w) > MaxDecoded {
 		return "", fmt.Errorf("share link: %d bytes of data, more than %d", len(w), MaxDecoded)
 	}
-	data := append([]byte{0}, w...)
+	data := append([]byte{flags}, w...)
 	if len(w) > compressAbove {
 		if z := deflate(w); len(z) < len(w) {
-			data = append([]byte{deflated}, z...)
+			data = append([]byte{flags | deflated}, z...)
 		}
 	}
 	f := prefix + base64.RawURLEncoding.EncodeToString(data)
@@ -75,6 +91,14 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %d characters, more than %d", len(f), MaxFragment)
 	}
 	return f, nil
+}
+
+// chainIfEmpty spells the default mode, "", as Decode returns it.
+func chainIfEmpty(mode string) string {
+	if mode == "" {
+		return sampler.Chain
+	}
+	return mode
 }
 
 func nilIfEmpty[E any](s []E) []E {
@@ -112,17 +136,16 @@ func decode(fragment string) (State, error) {
 		return State{}, errors.New("no data")
 	}
 	flags, data := data[0], data[1:]
-	switch flags {
-	case 0:
-	case deflated:
+	if flags&^knownFlags != 0 {
+		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
+	}
+	if flags&deflated != 0 {
 		if data, err = inflate(data); err != nil {
 			return State{}, err
 		}
-	default:
-		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
 	}
 	r := reader{b: data}
-	s := r.state()
+	s := r.state(flags)
 	if r.err != nil {
 		return State{}, r.err
 	}
@@ -135,12 +158,20 @@ func version(fragment string) (string, error) {
 	if text, ok := strings.CutPrefix(fragment, prefix); ok {
 		return text, nil
 	}
-	v, _, dot := strings.Cut(fragment, ".")
-	if n, ok := strings.CutPrefix(v, "s"); ok && dot && n != "" && strings.Trim(n, "0123456789") == "" {
+	if format, ok := shareLike(fragment); ok {
 		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (was the link made by a newer nexttoken?)",
-			quote(v), strings.TrimSuffix(prefix, "."))
+			quote(format), strings.TrimSuffix(prefix, "."))
 	}
 	return "", fmt.Errorf("%s does not start with %q", quote(fragment), prefix)
+}
+
+// shareLike reports whether fragment starts as every version of the share
+// link does, "s", a number and ".", and returns that format, "s1"; any
+// other fragment is an anchor of the page.
+func shareLike(fragment string) (format string, ok bool) {
+	format, _, dot := strings.Cut(fragment, ".")
+	n, s := strings.CutPrefix(format, "s")
+	return format, s && dot && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // check applies the query form's rules to s where they apply, and the rules
@@ -149,7 +180,7 @@ func version(fragment string) (string, error) {
 func check(s *State) error {
 	spec := &s.Spec
 	var err error
-	if spec.Model, err = oneOf(spec.Model, models); err != nil {
+	if spec.Model, err = modelName(spec.Model); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	vocab := 0 // tokens a forced token or edit may name, when the link knows
@@ -185,12 +216,23 @@ func check(s *State) error {
 		}
 	}
 	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {
-		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), float64(most)))
+		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), most))
 	}
 	if spec.Sampler.Mode, err = oneOf(spec.Sampler.Mode, modes); err != nil {
 		return fmt.Errorf("sampler: %w", err)
 	}
 	if err := spec.Sampler.Validate(); err != nil {
+		return err
+	}
+	for i, c := range spec.Changes {
+		if c.Step > maxSteps {
+			return fmt.Errorf("change %d: step %d is outside [1, %d]", i, c.Step, maxSteps)
+		}
+		if spec.Changes[i].Sampler.Mode, err = oneOf(c.Sampler.Mode, modes); err != nil {
+			return fmt.Errorf("change %d: sampler: %w", i, err)
+		}
+	}
+	if err := session.CheckChanges(spec.Changes); err != nil {
 		return err
 	}
 	for i, f := range spec.Forced {
@@ -206,8 +248,13 @@ func check(s *State) error {
 			return fmt.Errorf("edit %d: logit %v is neither a finite number nor -inf", i, e.Logit)
 		}
 	}
-	if len(s.View) > maxView || strings.ContainsFunc(s.View, func(r rune) bool { return r < 'a' || r > 'z' }) {
-		return fmt.Errorf("view: %s is not at most %d letters a-z", quote(s.View), maxView)
+	if err := checkView(s.View); err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	if s.At != 0 {
+		if err := checkAt(s.At, spec.Steps); err != nil {
+			return fmt.Errorf("at: %w", err)
+		}
 	}
 	return nil
 }
@@ -230,38 +277,18 @@ func checkPlace(step, token, vocab int) error {
 // its fragment (without the '#'), either of which may be empty. The
 // package documentation says how the two combine.
 func Merge(query url.Values, fragment string) (State, error) {
-	if fragment == "" {
-		spec, err := Parse(query)
-		return State{Spec: spec}, err
+	if _, ok := shareLike(fragment); !ok {
+		return parse(State{Spec: catalog.Default()}, query)
 	}
 	s, err := Decode(fragment)
 	if err != nil {
 		return State{}, err
 	}
-	if m, ok := queryModel(query); ok && m != s.Spec.Model {
-		// Another model is another session: token ids and logits mean
-		// nothing in it.
-		spec, err := Parse(query)
-		return State{Spec: spec, View: s.View}, err
-	}
-	if s.Spec, err = parseOver(s.Spec, query); err != nil {
+	if s, err = parse(s, query); err != nil {
 		return State{}, err
 	}
 	if err := check(&s); err != nil {
 		return State{}, fmt.Errorf("the query does not fit the share link: %w", err)
 	}
 	return s, nil
-}
-
-// queryModel returns the model q names, as Parse reads it: model=, or
-// logits= without it.
-func queryModel(q url.Values) (string, bool) {
-	switch {
-	case len(q["model"]) > 0:
-		m, err := oneOf(q["model"][0], models)
-		return m, err == nil // Parse reports a bad name
-	case len(q["logits"]) > 0:
-		return session.LogitsModel, true
-	}
-	return "", false
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -37,6 +38,19 @@ func stories() link.State {
 		Edits: []session.Edit{{Step: 3, Token: 100, Logit: 12.5}, {Step: 7, Token: 336, Logit: math.Inf(-1)},
 			{Step: 12, Token: 42, Logit: 15}, {Step: 20, Token: 411, Logit: 0}, {Step: 40, Token: 7, Logit: 9.75}},
 	}}
+}
+
+// changed is stories() with its settings changed three times: cooler at
+// step 10, run.c with another seed at step 20, greedy from step 40.
+func changed() link.State {
+	s := stories()
+	s.Spec.Changes = []session.Change{
+		{Step: 10, Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 0.5, TopK: 40, TopP: 0.9, MinP: 0.05,
+			RepetitionPenalty: 1.1, Seed: 7}},
+		{Step: 20, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 8}},
+		{Step: 40, Sampler: sampler.DefaultSettings()},
+	}
+	return s
 }
 
 // wide is a logits session of n tokens: stories260K's vocabulary without
@@ -67,20 +81,32 @@ func wide(t testing.TB, n int) link.State {
 // shareTests are States that Decode(Encode(s)) gives back as they are.
 func shareTests(t testing.TB) []link.State {
 	return []link.State{
-		{Spec: link.Default()},
-		{Spec: link.Default(), View: "all"},
+		{Spec: catalog.Default()},
+		{Spec: catalog.Default(), View: "all"},
 		worked(),
 		stories(),
 		wide(t, 200),
+		changed(),
+		func() link.State { // on display at a past step
+			s := changed()
+			s.At = 64
+			return s
+		}(),
+		{Spec: with(func(s *session.Spec) { s.Steps = 1 }), At: 1},
+		func() link.State { // compressed, with a change
+			s := wide(t, 200)
+			s.Spec.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 100, Seed: 1<<53 - 1}}}
+			return s
+		}(),
 		{Spec: with(func(s *session.Spec) {
 			s.Model, s.Prompt, s.Steps = "stories260K", "a&b=c+d %2C,\x00\t😀#", 4096
-			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: math.MaxFloat32, TopP: math.SmallestNonzeroFloat64,
-				Seed: math.MaxUint64}
+			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 100, TopP: math.SmallestNonzeroFloat64,
+				Seed: 1<<53 - 1}
 		}), View: strings.Repeat("z", 32)},
 		{Spec: with(func(s *session.Spec) {
 			s.Prompt = ""
-			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: math.MaxInt, TopP: 1, MinP: 5e-324,
-				RepetitionPenalty: math.MaxFloat64, Seed: 1}
+			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: 1 << 20, TopP: 1, MinP: 5e-324,
+				RepetitionPenalty: 100, Seed: 1}
 			s.Forced = []session.Force{{Step: 4096, Token: math.MaxInt}, {Step: 0, Token: 0}}
 			s.Edits = []session.Edit{{Step: 4096, Token: 1e9, Logit: -math.MaxFloat64}, {Step: 0, Token: 0, Logit: 1e-320}}
 		})},
@@ -130,9 +156,10 @@ func TestShareLength(t *testing.T) {
 		state link.State
 		most  int
 	}{
-		{"default toy session", link.State{Spec: link.Default()}, 60},
+		{"default toy session", link.State{Spec: catalog.Default()}, 60},
 		{"worked example", worked(), 120},
 		{"stories260K, 64 steps, 3 forced tokens, 5 edits", stories(), 150},
+		{"the same with its settings changed three times", changed(), 200},
 		{"200 hand-typed logits", wide(t, 200), 1200},
 	} {
 		f, err := link.Encode(c.state)
@@ -149,7 +176,7 @@ func TestEncodeNormalises(t *testing.T) {
 		{link.State{Spec: with(func(s *session.Spec) {
 			s.Model, s.Sampler.Mode = "TOY", ""
 			s.Forced, s.Edits = []session.Force{}, []session.Edit{}
-		})}, link.State{Spec: link.Default()}},
+		})}, link.State{Spec: catalog.Default()}},
 		{link.State{Spec: func() session.Spec {
 			s := logits(nil, 1, 2)
 			s.Prompt = "ignored, as Query ignores it"
@@ -187,8 +214,8 @@ func TestEncodeErrors(t *testing.T) {
 		state link.State
 		err   string
 	}{
-		{link.State{}, `share link: model: "" is not one of toy, stories260K, logits`},
-		{link.State{Spec: link.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
+		{link.State{}, `share link: model: "" is not one of logits, toy, stories260K`},
+		{link.State{Spec: catalog.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
 		{link.State{Spec: logits([]string{"a", "b"}, 1, math.NaN())}, "share link: logits: token 1: NaN is neither a finite number nor -inf"},
 		{link.State{Spec: logits([]string{"a"}, 1, 2)}, "share link: vocab: 1 tokens for 2 logits"},
 		{link.State{Spec: logits(nil, make([]float64, 1025)...)}, "share link: logits: 1025 entries, more than 1024"},
@@ -197,7 +224,18 @@ func TestEncodeErrors(t *testing.T) {
 		{link.State{Spec: with(func(s *session.Spec) { s.Forced = []session.Force{{Step: -1}} })},
 			"share link: forced token 0: step -1 is outside [0, 4096]"},
 		{link.State{Spec: with(func(s *session.Spec) { s.Steps = -1 })}, `share link: steps: "-1" is outside [0, 4096]`},
-		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: TopK -1 is negative"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Sampler.TopK = -1 })}, "share link: sampler: top_k: -1 is not a whole number from 0 to 1,048,576"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Changes = []session.Change{{Step: 0, Sampler: s.Sampler}} })},
+			"share link: change 0: step 0: want a step ≥ 1"},
+		{link.State{Spec: with(func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 2, Sampler: s.Sampler}, {Step: 1, Sampler: s.Sampler}}
+		})}, "share link: change 1: step 1 does not come after step 2 of the change before"},
+		{link.State{Spec: with(func(s *session.Spec) { s.Changes = []session.Change{{Step: 9999, Sampler: s.Sampler}} })},
+			"share link: change 0: step 9999 is outside [1, 4096]"},
+		{link.State{Spec: with(func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: "greedy", Seed: 1}}}
+		})},
+			`share link: change 0: sampler: "greedy" is not one of chain, runc`},
 		{link.State{Spec: logits(hexVocab(1024, 70), make([]float64, 1024)...)}, "bytes of data, more than 65536"},
 		{link.State{Spec: logits(hexVocab(1024, 40), make([]float64, 1024)...)}, "characters, more than 16384"},
 	} {
@@ -226,12 +264,17 @@ func TestMerge(t *testing.T) {
 		err         string
 		param       bool // err is a *ParamError
 	}{
-		{name: "neither", want: link.State{Spec: link.Default()}},
+		{name: "neither", want: link.State{Spec: catalog.Default()}},
 		{name: "query only", query: "steps=3", want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 3 })}},
 		{name: "fragment only", fragment: stories(), want: stories()},
 		{name: "a setting over the fragment", query: "temperature=0.5&seed=9", fragment: stories(), want: func() link.State {
 			s := stories()
 			s.Spec.Sampler.Temperature, s.Spec.Sampler.Seed = 0.5, 9
+			return s
+		}()},
+		{name: "a setting over changes, which stay", query: "temperature=0.25", fragment: changed(), want: func() link.State {
+			s := changed()
+			s.Spec.Sampler.Temperature = 0.25
 			return s
 		}()},
 		{name: "the same model, spelled otherwise", query: "model=STORIES260k&prompt=Lily", fragment: stories(), want: func() link.State {
@@ -263,19 +306,11 @@ func TestMerge(t *testing.T) {
 		{name: "a prompt for logits", query: "prompt=x", fragment: worked(), err: "prompt: model=logits has no prompt", param: true},
 		{name: "too many steps for logits", query: "steps=2", fragment: worked(), err: `steps: "2" is outside [0, 1]`, param: true},
 		{name: "a stage run.c lacks", query: "top_k=3", fragment: runc,
-			err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3", param: true},
-		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of toy, stories260K, logits`, param: true},
-		{name: "a typo", query: "temprature=1", fragment: runc, err: `"temprature": unknown parameter`, param: true},
+			err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3", param: true},
+		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
+		{name: "a typo, ignored", query: "temprature=1", fragment: runc, want: runc},
 	} {
-		q, err := url.ParseQuery(c.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f string
-		if c.fragment.Spec.Model != "" {
-			f = encode(t, c.fragment)
-		}
-		got, err := link.Merge(q, f)
+		got, err := merge(t, c.query, c.fragment)
 		if c.err != "" {
 			var pe *link.ParamError
 			if err == nil || !strings.Contains(err.Error(), c.err) || errors.As(err, &pe) != c.param {
@@ -290,6 +325,20 @@ func TestMerge(t *testing.T) {
 	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
 		t.Errorf("Merge with a newer fragment: %v", err)
 	}
+}
+
+// merge is Merge of query and, unless it is zero, fragment as a share link.
+func merge(t *testing.T, query string, fragment link.State) (link.State, error) {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f string
+	if fragment.Spec.Model != "" {
+		f = encode(t, fragment)
+	}
+	return link.Merge(q, f)
 }
 
 // bomb is a share link whose data inflates to a megabyte of zeros.
@@ -308,7 +357,8 @@ func FuzzDecode(f *testing.F) {
 		f.Add(frag[:len(frag)/2])
 		f.Add(frag[:len(frag)-1])
 	}
-	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8"} {
+	// Flags alone: 2 is a changes section, 3 that and DEFLATE, 0x80 unknown.
+	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8", "s1.Ag", "s1.Aw", "s1.gA"} {
 		f.Add(frag)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {

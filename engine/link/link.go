@@ -4,52 +4,83 @@
 //	/?model=stories260K&prompt=Once+upon+a+time&steps=20&temperature=0.8&top_p=0.9
 //	/?logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat&steps=1
 //
-// Parse turns such a query into a session.Spec and Query turns a Spec back
-// into one. The form carries the model, the prompt, the number of steps, the
-// sampler settings and hand-typed logits; forced tokens and edited logits do
-// not fit it, and Query reports when it drops them. A share link carries
-// the whole session, those too, in the URL's fragment instead (see Share
-// links below).
+// Parse turns such a query into a session.Spec; Merge turns it, with a
+// share link's fragment, into a State, the session and what the playground
+// shows of it; Query turns a State back into a query. The form carries the
+// model, the prompt, the number of steps, the sampler settings, hand-typed
+// logits, the view and the step on display; forced tokens, edited logits
+// and changes of settings made along the way do not fit it, and Query
+// reports when it drops them. A share link carries the whole State, those
+// too, in the URL's fragment instead (see Share links below).
 //
 // # Parameters
 //
-// These are all the parameters there are. An absent one keeps its value in
-// Default: model toy, prompt "The cat", 0 steps, sampler.DefaultSettings
-// (greedy, seed 42).
+// These are the parameters link reads. An absent one keeps its value in
+// catalog.Default, the session the playground opens with: model toy,
+// prompt "The cat", 0 steps, sampler.DefaultSettings (greedy, seed 42).
 //
-//	model               toy, stories260K or logits, in any case
+//	model               a name of package catalog: logits, toy or stories260K
 //	logits              comma-separated logits: finite numbers, or -inf to mask a token
 //	vocab               comma-separated tokens; the default is 0,1,2,…
 //	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
 //	steps               a whole number in [0, 4096]
 //	sampler             chain or runc
-//	temperature         a number ≥ 0; 0 is greedy
-//	top_k               a whole number ≥ 0; 0 is off
-//	top_p               a number in [0, 1]
-//	min_p               a number in [0, 1]
-//	repetition_penalty  a number ≥ 0
-//	seed                a whole number in [1, 2^64−1]
+//	temperature         a number from 0 to 100; 0 is greedy
+//	top_k               a whole number from 0 to 2^20; 0 is off
+//	top_p               a number from 0 to 1; 0 or 1 is off
+//	min_p               a number from 0 to 1; 0 is off
+//	repetition_penalty  a number from 0 to 100; 0 or 1 is off
+//	seed                a whole number from 1 to 2^53 − 1
+//	view                the playground's open view: at most 32 letters a–z
+//	at                  the step on display, numbered as the page labels it
+//	                    ("Step N"): a whole number from 1 to steps; absent,
+//	                    the next step
 //
+// Names match in any case (Temperature= is temperature=), as do the values
+// that are names (model=STORIES260k, sampler=RunC). Any other parameter is
+// ignored: a shared address gathers parameters from elsewhere (utm_source=,
+// fbclid=, ref=), and some belong to the page, not the session (embed=,
+// theme=: PageOf reads them).
+//
+// The sampler's settings, temperature to seed, are sampler.Params, which
+// holds their ranges; the error for a value outside one says it in words.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
-// beyond a float64 (1e999) are errors; whole numbers are decimal.
+// beyond a float64 (1e999) are errors; whole numbers are decimal. The
+// ranges were wider before sampler.Params: any temperature, top_k and
+// repetition penalty, and seeds up to 2^64 − 1. The playground never wrote
+// values beyond today's, so only a hand-made link can hold one, and it now
+// fails with an error naming the parameter. 2^53 − 1 is the largest seed a
+// float64, and so a JavaScript number, holds exactly.
 //
-// model=logits is package session's model-less session. It needs logits, at
-// most 1024 of them and not all -inf, and takes a vocab of the same length
-// whose tokens are non-empty, distinct, valid UTF-8 and free of white space
-// (the word tokenizer's rule). It has no prompt, and 0 or 1 steps. A query
-// with logits but no model means model=logits; logits or vocab with another
+// A model named opens as package catalog opens it: model=stories260K alone
+// is stories260K after its own prompt, "Once upon a time", and
+// model=logits alone is the worked example, six words and their logits.
+//
+// model=logits is package session's model-less session. Its logits, at
+// most 1024 and not all -inf, replace the worked example's, with the
+// vocabulary 0, 1, 2, … unless vocab gives one of the same length, whose
+// tokens are non-empty, distinct, valid UTF-8 and free of white space (the
+// word tokenizer's rule). It has no prompt, and 0 or 1 steps. A query with
+// logits but no model means model=logits; logits or vocab with another
 // model, and a prompt with model=logits, are errors.
+//
+// The filters top_k, top_p and min_p act only when sampling: greedy
+// decoding takes the most probable token, whatever they keep. So a reader
+// who switches one on over greedy settings wants sampling, and gets it at
+// temperature 1: ?top_p=0.9 is ?top_p=0.9&temperature=1. An explicit
+// temperature=0 keeps greedy decoding, and Query writes it whenever a
+// greedy session has a filter on.
 //
 // # Errors
 //
-// Each parameter may be given once, and a name not in the list above (most
-// likely a typo) is an error. Parse rejects the alphabetically first
-// unknown name, then reads the parameters in the order of the list and
-// reports the first problem as a *ParamError, which names the parameter so
-// that the playground can point at it. A rule that ties two parameters
-// together is checked at the later one: top_k=3 is wrong only after
-// sampler=runc, as sampler.Settings.Validate says. Last, Parse checks that
-// model=logits got its logits.
+// Each parameter may be given once, in any spelling of its name. Parse
+// reads the parameters in the order of the list and reports the first
+// problem as a *ParamError, which names the parameter so that the
+// playground can point at it. A rule that ties two parameters together is
+// checked at the later one: top_k=3 is wrong only after sampler=runc, as
+// sampler.Settings.Validate says, and at=3 only after steps=2. Parse checks
+// view and at too, and leaves them out of the Spec it returns; Merge
+// returns them in its State.
 //
 // Parse does not load models. Whether the prompt's words are in a model's
 // vocabulary, or fit its context, the session finds out when it runs.
@@ -57,32 +88,48 @@
 // A value longer than 64 KiB is rejected before it is parsed, and a list is
 // counted before it is split, so a hostile link fails fast.
 //
+// Parse takes the query decoded, as url.Values holds it. A query with a %
+// that starts no escape, such as prompt=100%, is not valid in a URL, and
+// url.ParseQuery drops the parameter with an error that does not name it;
+// ParseQuery reads such a query and names the parameter in a *ParamError.
+//
 // # Share links
 //
-// A share link carries a State — the whole session, forced tokens and
-// edited logits included, and the playground's open view — in the URL's
-// fragment, which the browser never sends to a server. Encode writes the
-// fragment and Decode reads it; the worked example with "mat" forced at
-// step 0, open at the softmax view, is
+// A share link carries a State — the whole session, forced tokens, edited
+// logits and changes of settings included, the playground's open view and
+// the step on display — in the URL's fragment, which the browser never
+// sends to a server. Encode writes the fragment and Decode reads it; the
+// worked example with "mat" forced at step 0, open at the softmax view, is
 //
 //	/#s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
 //
 // The fragment is "s1." (the format and its version; a later format gets
 // another), then base64url (RFC 4648 §5, without padding) of a flags byte
-// and the data. Flags bit 0 says that the data is raw DEFLATE (RFC 1951),
-// which Encode uses only when it is shorter; the other bits are 0. The data
-// is these fields, in this order:
+// and the data. The flags are
 //
-//	model, prompt, view               string
-//	steps                             uint
+//	bit 0  the data is raw DEFLATE (RFC 1951), which Encode uses only when it is shorter
+//	bit 1  a changes section follows the edits; Encode sets it only when there are changes
+//	bit 2  the step on display follows last; Encode sets it only when there is one
+//
+// and the other bits are 0, so that a link made before a section existed
+// reads as it always did. The data is these fields, in this order:
+//
+//	model, prompt, view  string
+//	steps                uint
+//	settings             the session's settings, those of step 0 (Spec.Sampler)
+//	vocab and logits     uint n, then n strings, then n numbers
+//	forced               uint n, then n × (step uint, token uint)
+//	edits                uint n, then n × (step uint, token uint, logit number)
+//	changes              with bit 1: uint n, then n × (step uint, settings)
+//	at                   with bit 2: uint, State.At
+//
+// where settings are the sampler's, as sampler.Params orders them:
+//
 //	sampler                           string: chain or runc
 //	temperature                       number
 //	top_k                             uint
 //	top_p, min_p, repetition_penalty  number
 //	seed                              uint
-//	vocab and logits                  uint n, then n strings, then n numbers
-//	forced                            uint n, then n × (step uint, token uint)
-//	edits                             uint n, then n × (step uint, token uint, logit number)
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -93,14 +140,17 @@
 //
 // Decode applies the query form's rules where they apply, with the same
 // messages: model=logits has 1 to 1024 tokens and no prompt, at most one
-// step, and so on. A token may hold a comma, which the query form cannot
-// carry. More rules bound what only a share link carries: the fragment is at
-// most MaxFragment characters and its data at most MaxDecoded bytes once
-// decompressed, with nothing after the last field; every count is checked
-// against the bytes left before anything is allocated for it; the view is
-// at most 32 letters a–z; a forced token or edit has a step in [0, 4096]
-// and, in a logits session, a token of the vocabulary; an edited logit is a
-// number or −Inf. Encode and Decode errors start with "share link: ".
+// step, at is one of the steps, and so on. A token may hold a comma, which
+// the query form cannot carry. More rules bound what only a share link
+// carries: the fragment is at most MaxFragment characters and its data at
+// most MaxDecoded bytes once decompressed, with nothing after the last
+// field; every count is checked against the bytes left before anything is
+// allocated for it; a forced token or edit has a step in [0, 4096] and, in
+// a logits session, a token of the vocabulary; an edited logit is a number
+// or −Inf; a change has a step in [1, 4096] after the step of the change
+// before it (session.CheckChanges) and settings that pass
+// sampler.Settings.Validate, so there are at most 4096 of them. Encode and
+// Decode errors start with "share link: ".
 //
 // # Query and fragment together
 //
@@ -108,21 +158,28 @@
 // /?temperature=0.5#s1.…, in which the fragment is the base and the query
 // overrides it. Exactly:
 //
-//   - Without a fragment, Merge is Parse, with the view "".
-//   - A query that names another model than the fragment's — model=, or
-//     logits= without model=, as Parse reads them — starts another session:
-//     Merge is Parse of the query, and only the fragment's view stays.
-//   - Otherwise Parse reads the query over the fragment's session instead of
-//     Default: each parameter given replaces its field, in Parse's order and
-//     with Parse's rules and *ParamError. What the query cannot name —
-//     forced tokens, edits, the view — stays the fragment's. The result must
-//     pass Decode's checks, or Merge says "the query does not fit the share
-//     link": logits=1,2,3 over six tokens needs vocab= too.
+//   - A fragment that does not start as a share link does — "s", a
+//     version number, "." — is an anchor of the page (#intro), and Merge
+//     ignores it. One that does start so but does not decode is an error.
+//   - Without a share link, Merge reads the query as Parse does, over
+//     catalog.Default.
+//   - Otherwise it reads the query over the share link's State, with
+//     Parse's rules, order and *ParamError: each parameter given replaces
+//     its field. A query that names another model than the link's —
+//     model=, or logits= without model= — starts that model's session as
+//     Parse would, and only the view stays the link's. The sampler's
+//     settings in the query are those of step 0 (Spec.Sampler), as in a
+//     session without changes. What the query cannot name — forced tokens,
+//     edits, changes of settings — stays the link's. The result must pass
+//     Decode's checks, or Merge says "the query does not fit the share
+//     link": logits=1,2,3 over six tokens needs vocab= too, and steps=2
+//     over a link on display at step 5 needs at= too.
 package link
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -130,6 +187,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -141,104 +199,96 @@ const (
 	maxSteps  = 4096
 	maxTokens = 1024 // hand-typed logits, as package session allows
 	maxQuoted = 40   // bytes of a value quoted in an error message
+	maxView   = 32
 )
 
 // param is a query parameter. read parses v into s, which holds the
 // parameters read before, and says why it cannot.
 type param struct {
 	name string
-	read func(s *session.Spec, v string) error
+	read func(s *State, v string) error
 }
 
-var (
-	models = []string{"toy", "stories260K", session.LogitsModel}
-	modes  = []string{sampler.Chain, sampler.RunC}
-)
+var modes = []string{sampler.Chain, sampler.RunC}
 
-// params are the parameters in the order Parse reads them.
-var params = []param{
-	{"model", func(s *session.Spec, v string) (err error) {
-		s.Model, err = oneOf(v, models)
+// params are the parameters in the order Parse reads them: the session's,
+// the sampler's numeric settings as sampler.Params gives them, then what
+// the playground shows.
+var params = slices.Concat([]param{
+	{"model", onSpec(func(s *session.Spec, v string) (err error) {
+		s.Model, err = modelName(v)
 		return err
-	}},
-	{"logits", readLogits},
-	{"vocab", readVocab},
-	{"prompt", readPrompt},
-	{"steps", readSteps},
-	{"sampler", func(s *session.Spec, v string) (err error) {
+	})},
+	{"logits", onSpec(readLogits)},
+	{"vocab", onSpec(readVocab)},
+	{"prompt", onSpec(readPrompt)},
+	{"steps", onSpec(readSteps)},
+	{"sampler", onSpec(func(s *session.Spec, v string) (err error) {
 		s.Sampler.Mode, err = oneOf(v, modes)
 		return err
+	})},
+}, settings(), []param{
+	{"view", func(s *State, v string) error {
+		s.View = v
+		return checkView(v)
 	}},
-	{"temperature", func(s *session.Spec, v string) (err error) {
-		s.Sampler.Temperature, err = number(v, math.Inf(1))
-		return err
-	}},
-	{"top_k", func(s *session.Spec, v string) (err error) {
-		s.Sampler.TopK, err = whole(v, math.Inf(1))
-		return err
-	}},
-	{"top_p", func(s *session.Spec, v string) (err error) {
-		s.Sampler.TopP, err = number(v, 1)
-		return err
-	}},
-	{"min_p", func(s *session.Spec, v string) (err error) {
-		s.Sampler.MinP, err = number(v, 1)
-		return err
-	}},
-	{"repetition_penalty", func(s *session.Spec, v string) (err error) {
-		s.Sampler.RepetitionPenalty, err = number(v, math.Inf(1))
-		return err
-	}},
-	{"seed", readSeed},
+	{"at", readAt},
+})
+
+// onSpec makes read a reader of the State's session.
+func onSpec(read func(s *session.Spec, v string) error) func(*State, string) error {
+	return func(s *State, v string) error { return read(&s.Spec, v) }
+}
+
+// settings are the parameters of sampler.Params.
+func settings() []param {
+	ps := make([]param, len(sampler.Params))
+	for i, p := range sampler.Params {
+		ps[i] = param{p.Name, onSpec(func(s *session.Spec, v string) error {
+			x, err := readSetting(p, v)
+			if err == nil {
+				p.Set(&s.Sampler, x)
+			}
+			return err
+		})}
+	}
+	return ps
 }
 
 // ParamError is the problem with one query parameter.
 type ParamError struct {
-	Param  string // the parameter's name
+	Param  string // the parameter's name, as the package documentation spells it
 	Value  string // its value as given (the first, if it was repeated)
 	Reason string
 }
 
 // Error returns "param: reason".
-func (e *ParamError) Error() string {
-	name := e.Param
-	if !known(name) {
-		// An unknown name is whatever was typed: nothing, or a megabyte.
-		name = quote(name)
-	}
-	return name + ": " + e.Reason
-}
-
-// Default is the session the playground opens with: the toy model after
-// "The cat", greedy, no steps yet.
-func Default() session.Spec {
-	return session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
-}
+func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
 
 // Parse turns a query into a session. Absent parameters keep their values
-// in Default; any problem is a *ParamError.
+// in catalog.Default; any problem is a *ParamError.
 func Parse(q url.Values) (session.Spec, error) {
-	return parseOver(Default(), q)
+	s, err := parse(State{Spec: catalog.Default()}, q)
+	return s.Spec, err
 }
 
-// parseOver is Parse with spec in place of Default: what q leaves out keeps
-// its value in spec.
-func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
-	if name, ok := unknown(q); ok {
-		return session.Spec{}, &ParamError{Param: name, Value: q.Get(name),
-			Reason: "unknown parameter (known: " + strings.Join(names(), ", ") + ")"}
-	}
-	if len(q["model"]) == 0 && len(q["logits"]) > 0 {
-		spec.Model = session.LogitsModel
+// parse reads q over base: what q leaves out keeps its value there.
+func parse(base State, q url.Values) (State, error) {
+	given := known(q)
+	s := base
+	if m, ok := queryModel(given); ok && m != s.Spec.Model {
+		// Another model is another session: token ids, logits and steps
+		// mean nothing in it.
+		s.Spec, s.At = opening(m, given["logits"] != nil), 0
 	}
 	for _, p := range params {
-		vs := q[p.name]
+		vs := given[p.name]
 		if len(vs) == 0 {
 			continue
 		}
 		v := vs[0]
-		fail := func(reason string) (session.Spec, error) {
-			return session.Spec{}, &ParamError{Param: p.name, Value: v, Reason: reason}
+		fail := func(reason string) (State, error) {
+			return State{}, &ParamError{Param: p.name, Value: v, Reason: reason}
 		}
 		switch {
 		case len(vs) > 1:
@@ -246,53 +296,87 @@ func parseOver(spec session.Spec, q url.Values) (session.Spec, error) {
 		case len(v) > maxValue:
 			return fail(fmt.Sprintf("%d bytes, more than %d", len(v), maxValue))
 		}
-		if err := p.read(&spec, v); err != nil {
+		if err := p.read(&s, v); err != nil {
 			return fail(err.Error())
 		}
 		// Validating after every parameter blames a conflict on the
 		// parameter that made it.
-		if err := spec.Sampler.Validate(); err != nil {
+		if err := s.Spec.Sampler.Validate(); err != nil {
 			return fail(strings.TrimPrefix(err.Error(), "sampler: "))
 		}
 	}
-	if spec.Model == session.LogitsModel {
-		if spec.Logits == nil {
-			return session.Spec{}, &ParamError{Param: "logits", Reason: "model=logits needs logits"}
-		}
+	sampleIfFiltered(&s.Spec.Sampler, given)
+	if spec := &s.Spec; spec.Model == session.LogitsModel {
 		if spec.Vocab == nil {
 			spec.Vocab = indexVocab(len(spec.Logits))
 		}
 		spec.Prompt = ""
 	}
-	return spec, nil
+	return s, nil
 }
 
-// Query writes spec in the readable form, leaving out what equals Default
-// and what the session ignores (the prompt of a logits session). Parse of
-// the query gives spec back, unless spec is one Parse would reject, such as
-// one with a comma in a vocabulary token. lossy reports that spec has forced
-// tokens or edited logits, which the readable form cannot carry.
-// url.Values.Encode escapes the commas of logits and vocab as %2C, which
-// Parse reads the same.
-func Query(spec session.Spec) (q url.Values, lossy bool) {
+// opening is the session model opens with, as package catalog says, with
+// the default sampler: for the logits model, without the worked example's
+// vocabulary and logits if the query gives logits of its own.
+func opening(model string, ownLogits bool) session.Spec {
+	m, _ := catalog.Lookup(model) // queryModel read it there
+	spec := m.Spec(sampler.DefaultSettings())
+	if ownLogits {
+		spec.Vocab, spec.Logits = nil, nil
+	}
+	return spec
+}
+
+// sampleIfFiltered switches greedy settings to sampling at temperature 1
+// when the query switched a filter on and said nothing of the
+// temperature: greedy decoding ignores every filter, so whoever names one
+// wants sampling.
+func sampleIfFiltered(set *sampler.Settings, given map[string][]string) {
+	named := func(p sampler.Param) bool { return given[p.Name] != nil && filterOn(p, *set) }
+	if set.Temperature == 0 && given["temperature"] == nil && slices.ContainsFunc(sampler.Params, named) {
+		set.Temperature = 1
+	}
+}
+
+// filterOn reports whether p is a filter that set switches on.
+func filterOn(p sampler.Param, set sampler.Settings) bool {
+	return p.Filter && !p.IsOff(p.Get(set))
+}
+
+// Query writes s in the readable form, leaving out what equals
+// catalog.Default and what the session ignores (the prompt of a logits
+// session). It writes the prompt of any other model, even its own
+// default: a reader of the link sees the prompt it opens with.
+// Merge of the query gives s back, unless s is one Merge would reject,
+// such as one with a comma in a vocabulary token. lossy reports that s has
+// forced tokens, edited logits or changes of settings, which the readable
+// form cannot carry. url.Values.Encode escapes the commas of logits and
+// vocab as %2C, which Parse reads the same.
+func Query(s State) (q url.Values, lossy bool) {
 	q = url.Values{}
 	put := func(name, value string, isDefault bool) {
 		if !isDefault {
 			q.Set(name, value)
 		}
 	}
-	d, logits := Default(), spec.Model == session.LogitsModel
+	spec, d := s.Spec, catalog.Default()
+	logits := spec.Model == session.LogitsModel
 	put("model", spec.Model, spec.Model == d.Model)
-	put("prompt", spec.Prompt, logits || spec.Prompt == d.Prompt)
+	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
-	s, ds := spec.Sampler, d.Sampler
-	put("sampler", s.Mode, s.Mode == "" || s.Mode == ds.Mode)
-	put("temperature", format(s.Temperature), s.Temperature == ds.Temperature)
-	put("top_k", strconv.Itoa(s.TopK), s.TopK == ds.TopK)
-	put("top_p", format(s.TopP), s.TopP == ds.TopP)
-	put("min_p", format(s.MinP), s.MinP == ds.MinP)
-	put("repetition_penalty", format(s.RepetitionPenalty), s.RepetitionPenalty == ds.RepetitionPenalty)
-	put("seed", strconv.FormatUint(s.Seed, 10), s.Seed == ds.Seed)
+	set, ds := spec.Sampler, d.Sampler
+	put("sampler", set.Mode, set.Mode == "" || set.Mode == ds.Mode)
+	// A greedy session with a filter on says temperature=0, or Parse
+	// would sample (sampleIfFiltered).
+	filtering := slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return filterOn(p, set) })
+	for _, p := range sampler.Params {
+		v := p.Get(set)
+		text := format(v)
+		if p.Integer {
+			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
+		}
+		put(p.Name, text, v == p.Get(ds) && !(p.Name == "temperature" && filtering))
+	}
 	if logits {
 		l := make([]string, len(spec.Logits))
 		for i, x := range spec.Logits {
@@ -301,31 +385,98 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 		q.Set("logits", strings.Join(l, ","))
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
-	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0
+	put("view", s.View, s.View == "")
+	put("at", strconv.Itoa(s.At), s.At == 0)
+	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0
 }
 
-// unknown returns the alphabetically first parameter of q that Parse does
-// not know, so that the error does not depend on map order.
-func unknown(q url.Values) (string, bool) {
-	first, found := "", false
-	for name := range q {
-		if !known(name) && (!found || name < first) {
-			first, found = name, true
+// known gathers the values of q's parameters that Parse reads, by their
+// names as the package documentation spells them, whatever their case.
+// Names are taken in sorted order, so that the first of a repeated
+// parameter's values does not depend on map order.
+func known(q url.Values) map[string][]string {
+	given := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if p, ok := paramNamed(name); ok {
+			given[p] = append(given[p], q[name]...)
 		}
 	}
-	return first, found
+	return given
 }
 
-func known(name string) bool {
-	return slices.ContainsFunc(params, func(p param) bool { return p.name == name })
-}
-
-func names() []string {
-	n := make([]string, len(params))
-	for i, p := range params {
-		n[i] = p.name
+// queryModel returns the model a query names, as Parse reads it: model=,
+// or logits= without it.
+func queryModel(given map[string][]string) (string, bool) {
+	switch {
+	case len(given["model"]) > 0:
+		m, err := modelName(given["model"][0])
+		return m, err == nil // Parse reports a bad name
+	case len(given["logits"]) > 0:
+		return session.LogitsModel, true
 	}
-	return n
+	return "", false
+}
+
+// Page is what a query says about the page rather than the session.
+type Page struct {
+	Embed bool   // embed=1: the page is inside another page, one view and no header
+	Theme string // theme=, as given: the colour theme asked for; "" when absent
+}
+
+// PageOf reads the page's parameters, whose names match in any case as
+// Parse's do. Parse and Merge ignore them.
+func PageOf(q url.Values) Page {
+	value := func(name string) string {
+		for _, n := range slices.Sorted(maps.Keys(q)) {
+			if strings.EqualFold(n, name) && len(q[n]) > 0 {
+				return q[n][0]
+			}
+		}
+		return ""
+	}
+	return Page{Embed: value("embed") == "1", Theme: value("theme")}
+}
+
+// ParseQuery parses a raw query, the part of an address after "?", as
+// url.ParseQuery does — pairs split at "&", "+" a space, %XX a byte —
+// with two differences. A ";" is an ordinary character, where
+// url.ParseQuery stops with an error. And a "%" that starts no escape
+// makes the first parameter Parse reads that holds one a *ParamError
+// naming it ("prompt=100%" means 100%25); in another parameter, which
+// Parse ignores, it is ignored too. The values hold every pair that
+// decodes, even with an error.
+func ParseQuery(raw string) (url.Values, error) {
+	q := url.Values{}
+	var first error
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			continue // no parameter has such a name
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			if p, ok := paramNamed(name); ok && first == nil {
+				first = &ParamError{Param: p, Value: v,
+					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"}
+			}
+			continue
+		}
+		q[name] = append(q[name], value)
+	}
+	return q, first
+}
+
+// paramNamed returns the spelling of the parameter called name in any case.
+func paramNamed(name string) (string, bool) {
+	i := slices.IndexFunc(params, func(p param) bool { return strings.EqualFold(p.name, name) })
+	if i < 0 {
+		return "", false
+	}
+	return params[i].name, true
 }
 
 func readLogits(s *session.Spec, v string) error {
@@ -389,19 +540,52 @@ func readPrompt(s *session.Spec, v string) error {
 }
 
 func readSteps(s *session.Spec, v string) (err error) {
-	s.Steps, err = whole(v, float64(stepLimit(s.Model)))
+	s.Steps, err = whole(v, stepLimit(s.Model))
 	return err
 }
 
-func readSeed(s *session.Spec, v string) (err error) {
-	s.Sampler.Seed, err = strconv.ParseUint(v, 10, 64)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s is not a whole number in [1, %d]", quote(v), uint64(math.MaxUint64))
-	case s.Sampler.Seed == 0:
-		return fmt.Errorf("%s: the seed must be at least 1", quote(v))
+// readAt parses the step on display, which must be one of the session's.
+func readAt(s *State, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%s is not a whole number", quote(v))
+	}
+	s.At = n
+	return checkAt(n, s.Spec.Steps)
+}
+
+// checkAt checks the step on display, numbered from 1, against steps.
+func checkAt(at, steps int) error {
+	if at < 1 || at > steps {
+		return fmt.Errorf("step %d is not one of the session's %d steps", at, steps)
 	}
 	return nil
+}
+
+// checkView applies the view's rule: at most 32 letters a–z.
+func checkView(view string) error {
+	if len(view) > maxView || strings.ContainsFunc(view, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		return fmt.Errorf("%s is not at most %d letters a-z", quote(view), maxView)
+	}
+	return nil
+}
+
+// readSetting parses v as a value of p: a decimal whole number, or a
+// number as strconv.ParseFloat reads it, in p's range.
+func readSetting(p sampler.Param, v string) (float64, error) {
+	var x float64
+	var err error
+	if p.Integer {
+		var n int64
+		n, err = strconv.ParseInt(v, 10, 64)
+		x = float64(n) // beyond 2⁵³ it rounds, but stays beyond every range
+	} else {
+		x, err = strconv.ParseFloat(v, 64)
+	}
+	if err != nil || p.Check(x) != nil {
+		return 0, fmt.Errorf("%s is not %s", quote(v), p.Range())
+	}
+	return x, nil
 }
 
 // split cuts a comma-separated list, counting its entries before it
@@ -411,6 +595,14 @@ func split(v string) ([]string, error) {
 		return nil, fmt.Errorf("%d entries, more than %d", n, maxTokens)
 	}
 	return strings.Split(v, ","), nil
+}
+
+// modelName returns the catalog's spelling of the model v names.
+func modelName(v string) (string, error) {
+	if m, ok := catalog.Lookup(v); ok {
+		return m.Name, nil
+	}
+	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
 }
 
 // oneOf returns the name among names that v spells, ignoring case.
@@ -423,39 +615,22 @@ func oneOf(v string, names []string) (string, error) {
 	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(names, ", "))
 }
 
-// number parses v as a finite number in [0, most].
-func number(v string, most float64) (float64, error) {
-	x, err := strconv.ParseFloat(v, 64)
-	switch {
-	case errors.Is(err, strconv.ErrRange) || err == nil && (math.IsNaN(x) || math.IsInf(x, 0)):
-		return 0, fmt.Errorf("%s is not a finite number", quote(v))
-	case err != nil:
-		return 0, fmt.Errorf("%s is not a number", quote(v))
-	case x < 0 || x > most:
-		return 0, outside(v, most)
-	}
-	return x, nil
-}
-
 // whole parses v as a whole number in [0, most].
-func whole(v string, most float64) (int, error) {
+func whole(v string, most int) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Errorf("%s is out of range", quote(v))
 	case err != nil:
 		return 0, fmt.Errorf("%s is not a whole number", quote(v))
-	case n < 0 || float64(n) > most:
+	case n < 0 || n > most:
 		return 0, outside(v, most)
 	}
 	return n, nil
 }
 
-func outside(v string, most float64) error {
-	if math.IsInf(most, 1) {
-		return fmt.Errorf("%s is negative", quote(v))
-	}
-	return fmt.Errorf("%s is outside [0, %g]", quote(v), most)
+func outside(v string, most int) error {
+	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
 }
 
 // quote quotes v for an error message, cut short at a rune boundary so that

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -17,7 +18,7 @@ import (
 
 // with returns Default changed by edit.
 func with(edit func(s *session.Spec)) session.Spec {
-	s := link.Default()
+	s := catalog.Default()
 	edit(&s)
 	return s
 }
@@ -27,22 +28,20 @@ func logits(vocab []string, l ...float64) session.Spec {
 	return session.Spec{Model: session.LogitsModel, Vocab: vocab, Logits: l, Sampler: sampler.DefaultSettings()}
 }
 
-const known = "(known: model, logits, vocab, prompt, steps, sampler, temperature, top_k, top_p, min_p, repetition_penalty, seed)"
-
 var parseTests = []struct {
 	query string
 	want  session.Spec // when err is ""
 	err   string
 }{
-	{query: "", want: link.Default()},
+	{query: "", want: catalog.Default()},
 	{query: "model=toy&prompt=The+cat+sat&steps=3", want: with(func(s *session.Spec) { s.Prompt, s.Steps = "The cat sat", 3 })},
 	{query: "model=stories260K&prompt=&steps=4096", want: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = "stories260K", "", 4096 })},
-	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model = "stories260K" })},
+	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model, s.Prompt = "stories260K", "Once upon a time" })},
 	{query: "prompt=%C3%A9t%C3%A9%0A", want: with(func(s *session.Spec) { s.Prompt = "été\n" })},
-	{query: "temperature=0.8&top_k=40&top_p=0.9&min_p=0.05&repetition_penalty=1.3&seed=18446744073709551615",
+	{query: "temperature=0.8&top_k=40&top_p=0.9&min_p=0.05&repetition_penalty=1.3&seed=9007199254740991",
 		want: with(func(s *session.Spec) {
 			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05,
-				RepetitionPenalty: 1.3, Seed: math.MaxUint64}
+				RepetitionPenalty: 1.3, Seed: 1<<53 - 1}
 		})},
 	{query: "sampler=RunC&temperature=1e-3&top_p=1&repetition_penalty=0&seed=1", want: with(func(s *session.Spec) {
 		s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 0.001, TopP: 1, Seed: 1}
@@ -56,13 +55,10 @@ var parseTests = []struct {
 	{query: "vocab=%E2%96%81a,b&logits=-Infinity,0x1p-2", want: logits([]string{"▁a", "b"}, math.Inf(-1), 0.25)},
 
 	{query: "steps=1&steps=2", err: "steps: given more than once"},
-	{query: "temprature=1", err: `"temprature": unknown parameter ` + known},
-	{query: "steps=x&b=1&a=1", err: `"a": unknown parameter ` + known},
-	{query: "=1", err: `"": unknown parameter ` + known},
-	{query: "model=gpt2", err: `model: "gpt2" is not one of toy, stories260K, logits`},
-	{query: "model=", err: `model: "" is not one of toy, stories260K, logits`},
-	{query: "model=logits", err: "logits: model=logits needs logits"},
-	{query: "model=logits&vocab=a&steps=1", err: "logits: model=logits needs logits"},
+	{query: "steps=x&b=1&a=1", err: `steps: "x" is not a whole number`},
+	{query: "model=gpt2", err: `model: "gpt2" is not one of logits, toy, stories260K`},
+	{query: "model=", err: `model: "" is not one of logits, toy, stories260K`},
+	{query: "model=logits&vocab=a&steps=1", err: "vocab: 1 tokens for 6 logits"},
 	{query: "model=toy&logits=1", err: "logits: goes with model=logits, not model=toy"},
 	{query: "vocab=a", err: "vocab: goes with model=logits, not model=toy"},
 	{query: "logits=1&prompt=a", err: "prompt: model=logits has no prompt"},
@@ -88,29 +84,33 @@ var parseTests = []struct {
 	{query: "steps=", err: `steps: "" is not a whole number`},
 	{query: "steps=99999999999999999999", err: `steps: "99999999999999999999" is out of range`},
 	{query: "sampler=greedy", err: `sampler: "greedy" is not one of chain, runc`},
-	{query: "temperature=abc", err: `temperature: "abc" is not a number`},
-	{query: "temperature=NaN", err: `temperature: "NaN" is not a finite number`},
-	{query: "temperature=Inf", err: `temperature: "Inf" is not a finite number`},
-	{query: "temperature=1e999", err: `temperature: "1e999" is not a finite number`},
-	{query: "temperature=-1", err: `temperature: "-1" is negative`},
-	{query: "temperature=", err: `temperature: "" is not a number`},
-	{query: "top_k=-1", err: `top_k: "-1" is negative`},
-	{query: "top_k=2.0", err: `top_k: "2.0" is not a whole number`},
-	{query: "top_p=1.5", err: `top_p: "1.5" is outside [0, 1]`},
-	{query: "top_p=-0.1", err: `top_p: "-0.1" is outside [0, 1]`},
-	{query: "min_p=2", err: `min_p: "2" is outside [0, 1]`},
-	{query: "repetition_penalty=-1", err: `repetition_penalty: "-1" is negative`},
-	{query: "repetition_penalty=inf", err: `repetition_penalty: "inf" is not a finite number`},
-	{query: "seed=0", err: `seed: "0": the seed must be at least 1`},
-	{query: "seed=-1", err: `seed: "-1" is not a whole number in [1, 18446744073709551615]`},
-	{query: "seed=18446744073709551616", err: `seed: "18446744073709551616" is not a whole number in [1, 18446744073709551615]`},
-	{query: "sampler=runc&top_k=3", err: "top_k: run.c has no top-k; TopK must be 0 in run.c mode, not 3"},
-	{query: "min_p=0.1&sampler=runc", err: "min_p: run.c has no min-p; MinP must be 0 in run.c mode, not 0.1"},
-	{query: "sampler=runc&temperature=1e39", err: "temperature: Temperature 1e+39 overflows float32, which run.c mode uses"},
-	{query: "top_p=2&temperature=-1", err: `temperature: "-1" is negative`},
-	{query: "temperature=" + strings.Repeat("9", 50) + "x", err: `temperature: "9999999999999999999999999999999999999999"… is not a number`},
+	{query: "temperature=abc", err: `temperature: "abc" is not a number from 0 to 100`},
+	{query: "temperature=NaN", err: `temperature: "NaN" is not a number from 0 to 100`},
+	{query: "temperature=Inf", err: `temperature: "Inf" is not a number from 0 to 100`},
+	{query: "temperature=1e999", err: `temperature: "1e999" is not a number from 0 to 100`},
+	{query: "temperature=-1", err: `temperature: "-1" is not a number from 0 to 100`},
+	{query: "temperature=100.5", err: `temperature: "100.5" is not a number from 0 to 100`},
+	{query: "temperature=", err: `temperature: "" is not a number from 0 to 100`},
+	{query: "top_k=-1", err: `top_k: "-1" is not a whole number from 0 to 1,048,576`},
+	{query: "top_k=2.0", err: `top_k: "2.0" is not a whole number from 0 to 1,048,576`},
+	{query: "top_k=1048577", err: `top_k: "1048577" is not a whole number from 0 to 1,048,576`},
+	{query: "top_k=99999999999999999999", err: `top_k: "99999999999999999999" is not a whole number from 0 to 1,048,576`},
+	{query: "top_p=1.5", err: `top_p: "1.5" is not a number from 0 to 1`},
+	{query: "top_p=-0.1", err: `top_p: "-0.1" is not a number from 0 to 1`},
+	{query: "min_p=2", err: `min_p: "2" is not a number from 0 to 1`},
+	{query: "repetition_penalty=-1", err: `repetition_penalty: "-1" is not a number from 0 to 100`},
+	{query: "repetition_penalty=inf", err: `repetition_penalty: "inf" is not a number from 0 to 100`},
+	{query: "seed=0", err: `seed: "0" is not a whole number from 1 to 9,007,199,254,740,991`},
+	{query: "seed=-1", err: `seed: "-1" is not a whole number from 1 to 9,007,199,254,740,991`},
+	{query: "seed=9007199254740992", err: `seed: "9007199254740992" is not a whole number from 1 to 9,007,199,254,740,991`},
+	{query: "seed=18446744073709551615", err: `seed: "18446744073709551615" is not a whole number from 1 to 9,007,199,254,740,991`},
+	{query: "sampler=runc&top_k=3", err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3"},
+	{query: "min_p=0.1&sampler=runc", err: "min_p: run.c has no min-p, so min_p must be 0 in run.c mode, not 0.1"},
+	{query: "sampler=runc&repetition_penalty=1.5", err: "repetition_penalty: run.c has no repetition penalty, so repetition_penalty must be 0 or 1 in run.c mode, not 1.5"},
+	{query: "top_p=2&temperature=-1", err: `temperature: "-1" is not a number from 0 to 100`},
+	{query: "temperature=" + strings.Repeat("9", 50) + "x", err: `temperature: "9999999999999999999999999999999999999999"… is not a number from 0 to 100`},
 	{query: "prompt=" + strings.Repeat("é", 2049), err: "prompt: 4098 bytes, more than 4096"},
-	{query: "model=" + strings.Repeat("é", 30), err: `model: "` + strings.Repeat("é", 20) + `"… is not one of toy, stories260K, logits`},
+	{query: "model=" + strings.Repeat("é", 30), err: `model: "` + strings.Repeat("é", 20) + `"… is not one of logits, toy, stories260K`},
 }
 
 func TestParse(t *testing.T) {
@@ -159,14 +159,21 @@ func TestModels(t *testing.T) {
 // edits, so that Parse reads it back, through an encoded URL.
 func roundTrip(t *testing.T, spec session.Spec) {
 	t.Helper()
-	q, lossy := link.Query(spec)
-	back, err := url.ParseQuery(q.Encode())
+	roundTripState(t, link.State{Spec: spec})
+}
+
+// roundTripState checks that Query writes s, which has no forced tokens,
+// edits or changes, so that Merge reads it back, through an encoded URL.
+func roundTripState(t *testing.T, s link.State) {
+	t.Helper()
+	q, lossy := link.Query(s)
+	back, err := link.ParseQuery(q.Encode())
 	if err != nil {
-		t.Fatalf("%+v: Query gave %q: %v", spec, q.Encode(), err)
+		t.Fatalf("%+v: Query gave %q: %v", s, q.Encode(), err)
 	}
-	got, err := link.Parse(back)
-	if lossy || err != nil || !reflect.DeepEqual(got, spec) {
-		t.Fatalf("%+v: Query gave %q (lossy %v), Parse gave %+v, %v", spec, q.Encode(), lossy, got, err)
+	got, err := link.Merge(back, "")
+	if lossy || err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("%+v: Query gave %q (lossy %v), Merge gave %+v, %v", s, q.Encode(), lossy, got, err)
 	}
 }
 
@@ -184,12 +191,20 @@ func TestRoundTrip(t *testing.T) {
 				MinP: 5e-324, RepetitionPenalty: 0.5, Seed: 2}
 		}),
 		with(func(s *session.Spec) {
-			s.Sampler.Temperature, s.Sampler.TopP = math.MaxFloat64, math.SmallestNonzeroFloat64
+			s.Sampler.Temperature, s.Sampler.TopP = 100, math.SmallestNonzeroFloat64
+			s.Sampler.TopK, s.Sampler.Seed = 1<<20, 1<<53-1
 		}),
 		logits([]string{"b"}, math.Copysign(0, -1)),
 		logits([]string{"1", "0"}, 1e300, -1e-300),
+		with(func(s *session.Spec) { s.Sampler.TopK, s.Sampler.MinP = 40, 0.1 }), // greedy, with filters
 	} {
 		roundTrip(t, spec)
+	}
+	for _, s := range []link.State{
+		{Spec: with(func(s *session.Spec) { s.Steps = 3 }), View: "kv", At: 3},
+		{Spec: logits([]string{"a"}, 1), View: "all"},
+	} {
+		roundTripState(t, s)
 	}
 }
 
@@ -199,41 +214,53 @@ func TestQuery(t *testing.T) {
 		query string
 		lossy bool
 	}{
-		{link.Default(), "", false},
+		{catalog.Default(), "", false},
 		{with(func(s *session.Spec) { s.Sampler.Mode = "" }), "", false},
 		{with(func(s *session.Spec) { s.Model, s.Steps, s.Sampler.Temperature = "stories260K", 5, 0.7 }),
-			"model=stories260K&steps=5&temperature=0.7", false},
+			"model=stories260K&prompt=The+cat&steps=5&temperature=0.7", false},
+		{with(func(s *session.Spec) { s.Model, s.Prompt = "stories260K", "Once upon a time" }),
+			"model=stories260K&prompt=Once+upon+a+time", false},
 		{with(func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 1}} }), "", true},
 		{with(func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.Inf(-1)}} }), "", true},
+		{with(func(s *session.Spec) {
+			s.Steps, s.Changes = 2, []session.Change{{Step: 1, Sampler: sampler.Settings{Temperature: 1, Seed: 3}}}
+		}), "steps=2", true},
 		{func() session.Spec {
 			s := logits([]string{"0", "1"}, math.Inf(-1), 2.5)
 			s.Prompt = "ignored"
 			return s
 		}(), "logits=-inf%2C2.5&model=logits", false},
 	} {
-		q, lossy := link.Query(c.spec)
+		q, lossy := link.Query(link.State{Spec: c.spec})
 		if got := q.Encode(); got != c.query || lossy != c.lossy {
 			t.Errorf("Query(%+v) = %q, %v, want %q, %v", c.spec, got, lossy, c.query, c.lossy)
 		}
 	}
 }
 
+// FuzzParse reads raw queries as the playground does, with ParseQuery
+// and Merge: every problem is a *ParamError, and every State read is
+// written back by Query as it was.
 func FuzzParse(f *testing.F) {
 	for _, c := range parseTests {
 		f.Add(c.query)
 	}
+	for _, q := range []string{"utm_source=x&Temperature=0.5&at=1&steps=2&view=kv", "prompt=100%&steps=1",
+		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c"} {
+		f.Add(q)
+	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
-		spec, err := link.Parse(q)
 		var pe *link.ParamError
+		q, err := link.ParseQuery(raw)
+		if err != nil && !errors.As(err, &pe) {
+			t.Fatalf("ParseQuery(%q): %v is not a *ParamError", raw, err)
+		}
+		s, err := link.Merge(q, "")
 		switch {
 		case err == nil:
-			roundTrip(t, spec)
+			roundTripState(t, s)
 		case !errors.As(err, &pe):
-			t.Fatalf("Parse(%q): %v is not a *ParamError", raw, err)
+			t.Fatalf("Merge(%q): %v is not a *ParamError", raw, err)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
@@ -49,13 +50,8 @@ func (w *writer) float(x float64) {
 	*w = binary.AppendVarint(*w, e)
 }
 
-// state writes s, which check has accepted.
-func (w *writer) state(s State) {
-	spec, set := s.Spec, s.Spec.Sampler
-	w.string(spec.Model)
-	w.string(spec.Prompt)
-	w.string(s.View)
-	w.int(spec.Steps)
+// settings writes the sampler's settings.
+func (w *writer) settings(set sampler.Settings) {
 	w.string(set.Mode)
 	w.float(set.Temperature)
 	w.int(set.TopK)
@@ -63,6 +59,17 @@ func (w *writer) state(s State) {
 	w.float(set.MinP)
 	w.float(set.RepetitionPenalty)
 	w.uint(set.Seed)
+}
+
+// state writes s, which check has accepted, and returns the flags that
+// say which optional sections it wrote.
+func (w *writer) state(s State) (flags byte) {
+	spec := s.Spec
+	w.string(spec.Model)
+	w.string(spec.Prompt)
+	w.string(s.View)
+	w.int(spec.Steps)
+	w.settings(spec.Sampler)
 	w.int(len(spec.Vocab))
 	for _, v := range spec.Vocab {
 		w.string(v)
@@ -81,6 +88,19 @@ func (w *writer) state(s State) {
 		w.int(e.Token)
 		w.float(e.Logit)
 	}
+	if len(spec.Changes) > 0 {
+		flags |= hasChanges
+		w.int(len(spec.Changes))
+		for _, c := range spec.Changes {
+			w.int(c.Step)
+			w.settings(c.Sampler)
+		}
+	}
+	if s.At > 0 {
+		flags |= hasAt
+		w.int(s.At)
+	}
+	return flags
 }
 
 // reader takes fields from the data. The first problem sticks: later reads
@@ -166,21 +186,40 @@ func (r *reader) count(field string, size, most int) int {
 	return 0
 }
 
-// state reads the fields that writer.state writes and nothing after them.
-func (r *reader) state() State {
+// settings reads what writer.settings writes; in names the section for
+// errors, or is "" for the session's own settings, whose fields are named.
+func (r *reader) settings(in string) sampler.Settings {
+	field := func(name string) string {
+		if in != "" {
+			return in
+		}
+		return name
+	}
+	return sampler.Settings{
+		Mode:              r.string(field("sampler")),
+		Temperature:       r.float(field("temperature")),
+		TopK:              r.int(field("top_k")),
+		TopP:              r.float(field("top_p")),
+		MinP:              r.float(field("min_p")),
+		RepetitionPenalty: r.float(field("repetition_penalty")),
+		Seed:              r.uint(field("seed")),
+	}
+}
+
+// minSettings is the fewest bytes settings take: a byte for the mode's
+// length and for each uint, two for each number.
+const minSettings = 1 + 2 + 1 + 2 + 2 + 2 + 1
+
+// state reads the fields that writer.state writes, with the optional
+// sections flags names, and nothing after them.
+func (r *reader) state(flags byte) State {
 	var s State
-	spec, set := &s.Spec, &s.Spec.Sampler
+	spec := &s.Spec
 	spec.Model = r.string("model")
 	spec.Prompt = r.string("prompt")
 	s.View = r.string("view")
 	spec.Steps = r.int("steps")
-	set.Mode = r.string("sampler")
-	set.Temperature = r.float("temperature")
-	set.TopK = r.int("top_k")
-	set.TopP = r.float("top_p")
-	set.MinP = r.float("min_p")
-	set.RepetitionPenalty = r.float("repetition_penalty")
-	set.Seed = r.uint("seed")
+	spec.Sampler = r.settings("")
 	// A token takes at least 2 bytes (length and one byte), a logit 2.
 	if n := r.count("vocab", 4, maxTokens); n > 0 {
 		spec.Vocab = make([]string, n)
@@ -203,6 +242,18 @@ func (r *reader) state() State {
 		for i := range spec.Edits {
 			spec.Edits[i] = session.Edit{Step: r.int("edits"), Token: r.int("edits"), Logit: r.float("edits")}
 		}
+	}
+	if flags&hasChanges != 0 {
+		// Changes are at distinct steps in [1, maxSteps]; check says so.
+		if n := r.count("changes", 1+minSettings, maxSteps); n > 0 {
+			spec.Changes = make([]session.Change, n)
+			for i := range spec.Changes {
+				spec.Changes[i] = session.Change{Step: r.int("changes"), Sampler: r.settings("changes")}
+			}
+		}
+	}
+	if flags&hasAt != 0 {
+		s.At = r.int("at")
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("%d bytes after the last field", len(r.b))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -27,10 +28,23 @@ func unchecked(s State) []byte {
 	return w
 }
 
+// hostile is s written as Encode would, with the flags of the sections it
+// holds, skipping check and compression.
+func hostile(s State) string {
+	var w writer
+	flags := w.state(s)
+	return fragment(flags, w)
+}
+
+// changes is the default session with changes of settings.
+func changes(c ...session.Change) State {
+	return spec(func(s *session.Spec) { s.Changes = c })
+}
+
 // seeded is the default session's data up to its seed: all but its three
 // counts, each 0.
 func seeded() writer {
-	w := writer(unchecked(State{Spec: Default()}))
+	w := writer(unchecked(State{Spec: catalog.Default()}))
 	return w[:len(w)-3]
 }
 
@@ -44,7 +58,7 @@ func then(w writer, xs ...uint64) []byte {
 
 // spec is Default changed by edit, as a State.
 func spec(edit func(s *session.Spec)) State {
-	s := State{Spec: Default()}
+	s := State{Spec: catalog.Default()}
 	edit(&s.Spec)
 	return s
 }
@@ -85,18 +99,18 @@ var decodeErrors = []struct {
 	{"padding", "s1.AA==", "not base64url"},
 	{"standard alphabet", "s1.AA+/", "not base64url"},
 	{"too long", prefix + strings.Repeat("A", MaxFragment), "16387 characters, more than 16384"},
-	{"unknown flags", fragment(2, unchecked(State{Spec: Default()})), "unknown flags 0x2 (was the link made by a newer nexttoken?)"},
+	{"unknown flags", fragment(0x80, unchecked(State{Spec: catalog.Default()})), "unknown flags 0x80 (was the link made by a newer nexttoken?)"},
 	{"not deflate", fragment(deflated, []byte{0xff, 0xff, 0xff}), "the compressed data is corrupt"},
-	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: Default()}))[:5]), "the compressed data ends early"},
-	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: Default()})), 0)), "1 bytes after the compressed data"},
+	{"deflate cut short", fragment(deflated, deflate(unchecked(State{Spec: catalog.Default()}))[:5]), "the compressed data ends early"},
+	{"after the compressed data", fragment(deflated, append(deflate(unchecked(State{Spec: catalog.Default()})), 0)), "1 bytes after the compressed data"},
 	{"bomb", bomb, "the data decompresses to more than 65536 bytes"},
 	{"just too big", fragment(deflated, deflate(make([]byte, MaxDecoded+1))), "more than 65536 bytes"},
-	{"just fits, then trailing bytes", fragment(deflated, deflate(append(unchecked(State{Spec: Default()}),
-		make([]byte, MaxDecoded-len(unchecked(State{Spec: Default()})))...))), "65503 bytes after the last field"},
+	{"just fits, then trailing bytes", fragment(deflated, deflate(append(unchecked(State{Spec: catalog.Default()}),
+		make([]byte, MaxDecoded-len(unchecked(State{Spec: catalog.Default()})))...))), "65503 bytes after the last field"},
 
-	{"cut short", fragment(0, unchecked(State{Spec: Default()})[:8]), "prompt: 7 bytes, but only 3 remain"},
+	{"cut short", fragment(0, unchecked(State{Spec: catalog.Default()})[:8]), "prompt: 7 bytes, but only 3 remain"},
 	{"cut after seed", fragment(0, seeded()), "vocab: the data ends early"},
-	{"trailing byte", fragment(0, append(unchecked(State{Spec: Default()}), 0)), "1 bytes after the last field"},
+	{"trailing byte", fragment(0, append(unchecked(State{Spec: catalog.Default()}), 0)), "1 bytes after the last field"},
 	{"wider than 64 bits", fragment(0, bytes.Repeat([]byte{0xff}, 11)), "model: a number wider than 64 bits"},
 	{"length beyond int", fragment(0, then(nil, math.MaxUint64)), "model: 18446744073709551615 is too large"},
 	{"long string", fragment(0, then(nil, 1e9)), "model: 1000000000 bytes, but only 0 remain"},
@@ -104,18 +118,26 @@ var decodeErrors = []struct {
 	{"more tokens than bytes", fragment(0, then(seeded(), 1024, 1, 0)), "vocab: 1024 entries cannot fit in the 2 bytes that remain"},
 	{"a billion forced tokens", fragment(0, then(seeded(), 0, 1e9, 0)), "forced: 1000000000 entries cannot fit in the 1 bytes that remain"},
 	{"edits beyond memory", fragment(0, then(seeded(), 0, 0, 1<<62)), "edits: 4611686018427387904 entries cannot fit in the 0 bytes that remain"},
+	{"changes flagged, none there", fragment(hasChanges, unchecked(State{Spec: catalog.Default()})), "changes: the data ends early"},
+	{"a billion changes", fragment(hasChanges, then(seeded(), 0, 0, 0, 1e9)), "changes: 1000000000 entries, more than 4096"},
+	{"more changes than bytes", fragment(hasChanges, then(seeded(), 0, 0, 0, 4096, 1, 0)), "changes: 4096 entries cannot fit in the 2 bytes that remain"},
+	{"a change cut short", fragment(hasChanges, then(seeded(), 0, 0, 0, 1, 5, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "changes: 20 bytes, but only 10 remain"},
 
-	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of toy, stories260K, logits`},
+	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of logits, toy, stories260K`},
 	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
 	{"prompt too long", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = strings.Repeat("a", 4097) }))), "prompt: 4097 bytes, more than 4096"},
 	{"prompt, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Prompt = "a\xffb" }))), "prompt: not valid UTF-8"},
 	{"steps", fragment(0, unchecked(spec(func(s *session.Spec) { s.Steps = 4097 }))), `steps: "4097" is outside [0, 4096]`},
 	{"mode", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode = "greedy" }))), `sampler: "greedy" is not one of chain, runc`},
 	{"empty mode", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode = "" }))), `sampler: "" is not one of chain, runc`},
-	{"infinite temperature", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Temperature = math.Inf(1) }))), "sampler: Temperature +Inf is not finite and ≥ 0"},
-	{"masked top_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.TopP = math.Inf(-1) }))), "sampler: TopP -Inf is outside [0, 1]"},
-	{"min_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.MinP = 1.5 }))), "sampler: MinP 1.5 is outside [0, 1]"},
-	{"seed", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Seed = 0 }))), "sampler: Seed is 0"},
+	{"infinite temperature", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Temperature = math.Inf(1) }))), "sampler: temperature: +Inf is not a number from 0 to 100"},
+	{"masked top_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.TopP = math.Inf(-1) }))), "sampler: top_p: -Inf is not a number from 0 to 1"},
+	{"min_p", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.MinP = 1.5 }))), "sampler: min_p: 1.5 is not a number from 0 to 1"},
+	{"seed beyond a float64", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Seed = math.MaxUint64 }))),
+		"sampler: seed: 1.8446744073709552e+19 is not a whole number from 1 to 9,007,199,254,740,991"},
+	{"top_k beyond 2^20", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.TopK = 1<<20 + 1 }))),
+		"sampler: top_k: 1,048,577 is not a whole number from 0 to 1,048,576"},
+	{"seed", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Seed = 0 }))), "sampler: seed: 0 is not a whole number from 1 to 9,007,199,254,740,991"},
 	{"run.c with top-k", fragment(0, unchecked(spec(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.TopK = sampler.RunC, 3 }))), "sampler: run.c has no top-k"},
 	{"vocab of a model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Vocab, s.Logits = []string{"a"}, []float64{1} }))), "logits: goes with model=logits, not model=toy"},
 	{"forced step", fragment(0, unchecked(spec(func(s *session.Spec) { s.Forced = []session.Force{{Step: 4097, Token: 1}} }))), "forced token 0: step 4097 is outside [0, 4096]"},
@@ -123,8 +145,23 @@ var decodeErrors = []struct {
 		s.Edits = []session.Edit{{Step: 1, Token: 1}, {Step: 5000, Token: 1}}
 	}))), "edit 1: step 5000 is outside [0, 4096]"},
 	{"edit +Inf", fragment(0, unchecked(spec(func(s *session.Spec) { s.Edits = []session.Edit{{Logit: math.Inf(1)}} }))), "edit 0: logit +Inf is neither a finite number nor -inf"},
-	{"view", fragment(0, unchecked(State{Spec: Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
-	{"long view", fragment(0, unchecked(State{Spec: Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
+	{"change at step 0", hostile(changes(session.Change{Step: 0, Sampler: sampler.DefaultSettings()})),
+		"change 0: step 0: want a step ≥ 1 (step 0's settings are the spec's Sampler)"},
+	{"changes out of order", hostile(changes(session.Change{Step: 3, Sampler: sampler.DefaultSettings()}, session.Change{Step: 2, Sampler: sampler.DefaultSettings()})),
+		"change 1: step 2 does not come after step 3 of the change before"},
+	{"change beyond the steps a link has", hostile(changes(session.Change{Step: 4097, Sampler: sampler.DefaultSettings()})),
+		"change 0: step 4097 is outside [1, 4096]"},
+	{"change without a mode", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Seed: 1}})),
+		`change 0: sampler: "" is not one of chain, runc`},
+	{"change with a bad top_p", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.Chain, TopP: 2, Seed: 1}})),
+		"change 0: sampler: top_p: 2 is not a number from 0 to 1"},
+	{"change to run.c with top-k", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, TopK: 2, Seed: 1}})),
+		"change 0: sampler: run.c has no top-k"},
+	{"at flagged, none there", fragment(hasAt, unchecked(State{Spec: catalog.Default()})), "at: the data ends early"},
+	{"at beyond the steps", hostile(State{Spec: catalog.Default(), At: 1}), "at: step 1 is not one of the session's 0 steps"},
+	{"at beyond an int", fragment(hasAt, then(seeded(), 0, 0, 0, math.MaxUint64)), "at: 18446744073709551615 is too large"},
+	{"view", fragment(0, unchecked(State{Spec: catalog.Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
+	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
 
 	{"logits without logits", fragment(0, unchecked(tokens(nil, nil, keep))), "logits: model=logits needs logits"},
 	{"logits with a prompt", fragment(0, unchecked(tokens([]string{"a"}, []float64{1}, func(s *session.Spec) { s.Prompt = "a" }))), "prompt: model=logits has no prompt"},
@@ -155,16 +192,20 @@ func TestDecodeErrors(t *testing.T) {
 
 // TestDecodeCut cuts a share link's data at every byte: each is an error.
 func TestDecodeCut(t *testing.T) {
-	data := unchecked(tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
+	state := tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
 		s.Steps, s.Sampler.Temperature, s.Sampler.TopP = 1, 0.8, 0.9
 		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
 		s.Forced = []session.Force{{Step: 0, Token: 3}}
-	}))
-	if _, err := Decode(fragment(0, data)); err != nil {
-		t.Fatal(err)
+		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}}}
+	})
+	state.At = 1
+	var data writer
+	flags := data.state(state)
+	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt {
+		t.Fatalf("flags %#x: %v", flags, err)
 	}
 	for n := range len(data) {
-		if s, err := Decode(fragment(0, data[:n])); err == nil {
+		if s, err := Decode(fragment(flags, data[:n])); err == nil {
 			t.Errorf("%d of %d bytes: %+v", n, len(data), s)
 		}
 	}

@@ -78,6 +78,15 @@
 // run.c only calls sample() for generated tokens, not while it forces the
 // prompt, so a session that wants run.c's tokens must draw only then too.
 //
+// # Settings
+//
+// Settings holds a mode and the numeric settings; Params lists the numeric
+// ones with their names, labels and ranges — temperature 0 to 100, top-k
+// a whole number 0 to 2^20, top-p and min-p 0 to 1, repetition penalty 0
+// to 100, seed a whole number 1 to 2^53 − 1 — and is the one place those
+// rules live: Validate, links, the command line and the playground all
+// read them there.
+//
 // # Random numbers
 //
 // RNG is run.c's xorshift64* generator. One Float32 is drawn per sampled

@@ -166,7 +166,7 @@ func TestSampleErrors(t *testing.T) {
 		{"negative history", hot, []float64{0, 1}, []int{-1}, nil, false, "history[0]"},
 		{"no RNG", hot, []float64{0, 1}, nil, nil, true, "RNG"},
 		{"stuck RNG", hot, []float64{0, 1}, nil, &sampler.RNG{}, false, "RNG"},
-		{"invalid settings", sampler.Settings{TopP: 2, Seed: 1}, []float64{0, 1}, nil, nil, false, "TopP"},
+		{"invalid settings", sampler.Settings{TopP: 2, Seed: 1}, []float64{0, 1}, nil, nil, false, "top_p"},
 		{"runc: NaN logit", runc, []float64{0, nan}, nil, nil, false, "logit 1"},
 		{"runc: stuck RNG", runc, []float64{0, 1}, nil, &sampler.RNG{}, false, "RNG"},
 		{"runc: logit beyond float32", runc, []float64{0, 1e39}, nil, nil, false, "logit 1"},

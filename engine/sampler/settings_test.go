@@ -2,7 +2,7 @@ package sampler_test
 
 import (
 	"math"
-	"strings"
+	"slices"
 	"testing"
 
 	"nexttoken/engine/sampler"
@@ -21,44 +21,136 @@ func TestValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		s    sampler.Settings
-		want string // in the error message; "" for valid settings
+		want string // the error; "" for valid settings
 	}{
 		{"default", sampler.DefaultSettings(), ""},
 		{"empty mode is chain", chain(func(s *sampler.Settings) { s.Mode = "" }), ""},
 		{"every chain stage", chain(func(s *sampler.Settings) {
 			*s = sampler.Settings{Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05, RepetitionPenalty: 1.3, Seed: 7}
 		}), ""},
-		{"filters at their limits", chain(func(s *sampler.Settings) { s.TopP, s.MinP, s.RepetitionPenalty = 1, 1, 0 }), ""},
+		{"at their limits", chain(func(s *sampler.Settings) {
+			*s = sampler.Settings{Temperature: 100, TopK: 1 << 20, TopP: 1, MinP: 1, RepetitionPenalty: 100, Seed: 1<<53 - 1}
+		}), ""},
+		{"penalty off as 0", chain(func(s *sampler.Settings) { s.RepetitionPenalty = 0 }), ""},
 		{"runc sampling", runc(func(s *sampler.Settings) { s.Temperature, s.TopP = 1, 0.9 }), ""},
 		{"runc penalty off as 0", runc(func(s *sampler.Settings) { s.RepetitionPenalty = 0 }), ""},
 
-		{"unknown mode", chain(func(s *sampler.Settings) { s.Mode = "beam" }), "Mode"},
-		{"NaN temperature", chain(func(s *sampler.Settings) { s.Temperature = nan }), "Temperature"},
-		{"negative temperature", chain(func(s *sampler.Settings) { s.Temperature = -0.1 }), "Temperature"},
-		{"infinite temperature", chain(func(s *sampler.Settings) { s.Temperature = inf }), "Temperature"},
-		{"negative top-k", chain(func(s *sampler.Settings) { s.TopK = -1 }), "TopK"},
-		{"NaN top-p", chain(func(s *sampler.Settings) { s.TopP = nan }), "TopP"},
-		{"negative top-p", chain(func(s *sampler.Settings) { s.TopP = -0.1 }), "TopP"},
-		{"top-p above 1", chain(func(s *sampler.Settings) { s.TopP = 1.1 }), "TopP"},
-		{"NaN min-p", chain(func(s *sampler.Settings) { s.MinP = nan }), "MinP"},
-		{"min-p above 1", chain(func(s *sampler.Settings) { s.MinP = 2 }), "MinP"},
-		{"NaN penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = nan }), "RepetitionPenalty"},
-		{"negative penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = -1 }), "RepetitionPenalty"},
-		{"infinite penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = inf }), "RepetitionPenalty"},
-		{"zero seed", chain(func(s *sampler.Settings) { s.Seed = 0 }), "Seed"},
-		{"runc top-k", runc(func(s *sampler.Settings) { s.TopK = 40 }), "TopK"},
-		{"runc min-p", runc(func(s *sampler.Settings) { s.MinP = 0.1 }), "MinP"},
-		{"runc penalty", runc(func(s *sampler.Settings) { s.RepetitionPenalty = 1.2 }), "RepetitionPenalty"},
-		{"runc temperature beyond float32", runc(func(s *sampler.Settings) { s.Temperature = 1e39 }), "Temperature"},
+		{"unknown mode", chain(func(s *sampler.Settings) { s.Mode = "beam" }), `sampler: mode "beam" is neither "chain" nor "runc"`},
+		{"NaN temperature", chain(func(s *sampler.Settings) { s.Temperature = nan }), "sampler: temperature: NaN is not a number from 0 to 100"},
+		{"negative temperature", chain(func(s *sampler.Settings) { s.Temperature = -0.1 }), "sampler: temperature: -0.1 is not a number from 0 to 100"},
+		{"infinite temperature", chain(func(s *sampler.Settings) { s.Temperature = inf }), "sampler: temperature: +Inf is not a number from 0 to 100"},
+		{"hot temperature", chain(func(s *sampler.Settings) { s.Temperature = 100.5 }), "sampler: temperature: 100.5 is not a number from 0 to 100"},
+		{"negative top-k", chain(func(s *sampler.Settings) { s.TopK = -1 }), "sampler: top_k: -1 is not a whole number from 0 to 1,048,576"},
+		{"large top-k", chain(func(s *sampler.Settings) { s.TopK = 2_000_000 }), "sampler: top_k: 2,000,000 is not a whole number from 0 to 1,048,576"},
+		{"huge top-k", chain(func(s *sampler.Settings) { s.TopK = math.MaxInt }), "sampler: top_k: 9.223372036854776e+18 is not a whole number from 0 to 1,048,576"},
+		{"NaN top-p", chain(func(s *sampler.Settings) { s.TopP = nan }), "sampler: top_p: NaN is not a number from 0 to 1"},
+		{"negative top-p", chain(func(s *sampler.Settings) { s.TopP = -0.1 }), "sampler: top_p: -0.1 is not a number from 0 to 1"},
+		{"top-p above 1", chain(func(s *sampler.Settings) { s.TopP = 1.1 }), "sampler: top_p: 1.1 is not a number from 0 to 1"},
+		{"NaN min-p", chain(func(s *sampler.Settings) { s.MinP = nan }), "sampler: min_p: NaN is not a number from 0 to 1"},
+		{"min-p above 1", chain(func(s *sampler.Settings) { s.MinP = 2 }), "sampler: min_p: 2 is not a number from 0 to 1"},
+		{"NaN penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = nan }), "sampler: repetition_penalty: NaN is not a number from 0 to 100"},
+		{"negative penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = -1 }), "sampler: repetition_penalty: -1 is not a number from 0 to 100"},
+		{"infinite penalty", chain(func(s *sampler.Settings) { s.RepetitionPenalty = inf }), "sampler: repetition_penalty: +Inf is not a number from 0 to 100"},
+		{"zero seed", chain(func(s *sampler.Settings) { s.Seed = 0 }), "sampler: seed: 0 is not a whole number from 1 to 9,007,199,254,740,991"},
+		// 2⁵³ + 1 rounds to 2⁵³ as a float64, still outside the range; beyond 2⁵³ − 1, Readable writes the float64 it is.
+		{"seed beyond a float64", chain(func(s *sampler.Settings) { s.Seed = 1<<53 + 1 }), "sampler: seed: 9.007199254740992e+15 is not a whole number from 1 to 9,007,199,254,740,991"},
+		{"largest seed", chain(func(s *sampler.Settings) { s.Seed = math.MaxUint64 }), "sampler: seed: 1.8446744073709552e+19 is not a whole number from 1 to 9,007,199,254,740,991"},
+		{"runc top-k", runc(func(s *sampler.Settings) { s.TopK = 40 }), "sampler: run.c has no top-k, so top_k must be 0 in run.c mode, not 40"},
+		{"runc min-p", runc(func(s *sampler.Settings) { s.MinP = 0.1 }), "sampler: run.c has no min-p, so min_p must be 0 in run.c mode, not 0.1"},
+		{"runc penalty", runc(func(s *sampler.Settings) { s.RepetitionPenalty = 1.2 }), "sampler: run.c has no repetition penalty, so repetition_penalty must be 0 or 1 in run.c mode, not 1.2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.s.Validate()
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("unexpected error: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("error = %v, want one naming %s", err, tc.want)
+			case tc.want != "" && (err == nil || err.Error() != tc.want):
+				t.Errorf("error = %v\nwant    %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParams checks the table's own consistency, and that Get and Set
+// reach the field each Param names.
+func TestParams(t *testing.T) {
+	var names []string
+	for _, p := range sampler.Params {
+		names = append(names, p.Name)
+		if p.Label == "" || p.Doc == "" || !(p.Min < p.Max) || !(p.Step > 0) || p.Integer && p.Step != 1 {
+			t.Errorf("%s: label %q, doc %q, range [%v, %v], step %v", p.Name, p.Label, p.Doc, p.Min, p.Max, p.Step)
+		}
+		for _, off := range p.Off {
+			if p.Check(off) != nil {
+				t.Errorf("%s: its off value %v is outside its range", p.Name, off)
+			}
+		}
+		if (p.Filter || p.ChainOnly) && len(p.Off) == 0 {
+			t.Errorf("%s: a stage that cannot be turned off", p.Name)
+		}
+		var s sampler.Settings
+		p.Set(&s, p.Max)
+		if p.Get(s) != p.Max || s == (sampler.Settings{}) {
+			t.Errorf("%s: Set then Get gave %v, want %v", p.Name, p.Get(s), p.Max)
+		}
+	}
+	if want := []string{"temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed"}; !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	d := sampler.DefaultSettings()
+	if err := d.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	param := func(name string) sampler.Param {
+		i := slices.IndexFunc(sampler.Params, func(p sampler.Param) bool { return p.Name == name })
+		return sampler.Params[i]
+	}
+	for _, tc := range []struct {
+		param string
+		v     float64
+		want  string // "" when valid
+	}{
+		{"top_k", 0, ""},
+		{"top_k", 1 << 20, ""},
+		{"top_k", 2.5, "top_k: 2.5 is not a whole number from 0 to 1,048,576"},
+		{"top_k", 1<<20 + 1, "top_k: 1,048,577 is not a whole number from 0 to 1,048,576"},
+		{"top_p", 0.5, ""},
+		{"top_p", math.Inf(-1), "top_p: -Inf is not a number from 0 to 1"},
+		{"temperature", 1e-300, ""},
+		{"temperature", 1e300, "temperature: 1e+300 is not a number from 0 to 100"},
+		{"seed", 1, ""},
+		{"seed", 1<<53 - 1, ""},
+		{"seed", 0.5, "seed: 0.5 is not a whole number from 1 to 9,007,199,254,740,991"},
+	} {
+		err := param(tc.param).Check(tc.v)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%s.Check(%v) = %v, want %q", tc.param, tc.v, err, tc.want)
+		}
+	}
+}
+
+func TestReadable(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"},
+		{1, "1"},
+		{100, "100"},
+		{1000, "1,000"},
+		{-1234567, "-1,234,567"},
+		{1 << 20, "1,048,576"},
+		{1<<53 - 1, "9,007,199,254,740,991"},
+		{1 << 60, "1.152921504606847e+18"},
+		{0.05, "0.05"},
+		{1234.5, "1234.5"},
+		{math.NaN(), "NaN"},
+	} {
+		if got := sampler.Readable(tc.x); got != tc.want {
+			t.Errorf("Readable(%v) = %q, want %q", tc.x, got, tc.want)
+		}
 	}
 }

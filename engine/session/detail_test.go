@@ -34,6 +34,22 @@ func TestDetailOfPastSteps(t *testing.T) {
 				}
 				return s.Step()
 			}},
+		// A change of settings commits nothing, so the test reads the next
+		// step again before taking it, as after an edit of the next step.
+		{"260K with the settings changed three times", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled}, 30,
+			func(s *session.Session, i int) error {
+				switch i {
+				case 8: // cooler, the generator kept
+					set := sampled
+					set.Temperature, set.TopK = 0.5, 10
+					return s.SetSampler(set)
+				case 14: // run.c, with another seed
+					return s.SetSampler(sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 99})
+				case 20: // greedy
+					return s.SetSampler(sampler.DefaultSettings())
+				}
+				return s.Step()
+			}},
 		{"260K like run.c", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 3}}, 20, nil},
 		{"worked example", workedExample, 0, nil},
 	} {
@@ -57,7 +73,7 @@ func TestDetailOfPastSteps(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if i == 9 && tc.act != nil { // the force changed step 9 after it was read
+				if i == 9 && tc.name == "260K sampled, forced and edited" { // the force changed step 9 after it was read
 					live[i] = nil
 				}
 			}

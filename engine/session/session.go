@@ -4,15 +4,29 @@
 // stage did, the random draw, the chosen token and the KV cache.
 //
 // A session is described completely by a Spec, a plain value: the model's
-// name, the prompt, the sampler settings with their seed, the number of
-// steps, and the tokens forced and logits edited by hand. New(spec) always
-// produces the same trace, so a Spec can travel in a link.
+// name, the prompt, the sampler settings with their seed and the changes
+// made to them along the way, the number of steps, and the tokens forced
+// and logits edited by hand. New(spec) always produces the same trace, so
+// a Spec can travel in a link.
 //
 // Steps are numbered from 0. Step i reads the logits after the last token of
 // the context, lets the sampler choose (or takes the forced token), appends
 // the choice and feeds it to the model, so that its key and value join the
 // cache and the next step's logits are ready. A step that chooses the
 // tokenizer's BOS or EOS token ends the session, as run.c stops on BOS.
+//
+// # Changing the sampler's settings
+//
+// A token once chosen stays chosen: SetSampler makes new settings apply
+// from the next step on, and records them as a Change at that step, so
+// that the steps before it keep the settings they were chosen with and
+// Detail of any step reproduces it exactly. Sampler(i) is what step i
+// uses: the latest change at or before step i, else Spec.Sampler. A
+// change of seed starts the generator afresh from the new seed at its
+// step (as sampler.NewRNG does at step 0); any other change keeps drawing
+// from where the generator was. To choose the committed tokens again with
+// the new settings is an explicit action, Rerun; Reset starts over with
+// them.
 package session
 
 import (
@@ -27,14 +41,23 @@ import (
 
 // Spec is a session as a plain value.
 type Spec struct {
-	Model   string           `json:"model"`            // a name the Loader knows, or LogitsModel
-	Prompt  string           `json:"prompt,omitempty"` // ignored by LogitsModel sessions
-	Vocab   []string         `json:"vocab,omitempty"`  // LogitsModel: the tokens
-	Logits  []float64        `json:"logits,omitempty"` // LogitsModel: their logits
-	Sampler sampler.Settings `json:"sampler"`
+	Model   string           `json:"model"`             // a name the Loader knows, or LogitsModel
+	Prompt  string           `json:"prompt,omitempty"`  // ignored by LogitsModel sessions
+	Vocab   []string         `json:"vocab,omitempty"`   // LogitsModel: the tokens
+	Logits  []float64        `json:"logits,omitempty"`  // LogitsModel: their logits
+	Sampler sampler.Settings `json:"sampler"`           // the settings of step 0, until the first change
+	Changes []Change         `json:"changes,omitempty"` // by step, strictly increasing, each at a step ≥ 1
 	Steps   int              `json:"steps"`
 	Forced  []Force          `json:"forced,omitempty"`
 	Edits   []Edit           `json:"edits,omitempty"`
+}
+
+// Change makes step Step and the steps after it, up to the next change,
+// use the settings Sampler. Step is at least 1: step 0's settings are
+// Spec.Sampler.
+type Change struct {
+	Step    int              `json:"step"`
+	Sampler sampler.Settings `json:"sampler"`
 }
 
 // Force makes step Step choose Token whatever the sampler says. The sampler
@@ -77,6 +100,9 @@ const DefaultTop = 5
 // steps (fewer if the session stops first).
 func New(spec Spec, load Loader) (*Session, error) {
 	if err := spec.Sampler.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckChanges(spec.Changes); err != nil {
 		return nil, err
 	}
 	s := &Session{spec: spec, keepTop: DefaultTop}
@@ -163,6 +189,25 @@ func (s *Session) restart() {
 	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
 }
 
+// CheckChanges applies New's rules to a Spec's changes: each is at a step
+// ≥ 1, after the step of the change before it, with valid settings.
+func CheckChanges(changes []Change) error {
+	after := 0 // the step every change must come after
+	for i, c := range changes {
+		if c.Step <= after {
+			if i == 0 {
+				return fmt.Errorf("change 0: step %d: want a step ≥ 1 (step 0's settings are the spec's Sampler)", c.Step)
+			}
+			return fmt.Errorf("change %d: step %d does not come after step %d of the change before", i, c.Step, after)
+		}
+		if err := c.Sampler.Validate(); err != nil {
+			return fmt.Errorf("change %d: %w", i, err)
+		}
+		after = c.Step
+	}
+	return nil
+}
+
 // checkEdits validates the hand-made parts of the spec against the model.
 func (s *Session) checkEdits() error {
 	n := s.model.Tokenizer.VocabSize()
@@ -223,8 +268,8 @@ func (s *Session) decide() (Step, sampler.RNG, error) {
 	}
 	i := len(s.trace.Steps)
 	edited := s.applyEdits(i, s.logits, s.edited)
-	rng := s.rng
-	choice, err := s.scratch.Choose(s.spec.Sampler, s.edited, s.tokens, &rng)
+	rng := s.rngFor(i, s.rng)
+	choice, err := s.scratch.Choose(s.Sampler(i), s.edited, s.tokens, &rng)
 	if err != nil {
 		return Step{}, s.rng, fmt.Errorf("step %d: %w", i, err)
 	}
@@ -313,9 +358,9 @@ func (s *Session) Detail(i int) (*Detail, error) {
 	}
 	d.Logits = make([]float64, len(raw))
 	s.applyEdits(i, raw, d.Logits)
-	rng := step.rngWas
+	rng := s.rngFor(i, step.rngWas)
 	var err error
-	if d.Choice, err = sampler.Sample(s.spec.Sampler, d.Logits, s.tokens[:step.context], &rng); err != nil {
+	if d.Choice, err = sampler.Sample(s.Sampler(i), d.Logits, s.tokens[:step.context], &rng); err != nil {
 		return nil, fmt.Errorf("step %d: %w", i, err)
 	}
 	return d, nil
@@ -344,10 +389,89 @@ func (s *Session) Undo() error {
 	return s.truncate(n - 1)
 }
 
-// Reset goes back to the state after prefill and forgets every hand edit.
+// Reset goes back to the state after prefill and forgets every hand edit
+// and every change of settings but the last: the settings the next step
+// would have used become the session's from step 0.
 func (s *Session) Reset() error {
-	s.spec.Forced, s.spec.Edits = nil, nil
-	return s.truncate(0)
+	set := s.Sampler(len(s.trace.Steps))
+	s.spec.Forced, s.spec.Edits, s.spec.Changes = nil, nil, nil
+	if err := s.truncate(0); err != nil {
+		return err
+	}
+	s.restartWith(set)
+	return nil
+}
+
+// Sampler returns the settings step i uses, for a step taken (i <
+// len(Trace().Steps)) or the next one (i = len(Trace().Steps)): those of
+// the latest change at or before step i, else Spec.Sampler.
+func (s *Session) Sampler(i int) sampler.Settings {
+	set := s.spec.Sampler
+	for _, c := range s.spec.Changes {
+		if c.Step > i {
+			break
+		}
+		set = c.Sampler
+	}
+	return set
+}
+
+// SetSampler makes set the sampler's settings from the next step on; the
+// steps taken keep theirs. It replaces any change at or after the next
+// step, and records none if set is what the next step would use anyway.
+// Before the first step it sets Spec.Sampler instead.
+func (s *Session) SetSampler(set sampler.Settings) error {
+	if err := set.Validate(); err != nil {
+		return err
+	}
+	n := len(s.trace.Steps)
+	s.spec.Changes = slices.DeleteFunc(s.spec.Changes, func(c Change) bool { return c.Step >= n })
+	switch {
+	case n == 0:
+		s.restartWith(set)
+	case set != s.Sampler(n):
+		s.spec.Changes = append(s.spec.Changes, Change{Step: n, Sampler: set})
+	}
+	return nil
+}
+
+// Rerun chooses every step again with the settings the next step would
+// use, as if they had been the session's from the start: they become
+// Spec.Sampler and the changes go. Forced tokens and edits stay. It runs
+// as many steps as there were, fewer if the session stops sooner; after
+// an error, the steps re-run before it.
+func (s *Session) Rerun() error {
+	n := len(s.trace.Steps)
+	set := s.Sampler(n)
+	if err := s.rewind(0); err != nil {
+		return err
+	}
+	s.spec.Changes = nil
+	s.restartWith(set)
+	for range n {
+		if err := s.Step(); errors.Is(err, ErrStopped) {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restartWith makes set the settings of step 0, before any step is taken.
+func (s *Session) restartWith(set sampler.Settings) {
+	s.spec.Sampler = set
+	s.rng = sampler.NewRNG(set.Seed)
+}
+
+// rngFor returns the generator step i starts from, given the state was
+// that the steps before it left: a change at step i to another seed
+// starts afresh from that seed.
+func (s *Session) rngFor(i int, was sampler.RNG) sampler.RNG {
+	if set := s.Sampler(i); i > 0 && set.Seed != s.Sampler(i-1).Seed {
+		return sampler.NewRNG(set.Seed)
+	}
+	return was
 }
 
 // Force re-runs step i with token chosen by hand, dropping the steps after
@@ -400,13 +524,29 @@ func (s *Session) rewindTo(i int) error {
 	return nil
 }
 
-// truncate keeps the first n steps and the edits that belong to them.
+// truncate keeps the first n steps and the forced tokens, edits and
+// changes that belong to them or to the next step.
 func (s *Session) truncate(n int) error {
+	if err := s.rewind(n); err != nil {
+		return err
+	}
+	s.spec.Forced = slices.DeleteFunc(s.spec.Forced, func(f Force) bool { return f.Step > n })
+	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step > n })
+	s.spec.Changes = slices.DeleteFunc(s.spec.Changes, func(c Change) bool { return c.Step > n })
+	return nil
+}
+
+// rewind takes the session back to its state after n steps, keeping the
+// spec's hand edits.
+func (s *Session) rewind(n int) error {
 	if n < len(s.trace.Steps) {
 		cut := s.trace.Steps[n]
 		s.rng = cut.rngWas
 		s.tokens = s.tokens[:cut.context]
 		s.trace.Steps = s.trace.Steps[:n]
+		if n == 0 {
+			s.trace.Steps = nil // as New leaves it, so that traces compare equal
+		}
 		s.trace.Stopped = ""
 		if s.tr != nil {
 			// Re-feed the last context token: its logits, attention and
@@ -419,8 +559,6 @@ func (s *Session) truncate(n int) error {
 		}
 		s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
 	}
-	s.spec.Forced = slices.DeleteFunc(s.spec.Forced, func(f Force) bool { return f.Step > n })
-	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step > n })
 	s.spec.Steps = n
 	return nil
 }
@@ -483,6 +621,7 @@ func (s *Session) Spec() Spec {
 	spec := s.spec
 	spec.Vocab = slices.Clone(spec.Vocab)
 	spec.Logits = slices.Clone(spec.Logits)
+	spec.Changes = slices.Clone(spec.Changes)
 	spec.Forced = slices.Clone(spec.Forced)
 	spec.Edits = slices.Clone(spec.Edits)
 	return spec

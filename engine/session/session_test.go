@@ -154,6 +154,15 @@ type edit struct {
 }
 
 func step(s *session.Session) error { return s.Step() }
+
+// setSampler changes the settings of the next step by edit.
+func setSampler(edit func(*sampler.Settings)) func(*session.Session) error {
+	return func(s *session.Session) error {
+		set := s.Sampler(len(s.Trace().Steps))
+		edit(&set)
+		return s.SetSampler(set)
+	}
+}
 func undo(s *session.Session) error { return s.Undo() }
 
 // TestSpecReproducesTrace applies sequences of actions and checks that a new
@@ -183,6 +192,28 @@ func TestSpecReproducesTrace(t *testing.T) {
 			[]edit{{"reset", func(s *session.Session) error { return s.Reset() }}, {"step", step}}},
 		{"worked example edit", workedExample,
 			[]edit{{"edit cat", func(s *session.Session) error { return s.EditLogit(0, 1, 4) }}}},
+		{"260K settings changed along the way", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled, Steps: 4},
+			[]edit{
+				{"cooler", setSampler(func(s *sampler.Settings) { s.Temperature = 0.3 })}, {"step", step}, {"step", step},
+				{"reseed", setSampler(func(s *sampler.Settings) { s.Seed = 1234 })}, {"step", step},
+				{"run.c", setSampler(func(s *sampler.Settings) { *s = sampler.Settings{Mode: sampler.RunC, Temperature: 1.2, Seed: 1234} })},
+				{"step", step}, {"step", step},
+				{"force", func(s *session.Session) error { return s.Force(5, 7) }},
+				{"edit", func(s *session.Session) error { return s.EditLogit(6, 20, 9) }},
+				{"greedy", setSampler(func(s *sampler.Settings) { *s = sampler.DefaultSettings() })}, {"step", step},
+				{"undo", undo},
+			}},
+		{"260K settings changed, then re-run", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampled, Steps: 6},
+			[]edit{
+				{"force", func(s *session.Session) error { return s.Force(2, 300) }},
+				{"hotter", setSampler(func(s *sampler.Settings) { s.Temperature, s.Seed = 1.5, 3 })}, {"step", step},
+				{"rerun", func(s *session.Session) error { return s.Rerun() }}, {"step", step},
+			}},
+		{"toy settings changed, then reset", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 2},
+			[]edit{
+				{"sample", setSampler(func(s *sampler.Settings) { s.Temperature = 1 })}, {"step", step},
+				{"reset", func(s *session.Session) error { return s.Reset() }}, {"step", step},
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSession(t, tc.spec)
@@ -286,7 +317,7 @@ func TestBadSpecs(t *testing.T) {
 		{"negative steps", func(s *session.Spec) { s.Steps = -1 }, "negative"},
 		{"forced token out of range", func(s *session.Spec) { s.Forced = []session.Force{{Step: 0, Token: 6}} }, "forced"},
 		{"NaN edit", func(s *session.Spec) { s.Edits = []session.Edit{{Step: 0, Token: 1, Logit: math.NaN()}} }, "NaN"},
-		{"bad sampler", func(s *session.Spec) { s.Sampler.TopP = 2 }, "TopP"},
+		{"bad sampler", func(s *session.Spec) { s.Sampler.TopP = 2 }, "top_p: 2 is not a number from 0 to 1"},
 		{"logits length", func(s *session.Spec) {
 			*s = workedExample
 			s.Logits = s.Logits[:5]
@@ -296,6 +327,14 @@ func TestBadSpecs(t *testing.T) {
 			s.Logits = []float64{0, math.NaN(), 0, 0, 0, 0}
 		}, "NaN"},
 		{"prompt longer than context", func(s *session.Spec) { s.Prompt = strings.Repeat("the ", 17) }, "context"},
+		{"change at step 0", func(s *session.Spec) { s.Changes = []session.Change{{Step: 0, Sampler: s.Sampler}} },
+			"change 0: step 0: want a step ≥ 1 (step 0's settings are the spec's Sampler)"},
+		{"changes out of order", func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 3, Sampler: s.Sampler}, {Step: 3, Sampler: s.Sampler}}
+		}, "change 1: step 3 does not come after step 3 of the change before"},
+		{"a bad change", func(s *session.Spec) {
+			s.Changes = []session.Change{{Step: 1, Sampler: s.Sampler}, {Step: 2, Sampler: sampler.Settings{Seed: 0}}}
+		}, "change 1: sampler: seed: 0 is not a whole number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := good

@@ -43,7 +43,7 @@ type Step struct {
 	KVLen   int
 	KVBytes int
 
-	rngWas  sampler.RNG // generator state before the step, for undo and Detail
+	rngWas  sampler.RNG // generator state the steps before left, for undo and Detail (rngFor re-seeds it at a change of seed)
 	context int         // context length before the step
 }
 

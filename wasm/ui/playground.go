@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
@@ -119,7 +120,7 @@ func (p *Playground) start(query url.Values, fragment string) {
 	}
 	if err != nil {
 		p.view = "all"
-		if err := p.open(link.Default()); err != nil {
+		if err := p.open(catalog.Default()); err != nil {
 			p.notice = err.Error()
 			return
 		}

@@ -35,7 +35,7 @@ func shareURL(path string, spec session.Spec, view string) string {
 // them by hand), else the encoded state in the fragment.
 func embedURL(path string, spec session.Spec, view string) string {
 	base := path + "?embed=1&view=" + view
-	if q, lossy := link.Query(spec); !lossy {
+	if q, lossy := link.Query(link.State{Spec: spec}); !lossy {
 		if len(q) == 0 {
 			return base
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/session"
 )
 
@@ -22,17 +23,32 @@ var (
 	tok512 []byte
 )
 
-// Names lists the embedded models, smallest first.
-var Names = []string{"toy", "stories260K"}
+// files are the checkpoint and tokenizer of each model of the catalog but
+// the worked example, which has no model.
+var files = map[string]struct{ checkpoint, tokenizer []byte }{
+	"toy":         {toyCheckpoint, toyTokenizer},
+	"stories260K": {stories260KCheckpoint, tok512},
+}
+
+// Names lists the embedded models in the catalog's order, smallest first.
+var Names = embedded()
+
+func embedded() []string {
+	var names []string
+	for _, m := range catalog.Models {
+		if m.Name != session.LogitsModel {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
 
 // Load reads the embedded model called name. Each call returns a fresh copy,
 // so sessions never share mutable state.
 func Load(name string) (*session.Model, error) {
-	switch name {
-	case "toy":
-		return session.LoadModel(name, toyCheckpoint, toyTokenizer)
-	case "stories260K":
-		return session.LoadModel(name, stories260KCheckpoint, tok512)
+	f, ok := files[name]
+	if !ok {
+		return nil, fmt.Errorf("no model called %q (there are %s)", name, strings.Join(Names, ", "))
 	}
-	return nil, fmt.Errorf("no model called %q (there are %s)", name, strings.Join(Names, ", "))
+	return session.LoadModel(name, f.checkpoint, f.tokenizer)
 }

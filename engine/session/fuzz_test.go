@@ -1,0 +1,132 @@
+package session_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// loaded keeps each model the fuzz target loads: sessions only read a
+// model, as the playground's sessions share theirs.
+var loaded sync.Map
+
+func loadOnce(name string) (*session.Model, error) {
+	if m, ok := loaded.Load(name); ok {
+		return m.(*session.Model), nil
+	}
+	m, err := models.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	loaded.Store(name, m)
+	return m, nil
+}
+
+// maxActions bounds an input's actions, so that each runs in milliseconds.
+const maxActions = 30
+
+// fuzzSettings makes sampler settings from two bytes: greedy or sampled,
+// chain or run.c, a few filters and seeds, and now and then settings
+// Validate refuses (top-k in run.c mode).
+func fuzzSettings(a, b byte) sampler.Settings {
+	set := sampler.Settings{Mode: sampler.Chain, Temperature: []float64{0, 0.5, 1, 2}[a%4], RepetitionPenalty: 1, Seed: uint64(b%4 + 1)}
+	if a&4 != 0 {
+		set.TopK = 3
+	}
+	if a&8 != 0 {
+		set.TopP = 0.9
+	}
+	if a&16 != 0 {
+		set.MinP = 0.05
+	}
+	if a&32 != 0 {
+		set.RepetitionPenalty = 1.3
+	}
+	if a&64 != 0 {
+		set.Mode = sampler.RunC
+		if a&128 != 0 { // else keep what run.c lacks, which Validate refuses
+			set.TopK, set.MinP, set.RepetitionPenalty = 0, 0, 1
+		}
+	}
+	return set
+}
+
+// FuzzActions runs a sequence of actions — step, undo, force, edit, mask,
+// set the sampler, re-run, reset — on a toy or stories260K session, and
+// checks after each that New(s.Spec()) rebuilds the identical trace and
+// the same next decision. Each action takes four bytes: what, then its
+// arguments. An action may fail (undo with no steps, a step after the end,
+// refused settings, every token masked); the session must stay consistent
+// all the same.
+func FuzzActions(f *testing.F) {
+	for _, seed := range []struct {
+		stories bool
+		actions []byte
+	}{
+		{false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}},
+		{true, []byte{5, 9, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 2, 3, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
+		{true, []byte{5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 3, 2, 100, 40, 5, 201, 1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0}},
+		{false, []byte{4, 0, 2, 0, 0, 0, 0, 0, 5, 65, 3, 0, 0, 0, 0, 0, 4, 1, 0, 0, 4, 1, 1, 0, 4, 1, 2, 0, 4, 1, 3, 0, 4, 1, 4, 0, 4, 1, 5, 0}},
+		{true, []byte{5, 193, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}},
+	} {
+		f.Add(seed.stories, seed.actions)
+	}
+	f.Fuzz(func(t *testing.T, stories bool, actions []byte) {
+		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
+		if stories {
+			spec.Model, spec.Prompt = "stories260K", "Once upon a time"
+		}
+		s, err := session.New(spec, loadOnce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vocab := s.Model().Tokenizer.VocabSize()
+		for n := 0; len(actions) >= 4 && n < maxActions; n, actions = n+1, actions[4:] {
+			what, a, b, c := actions[0]%8, actions[1], actions[2], actions[3]
+			steps := len(s.Trace().Steps)
+			at := int(a) % (steps + 1) // a step taken, or the next one
+			token := (int(b) | int(c)<<8) % vocab
+			before := s.Spec()
+			switch what {
+			case 0:
+				err = s.Step()
+			case 1:
+				err = s.Undo()
+			case 2:
+				err = s.Force(at, token)
+			case 3:
+				err = s.EditLogit(at, token, float64(int8(c))/4)
+			case 4:
+				err = s.EditLogit(at, token, math.Inf(-1))
+			case 5:
+				err = s.SetSampler(fuzzSettings(a, b))
+				if err != nil && !reflect.DeepEqual(s.Spec(), before) {
+					t.Fatalf("action %d: refused settings changed the spec: %v", n, err)
+				}
+			case 6:
+				err = s.Rerun()
+			case 7:
+				err = s.Reset()
+			}
+			again, err2 := session.New(s.Spec(), loadOnce)
+			if err2 != nil {
+				t.Fatalf("action %d (%d, %v): New of the spec: %v\nspec %+v", n, what, err, err2, s.Spec())
+			}
+			if !reflect.DeepEqual(again.Trace(), s.Trace()) {
+				t.Fatalf("action %d (%d, %v): the spec rebuilds another trace\nspec %+v", n, what, err, s.Spec())
+			}
+			next, nextErr := s.Next()
+			want, wantErr := again.Next()
+			if !reflect.DeepEqual(next, want) || (nextErr == nil) != (wantErr == nil) ||
+				nextErr != nil && errors.Is(nextErr, session.ErrStopped) != errors.Is(wantErr, session.ErrStopped) {
+				t.Fatalf("action %d (%d, %v): the next step differs: %v / %v", n, what, err, nextErr, wantErr)
+			}
+		}
+	})
+}
