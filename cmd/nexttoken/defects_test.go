@@ -163,3 +163,58 @@ func TestNarrowTablesScroll(t *testing.T) {
 		t.Errorf("probabilities cut short in the embed at 1,000 px: %v", cut)
 	}
 }
+
+// TestSettingsApplyFromTheNextStep changes the temperature after three
+// sampled steps: the steps stay, the link reproduces the session with its
+// change, and re-running the steps is a button.
+func TestSettingsApplyFromTheNextStep(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=3&steps=3")
+	before := evaluate[string](tab, `document.querySelector('#text').textContent`)
+	setInput(tab, "#set-temperature", "0.5")
+	waitFor(tab, `document.querySelector('#rerun') !== null`)
+	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != before {
+		t.Errorf("a new temperature changed the tokens already chosen: %q, was %q", got, before)
+	}
+	if got := text(tab, "#status"); !strings.HasPrefix(got, "3 steps") {
+		t.Errorf("status %q, want 3 steps", got)
+	}
+	// The second step was taken at temperature 1, which it says.
+	click(tab, `#tokens .tok.gen[data-step="1"]`)
+	waitFor(tab, `document.querySelector('#used-settings')?.textContent.includes('temperature 1')`)
+
+	// The link carries the change: a new tab shows the same.
+	click(tab, `#tokens .tok.next`)
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector('#status').textContent.startsWith('4 steps')`)
+	want := evaluate[string](tab, snapshot)
+	url := evaluate[string](tab, `document.querySelector('#share-url').value`)
+	other := openPage(t, url[strings.Index(url, "/"+"#"):])
+	if got := evaluate[string](other, snapshot); got != want {
+		t.Errorf("the share link shows\n%s\nwant\n%s", got, want)
+	}
+
+	click(tab, "#rerun")
+	waitFor(tab, `document.querySelector('#rerun') === null`)
+	if got := text(tab, "#status"); !strings.HasPrefix(got, "4 steps") {
+		t.Errorf("after the re-run, status %q, want 4 steps", got)
+	}
+}
+
+// TestLinkToAPastStep opens a link that shows step 2 of 3.
+func TestLinkToAPastStep(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3&at=2")
+	if got := text(tab, "#step-title"); !strings.HasPrefix(got, "Step 2") {
+		t.Errorf("title %q, want Step 2", got)
+	}
+	if got := text(tab, "#choice"); got != "on" {
+		t.Errorf("step 2 chose %q, want on", got)
+	}
+	// Selecting another step makes the link say so.
+	click(tab, `#tokens .tok.gen[data-step="0"]`)
+	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 1')`)
+	url := evaluate[string](tab, `document.querySelector('#share-url').value`)
+	other := openPage(t, url[strings.Index(url, "/"+"#"):])
+	if got := text(other, "#step-title"); !strings.HasPrefix(got, "Step 1") {
+		t.Errorf("the link of step 1 opens %q", got)
+	}
+}

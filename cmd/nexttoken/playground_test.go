@@ -183,6 +183,7 @@ func TestBadParameter(t *testing.T) {
 		{"?steps=-4", "steps"},
 		{"?Top_P=2", "top_p"},
 		{"?model=toy&prompt=The%20dog", "dog"},
+		{"?model=stories260K&prompt=100%", "prompt"}, // a stray %: named, not dropped
 	} {
 		t.Run(tc.query, func(t *testing.T) { opensDefaultSaying(t, "/"+tc.query, tc.want) })
 	}

@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// repairedQuery is the address's query as it was typed, when RepairAddress
+// had to escape a stray "%" in it: link.ParseQuery then says which
+// parameter holds it.
+var repairedQuery string
+
 // escapeStrayPercents returns href with every "%" that does not start a
 // valid escape written as "%25", if href does not parse as a URL as it is.
 // The link then opens, and its broken part is reported like any other

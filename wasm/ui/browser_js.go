@@ -5,6 +5,7 @@ package ui
 import (
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/hack-pad/safejs"
 )
@@ -128,6 +129,9 @@ func RepairAddress() {
 		return
 	}
 	if fixed, changed := escapeStrayPercents(s); changed {
+		if _, query, ok := strings.Cut(s, "?"); ok {
+			repairedQuery, _, _ = strings.Cut(query, "#")
+		}
 		_ = replaceURL(fixed)
 	}
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
+
 	"math"
 	"strconv"
 	"strings"
@@ -77,26 +79,12 @@ func parseNumber(s string, limit float64, allowMask bool) (float64, error) {
 type errTooLarge float64
 
 func (e errTooLarge) Error() string {
-	return "a number between −" + strconv.FormatFloat(float64(e), 'g', -1, 64) + " and " + strconv.FormatFloat(float64(e), 'g', -1, 64) + " is needed"
+	return "want a number from −" + sampler.Readable(float64(e)) + " to " + sampler.Readable(float64(e))
 }
 
 type errNotNumber string
 
 func (e errNotNumber) Error() string { return strconv.Quote(string(e)) + " is not a number" }
-
-// errRange says which numbers a setting takes.
-type errRange struct {
-	min, max float64
-	integer  bool
-}
-
-func (e errRange) Error() string {
-	kind := "a number"
-	if e.integer {
-		kind = "a whole number"
-	}
-	return kind + " from " + strconv.FormatFloat(e.min, 'g', -1, 64) + " to " + strconv.FormatFloat(e.max, 'g', -1, 64) + " is needed"
-}
 
 // HTML writes a boolean attribute as present or absent: disabled="false"
 // in a prerendered page would disable the button. go-app removes an

@@ -20,13 +20,13 @@ func TestParseNumber(t *testing.T) {
 		{"−0.5", false, -0.5, ""}, // typographic minus, as the page shows it
 		{"1e3", false, 1000, ""},
 		{"-inf", true, math.Inf(-1), ""},
-		{"-inf", false, 0, "between"},
-		{"inf", true, 0, "between"},
+		{"-inf", false, 0, "from −10,000 to 10,000"},
+		{"inf", true, 0, "from −10,000 to 10,000"},
 		{"NaN", true, 0, "not a number"},
 		{"abc", false, 0, "not a number"},
 		{"", false, 0, "not a number"},
-		{"1e999", true, 0, "between"},
-		{"20001", false, 0, "between"},
+		{"1e999", true, 0, "from −10,000 to 10,000"},
+		{"20001", false, 0, "from −10,000 to 10,000"},
 		{"0x10", false, 0, "not a number"},
 	} {
 		got, err := parseNumber(tc.in, 1e4, tc.allowMask)

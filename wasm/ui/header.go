@@ -3,25 +3,9 @@ package ui
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/catalog"
 	"nexttoken/engine/session"
-	"nexttoken/engine/toymodel"
 )
-
-// choices are the models the picker offers, with the session each starts.
-var choices = []struct {
-	name, label string
-	spec        func(session.Spec) session.Spec
-}{
-	{session.LogitsModel, "Worked example (logits only)", func(s session.Spec) session.Spec {
-		return session.Spec{Model: session.LogitsModel, Vocab: toymodel.Words, Logits: toymodel.WorkedLogits, Sampler: s.Sampler}
-	}},
-	{"toy", "Toy model (d = 4)", func(s session.Spec) session.Spec {
-		return session.Spec{Model: "toy", Prompt: "The cat", Sampler: s.Sampler}
-	}},
-	{"stories260K", "TinyStories 260K", func(s session.Spec) session.Spec {
-		return session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: s.Sampler}
-	}},
-}
 
 // maxPrompt bounds what the prompt field takes: far more than any context
 // here, and little enough to tokenize in a moment.
@@ -38,9 +22,9 @@ type Header struct {
 }
 
 func (h *Header) Render() app.UI {
-	options := make([]app.UI, len(choices))
-	for i, c := range choices {
-		options[i] = option(c.name, c.label, c.name == h.Model)
+	options := make([]app.UI, len(catalog.Models))
+	for i, m := range catalog.Models {
+		options[i] = option(m.Name, m.Label, m.Name == h.Model)
 	}
 	var prompt app.UI = app.Text("")
 	if h.Model != session.LogitsModel {
@@ -71,11 +55,10 @@ func (h *Header) Render() app.UI {
 }
 
 func (h *Header) onModel(ctx app.Context, e app.Event) {
-	name := ctx.JSSrc().Get("value").String()
-	for _, c := range choices {
-		if c.name == name {
-			h.Page.notify(h.Page.replace(c.spec(h.Page.sess.Spec())))
-		}
+	if m, ok := catalog.Lookup(ctx.JSSrc().Get("value").String()); ok {
+		// The new model starts with the settings the next step would use.
+		p := h.Page
+		p.notify(p.replace(m.Spec(p.sess.Sampler(len(p.sess.Trace().Steps)))))
 	}
 	// The arrow keys would go on changing the model: give them back to the
 	// playground's shortcuts.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/url"
 	"reflect"
 	"time"
 
@@ -85,7 +84,11 @@ func (p *Playground) OnNav(ctx app.Context) {
 	}
 	u := ctx.Page().URL()
 	p.origin, p.path = u.Scheme+"://"+u.Host, u.Path
-	p.start(u.Query(), u.Fragment)
+	raw := u.RawQuery
+	if repairedQuery != "" {
+		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named
+	}
+	p.start(raw, u.Fragment)
 	if p.embed {
 		_ = reportHeight() // without it the host page keeps its iframe's own height
 		return
@@ -94,29 +97,31 @@ func (p *Playground) OnNav(ctx app.Context) {
 	ctx.Defer(func(app.Context) { _ = focusPlayground() })
 }
 
-// start opens the session that a link's query and fragment describe, or the
-// default session with a message saying what was wrong with the link.
-func (p *Playground) start(query url.Values, fragment string) {
-	p.embed = query.Get("embed") == "1"
-	view, theme := query.Get("view"), query.Get("theme")
-	for _, page := range []string{"embed", "view", "theme"} {
-		query.Del(page)
-	}
-	state, err := link.Merge(query, fragment)
-	if view == "" {
-		view = state.View
-	}
+// start opens the session that a link's raw query and fragment describe,
+// or the default session with a message saying what was wrong with the
+// link.
+func (p *Playground) start(rawQuery, fragment string) {
+	query, err := link.ParseQuery(rawQuery)
+	page := link.PageOf(query)
+	p.embed = page.Embed
 	p.view, p.theme = "all", "auto"
-	if err == nil && view != "" {
-		err = checkView(view)
-		p.view = view
+	var state link.State
+	if err == nil {
+		state, err = link.Merge(query, fragment)
 	}
-	if err == nil && theme != "" {
-		err = checkTheme(theme)
-		p.theme = theme
+	if err == nil && state.View != "" {
+		err = checkView(state.View)
+		p.view = state.View
+	}
+	if err == nil && page.Theme != "" {
+		err = checkTheme(page.Theme)
+		p.theme = page.Theme
 	}
 	if err == nil {
 		err = p.open(state.Spec)
+	}
+	if err == nil && state.At > 0 {
+		p.selectStep(state.At - 1)
 	}
 	if err != nil {
 		p.view = "all"
@@ -329,9 +334,12 @@ func (p *Playground) notify(err error) {
 	}
 }
 
+// selectStep shows step i; the link says so.
 func (p *Playground) selectStep(i int) {
 	if p.sess != nil && i >= 0 && i <= len(p.sess.Trace().Steps) {
 		p.sel = i
+		p.link = p.shareURL()
+		p.syncAddress()
 	}
 }
 

@@ -19,7 +19,9 @@ import (
 type SamplerCard struct {
 	app.Compo
 
-	Settings sampler.Settings
+	Settings sampler.Settings // for the next step
+	Used     sampler.Settings // what the step on display used
+	Rerun    int              // steps taken with other settings than Settings, which Rerun would take again
 	D        *session.Detail
 	Vocab    *Vocab
 	Context  string // the text being continued
@@ -28,30 +30,9 @@ type SamplerCard struct {
 	errs map[string]string // a bad value typed into a setting, shown by it
 }
 
-// settingFields are the numeric settings, with how to read and write each.
-var settingFields = []struct {
-	id, label string
-	chainOnly bool
-	integer   bool
-	get       func(sampler.Settings) float64
-	set       func(*sampler.Settings, float64)
-	min, max  float64
-	slider    float64 // the slider's upper end (the field takes up to max)
-	step      float64
-}{
-	{"temperature", "temperature", false, false, func(s sampler.Settings) float64 { return s.Temperature },
-		func(s *sampler.Settings, v float64) { s.Temperature = v }, 0, 100, 3, 0.05},
-	{"top_k", "top-k", true, true, func(s sampler.Settings) float64 { return float64(s.TopK) },
-		func(s *sampler.Settings, v float64) { s.TopK = int(v) }, 0, 1 << 20, 100, 1},
-	{"top_p", "top-p", false, false, func(s sampler.Settings) float64 { return s.TopP },
-		func(s *sampler.Settings, v float64) { s.TopP = v }, 0, 1, 1, 0.01},
-	{"min_p", "min-p", true, false, func(s sampler.Settings) float64 { return s.MinP },
-		func(s *sampler.Settings, v float64) { s.MinP = v }, 0, 1, 0.5, 0.01},
-	{"repetition_penalty", "repetition penalty", true, false, func(s sampler.Settings) float64 { return s.RepetitionPenalty },
-		func(s *sampler.Settings, v float64) { s.RepetitionPenalty = v }, 0, 100, 2, 0.05},
-	{"seed", "seed", false, true, func(s sampler.Settings) float64 { return float64(s.Seed) },
-		func(s *sampler.Settings, v float64) { s.Seed = uint64(v) }, 1, 1 << 53, 0, 1},
-}
+// sliderEnds are where the settings' sliders end: the useful part of each
+// range (a field takes the whole range, as sampler.Params has it).
+var sliderEnds = map[string]float64{"temperature": 3, "top_k": 100, "top_p": 1, "min_p": 0.5, "repetition_penalty": 2}
 
 func (c *SamplerCard) Render() app.UI {
 	var context app.UI = app.Text("")
@@ -59,9 +40,22 @@ func (c *SamplerCard) Render() app.UI {
 		context = app.P().ID("sampler-context").Class("context").Body(
 			app.Span().Class("label").Text("Continuing "), app.Q().Text(tail(c.Context, 160)))
 	}
+	var rerun app.UI = app.Text("")
+	if c.Rerun > 0 {
+		rerun = app.P().Class("rerun").Body(
+			app.Text("These settings apply from the next step; the steps taken keep the settings they were taken with. "),
+			app.Button().ID("rerun").Text("Re-run the "+itoa(c.Rerun)+" steps with these settings").OnClick(c.onRerun),
+		)
+	}
+	var used app.UI = app.Text("")
+	if c.Used != c.Settings {
+		used = app.P().ID("used-settings").Class("hint").Text("This step was taken with " + describe(c.Used) + ".")
+	}
 	return card("sampler", "Sampler", "",
 		context,
 		c.settings(),
+		rerun,
+		used,
 		c.stages(),
 		c.choice(),
 	)
@@ -94,28 +88,28 @@ func (c *SamplerCard) settings() app.UI {
 		),
 	)}
 	if mode != "greedy" {
-		for i, f := range settingFields {
-			if f.chainOnly && mode == "runc" {
+		for i, f := range sampler.Params {
+			if f.ChainOnly && mode == "runc" {
 				continue
 			}
-			v := f.get(s)
+			v := f.Get(s)
 			input := []app.UI{
-				app.Input().ID("set-"+f.id).Type("text").Attr("inputmode", "decimal").Class("setting").
-					Value(strconv.FormatFloat(v, 'f', -1, 64)).Attr("aria-label", f.label).
+				app.Input().ID("set-"+f.Name).Type("text").Attr("inputmode", "decimal").Class("setting").
+					Value(strconv.FormatFloat(v, 'f', -1, 64)).Attr("aria-label", f.Label).Title(f.Doc).
 					OnChange(c.onSetting(i), app.EventScope(i)),
 			}
-			if f.slider > 0 {
-				input = append(input, app.Input().ID("slide-"+f.id).Type("range").TabIndex(-1).
-					Min(f.min).Max(f.slider).Step(f.step).Value(math.Min(v, f.slider)).
-					Attr("aria-label", f.label+" slider").
+			if end, ok := sliderEnds[f.Name]; ok {
+				input = append(input, app.Input().ID("slide-"+f.Name).Type("range").TabIndex(-1).
+					Min(f.Min).Max(end).Step(f.Step).Value(math.Min(v, end)).
+					Attr("aria-label", f.Label+" slider").
 					On("pointerdown", c.hold).OnChange(c.release).
 					OnInput(c.onSetting(i), app.EventScope(i)))
 			}
-			if msg := c.errs[f.id]; msg != "" {
+			if msg := c.errs[f.Name]; msg != "" {
 				input = append(input, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
 			}
 			fields = append(fields, app.Label().Class("field").Body(
-				app.Span().Text(f.label),
+				app.Span().Text(f.Label),
 				app.Div().Class("setting-row").Body(input...),
 			))
 		}
@@ -144,34 +138,54 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 }
 
 func (c *SamplerCard) onSetting(i int) app.EventHandler {
-	f := settingFields[i]
+	f := sampler.Params[i]
 	return func(ctx app.Context, e app.Event) {
-		v, err := parseNumber(ctx.JSSrc().Get("value").String(), f.max, false)
-		var tooLarge errTooLarge
-		if errors.As(err, &tooLarge) || err == nil && (v < f.min || f.integer && v != math.Trunc(v)) {
-			err = errRange{f.min, f.max, f.integer}
+		v, err := parseNumber(ctx.JSSrc().Get("value").String(), math.MaxFloat64, false)
+		if _, huge := err.(errTooLarge); huge || err == nil && f.Check(v) != nil {
+			err = errors.New("want " + f.Range())
 		}
 		if err == nil {
 			s := c.Settings
-			f.set(&s, v)
+			f.Set(&s, v)
 			err = c.Page.setSampler(s)
 		}
 		if c.errs == nil {
 			c.errs = map[string]string{}
 		}
-		delete(c.errs, f.id)
+		delete(c.errs, f.Name)
 		if err != nil {
-			c.errs[f.id] = capitalize(err.Error()) + "; the last good value is back."
-			ctx.JSSrc().Set("value", strconv.FormatFloat(f.get(c.Settings), 'f', -1, 64))
+			c.errs[f.Name] = capitalize(err.Error()) + "; the last good value is back."
+			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(c.Settings), 'f', -1, 64))
 		}
 	}
 }
 
-// setSampler changes the sampler's settings.
+func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Page.rerun() }
+
+// setSampler changes the sampler's settings from the next step on: the
+// steps taken keep theirs.
 func (p *Playground) setSampler(s sampler.Settings) error {
-	spec := p.sess.Spec()
-	spec.Sampler = s
-	return p.replace(spec)
+	return p.act(func(sess *session.Session) error { return sess.SetSampler(s) })
+}
+
+// rerun takes every step again with the settings of the next one.
+func (p *Playground) rerun() { p.notify(p.act((*session.Session).Rerun)) }
+
+// describe says what settings are, briefly.
+func describe(s sampler.Settings) string {
+	if s.Temperature == 0 {
+		return "greedy decoding"
+	}
+	var parts []string
+	if s.Mode == sampler.RunC {
+		parts = append(parts, "run.c's sampling")
+	}
+	for _, p := range sampler.Params {
+		if v := p.Get(s); !p.IsOff(v) && !(p.ChainOnly && s.Mode == sampler.RunC) {
+			parts = append(parts, p.Label+" "+sampler.Readable(v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (c *SamplerCard) stages() app.UI {
@@ -183,7 +197,7 @@ func (c *SamplerCard) stages() app.UI {
 		case st.Name == "repetition_penalty":
 			what = "changed the logits of " + itoa(st.Affected) + " tokens already in the context"
 		case st.Name == "temperature":
-			what = "divided the logits by T = " + sig(c.Settings.Temperature) + " before the softmax"
+			what = "divided the logits by T = " + sig(c.Used.Temperature) + " before the softmax"
 		case st.Affected > 0:
 			what = "kept " + itoa(st.Survivors) + " of " + itoa(prev) + " tokens, removing " + itoa(st.Affected) + " that held " + sig(st.RemovedMass) + " of the probability"
 		default:

@@ -19,15 +19,15 @@ const linkWarnLength = 2000
 // path and the whole state in the fragment. It is relative, so it works on
 // any host and under any sub-path.
 func (p *Playground) shareURL() string {
-	return shareURL(p.path, p.sess.Spec(), p.view)
-}
-
-func shareURL(path string, spec session.Spec, view string) string {
-	frag, err := link.Encode(link.State{Spec: spec, View: view})
-	if err != nil {
-		return path
+	state := link.State{Spec: p.sess.Spec(), View: p.view}
+	if p.sel < len(p.sess.Trace().Steps) {
+		state.At = p.sel + 1 // a past step on display
 	}
-	return path + "#" + frag
+	frag, err := link.Encode(state)
+	if err != nil {
+		return p.path
+	}
+	return p.path + "#" + frag
 }
 
 // embedURL is the address of an embeddable view of a session: readable

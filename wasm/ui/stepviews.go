@@ -72,7 +72,17 @@ func (p *Playground) barsCard(d *session.Detail) app.UI {
 }
 
 func (p *Playground) samplerCard(d *session.Detail) app.UI {
-	return &SamplerCard{Settings: p.sess.Spec().Sampler, D: d, Vocab: p.vocab, Context: p.sess.Trace().Text, Page: p}
+	steps := len(p.sess.Trace().Steps)
+	next := p.sess.Sampler(steps)
+	rerun := 0
+	for i := range steps {
+		if p.sess.Sampler(i) != next {
+			rerun = steps
+			break
+		}
+	}
+	return &SamplerCard{Settings: next, Used: p.sess.Sampler(d.Index), Rerun: rerun, D: d, Vocab: p.vocab,
+		Context: p.sess.Trace().Text, Page: p}
 }
 
 // card is a titled section of the page.

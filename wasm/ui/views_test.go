@@ -3,7 +3,6 @@ package ui
 import (
 	htmlpkg "html"
 	"math"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -329,13 +328,12 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
 		{"embed=1&view=nope", []string{"could not be opened", "view"}},
 		{"theme=purple", []string{"could not be opened", "theme"}},
+		{"model=stories260K&prompt=100%", []string{"could not be opened", "prompt", "%25"}},
+		{"utm_source=x&fbclid=y&Temperature=0.5", []string{"Next step", "T = 0.5"}},
+		{"model=toy&steps=3&at=2", []string{"Step 2: position 2"}},
 	} {
 		p := &Playground{live: true}
-		q, err := url.ParseQuery(tc.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.start(q, "")
+		p.start(tc.query, "")
 		_, text := render(p)
 		contains(t, tc.query, text, tc.want...)
 	}
