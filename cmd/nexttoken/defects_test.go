@@ -121,8 +121,15 @@ func TestStripFollowsTheNewestToken(t *testing.T) {
 	setInput(tab, "#run-n", "150")
 	click(tab, "#run")
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('150 steps')`)
-	for _, id := range []string{"tokens", "text"} {
-		waitFor(tab, `(() => { const el = document.getElementById('`+id+`'); return el.scrollTop + el.clientHeight >= el.scrollHeight - 2; })()`)
+	// The newest token's chip, the next slot and the end of the text are
+	// inside their boxes' visible part.
+	for _, tc := range []struct{ box, last string }{
+		{"#tokens", "#tokens .tok.next"},
+		{"#text", "#text span"},
+	} {
+		waitFor(tab, `(() => { const box = document.querySelector('`+tc.box+`').getBoundingClientRect();
+			const last = document.querySelector('`+tc.last+`').getBoundingClientRect();
+			return last.bottom <= box.bottom + 1 && last.bottom > box.top; })()`)
 	}
 	if n := evaluate[int](tab, `document.getElementById('tokens').scrollHeight - document.getElementById('tokens').clientHeight`); n <= 0 {
 		t.Errorf("150 tokens fit the strip without scrolling: the test shows nothing")

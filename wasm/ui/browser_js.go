@@ -151,28 +151,6 @@ func nextFrame(f func()) error {
 	return err
 }
 
-// scrollToEnd scrolls each element to its end, so the newest token shows.
-func scrollToEnd(ids ...string) error {
-	doc, err := global("document")
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		el, err := doc.Call("getElementById", id)
-		if err != nil || el.IsNull() {
-			continue
-		}
-		height, err := el.Get("scrollHeight")
-		if err != nil {
-			return err
-		}
-		if err := el.Set("scrollTop", height); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // drawRows paints RGBA pixels, rows of width w, onto the canvas with the
 // given id, starting at row y.
 func drawRows(id string, w, y int, rgba []byte) error {

@@ -15,7 +15,6 @@ func focusPlayground() error  { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
 
 func nextFrame(func()) error                  { return errNoBrowser }
-func scrollToEnd(...string) error             { return errNoBrowser }
 func drawRows(string, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                       { return false }
 

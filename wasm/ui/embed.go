@@ -22,7 +22,11 @@ var themes = []string{"auto", "light", "dark"}
 // renderEmbed is the compact page shown inside another page's iframe: one
 // view, no header, and a link that opens the same session in the full
 // playground in a new tab.
-func (p *Playground) renderEmbed(d *session.Detail) app.UI {
+func (p *Playground) renderEmbed() app.UI {
+	var d *session.Detail
+	if p.view != "tokens" { // the only view that shows no step
+		d = p.shown()
+	}
 	cards := func(views ...func(*session.Detail) app.UI) app.UI {
 		if d == nil {
 			return p.ended()

@@ -45,9 +45,10 @@ type Playground struct {
 	undo, redo []snapshot // the user's actions, to undo and redo
 	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
 
-	running bool // Run is stepping
-	runLeft int
-	runN    int
+	running  bool // Run is stepping
+	runLeft  int
+	runN     int
+	drawTime time.Duration // how long the latest Run frame took to draw
 
 	// Where the page is, and how it is shown.
 	origin, path string      // the page's origin and path, for links to this session
@@ -57,7 +58,9 @@ type Playground struct {
 	link         string      // shareURL of the current session
 	addressTimer *time.Timer // pending address bar update (syncAddress)
 	prompt       string      // the prompt field's text, which may not tokenize yet
-	promptError  string      // why it does not
+	chips        []Chip      // the token strip's, kept from render to render
+	chipsEpoch   int
+	promptError  string // why it does not
 }
 
 // snapshot is the session before a user's action: undoing the action
@@ -370,9 +373,13 @@ func (p *Playground) toggleRun(ctx app.Context) {
 	p.runBatch(ctx)
 }
 
-// runBudget is how long a batch of Run steps may take before the page
-// draws: a frame is 16.7 ms at 60 Hz, and drawing needs the rest.
-const runBudget = 10 * time.Millisecond
+// frameBudget is the time a Run frame has for its steps and for drawing
+// the newest one: a frame is 16.7 ms at 60 Hz, and the browser needs the
+// rest to paint. The steps get what drawing leaves, at least minSteps.
+const (
+	frameBudget = 14 * time.Millisecond
+	minSteps    = 4 * time.Millisecond
+)
 
 // runBatch takes steps back to back for one frame's budget, then lets the
 // page draw the newest one and asks for another batch at the next
@@ -383,8 +390,9 @@ func (p *Playground) runBatch(ctx app.Context) {
 		return
 	}
 	start := time.Now()
+	budget := max(frameBudget-p.drawTime, minSteps)
 	stepped := 0
-	for p.runLeft > 0 && time.Since(start) < runBudget {
+	for p.runLeft > 0 && time.Since(start) < budget {
 		if err := p.sess.Step(); err != nil {
 			p.runLeft = 0
 			break
@@ -400,7 +408,9 @@ func (p *Playground) runBatch(ctx app.Context) {
 		p.running = false
 		return
 	}
+	drawn := time.Now()
 	ctx.Defer(func(ctx app.Context) {
+		p.drawTime = time.Since(drawn) // the render that follows the batch
 		err := nextFrame(func() { ctx.Dispatch(p.runBatch) })
 		if err != nil { // no animation frames: a timer does instead
 			ctx.After(time.Millisecond, p.runBatch)
@@ -477,10 +487,10 @@ func (p *Playground) Render() (page app.UI) {
 			app.NoScript().Body(app.P().Class("notice").Text("nexttoken runs the model in your browser with WebAssembly: please turn JavaScript on.")),
 		)
 	}
-	d := p.shown()
 	if p.embed {
-		return p.renderEmbed(d)
+		return p.renderEmbed()
 	}
+	d := p.shown()
 	spec := p.sess.Spec()
 	return app.Main().ID("playground").DataSet("ready", "true").DataSet("theme", p.theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
@@ -505,13 +515,23 @@ func (p *Playground) renderNotice() app.UI {
 // strip is the token strip's input: the context, and the step on display.
 func (p *Playground) strip() app.UI {
 	t := p.sess.Trace()
-	chips := make([]Chip, 0, len(t.Prompt)+len(t.Steps))
-	for _, tok := range t.Prompt {
-		chips = append(chips, Chip{ID: tok.ID, Piece: tok.Piece, Prompt: true})
+	// The chips grow with the steps, in one array: a chunk of the strip
+	// whose chips did not change gets the very same slice, which go-app
+	// compares in constant time. A rewritten past starts a new array.
+	n := len(t.Prompt) + len(t.Steps)
+	if p.chipsEpoch != p.epoch || len(p.chips) > n {
+		p.chips, p.chipsEpoch = make([]Chip, 0, n+64), p.epoch
 	}
-	for _, st := range t.Steps {
-		chips = append(chips, Chip{ID: st.Token, Piece: st.Piece, Prob: st.Prob, Forced: st.Forced})
+	for i := len(p.chips); i < n; i++ {
+		if i < len(t.Prompt) {
+			tok := t.Prompt[i]
+			p.chips = append(p.chips, Chip{ID: tok.ID, Piece: tok.Piece, Prompt: true})
+			continue
+		}
+		st := t.Steps[i-len(t.Prompt)]
+		p.chips = append(p.chips, Chip{ID: st.Token, Piece: st.Piece, Prob: st.Prob, Forced: st.Forced})
 	}
+	chips := p.chips
 	next := "■"
 	if p.next != nil {
 		next = visible(p.next.Piece) + "?"

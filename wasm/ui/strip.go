@@ -29,37 +29,42 @@ type Strip struct {
 	Page     *Playground
 }
 
-// OnUpdate keeps the newest token in view as the context grows.
-func (s *Strip) OnUpdate(ctx app.Context) {
-	if s.Selected >= len(s.Chips) {
-		ctx.Defer(func(app.Context) { _ = scrollToEnd("tokens", "text") })
-	}
-}
+// chipsPerRow is how many chips a ChipRow holds: a step re-renders the
+// last row, not the whole strip.
+const chipsPerRow = 64
 
 func (s *Strip) Render() app.UI {
-	chips := make([]app.UI, 0, len(s.Chips)+1)
-	first := 0 // the first generated chip
-	for i, c := range s.Chips {
-		if c.Prompt {
-			first = i + 1
-		}
-		// A component per token: a new step renders one new chip, and go-app
-		// skips the others, whose fields did not change.
-		chips = append(chips, &TokenChip{Chip: c, Step: i - first, Selected: i == s.Selected, Page: s.Page})
+	rows := make([]app.UI, 0, len(s.Chips)/chipsPerRow+2)
+	prompt := 0 // the prompt's chips, before the first generated one
+	for prompt < len(s.Chips) && s.Chips[prompt].Prompt {
+		prompt++
 	}
+	for first := 0; first < len(s.Chips); first += chipsPerRow {
+		end := min(first+chipsPerRow, len(s.Chips))
+		selected := -1
+		if s.Selected >= first && s.Selected < end {
+			selected = s.Selected - first
+		}
+		rows = append(rows, &ChipRow{Chips: s.Chips[first:end:end], FirstStep: first - prompt, Selected: selected, Page: s.Page})
+	}
+	chips := rows
 	next := app.Button().Class("tok next").Title("the next step").Text(s.Next).
-		OnClick(s.selectNext, app.EventScope("step", len(s.Chips)-first))
+		OnClick(s.selectNext, app.EventScope("step", len(s.Chips)-prompt))
 	if s.Selected == len(s.Chips) {
 		next = next.Class("selected")
 	}
 	chips = append(chips, next)
 	return app.Section().Class("strip").Body(
-		app.Div().ID("tokens").Class("tokens").Attr("aria-label", "tokens").Body(chips...),
+		// Both boxes stick to their ends as they grow, by CSS alone
+		// (column-reverse): no script reads the layout after each step.
+		app.Div().ID("tokens").Class("tokens stick").Attr("aria-label", "tokens").Body(
+			app.Div().Class("token-list").Body(chips...),
+		),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
 			// Not a textarea: go-app never clears a value that becomes "".
-			app.Div().ID("text").Class("text").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
-				Attr("aria-label", "the text so far").Text(s.Text),
+			app.Div().ID("text").Class("text stick").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
+				Attr("aria-label", "the text so far").Body(app.Span().Text(s.Text)),
 		),
 		app.P().Class("legend").Body(
 			app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · "),
@@ -82,6 +87,25 @@ func (s *Strip) selectNext(ctx app.Context, e app.Event) {
 		}
 	}
 	s.Page.selectStep(n)
+}
+
+// ChipRow is a run of the strip's chips; a token's step is FirstStep plus
+// its place in the row (negative for prompt tokens).
+type ChipRow struct {
+	app.Compo
+
+	Chips     []Chip
+	FirstStep int
+	Selected  int // the selected chip's place in the row, or -1
+	Page      *Playground
+}
+
+func (r *ChipRow) Render() app.UI {
+	chips := make([]app.UI, len(r.Chips))
+	for i, c := range r.Chips {
+		chips[i] = &TokenChip{Chip: c, Step: r.FirstStep + i, Selected: i == r.Selected, Page: r.Page}
+	}
+	return app.Span().Class("chip-row").Body(chips...)
 }
 
 // TokenChip is one token of the strip: a prompt token, or a generated one
