@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/web/models"
 )
 
@@ -180,18 +182,35 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	if f.tokenizer == "" {
 		return spec, models.Load, nil
 	}
-	load := func(name string) (*session.Model, error) {
-		ckpt, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		tok, err := os.ReadFile(f.tokenizer)
-		if err != nil {
-			return nil, err
-		}
-		return session.LoadModel(name, ckpt, tok)
+	return spec, func(name string) (*session.Model, error) { return loadFiles(name, f.tokenizer) }, nil
+}
+
+// loadFiles reads a llama2.c checkpoint and tokenizer file, as
+// session.LoadModel reads them from memory, but decodes the checkpoint
+// straight from the file: the weights are held once, not also as the
+// file's bytes (a 60 MB checkpoint peaked at twice its size).
+func loadFiles(checkpointPath, tokenizerPath string) (*session.Model, error) {
+	ckpt, err := checkpoint.ReadFile(checkpointPath)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
 	}
-	return spec, load, nil
+	data, err := os.ReadFile(tokenizerPath)
+	if err != nil {
+		return nil, err
+	}
+	v, err := tokenizer.Read(data)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
+	}
+	if len(v.Pieces) != ckpt.Config.VocabSize {
+		return nil, fmt.Errorf("model %s: the tokenizer has %d tokens but the checkpoint's vocabulary has %d",
+			checkpointPath, len(v.Pieces), ckpt.Config.VocabSize)
+	}
+	tok, err := tokenizer.New(v)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
+	}
+	return &session.Model{Name: checkpointPath, Checkpoint: ckpt, Tokenizer: tok}, nil
 }
 
 // maxTop bounds --top: more candidates than anyone reads per step.
