@@ -204,7 +204,7 @@ type sessionMemory struct {
 	// peak: the largest heap after any step, as the program runs (garbage
 	// not yet collected counts).
 	after, peakLive, peak int64
-	allocPerStep          int64 // bytes allocated per step
+	allocPerStep          int64 // bytes allocated per step (after prefill)
 }
 
 // measureSession runs one measured session of m and reads the heap with
@@ -224,9 +224,9 @@ func measureSession(tb testing.TB, m measured) sessionMemory {
 	// as it does in a program.
 	for _, collect := range []bool{true, false} {
 		base := heap(true)
-		total := ms.TotalAlloc
 		s := newMeasured(tb, m)
 		peak := heap(collect) - base
+		total := ms.TotalAlloc
 		decode(tb, s, func() { peak = max(peak, heap(collect)-base) })
 		r.steps = len(s.Trace().Steps)
 		if collect {
