@@ -121,8 +121,8 @@ measure:
 	  $(GO) test -run '^$$' -bench '^BenchmarkDecode$$' -benchtime=$(MEASURE_BENCHTIME) -count=1 -v ./engine/session,\
 	  ^Benchmark.*(bare|session)-|session/bare) \
 	$(call measureStep,session heap beyond the model after its steps and at its peak (runtime.MemStats),\
-	  $(GO) test -run '^TestSessionMemory$$' -count=1 -v ./engine/session,\
-	  measure_test.go|^--- FAIL) \
+	  $(GO) test -run '^TestSessionMemory$$' -bench '^BenchmarkSessionMemory$$' -benchtime=1x -count=1 -v ./engine/session,\
+	  measure_test.go|^BenchmarkSessionMemory/.*ns/op|^--- FAIL) \
 	$(call measureStep,nexttoken trace: peak RSS and --json bytes per step,\
 	  GO=$(GO) NEXTTOKEN_MEASURE=1 $(GO) test -run '^TestMeasure$$' -count=1 -v ./cmd/nexttoken,\
 	  measure_test.go|^--- FAIL) \
