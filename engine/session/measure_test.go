@@ -94,9 +94,10 @@ func decode(tb testing.TB, s *session.Session, each func()) {
 // compact trace as well). Both feed the same tokens at the same positions
 // after the same prefill, which is not timed; tok/s counts forward passes.
 // Besides tok/s (wall time over every iteration) each reports best-tok/s
-// (its fastest iteration) and cpu-tok/s (over the CPU time of its thread,
-// on Linux), which other programs on a busy machine disturb less; the
-// parent benchmark logs the three ratios session/bare (go test -v).
+// (the sum of each pass's or step's fastest time over the iterations) and
+// cpu-tok/s (over the CPU time of its thread, on Linux), which other
+// programs on a busy machine disturb less; the parent benchmark logs the
+// three ratios session/bare (go test -v).
 func BenchmarkDecode(b *testing.B) {
 	for _, m := range measuredModels(b) {
 		b.Run(m.name, func(b *testing.B) {
@@ -120,11 +121,12 @@ func BenchmarkDecode(b *testing.B) {
 					if _, err := tr.Prefill(context[:prompt], 0); err != nil {
 						b.Fatal(err)
 					}
-				}, func() {
+				}, func(lap func()) {
 					for pos := prompt; pos < prompt+passes; pos++ {
 						if _, err := tr.Forward(context[pos], pos); err != nil {
 							b.Fatal(err)
 						}
+						lap()
 					}
 				})
 			})
@@ -133,8 +135,8 @@ func BenchmarkDecode(b *testing.B) {
 				var s *session.Session
 				rates["session"] = timeDecode(b, passes, func() {
 					s = newMeasured(b, m)
-				}, func() {
-					decode(b, s, nil)
+				}, func(lap func()) {
+					decode(b, s, lap)
 					if got := s.Transformer().Cache.Len - prompt; got != passes {
 						b.Fatalf("%d passes, the first run made %d", got, passes)
 					}
@@ -153,27 +155,39 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 // decodeRate is a decoding speed in forward passes per second: over the
-// wall time of every iteration, over the fastest one, and over the CPU
-// time of the benchmark's thread (0 where it cannot be read).
+// wall time of every iteration, over the sum of each pass's (or step's)
+// fastest time, and over the CPU time of the benchmark's thread (0 where
+// it cannot be read).
 type decodeRate struct{ wall, best, cpu float64 }
 
 // timeDecode runs setup (not timed) and run (timed) once per iteration of
-// b, run making passes forward passes, and reports and returns their rates.
-func timeDecode(b *testing.B, passes int, setup, run func()) decodeRate {
+// b, run making passes forward passes and calling lap after each pass (or
+// step), and reports and returns their rates.
+func timeDecode(b *testing.B, passes int, setup func(), run func(lap func())) decodeRate {
 	runtime.LockOSThread() // for the thread's CPU time
 	defer runtime.UnlockOSThread()
-	var best, cpu time.Duration
+	var cpu time.Duration
+	var fastest []time.Duration // of each lap, over the iterations
 	for b.Loop() {
 		b.StopTimer()
 		setup()
 		b.StartTimer()
-		start, startCPU := time.Now(), threadCPU()
-		run()
-		wall := time.Since(start)
+		startCPU := threadCPU()
+		i, last := 0, time.Now()
+		run(func() {
+			now := time.Now()
+			if d := now.Sub(last); i == len(fastest) {
+				fastest = append(fastest, d)
+			} else {
+				fastest[i] = min(fastest[i], d)
+			}
+			i, last = i+1, now
+		})
 		cpu += threadCPU() - startCPU
-		if best == 0 || wall < best {
-			best = wall
-		}
+	}
+	var best time.Duration
+	for _, d := range fastest {
+		best += d
 	}
 	r := decodeRate{
 		wall: float64(passes*b.N) / b.Elapsed().Seconds(),
