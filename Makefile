@@ -105,7 +105,8 @@ bench:
 # their ratio; the heap a session holds beyond its model after its steps
 # and at its peak; the peak RSS of nexttoken trace (/usr/bin/time -v, or
 # getrusage); and --json bytes per step, compact and with --vectors.
-# A measurement, not a test (make test does not run it); about two minutes.
+# A measurement, not a test (make test does not run it): under a minute on
+# a quiet machine, a few minutes on a busy one.
 # MEASURE_BENCHTIME sets the iterations of each decode benchmark.
 MEASURE_BENCHTIME ?= 5x
 # measureStep runs a go test command $(2) into a file of this run and prints
