@@ -12,7 +12,7 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 # Everything the browser program is built from.
 WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
 
-.PHONY: run static trace test check unit wasm-build fuzz bench timing chromium toymodel clean
+.PHONY: run static trace test check unit wasm-build fuzz bench measure timing chromium toymodel clean
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
 run: web/app.wasm
@@ -96,6 +96,38 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+
+# measure measures a session on a random checkpoint of stories15M's shape
+# (package engine/randmodel; generated in memory and in a temporary folder,
+# never committed), over 256 steps of "Once upon a time" at temperature 0.8
+# and top-p 0.9, and on stories260K: decode tok/s of the bare engine
+# (transformer.Forward in a loop) and of session.Step, side by side, with
+# their ratio; the heap a session holds beyond its model after its steps
+# and at its peak; the peak RSS of nexttoken trace (/usr/bin/time -v, or
+# getrusage); and --json bytes per step, compact and with --vectors.
+# A measurement, not a test (make test does not run it): under a minute on
+# a quiet machine, a few minutes on a busy one.
+# MEASURE_BENCHTIME sets the iterations of each decode benchmark.
+MEASURE_BENCHTIME ?= 5x
+# measureStep runs a go test command $(2) into a file of this run and prints
+# the lines matching $(3), without go test's file:line prefix, under the
+# title $(1); a failing command prints all it wrote and fails measure at
+# the end.
+measureStep = echo "== $(1)"; \
+	$(2) > "$$tmp/out" 2>&1 || { cat "$$tmp/out"; status=1; }; \
+	grep -E '$(strip $(3))' "$$tmp/out" | sed 's/^ *measure_test.go:[0-9]*: /  /';
+measure:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && status=0; \
+	$(call measureStep,decode: bare engine and session side by side (tok/s counts forward passes),\
+	  $(GO) test -run '^$$' -bench '^BenchmarkDecode$$' -benchtime=$(MEASURE_BENCHTIME) -count=1 -v ./engine/session,\
+	  ^Benchmark.*(bare|session)-|session/bare) \
+	$(call measureStep,session heap beyond the model after its steps and at its peak (runtime.MemStats),\
+	  $(GO) test -run '^TestSessionMemory$$' -bench '^BenchmarkSessionMemory$$' -benchtime=1x -count=1 -v ./engine/session,\
+	  measure_test.go|^BenchmarkSessionMemory/.*ns/op|^--- FAIL) \
+	$(call measureStep,nexttoken trace: peak RSS and --json bytes per step,\
+	  GO=$(GO) NEXTTOKEN_MEASURE=1 $(GO) test -run '^TestMeasure$$' -count=1 -v ./cmd/nexttoken,\
+	  measure_test.go|^--- FAIL) \
+	exit $$status
 
 # toymodel regenerates the toy model files (the tests check they match).
 toymodel:

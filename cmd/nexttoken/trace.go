@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
@@ -199,18 +200,23 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		}
 		return spec, models.Load, nil
 	}
-	load := func(name string) (*session.Model, error) {
-		ckpt, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		tok, err := os.ReadFile(f.tokenizer)
-		if err != nil {
-			return nil, err
-		}
-		return session.LoadModel(name, ckpt, tok)
+	return spec, func(name string) (*session.Model, error) { return loadFiles(name, f.tokenizer) }, nil
+}
+
+// loadFiles reads a llama2.c checkpoint and tokenizer file, as
+// session.LoadModel reads them from memory, but decodes the checkpoint
+// straight from the file: the weights are held once, not also as the
+// file's bytes (a 60 MB checkpoint peaked at twice its size).
+func loadFiles(checkpointPath, tokenizerPath string) (*session.Model, error) {
+	ckpt, err := checkpoint.ReadFile(checkpointPath)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
 	}
-	return spec, load, nil
+	data, err := os.ReadFile(tokenizerPath)
+	if err != nil {
+		return nil, err
+	}
+	return session.NewModel(checkpointPath, ckpt, data)
 }
 
 // defaultPrompts lists the embedded models' own prompts for --prompt's help.

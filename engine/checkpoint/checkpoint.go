@@ -22,15 +22,20 @@
 // A negative vocab_size means the classifier is stored after everything else;
 // a positive one means the classifier shares the token embedding.
 //
-// Read checks the header against the file size before allocating anything, so a
-// malformed or hostile file costs at most its own size.
+// Read, ReadFrom and ReadFile check the header against the file size before
+// allocating anything, so a malformed or hostile file costs at most its own
+// size. ReadFile and ReadFrom decode the weights straight into their tensors,
+// a chunk at a time: reading a file holds one copy of the weights, not the
+// file's bytes as well.
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"os"
 )
 
 // Config holds the hyper-parameters of a Llama-2 style transformer.
@@ -165,12 +170,46 @@ const headerBytes = 7 * 4
 
 // Read parses a checkpoint held in data.
 func Read(data []byte) (*Model, error) {
-	if len(data) < headerBytes {
-		return nil, fmt.Errorf("checkpoint: file is %d bytes, shorter than the %d-byte header", len(data), headerBytes)
+	return ReadFrom(bytes.NewReader(data), int64(len(data)))
+}
+
+// ReadFile reads the checkpoint file at path. It holds one copy of the
+// weights, as float32 values, and never the file's bytes: at its peak it
+// uses the size of the file and a small buffer.
+func ReadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("checkpoint: %s is not a regular file", path)
+	}
+	return ReadFrom(f, info.Size())
+}
+
+// chunkBytes is how much ReadFrom reads at a time.
+const chunkBytes = 64 << 10
+
+// ReadFrom reads a checkpoint of size bytes from r. It reads and checks the
+// header, and checks it against size, before allocating anything; then it
+// decodes the weights a chunk at a time straight into their tensors. r must
+// hold exactly size bytes.
+func ReadFrom(r io.Reader, size int64) (*Model, error) {
+	if size < headerBytes {
+		return nil, fmt.Errorf("checkpoint: file is %d bytes, shorter than the %d-byte header", size, headerBytes)
+	}
+	var header [headerBytes]byte
+	if _, err := io.ReadFull(r, header[:]); err != nil {
+		return nil, fmt.Errorf("checkpoint: reading the header: %w", err)
 	}
 	var h [7]int32
 	for i := range h {
-		h[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+		h[i] = int32(binary.LittleEndian.Uint32(header[4*i:]))
 	}
 	c := Config{
 		Dim: int(h[0]), HiddenDim: int(h[1]), Layers: int(h[2]), Heads: int(h[3]),
@@ -183,17 +222,27 @@ func Read(data []byte) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	body := data[headerBytes:]
-	if want := c.weightFloats() * 4; len(body) != want {
-		return nil, fmt.Errorf("checkpoint: header %s needs %d bytes of weights, the file has %d", c, want, len(body))
+	body := size - headerBytes
+	if want := int64(c.weightFloats()) * 4; body != want {
+		return nil, fmt.Errorf("checkpoint: header %s needs %d bytes of weights, the file has %d", c, want, body)
 	}
 	m := &Model{Config: c}
+	buf := make([]byte, min(chunkBytes, body))
 	for _, t := range c.tensors(&m.Weights) {
 		*t.dst = make([]float32, t.size)
-		for i := range *t.dst {
-			(*t.dst)[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
+		for rest := *t.dst; len(rest) > 0; {
+			n := min(len(rest), len(buf)/4)
+			if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
+				return nil, fmt.Errorf("checkpoint: reading tensor %s: %w", t.name, err)
+			}
+			for i := range rest[:n] {
+				rest[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+			}
+			rest = rest[n:]
 		}
-		body = body[4*t.size:]
+	}
+	if n, _ := r.Read(buf[:1]); n > 0 {
+		return nil, fmt.Errorf("checkpoint: the file is longer than its %d bytes", size)
 	}
 	if c.SharedHead {
 		m.Weights.Classifier = m.Weights.TokenEmbedding

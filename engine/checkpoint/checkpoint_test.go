@@ -3,8 +3,14 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -143,4 +149,85 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("Write(Read(data)) differs from data")
 		}
 	})
+}
+
+// TestReadFile reads every committed checkpoint from its file, and from a
+// reader, and expects what Read gives for the file's bytes.
+func TestReadFile(t *testing.T) {
+	for _, path := range files {
+		want, err := Read(readFile(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ReadFile differs from Read", path)
+		}
+		if got.Config.SharedHead && &got.Weights.Classifier[0] != &got.Weights.TokenEmbedding[0] {
+			t.Errorf("%s: the shared classifier is a copy", path)
+		}
+	}
+	if _, err := ReadFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("ReadFile of a folder: err = %v", err)
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.bin")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of a missing file: err = %v", err)
+	}
+}
+
+// TestReadFromSizeMismatch gives ReadFrom a reader that holds fewer or
+// more bytes than the size it is told: both fail.
+func TestReadFromSizeMismatch(t *testing.T) {
+	data := readFile(t, files[1])
+	size := int64(len(data))
+	if _, err := ReadFrom(bytes.NewReader(data[:len(data)-1]), size); err == nil || !strings.Contains(err.Error(), "tensor classifier") {
+		t.Errorf("a reader one byte short: err = %v", err)
+	}
+	if _, err := ReadFrom(bytes.NewReader(data[:20]), size); err == nil || !strings.Contains(err.Error(), "header") {
+		t.Errorf("a reader inside the header: err = %v", err)
+	}
+	long := append(slices.Clone(data), 0)
+	if _, err := ReadFrom(bytes.NewReader(long), size); err == nil || !strings.Contains(err.Error(), "longer") {
+		t.Errorf("a reader one byte long: err = %v", err)
+	}
+}
+
+// TestReadFileMemory checks that reading a file allocates the weights and
+// a small buffer, not the file's bytes too, and that a file whose header
+// promises more weights than it holds costs next to nothing.
+func TestReadFileMemory(t *testing.T) {
+	path := files[0]
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocated := func(f func()) int64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	if n := allocated(func() {
+		if _, err := ReadFile(path); err != nil {
+			t.Error(err)
+		}
+	}); n > info.Size()+chunkBytes+16<<10 {
+		t.Errorf("ReadFile of a %d-byte checkpoint allocated %d bytes", info.Size(), n)
+	}
+
+	hostile := filepath.Join(t.TempDir(), "hostile.bin")
+	if err := os.WriteFile(hostile, header([7]int32{2048, 5632, 22, 32, 4, 32000, 2048}, 1<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := allocated(func() {
+		if _, err := ReadFile(hostile); err == nil || !strings.Contains(err.Error(), "the file has 1024") {
+			t.Errorf("ReadFile of a truncated file: err = %v", err)
+		}
+	}); n > 16<<10 {
+		t.Errorf("rejecting a truncated file allocated %d bytes", n)
+	}
 }

@@ -29,6 +29,12 @@ func LoadModel(name string, checkpointData, tokenizerData []byte) (*Model, error
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
+	return NewModel(name, m, tokenizerData)
+}
+
+// NewModel pairs a checkpoint already read with its tokenizer file and
+// checks that they belong together.
+func NewModel(name string, m *checkpoint.Model, tokenizerData []byte) (*Model, error) {
 	v, err := tokenizer.Read(tokenizerData)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)

@@ -1,0 +1,298 @@
+package session_test
+
+// Measurements of a session against the bare engine, on stories260K and on
+// a random checkpoint of stories15M's shape (package randmodel), decoding
+// "Once upon a time" with temperature 0.8 and top-p 0.9 for up to 256
+// steps. make measure runs them; see the Makefile.
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/engine/tokenizer"
+	"nexttoken/engine/transformer"
+	"nexttoken/web/models"
+)
+
+// measureSteps is how many steps a measured session takes, at most.
+const measureSteps = 256
+
+// measureSpec is the session every measurement runs.
+func measureSpec(model string) session.Spec {
+	return session.Spec{Model: model, Prompt: "Once upon a time",
+		Sampler: sampler.Settings{Temperature: 0.8, TopP: 0.9, Seed: 42}}
+}
+
+type measured struct {
+	name  string
+	model *session.Model
+}
+
+// load is a Loader that hands out the already loaded model, so that a
+// session costs only its own memory.
+func (m measured) load(string) (*session.Model, error) { return m.model, nil }
+
+var stories15MShape = sync.OnceValues(func() (*session.Model, error) {
+	ckpt, v, err := randmodel.Build(randmodel.Stories15M, 15)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.New(v)
+	if err != nil {
+		return nil, err
+	}
+	return &session.Model{Name: "stories15M-shape", Checkpoint: ckpt, Tokenizer: tok}, nil
+})
+
+func measuredModels(tb testing.TB) []measured {
+	tb.Helper()
+	m260K, err := models.Load("stories260K")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m15M, err := stories15MShape()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []measured{{"stories260K", m260K}, {"stories15M-shape", m15M}}
+}
+
+// newMeasured starts a session of m after prefill: no steps yet.
+func newMeasured(tb testing.TB, m measured) *session.Session {
+	tb.Helper()
+	s, err := session.New(measureSpec(m.name), m.load)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// decode runs up to measureSteps steps of s, stopping where the session
+// stops, and calls each (if not nil) after every step.
+func decode(tb testing.TB, s *session.Session, each func()) {
+	for range measureSteps {
+		if err := s.Step(); errors.Is(err, session.ErrStopped) {
+			return
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		if each != nil {
+			each()
+		}
+	}
+}
+
+// BenchmarkDecode compares, side by side, decoding with the bare engine
+// (transformer.Forward in a loop, nothing else) and with a session
+// (session.Step in a loop: the sampler's choice, the top candidates and the
+// compact trace as well). Both feed the same tokens at the same positions
+// after the same prefill, which is not timed; tok/s counts forward passes.
+// Besides tok/s (wall time over every iteration) each reports best-tok/s
+// (the sum of each pass's or step's fastest time over the iterations) and
+// cpu-tok/s (over the CPU time of its thread, on Linux), which other
+// programs on a busy machine disturb less; the parent benchmark logs the
+// three ratios session/bare (go test -v).
+func BenchmarkDecode(b *testing.B) {
+	for _, m := range measuredModels(b) {
+		b.Run(m.name, func(b *testing.B) {
+			// The tokens a session chooses, and the passes it makes.
+			ref := newMeasured(b, m)
+			prompt := len(ref.Trace().Prompt)
+			decode(b, ref, nil)
+			context := make([]int, 0, prompt+measureSteps)
+			for _, t := range ref.Trace().Prompt {
+				context = append(context, t.ID)
+			}
+			for _, st := range ref.Trace().Steps {
+				context = append(context, st.Token)
+			}
+			passes := ref.Transformer().Cache.Len - prompt
+			rates := map[string]decodeRate{}
+
+			b.Run("bare", func(b *testing.B) {
+				tr := transformer.New(m.model.Checkpoint)
+				rates["bare"] = timeDecode(b, passes, func() {
+					if _, err := tr.Prefill(context[:prompt], 0); err != nil {
+						b.Fatal(err)
+					}
+				}, func(lap func()) {
+					for pos := prompt; pos < prompt+passes; pos++ {
+						if _, err := tr.Forward(context[pos], pos); err != nil {
+							b.Fatal(err)
+						}
+						lap()
+					}
+				})
+			})
+			b.Run("session", func(b *testing.B) {
+				b.ReportAllocs()
+				var s *session.Session
+				rates["session"] = timeDecode(b, passes, func() {
+					s = newMeasured(b, m)
+				}, func(lap func()) {
+					decode(b, s, lap)
+					if got := s.Transformer().Cache.Len - prompt; got != passes {
+						b.Fatalf("%d passes, the first run made %d", got, passes)
+					}
+				})
+			})
+			bare, sess := rates["bare"], rates["session"]
+			if bare.wall > 0 && sess.wall > 0 {
+				b.Logf("%s: %d steps, %d passes; session/bare = %.3f (tok/s %.0f / %.0f), best %.3f (%.0f / %.0f), cpu %.3f (%.0f / %.0f)",
+					m.name, len(ref.Trace().Steps), passes,
+					sess.wall/bare.wall, sess.wall, bare.wall,
+					sess.best/bare.best, sess.best, bare.best,
+					ratio(sess.cpu, bare.cpu), sess.cpu, bare.cpu)
+			}
+		})
+	}
+}
+
+// decodeRate is a decoding speed in forward passes per second: over the
+// wall time of every iteration, over the sum of each pass's (or step's)
+// fastest time, and over the CPU time of the benchmark's thread (0 where
+// it cannot be read).
+type decodeRate struct{ wall, best, cpu float64 }
+
+// timeDecode runs setup (not timed) and run (timed) once per iteration of
+// b, run making passes forward passes and calling lap after each pass (or
+// step), and reports and returns their rates.
+func timeDecode(b *testing.B, passes int, setup func(), run func(lap func())) decodeRate {
+	runtime.LockOSThread() // for the thread's CPU time
+	defer runtime.UnlockOSThread()
+	var cpu time.Duration
+	var fastest []time.Duration // of each lap, over the iterations
+	for b.Loop() {
+		b.StopTimer()
+		setup()
+		b.StartTimer()
+		startCPU := threadCPU()
+		i, last := 0, time.Now()
+		run(func() {
+			now := time.Now()
+			if d := now.Sub(last); i == len(fastest) {
+				fastest = append(fastest, d)
+			} else {
+				fastest[i] = min(fastest[i], d)
+			}
+			i, last = i+1, now
+		})
+		cpu += threadCPU() - startCPU
+	}
+	var best time.Duration
+	for _, d := range fastest {
+		best += d
+	}
+	r := decodeRate{
+		wall: float64(passes*b.N) / b.Elapsed().Seconds(),
+		best: float64(passes) / best.Seconds(),
+	}
+	b.ReportMetric(r.wall, "tok/s")
+	b.ReportMetric(r.best, "best-tok/s")
+	if cpu > 0 {
+		r.cpu = float64(passes*b.N) / cpu.Seconds()
+		b.ReportMetric(r.cpu, "cpu-tok/s")
+	}
+	return r
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// sessionMemory is what a session holds, beyond its model, while and after
+// it decodes.
+type sessionMemory struct {
+	steps int
+	// after: the heap of the session after its steps, collected.
+	// peakLive: the largest heap after any step, collected after each.
+	// peak: the largest heap after any step, as the program runs (garbage
+	// not yet collected counts).
+	after, peakLive, peak int64
+	allocPerStep          int64 // bytes allocated per step (after prefill)
+}
+
+// measureSession runs one measured session of m and reads the heap with
+// runtime.MemStats after every step, and after a garbage collection at the
+// end. With live, it runs a second session that collects garbage before
+// each reading, for peakLive.
+func measureSession(tb testing.TB, m measured, live bool) sessionMemory {
+	var ms runtime.MemStats
+	heap := func(collect bool) int64 {
+		if collect {
+			runtime.GC()
+		}
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	var r sessionMemory
+	passes := []bool{false}
+	if live {
+		passes = append(passes, true)
+	}
+	for _, collect := range passes {
+		base := heap(true)
+		s := newMeasured(tb, m)
+		peak := heap(collect) - base
+		total := ms.TotalAlloc
+		decode(tb, s, func() { peak = max(peak, heap(collect)-base) })
+		if collect {
+			r.peakLive = peak
+			continue
+		}
+		r.steps = len(s.Trace().Steps)
+		r.peak = peak
+		r.allocPerStep = int64(ms.TotalAlloc-total) / int64(r.steps)
+		r.after = heap(true) - base
+		runtime.KeepAlive(s)
+	}
+	return r
+}
+
+// TestSessionMemory checks target (a): a session of stories15M's shape
+// holds at most 64 MB beyond the model's weights and tokenizer, after its
+// steps and at its peak.
+func TestSessionMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 15M-parameter model")
+	}
+	const limit = 64 << 20
+	for _, m := range measuredModels(t) {
+		r := measureSession(t, m, false)
+		t.Logf("%s: %d steps; session heap %.2f MB after them, %.2f MB at its peak; %.1f KB allocated per step",
+			m.name, r.steps, mb(r.after), mb(r.peak), float64(r.allocPerStep)/1024)
+		if r.after > limit || r.peak > limit {
+			t.Errorf("%s: the session holds %.2f MB after its steps, %.2f MB at its peak; want ≤ %d MB",
+				m.name, mb(r.after), mb(r.peak), limit>>20)
+		}
+	}
+}
+
+// BenchmarkSessionMemory reports what TestSessionMemory measures, as
+// metrics: session-MB after 256 steps, peak-MB, peak-live-MB and B/step.
+func BenchmarkSessionMemory(b *testing.B) {
+	for _, m := range measuredModels(b) {
+		b.Run(m.name, func(b *testing.B) {
+			var r sessionMemory
+			for b.Loop() {
+				r = measureSession(b, m, true)
+			}
+			b.ReportMetric(mb(r.after), "session-MB")
+			b.ReportMetric(mb(r.peak), "peak-MB")
+			b.ReportMetric(mb(r.peakLive), "peak-live-MB")
+			b.ReportMetric(float64(r.allocPerStep), "B/step")
+			b.ReportMetric(float64(r.steps), "steps")
+		})
+	}
+}
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }
