@@ -1,6 +1,8 @@
 package sampler
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -32,57 +34,110 @@ func (sc *Scratch) penalise(logits []float64, history []int, r float64, record b
 }
 
 // ranking puts the tokens of nonzero probability in order, most probable
-// first and ties by ascending id, lazily: a binary heap yields the next token
-// in O(log n), so a step sorts only as far as its stages and its draw read.
-// Every filter of the chain keeps a prefix of this one order (renormalising
-// does not change it): the first survivors tokens, whose probabilities in p
-// add up to mass.
+// first and ties by ascending id, lazily: a counting sort groups them into
+// buckets of nearby probability (about one token per bucket, by the bits
+// of their float64 probability, which order like the numbers), and a
+// bucket is sorted when the ranking first reads into it. A step sorts only
+// as far as its stages and its draw read, in time linear in the
+// vocabulary, and the order is exactly the one a full sort gives. Every
+// filter of the chain keeps a prefix of this one order (renormalising does
+// not change it): the first survivors tokens, whose probabilities in p add
+// up to mass.
 type ranking struct {
 	p         []float64 // the distribution the stages start from
-	heap      []int     // tokens not ranked yet
-	order     []int     // tokens ranked so far
+	ids       []int     // the tokens of nonzero probability, bucket by bucket
+	bucket    []uint16  // scratch: the bucket of each token
+	start     []int32   // bucket b is ids[start[b]:start[b+1]]
+	cursor    []int32   // scratch of the counting sort
+	next      int       // the first bucket not sorted yet
+	order     []int     // ids[:start[next]]: the tokens ranked so far
 	survivors int
 	mass      float64
 }
 
+// maxBuckets bounds the buckets of a ranking (and fits a uint16).
+const maxBuckets = 1 << 16
+
 func (r *ranking) reset(p []float64) {
-	r.p, r.heap, r.order = p, r.heap[:0], r.order[:0]
-	for i, q := range p {
+	r.p = p
+	top, low, n := uint64(0), uint64(math.MaxUint64), 0
+	for _, q := range p {
 		if q > 0 {
-			r.heap = append(r.heap, i)
+			b := math.Float64bits(q)
+			top, low, n = max(top, b), min(low, b), n+1
 		}
 	}
-	for i := len(r.heap)/2 - 1; i >= 0; i-- {
-		r.down(i)
+	// bucket = (top - bits) >> shift < count <= min(n, maxBuckets).
+	count := max(min(n, maxBuckets), 1)
+	shift := bits.Len64((top - low) / uint64(count))
+	if n > 0 {
+		count = int((top-low)>>shift) + 1
 	}
+	r.bucket = grow(r.bucket, len(p))
+	r.start = grow(r.start, count+1)
+	clear(r.start)
+	for i, q := range p {
+		if q > 0 {
+			b := (top - math.Float64bits(q)) >> shift
+			r.bucket[i] = uint16(b)
+			r.start[b+1]++
+		}
+	}
+	for b := range count {
+		r.start[b+1] += r.start[b]
+	}
+	r.ids = grow(r.ids, n)
+	r.cursor = append(r.cursor[:0], r.start[:count]...)
+	for i, q := range p {
+		if q > 0 {
+			b := r.bucket[i]
+			r.ids[r.cursor[b]] = i
+			r.cursor[b]++
+		}
+	}
+	r.next, r.order = 0, r.ids[:0]
 	// p is a softmax: it sums to 1, up to rounding, which the stages'
 	// masses should not show.
-	r.survivors, r.mass = len(r.heap), 1
+	r.survivors, r.mass = n, 1
 }
 
 // at is the token at rank i (< the number of nonzero tokens).
 func (r *ranking) at(i int) int {
 	for len(r.order) <= i {
-		n := len(r.heap) - 1
-		r.order = append(r.order, r.heap[0])
-		r.heap[0] = r.heap[n]
-		r.heap = r.heap[:n]
-		r.down(0)
+		r.sortNext()
 	}
 	return r.order[i]
 }
 
-// rankAll ranks every token at once, with one sort rather than a heap pop
-// each: what a recorded choice, which lists every survivor, needs.
-func (r *ranking) rankAll() {
-	slices.SortFunc(r.heap, func(a, b int) int {
-		if r.before(a, b) {
-			return -1
+// sortNext sorts the next bucket, which joins the ranked tokens.
+func (r *ranking) sortNext() {
+	b := r.next
+	ids := r.ids[r.start[b]:r.start[b+1]]
+	if len(ids) <= 12 {
+		// Buckets hold a token or two: sort them by insertion.
+		for i := 1; i < len(ids); i++ {
+			for j := i; j > 0 && r.before(ids[j], ids[j-1]); j-- {
+				ids[j], ids[j-1] = ids[j-1], ids[j]
+			}
 		}
-		return 1
-	})
-	r.order = append(r.order, r.heap...)
-	r.heap = r.heap[:0]
+	} else {
+		slices.SortFunc(ids, func(a, b int) int {
+			if r.before(a, b) {
+				return -1
+			}
+			return 1
+		})
+	}
+	r.next++
+	r.order = r.ids[:r.start[r.next]]
+}
+
+// rankAll ranks every token at once: what a recorded choice, which lists
+// every survivor, needs.
+func (r *ranking) rankAll() {
+	for r.next < len(r.start)-1 {
+		r.sortNext()
+	}
 }
 
 // value is the renormalised probability of the token at rank i.
@@ -117,24 +172,6 @@ func Top(p []float64, n int, ids []int) []int {
 		}
 	}
 	return ids
-}
-
-func (r *ranking) down(i int) {
-	h := r.heap
-	for {
-		best, left := i, 2*i+1
-		if left < len(h) && r.before(h[left], h[best]) {
-			best = left
-		}
-		if right := left + 1; right < len(h) && r.before(h[right], h[best]) {
-			best = right
-		}
-		if best == i {
-			return
-		}
-		h[i], h[best] = h[best], h[i]
-		i = best
-	}
 }
 
 // nucleus is how many tokens top-p keeps: the shortest prefix of the

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -192,6 +193,52 @@ func TestTop(t *testing.T) {
 		want := ranked[:min(n, len(ranked))]
 		if got := Top(p, n, nil); !slices.Equal(got, want) {
 			t.Errorf("Top(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestRankingIsASort checks the lazy ranking against a full sort, on
+// distributions with ties, zeros, a huge range and more tokens than
+// buckets.
+func TestRankingIsASort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{1, 2, 13, 500, 32000, 70000} {
+		for _, kind := range []string{"spread", "ties", "flat", "extreme"} {
+			p := make([]float64, n)
+			for i := range p {
+				switch kind {
+				case "spread":
+					p[i] = math.Exp(rng.NormFloat64() * 4)
+				case "ties":
+					p[i] = float64(rng.IntN(5))
+				case "flat":
+					p[i] = 1 + rng.Float64()*1e-12
+				case "extreme":
+					p[i] = math.Ldexp(1, -rng.IntN(1070))
+				}
+			}
+			want := make([]int, 0, n)
+			for i, q := range p {
+				if q > 0 {
+					want = append(want, i)
+				}
+			}
+			slices.SortStableFunc(want, func(a, b int) int {
+				switch {
+				case p[a] > p[b]:
+					return -1
+				case p[a] < p[b]:
+					return 1
+				}
+				return 0
+			})
+			var r ranking
+			r.reset(p)
+			for i, id := range want {
+				if got := r.at(i); got != id {
+					t.Fatalf("n=%d %s: rank %d is %d, want %d", n, kind, i, got, id)
+				}
+			}
 		}
 	}
 }

@@ -99,13 +99,14 @@ func Probs(p, logits []float64, temperature float64) (m, z float64, err error) {
 		if math.IsInf(s, 0) && !math.IsInf(l, 0) {
 			return 0, 0, fmt.Errorf("softmax: logit %d (%g) overflows at temperature %g", i, l, temperature)
 		}
+		p[i] = s
 		m = max(m, s)
 	}
 	if math.IsInf(m, -1) {
 		return 0, 0, errors.New("softmax: every logit is −Inf (all tokens masked)")
 	}
-	for i, l := range logits {
-		p[i] = math.Exp(l/temperature - m)
+	for i, s := range p {
+		p[i] = math.Exp(s - m)
 		z += p[i]
 	}
 	for i := range p {
