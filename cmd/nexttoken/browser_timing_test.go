@@ -100,7 +100,7 @@ func TestInteractionTiming(t *testing.T) {
 		{"toy: step → DOM", "/", "#kv-rows", step, undo},
 		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo},
 		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo},
-		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=3", "#kv-rows", step, undo},
+		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo},
 	} {
 		tab := openPage(t, m.path)
 		times := make([]float64, 0, rounds)

@@ -45,10 +45,9 @@ type Playground struct {
 	undo, redo []snapshot // the user's actions, to undo and redo
 	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
 
-	running  bool // Run is stepping
-	runLeft  int
-	runN     int
-	drawTime time.Duration // how long the latest Run frame took to draw
+	running bool // Run is stepping
+	runLeft int
+	runN    int
 
 	// Where the page is, and how it is shown.
 	origin, path string      // the page's origin and path, for links to this session
@@ -373,26 +372,22 @@ func (p *Playground) toggleRun(ctx app.Context) {
 	p.runBatch(ctx)
 }
 
-// frameBudget is the time a Run frame has for its steps and for drawing
-// the newest one: a frame is 16.7 ms at 60 Hz, and the browser needs the
-// rest to paint. The steps get what drawing leaves, at least minSteps.
-const (
-	frameBudget = 14 * time.Millisecond
-	minSteps    = 4 * time.Millisecond
-)
+// runBudget is how long Run steps before the page draws the newest step.
+// go-app draws 8.3 ms after the first change (it draws at most 120 times a
+// second): steps that last longer are drawn as soon as they end.
+const runBudget = 10 * time.Millisecond
 
-// runBatch takes steps back to back for one frame's budget, then lets the
-// page draw the newest one and asks for another batch at the next
-// animation frame, so the page shows progress at the display's rate and
-// Stop answers within a frame.
+// runBatch takes steps back to back for runBudget, lets the page draw the
+// newest one, and asks for another batch at the next animation frame, so
+// that the browser paints each frame once, between batches, and Stop is
+// read before the next batch.
 func (p *Playground) runBatch(ctx app.Context) {
 	if !p.running {
 		return
 	}
 	start := time.Now()
-	budget := max(frameBudget-p.drawTime, minSteps)
 	stepped := 0
-	for p.runLeft > 0 && time.Since(start) < budget {
+	for p.runLeft > 0 && time.Since(start) < runBudget {
 		if err := p.sess.Step(); err != nil {
 			p.runLeft = 0
 			break
@@ -408,12 +403,9 @@ func (p *Playground) runBatch(ctx app.Context) {
 		p.running = false
 		return
 	}
-	drawn := time.Now()
 	ctx.Defer(func(ctx app.Context) {
-		p.drawTime = time.Since(drawn) // the render that follows the batch
-		err := nextFrame(func() { ctx.Dispatch(p.runBatch) })
-		if err != nil { // no animation frames: a timer does instead
-			ctx.After(time.Millisecond, p.runBatch)
+		if err := nextFrame(func() { ctx.Dispatch(p.runBatch) }); err != nil {
+			ctx.After(time.Millisecond, p.runBatch) // no animation frames: a timer does instead
 		}
 	})
 }

@@ -31,7 +31,7 @@ type Strip struct {
 
 // chipsPerRow is how many chips a ChipRow holds: a step re-renders the
 // last row, not the whole strip.
-const chipsPerRow = 64
+const chipsPerRow = 16
 
 func (s *Strip) Render() app.UI {
 	rows := make([]app.UI, 0, len(s.Chips)/chipsPerRow+2)
