@@ -225,3 +225,42 @@ func TestLinkToAPastStep(t *testing.T) {
 		t.Errorf("the link of step 1 opens %q", got)
 	}
 }
+
+// TestNumbersAgree checks the numbers users found disagreeing: W·h after an
+// edit, the softmax columns at T ≠ 1, and how the drawn token's p became
+// its interval.
+func TestNumbersAgree(t *testing.T) {
+	tab := openPage(t, "/")
+	setInput(tab, `#logits tr[data-token="2"] input.logit`, "-1")
+	waitFor(tab, `document.querySelector('#logits tr.edited') !== null`)
+	// W·h is what the model computed for "sat", 3.1, not the edit.
+	if got := text(tab, "#lm-head"); !strings.Contains(got, "3.1000") {
+		t.Errorf("W·h lost the model's 3.1 after an edit:\n%s", got)
+	}
+
+	tab = openPage(t, "/?logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat&temperature=2&top_p=0.9&seed=42")
+	if got := text(tab, "#softmax tr:first-child"); !strings.Contains(got, "ℓ/T − max") || strings.Contains(got, "e^(ℓ − max)") {
+		t.Errorf("softmax header at T = 2: %q", got)
+	}
+	if got := text(tab, "#draw-interval"); !strings.Contains(got, "renormalised") || !strings.Contains(got, "became") {
+		t.Errorf("the draw does not say how p became its interval: %q", got)
+	}
+	setInput(tab, "#set-top_k", "5000000")
+	waitFor(tab, `document.querySelector('#set-top_k').closest('.field').querySelector('.field-error')?.textContent.includes('1,048,576')`)
+}
+
+// TestEmbedTheme embeds a view with theme=light on a dark system, and with
+// theme=dark on a light one: the embed's colours follow the parameter.
+func TestEmbedTheme(t *testing.T) {
+	for _, tc := range []struct {
+		theme string
+		dark  bool
+	}{{"light", true}, {"dark", false}} {
+		tab := openPageAs(t, "/?embed=1&view=tokens&theme="+tc.theme, screen{width: 800, height: 600, dark: tc.dark})
+		bg := evaluate[string](tab, `getComputedStyle(document.querySelector('main')).backgroundColor`)
+		light := bg == "rgb(247, 247, 245)"
+		if light != (tc.theme == "light") {
+			t.Errorf("theme=%s on a dark system %v: background %s", tc.theme, tc.dark, bg)
+		}
+	}
+}
