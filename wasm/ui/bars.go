@@ -52,7 +52,7 @@ func (c *BarsCard) Render() app.UI {
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
 			Title("force "+quote(c.Vocab.Names[id])+" at this step").
-			OnClick(c.force(id), app.EventScope(c.D.Index, id)).Body(
+			OnClick(c.force(id), app.EventScope(id)).Body(
 			app.Span().Class("bar-label").Text(c.Vocab.Name(id)),
 			app.Span().Class("bar-track").Body(
 				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),
@@ -79,9 +79,10 @@ func (c *BarsCard) Render() app.UI {
 
 func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) { c.byID = !c.byID }
 
+// force forces token id at the step on display. The step is read when the
+// bar is clicked, so that a new step does not make every bar a new handler.
 func (c *BarsCard) force(id int) app.EventHandler {
-	index := c.D.Index
-	return func(ctx app.Context, e app.Event) { c.Page.force(index, id) }
+	return func(ctx app.Context, e app.Event) { c.Page.force(c.D.Index, id) }
 }
 
 // filters reports whether a stage removes tokens.

@@ -117,7 +117,7 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 		app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
 			Attr("aria-label", "logit of "+name).
 			OnFocus(c.hold, app.EventScope(id)).OnBlur(c.release, app.EventScope(id)).
-			OnChange(c.onEdit(id), app.EventScope(c.D.Index, id)),
+			OnChange(c.onEdit(id), app.EventScope(id)),
 		badge,
 	}
 	if msg := c.errs[id]; msg != "" {
@@ -132,7 +132,7 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
 				Attr("aria-label", "slider for "+name).
 				On("pointerdown", c.hold, app.EventScope(id)).
-				OnInput(c.onEdit(id), app.EventScope(c.D.Index, id)).
+				OnInput(c.onEdit(id), app.EventScope(id)).
 				OnChange(c.release, app.EventScope(id)),
 		),
 		app.Td().Class("p").Text(sig(c.D.Choice.Softmax.Probs[id])),
@@ -157,12 +157,13 @@ func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
 }
 
+// onEdit sets token id's logit at the step on display, read at the event,
+// so that a new step does not make every field a new handler.
 func (c *LogitsCard) onEdit(id int) app.EventHandler {
-	index := c.D.Index
 	return func(ctx app.Context, e app.Event) {
 		v, err := parseNumber(ctx.JSSrc().Get("value").String(), logitLimit, true)
 		if err == nil {
-			err = c.Page.editLogit(index, id, v)
+			err = c.Page.editLogit(c.D.Index, id, v)
 		}
 		if c.errs == nil {
 			c.errs = map[int]string{}
