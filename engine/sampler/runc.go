@@ -22,14 +22,8 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	if t == 0 {
 		display = 1
 	}
-	if _, _, err := softmax.Probs(sc.probs, logits, display); err != nil {
+	if err := sc.distribution(c, logits, display, record); err != nil {
 		return err
-	}
-	if record {
-		var err error
-		if c.Softmax, err = softmax.Compute(logits, display); err != nil {
-			return err
-		}
 	}
 	if t == 0 {
 		c.Token, c.Greedy = argmax(x), true

@@ -125,14 +125,8 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 	if temperature == 0 {
 		temperature = 1 // the displayed distribution of a greedy choice
 	}
-	if _, _, err := softmax.Probs(sc.probs, logits, temperature); err != nil {
+	if err := sc.distribution(c, logits, temperature, record); err != nil {
 		return err
-	}
-	if record {
-		var err error
-		if c.Softmax, err = softmax.Compute(logits, temperature); err != nil {
-			return err
-		}
 	}
 	if s.Temperature == 0 {
 		c.Token, c.Greedy = argmax(logits), true
@@ -172,6 +166,20 @@ func (sc *Scratch) newDraw(record bool) *Draw {
 	}
 	sc.draw = Draw{}
 	return &sc.draw
+}
+
+// distribution computes the softmax the stages start from into sc.probs,
+// and for a recorded choice its every intermediate value too.
+func (sc *Scratch) distribution(c *Choice, logits []float64, temperature float64, record bool) error {
+	if _, _, err := softmax.Probs(sc.probs, logits, temperature); err != nil {
+		return err
+	}
+	if record {
+		var err error
+		c.Softmax, err = softmax.Compute(logits, temperature)
+		return err
+	}
+	return nil
 }
 
 // add appends st to the stages of c.

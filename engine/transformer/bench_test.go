@@ -3,30 +3,19 @@ package transformer
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/randmodel"
 )
 
-// stories15MShape is the configuration of llama2.c's stories15M model; the
-// benchmark fills it with random weights, which cost the same to multiply.
-var stories15MShape = checkpoint.Config{
-	Dim: 288, HiddenDim: 768, Layers: 6, Heads: 6, KVHeads: 6,
-	VocabSize: 32000, SeqLen: 256, SharedHead: true,
-}
-
+// randomModel is a model of configuration c with random weights, which
+// cost the same to multiply as trained ones.
 func randomModel(tb testing.TB, c checkpoint.Config) *checkpoint.Model {
-	m, err := checkpoint.New(c)
+	m, _, err := randmodel.Build(c, 15)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(15, 288))
-	m.Tensors(func(name string, values []float32) {
-		if !strings.HasPrefix(name, "rms") {
-			copy(values, randomVector(rng, len(values)))
-		}
-	})
 	return m
 }
 
@@ -40,7 +29,7 @@ func benchModels(b *testing.B) []struct {
 	}{
 		{"toy", loadModel(b, "../../web/models/toy.bin")},
 		{"stories260K", loadModel(b, stories260K)},
-		{"stories15M-shape", randomModel(b, stories15MShape)},
+		{"stories15M-shape", randomModel(b, randmodel.Stories15M)},
 	}
 }
 
