@@ -37,8 +37,8 @@ type Playground struct {
 	sel     int           // the step on display; len(steps) means the next one
 
 	// The detail of the step on display, derived once per change.
-	detail            *session.Detail
-	detailRev, detSel int
+	detail               *session.Detail
+	detailRev, detailSel int
 
 	notice string // a message about the whole page, such as a broken link
 
@@ -57,9 +57,12 @@ type Playground struct {
 	link         string      // shareURL of the current session
 	addressTimer *time.Timer // pending address bar update (syncAddress)
 	prompt       string      // the prompt field's text, which may not tokenize yet
-	chips        []Chip      // the token strip's, kept from render to render
-	chipsEpoch   int
-	promptError  string // why it does not
+	promptError  string      // why it does not
+
+	// The token strip's chips, kept from render to render while the past
+	// stays as it was (chipsEpoch = epoch).
+	chips      []Chip
+	chipsEpoch int
 }
 
 // snapshot is the session before a user's action: undoing the action
@@ -443,10 +446,10 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 // the session or the selection; nil when the session has ended and the
 // next step is selected.
 func (p *Playground) shown() *session.Detail {
-	if p.detail != nil && p.detailRev == p.rev && p.detSel == p.sel {
+	if p.detail != nil && p.detailRev == p.rev && p.detailSel == p.sel {
 		return p.detail
 	}
-	p.detail, p.detailRev, p.detSel = nil, p.rev, p.sel
+	p.detail, p.detailRev, p.detailSel = nil, p.rev, p.sel
 	if p.sel == len(p.sess.Trace().Steps) && p.next == nil {
 		return nil
 	}
