@@ -13,7 +13,10 @@
 // the context, lets the sampler choose (or takes the forced token), appends
 // the choice and feeds it to the model, so that its key and value join the
 // cache and the next step's logits are ready. A step that chooses the
-// tokenizer's BOS or EOS token ends the session, as run.c stops on BOS.
+// tokenizer's BOS token ends the session, as run.c stops on BOS; so does EOS,
+// except in run.c mode, where run.c goes on after it. When the context is
+// full the last step still samples, from the last position, as run.c does,
+// but its token is never fed.
 //
 // # Changing the sampler's settings
 //
@@ -245,7 +248,7 @@ func (s *Session) Step() error {
 	}
 	s.rng = rng
 	s.tokens = append(s.tokens, step.Token)
-	s.trace.Stopped = s.stopReason(step.Token)
+	s.trace.Stopped = s.stopReason(len(s.trace.Steps), step.Token)
 	if s.trace.Stopped == "" {
 		next, err := s.tr.Forward(step.Token, len(s.tokens)-1)
 		if err != nil {
@@ -367,14 +370,20 @@ func (s *Session) Detail(i int) (*Detail, error) {
 }
 
 // stopReason says why no step can follow one that chose token, or "".
-func (s *Session) stopReason(token int) string {
+//
+// Step i chose token, which the context now ends with. BOS ends a text in
+// both modes; EOS ends it in the chain, but run.c goes on after it, so run.c
+// mode does too. A token that has no position left in the context, because
+// the token before it filled the last one, is sampled but never fed, as
+// run.c samples once more from the last position.
+func (s *Session) stopReason(i, token int) string {
 	tok := s.model.Tokenizer
 	switch {
 	case s.tr == nil:
 		return "hand-typed logits give one step"
-	case token == tok.BOS() || token == tok.EOS():
+	case token == tok.BOS(), token == tok.EOS() && s.Sampler(i).Mode != sampler.RunC:
 		return fmt.Sprintf("the model chose %q, which ends a text", tok.Token(token))
-	case len(s.tokens) >= s.model.Checkpoint.Config.SeqLen:
+	case len(s.tokens) > s.model.Checkpoint.Config.SeqLen:
 		return fmt.Sprintf("the context of %d tokens is full", s.model.Checkpoint.Config.SeqLen)
 	}
 	return ""

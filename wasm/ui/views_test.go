@@ -292,7 +292,7 @@ func TestStripAndControls(t *testing.T) {
 
 	p = page(t, toySpec(100), -1)
 	_, text = render(p.controls())
-	contains(t, "ended controls", text, "14 steps · the context of 16 tokens is full")
+	contains(t, "ended controls", text, "15 steps · the context of 16 tokens is full")
 	_, text = render(p.stepViews(p.shown()))
 	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
 	lacks(t, "ended card", text, "has ended: ")
