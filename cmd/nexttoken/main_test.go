@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"nexttoken/engine/checkpoint"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -192,5 +197,42 @@ func TestUsage(t *testing.T) {
 	}
 	if code, out, _ := runCmd("trace", "-h"); code != 0 || !strings.Contains(out, "--logits") && !strings.Contains(out, "-logits") {
 		t.Errorf("trace -h: exit %d, output %q", code, out)
+	}
+}
+
+// TestHugeContextCheckpoint runs the checkpoint of issue 8: a 16 MB file
+// whose header asks for a context of 2^20 positions over 1,024 layers, a
+// 128 GiB cache if allocated up front. The cache grows as it fills, so a
+// short session costs megabytes.
+func TestHugeContextCheckpoint(t *testing.T) {
+	m, err := checkpoint.New(checkpoint.Config{Dim: 16, HiddenDim: 16, Layers: 1024, Heads: 8, KVHeads: 8,
+		VocabSize: 512, SeqLen: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kv.bin")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.Write(f, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, out, errs := runCmd("trace", "--model="+path, "--tokenizer=../../web/models/tok512.bin", "--prompt=Once", "--steps=3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "step 3 ") {
+		t.Errorf("output lacks step 3:\n%s", out)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<30 {
+		t.Errorf("the session allocated %d MB", grew>>20)
 	}
 }

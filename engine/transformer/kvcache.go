@@ -5,21 +5,44 @@ import "nexttoken/engine/checkpoint"
 // KVCache holds the key and value vector of every layer and position fed so
 // far, so that a decode step computes them only for the new token.
 // Keys are stored after the rotary embedding, as attention reads them.
+//
+// Its memory grows with the positions fed, doubling, up to the context
+// length: a checkpoint whose header claims a context of a million positions
+// costs only what its session uses.
 type KVCache struct {
 	layers, seqLen, kvDim, headSize int
 
-	keys, values []float32 // layers × seq_len × kv_dim
+	rows         int       // positions the memory holds
+	keys, values []float32 // layers × rows × kv_dim
 
 	// Len is the number of positions filled: attention reads rows 0..Len-1.
 	Len int
 }
 
+// firstRows is how many positions a cache holds before it first grows.
+const firstRows = 256
+
 func newKVCache(c checkpoint.Config) KVCache {
-	n := c.Layers * c.SeqLen * c.KVDim()
-	return KVCache{
-		layers: c.Layers, seqLen: c.SeqLen, kvDim: c.KVDim(), headSize: c.HeadSize(),
-		keys: make([]float32, n), values: make([]float32, n),
+	cache := KVCache{layers: c.Layers, seqLen: c.SeqLen, kvDim: c.KVDim(), headSize: c.HeadSize()}
+	cache.reserve(min(c.SeqLen, firstRows))
+	return cache
+}
+
+// reserve makes room for n positions, keeping the rows filled.
+func (c *KVCache) reserve(n int) {
+	if n <= c.rows {
+		return
 	}
+	rows := min(max(n, 2*c.rows), c.seqLen)
+	keys := make([]float32, c.layers*rows*c.kvDim)
+	values := make([]float32, len(keys))
+	filled := min(c.Len, c.rows) * c.kvDim
+	for l := range c.layers {
+		old, next := l*c.rows*c.kvDim, l*rows*c.kvDim
+		copy(keys[next:], c.keys[old:old+filled])
+		copy(values[next:], c.values[old:old+filled])
+	}
+	c.rows, c.keys, c.values = rows, keys, values
 }
 
 // Capacity is the number of positions the cache can hold (the context length).
@@ -39,20 +62,21 @@ func (c *KVCache) Key(l, pos, h int) []float32 { return c.head(c.keys, l, pos, h
 func (c *KVCache) Value(l, pos, h int) []float32 { return c.head(c.values, l, pos, h) }
 
 func (c *KVCache) head(data []float32, l, pos, h int) []float32 {
-	off := (l*c.seqLen+pos)*c.kvDim + h*c.headSize
+	off := (l*c.rows+pos)*c.kvDim + h*c.headSize
 	return data[off : off+c.headSize]
 }
 
-// row is where Forward writes the key and value of layer l at pos.
+// row is where Forward writes the key and value of layer l at pos, which
+// reserve made room for.
 func (c *KVCache) row(l, pos int) (k, v []float32) {
-	off := (l*c.seqLen + pos) * c.kvDim
+	off := (l*c.rows + pos) * c.kvDim
 	return c.keys[off : off+c.kvDim], c.values[off : off+c.kvDim]
 }
 
 // layer is every key and value row of layer l, position-major.
 func (c *KVCache) layer(l int) (keys, values []float32) {
-	off := l * c.seqLen * c.kvDim
-	n := c.seqLen * c.kvDim
+	off := l * c.rows * c.kvDim
+	n := c.rows * c.kvDim
 	return c.keys[off : off+n], c.values[off : off+n]
 }
 

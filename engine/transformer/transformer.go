@@ -47,15 +47,16 @@ type Transformer struct {
 
 // activations are the buffers of one forward pass, named as in run.c.
 type activations struct {
-	x      []float32 // residual stream; after the pass, the final normalised hidden state
-	xb     []float32 // normalised input of a sub-layer, then the attention output
-	xb2    []float32 // output of Wo or W2, added to x
-	hb     []float32 // feed-forward gate, then the gated product
-	hb2    []float32 // feed-forward up projection
-	q      []float32 // query of the current position
-	att    []float32 // layers × heads × seq_len: attention weights of the query
-	logits []float32
-	pos    int // the position the pass fed
+	x       []float32 // residual stream; after the pass, the final normalised hidden state
+	xb      []float32 // normalised input of a sub-layer, then the attention output
+	xb2     []float32 // output of Wo or W2, added to x
+	hb      []float32 // feed-forward gate, then the gated product
+	hb2     []float32 // feed-forward up projection
+	q       []float32 // query of the current position
+	att     []float32 // layers × heads × attRows: attention weights of the query
+	attRows int       // positions att holds per head, growing like the cache
+	logits  []float32
+	pos     int // the position the pass fed
 }
 
 func newActivations(c checkpoint.Config) *activations {
@@ -66,13 +67,13 @@ func newActivations(c checkpoint.Config) *activations {
 		hb:     make([]float32, c.HiddenDim),
 		hb2:    make([]float32, c.HiddenDim),
 		q:      make([]float32, c.Dim),
-		att:    make([]float32, c.Layers*c.Heads*c.SeqLen),
 		logits: make([]float32, c.VocabSize),
 	}
 }
 
-// New prepares a run state for m. Its memory is dominated by the KV cache:
-// 2 × layers × seq_len × kv_dim float32 values.
+// New prepares a run state for m. Its memory is dominated by the KV cache,
+// which grows with the positions fed, up to 2 × layers × seq_len × kv_dim
+// float32 values.
 func New(m *checkpoint.Model) *Transformer {
 	c := m.Config
 	hs := c.HeadSize()
@@ -146,7 +147,7 @@ func (p *Pass) Hidden() []float32 { return p.a.x }
 // layer l attended to positions 0 … Pos (they sum to 1).
 func (p *Pass) Attention(l, h int) []float32 {
 	c := p.t.Config
-	return p.a.att[(l*c.Heads+h)*c.SeqLen:][:p.a.pos+1]
+	return p.a.att[(l*c.Heads+h)*p.a.attRows:][:p.a.pos+1]
 }
 
 func (t *Transformer) check(token, pos, last int) error {
@@ -171,6 +172,11 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 	scale := float32(1 / math.Sqrt(float64(hs)))
 
 	a.pos = pos
+	t.Cache.reserve(pos + 1)
+	if a.attRows < pos+1 {
+		a.attRows = t.Cache.rows
+		a.att = make([]float32, c.Layers*c.Heads*a.attRows)
+	}
 	copy(a.x, w.TokenEmbedding[token*dim:(token+1)*dim])
 	t.ropeAngles(pos)
 
@@ -187,7 +193,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		keys, values := t.Cache.layer(l)
 		for h := range c.Heads {
 			q := a.q[h*hs : (h+1)*hs]
-			att := a.att[(l*c.Heads+h)*c.SeqLen:][:pos+1]
+			att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
 			off := (h / kvMul) * hs
 			for p := range att {
 				k := keys[p*kvDim+off:][:hs]

@@ -343,3 +343,39 @@ func TestProbe(t *testing.T) {
 		t.Error("Probe of a position not in the cache succeeded")
 	}
 }
+
+// TestCacheGrows runs the same weights with a context of 512 and with a
+// context of a million positions, whose full cache would take gigabytes:
+// the second holds memory only for the positions it was fed, and its
+// logits are the first's, bit for bit, across the cache's growth.
+func TestCacheGrows(t *testing.T) {
+	small := loadModel(t, stories260K)
+	huge := *small
+	huge.Config.SeqLen = 1 << 20
+	a, b := New(small), New(&huge)
+	if b.Cache.rows != firstRows || len(b.Cache.keys) != small.Config.Layers*firstRows*small.Config.KVDim() {
+		t.Fatalf("a fresh cache holds %d positions, want %d", b.Cache.rows, firstRows)
+	}
+	for pos := range 300 {
+		tok := (pos*37 + 1) % small.Config.VocabSize
+		la, err := a.Forward(tok, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, err := b.Forward(tok, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(la, lb) {
+			t.Fatalf("position %d: logits differ once the cache grew", pos)
+		}
+	}
+	if b.Cache.rows != 2*firstRows || b.Cache.Capacity() != 1<<20 || b.Cache.Len != 300 {
+		t.Errorf("after 300 positions the cache holds %d positions of %d, %d filled", b.Cache.rows, b.Cache.Capacity(), b.Cache.Len)
+	}
+	// A rewind keeps the rows it keeps; probing them still agrees.
+	p, err := b.Probe((299*37+1)%small.Config.VocabSize, 299)
+	if err != nil || !slices.Equal(p.Logits(), a.Latest().Logits()) {
+		t.Errorf("probe after growth: %v", err)
+	}
+}
