@@ -162,6 +162,9 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--sampler=runc", "--top-k=5", "--temperature=1"}, "run.c has no top-k"},
 		{[]string{"--steps=-1"}, "negative"},
 		{[]string{"--top=-1"}, "--top=-1"},
+		{[]string{"--prompt-file=/nonexistent"}, "--prompt-file: stat /nonexistent"},
+		{[]string{"--prompt-file=/dev/zero"}, "not a regular file"},
+		{[]string{"--prompt-file=../../go.mod", "--prompt=x"}, "give one"},
 		{[]string{"--top=1001"}, "--top=1001"},
 		{[]string{"--vectors"}, "--vectors needs --json"},
 		{[]string{"--steps=x"}, "invalid value"},
@@ -198,6 +201,24 @@ func TestUsage(t *testing.T) {
 	if code, out, _ := runCmd("trace", "-h"); code != 0 || !strings.Contains(out, "--logits") && !strings.Contains(out, "-logits") {
 		t.Errorf("trace -h: exit %d, output %q", code, out)
 	}
+}
+
+// TestPromptFile reads a prompt from a file; a book that cannot fit the
+// context is refused before it is encoded.
+func TestPromptFile(t *testing.T) {
+	dir := t.TempDir()
+	short, book := filepath.Join(dir, "short.txt"), filepath.Join(dir, "book.txt")
+	if err := os.WriteFile(short, []byte("Once upon a time"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(book, []byte(strings.Repeat("Once upon a time. ", 60000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd("trace", "--model=stories260K", "--prompt-file="+short, "--steps=1")
+	if code != 0 || !strings.Contains(out, `prompt "Once upon a time": 5 tokens`) {
+		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+	failsInOneLine(t, []string{"trace", "--model=stories260K", "--prompt-file=" + book}, "the prompt is at least")
 }
 
 // TestHugeContextCheckpoint runs the checkpoint of issue 8: a 16 MB file

@@ -34,6 +34,7 @@ type traceFlags struct {
 	logits, vocab            string
 	model, tokenizer, prompt string
 	promptSet                bool // --prompt was given, perhaps as ""
+	promptFile               string
 	steps, top               int
 	json, vectors            bool
 	settings                 sampler.Settings
@@ -48,6 +49,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
 	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+") or a llama2.c checkpoint file")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model")
+	fs.StringVar(&f.promptFile, "prompt-file", "", "a file whose text is the prompt, for prompts too long for an argument")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
@@ -66,6 +68,16 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	fs.Visit(func(fl *flag.Flag) { f.promptSet = f.promptSet || fl.Name == "prompt" })
+	if f.promptFile != "" {
+		if f.promptSet {
+			return nil, errors.New("--prompt and --prompt-file: give one")
+		}
+		text, err := readPrompt(f.promptFile)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-file: %w", err)
+		}
+		f.prompt, f.promptSet = text, true
+	}
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
 	}
@@ -228,6 +240,26 @@ func defaultPrompts() string {
 		}
 	}
 	return strings.Join(p, ", ")
+}
+
+// maxPromptFile bounds --prompt-file: far longer than any context, short
+// enough to read at once.
+const maxPromptFile = 16 << 20
+
+// readPrompt reads a prompt file, checking that it is a regular file of a
+// sensible size before reading it.
+func readPrompt(name string) (string, error) {
+	info, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return "", err
+	case !info.Mode().IsRegular():
+		return "", fmt.Errorf("%s is not a regular file", name)
+	case info.Size() > maxPromptFile:
+		return "", fmt.Errorf("%s is %d bytes, more than the %d a prompt may have", name, info.Size(), maxPromptFile)
+	}
+	data, err := os.ReadFile(name)
+	return string(data), err
 }
 
 // maxTop bounds --top: more candidates than anyone reads per step.

@@ -329,6 +329,8 @@ func TestBadSpecs(t *testing.T) {
 			s.Logits = []float64{0, math.NaN(), 0, 0, 0, 0}
 		}, "NaN"},
 		{"prompt longer than context", func(s *session.Spec) { s.Prompt = strings.Repeat("the ", 17) }, "context"},
+		// 100 KB pasted: refused before it is encoded.
+		{"book for a prompt", func(s *session.Spec) { s.Model, s.Prompt = "stories260K", strings.Repeat("Once upon a time. ", 6000) }, "at least"},
 		{"change at step 0", func(s *session.Spec) { s.Changes = []session.Change{{Step: 0, Sampler: s.Sampler}} },
 			"change 0: step 0: want a step ≥ 1 (step 0's settings are the spec's Sampler)"},
 		{"changes out of order", func(s *session.Spec) {

@@ -22,6 +22,7 @@ type BPE struct {
 	bytes    [256]int       // byte → id of its byte piece
 	space    int            // id of the dummy prefix
 	bos, eos int
+	longest  int // bytes of the longest piece: no token covers more of a text
 }
 
 // NewBPE returns the tokenizer of v, which must have the 256 byte pieces.
@@ -38,14 +39,19 @@ func NewBPE(v *Vocab) (*BPE, error) {
 	if !ok {
 		space = bytes[' ']
 	}
+	longest := 1
+	for _, p := range v.Pieces {
+		longest = max(longest, len(p))
+	}
 	return &BPE{
-		pieces: slices.Clone(v.Pieces),
-		scores: slices.Clone(v.Scores),
-		ids:    ids,
-		bytes:  bytes,
-		space:  space,
-		bos:    lookup(ids, "\n<s>\n", "<s>"),
-		eos:    lookup(ids, "\n</s>\n", "</s>"),
+		longest: longest,
+		pieces:  slices.Clone(v.Pieces),
+		scores:  slices.Clone(v.Scores),
+		ids:     ids,
+		bytes:   bytes,
+		space:   space,
+		bos:     lookup(ids, "\n<s>\n", "<s>"),
+		eos:     lookup(ids, "\n</s>\n", "</s>"),
 	}, nil
 }
 
@@ -76,6 +82,19 @@ func (t *BPE) Encode(text string) ([]int, error) {
 		i = j
 	}
 	return t.merge(tokens), nil
+}
+
+// MinTokens: the tokens after BOS spell the dummy prefix and text, each
+// at most the longest piece's length.
+func (t *BPE) MinTokens(text string) int {
+	n := 0
+	if t.bos >= 0 {
+		n++
+	}
+	if text != "" {
+		n += (1 + len(text) + t.longest - 1) / t.longest
+	}
+	return n
 }
 
 // candidate is the token a pair of adjacent tokens merges to, and its

@@ -290,6 +290,9 @@ func FuzzEncode(f *testing.F) {
 		if got := tok.Decode(ids); got != text {
 			t.Fatalf("Decode(Encode(%q)) = %q", text, got)
 		}
+		if least := tok.MinTokens(text); least > len(ids) {
+			t.Fatalf("MinTokens(%q) = %d, but Encode gives %d tokens", text, least, len(ids))
+		}
 	})
 }
 

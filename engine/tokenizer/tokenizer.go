@@ -66,6 +66,10 @@ type Tokenizer interface {
 	// EOS returns the id of the end-of-sequence token, or -1 if the
 	// vocabulary has none.
 	EOS() int
+	// MinTokens returns a lower bound on the number of tokens Encode
+	// returns for text, in one pass over it and without encoding: a text
+	// that cannot fit a context is refused at once, however long.
+	MinTokens(text string) int
 }
 
 // New returns a *BPE if v has all 256 byte pieces "<0x00>"…"<0xFF>",

@@ -53,6 +53,9 @@ func (t *Words) Encode(text string) ([]int, error) {
 	return ids, nil
 }
 
+// MinTokens is the number of words of text: a token per word.
+func (t *Words) MinTokens(text string) int { return len(strings.Fields(text)) }
+
 // unknown returns the error for a word not in the vocabulary, listing
 // (the start of) the vocabulary so that the user can pick another.
 func (t *Words) unknown(word string) error {
