@@ -71,13 +71,7 @@ func serve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second, // requests have no body
-		WriteTimeout:      2 * time.Minute,  // app.wasm over a slow link
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := httpServer(handler)
 	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -97,6 +91,22 @@ func serve(args []string, stdout io.Writer) error {
 
 // webUsage describes the --web flag of serve and export.
 const webUsage = "the web folder: CSS, icons, models and the built app.wasm"
+
+// maxHeaderBytes bounds a request's line and headers: a readable link's
+// query may hold 64 KiB, and a static site needs little else.
+const maxHeaderBytes = 80 << 10
+
+// httpServer serves handler with the limits a static site can afford.
+func httpServer(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second, // requests have no body
+		WriteTimeout:      2 * time.Minute,  // app.wasm over a slow link
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
 
 // parseFlags parses a command's flags. For -h it prints the command's usage
 // and flags to stdout and reports help: the command is then done.
@@ -122,6 +132,11 @@ func newServer(dir string) (http.Handler, error) {
 	}
 	h.Resources = webFolder{root}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "this site is read-only: GET and HEAD only", http.StatusMethodNotAllowed)
+			return
+		}
 		switch r.URL.Path {
 		case "/docs/":
 			serveDocs(w, r)

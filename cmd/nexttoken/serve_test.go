@@ -310,3 +310,44 @@ func TestServeErrors(t *testing.T) {
 		t.Errorf("serve -h: exit %d, output %q", code, out)
 	}
 }
+
+// TestServeReadOnly: every method but GET and HEAD is refused with 405,
+// saying which are allowed, and oversized headers with 431.
+func TestServeReadOnly(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	for _, method := range []string{"POST", "PUT", "DELETE", "PATCH", "TRACE", "OPTIONS"} {
+		for _, path := range []string{"/", "/web/app.css", "/docs/", "/app.js"} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(method, path, nil))
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s %s: %d, Allow %q", method, path, w.Code, w.Header().Get("Allow"))
+			}
+		}
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = httpServer(h)
+	srv.Start()
+	defer srv.Close()
+	req, err := http.NewRequest("GET", srv.URL+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Big", strings.Repeat("x", 200<<10))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("200 KB of headers: status %d, want 431", res.StatusCode)
+	}
+	// A readable link with a long query still opens.
+	res, err = http.Get(srv.URL + "/?prompt=" + strings.Repeat("a", 60<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("a 60 KB query: status %d", res.StatusCode)
+	}
+}
