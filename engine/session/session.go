@@ -191,7 +191,7 @@ func (s *Session) startModel(load Loader) error {
 
 // restart sets the trace and generator to the state right after prefill.
 func (s *Session) restart() {
-	s.edited = grow(s.edited, len(s.logits))
+	s.edited = slices.Grow(s.edited[:0], len(s.logits))[:len(s.logits)]
 	s.rng = sampler.NewRNG(s.spec.Sampler.Seed)
 	s.trace = Trace{Prompt: s.pieces(s.tokens), Steps: nil}
 	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
@@ -312,11 +312,10 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	if f, ok := s.forced(i); ok {
 		step.Token, step.Forced = f, true
 	}
-	step.Piece = s.model.Tokenizer.Piece(-1, step.Token)
 	if n := len(s.tokens); n > 0 {
 		step.Input = s.tokens[n-1]
-		step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token)
 	}
+	step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token) // Input is -1 at the start, as Piece wants
 	return step
 }
 
@@ -594,7 +593,7 @@ func (s *Session) applyEdits(i int, logits, out []float64) []int {
 
 // setLogits keeps the model's logits for the next step.
 func (s *Session) setLogits(logits []float32) {
-	s.logits = grow(s.logits, len(logits))
+	s.logits = slices.Grow(s.logits[:0], len(logits))[:len(logits)]
 	for i, v := range logits {
 		s.logits[i] = float64(v)
 	}
@@ -666,14 +665,6 @@ func (s *Session) pieces(ids []int) []Token {
 		prev = id
 	}
 	return out
-}
-
-// grow returns x resized to n, reusing its memory when it can.
-func grow(x []float64, n int) []float64 {
-	if cap(x) < n {
-		return make([]float64, n)
-	}
-	return x[:n]
 }
 
 func widen(x []float32) []float64 {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 )
 
 // maxTableNumbers is the largest cache layer shown number by number (the
@@ -29,12 +29,9 @@ func (p *Playground) kvCard(d *session.Detail) app.UI {
 	}
 	if d == nil {
 		// The session ended: show the cache as the last step left it.
-		steps := p.sess.Trace().Steps
-		d2, err := p.sess.Detail(len(steps) - 1)
-		if err != nil {
+		if d = p.detailAt(len(p.sess.Trace().Steps) - 1); d == nil {
 			return app.Text("")
 		}
-		d = d2
 	}
 	t := p.sess.Trace()
 	tokens := make([]string, 0, len(t.Prompt)+len(t.Steps))
@@ -49,7 +46,7 @@ func (p *Playground) kvCard(d *session.Detail) app.UI {
 	}
 	c := m.Checkpoint.Config
 	return &KVCard{
-		KV: d.KV, Attention: d.Attention, Tokens: tokens[:d.KV.Len()], Growth: growth, Shown: d.Index,
+		D: d, Tokens: tokens[:d.KV.Len()], Growth: growth,
 		KVHeads: c.KVHeads, HeadSize: c.HeadSize(), Epoch: p.epoch, Theme: p.theme,
 	}
 }
@@ -61,11 +58,9 @@ func (p *Playground) kvCard(d *session.Detail) app.UI {
 type KVCard struct {
 	app.Compo
 
-	KV                transformer.CacheView
-	Attention         [][][]float32 // [layer][head][position]
-	Tokens            []string      // each cached position's token, as shown
-	Growth            []int         // positions after prefill and after each step
-	Shown             int           // the step on display
+	D                 *session.Detail // the step on display: its cache view and attention
+	Tokens            []string        // each cached position's token, as shown
+	Growth            []int           // positions after prefill and after each step
 	KVHeads, HeadSize int
 	Epoch             int    // changes when the past was rewritten: redraw everything
 	Theme             string // light, dark or auto
@@ -80,7 +75,7 @@ func (c *KVCard) OnMount(ctx app.Context)  { ctx.Defer(c.draw) }
 func (c *KVCard) OnUpdate(ctx app.Context) { ctx.Defer(c.draw) }
 
 func (c *KVCard) Render() app.UI {
-	kv := c.KV
+	kv := c.D.KV
 	n := kv.Len()
 	layer := min(c.layer, kv.Layers()-1)
 	kvDim := c.KVHeads * c.HeadSize
@@ -120,20 +115,20 @@ func (c *KVCard) table(l int) app.UI {
 		head = append(head, app.Th().ColSpan(c.HeadSize).Text("V head "+itoa(h)))
 	}
 	rows := []app.UI{app.Tr().Body(head...)}
-	for pos := range c.KV.Len() {
+	for pos := range c.D.KV.Len() {
 		cells := []app.UI{app.Td().Text(itoa(pos)), app.Th().Text(c.Tokens[pos])}
 		for h := range c.KVHeads {
-			for _, v := range c.KV.Key(l, pos, h) {
+			for _, v := range c.D.KV.Key(l, pos, h) {
 				cells = append(cells, app.Td().Text(fixed(float64(v), 3)))
 			}
 		}
 		for h := range c.KVHeads {
-			for _, v := range c.KV.Value(l, pos, h) {
+			for _, v := range c.D.KV.Value(l, pos, h) {
 				cells = append(cells, app.Td().Class("v").Text(fixed(float64(v), 3)))
 			}
 		}
 		row := app.Tr().Class("kv-row").Body(cells...)
-		if pos == c.KV.Len()-1 {
+		if pos == c.D.KV.Len()-1 {
 			row = row.Class("newest")
 		}
 		rows = append(rows, row)
@@ -144,7 +139,7 @@ func (c *KVCard) table(l int) app.UI {
 // heatmaps are a layer's keys and values as pictures: a row per position, a
 // column per number, red positive and blue negative.
 func (c *KVCard) heatmaps(l int) app.UI {
-	n := c.KV.Len()
+	n := c.D.KV.Len()
 	kvDim := c.KVHeads * c.HeadSize
 	rows := canvasRows(n)
 	figure := func(i int, name, caption string) app.UI {
@@ -186,15 +181,15 @@ func (c *KVCard) hoverText() string {
 // onHover reads the number under the pointer on map i (0 keys, 1 values).
 func (c *KVCard) onHover(i, l int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		x, y, ok := pointerCell(e, c.HeadSize*c.KVHeads, canvasRows(c.KV.Len()))
-		if !ok || y >= c.KV.Len() {
+		x, y, ok := pointerCell(e, c.HeadSize*c.KVHeads, canvasRows(c.D.KV.Len()))
+		if !ok || y >= c.D.KV.Len() {
 			c.hover = ""
 			return
 		}
 		h, j := x/c.HeadSize, x%c.HeadSize
-		v, name := c.KV.Key(l, y, h)[j], "K"
+		v, name := c.D.KV.Key(l, y, h)[j], "K"
 		if i == 1 {
-			v, name = c.KV.Value(l, y, h)[j], "V"
+			v, name = c.D.KV.Value(l, y, h)[j], "V"
 		}
 		c.hover = "position " + itoa(y) + " (" + c.Tokens[y] + "), layer " + itoa(l) + ", " + name +
 			" head " + itoa(h) + " [" + itoa(j) + "] = " + fixed(float64(v), 4)
@@ -228,10 +223,10 @@ func canvasRows(n int) int {
 // peaks are the largest magnitudes in layer l's keys and in its values:
 // the ends of their colour scales.
 func (c *KVCard) peaks(l int) (k, v float64) {
-	for pos := range c.KV.Len() {
+	for pos := range c.D.KV.Len() {
 		for h := range c.KVHeads {
-			k = math.Max(k, peakOf(c.KV.Key(l, pos, h)))
-			v = math.Max(v, peakOf(c.KV.Value(l, pos, h)))
+			k = math.Max(k, peakOf(c.D.KV.Key(l, pos, h)))
+			v = math.Max(v, peakOf(c.D.KV.Value(l, pos, h)))
 		}
 	}
 	return k, v
@@ -248,14 +243,14 @@ func peakOf(x []float32) float64 {
 // draw brings the canvases up to date after a render.
 func (c *KVCard) draw(ctx app.Context) {
 	kvDim := c.HeadSize * c.KVHeads
-	n := c.KV.Len()
+	n := c.D.KV.Len()
 	if kvDim*n > maxTableNumbers {
-		l := min(c.layer, c.KV.Layers()-1)
+		l := min(c.layer, c.D.KV.Layers()-1)
 		k, v := c.peaks(l)
 		for i, name := range []string{"keys", "values"} {
-			get, peak := c.KV.Key, k
+			get, peak := c.D.KV.Key, k
 			if i == 1 {
-				get, peak = c.KV.Value, v
+				get, peak = c.D.KV.Value, v
 			}
 			c.maps[i].update("canvas-"+name, drawState{epoch: c.Epoch, layer: l, peak: peak, width: kvDim}, n, kvDim, c.dark(), func(pos int, row []float32) []float32 {
 				for h := range c.KVHeads {
@@ -266,14 +261,14 @@ func (c *KVCard) draw(ctx app.Context) {
 		}
 	}
 	if n > maxAttentionTable {
-		l := min(c.layer, len(c.Attention)-1)
-		heads := c.Attention[l]
+		l := min(c.layer, len(c.D.Attention)-1)
+		heads := c.D.Attention[l]
 		var peak float64
 		for _, w := range heads {
 			peak = math.Max(peak, peakOf(w))
 		}
 		// Every step has attention of its own: a new step redraws it all.
-		state := drawState{epoch: c.Epoch, layer: l, peak: peak, width: n, version: c.Shown}
+		state := drawState{epoch: c.Epoch, layer: l, peak: peak, width: n, version: c.D.Index}
 		c.att.update("canvas-attention", state, len(heads), n, c.dark(), func(h int, row []float32) []float32 {
 			return append(row, heads[h]...)
 		})
@@ -294,11 +289,11 @@ func (c *KVCard) dark() bool {
 // to the cached positions: a table with a column per token for a short
 // context, else a heat map with the most attended tokens of each head.
 func (c *KVCard) attention(l int) app.UI {
-	if l >= len(c.Attention) {
+	if l >= len(c.D.Attention) {
 		return app.Text("")
 	}
-	heads := c.Attention[l]
-	n := c.KV.Len()
+	heads := c.D.Attention[l]
+	n := c.D.KV.Len()
 	title := app.H4().Text("Attention of the query of " + quote(c.Tokens[n-1]) + " (position " + itoa(n-1) + "), layer " + itoa(l) + ", per head")
 	if n <= maxAttentionTable {
 		head := []app.UI{app.Th().Text("head")}
@@ -331,8 +326,8 @@ func (c *KVCard) attention(l int) app.UI {
 
 func (c *KVCard) onAttentionHover(l int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		heads := c.Attention[l]
-		x, y, ok := pointerCell(e, c.KV.Len(), len(heads))
+		heads := c.D.Attention[l]
+		x, y, ok := pointerCell(e, c.D.KV.Len(), len(heads))
 		if !ok {
 			c.hover = ""
 			return
@@ -343,20 +338,11 @@ func (c *KVCard) onAttentionHover(l int) app.EventHandler {
 
 // topAttended names the k positions a head attended to most.
 func topAttended(weights []float32, tokens []string, k int) string {
-	best := make([]int, 0, k)
-	for pos, w := range weights {
-		i := len(best)
-		for i > 0 && w > weights[best[i-1]] {
-			i--
-		}
-		if i < k {
-			if len(best) < k {
-				best = append(best, 0)
-			}
-			copy(best[i+1:], best[i:])
-			best[i] = pos
-		}
+	w := make([]float64, len(weights))
+	for i, v := range weights {
+		w[i] = float64(v)
 	}
+	best := sampler.Top(w, k, nil)
 	parts := make([]string, len(best))
 	for i, pos := range best {
 		parts[i] = tokens[pos] + " (" + itoa(pos) + ") " + fixed(float64(weights[pos]), 2)
@@ -368,7 +354,7 @@ func topAttended(weights []float32, tokens []string, k int) string {
 // the context's capacity, with the step on display marked.
 func (c *KVCard) growth() app.UI {
 	const w, h = 480.0, 96.0
-	capacity := float64(c.KV.Capacity())
+	capacity := float64(c.D.KV.Capacity())
 	last := len(c.Growth) - 1
 	x := func(i int) float64 { return w * float64(i) / float64(max(last, 1)) }
 	y := func(n int) float64 { return h - h*float64(n)/capacity }
@@ -376,10 +362,10 @@ func (c *KVCard) growth() app.UI {
 	for i, n := range c.Growth {
 		pts.WriteString(num1(x(i)) + "," + num1(y(n)) + " ")
 	}
-	shown := min(c.Shown, last)
+	shown := min(c.D.Index, last)
 	svg := `<svg class="growth" viewBox="-36 -8 532 124" role="img" aria-label="cache size after prefill and after each step">` +
 		`<rect x="0" y="0" width="480" height="96" class="frame"/>` +
-		`<text x="-4" y="4" class="axis" text-anchor="end">` + itoa(c.KV.Capacity()) + `</text>` +
+		`<text x="-4" y="4" class="axis" text-anchor="end">` + itoa(c.D.KV.Capacity()) + `</text>` +
 		`<text x="-4" y="96" class="axis" text-anchor="end">0</text>` +
 		`<text x="0" y="112" class="axis">prefill</text>` +
 		`<text x="480" y="112" class="axis" text-anchor="end">step ` + itoa(last) + `</text>` +
@@ -387,7 +373,7 @@ func (c *KVCard) growth() app.UI {
 		`<circle cx="` + num1(x(shown)) + `" cy="` + num1(y(c.Growth[shown])) + `" r="4" class="shown"/></svg>`
 	return app.Div().Class("growth-row").Body(
 		app.Raw(svg),
-		app.Span().Class("hint").Text("positions in the cache after prefill ("+itoa(c.Growth[0])+") and after each step: one more per step, up to the context of "+itoa(c.KV.Capacity())),
+		app.Span().Class("hint").Text("positions in the cache after prefill ("+itoa(c.Growth[0])+") and after each step: one more per step, up to the context of "+itoa(c.D.KV.Capacity())),
 	)
 }
 

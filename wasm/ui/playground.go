@@ -36,7 +36,7 @@ type Playground struct {
 	stopped string        // why there is no next step
 	sel     int           // the step on display; len(steps) means the next one
 
-	// The detail of the step on display, derived once per change.
+	// The detail of one step (the one on display), derived once per change.
 	detail               *session.Detail
 	detailRev, detailSel int
 
@@ -446,14 +446,20 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 // the session or the selection; nil when the session has ended and the
 // next step is selected.
 func (p *Playground) shown() *session.Detail {
-	if p.detail != nil && p.detailRev == p.rev && p.detailSel == p.sel {
-		return p.detail
-	}
-	p.detail, p.detailRev, p.detailSel = nil, p.rev, p.sel
 	if p.sel == len(p.sess.Trace().Steps) && p.next == nil {
 		return nil
 	}
-	d, err := p.sess.Detail(p.sel)
+	return p.detailAt(p.sel)
+}
+
+// detailAt is the detail of step i, derived once per change of the
+// session.
+func (p *Playground) detailAt(i int) *session.Detail {
+	if p.detail != nil && p.detailRev == p.rev && p.detailSel == i {
+		return p.detail
+	}
+	p.detail, p.detailRev, p.detailSel = nil, p.rev, i
+	d, err := p.sess.Detail(i)
 	if err != nil {
 		p.notice = err.Error()
 		return nil
