@@ -51,8 +51,7 @@ func (c *BarsCard) Render() app.UI {
 			after = app.Span().Class("bar-after").Title("renormalised after the filters").Text("→ " + sig(final[id]))
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
-			Title("force "+quote(c.Vocab.Names[id])+" at this step").
-			OnClick(c.force(id), app.EventScope(id)).Body(
+			Title("force "+quote(c.Vocab.Names[id])+" at this step").Body(
 			app.Span().Class("bar-label").Text(c.Vocab.Name(id)),
 			app.Span().Class("bar-track").Body(
 				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),
@@ -73,16 +72,18 @@ func (c *BarsCard) Render() app.UI {
 		app.Div().Class("row").Body(
 			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(c.toggleOrder),
 		),
-		app.Div().Class("bars").Body(bars...),
+		app.Div().Class("bars").OnClick(c.force).Body(bars...),
 	)
 }
 
 func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) { c.byID = !c.byID }
 
-// force forces token id at the step on display. The step is read when the
-// bar is clicked, so that a new step does not make every bar a new handler.
-func (c *BarsCard) force(id int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { c.Page.force(c.D.Index, id) }
+// force forces the clicked bar's token at the step on display; the list
+// handles its bars' clicks (see rowEvent).
+func (c *BarsCard) force(ctx app.Context, e app.Event) {
+	if id, _, ok := rowEvent(e, "bar"); ok {
+		c.Page.force(c.D.Index, id)
+	}
 }
 
 // filters reports whether a stage removes tokens.

@@ -71,7 +71,9 @@ func (c *LogitsCard) Render() app.UI {
 	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
-		app.Div().Class("scroll").Body(app.Table().Class("num logits").Body(rows...)),
+		app.Div().Class("scroll").Body(app.Table().Class("num logits").
+			On("focusin", c.onFocusIn).On("focusout", c.onFocusOut).On("pointerdown", c.onPointerDown).
+			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(rows...)),
 		app.Div().Class("row").Body(footer...),
 	)
 }
@@ -104,9 +106,8 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 	var label app.UI = app.Th().Text(name)
 	if c.Editable {
 		label = app.Th().Body(
-			app.Input().Class("name").Value(c.Vocab.Raw[id]).Attr("aria-label", "token name").
-				OnChange(c.onRename(id), app.EventScope(id)),
-			app.Button().Class("remove").Title("remove this token").Text("×").OnClick(c.onRemove(id), app.EventScope(id)),
+			app.Input().Class("name").Value(c.Vocab.Raw[id]).Attr("aria-label", "token name"),
+			app.Button().Class("remove").Title("remove this token").Text("×"),
 		)
 	}
 	badge := app.Span().Class("badge").Title("edited by hand").Text("edited")
@@ -115,9 +116,7 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 	}
 	cell := []app.UI{
 		app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
-			Attr("aria-label", "logit of "+name).
-			OnFocus(c.hold, app.EventScope(id)).OnBlur(c.release, app.EventScope(id)).
-			OnChange(c.onEdit(id), app.EventScope(id)),
+			Attr("aria-label", "logit of "+name),
 		badge,
 	}
 	if msg := c.errs[id]; msg != "" {
@@ -129,11 +128,8 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 		app.Td().Class("slider").Body(
 			// Keyboard users edit the number; the slider is for the pointer,
 			// so Tab does not stop on it and the arrows do not nudge it.
-			app.Input().Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
-				Attr("aria-label", "slider for "+name).
-				On("pointerdown", c.hold, app.EventScope(id)).
-				OnInput(c.onEdit(id), app.EventScope(id)).
-				OnChange(c.release, app.EventScope(id)),
+			app.Input().Class("slide").Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
+				Attr("aria-label", "slider for "+name),
 		),
 		app.Td().Class("p").Text(sig(c.D.Choice.Softmax.Probs[id])),
 	)
@@ -143,12 +139,57 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 	return row
 }
 
-func (c *LogitsCard) hold(ctx app.Context, e app.Event) {
+// The table handles its rows' events: the rows carry no handlers, so a new
+// step, which lists other tokens, does not replace a handler per field.
+// A row names its token (data-token) and each field its role (class).
+
+func (c *LogitsCard) onFocusIn(ctx app.Context, e app.Event) {
+	if _, _, ok := rowEvent(e, "logit"); ok {
+		c.hold()
+	}
+}
+
+func (c *LogitsCard) onFocusOut(ctx app.Context, e app.Event) {
+	if _, _, ok := rowEvent(e, "logit"); ok {
+		c.release()
+	}
+}
+
+func (c *LogitsCard) onPointerDown(ctx app.Context, e app.Event) {
+	if _, _, ok := rowEvent(e, "slide"); ok {
+		c.hold()
+	}
+}
+
+// onInput follows a slider as it moves.
+func (c *LogitsCard) onInput(ctx app.Context, e app.Event) {
+	if id, field, ok := rowEvent(e, "slide"); ok {
+		c.edit(id, field)
+	}
+}
+
+func (c *LogitsCard) onChange(ctx app.Context, e app.Event) {
+	if _, _, ok := rowEvent(e, "slide"); ok {
+		c.release() // the slider's input events made the edits
+	} else if id, field, ok := rowEvent(e, "logit"); ok {
+		c.edit(id, field)
+	} else if id, field, ok := rowEvent(e, "name"); ok {
+		c.rename(id, field)
+	}
+}
+
+func (c *LogitsCard) onClick(ctx app.Context, e app.Event) {
+	if id, _, ok := rowEvent(e, "remove"); ok {
+		c.remove(id)
+	}
+}
+
+func (c *LogitsCard) hold() {
 	c.held = true
 	c.Page.beginGesture()
 }
 
-func (c *LogitsCard) release(ctx app.Context, e app.Event) {
+func (c *LogitsCard) release() {
 	c.held = false
 	c.Page.endGesture()
 }
@@ -157,47 +198,41 @@ func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
 }
 
-// onEdit sets token id's logit at the step on display, read at the event,
-// so that a new step does not make every field a new handler.
-func (c *LogitsCard) onEdit(id int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		v, err := parseNumber(ctx.JSSrc().Get("value").String(), logitLimit, true)
-		if err == nil {
-			err = c.Page.editLogit(c.D.Index, id, v)
-		}
-		if c.errs == nil {
-			c.errs = map[int]string{}
-		}
-		delete(c.errs, id)
-		if err != nil {
-			c.errs[id] = err.Error() + "; the last good value is back."
-			ctx.JSSrc().Set("value", fixed(c.D.Logits[id], 4))
-		}
+// edit sets token id's logit at the step on display to the field's value,
+// or puts the step's value back and says why not.
+func (c *LogitsCard) edit(id int, field app.Value) {
+	v, err := parseNumber(field.Get("value").String(), logitLimit, true)
+	if err == nil {
+		err = c.Page.editLogit(c.D.Index, id, v)
+	}
+	if c.errs == nil {
+		c.errs = map[int]string{}
+	}
+	delete(c.errs, id)
+	if err != nil {
+		c.errs[id] = err.Error() + "; the last good value is back."
+		field.Set("value", fixed(c.D.Logits[id], 4))
 	}
 }
 
 // The worked example's vocabulary can be edited: rename, remove, add. Each
 // keeps the step's edited logits, masks included, as the new logits.
 
-func (c *LogitsCard) onRename(id int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		spec := c.workedSpec()
-		spec.Vocab[id] = strings.TrimSpace(ctx.JSSrc().Get("value").String())
-		c.replace(ctx, spec, c.Vocab.Raw[id])
-	}
+func (c *LogitsCard) rename(id int, field app.Value) {
+	spec := c.workedSpec()
+	spec.Vocab[id] = strings.TrimSpace(field.Get("value").String())
+	c.replace(field, spec, c.Vocab.Raw[id])
 }
 
-func (c *LogitsCard) onRemove(id int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		spec := c.workedSpec()
-		if len(spec.Vocab) == 1 {
-			c.Page.notify(errOneToken)
-			return
-		}
-		spec.Vocab = slices.Delete(spec.Vocab, id, id+1)
-		spec.Logits = slices.Delete(spec.Logits, id, id+1)
-		c.replace(ctx, spec, "")
+func (c *LogitsCard) remove(id int) {
+	spec := c.workedSpec()
+	if len(spec.Vocab) == 1 {
+		c.Page.notify(errOneToken)
+		return
 	}
+	spec.Vocab = slices.Delete(spec.Vocab, id, id+1)
+	spec.Logits = slices.Delete(spec.Logits, id, id+1)
+	c.replace(nil, spec, "")
 }
 
 func (c *LogitsCard) onAdd(ctx app.Context, e app.Event) {
@@ -208,7 +243,7 @@ func (c *LogitsCard) onAdd(ctx app.Context, e app.Event) {
 	}
 	spec.Vocab = append(spec.Vocab, name)
 	spec.Logits = append(spec.Logits, 0)
-	c.replace(ctx, spec, "")
+	c.replace(nil, spec, "")
 }
 
 // workedSpec is the worked example with the logits on display, edits
@@ -220,13 +255,13 @@ func (c *LogitsCard) workedSpec() session.Spec {
 	return spec
 }
 
-// replace opens the edited vocabulary, or says why not by the field and
-// puts back old, the name that was there.
-func (c *LogitsCard) replace(ctx app.Context, spec session.Spec, old string) {
+// replace opens the edited vocabulary, or says why not and puts back old,
+// the name that was in the field.
+func (c *LogitsCard) replace(field app.Value, spec session.Spec, old string) {
 	if err := c.Page.replace(spec); err != nil {
 		c.Page.notify(err)
-		if old != "" {
-			ctx.JSSrc().Set("value", old)
+		if field != nil {
+			field.Set("value", old)
 		}
 	}
 }

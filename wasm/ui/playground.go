@@ -45,9 +45,10 @@ type Playground struct {
 	undo, redo []snapshot // the user's actions, to undo and redo
 	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
 
-	running bool // Run is stepping
-	runLeft int
-	runN    int
+	running  bool // Run is stepping
+	runLeft  int
+	runDrawn time.Time // when the last batch ended and the page began to draw it
+	runN     int
 
 	// Where the page is, and how it is shown.
 	origin, path string      // the page's origin and path, for links to this session
@@ -365,32 +366,41 @@ func (p *Playground) editLogit(i, token int, v float64) error {
 func (p *Playground) toggleRun(ctx app.Context) {
 	if p.running {
 		p.running = false
+		p.syncAddress()
 		return
 	}
 	if p.next == nil {
 		return
 	}
 	p.remember(p.snapshot())
-	p.running, p.runLeft = true, p.runN
+	p.running, p.runLeft, p.runDrawn = true, p.runN, time.Time{}
 	p.runBatch(ctx)
 }
 
-// runBudget is how long Run steps before the page draws the newest step.
-// go-app draws 8.3 ms after the first change (it draws at most 120 times a
-// second): steps that last longer are drawn as soon as they end.
-const runBudget = 10 * time.Millisecond
+// Run steps back to back for a budget, then lets the page draw the newest
+// step. The budget is at least runBudget and follows what the last drawing
+// took, up to runBudgetMax: when drawing is slow the engine still gets half
+// the time, and Stop is read within a tenth of a second.
+const (
+	runBudget    = 10 * time.Millisecond
+	runBudgetMax = 100 * time.Millisecond
+)
 
-// runBatch takes steps back to back for runBudget, lets the page draw the
+// runBatch takes steps back to back for the budget, lets the page draw the
 // newest one, and asks for another batch at the next animation frame, so
 // that the browser paints each frame once, between batches, and Stop is
-// read before the next batch.
+// read before the next batch. The address bar follows when Run ends.
 func (p *Playground) runBatch(ctx app.Context) {
 	if !p.running {
 		return
 	}
 	start := time.Now()
+	budget := runBudget
+	if !p.runDrawn.IsZero() {
+		budget = min(max(budget, start.Sub(p.runDrawn)), runBudgetMax)
+	}
 	stepped := 0
-	for p.runLeft > 0 && time.Since(start) < runBudget {
+	for p.runLeft > 0 && time.Since(start) < budget {
 		if err := p.sess.Step(); err != nil {
 			p.runLeft = 0
 			break
@@ -400,12 +410,13 @@ func (p *Playground) runBatch(ctx app.Context) {
 	}
 	if stepped > 0 {
 		p.changed()
-		p.syncAddress()
 	}
 	if p.runLeft <= 0 || p.next == nil {
 		p.running = false
+		p.syncAddress()
 		return
 	}
+	p.runDrawn = time.Now()
 	ctx.Defer(func(ctx app.Context) {
 		if err := nextFrame(func() { ctx.Dispatch(p.runBatch) }); err != nil {
 			ctx.After(time.Millisecond, p.runBatch) // no animation frames: a timer does instead

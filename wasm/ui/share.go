@@ -80,6 +80,7 @@ type Share struct {
 	open      bool           // the panel is open: the embed is previewed
 	heights   map[string]int // each view's height, as its preview reported it
 	copied    string         // what the last copy button did
+	url, code string         // the link and the embed code on display
 	stop      func()         // stops listening to the preview
 }
 
@@ -112,6 +113,7 @@ func (s *Share) Render() app.UI {
 	url := s.Origin + s.Link
 	src := embedURL(s.Path, s.Spec, s.embedView)
 	code := embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
+	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"
 	if len(url) > linkWarnLength {
@@ -137,13 +139,13 @@ func (s *Share) Render() app.UI {
 		app.Summary().Text("Share or embed this session"),
 		app.Div().Class("row").Body(
 			app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
-			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copy(url, "link"), app.EventScope(url)),
+			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copyLink),
 		),
 		app.P().ID("link-length").Class(meterClass).Text(meter),
 		app.Div().Class("row").Body(
 			app.Label().Class("field").Body(app.Span().Text("embed view"),
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
-			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(s.copy(code, "embed code"), app.EventScope(code)),
+			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(s.copyEmbed),
 		),
 		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
 		app.P().ID("copied").Class("hint").Text(s.copied),
@@ -181,12 +183,15 @@ addEventListener("message", (e) => {
 // defaultEmbedHeight is an iframe's height before its view reports one.
 const defaultEmbedHeight = 480
 
-func (s *Share) copy(text, what string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := copyText(text); err != nil {
-			s.copied = "Could not copy the " + what + " (" + err.Error() + "): select it above and copy it by hand."
-			return
-		}
-		s.copied = "Copied the " + what + "."
+// The copy buttons copy what the panel shows when clicked: one handler
+// each, not a new one for every step's link.
+func (s *Share) copyLink(ctx app.Context, e app.Event)  { s.copy(s.url, "link") }
+func (s *Share) copyEmbed(ctx app.Context, e app.Event) { s.copy(s.code, "embed code") }
+
+func (s *Share) copy(text, what string) {
+	if err := copyText(text); err != nil {
+		s.copied = "Could not copy the " + what + " (" + err.Error() + "): select it above and copy it by hand."
+		return
 	}
+	s.copied = "Copied the " + what + "."
 }

@@ -49,7 +49,7 @@ func (s *Strip) Render() app.UI {
 	}
 	chips := rows
 	next := app.Button().Class("tok next").Title("the next step").Text(s.Next).
-		OnClick(s.selectNext, app.EventScope("step", len(s.Chips)-prompt))
+		OnClick(s.selectNext)
 	if s.Selected == len(s.Chips) {
 		next = next.Class("selected")
 	}
