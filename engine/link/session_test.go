@@ -1,0 +1,73 @@
+package link_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/link"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// FuzzLinkSession follows a link the way the playground does: query and
+// fragment → state → session, then the session's own share link → state →
+// session. A link the page opens must give a session whose link reopens
+// the very same session: same spec, same tokens, same text.
+func FuzzLinkSession(f *testing.F) {
+	for _, s := range shareTests(f) {
+		if s.Spec.Steps <= maxFuzzSteps {
+			f.Add("", encode(f, s))
+		}
+	}
+	for _, q := range []string{"", "model=stories260K&steps=8&temperature=1&seed=3&at=2", "model=toy&prompt=The+cat&steps=5&top_k=2&temperature=0.5",
+		"model=logits&logits=2,1,0&vocab=a,b,c&steps=3&top_p=0.5&temperature=2", "utm_source=x&STEPS=2&view=kv", "prompt=100%&steps=1"} {
+		f.Add(q, "")
+	}
+	f.Add("steps=2", "s1.A")
+	f.Fuzz(func(t *testing.T, query, fragment string) {
+		q, err := link.ParseQuery(query)
+		if err != nil {
+			return // named by ParseQuery; FuzzParse checks how
+		}
+		state, err := link.Merge(q, strings.TrimPrefix(fragment, "#"))
+		if err != nil || state.Spec.Steps > maxFuzzSteps {
+			return
+		}
+		first, err := session.New(state.Spec, models.Load)
+		if err != nil {
+			return // a spec the session refuses, with its reason
+		}
+		shared := link.State{Spec: first.Spec(), View: state.View, At: min(state.At, len(first.Trace().Steps))}
+		frag, err := link.Encode(shared)
+		if err != nil {
+			t.Fatalf("the session of %q #%q has no link: %v", query, fragment, err)
+		}
+		back, err := link.Merge(nil, frag)
+		if err != nil {
+			t.Fatalf("the link %q of %q #%q does not open: %v", frag, query, fragment, err)
+		}
+		if !reflect.DeepEqual(back, shared) {
+			t.Fatalf("the link of %q #%q opens\n%+v, not\n%+v", query, fragment, back, shared)
+		}
+		again, err := session.New(back.Spec, models.Load)
+		if err != nil {
+			t.Fatalf("the link %q of %q #%q gives no session: %v", frag, query, fragment, err)
+		}
+		if a, b := first.Trace(), again.Trace(); a.Text != b.Text || !reflect.DeepEqual(tokens(a), tokens(b)) {
+			t.Fatalf("the link of %q #%q reopens\n%q, not\n%q", query, fragment, b.Text, a.Text)
+		}
+	})
+}
+
+// maxFuzzSteps keeps a fuzzed session short: the steps are checked by the
+// session's own tests, the link's part is what is fuzzed here.
+const maxFuzzSteps = 64
+
+func tokens(t *session.Trace) []int {
+	ids := make([]int, len(t.Steps))
+	for i, st := range t.Steps {
+		ids[i] = st.Token
+	}
+	return ids
+}
