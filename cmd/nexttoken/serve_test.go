@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,5 +352,161 @@ func TestServeReadOnly(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Errorf("a 60 KB query: status %d", res.StatusCode)
+	}
+}
+
+// TestServeHead checks over HTTP that a HEAD gets the headers a GET gets,
+// Content-Length too, and that a GET's Content-Length is its body's.
+func TestServeHead(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = httpServer(h)
+	srv.Start()
+	defer srv.Close()
+	paths := []string{"/", "/index.html", "/app.js", "/wasm_exec.js", "/manifest.webmanifest", "/app-worker.js", "/docs/",
+		"/web/app.css", "/web/icon.svg", "/web/app.wasm", "/app.wasm", "/web/models/model.bin", "/nope"}
+	for _, path := range paths {
+		for _, accept := range []string{"gzip", "br, gzip", ""} {
+			t.Run(path+" "+accept, func(t *testing.T) {
+				get, getBody := fetch(t, "GET", srv.URL+path, accept)
+				head, _ := fetch(t, "HEAD", srv.URL+path, accept)
+				if get.StatusCode == 200 && get.Header.Get("Content-Length") != strconv.Itoa(len(getBody)) {
+					t.Errorf("GET: Content-Length %q, body %d bytes", get.Header.Get("Content-Length"), len(getBody))
+				}
+				get.Header.Del("Date")
+				head.Header.Del("Date")
+				if head.StatusCode != get.StatusCode || !reflect.DeepEqual(head.Header, get.Header) {
+					t.Errorf("HEAD: %d %v\nGET: %d %v", head.StatusCode, head.Header, get.StatusCode, get.Header)
+				}
+			})
+		}
+	}
+}
+
+// fetch makes a request over HTTP, with Accept-Encoding (if not empty),
+// and reads the body as sent.
+func fetch(t *testing.T, method, url, acceptEncoding string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	// Without DisableCompression the client would ask for gzip itself.
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+// TestServeGzip checks that text is sent compressed whole, with its length,
+// the same bytes each time, decoding to what an uncompressed request gets;
+// that a file edited on disk is compressed afresh, even with its size and
+// time unchanged; and that a body too large to keep goes uncompressed.
+func TestServeGzip(t *testing.T) {
+	dir := testWebDir(t)
+	big := bytes.Repeat([]byte("a line of text\n"), maxGzipBody/15+1)
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := testServer(t, dir)
+	for _, path := range []string{"/", "/index.html", "/app.js", "/wasm_exec.js", "/manifest.webmanifest", "/docs/", "/web/app.css", "/web/icon.svg"} {
+		t.Run(path, func(t *testing.T) {
+			plain := body(t, get(h, path, ""))
+			var first []byte
+			for range 3 {
+				res := get(h, path, "gzip")
+				raw, err := io.ReadAll(res.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Length") != strconv.Itoa(len(raw)) {
+					t.Fatalf("Content-Encoding %q, Content-Length %q for %d bytes", res.Header.Get("Content-Encoding"), res.Header.Get("Content-Length"), len(raw))
+				}
+				if first == nil {
+					first = raw
+					res.Body = io.NopCloser(bytes.NewReader(raw))
+					if got := body(t, res); got != plain {
+						t.Fatalf("decoded %q, want %q", got, plain)
+					}
+				} else if !bytes.Equal(raw, first) {
+					t.Errorf("compressed differently the next time")
+				}
+			}
+		})
+	}
+
+	css := filepath.Join(dir, "app.css")
+	info, err := os.Stat(css)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(h, "/web/app.css", "gzip")
+	edited := strings.Replace("body { margin: 0; }\n", "0", "1", 1)
+	if err := os.WriteFile(css, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(css, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := body(t, get(h, "/web/app.css", "gzip")); got != edited {
+		t.Errorf("app.css edited: got %q, want %q", got, edited)
+	}
+
+	res := get(h, "/web/big.txt", "gzip")
+	if got := body(t, res); res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Length") != strconv.Itoa(len(big)) || got != string(big) {
+		t.Errorf("%d bytes of text: Content-Encoding %q, Content-Length %q, %d bytes back", len(big),
+			res.Header.Get("Content-Encoding"), res.Header.Get("Content-Length"), len(got))
+	}
+}
+
+// TestGzipCache checks that a body is compressed once, by its content, and
+// that the cache never holds more than maxGzipCache.
+func TestGzipCache(t *testing.T) {
+	var c gzipCache
+	a, b := []byte("the same text, twice"), []byte("other text")
+	first := c.compress(a)
+	for _, tc := range []struct {
+		body []byte
+		same bool // the very bytes of the first compression
+	}{
+		{a, true},
+		{bytes.Clone(a), true},
+		{b, false},
+	} {
+		gz := c.compress(tc.body)
+		if got := &gz[0] == &first[0]; got != tc.same {
+			t.Errorf("%q: the first compression's bytes %v, want %v", tc.body, got, tc.same)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, tc.body) {
+			t.Errorf("%q decodes to %q, %v", tc.body, got, err)
+		}
+	}
+
+	// Incompressible bodies fill the cache: it starts again, and keeps the
+	// newest.
+	rng := rand.NewChaCha8([32]byte{})
+	for i := range 2 * maxGzipCache / (1 << 20) {
+		body := make([]byte, 1<<20)
+		rng.Read(body)
+		gz := c.compress(body)
+		if c.bytes > maxGzipCache {
+			t.Fatalf("body %d: %d bytes kept, more than %d", i, c.bytes, maxGzipCache)
+		}
+		if again := c.compress(body); &again[0] != &gz[0] {
+			t.Fatalf("body %d: not kept", i)
+		}
 	}
 }
