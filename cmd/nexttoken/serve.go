@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -72,11 +73,32 @@ func serve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := httpServer(handler)
-	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
-
+	// Signals are caught before the address is printed, so that whoever
+	// waits for it to stop the server gets a clean shutdown. A second signal
+	// ends the program at once: stop restores the default handling.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
+	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
+	return serveUntil(ctx, ln, handler, shutdownGrace, stdout)
+}
+
+// shutdownGrace is how long a stopped server lets requests in flight
+// finish: enough for app.wasm (3 MB) over a decent link, and short of the
+// 10 s that docker stop and many supervisors wait before they kill.
+const shutdownGrace = 5 * time.Second
+
+// serveUntil serves handler on ln until ctx is done. Then it stops
+// accepting, lets the requests in flight finish for up to grace, cuts off
+// those left and says in one line which it was: a server asked to stop has
+// not failed.
+func serveUntil(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration, stdout io.Writer) error {
+	var inFlight atomic.Int64
+	srv := httpServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
+		handler.ServeHTTP(w, r)
+	}))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -84,10 +106,26 @@ func serve(args []string, stdout io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Let requests in flight finish, but do not wait for idle clients.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown closes the listener and idle connections at once and waits
+	// for the others to finish their requests.
+	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	return srv.Shutdown(ctx)
+	err := srv.Shutdown(graceCtx)
+	if err == nil {
+		fmt.Fprintln(stdout, "nexttoken: shut down cleanly")
+		return nil
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	cut := inFlight.Load()
+	srv.Close()
+	requests := "1 request"
+	if cut != 1 {
+		requests = fmt.Sprintf("%d requests", cut)
+	}
+	fmt.Fprintf(stdout, "nexttoken: shut down: %s cut off after %v\n", requests, grace)
+	return nil
 }
 
 // webUsage describes the --web flag of serve and export.

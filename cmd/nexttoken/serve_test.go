@@ -3,16 +3,20 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -508,5 +512,145 @@ func TestGzipCache(t *testing.T) {
 		if again := c.compress(body); &again[0] != &gz[0] {
 			t.Fatalf("body %d: not kept", i)
 		}
+	}
+}
+
+// TestServeShutdown stops a server with downloads in flight: those that
+// finish within the grace period are served whole, those that do not are
+// cut off after it, and either way the server says so in one line and
+// reports no error.
+func TestServeShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		downloads []time.Duration // how long each takes; 0: until cut off
+		grace     time.Duration
+		want      string
+	}{
+		{"idle", nil, time.Second, "nexttoken: shut down cleanly\n"},
+		{"finished", []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}, 5 * time.Second, "nexttoken: shut down cleanly\n"},
+		{"one cut", []time.Duration{0, 10 * time.Millisecond}, 200 * time.Millisecond, "nexttoken: shut down: 1 request cut off after 200ms\n"},
+		{"two cut", []time.Duration{0, 0}, 100 * time.Millisecond, "nexttoken: shut down: 2 requests cut off after 100ms\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan bool)
+			download := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				d, err := time.ParseDuration(r.URL.Query().Get("for"))
+				if err != nil {
+					t.Error(err)
+				}
+				w.Write([]byte("begun,"))
+				w.(http.Flusher).Flush()
+				started <- true
+				if d == 0 {
+					<-r.Context().Done() // the connection is closed
+					return
+				}
+				time.Sleep(d)
+				w.Write([]byte("done"))
+			})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := "http://" + ln.Addr().String() + "/"
+			ctx, stop := context.WithCancel(context.Background())
+			var out bytes.Buffer
+			served := make(chan error)
+			go func() { served <- serveUntil(ctx, ln, download, tc.grace, &out) }()
+
+			got := make(chan string, len(tc.downloads))
+			for _, d := range tc.downloads {
+				go func() {
+					res, err := http.Get(url + "?for=" + d.String())
+					if err != nil {
+						got <- err.Error()
+						return
+					}
+					defer res.Body.Close()
+					b, err := io.ReadAll(res.Body)
+					if err != nil {
+						b = append(b, " cut off"...)
+					}
+					got <- string(b)
+				}()
+				<-started
+			}
+			stop()
+			if err := <-served; err != nil {
+				t.Errorf("serveUntil: %v", err)
+			}
+			if out.String() != tc.want {
+				t.Errorf("said %q, want %q", out.String(), tc.want)
+			}
+			if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+				t.Error("still accepting connections")
+			}
+			var bodies, want []string
+			for _, d := range tc.downloads {
+				bodies = append(bodies, <-got)
+				if d == 0 {
+					want = append(want, "begun, cut off")
+				} else {
+					want = append(want, "begun,done")
+				}
+			}
+			slices.Sort(bodies) // the downloads end in any order
+			slices.Sort(want)
+			if !slices.Equal(bodies, want) {
+				t.Errorf("downloads got %q, want %q", bodies, want)
+			}
+		})
+	}
+}
+
+// TestServeSignal stops nexttoken serve as a supervisor or Ctrl-C does:
+// it exits 0, saying so in one line after the one with its address.
+func TestServeSignal(t *testing.T) {
+	dir := testWebDir(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			stdout := make(lines, 4)
+			var stderr bytes.Buffer
+			code := make(chan int)
+			go func() { code <- run([]string{"serve", "--web=" + dir, "--addr=127.0.0.1:0"}, stdout, &stderr) }()
+			if line := stdout.next(t); !strings.HasPrefix(line, "nexttoken: the playground is at http://127.0.0.1:") {
+				t.Fatalf("first line %q", line)
+			}
+			// serve catches the signal from before it prints its address.
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			if line := stdout.next(t); line != "nexttoken: shut down cleanly\n" {
+				t.Errorf("then %q", line)
+			}
+			select {
+			case c := <-code:
+				if c != 0 || stderr.Len() > 0 {
+					t.Errorf("exit %d, stderr %q", c, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve did not return")
+			}
+		})
+	}
+}
+
+// lines is a writer that hands on each write, a line from fmt.Fprint*.
+type lines chan string
+
+func (l lines) Write(b []byte) (int, error) {
+	l <- string(b)
+	return len(b), nil
+}
+
+// next is the next line written, waiting for it up to 10 s.
+func (l lines) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case line := <-l:
+		return line
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line written in 10 s")
+		return ""
 	}
 }
