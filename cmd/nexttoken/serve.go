@@ -283,7 +283,7 @@ func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	version, err := hashFiles(root.FS())
+	version, err := hashFiles(dir, root)
 	if err != nil {
 		root.Close()
 		return nil, nil, err
@@ -298,17 +298,22 @@ func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 	return h, root, nil
 }
 
-// hashFiles is the app's version: a hash of every file the page may use, so
-// that go-app's service worker, which serves them from its cache, fetches
-// them again whenever one changes. Precompressed copies are left out: they
-// follow their originals.
-func hashFiles(fsys fs.FS) (string, error) {
+// hashFiles is the app's version: a hash of every file in the web folder
+// dir, opened as root, that the page may use, so that go-app's service
+// worker, which serves them from its cache, fetches them again whenever one
+// changes. Precompressed copies are left out: they follow their originals.
+// Reading every file also finds, before the server starts, a link the
+// server could not follow.
+func hashFiles(dir string, root *os.Root) (string, error) {
 	sum := sha256.New()
-	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || encodingOf(name) != "" {
 			return err
 		}
-		f, err := fsys.Open(name)
+		f, err := root.Open(name)
+		if err != nil && d.Type()&fs.ModeSymlink != 0 {
+			return linkError(filepath.Join(dir, filepath.FromSlash(name)), dir, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -318,6 +323,20 @@ func hashFiles(fsys fs.FS) (string, error) {
 		return err
 	})
 	return hex.EncodeToString(sum.Sum(nil)[:8]), err
+}
+
+// linkError says why the symbolic link at path in the web folder dir could
+// not be opened: os.Root, which keeps requests inside the folder, follows
+// no link out of it. err is what os.Root said.
+func linkError(path, dir string, err error) error {
+	target, rerr := os.Readlink(path)
+	if rerr != nil {
+		return err
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return fmt.Errorf("%s is a symbolic link to %s, which does not exist: remove it", path, target)
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, outside %s: only files inside %s are served (remove the link, or copy the file in)", path, target, dir, dir)
 }
 
 // precompressed are the encodings a file may have beside it, made at build

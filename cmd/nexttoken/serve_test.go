@@ -515,6 +515,52 @@ func TestGzipCache(t *testing.T) {
 	}
 }
 
+// TestServeLinks checks that a symbolic link in the web folder is served
+// when it stays inside, and otherwise stops the server from starting with
+// a message that names it.
+func TestServeLinks(t *testing.T) {
+	for _, tc := range []struct {
+		target string // with UP for the web folder's parent
+		want   string // the error, with DIR for the web folder; "" to serve
+	}{
+		{"app.css", ""},
+		{"models/LICENSE.md", ""},
+		{"UP/passwd", "DIR/evil is a symbolic link to UP/passwd, outside DIR: only files inside DIR are served (remove the link, or copy the file in)"},
+		{"../passwd", "DIR/evil is a symbolic link to ../passwd, outside DIR: only files inside DIR are served"},
+		{"nowhere.css", "DIR/evil is a symbolic link to nowhere.css, which does not exist: remove it"},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			dir := testWebDir(t)
+			up := filepath.Dir(dir)
+			if err := os.WriteFile(filepath.Join(up, "passwd"), []byte("root:x:0:0"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := strings.ReplaceAll(tc.target, "UP", up)
+			if err := os.Symlink(target, filepath.Join(dir, "evil")); err != nil {
+				t.Fatal(err)
+			}
+			h, err := newServer(dir)
+			if tc.want != "" {
+				want := strings.NewReplacer("DIR", dir, "UP", up).Replace(tc.want)
+				if err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("error %v, want %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := body(t, get(h, "/web/evil", "gzip")); got != string(want) {
+				t.Errorf("/web/evil: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestServeShutdown stops a server with downloads in flight: those that
 // finish within the grace period are served whole, those that do not are
 // cut off after it, and either way the server says so in one line and
