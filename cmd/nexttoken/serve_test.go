@@ -681,7 +681,7 @@ func TestServeSignal(t *testing.T) {
 	}
 }
 
-// lines is a writer that hands on each write, a line from fmt.Fprint*.
+// lines hands on each write it gets: a line, from serve's fmt.Fprint*.
 type lines chan string
 
 func (l lines) Write(b []byte) (int, error) {
