@@ -200,7 +200,7 @@ func newServer(dir string) (http.Handler, error) {
 	return secured(headAsGet(gzipped(site, &gzipCache{}))), nil
 }
 
-// render is go-app's page at path, with its headers but Content-Length.
+// render is go-app's page at path and its headers, less Content-Length.
 func render(h http.Handler, path string) (*pageWriter, error) {
 	r, err := http.NewRequest(http.MethodGet, path, nil)
 	if err != nil {
