@@ -12,7 +12,7 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 # Everything the browser program is built from.
 WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
 
-.PHONY: run static trace test check unit wasm-build fuzz bench measure timing chromium toymodel clean
+.PHONY: run static trace test check unit wasm-build fuzz bench measure timing loadtest chromium toymodel clean
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
 run: web/app.wasm
@@ -63,6 +63,19 @@ unit: web/app.wasm chromium
 # (measurements, not tests).
 timing: web/app.wasm chromium
 	$(withBrowser) NEXTTOKEN_TIMING=1 $(GO) test -run 'Timing$$' -count=1 -v ./cmd/nexttoken
+
+# loadtest sends LOAD_REQUESTS requests, LOAD_CONCURRENCY at a time, in turn
+# over /, /app.wasm, /web/app.css and /docs/, to nexttoken serve on a
+# loopback port, and prints requests/s, errors, the latency's p50 and p99
+# (all and by path) and the server's RSS before and after; then stops the
+# server. A measurement: the timings are reported, never checked, while an
+# error or an unclean shutdown fails it (make test runs a brief version,
+# TestLoad, that checks every byte).
+LOAD_REQUESTS ?= 2000
+LOAD_CONCURRENCY ?= 16
+loadtest: web/app.wasm
+	GO=$(GO) NEXTTOKEN_LOAD=1 NEXTTOKEN_LOAD_REQUESTS=$(LOAD_REQUESTS) NEXTTOKEN_LOAD_CONCURRENCY=$(LOAD_CONCURRENCY) \
+	  $(GO) test -run '^TestLoadMeasure$$' -count=1 -v ./cmd/nexttoken
 
 # chromium makes sure the browser tests have a browser: as root with apt-get
 # it installs Debian's package, otherwise it says what to run.

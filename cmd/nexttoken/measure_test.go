@@ -25,8 +25,7 @@ import (
 // folder), over 256 steps of "Once upon a time" at temperature 0.8 and
 // top-p 0.9: its peak resident memory, and the bytes per step of --json,
 // compact and with --vectors. It is a measurement, not a test: make measure
-// runs it, with NEXTTOKEN_MEASURE=1. It builds the command with the go
-// command in $GO, or on the PATH.
+// runs it, with NEXTTOKEN_MEASURE=1. It builds the command (buildCommand).
 //
 // Peak RSS is the kernel's ru_maxrss of the process, read with
 // /usr/bin/time -v where it exists and otherwise from the rusage Go's
@@ -35,15 +34,8 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("NEXTTOKEN_MEASURE") == "" {
 		t.Skip("a measurement: make measure runs it")
 	}
+	bin := buildCommand(t)
 	dir := t.TempDir()
-	goCmd := os.Getenv("GO")
-	if goCmd == "" {
-		goCmd = "go"
-	}
-	bin := filepath.Join(dir, "nexttoken")
-	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	if err := randmodel.Write(dir, randmodel.Stories15M, 15); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +67,21 @@ func TestMeasure(t *testing.T) {
 	t.Logf("--json --vectors: %d bytes for %d steps, %d bytes per step (%.2f MB); peak RSS %.1f MB",
 		vectors.bytes, vectors.steps, vectors.bytes/int64(vectors.steps),
 		float64(vectors.bytes)/float64(vectors.steps)/(1<<20), float64(vectors.maxRSS)/1024)
+}
+
+// buildCommand builds nexttoken into a temporary folder, with the go
+// command in $GO, or on the PATH, and returns the program's path.
+func buildCommand(t *testing.T) string {
+	t.Helper()
+	goCmd := os.Getenv("GO")
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	bin := filepath.Join(t.TempDir(), "nexttoken")
+	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // measuredRun is what runMeasured saw of one run of the command.

@@ -21,6 +21,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -71,11 +73,32 @@ func serve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := httpServer(handler)
-	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
-
+	// Signals are caught before the address is printed, so that whoever
+	// waits for it to stop the server gets a clean shutdown. A second signal
+	// ends the program at once: stop restores the default handling.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
+	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
+	return serveUntil(ctx, ln, handler, shutdownGrace, stdout)
+}
+
+// shutdownGrace is how long a stopped server lets requests in flight
+// finish: enough for app.wasm (3 MB) over a decent link, and short of the
+// 10 s that docker stop and many supervisors wait before they kill.
+const shutdownGrace = 5 * time.Second
+
+// serveUntil serves handler on ln until ctx is done. Then it stops
+// accepting, lets the requests in flight finish for up to grace, cuts off
+// those left and says in one line which it was: a server asked to stop has
+// not failed.
+func serveUntil(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration, stdout io.Writer) error {
+	var inFlight atomic.Int64
+	srv := httpServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
+		handler.ServeHTTP(w, r)
+	}))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -83,10 +106,26 @@ func serve(args []string, stdout io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Let requests in flight finish, but do not wait for idle clients.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown closes the listener and idle connections at once and waits
+	// for the others to finish their requests.
+	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	return srv.Shutdown(ctx)
+	err := srv.Shutdown(graceCtx)
+	if err == nil {
+		fmt.Fprintln(stdout, "nexttoken: shut down cleanly")
+		return nil
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	cut := inFlight.Load()
+	srv.Close()
+	requests := "1 request"
+	if cut != 1 {
+		requests = fmt.Sprintf("%d requests", cut)
+	}
+	fmt.Fprintf(stdout, "nexttoken: shut down: %s cut off after %v\n", requests, grace)
+	return nil
 }
 
 // webUsage describes the --web flag of serve and export.
@@ -124,51 +163,70 @@ func parseFlags(flags *flag.FlagSet, args []string, usage string, stdout io.Writ
 
 // newServer is the playground's HTTP handler over the web folder dir: go-app's
 // handler for the pages and its scripts, the folder's files at /web/, text
-// compressed with gzip, and the security headers on every response.
+// compressed with gzip, HEAD answered as GET, and the security headers on
+// every response.
 func newServer(dir string) (http.Handler, error) {
 	h, root, err := newApp(dir)
 	if err != nil {
 		return nil, err
 	}
 	h.Resources = webFolder{root}
+	// go-app renders a page afresh for each request, at a cost and with its
+	// attributes in another order each time, which would defeat gzipCache.
+	// The page changes only with the build, which a server keeps.
+	pages := map[string]*pageWriter{}
+	for _, path := range []string{"/", "/index.html"} {
+		if pages[path], err = render(h, path); err != nil {
+			root.Close()
+			return nil, err
+		}
+	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "this site is read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 			return
 		}
-		switch r.URL.Path {
-		case "/docs/":
-			serveDocs(w, r)
-		case "/", "/index.html":
-			servePage(h, w, r)
-		default:
-			h.ServeHTTP(w, r)
+		if page, ok := pages[r.URL.Path]; ok {
+			servePage(page, w, r)
+			return
 		}
+		if r.URL.Path == "/docs/" {
+			serveDocs(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
-	return secured(gzipped(site)), nil
+	return secured(headAsGet(gzipped(site, &gzipCache{}))), nil
+}
+
+// render is go-app's page at path and its headers, less Content-Length.
+func render(h http.Handler, path string) (*pageWriter, error) {
+	r, err := http.NewRequest(http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	page := &pageWriter{header: http.Header{}, code: http.StatusOK}
+	h.ServeHTTP(page, r)
+	if page.code != http.StatusOK {
+		return nil, fmt.Errorf("the page at %s did not render: status %d", path, page.code)
+	}
+	page.header.Del("Content-Length") // of go-app's page, not the one served
+	return page, nil
 }
 
 // servePage serves a prerendered page with its og:url and og:image, which
 // link previews show, absolute on the host the request came to: go-app
-// knows no host and writes "https://".
-func servePage(h http.Handler, w http.ResponseWriter, r *http.Request) {
-	page := &pageWriter{header: http.Header{}, code: http.StatusOK}
-	h.ServeHTTP(page, r)
-	body := page.body.Bytes()
-	if page.code == http.StatusOK && strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
-		scheme := "http"
-		if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-			scheme = "https"
-		}
-		body = withOrigin(body, scheme+"://"+r.Host, r.URL.Path)
-		page.header.Del("Content-Length")
+// knows no host and writes "https://". Its ETag, the app version, answers
+// a revalidation.
+func servePage(page *pageWriter, w http.ResponseWriter, r *http.Request) {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
 	}
-	maps.Copy(w.Header(), page.header)
-	w.WriteHeader(page.code)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	body := withOrigin(page.body.Bytes(), scheme+"://"+r.Host, r.URL.Path)
+	maps.Copy(w.Header(), page.header.Clone())
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(body))
 }
 
 // pageWriter keeps a response to rewrite it.
@@ -225,7 +283,7 @@ func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	version, err := hashFiles(root.FS())
+	version, err := hashFiles(dir, root)
 	if err != nil {
 		root.Close()
 		return nil, nil, err
@@ -240,17 +298,22 @@ func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 	return h, root, nil
 }
 
-// hashFiles is the app's version: a hash of every file the page may use, so
-// that go-app's service worker, which serves them from its cache, fetches
-// them again whenever one changes. Precompressed copies are left out: they
-// follow their originals.
-func hashFiles(fsys fs.FS) (string, error) {
+// hashFiles is the app's version: a hash of every file in the web folder
+// dir, opened as root, that the page may use, so that go-app's service
+// worker, which serves them from its cache, fetches them again whenever one
+// changes. Precompressed copies are left out: they follow their originals.
+// Reading every file also finds, before the server starts, a link the
+// server could not follow.
+func hashFiles(dir string, root *os.Root) (string, error) {
 	sum := sha256.New()
-	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || encodingOf(name) != "" {
 			return err
 		}
-		f, err := fsys.Open(name)
+		f, err := root.Open(name)
+		if err != nil && d.Type()&fs.ModeSymlink != 0 {
+			return linkError(filepath.Join(dir, filepath.FromSlash(name)), dir, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -260,6 +323,20 @@ func hashFiles(fsys fs.FS) (string, error) {
 		return err
 	})
 	return hex.EncodeToString(sum.Sum(nil)[:8]), err
+}
+
+// linkError says why the symbolic link at path in the web folder dir could
+// not be opened: os.Root, which keeps requests inside the folder, follows
+// no link out of it. err is what os.Root said.
+func linkError(path, dir string, err error) error {
+	target, rerr := os.Readlink(path)
+	if rerr != nil {
+		return err
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return fmt.Errorf("%s is a symbolic link to %s, which does not exist: remove it", path, target)
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, outside %s: only files inside %s are served (remove the link, or copy the file in)", path, target, dir, dir)
 }
 
 // precompressed are the encodings a file may have beside it, made at build
@@ -302,9 +379,26 @@ func (wf webFolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if coding != "" {
 		h.Set("Content-Encoding", coding)
+		w = lengthWriter{w, info.Size()}
 	}
 	// The name, not the copy's, gives the Content-Type (application/wasm).
 	http.ServeContent(w, r, name, info.ModTime(), f)
+}
+
+// lengthWriter gives a whole precompressed copy its Content-Length, which
+// ServeContent leaves out when there is a Content-Encoding (in case a
+// middleware compresses the body), so that a download shows its progress
+// and a HEAD its size. A range or a 304 has no 200 status.
+type lengthWriter struct {
+	http.ResponseWriter
+	size int64
+}
+
+func (w lengthWriter) WriteHeader(code int) {
+	if code == http.StatusOK {
+		w.Header().Set("Content-Length", strconv.FormatInt(w.size, 10))
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // open opens the file called name, or its best precompressed copy that the
@@ -385,39 +479,73 @@ func secured(next http.Handler) http.Handler {
 	})
 }
 
+// headAsGet answers HEAD as GET without the body, so that a HEAD gets the
+// headers a GET gets, and above all the Content-Length, which gzipped
+// knows only once it has the body.
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		get := r.Clone(r.Context())
+		get.Method = http.MethodGet
+		next.ServeHTTP(headWriter{w}, get)
+	})
+}
+
+// headWriter stops a HEAD's body once its length is in the headers. Before
+// that, net/http gets the writes: it sends none of them for a HEAD but
+// counts a short body into the Content-Length it sets, as for a GET.
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(b []byte) (int, error) {
+	if w.Header().Get("Content-Length") != "" {
+		return 0, http.ErrBodyNotAllowed
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// maxGzipBody is the largest response gzipped compresses: the site's text
+// is tens of kilobytes, and a larger body passes through as it is rather
+// than be held in memory.
+const maxGzipBody = 4 << 20
+
 // gzipped compresses text responses (pages, scripts, CSS, JSON, SVG) for
-// clients that accept gzip. A response that already has an encoding, such as
-// a precompressed app.wasm, passes through.
-func gzipped(next http.Handler) http.Handler {
+// clients that accept gzip, whole, so that they have a Content-Length, and
+// once for each content (gzipCache). A response that already has an
+// encoding, such as a precompressed app.wasm, passes through.
+func gzipped(next http.Handler, cache *gzipCache) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Accept-Encoding")
 		if !accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 			next.ServeHTTP(w, r)
 			return
 		}
-		gw := &gzipWriter{ResponseWriter: w}
-		defer gw.close()
+		gw := &gzipWriter{ResponseWriter: w, cache: cache}
 		next.ServeHTTP(gw, r)
+		gw.finish()
 	})
 }
 
-// gzipWriter decides at WriteHeader whether to compress the response.
+// gzipWriter decides at WriteHeader whether to compress the response, and
+// if so keeps the body until the handler is done.
 type gzipWriter struct {
 	http.ResponseWriter
-	gz          *gzip.Writer // nil: the body passes through
+	cache       *gzipCache
+	body        *bytes.Buffer // nil: the body passes through
 	wroteHeader bool
 }
 
 func (w *gzipWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.wroteHeader = true
-		h := w.Header()
-		if code == http.StatusOK && h.Get("Content-Encoding") == "" && compressible(h.Get("Content-Type")) {
-			h.Set("Content-Encoding", "gzip")
-			h.Del("Content-Length")
-			h.Del("Accept-Ranges") // ranges would count compressed bytes
-			w.gz = gzip.NewWriter(w.ResponseWriter)
-		}
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	h := w.Header()
+	if code == http.StatusOK && h.Get("Content-Encoding") == "" && compressible(h.Get("Content-Type")) {
+		w.body = new(bytes.Buffer)
+		return
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -426,16 +554,79 @@ func (w *gzipWriter) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.gz != nil {
-		return w.gz.Write(b)
+	if w.body == nil {
+		return w.ResponseWriter.Write(b)
+	}
+	if w.body.Len()+len(b) <= maxGzipBody {
+		return w.body.Write(b)
+	}
+	// Too large to keep: what is kept and the rest go as they are, with the
+	// handler's Content-Length and ranges.
+	kept := w.body
+	w.body = nil
+	w.ResponseWriter.WriteHeader(http.StatusOK)
+	if _, err := w.ResponseWriter.Write(kept.Bytes()); err != nil {
+		return 0, err
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *gzipWriter) close() {
-	if w.gz != nil {
-		w.gz.Close()
+// finish sends a kept body compressed.
+func (w *gzipWriter) finish() {
+	if w.body == nil {
+		return
 	}
+	gz := w.cache.compress(w.body.Bytes())
+	h := w.Header()
+	h.Set("Content-Encoding", "gzip")
+	h.Set("Content-Length", strconv.Itoa(len(gz)))
+	h.Del("Accept-Ranges") // ranges would count compressed bytes
+	w.ResponseWriter.WriteHeader(http.StatusOK)
+	w.ResponseWriter.Write(gz)
+}
+
+// maxGzipCache bounds the compressed bytes a gzipCache holds: the site's
+// own text takes well under a megabyte.
+const maxGzipCache = 16 << 20
+
+// gzipCache holds the gzip of each body it compressed, by the body's
+// SHA-256, so that a page, script or file is compressed once and then sent
+// from memory while it stays the same, whatever path or host it was asked
+// for; a file edited on disk has another hash and is compressed afresh.
+// When full it starts again empty: bodies that vary without end (a page
+// per host) cost compressing, never memory.
+type gzipCache struct {
+	mu    sync.Mutex
+	gz    map[[sha256.Size]byte][]byte
+	bytes int // in gz
+}
+
+// compress returns the gzip of body, which the caller must not change.
+func (c *gzipCache) compress(body []byte) []byte {
+	key := sha256.Sum256(body)
+	c.mu.Lock()
+	gz, ok := c.gz[key]
+	c.mu.Unlock()
+	if ok {
+		return gz
+	}
+	// Compressed once, so with the best compression.
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression) // the level is valid
+	zw.Write(body)
+	zw.Close()
+	gz = b.Bytes()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.gz[key]; ok { // compressed meanwhile by another request
+		return gz
+	}
+	if c.gz == nil || c.bytes+len(gz) > maxGzipCache {
+		c.gz, c.bytes = map[[sha256.Size]byte][]byte{}, 0
+	}
+	c.gz[key] = gz
+	c.bytes += len(gz)
+	return gz
 }
 
 // compressible reports whether a Content-Type is text that gzip shrinks.

@@ -3,13 +3,20 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -349,5 +356,347 @@ func TestServeReadOnly(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Errorf("a 60 KB query: status %d", res.StatusCode)
+	}
+}
+
+// TestServeHead checks over HTTP that a HEAD gets the headers a GET gets,
+// Content-Length too, and that a GET's Content-Length is its body's.
+func TestServeHead(t *testing.T) {
+	h := testServer(t, testWebDir(t))
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = httpServer(h)
+	srv.Start()
+	defer srv.Close()
+	paths := []string{"/", "/index.html", "/app.js", "/wasm_exec.js", "/manifest.webmanifest", "/app-worker.js", "/docs/",
+		"/web/app.css", "/web/icon.svg", "/web/app.wasm", "/app.wasm", "/web/models/model.bin", "/nope"}
+	for _, path := range paths {
+		for _, accept := range []string{"gzip", "br, gzip", ""} {
+			t.Run(path+" "+accept, func(t *testing.T) {
+				get, getBody := fetch(t, "GET", srv.URL+path, accept)
+				head, _ := fetch(t, "HEAD", srv.URL+path, accept)
+				if get.StatusCode == 200 && get.Header.Get("Content-Length") != strconv.Itoa(len(getBody)) {
+					t.Errorf("GET: Content-Length %q, body %d bytes", get.Header.Get("Content-Length"), len(getBody))
+				}
+				get.Header.Del("Date")
+				head.Header.Del("Date")
+				if head.StatusCode != get.StatusCode || !reflect.DeepEqual(head.Header, get.Header) {
+					t.Errorf("HEAD: %d %v\nGET: %d %v", head.StatusCode, head.Header, get.StatusCode, get.Header)
+				}
+			})
+		}
+	}
+}
+
+// fetch makes a request over HTTP, with Accept-Encoding (if not empty),
+// and reads the body as sent.
+func fetch(t *testing.T, method, url, acceptEncoding string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	// Without DisableCompression the client would ask for gzip itself.
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+// TestServeGzip checks that text is sent compressed whole, with its length,
+// the same bytes each time, decoding to what an uncompressed request gets;
+// that a file edited on disk is compressed afresh, even with its size and
+// time unchanged; and that a body too large to keep goes uncompressed.
+func TestServeGzip(t *testing.T) {
+	dir := testWebDir(t)
+	big := bytes.Repeat([]byte("a line of text\n"), maxGzipBody/15+1)
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := testServer(t, dir)
+	for _, path := range []string{"/", "/index.html", "/app.js", "/wasm_exec.js", "/manifest.webmanifest", "/docs/", "/web/app.css", "/web/icon.svg"} {
+		t.Run(path, func(t *testing.T) {
+			plain := body(t, get(h, path, ""))
+			var first []byte
+			for range 3 {
+				res := get(h, path, "gzip")
+				raw, err := io.ReadAll(res.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Length") != strconv.Itoa(len(raw)) {
+					t.Fatalf("Content-Encoding %q, Content-Length %q for %d bytes", res.Header.Get("Content-Encoding"), res.Header.Get("Content-Length"), len(raw))
+				}
+				if first == nil {
+					first = raw
+					res.Body = io.NopCloser(bytes.NewReader(raw))
+					if got := body(t, res); got != plain {
+						t.Fatalf("decoded %q, want %q", got, plain)
+					}
+				} else if !bytes.Equal(raw, first) {
+					t.Errorf("compressed differently the next time")
+				}
+			}
+		})
+	}
+
+	css := filepath.Join(dir, "app.css")
+	info, err := os.Stat(css)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(h, "/web/app.css", "gzip")
+	edited := strings.Replace("body { margin: 0; }\n", "0", "1", 1)
+	if err := os.WriteFile(css, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(css, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := body(t, get(h, "/web/app.css", "gzip")); got != edited {
+		t.Errorf("app.css edited: got %q, want %q", got, edited)
+	}
+
+	res := get(h, "/web/big.txt", "gzip")
+	if got := body(t, res); res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Length") != strconv.Itoa(len(big)) || got != string(big) {
+		t.Errorf("%d bytes of text: Content-Encoding %q, Content-Length %q, %d bytes back", len(big),
+			res.Header.Get("Content-Encoding"), res.Header.Get("Content-Length"), len(got))
+	}
+}
+
+// TestGzipCache checks that a body is compressed once, by its content, and
+// that the cache never holds more than maxGzipCache.
+func TestGzipCache(t *testing.T) {
+	var c gzipCache
+	a, b := []byte("the same text, twice"), []byte("other text")
+	first := c.compress(a)
+	for _, tc := range []struct {
+		body []byte
+		same bool // the very bytes of the first compression
+	}{
+		{a, true},
+		{bytes.Clone(a), true},
+		{b, false},
+	} {
+		gz := c.compress(tc.body)
+		if got := &gz[0] == &first[0]; got != tc.same {
+			t.Errorf("%q: the first compression's bytes %v, want %v", tc.body, got, tc.same)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, tc.body) {
+			t.Errorf("%q decodes to %q, %v", tc.body, got, err)
+		}
+	}
+
+	// Incompressible bodies fill the cache: it starts again, and keeps the
+	// newest.
+	rng := rand.NewChaCha8([32]byte{})
+	for i := range 2 * maxGzipCache / (1 << 20) {
+		body := make([]byte, 1<<20)
+		rng.Read(body)
+		gz := c.compress(body)
+		if c.bytes > maxGzipCache {
+			t.Fatalf("body %d: %d bytes kept, more than %d", i, c.bytes, maxGzipCache)
+		}
+		if again := c.compress(body); &again[0] != &gz[0] {
+			t.Fatalf("body %d: not kept", i)
+		}
+	}
+}
+
+// TestServeLinks checks that a symbolic link in the web folder is served
+// when it stays inside, and otherwise stops the server from starting with
+// a message that names it.
+func TestServeLinks(t *testing.T) {
+	for _, tc := range []struct {
+		target string // with UP for the web folder's parent
+		want   string // the error, with DIR for the web folder; "" to serve
+	}{
+		{"app.css", ""},
+		{"models/LICENSE.md", ""},
+		{"UP/passwd", "DIR/evil is a symbolic link to UP/passwd, outside DIR: only files inside DIR are served (remove the link, or copy the file in)"},
+		{"../passwd", "DIR/evil is a symbolic link to ../passwd, outside DIR: only files inside DIR are served"},
+		{"nowhere.css", "DIR/evil is a symbolic link to nowhere.css, which does not exist: remove it"},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			dir := testWebDir(t)
+			up := filepath.Dir(dir)
+			if err := os.WriteFile(filepath.Join(up, "passwd"), []byte("root:x:0:0"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := strings.ReplaceAll(tc.target, "UP", up)
+			if err := os.Symlink(target, filepath.Join(dir, "evil")); err != nil {
+				t.Fatal(err)
+			}
+			h, err := newServer(dir)
+			if tc.want != "" {
+				want := strings.NewReplacer("DIR", dir, "UP", up).Replace(tc.want)
+				if err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("error %v, want %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := body(t, get(h, "/web/evil", "gzip")); got != string(want) {
+				t.Errorf("/web/evil: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestServeShutdown stops a server with downloads in flight: those that
+// finish within the grace period are served whole, those that do not are
+// cut off after it, and either way the server says so in one line and
+// reports no error.
+func TestServeShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		downloads []time.Duration // how long each takes; 0: until cut off
+		grace     time.Duration
+		want      string
+	}{
+		{"idle", nil, time.Second, "nexttoken: shut down cleanly\n"},
+		{"finished", []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}, 5 * time.Second, "nexttoken: shut down cleanly\n"},
+		{"one cut", []time.Duration{0, 10 * time.Millisecond}, 200 * time.Millisecond, "nexttoken: shut down: 1 request cut off after 200ms\n"},
+		{"two cut", []time.Duration{0, 0}, 100 * time.Millisecond, "nexttoken: shut down: 2 requests cut off after 100ms\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan bool)
+			download := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				d, err := time.ParseDuration(r.URL.Query().Get("for"))
+				if err != nil {
+					t.Error(err)
+				}
+				w.Write([]byte("begun,"))
+				w.(http.Flusher).Flush()
+				started <- true
+				if d == 0 {
+					<-r.Context().Done() // the connection is closed
+					return
+				}
+				time.Sleep(d)
+				w.Write([]byte("done"))
+			})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := "http://" + ln.Addr().String() + "/"
+			ctx, stop := context.WithCancel(context.Background())
+			var out bytes.Buffer
+			served := make(chan error)
+			go func() { served <- serveUntil(ctx, ln, download, tc.grace, &out) }()
+
+			got := make(chan string, len(tc.downloads))
+			for _, d := range tc.downloads {
+				go func() {
+					res, err := http.Get(url + "?for=" + d.String())
+					if err != nil {
+						got <- err.Error()
+						return
+					}
+					defer res.Body.Close()
+					b, err := io.ReadAll(res.Body)
+					if err != nil {
+						b = append(b, " cut off"...)
+					}
+					got <- string(b)
+				}()
+				<-started
+			}
+			stop()
+			if err := <-served; err != nil {
+				t.Errorf("serveUntil: %v", err)
+			}
+			if out.String() != tc.want {
+				t.Errorf("said %q, want %q", out.String(), tc.want)
+			}
+			if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+				t.Error("still accepting connections")
+			}
+			var bodies, want []string
+			for _, d := range tc.downloads {
+				bodies = append(bodies, <-got)
+				if d == 0 {
+					want = append(want, "begun, cut off")
+				} else {
+					want = append(want, "begun,done")
+				}
+			}
+			slices.Sort(bodies) // the downloads end in any order
+			slices.Sort(want)
+			if !slices.Equal(bodies, want) {
+				t.Errorf("downloads got %q, want %q", bodies, want)
+			}
+		})
+	}
+}
+
+// TestServeSignal stops nexttoken serve as a supervisor or Ctrl-C does:
+// it exits 0, saying so in one line after the one with its address.
+func TestServeSignal(t *testing.T) {
+	dir := testWebDir(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			stdout := make(lines, 4)
+			var stderr bytes.Buffer
+			code := make(chan int)
+			go func() { code <- run([]string{"serve", "--web=" + dir, "--addr=127.0.0.1:0"}, stdout, &stderr) }()
+			if line := stdout.next(t); !strings.HasPrefix(line, "nexttoken: the playground is at http://127.0.0.1:") {
+				t.Fatalf("first line %q", line)
+			}
+			// serve catches the signal from before it prints its address.
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			if line := stdout.next(t); line != "nexttoken: shut down cleanly\n" {
+				t.Errorf("then %q", line)
+			}
+			select {
+			case c := <-code:
+				if c != 0 || stderr.Len() > 0 {
+					t.Errorf("exit %d, stderr %q", c, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve did not return")
+			}
+		})
+	}
+}
+
+// lines hands on each write it gets: a line, from serve's fmt.Fprint*.
+type lines chan string
+
+func (l lines) Write(b []byte) (int, error) {
+	l <- string(b)
+	return len(b), nil
+}
+
+// next is the next line written, waiting for it up to 10 s.
+func (l lines) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case line := <-l:
+		return line
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line written in 10 s")
+		return ""
 	}
 }
