@@ -162,8 +162,8 @@ func (s *Session) startModel(load Loader) error {
 	if err != nil {
 		return err
 	}
-	// Refuse a prompt that cannot fit before encoding it: BPE is quadratic
-	// in the worst case, and a pasted book must not freeze the page.
+	// Refuse a prompt that cannot fit before encoding it: a pasted book
+	// must not cost the page its encoding's time and memory for nothing.
 	if least, n := m.Tokenizer.MinTokens(s.spec.Prompt), m.Checkpoint.Config.SeqLen; least > n {
 		return fmt.Errorf("the prompt is at least %d tokens, longer than the model's context of %d", least, n)
 	}

@@ -58,6 +58,12 @@ func NewBPE(v *Vocab) (*BPE, error) {
 // Encode returns BOS (if the vocabulary has one) followed by the tokens of
 // text. Any bytes can be encoded, so the error is always nil.
 func (t *BPE) Encode(text string) ([]int, error) {
+	return t.merge(t.spell(text)), nil
+}
+
+// spell returns the tokens the merges start from: BOS, the dummy prefix
+// and a piece per code point of text, or the byte pieces of its bytes.
+func (t *BPE) spell(text string) []int {
 	tokens := make([]int, 0, 2+len(text))
 	if t.bos >= 0 {
 		tokens = append(tokens, t.bos)
@@ -81,7 +87,7 @@ func (t *BPE) Encode(text string) ([]int, error) {
 		}
 		i = j
 	}
-	return t.merge(tokens), nil
+	return tokens
 }
 
 // MinTokens: the tokens after BOS spell the dummy prefix and text, each
@@ -114,38 +120,125 @@ func (t *BPE) pair(a, b int) candidate {
 	return candidate{id: -1}
 }
 
-// merge applies the best merge until none is left. Like run.c it scans
-// every pair for each merge, but it remembers what each pair merges to, so
-// that a merge costs two piece lookups rather than one per pair.
+// merge applies the best merge until none is left, as run.c does: it
+// merges the adjacent pair of tokens whose piece has the highest score, the
+// leftmost on ties, and never one scoring -1e10 or less (run.c's starting
+// best score). run.c scans every pair for each merge, quadratic time that
+// is seconds on a 100 KB prompt; here the tokens are a linked list and the
+// pairs that merge wait in a heap, so that n tokens take O(n log n) time
+// and O(n) memory (each merge queues at most two pairs).
+//
+// A merged token keeps the position of its left token, so the order of
+// positions is the order of the tokens in the list, and the heap, by score
+// and then position, pops the pair run.c's scan would pick.
 func (t *BPE) merge(tokens []int) []int {
-	if len(tokens) < 2 {
+	n := len(tokens)
+	if n < 2 {
 		return tokens
 	}
-	merges := make([]candidate, len(tokens)-1) // merges[i] is for tokens i and i+1
-	for i := range merges {
-		merges[i] = t.pair(tokens[i], tokens[i+1])
+	// tokens[i] is the token at position i, or -1 once it has merged into
+	// the token on its left; next and prev link the tokens left.
+	links := make([]int, 2*n)
+	next, prev := links[:n], links[n:] // n after the last, -1 before the first
+	for i := range n {
+		next[i], prev[i] = i+1, i-1
 	}
-	for {
-		best, bestScore := -1, float32(-1e10) // run.c's starting score
-		for i, m := range merges {
-			if m.id >= 0 && m.score > bestScore {
-				best, bestScore = i, m.score
-			}
+	q := make(pairHeap, 0, n)
+	// add queues the pair at position i if it merges.
+	add := func(i int) {
+		j := next[i]
+		if j == n {
+			return
 		}
-		if best < 0 {
-			return tokens
-		}
-		tokens[best] = merges[best].id
-		tokens = slices.Delete(tokens, best+1, best+2)
-		merges = slices.Delete(merges, best, best+1)
-		// Only the pairs either side of the new token have changed.
-		if best > 0 {
-			merges[best-1] = t.pair(tokens[best-1], tokens[best])
-		}
-		if best < len(merges) {
-			merges[best] = t.pair(tokens[best], tokens[best+1])
+		if c := t.pair(tokens[i], tokens[j]); c.id >= 0 && c.score > -1e10 {
+			q.push(queued{left: i, score: c.score, a: int32(tokens[i]), b: int32(tokens[j]), id: int32(c.id)})
 		}
 	}
+	for i := range n - 1 {
+		add(i)
+	}
+	for len(q) > 0 {
+		p := q.pop()
+		i, j := p.left, next[p.left]
+		// Rather than remove a pair from the heap when a side merges, check
+		// that its tokens are still the ones at its position (a merged-away
+		// position holds -1): then it is what queuing that pair anew would be.
+		if tokens[i] != int(p.a) || j == n || tokens[j] != int(p.b) {
+			continue
+		}
+		tokens[i], tokens[j] = int(p.id), -1
+		next[i] = next[j]
+		if next[i] < n {
+			prev[next[i]] = i
+		}
+		if prev[i] >= 0 {
+			add(prev[i])
+		}
+		add(i)
+	}
+	k := 0
+	for i := 0; i < n; i = next[i] {
+		tokens[k] = tokens[i]
+		k++
+	}
+	return tokens[:k]
+}
+
+// queued is a pair of adjacent tokens a and b, a at position left, that
+// merge into id with score. Token ids fit int32, as Read allows at most
+// 1<<21 pieces.
+type queued struct {
+	left     int
+	score    float32
+	a, b, id int32
+}
+
+// pairHeap is a binary heap of pairs with the next merge on top.
+type pairHeap []queued
+
+// before reports whether pair i merges before pair j: it scores higher,
+// or as high and is further left.
+func (h pairHeap) before(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	return h[i].left < h[j].left
+}
+
+func (h *pairHeap) push(p queued) {
+	*h = append(*h, p)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		up := (i - 1) / 2
+		if !s.before(i, up) {
+			break
+		}
+		s[i], s[up] = s[up], s[i]
+		i = up
+	}
+}
+
+func (h *pairHeap) pop() queued {
+	s := *h
+	top := s[0]
+	s[0] = s[len(s)-1]
+	s = s[:len(s)-1]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(s) {
+			break
+		}
+		if c+1 < len(s) && s.before(c+1, c) {
+			c++
+		}
+		if !s.before(c, i) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
 }
 
 // Piece returns the text of token id after token prev: "" for BOS and EOS,

@@ -3,6 +3,8 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -64,6 +66,39 @@ func encodeRunC(t *BPE, text string) []int {
 		}
 		tokens[bestIdx] = bestID
 		tokens = append(tokens[:bestIdx+1], tokens[bestIdx+2:]...)
+	}
+}
+
+// mergeQuadratic is BPE.merge as it was before the heap, run.c's scan over
+// every pair for each merge, remembering what each pair merges to. It is
+// the oracle for merge on any vocabulary.
+func mergeQuadratic(t *BPE, tokens []int) []int {
+	if len(tokens) < 2 {
+		return tokens
+	}
+	merges := make([]candidate, len(tokens)-1) // merges[i] is for tokens i and i+1
+	for i := range merges {
+		merges[i] = t.pair(tokens[i], tokens[i+1])
+	}
+	for {
+		best, bestScore := -1, float32(-1e10) // run.c's starting score
+		for i, m := range merges {
+			if m.id >= 0 && m.score > bestScore {
+				best, bestScore = i, m.score
+			}
+		}
+		if best < 0 {
+			return tokens
+		}
+		tokens[best] = merges[best].id
+		tokens = slices.Delete(tokens, best+1, best+2)
+		merges = slices.Delete(merges, best, best+1)
+		if best > 0 {
+			merges[best-1] = t.pair(tokens[best-1], tokens[best])
+		}
+		if best < len(merges) {
+			merges[best] = t.pair(tokens[best], tokens[best+1])
+		}
 	}
 }
 
@@ -274,6 +309,161 @@ func TestByteValue(t *testing.T) {
 	}
 }
 
+// scored is a piece and its score.
+type scored struct {
+	piece string
+	score float32
+}
+
+// scoredBPE returns the tokenizer of pieces, but for repeats, followed by
+// the byte pieces not among them.
+func scoredBPE(tb testing.TB, pieces []scored) *BPE {
+	tb.Helper()
+	v := &Vocab{MaxTokenLength: 6}
+	seen := map[string]bool{}
+	add := func(p string, score float32) {
+		if !seen[p] {
+			seen[p] = true
+			v.Pieces, v.Scores = append(v.Pieces, p), append(v.Scores, score)
+			v.MaxTokenLength = max(v.MaxTokenLength, len(p))
+		}
+	}
+	for _, p := range pieces {
+		add(p.piece, p.score)
+	}
+	for b := range 256 {
+		add(fmt.Sprintf("<0x%02X>", b), -1e6)
+	}
+	tok, err := NewBPE(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
+// encodeQuadratic is Encode with the oracle's merges.
+func encodeQuadratic(t *BPE, text string) []int {
+	return mergeQuadratic(t, t.spell(text))
+}
+
+// spelling returns the pieces of ids joined by "|".
+func spelling(t *BPE, ids []int) string {
+	pieces := make([]string, len(ids))
+	for i, id := range ids {
+		pieces[i] = t.Token(id)
+	}
+	return strings.Join(pieces, "|")
+}
+
+// TestEncodeMerges checks the order of merges on hand-made vocabularies,
+// above all that equal scores go to the leftmost pair, however recently
+// it was formed.
+func TestEncodeMerges(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	abcde := func(merges ...scored) []scored {
+		return append([]scored{{" ", -9}, {"a", -9}, {"b", -9}, {"c", -9}, {"d", -9}, {"e", -9}}, merges...)
+	}
+	for _, tc := range []struct {
+		name   string
+		pieces []scored
+		text   string
+		want   string
+	}{
+		{"empty", []scored{{" ", -9}}, "", ""},
+		{"no merge", []scored{{" ", -9}, {"a", -9}}, "a a", " |a| |a"},
+		{"equal scores: leftmost", abcde(scored{"ab", 0}, scored{"bc", 0}), "abc", " |ab|c"},
+		{"higher score before leftmost", abcde(scored{"ab", -1}, scored{"bc", 0}), "abc", " |a|bc"},
+		{"-0 ties 0", abcde(scored{"bc", 0}, scored{"ab", negZero}), "abc", " |ab|c"},
+		// After "ab", the new pair "abc" ties "cd", which was there first.
+		{"new pair left of an equal one", abcde(scored{"ab", 0}, scored{"abc", -1}, scored{"cd", -1}), "abcd", " |abc|d"},
+		// After "cd", the new pair "bcd" ties "ab", which was there first.
+		{"new pair right of an equal one", abcde(scored{"cd", 0}, scored{"bcd", -1}, scored{"ab", -1}), "abcd", " |ab|cd"},
+		// "bc" loses to "ab", then must not merge the "b" already merged,
+		// nor keep "cde" from forming.
+		{"pair of a merged token", abcde(scored{"ab", 0}, scored{"bc", -1}, scored{"de", -2}, scored{"cde", -3}), "abcde", " |ab|cde"},
+		{"repeated letters", []scored{{" ", -9}, {"a", -9}, {"aa", 0}, {"aaaa", -1}}, "aaaaaaa", " |aaaa|aa|a"},
+		{"repeated letters after the dummy prefix", []scored{{" ", -9}, {"a", -9}, {"aa", 0}, {" a", 0}}, "aaa", " a|aa"},
+		{"run.c's floor", abcde(scored{"ab", -1e10}), "ab", " |a|b"},
+		{"just above run.c's floor", abcde(scored{"ab", -9.99e9}), "ab", " |ab"},
+		{"byte pieces merge", []scored{{" ", -9}, {"<0xC3><0xA9>", 0}}, "é", " |<0xC3><0xA9>"},
+		{"a byte piece and a piece merge", []scored{{" ", -9}, {"a", -9}, {"a<0xFF>", 0}}, "a\xff", " |a<0xFF>"},
+		{"unicode", []scored{{" ", -9}, {"日", -9}, {"本", -9}, {"日本", -1}, {" 日", 0}}, "日本", " 日|本"},
+		{"spaces", []scored{{" ", -9}, {"a", -9}, {"  ", -1}, {" a", 0}}, "  a", "  | a"},
+		{"no dummy piece", []scored{{"a", -9}, {"<0x20>a", 0}}, "a", "<0x20>a"},
+		// run.c merges BOS like any token.
+		{"BOS merges", []scored{{"\n<s>\n", 0}, {" ", -9}, {"a", -9}, {"\n<s>\n ", 0}}, "a", "\n<s>\n |a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := scoredBPE(t, tc.pieces)
+			got, _ := tok.Encode(tc.text)
+			if s := spelling(tok, got); s != tc.want {
+				t.Errorf("Encode(%q) = %q, want %q", tc.text, s, tc.want)
+			}
+			if want := encodeQuadratic(tok, tc.text); !slices.Equal(got, want) {
+				t.Errorf("Encode(%q) = %v, the quadratic merge gives %v", tc.text, got, want)
+			}
+		})
+	}
+}
+
+// atoms are what random vocabularies and texts are made of: code points,
+// and the bytes of "é" (C3 A9) and the invalid byte FF, spelt as byte
+// pieces in a vocabulary.
+var atoms = []struct{ piece, text string }{
+	{"a", "a"}, {"b", "b"}, {" ", " "}, {"é", "é"}, {"日", "日"},
+	{"<0xC3>", "\xc3"}, {"<0xA9>", "\xa9"}, {"<0xFF>", "\xff"},
+}
+
+// randomBPE returns a tokenizer of a few of the atoms, up to 24 pieces of 0
+// to 4 of them, and the byte pieces, with scores drawn from so few values
+// that many tie, some at or below run.c's floor of -1e10. It returns the
+// pieces and the atoms too, the fewer atoms the more merges.
+func randomBPE(tb testing.TB, r *rand.Rand) (*BPE, []scored, []int) {
+	scores := []float32{1, 0, -1, -2, -9.99e9, -1e10, -2e10}
+	some := r.Perm(len(atoms))[:2+r.IntN(len(atoms)-1)]
+	var pieces []scored
+	for _, a := range some {
+		pieces = append(pieces, scored{atoms[a].piece, scores[r.IntN(len(scores))]})
+	}
+	for range r.IntN(25) {
+		var p strings.Builder
+		for range r.IntN(5) {
+			p.WriteString(atoms[some[r.IntN(len(some))]].piece)
+		}
+		pieces = append(pieces, scored{p.String(), scores[r.IntN(len(scores))]})
+	}
+	return scoredBPE(tb, pieces), pieces, some
+}
+
+// TestEncodeRandom compares Encode with the quadratic merge on random
+// vocabularies and texts, and merge itself on random token sequences,
+// which may hold the empty piece and tokens of many code points.
+func TestEncodeRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		tok, pieces, some := randomBPE(t, r)
+		var text strings.Builder
+		for range r.IntN(40) {
+			text.WriteString(atoms[some[r.IntN(len(some))]].text)
+		}
+		got, _ := tok.Encode(text.String())
+		if want := encodeQuadratic(tok, text.String()); !slices.Equal(got, want) {
+			t.Fatalf("on %v, Encode(%q) = %q, the quadratic merge gives %q",
+				pieces, text.String(), spelling(tok, got), spelling(tok, want))
+		}
+		// Any of the pieces may follow each other.
+		tokens := make([]int, r.IntN(40))
+		for i := range tokens {
+			tokens[i] = tok.ids[pieces[r.IntN(len(pieces))].piece]
+		}
+		want := mergeQuadratic(tok, slices.Clone(tokens))
+		if got := tok.merge(slices.Clone(tokens)); !slices.Equal(got, want) {
+			t.Fatalf("on %v, merge(%q) = %q, the quadratic merge gives %q",
+				pieces, spelling(tok, tokens), spelling(tok, got), spelling(tok, want))
+		}
+	}
+}
+
 func FuzzEncode(f *testing.F) {
 	for _, text := range texts {
 		f.Add(text)
@@ -296,12 +486,42 @@ func FuzzEncode(f *testing.F) {
 	})
 }
 
+// BenchmarkEncode encodes prompts of 1, 10 and 100 KB of story text.
 func BenchmarkEncode(b *testing.B) {
 	tok := tok512(b)
-	text := strings.Repeat(story+"\n", 4)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		tok.Encode(text)
+	for _, size := range []int{1 << 10, 10 << 10, 100 << 10} {
+		text := strings.Repeat(story+"\n", size/len(story)+1)[:size]
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				tok.Encode(text)
+			}
+		})
 	}
+}
+
+// FuzzEncodeMatchesQuadratic compares Encode with the quadratic merge on
+// tok512 and on the vocabulary of the pieces in vocab separated by "|"
+// (and the byte pieces), pieces 2k and 2k+1 scoring -k so that pairs tie.
+func FuzzEncodeMatchesQuadratic(f *testing.F) {
+	for _, text := range texts {
+		f.Add("", text)
+	}
+	f.Add("ab|bc|abc|cd", "abcd abcd")
+	f.Add(" a|aa|aaaa|a|aaa", "aaaaaaaaa")
+	f.Add("||é|<0xC3><0xA9>|<0xFF>a", "é\xff\xc3\xa9a")
+	tok512 := tok512(f)
+	f.Fuzz(func(t *testing.T, vocab, text string) {
+		var pieces []scored
+		for i, p := range strings.Split(vocab, "|") {
+			pieces = append(pieces, scored{p, -float32(i / 2)})
+		}
+		for _, tok := range []*BPE{tok512, scoredBPE(t, pieces)} {
+			got, _ := tok.Encode(text)
+			if want := encodeQuadratic(tok, text); !slices.Equal(got, want) {
+				t.Fatalf("%d pieces: Encode(%q) = %q, the quadratic merge gives %q", tok.VocabSize(), text, spelling(tok, got), spelling(tok, want))
+			}
+		}
+	})
 }
