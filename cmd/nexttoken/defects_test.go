@@ -5,6 +5,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -262,5 +263,28 @@ func TestEmbedTheme(t *testing.T) {
 		if light != (tc.theme == "light") {
 			t.Errorf("theme=%s on a dark system %v: background %s", tc.theme, tc.dark, bg)
 		}
+	}
+}
+
+// TestLongPaste pastes 100 KB into the prompt of stories260K: the page
+// answers at once with a message by the field, and the session stays.
+func TestLongPaste(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time")
+	evaluate[bool](tab, `(() => { const el = document.querySelector('#prompt'); el.focus(); el.select(); return true; })()`)
+	paste := strings.Repeat("Once upon a time there was a little girl who loved to play. ", 100_000/60)
+	start := time.Now()
+	if _, err := chromedp.Call(tab, input.InsertText, input.InsertTextParams{Text: paste}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tab, `document.querySelector('#prompt-error') !== null`)
+	t.Logf("%d bytes pasted: a message after %v", len(paste), time.Since(start))
+	msg := text(tab, "#prompt-error")
+	for _, want := range []string{"holds 4,096 characters", "context of 512"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message %q does not say %q", msg, want)
+		}
+	}
+	if got := text(tab, "#kv-rows"); got != "5" {
+		t.Errorf("a prompt that cannot fit changed the session: %s KV rows, want 5", got)
 	}
 }

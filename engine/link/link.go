@@ -195,7 +195,7 @@ import (
 // Limits on what a link may ask for.
 const (
 	maxValue  = 64 << 10 // bytes in any value
-	maxPrompt = 4096     // bytes in the prompt
+	MaxPrompt = 4096     // bytes in the prompt; the playground's prompt field takes as many characters
 	maxSteps  = 4096
 	maxTokens = 1024 // hand-typed logits, as package session allows
 	maxQuoted = 40   // bytes of a value quoted in an error message
@@ -530,8 +530,8 @@ func readPrompt(s *session.Spec, v string) error {
 	switch {
 	case s.Model == session.LogitsModel:
 		return errors.New("model=logits has no prompt")
-	case len(v) > maxPrompt:
-		return fmt.Errorf("%d bytes, more than %d", len(v), maxPrompt)
+	case len(v) > MaxPrompt:
+		return fmt.Errorf("%d bytes, more than %d", len(v), MaxPrompt)
 	case !utf8.ValidString(v):
 		return errors.New("not valid UTF-8")
 	}

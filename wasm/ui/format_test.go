@@ -98,3 +98,16 @@ func TestEscapeStrayPercents(t *testing.T) {
 		}
 	}
 }
+
+func TestUTF16Len(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want int
+	}{
+		{"", 0}, {"cat", 3}, {"é", 1}, {"␣", 1}, {"😀", 2}, {"a😀b", 4}, {"\xff", 1},
+	} {
+		if got := utf16Len(c.s); got != c.want {
+			t.Errorf("utf16Len(%q) = %d, want %d", c.s, got, c.want)
+		}
+	}
+}

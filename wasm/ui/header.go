@@ -1,15 +1,16 @@
 package ui
 
 import (
+	"strings"
+	"unicode/utf16"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/link"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
-
-// maxPrompt bounds what the prompt field takes: far more than any context
-// here, and little enough to tokenize in a moment.
-const maxPrompt = 4096
 
 // Header is the page's title, the model picker and the prompt.
 type Header struct {
@@ -30,7 +31,7 @@ func (h *Header) Render() app.UI {
 	if h.Model != session.LogitsModel {
 		prompt = app.Label().Class("field prompt").Body(
 			app.Span().Text("Prompt"),
-			app.Input().ID("prompt").Type("text").Value(h.Prompt).MaxLength(maxPrompt).
+			app.Input().ID("prompt").Type("text").Value(h.Prompt).MaxLength(link.MaxPrompt).
 				Attr("autocomplete", "off").Attr("spellcheck", "false").
 				Attr("aria-describedby", "prompt-error").OnInput(h.onPrompt),
 			app.If(h.Error != "", func() app.UI {
@@ -65,19 +66,38 @@ func (h *Header) onModel(ctx app.Context, e app.Event) {
 	_ = focusPlayground()
 }
 
+// onPrompt runs the prompt as typed. The field takes link.MaxPrompt
+// characters, far more than any context here: a full field is most likely
+// a longer paste that the browser cut, and the message says so.
 func (h *Header) onPrompt(ctx app.Context, e app.Event) {
-	h.Page.setPrompt(ctx.JSSrc().Get("value").String())
+	text := ctx.JSSrc().Get("value").String()
+	h.Page.setPrompt(text, utf16Len(text) >= link.MaxPrompt)
+}
+
+// utf16Len is the length of s as JavaScript counts it, in UTF-16 code
+// units, as a field's maxlength does.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += max(utf16.RuneLen(r), 1) // an invalid rune reads as U+FFFD
+	}
+	return n
 }
 
 // setPrompt re-runs prefill on text, keeping what was typed even when it
-// cannot run, with the reason by the field.
-func (p *Playground) setPrompt(text string) {
+// cannot run, with the reason by the field; full says the field is full, so
+// that a longer paste was cut.
+func (p *Playground) setPrompt(text string, full bool) {
 	spec := p.sess.Spec()
 	spec.Prompt = text
 	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
 	err := p.replace(spec)
 	p.prompt, p.promptError = text, ""
-	if err != nil {
-		p.promptError = err.Error()
+	if full {
+		p.promptError = "The field holds " + sampler.Readable(link.MaxPrompt) + " characters: a longer paste is cut there. "
 	}
+	if err != nil {
+		p.promptError += err.Error()
+	}
+	p.promptError = strings.TrimSpace(p.promptError)
 }
