@@ -171,6 +171,8 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"stray"}, `unexpected argument "stray"`},
 		{[]string{"--model=../../web/models/tok512.bin", "--tokenizer=../../web/models/tok512.bin"}, "checkpoint"},
 		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/toy-tokenizer.bin"}, "6 tokens"},
+		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=/dev/zero"}, "tokenizer /dev/zero: /dev/zero is not a regular file"},
+		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=/nonexistent"}, "tokenizer /nonexistent: stat /nonexistent"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			failsInOneLine(t, append([]string{"trace"}, tc.args...), tc.want)

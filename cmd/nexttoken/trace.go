@@ -72,11 +72,11 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 		if f.promptSet {
 			return nil, errors.New("--prompt and --prompt-file: give one")
 		}
-		text, err := readPrompt(f.promptFile)
+		text, err := readSmallFile(f.promptFile, maxPromptFile)
 		if err != nil {
 			return nil, fmt.Errorf("--prompt-file: %w", err)
 		}
-		f.prompt, f.promptSet = text, true
+		f.prompt, f.promptSet = string(text), true
 	}
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
@@ -224,9 +224,9 @@ func loadFiles(checkpointPath, tokenizerPath string) (*session.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
 	}
-	data, err := os.ReadFile(tokenizerPath)
+	data, err := readSmallFile(tokenizerPath, maxTokenizerFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tokenizer %s: %w", tokenizerPath, err)
 	}
 	return session.NewModel(checkpointPath, ckpt, data)
 }
@@ -242,24 +242,28 @@ func defaultPrompts() string {
 	return strings.Join(p, ", ")
 }
 
-// maxPromptFile bounds --prompt-file: far longer than any context, short
-// enough to read at once.
-const maxPromptFile = 16 << 20
+// Files read whole are bounded before they are read: far longer than any
+// context, or than llama2.c's largest tokenizer (a 32,000-token tokenizer.bin
+// is 434 KB), and short enough to hold at once.
+const (
+	maxPromptFile    = 16 << 20
+	maxTokenizerFile = 64 << 20
+)
 
-// readPrompt reads a prompt file, checking that it is a regular file of a
-// sensible size before reading it.
-func readPrompt(name string) (string, error) {
+// readSmallFile reads a file whole, once it is known to be a regular file
+// of at most limit bytes: /dev/zero or a mistyped path to a disk image must
+// not be read until memory runs out.
+func readSmallFile(name string, limit int64) ([]byte, error) {
 	info, err := os.Stat(name)
 	switch {
 	case err != nil:
-		return "", err
+		return nil, err
 	case !info.Mode().IsRegular():
-		return "", fmt.Errorf("%s is not a regular file", name)
-	case info.Size() > maxPromptFile:
-		return "", fmt.Errorf("%s is %d bytes, more than the %d a prompt may have", name, info.Size(), maxPromptFile)
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	case info.Size() > limit:
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d it may have", name, info.Size(), limit)
 	}
-	data, err := os.ReadFile(name)
-	return string(data), err
+	return os.ReadFile(name)
 }
 
 // maxTop bounds --top: more candidates than anyone reads per step.
