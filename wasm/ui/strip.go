@@ -48,8 +48,7 @@ func (s *Strip) Render() app.UI {
 		rows = append(rows, &ChipRow{Chips: s.Chips[first:end:end], FirstStep: first - prompt, Selected: selected, Page: s.Page})
 	}
 	chips := rows
-	next := app.Button().Class("tok next").Title("the next step").Text(s.Next).
-		OnClick(s.selectNext)
+	next := app.Button().Class("tok next").DataSet("step", len(s.Chips)-prompt).Title("the next step").Text(s.Next)
 	if s.Selected == len(s.Chips) {
 		next = next.Class("selected")
 	}
@@ -58,7 +57,7 @@ func (s *Strip) Render() app.UI {
 		// Both boxes stick to their ends as they grow, by CSS alone
 		// (column-reverse): no script reads the layout after each step.
 		app.Div().ID("tokens").Class("tokens stick").Attr("aria-label", "tokens").Body(
-			app.Div().Class("token-list").Body(chips...),
+			app.Div().Class("token-list").OnClick(s.onClick).Body(chips...),
 		),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
@@ -78,15 +77,12 @@ func (s *Strip) Render() app.UI {
 	)
 }
 
-// selectNext shows the next step.
-func (s *Strip) selectNext(ctx app.Context, e app.Event) {
-	n := 0
-	for _, c := range s.Chips {
-		if !c.Prompt {
-			n++
-		}
+// onClick shows the step of the chip clicked. The strip handles its
+// chips' clicks (see listEvent): a chip has no handler of its own to mount.
+func (s *Strip) onClick(ctx app.Context, e app.Event) {
+	if step, _, ok := listEvent(e, "tok", "step"); ok {
+		s.Page.selectStep(step)
 	}
-	s.Page.selectStep(n)
 }
 
 // ChipRow is a run of the strip's chips; a token's step is FirstStep plus
@@ -103,42 +99,31 @@ type ChipRow struct {
 func (r *ChipRow) Render() app.UI {
 	chips := make([]app.UI, len(r.Chips))
 	for i, c := range r.Chips {
-		chips[i] = &TokenChip{Chip: c, Step: r.FirstStep + i, Selected: i == r.Selected, Page: r.Page}
+		chips[i] = chip(c, r.FirstStep+i, i == r.Selected)
 	}
 	return app.Span().Class("chip-row").Body(chips...)
 }
 
-// TokenChip is one token of the strip: a prompt token, or a generated one
-// that shows its step when clicked.
-type TokenChip struct {
-	app.Compo
-
-	Chip     Chip
-	Step     int // the step that generated it
-	Selected bool
-	Page     *Playground
-}
-
-func (t *TokenChip) Render() app.UI {
-	c := t.Chip
+// chip is one token of the strip: a prompt token, or a generated one that
+// shows its step when clicked. Chips are plain elements, not components:
+// a step adds one to the last row, and mounting a component per chip cost
+// more than the row's diff.
+func chip(c Chip, step int, selected bool) app.UI {
 	if c.Prompt {
 		return app.Span().Class("tok prompt").Title("prompt token " + itoa(c.ID)).Text(visible(c.Piece))
 	}
 	class := "tok gen"
-	if t.Selected {
+	if selected {
 		class += " selected"
 	}
 	if c.Forced {
 		class += " forced"
 	}
-	return app.Button().Class(class).DataSet("step", t.Step).
+	return app.Button().Class(class).DataSet("step", step).
 		Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
-		Title("step " + itoa(t.Step+1) + ": " + quote(c.Piece) + ", p = " + sig(c.Prob)).
-		OnClick(t.onClick).
+		Title("step " + itoa(step+1) + ": " + quote(c.Piece) + ", p = " + sig(c.Prob)).
 		Text(visible(c.Piece))
 }
-
-func (t *TokenChip) onClick(ctx app.Context, e app.Event) { t.Page.selectStep(t.Step) }
 
 // visible makes white space and control characters in a token visible.
 func visible(piece string) string {
