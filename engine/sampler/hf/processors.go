@@ -67,8 +67,8 @@ type temperature struct{ t float32 }
 
 // NewTemperature follows transformers' TemperatureLogitsWarper
 // (src/transformers/generation/logits_process.py at aa5108b4): every score
-// is divided by T, so softmax(s/T) is sharper for T < 1 and flatter for T >
-// 1. torch divides a float32 tensor by a Python float in float32, the
+// is divided by T, so softmax(s/T) is sharper for T < 1 and flatter for
+// T > 1. torch divides a float32 tensor by a Python float in float32, the
 // divisor rounded to float32 first. T must be positive (HF: "set
 // do_sample=False" for greedy decoding) and finite (HF accepts +Inf, which
 // turns masked tokens' −Inf into NaN).
