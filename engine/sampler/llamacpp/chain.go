@@ -169,7 +169,8 @@ func (c *Chain) apply(s Sampler, a *array, history []int32) Stage {
 	return st
 }
 
-// penalties is llama_sampler_penalties_apply, with the counts that
+// penalties is llama_sampler_penalties_apply (src/llama-sampler.cpp at
+// 34af94cd), with the counts that
 // llama_sampler_penalties_accept keeps over a ring buffer of the last
 // PenaltyLastN tokens.
 func (c *Chain) penalties(a *array, history []int32) {
@@ -194,7 +195,8 @@ func (c *Chain) penalties(a *array, history []int32) {
 	a.sorted = false
 }
 
-// topNSigma is llama_sampler_top_n_sigma_apply: the logits more than n
+// topNSigma is llama_sampler_top_n_sigma_apply (src/llama-sampler.cpp at
+// 34af94cd): the logits more than n
 // standard deviations below the maximum become −Inf (the array keeps its
 // size). The deviation sums float32 squares computed in double (pow).
 func topNSigma(a *array, n float32) {
@@ -241,7 +243,7 @@ func stdMax(a, b float32) float32 {
 	return a
 }
 
-// topK is llama_sampler_top_k_impl.
+// topK is llama_sampler_top_k_impl (src/llama-sampler.cpp at 34af94cd).
 func topK(a *array, k int) {
 	if k <= 0 {
 		return
@@ -253,7 +255,8 @@ func topK(a *array, k int) {
 	a.data = a.data[:k]
 }
 
-// softmax is llama_sampler_softmax_impl: expf(ℓ − max) in float32, summed
+// softmax is llama_sampler_softmax_impl (src/llama-sampler.cpp at
+// 34af94cd): expf(ℓ − max) in float32, summed
 // in float32, each divided by the sum.
 func softmax(a *array, sortFirst bool) {
 	if sortFirst && !a.sorted {
@@ -276,7 +279,8 @@ func softmax(a *array, sortFirst bool) {
 	}
 }
 
-// typical is llama_sampler_typical_apply (locally typical sampling): the
+// typical is llama_sampler_typical_apply (src/llama-sampler.cpp at
+// 34af94cd), locally typical sampling: the
 // tokens by how far −log p is from the entropy, kept until their mass
 // exceeds p.
 func typical(a *array, p float32, minKeep int) {
@@ -313,7 +317,7 @@ func typical(a *array, p float32, minKeep int) {
 	a.sorted = false
 }
 
-// topP is llama_sampler_top_p_apply: sorted by logit, the shortest prefix
+// topP is llama_sampler_top_p_apply (src/llama-sampler.cpp at 34af94cd): sorted by logit, the shortest prefix
 // whose float32 cumulative probability reaches p, with at least min_keep.
 // An unsorted array over 1,024 tokens is first sorted only as far as its
 // best 256 (bucket sort), and fully when the sum runs past them.
@@ -351,7 +355,7 @@ func topP(a *array, p float32, minKeep int) {
 	a.data = d[:last]
 }
 
-// minP is llama_sampler_min_p_apply: the tokens whose logit is at least
+// minP is llama_sampler_min_p_apply (src/llama-sampler.cpp at 34af94cd): the tokens whose logit is at least
 // max + logf(p), i.e. p_i ≥ p·p_max. Unsorted, a filter in array order
 // (when it keeps at least min_keep); otherwise sorted and cut.
 func minP(a *array, p float32, minKeep int) {
@@ -394,7 +398,8 @@ func minP(a *array, p float32, minKeep int) {
 	a.data = d[:i]
 }
 
-// xtc is llama_sample_xtc_apply (exclude top choices): with the
+// xtc is llama_sample_xtc_apply (src/llama-sampler.cpp at 34af94cd),
+// exclude top choices: with the
 // probability drawn from its own generator, the tokens at or above the
 // threshold but the last of them are removed.
 func xtc(a *array, rng *mt19937, prob, threshold float32, minKeep int) (chance float32, removed bool) {
@@ -421,7 +426,7 @@ func xtc(a *array, rng *mt19937, prob, threshold float32, minKeep int) (chance f
 	return chance, false
 }
 
-// tempImpl is llama_sampler_temp_impl: ℓ/T, or for T ≤ 0 every logit but
+// tempImpl is llama_sampler_temp_impl (src/llama-sampler.cpp at 34af94cd): ℓ/T, or for T ≤ 0 every logit but
 // the first maximum set to −Inf.
 func tempImpl(a *array, temp float32) {
 	d := a.data
@@ -445,7 +450,8 @@ func tempImpl(a *array, temp float32) {
 	}
 }
 
-// tempExt is llama_sampler_temp_ext_apply: plain temperature, or with a
+// tempExt is llama_sampler_temp_ext_apply (src/llama-sampler.cpp at
+// 34af94cd): plain temperature, or with a
 // range δ > 0 the dynamic temperature of the normalised entropy H/log n,
 // T_min + (T_max − T_min)·(H/log n)^exponent, after which the
 // probabilities are recomputed with double exp.
@@ -481,7 +487,8 @@ func tempExt(a *array, temp, delta, exponent float32) {
 	}
 }
 
-// sampleDist is llama_sampler_dist_apply: the float32 expf(ℓ − max) summed
+// sampleDist is llama_sampler_dist_apply (src/llama-sampler.cpp at
+// 34af94cd): the float32 expf(ℓ − max) summed
 // in double, one uniform double U, and the first position whose running
 // sum reaches U times the total; the probabilities are left normalised.
 func (c *Chain) sampleDist(a *array, res *Result) {

@@ -5,7 +5,8 @@ import "math"
 // byLogit is llama.cpp's comparator: a goes first if its logit is larger.
 func byLogit(a, b Token) bool { return a.Logit > b.Logit }
 
-// partialSortInPlace is llama_token_data_array_partial_sort_inplace: the
+// partialSortInPlace is llama_token_data_array_partial_sort_inplace
+// (src/llama-sampler.cpp at 34af94cd): the
 // array shrinks to its best n tokens, sorted by descending logit, with
 // std::partial_sort up to 128 and the bucket sort above.
 func partialSortInPlace(a *array, n int) {
@@ -26,7 +27,8 @@ const (
 	bucketInter = 10 * bucketScale       // 64.0f
 )
 
-// partialSort is llama_token_data_array_partial_sort, which leaves cur
+// partialSort is llama_token_data_array_partial_sort (src/llama-sampler.cpp
+// at 34af94cd), which leaves cur
 // alone: the tokens are spread over the buckets in array order, the
 // buckets above the one where the best n end are sorted whole with
 // std::sort, that one with std::partial_sort; the rest of it stays in heap
