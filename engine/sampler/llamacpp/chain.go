@@ -46,7 +46,8 @@ type Result struct {
 // (common/sampling.cpp) with mirostat 0 and no grammar, logit bias or
 // adaptive-p: the samplers of Params.Samplers in order, then dist. It
 // keeps the generators of dist and XTC from one Sample to the next, as
-// llama.cpp does from token to token.
+// llama.cpp does from token to token. A Chain is not safe for concurrent
+// use.
 type Chain struct {
 	p         Params
 	dist, xtc mt19937
