@@ -1,0 +1,243 @@
+// Package refcases makes the cases on which package llamacpp is compared
+// with llama.cpp itself: go run ./gen writes them for the C++ harness in
+// ../../testdata, and TestMatchesLlamaCpp makes them again, so that the
+// repository holds llama.cpp's answers but no logits. Everything comes
+// from a fixed splitmix64 stream and float32 arithmetic (no math library),
+// so the cases are the same on every machine and Go version.
+package refcases
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"nexttoken/engine/sampler/llamacpp"
+)
+
+// Case is one run of a chain: Steps tokens sampled in turn from the same
+// logits, each appended to the history before the next (llama.cpp's
+// llama_sampler_accept), with the generators carried over.
+type Case struct {
+	Name    string
+	Params  llamacpp.Params
+	Logits  []float32
+	History []int32
+	Steps   int
+}
+
+// rng is splitmix64.
+type rng struct{ s uint64 }
+
+func (r *rng) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	z := r.s
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+
+// unit is uniform in [0, 1) with 24 bits.
+func (r *rng) unit() float32 { return float32(r.next()>>40) / (1 << 24) }
+
+func pick[T any](r *rng, xs ...T) T { return xs[r.intn(len(xs))] }
+
+var sizes = []int{2, 3, 4, 5, 7, 8, 16, 17, 31, 40, 41, 64, 100, 127, 128, 129, 200, 256, 257, 300, 512, 1000, 1024, 1025, 1500, 2048, 4096}
+
+// logits makes n logits of one of several shapes: bell-shaped (a sum of
+// four uniforms) at several scales, quantised to make ties, with −Inf
+// entries, one or two dominant tokens, all equal, and huge values beyond
+// llama.cpp's sorting buckets.
+func logits(r *rng, n int, shape int) []float32 {
+	l := make([]float32, n)
+	scale := pick(r, float32(0.5), 2, 5, 15)
+	for i := range l {
+		l[i] = (r.unit() + r.unit() + r.unit() + r.unit() - 2) * scale
+	}
+	switch shape {
+	case 1: // ties: a few levels
+		q := pick(r, float32(1), 4)
+		for i := range l {
+			l[i] = float32(int(l[i]*q)) / q
+		}
+	case 2: // −Inf entries, sometimes all but one
+		frac := pick(r, 0.1, 0.5, 0.9)
+		for i := range l {
+			if float64(r.unit()) < frac {
+				l[i] = float32(math.Inf(-1))
+			}
+		}
+		if r.intn(4) == 0 {
+			for i := range l {
+				l[i] = float32(math.Inf(-1))
+			}
+			l[r.intn(n)] = 1
+		}
+	case 3: // peaked
+		for range 1 + r.intn(2) {
+			l[r.intn(n)] += pick(r, float32(5), 12, 30)
+		}
+	case 4: // all equal
+		v := pick(r, float32(0), -3.5, 7)
+		for i := range l {
+			l[i] = v
+		}
+	case 5: // huge and out-of-bucket values
+		for range 1 + r.intn(4) {
+			l[r.intn(n)] = pick(r, float32(1e10), -1e10, 3e9, 25, -40, 10, -10)
+		}
+	}
+	return l
+}
+
+func history(r *rng, n int) []int32 {
+	h := make([]int32, r.intn(80))
+	hot := min(n, 1+r.intn(6))
+	for i := range h {
+		if r.intn(2) == 0 {
+			h[i] = int32(r.intn(hot)) // repeats
+		} else {
+			h[i] = int32(r.intn(n))
+		}
+	}
+	return h
+}
+
+// stageParams switches on stage s with settings drawn from r, boundaries
+// included, for a vocabulary of n.
+func stageParams(r *rng, p *llamacpp.Params, s llamacpp.Sampler, n int) {
+	switch s {
+	case llamacpp.Penalties:
+		p.PenaltyLastN = pick(r, int32(0), 1, 3, 16, 64)
+		p.PenaltyRepeat = pick(r, float32(1), 1.1, 1.5, 0.8, 2)
+		p.PenaltyFreq = pick(r, float32(0), 0.3, -0.2, 1)
+		p.PenaltyPresent = pick(r, float32(0), 0.5, -1)
+	case llamacpp.TopNSigma:
+		p.TopNSigma = pick(r, float32(-1), 0, 0.5, 1, 1.5, 2, 3)
+	case llamacpp.TopK:
+		p.TopK = pick(r, int32(0), 1, 2, int32(n-1), int32(n), int32(n+5), 10, 40, 128, 129, 300, -1)
+	case llamacpp.Typical:
+		p.TypP = pick(r, float32(0), 0.2, 0.5, 0.9, 0.95, 0.99, 1)
+	case llamacpp.TopP:
+		p.TopP = pick(r, float32(0), 0.1, 0.5, 0.8, 0.9, 0.95, 0.999, 1, -0.5)
+	case llamacpp.MinP:
+		p.MinP = pick(r, float32(0), 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 0.9, 1)
+	case llamacpp.XTC:
+		p.XTCProbability = pick(r, float32(0), 0.3, 0.5, 1)
+		p.XTCThreshold = pick(r, float32(0.01), 0.05, 0.1, 0.2, 0.3, 0.5, 0.6)
+	case llamacpp.Temp:
+		p.Temp = pick(r, float32(0), -1, 1e-6, 0.1, 0.5, 0.8, 1, 1.5, 3, 100)
+		if r.intn(3) == 0 {
+			p.DynatempRange = pick(r, float32(0.2), 0.5, 1, 2)
+			p.DynatempExponent = pick(r, float32(0.5), 1, 2, 3)
+		}
+	}
+}
+
+var chains = []string{
+	"edskypmxt", "kypmxt", "kpmt", "tkpm", "mt", "tm", "pt", "tp", "kt", "yt",
+	"xt", "st", "et", "sk", "mk", "pmk", "xkpt", "typm", "ekt", "epmt", "kyp", "smxt",
+}
+
+// Cases returns the cases, about 1,500, in a fixed order.
+func Cases() []Case {
+	r := &rng{s: 20240601}
+	var cs []Case
+	add := func(family string, p llamacpp.Params, l []float32, h []int32, steps int) {
+		cs = append(cs, Case{
+			Name:   fmt.Sprintf("%s-%d", family, len(cs)),
+			Params: p, Logits: l, History: h, Steps: steps,
+		})
+	}
+	seed := func() uint32 { return pick(r, uint32(0), 1, 42, 5489, 123456789, 0xFFFFFFFE) }
+	// The default chain.
+	for i := range 200 {
+		n := sizes[r.intn(len(sizes))]
+		p := llamacpp.Defaults()
+		p.Seed = seed()
+		if i%4 == 0 {
+			stageParams(r, &p, llamacpp.Penalties, n)
+		}
+		add("default", p, logits(r, n, r.intn(6)), history(r, n), 1+r.intn(3))
+	}
+	// Each stage alone, then dist.
+	for _, s := range []llamacpp.Sampler{llamacpp.Penalties, llamacpp.TopNSigma, llamacpp.TopK, llamacpp.Typical, llamacpp.TopP, llamacpp.MinP, llamacpp.XTC, llamacpp.Temp} {
+		for range 100 {
+			n := sizes[r.intn(len(sizes))]
+			p := llamacpp.Defaults()
+			p.Seed = seed()
+			p.Samplers = []llamacpp.Sampler{s}
+			p.MinKeep = pick(r, int32(0), 0, 1, 3, 50)
+			stageParams(r, &p, s, n)
+			add("alone-"+s.String(), p, logits(r, n, r.intn(6)), history(r, n), 1+r.intn(2))
+		}
+	}
+	// Reordered chains with every setting drawn.
+	for i := range 450 {
+		n := sizes[r.intn(len(sizes))]
+		p := llamacpp.Defaults()
+		p.Seed = seed()
+		p.Samplers, _ = llamacpp.ParseSequence(chains[i%len(chains)])
+		p.MinKeep = pick(r, int32(0), 0, 1, 5)
+		for _, s := range p.Samplers {
+			stageParams(r, &p, s, n)
+		}
+		add("chain-"+chains[i%len(chains)], p, logits(r, n, r.intn(6)), history(r, n), 1+r.intn(3))
+	}
+	// A full vocabulary.
+	for range 24 {
+		n := pick(r, 32000, 32000, 8192)
+		p := llamacpp.Defaults()
+		p.Seed = seed()
+		if r.intn(2) == 0 {
+			p.Samplers, _ = llamacpp.ParseSequence(pick(r, "kypmxt", "pt", "mt", "tm", "yt", "st", "edskypmxt"))
+			for _, s := range p.Samplers {
+				stageParams(r, &p, s, n)
+			}
+		}
+		add("vocab", p, logits(r, n, r.intn(6)), history(r, n), 1)
+	}
+	return cs
+}
+
+// Sequence is p.Samplers as llama.cpp's letters.
+func Sequence(p llamacpp.Params) string {
+	var b strings.Builder
+	for _, s := range p.Samplers {
+		b.WriteByte(byte(s))
+	}
+	return b.String()
+}
+
+// Write writes cs in the harness's input format, one field per line
+// (floats as their float32 bits in hex, so that nothing is rounded):
+//
+//	case NAME
+//	seq LETTERS
+//	ints SEED MIN_KEEP TOP_K PENALTY_LAST_N STEPS
+//	floats TOP_P MIN_P XTC_P XTC_T TYP_P TEMP DYN_RANGE DYN_EXP REPEAT FREQ PRESENT TOP_N_SIGMA
+//	history N ID…
+//	logits N BITS…
+func Write(w io.Writer, cs []Case) error {
+	for _, c := range cs {
+		p := c.Params
+		fmt.Fprintf(w, "case %s\nseq %s\nints %d %d %d %d %d\nfloats", c.Name, Sequence(p), p.Seed, p.MinKeep, p.TopK, p.PenaltyLastN, c.Steps)
+		for _, f := range []float32{p.TopP, p.MinP, p.XTCProbability, p.XTCThreshold, p.TypP, p.Temp, p.DynatempRange, p.DynatempExponent, p.PenaltyRepeat, p.PenaltyFreq, p.PenaltyPresent, p.TopNSigma} {
+			fmt.Fprintf(w, " %08x", math.Float32bits(f))
+		}
+		fmt.Fprintf(w, "\nhistory %d", len(c.History))
+		for _, h := range c.History {
+			fmt.Fprintf(w, " %d", h)
+		}
+		fmt.Fprintf(w, "\nlogits %d", len(c.Logits))
+		for _, l := range c.Logits {
+			fmt.Fprintf(w, " %08x", math.Float32bits(l))
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+//go:build glibccheck
+
+package llamacpp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestGlibcExpf(t *testing.T) {
+	const chunk = 1 << 20
+	out := make([]float32, chunk)
+	bad := 0
+	check := func(lo, hi uint32) { // bit ranges, lo < hi
+		for b := lo; b < hi; b += chunk {
+			n := int(min(uint64(hi-b), chunk))
+			cExpfRange(b, out[:n])
+			for i := 0; i < n; i++ {
+				x := math.Float32frombits(b + uint32(i))
+				if g := expf(x); math.Float32bits(g) != math.Float32bits(out[i]) {
+					if bad < 10 {
+						t.Errorf("expf(%g): go %g glibc %g", x, g, out[i])
+					}
+					bad++
+				}
+			}
+		}
+	}
+	check(0, math.Float32bits(89))
+	check(0x80000000, math.Float32bits(-104))
+	t.Logf("expf: %d differ", bad)
+}
+
+func TestGlibcLogf(t *testing.T) {
+	const chunk = 1 << 20
+	out := make([]float32, chunk)
+	bad := 0
+	for b := uint32(0); b < 0x7f800001; b += chunk {
+		n := int(min(uint64(0x7f800001-b), chunk))
+		cLogfRange(b, out[:n])
+		for i := 0; i < n; i++ {
+			x := math.Float32frombits(b + uint32(i))
+			if g := logf(x); math.Float32bits(g) != math.Float32bits(out[i]) {
+				if bad < 10 {
+					t.Errorf("logf(%g): go %g glibc %g", x, g, out[i])
+				}
+				bad++
+			}
+		}
+	}
+	t.Logf("logf: %d differ", bad)
+}
+
+func TestGlibcPowf(t *testing.T) {
+	const n = 1 << 20
+	r := rand.New(rand.NewPCG(1, 2))
+	x, y, out := make([]float32, n), make([]float32, n), make([]float32, n)
+	bad := 0
+	for round := 0; round < 100; round++ {
+		for i := range x {
+			x[i] = r.Float32() // [0,1): normalised entropies
+			switch round % 3 {
+			case 0:
+				y[i] = r.Float32() * 4
+			case 1:
+				y[i] = float32(r.NormFloat64() * 10)
+			default:
+				y[i] = math.Float32frombits(r.Uint32())
+				x[i] = math.Float32frombits(r.Uint32() &^ (1 << 31))
+			}
+		}
+		cPowf(x, y, out)
+		for i := range x {
+			g := powf(x[i], y[i])
+			if math.Float32bits(g) != math.Float32bits(out[i]) && !(g != g && out[i] != out[i]) {
+				if bad < 10 {
+					t.Errorf("powf(%g, %g): go %g glibc %g", x[i], y[i], g, out[i])
+				}
+				bad++
+			}
+		}
+	}
+	t.Logf("powf: %d differ", bad)
+}
+
+func TestGlibcExpDouble(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	bad, badf := 0, 0
+	for i := 0; i < 1e7; i++ {
+		x := -r.Float64() * 120
+		g, c := math.Exp(x), cExp(x)
+		if g != c {
+			bad++
+		}
+		if float32(g) != float32(c) {
+			badf++
+		}
+	}
+	t.Logf("exp: %d of 1e7 differ in float64, %d after rounding to float32", bad, badf)
+}

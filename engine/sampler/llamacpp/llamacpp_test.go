@@ -1,0 +1,200 @@
+package llamacpp
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	runc "nexttoken/engine/expf"
+)
+
+// TestLibm checks the libm ports on values glibc 2.36 computed on x86-64
+// with FMA (the exhaustive comparison is libm_glibc_test.go, build tag
+// glibccheck, which needs cgo). −63.09946 is where package expf, glibc's
+// algorithm without FMA, is one ulp away.
+func TestLibm(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, want uint32
+	}{
+		{"expf(32.564632)", math.Float32bits(expf(math.Float32frombits(0x4202422f))), 0x56fc9f1c},
+		{"expf(-63.09946)", math.Float32bits(expf(math.Float32frombits(0xc27c65d9))), 0x11fa2993},
+		{"expf(88.7099)", math.Float32bits(expf(math.Float32frombits(0x42b16b78))), 0x7f7cb57b},
+		{"logf(0.3)", math.Float32bits(logf(0.3)), 0xbf9a1bc8},
+		{"logf(1e-30)", math.Float32bits(logf(1e-30)), 0xc28a27b5},
+		{"logf(0.999)", math.Float32bits(logf(0.999)), 0xba8322ca},
+		{"powf(0.73, 2.5)", math.Float32bits(powf(0.73, 2.5)), 0x3ee91e64},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %#08x, want %#08x", tt.name, tt.got, tt.want)
+		}
+	}
+	if x := math.Float32frombits(0xc27c65d9); runc.Exp(x) == expf(x) {
+		t.Errorf("package expf's Exp(%v) now agrees with glibc's FMA expf; the package doc says it does not", x)
+	}
+	for _, x := range []float32{float32(math.Inf(-1)), -200, -104} {
+		if got := expf(x); got != 0 {
+			t.Errorf("expf(%v) = %v, want 0", x, got)
+		}
+	}
+}
+
+// TestMT19937 checks the generator against the C++ standard's
+// requirement: the 10,000th output of a default-constructed (seed 5489)
+// std::mt19937 is 4123659995.
+func TestMT19937(t *testing.T) {
+	var m mt19937
+	m.seed(5489)
+	var v uint32
+	for range 10000 {
+		v = m.next()
+	}
+	if v != 4123659995 {
+		t.Errorf("10,000th output = %d, want 4123659995", v)
+	}
+	m.seed(5489)
+	if u := m.canonical64(); !(u >= 0 && u < 1) {
+		t.Errorf("canonical64 = %v, not in [0, 1)", u)
+	}
+}
+
+// TestSorts checks that the libstdc++ ports sort (the order of ties is
+// checked against llama.cpp by TestMatchesLlamaCpp).
+func TestSorts(t *testing.T) {
+	less := func(a, b int) bool { return a > b }
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 100, 1000} {
+		s := make([]int, n)
+		x := uint32(n)
+		for i := range s {
+			x = x*1664525 + 1013904223
+			s[i] = int(x>>24) % 50 // many ties
+		}
+		want := slices.Clone(s)
+		slices.Sort(want)
+		slices.Reverse(want)
+		got := slices.Clone(s)
+		stdSort(got, less)
+		if !slices.Equal(got, want) {
+			t.Errorf("stdSort(%d) not sorted", n)
+		}
+		for _, k := range []int{1, n / 2, n} {
+			if k < 1 || k > n { // llama.cpp keeps at least one
+				continue
+			}
+			got := slices.Clone(s)
+			stdPartialSort(got, k, less)
+			if !slices.Equal(got[:k], want[:k]) {
+				t.Errorf("stdPartialSort(%d, %d) does not start with the best %d", n, k, k)
+			}
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Params)
+		want   string // in the error; "" for none
+	}{
+		{"defaults", func(*Params) {}, ""},
+		{"NaN temperature", func(p *Params) { p.Temp = float32(math.NaN()) }, "temp:"},
+		{"infinite top-p", func(p *Params) { p.TopP = float32(math.Inf(1)) }, "top_p:"},
+		{"zero repeat penalty", func(p *Params) { p.PenaltyRepeat = 0 }, "penalty_repeat:"},
+		{"tiny repeat penalty", func(p *Params) { p.PenaltyRepeat = 1e-45 }, "penalty_repeat:"},
+		{"negative min_keep", func(p *Params) { p.MinKeep = -1 }, "min_keep:"},
+		{"penalty_last_n -1", func(p *Params) { p.PenaltyLastN = -1 }, "penalty_last_n:"},
+		{"random seed", func(p *Params) { p.Seed = 0xFFFFFFFF }, "seed:"},
+		{"mirostat", func(p *Params) { p.Mirostat = 2 }, "mirostat:"},
+		{"DRY on", func(p *Params) { p.DryMultiplier = 0.8 }, "dry_multiplier:"},
+		{"infill", func(p *Params) { p.Samplers = []Sampler{Infill} }, "samplers:"},
+		{"negative temperature", func(p *Params) { p.Temp = -1 }, ""},
+		{"top-p above 1", func(p *Params) { p.TopP = 5 }, ""},
+	}
+	for _, tt := range tests {
+		p := Defaults()
+		tt.change(&p)
+		err := p.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("%s: error %v, want one starting %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in      string
+		names   bool
+		want    string // the letters
+		wantErr bool
+	}{
+		{"edskypmxt", false, "edskypmxt", false},
+		{"kmt", false, "kmt", false},
+		{"kq", false, "", true},
+		{"top_k;Min-P;temp", true, "kmt", false},
+		{"penalties;dry;top_n_sigma;topk;typ;nucleus;minp;xtc;temperature", true, "edskypmxt", false},
+		{"top_k;beam", true, "", true},
+	}
+	for _, tt := range tests {
+		parse := ParseSequence
+		if tt.names {
+			parse = ParseNames
+		}
+		got, err := parse(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%q: error %v", tt.in, err)
+			continue
+		}
+		var b strings.Builder
+		for _, s := range got {
+			b.WriteByte(byte(s))
+		}
+		if b.String() != tt.want {
+			t.Errorf("%q = %q, want %q", tt.in, b.String(), tt.want)
+		}
+	}
+}
+
+func TestSampleErrors(t *testing.T) {
+	c, err := New(Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		logits []float32
+	}{
+		{"none", nil},
+		{"NaN", []float32{1, float32(math.NaN())}},
+		{"+Inf", []float32{float32(math.Inf(1)), 0}},
+	} {
+		if _, err := c.Sample(tt.logits, nil); err == nil || !strings.HasPrefix(err.Error(), "logits:") {
+			t.Errorf("%s: error %v, want one naming logits", tt.name, err)
+		}
+	}
+}
+
+// TestGreedy: a temperature ≤ 0 leaves one finite logit, the first of the
+// largest, which dist then chooses.
+func TestGreedy(t *testing.T) {
+	p := Defaults()
+	p.Samplers = []Sampler{Temp}
+	for _, temp := range []float32{0, -1} {
+		p.Temp = temp
+		c, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Sample([]float32{1, 3, 3, -2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Token != 1 {
+			t.Errorf("temp %v: token %d, want 1", temp, r.Token)
+		}
+	}
+}
