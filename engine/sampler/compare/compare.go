@@ -1,0 +1,323 @@
+// Package compare runs the sampler chains of different runtimes on the same
+// logits and lays them side by side: nexttoken's own chain and run.c's
+// (package sampler), llama.cpp's (package llamacpp) and Hugging Face
+// generate()'s (package hf).
+//
+// The runtimes disagree on purpose, not by accident: llama.cpp applies
+// min-p before the temperature, so min_p = 0.3 at temperature 2 keeps 2 of
+// the logits 2, 1, 0 there and 3 in nexttoken's chain, which divides by the
+// temperature first; Hugging Face keeps every token tied with the k-th at
+// top-k; top_p = 0 keeps one token in llama.cpp and Hugging Face and is off
+// in run.c and here. Run reports each chain's stages in one shape, and
+// TotalVariation says how far apart the distributions they draw from are.
+//
+// Each chain draws with its own runtime's generator where that can be
+// reproduced: nexttoken's and run.c's xorshift, llama.cpp's std::mt19937.
+// torch.multinomial's cannot (see package hf), so the Hugging Face chain
+// draws with the xorshift generator, by the cumulative sum in token-id
+// order, and says so.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/hf"
+	"nexttoken/engine/sampler/llamacpp"
+)
+
+// The chains by name; a llama.cpp letter sequence such as "kpt" is a
+// llama.cpp chain with those stages.
+const (
+	Ours     = "chain"     // nexttoken's chain (sampler.Chain)
+	RunC     = "runc"      // llama2.c's run.c sample() (sampler.RunC)
+	LlamaCpp = "llama.cpp" // common_sampler's default sequence, edskypmxt
+	HF       = "hf"        // generate() with do_sample=True
+)
+
+// Names are the chains' names, in the order the help lists them.
+var Names = []string{Ours, RunC, LlamaCpp, HF}
+
+// Chain is a runtime's chain with its settings. Only the settings of its
+// runtime count: Settings for Ours and RunC, Llama for llama.cpp chains,
+// HF for Hugging Face, whose draw takes its seed from Settings.Seed.
+type Chain struct {
+	Name     string
+	Settings sampler.Settings
+	Llama    llamacpp.Params
+	HF       hf.Config
+}
+
+// Preset returns the chain called name with its runtime's defaults, and
+// seed for its draws: nexttoken's and run.c's at temperature 1 with every
+// filter off, llama.cpp's common_params_sampling and Hugging Face's
+// GenerationConfig. A llama.cpp letter sequence ("edskypmxt") keeps
+// llama.cpp's defaults for the stages it names.
+func Preset(name string, seed uint64) (Chain, error) {
+	c := Chain{Name: name, Settings: sampler.Settings{Mode: name, Temperature: 1, Seed: seed}}
+	switch name {
+	case Ours, RunC:
+		return c, nil
+	case HF:
+		c.HF = hf.Defaults()
+		return c, nil
+	}
+	c.Llama = llamacpp.Defaults()
+	if name != LlamaCpp {
+		stages, err := llamacpp.ParseSequence(name)
+		if err != nil {
+			return Chain{}, fmt.Errorf("chain %q is none of %s, nor a llama.cpp letter sequence such as edskypmxt: %w", name, strings.Join(Names, ", "), err)
+		}
+		c.Llama.Samplers = stages
+	}
+	if seed > math.MaxUint32 {
+		return Chain{}, fmt.Errorf("chain %s: seed %d does not fit llama.cpp's 32 bits", name, seed)
+	}
+	c.Llama.Seed = uint32(seed)
+	return c, nil
+}
+
+// Runtime says which runtime runs c: Ours, RunC, LlamaCpp or HF.
+func (c Chain) Runtime() string {
+	switch c.Name {
+	case Ours, RunC, HF:
+		return c.Name
+	}
+	return LlamaCpp
+}
+
+// Stage is one stage of a chain, in the same shape for every runtime.
+type Stage struct {
+	Name string // as its runtime names it: "min_p", "min-p", "MinPLogitsWarper"
+
+	// Kept is the tokens still drawable after the stage, ascending; Removed
+	// the ones the stage took away, and RemovedMass their probability in
+	// the softmax of the scores the stage was given.
+	Kept        []int
+	Removed     []int
+	RemovedMass float64
+}
+
+// Outcome is a chain's run on one step's logits.
+type Outcome struct {
+	Chain  Chain
+	Stages []Stage
+	Final  []float64 // each token's probability of being drawn, by id
+	Token  int       // the token the chain drew
+	U      float64   // the uniform number its draw used
+	Note   string    // what the draw is, where it is not the runtime's own
+}
+
+// Run runs c on logits, one per token id; history is the context so far,
+// oldest first, for the penalties.
+func Run(c Chain, logits []float32, history []int) (Outcome, error) {
+	switch c.Runtime() {
+	case Ours, RunC:
+		return runOurs(c, logits, history)
+	case HF:
+		return runHF(c, logits, history)
+	}
+	return runLlama(c, logits, history)
+}
+
+func runOurs(c Chain, logits []float32, history []int) (Outcome, error) {
+	wide := make([]float64, len(logits))
+	for i, l := range logits {
+		wide[i] = float64(l)
+	}
+	rng := sampler.NewRNG(c.Settings.Seed)
+	ch, err := sampler.Sample(c.Settings, wide, history, &rng)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Chain: c, Token: ch.Token}
+	if ch.Draw != nil {
+		out.U = ch.Draw.U
+	}
+	kept := allTokens(len(logits), func(i int) bool { return !math.IsInf(wide[i], -1) })
+	final := ch.Softmax.Probs
+	for _, st := range ch.Stages {
+		if st.Name == "repetition_penalty" || st.Name == "temperature" {
+			continue // they change logits, not which tokens can be drawn
+		}
+		out.Stages = append(out.Stages, Stage{Name: st.Name, Removed: st.Removed, RemovedMass: st.RemovedMass,
+			Kept: without(kept, st.Removed)})
+		kept, final = out.Stages[len(out.Stages)-1].Kept, st.Probs
+	}
+	if ch.Greedy {
+		final = make([]float64, len(logits))
+		final[ch.Token] = 1
+	}
+	out.Final = slices.Clone(final)
+	return out, nil
+}
+
+func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
+	chain, err := llamacpp.New(c.Llama)
+	if err != nil {
+		return Outcome{}, err
+	}
+	hist := make([]int32, len(history))
+	for i, id := range history {
+		hist[i] = int32(id)
+	}
+	res, err := chain.Sample(logits, hist)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Chain: c, Token: int(res.Token), U: res.U}
+	in := make([]float64, len(logits)) // the scores each stage is given
+	for i, l := range logits {
+		in[i] = float64(l)
+	}
+	for _, st := range res.Stages {
+		if strings.HasPrefix(st.Name, "?") {
+			continue // switched off by its values
+		}
+		scores := fill(len(logits), math.Inf(-1))
+		for _, t := range st.Tokens {
+			scores[t.ID] = float64(t.Logit)
+		}
+		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		in = scores
+	}
+	out.Final = make([]float64, len(logits))
+	last := res.Stages[len(res.Stages)-1]
+	for _, t := range last.Tokens {
+		out.Final[t.ID] = float64(t.P)
+	}
+	if len(last.Tokens) == 1 {
+		out.Final[last.Tokens[0].ID] = 1 // dist draws the one candidate without a softmax
+	}
+	return out, nil
+}
+
+// hfNote says what the Hugging Face chain's draw is.
+const hfNote = "torch.multinomial's generator cannot be reproduced: drawn with nexttoken's xorshift by the cumulative sum in token-id order"
+
+func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
+	procs, err := hf.Processors(c.HF)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res, err := hf.Run(procs, logits, history)
+	if err != nil {
+		return Outcome{}, err
+	}
+	in := make([]float64, len(logits))
+	for i, l := range logits {
+		in[i] = float64(l)
+	}
+	out := Outcome{Chain: c, Note: hfNote}
+	for _, st := range res.Steps {
+		scores := make([]float64, len(st.Scores))
+		for i, s := range st.Scores {
+			scores[i] = float64(s)
+		}
+		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		in = scores
+	}
+	out.Final = make([]float64, len(res.Probs))
+	for i, p := range res.Probs {
+		out.Final[i] = float64(p)
+	}
+	if c.Settings.Seed == 0 {
+		return Outcome{}, fmt.Errorf("chain %s: seed 0 (xorshift needs a seed of at least 1)", c.Name)
+	}
+	rng := sampler.NewRNG(c.Settings.Seed)
+	out.U = float64(rng.Float32())
+	if out.Token, err = hf.Draw(res.Probs, out.U); err != nil {
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// stageBetween is the stage that turned the scores in into out: the
+// tokens it left drawable (a finite score), those it removed, and their
+// probability in the softmax of in.
+func stageBetween(name string, in, out []float64) Stage {
+	st := Stage{Name: name}
+	p := softmax(in)
+	for i := range out {
+		switch {
+		case !math.IsInf(out[i], -1):
+			st.Kept = append(st.Kept, i)
+		case !math.IsInf(in[i], -1):
+			st.Removed = append(st.Removed, i)
+			st.RemovedMass += p[i]
+		}
+	}
+	return st
+}
+
+// softmax is the distribution of scores in float64, for the removed mass.
+func softmax(scores []float64) []float64 {
+	hi := math.Inf(-1)
+	for _, s := range scores {
+		hi = math.Max(hi, s)
+	}
+	p := make([]float64, len(scores))
+	if math.IsInf(hi, -1) {
+		return p
+	}
+	sum := 0.0
+	for i, s := range scores {
+		p[i] = math.Exp(s - hi)
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+	return p
+}
+
+// TotalVariation is the total variation distance between two
+// distributions over the same tokens: half the sum of |p − q|, the largest
+// difference in probability the two give any set of tokens.
+func TotalVariation(p, q []float64) (float64, error) {
+	if len(p) != len(q) {
+		return 0, fmt.Errorf("distributions over %d and %d tokens", len(p), len(q))
+	}
+	d := 0.0
+	for i := range p {
+		d += math.Abs(p[i] - q[i])
+	}
+	return d / 2, nil
+}
+
+// Drawable is the tokens of nonzero probability in final, ascending.
+func Drawable(final []float64) []int {
+	return allTokens(len(final), func(i int) bool { return final[i] > 0 })
+}
+
+func allTokens(n int, keep func(int) bool) []int {
+	var ids []int
+	for i := range n {
+		if keep(i) {
+			ids = append(ids, i)
+		}
+	}
+	return ids
+}
+
+// without is the ids of kept not in removed; both ascending.
+func without(kept, removed []int) []int {
+	out := make([]int, 0, len(kept))
+	for _, id := range kept {
+		if _, found := slices.BinarySearch(removed, id); !found {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func fill(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}

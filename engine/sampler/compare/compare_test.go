@@ -1,0 +1,158 @@
+package compare_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"nexttoken/engine/sampler/compare"
+)
+
+// preset is a chain with its runtime's defaults and seed 7, then changed.
+func preset(t *testing.T, name string, change func(*compare.Chain)) compare.Chain {
+	t.Helper()
+	c, err := compare.Preset(name, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(&c)
+	}
+	return c
+}
+
+// The runtimes' well-known disagreements, each worked out by hand.
+func TestDisagreements(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		logits []float32
+		chain  compare.Chain
+		want   []int // the tokens the chain leaves drawable
+	}{
+		// min-p 0.3 at temperature 2 on 2, 1, 0. Here the temperature comes
+		// first: softmax(1, .5, 0) = .506, .307, .186, all ≥ .3 × .506.
+		{"min-p after temperature", []float32{2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
+			c.Settings.Temperature, c.Settings.MinP = 2, 0.3
+		}), []int{0, 1, 2}},
+		// llama.cpp filters at temperature 1: softmax(2, 1, 0) = .665, .245,
+		// .090; top-p .95 keeps all three (.665 + .245 < .95), min-p keeps
+		// those ≥ .3 × .665 = .2.
+		{"min-p before temperature", []float32{2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
+			c.Llama.Temp, c.Llama.MinP = 2, 0.3
+		}), []int{0, 1}},
+		// top-p .8 at temperature 2 on 3, 2, 1, 0: softmax(1.5, 1, .5, 0) =
+		// .455, .276, .167, .102; the first two sum to .731 < .8.
+		{"top-p after temperature", []float32{3, 2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
+			c.Settings.Temperature, c.Settings.TopP = 2, 0.8
+		}), []int{0, 1, 2}},
+		// At temperature 1: .644, .237 sum to .881 ≥ .8.
+		{"top-p before temperature", []float32{3, 2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
+			c.Llama.Temp, c.Llama.TopP = 2, 0.8
+		}), []int{0, 1}},
+		{"top-k keeps k", []float32{3, 2, 2, 2, 1}, preset(t, compare.Ours, func(c *compare.Chain) {
+			c.Settings.TopK = 2
+		}), []int{0, 1}},
+		// HF removes the scores below the k-th: every 2 stays.
+		{"top-k keeps the ties", []float32{3, 2, 2, 2, 1}, preset(t, compare.HF, func(c *compare.Chain) {
+			c.HF.TopK = 2
+		}), []int{0, 1, 2, 3}},
+		{"top-p 0 is off", []float32{1, 1, 0}, preset(t, compare.Ours, nil), []int{0, 1, 2}},
+		// HF's top-p 0 keeps min_tokens_to_keep = 1 token; ties go to the
+		// lower id.
+		{"top-p 0 keeps one", []float32{1, 1, 0}, preset(t, compare.HF, func(c *compare.Chain) {
+			c.HF.TopK, c.HF.TopP = 0, 0
+		}), []int{0}},
+		{"llama.cpp letters", []float32{3, 2, 1, 0}, preset(t, "kt", func(c *compare.Chain) {
+			c.Llama.TopK = 3
+		}), []int{0, 1, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := compare.Run(tc.chain, tc.logits, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := compare.Drawable(out.Final); !slices.Equal(got, tc.want) {
+				t.Errorf("%s keeps %v, want %v", tc.chain.Name, got, tc.want)
+			}
+			checkOutcome(t, out, len(tc.logits))
+		})
+	}
+}
+
+// checkOutcome checks what every outcome must be: a distribution whose
+// tokens are the last stage's, and a drawn token among them.
+func checkOutcome(t *testing.T, out compare.Outcome, n int) {
+	t.Helper()
+	sum := 0.0
+	for _, p := range out.Final {
+		sum += p
+	}
+	if len(out.Final) != n || math.Abs(sum-1) > 1e-6 {
+		t.Errorf("%s: final distribution of %d tokens sums to %v", out.Chain.Name, len(out.Final), sum)
+	}
+	drawable := compare.Drawable(out.Final)
+	if !slices.Contains(drawable, out.Token) {
+		t.Errorf("%s drew %d, not one of %v", out.Chain.Name, out.Token, drawable)
+	}
+	if k := len(out.Stages); k > 0 && !slices.Equal(out.Stages[k-1].Kept, drawable) {
+		t.Errorf("%s: the last stage keeps %v, the distribution %v", out.Chain.Name, out.Stages[k-1].Kept, drawable)
+	}
+	for _, st := range out.Stages {
+		if st.RemovedMass < 0 || st.RemovedMass > 1+1e-9 || (len(st.Removed) == 0) != (st.RemovedMass == 0) {
+			t.Errorf("%s: stage %s removed %v with mass %v", out.Chain.Name, st.Name, st.Removed, st.RemovedMass)
+		}
+	}
+}
+
+// Every preset on the same logits, with a history for the penalties: the
+// stages chain (what one keeps the next is given) and each outcome holds.
+func TestPresets(t *testing.T) {
+	logits := make([]float32, 300)
+	for i := range logits {
+		logits[i] = float32(math.Sin(float64(i)*0.7)) * 4
+	}
+	logits[5] = float32(math.Inf(-1))
+	history := []int{1, 2, 3, 2}
+	for _, name := range append(slices.Clone(compare.Names), "edskypmxt", "pt") {
+		c := preset(t, name, nil)
+		out, err := compare.Run(c, logits, history)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkOutcome(t, out, len(logits))
+		if slices.Contains(compare.Drawable(out.Final), 5) {
+			t.Errorf("%s can draw a masked token", name)
+		}
+	}
+}
+
+func TestTotalVariation(t *testing.T) {
+	for _, tc := range []struct {
+		p, q []float64
+		want float64
+	}{
+		{[]float64{1, 0}, []float64{1, 0}, 0},
+		{[]float64{1, 0}, []float64{0, 1}, 1},
+		{[]float64{.5, .5, 0}, []float64{.25, .25, .5}, .5},
+	} {
+		if got, err := compare.TotalVariation(tc.p, tc.q); err != nil || math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("TotalVariation(%v, %v) = %v, %v; want %v", tc.p, tc.q, got, err, tc.want)
+		}
+	}
+	if _, err := compare.TotalVariation([]float64{1}, []float64{.5, .5}); err == nil {
+		t.Error("distributions of different lengths compared")
+	}
+}
+
+func TestPresetErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed uint64
+	}{
+		{"beam", 1}, {"kq", 1}, {compare.LlamaCpp, 1 << 32},
+	} {
+		if _, err := compare.Preset(tc.name, tc.seed); err == nil {
+			t.Errorf("Preset(%q, %d) accepted", tc.name, tc.seed)
+		}
+	}
+}
