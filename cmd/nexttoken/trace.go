@@ -13,6 +13,7 @@ import (
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
 )
@@ -38,6 +39,8 @@ type traceFlags struct {
 	steps, top               int
 	json, vectors            bool
 	settings                 sampler.Settings
+	set                      map[string]bool // the flags given
+	compare                  string
 }
 
 // parseTraceFlags reads trace's command line; for -h it prints the usage
@@ -56,6 +59,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
 	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
+	fs.StringVar(&f.compare, "compare", "", "after each step, run these chains on its logits, side by side: "+strings.Join(compare.Names, ", ")+
+		" or a llama.cpp letter sequence such as edskypmxt, each with its runtime's defaults for the sampler flags not given")
 	for _, p := range sampler.Params {
 		// The back-quoted word names the flag's argument in the usage.
 		usage := p.Doc + "; " + strings.Replace(p.Range(), "number", "`number`", 1)
@@ -67,7 +72,9 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	fs.Visit(func(fl *flag.Flag) { f.promptSet = f.promptSet || fl.Name == "prompt" })
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.promptSet = f.set["prompt"]
 	if f.promptFile != "" {
 		if f.promptSet {
 			return nil, errors.New("--prompt and --prompt-file: give one")
@@ -83,6 +90,9 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	}
 	if f.vectors && !f.json {
 		return nil, errors.New("--vectors needs --json")
+	}
+	if f.compare != "" && f.json {
+		return nil, errors.New("--compare prints text: --json does not carry the chains yet")
 	}
 	return f, nil
 }
@@ -137,6 +147,13 @@ func trace(args []string, stdout, stderr io.Writer) error {
 		out = &jsonTrace{w: stdout, vectors: f.vectors}
 	case spec.Model == session.LogitsModel:
 		out = &softmaxSteps{w: stdout}
+	}
+	chains, err := f.chains()
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	if chains != nil {
+		out = &chainsTrace{traceWriter: out, w: stdout, chains: chains}
 	}
 	return runTrace(s, steps, out)
 }

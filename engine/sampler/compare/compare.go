@@ -106,38 +106,60 @@ type Outcome struct {
 	Chain  Chain
 	Stages []Stage
 	Final  []float64 // each token's probability of being drawn, by id
+	Order  []int     // the drawable tokens in the order the draw's cumulative sum runs
 	Token  int       // the token the chain drew
 	U      float64   // the uniform number its draw used
 	Note   string    // what the draw is, where it is not the runtime's own
 }
 
-// Run runs c on logits, one per token id; history is the context so far,
-// oldest first, for the penalties.
-func Run(c Chain, logits []float32, history []int) (Outcome, error) {
-	switch c.Runtime() {
-	case Ours, RunC:
-		return runOurs(c, logits, history)
-	case HF:
-		return runHF(c, logits, history)
+// Land is the token a draw of u, uniform in [0, 1), picks from the final
+// distribution, walking it in the chain's own order: the first token whose
+// cumulative probability exceeds u times the total. The same u lands on
+// different tokens when the chains keep different tokens, weigh them
+// differently, or walk them in another order.
+func (o Outcome) Land(u float64) int {
+	total := 0.0
+	for _, id := range o.Order {
+		total += o.Final[id]
 	}
-	return runLlama(c, logits, history)
+	target, cum := u*total, 0.0
+	for _, id := range o.Order {
+		if cum += o.Final[id]; target < cum {
+			return id
+		}
+	}
+	return o.Order[len(o.Order)-1]
 }
 
-func runOurs(c Chain, logits []float32, history []int) (Outcome, error) {
-	wide := make([]float64, len(logits))
-	for i, l := range logits {
-		wide[i] = float64(l)
+// Run runs c on logits, one per token id; history is the context so far,
+// oldest first, for the penalties. llama.cpp and Hugging Face take the
+// logits rounded to float32, as their models give them; a model's logits
+// are float32 already.
+func Run(c Chain, logits []float64, history []int) (Outcome, error) {
+	if c.Runtime() == Ours || c.Runtime() == RunC {
+		return runOurs(c, logits, history)
 	}
+	narrow := make([]float32, len(logits))
+	for i, l := range logits {
+		narrow[i] = float32(l)
+	}
+	if c.Runtime() == HF {
+		return runHF(c, narrow, history)
+	}
+	return runLlama(c, narrow, history)
+}
+
+func runOurs(c Chain, wide []float64, history []int) (Outcome, error) {
 	rng := sampler.NewRNG(c.Settings.Seed)
 	ch, err := sampler.Sample(c.Settings, wide, history, &rng)
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Chain: c, Token: ch.Token}
+	out := Outcome{Chain: c, Token: ch.Token, Order: []int{ch.Token}}
 	if ch.Draw != nil {
-		out.U = ch.Draw.U
+		out.U, out.Order = ch.Draw.U, ch.Draw.Order
 	}
-	kept := allTokens(len(logits), func(i int) bool { return !math.IsInf(wide[i], -1) })
+	kept := allTokens(len(wide), func(i int) bool { return !math.IsInf(wide[i], -1) })
 	final := ch.Softmax.Probs
 	for _, st := range ch.Stages {
 		if st.Name == "repetition_penalty" || st.Name == "temperature" {
@@ -148,10 +170,12 @@ func runOurs(c Chain, logits []float32, history []int) (Outcome, error) {
 		kept, final = out.Stages[len(out.Stages)-1].Kept, st.Probs
 	}
 	if ch.Greedy {
-		final = make([]float64, len(logits))
+		final = make([]float64, len(wide))
 		final[ch.Token] = 1
 	}
 	out.Final = slices.Clone(final)
+	// run.c's draw walks every token; those of probability 0 take no part.
+	out.Order = slices.DeleteFunc(slices.Clone(out.Order), func(id int) bool { return out.Final[id] == 0 })
 	return out, nil
 }
 
@@ -188,6 +212,7 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 	last := res.Stages[len(res.Stages)-1]
 	for _, t := range last.Tokens {
 		out.Final[t.ID] = float64(t.P)
+		out.Order = append(out.Order, int(t.ID))
 	}
 	if len(last.Tokens) == 1 {
 		out.Final[last.Tokens[0].ID] = 1 // dist draws the one candidate without a softmax
@@ -224,6 +249,7 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	for i, p := range res.Probs {
 		out.Final[i] = float64(p)
 	}
+	out.Order = Drawable(out.Final)
 	if c.Settings.Seed == 0 {
 		return Outcome{}, fmt.Errorf("chain %s: seed 0 (xorshift needs a seed of at least 1)", c.Name)
 	}

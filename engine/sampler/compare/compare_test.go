@@ -25,44 +25,44 @@ func preset(t *testing.T, name string, change func(*compare.Chain)) compare.Chai
 func TestDisagreements(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		logits []float32
+		logits []float64
 		chain  compare.Chain
 		want   []int // the tokens the chain leaves drawable
 	}{
 		// min-p 0.3 at temperature 2 on 2, 1, 0. Here the temperature comes
 		// first: softmax(1, .5, 0) = .506, .307, .186, all ≥ .3 × .506.
-		{"min-p after temperature", []float32{2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
+		{"min-p after temperature", []float64{2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
 			c.Settings.Temperature, c.Settings.MinP = 2, 0.3
 		}), []int{0, 1, 2}},
 		// llama.cpp filters at temperature 1: softmax(2, 1, 0) = .665, .245,
 		// .090; top-p .95 keeps all three (.665 + .245 < .95), min-p keeps
 		// those ≥ .3 × .665 = .2.
-		{"min-p before temperature", []float32{2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
+		{"min-p before temperature", []float64{2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
 			c.Llama.Temp, c.Llama.MinP = 2, 0.3
 		}), []int{0, 1}},
 		// top-p .8 at temperature 2 on 3, 2, 1, 0: softmax(1.5, 1, .5, 0) =
 		// .455, .276, .167, .102; the first two sum to .731 < .8.
-		{"top-p after temperature", []float32{3, 2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
+		{"top-p after temperature", []float64{3, 2, 1, 0}, preset(t, compare.Ours, func(c *compare.Chain) {
 			c.Settings.Temperature, c.Settings.TopP = 2, 0.8
 		}), []int{0, 1, 2}},
 		// At temperature 1: .644, .237 sum to .881 ≥ .8.
-		{"top-p before temperature", []float32{3, 2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
+		{"top-p before temperature", []float64{3, 2, 1, 0}, preset(t, compare.LlamaCpp, func(c *compare.Chain) {
 			c.Llama.Temp, c.Llama.TopP = 2, 0.8
 		}), []int{0, 1}},
-		{"top-k keeps k", []float32{3, 2, 2, 2, 1}, preset(t, compare.Ours, func(c *compare.Chain) {
+		{"top-k keeps k", []float64{3, 2, 2, 2, 1}, preset(t, compare.Ours, func(c *compare.Chain) {
 			c.Settings.TopK = 2
 		}), []int{0, 1}},
 		// HF removes the scores below the k-th: every 2 stays.
-		{"top-k keeps the ties", []float32{3, 2, 2, 2, 1}, preset(t, compare.HF, func(c *compare.Chain) {
+		{"top-k keeps the ties", []float64{3, 2, 2, 2, 1}, preset(t, compare.HF, func(c *compare.Chain) {
 			c.HF.TopK = 2
 		}), []int{0, 1, 2, 3}},
-		{"top-p 0 is off", []float32{1, 1, 0}, preset(t, compare.Ours, nil), []int{0, 1, 2}},
+		{"top-p 0 is off", []float64{1, 1, 0}, preset(t, compare.Ours, nil), []int{0, 1, 2}},
 		// HF's top-p 0 keeps min_tokens_to_keep = 1 token; ties go to the
 		// lower id.
-		{"top-p 0 keeps one", []float32{1, 1, 0}, preset(t, compare.HF, func(c *compare.Chain) {
+		{"top-p 0 keeps one", []float64{1, 1, 0}, preset(t, compare.HF, func(c *compare.Chain) {
 			c.HF.TopK, c.HF.TopP = 0, 0
 		}), []int{0}},
-		{"llama.cpp letters", []float32{3, 2, 1, 0}, preset(t, "kt", func(c *compare.Chain) {
+		{"llama.cpp letters", []float64{3, 2, 1, 0}, preset(t, "kt", func(c *compare.Chain) {
 			c.Llama.TopK = 3
 		}), []int{0, 1, 2}},
 	} {
@@ -94,6 +94,14 @@ func checkOutcome(t *testing.T, out compare.Outcome, n int) {
 	if !slices.Contains(drawable, out.Token) {
 		t.Errorf("%s drew %d, not one of %v", out.Chain.Name, out.Token, drawable)
 	}
+	if got := out.Land(out.U); got != out.Token && out.Chain.Runtime() != compare.LlamaCpp {
+		// llama.cpp's dist sums expf(ℓ − max) in double: its boundaries
+		// are not exactly those of the float32 probabilities.
+		t.Errorf("%s: u = %v lands on %d, the chain drew %d", out.Chain.Name, out.U, got, out.Token)
+	}
+	if order := slices.Sorted(slices.Values(out.Order)); !slices.Equal(order, drawable) {
+		t.Errorf("%s: the draw walks %v, the drawable tokens are %v", out.Chain.Name, out.Order, drawable)
+	}
 	if k := len(out.Stages); k > 0 && !slices.Equal(out.Stages[k-1].Kept, drawable) {
 		t.Errorf("%s: the last stage keeps %v, the distribution %v", out.Chain.Name, out.Stages[k-1].Kept, drawable)
 	}
@@ -107,11 +115,11 @@ func checkOutcome(t *testing.T, out compare.Outcome, n int) {
 // Every preset on the same logits, with a history for the penalties: the
 // stages chain (what one keeps the next is given) and each outcome holds.
 func TestPresets(t *testing.T) {
-	logits := make([]float32, 300)
+	logits := make([]float64, 300)
 	for i := range logits {
-		logits[i] = float32(math.Sin(float64(i)*0.7)) * 4
+		logits[i] = float64(float32(math.Sin(float64(i)*0.7) * 4))
 	}
-	logits[5] = float32(math.Inf(-1))
+	logits[5] = math.Inf(-1)
 	history := []int{1, 2, 3, 2}
 	for _, name := range append(slices.Clone(compare.Names), "edskypmxt", "pt") {
 		c := preset(t, name, nil)

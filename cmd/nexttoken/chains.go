@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
+	"nexttoken/engine/session"
+)
+
+// chains reads --compare: two or more chains, each with its runtime's
+// defaults, and the sampler flags given on the command line instead. The
+// session's own chains, chain and runc, take the session's settings.
+func (f *traceFlags) chains() ([]compare.Chain, error) {
+	if f.compare == "" {
+		return nil, nil
+	}
+	names := strings.Split(f.compare, ",")
+	if len(names) < 2 {
+		return nil, fmt.Errorf("--compare=%s: name two chains or more, such as --compare=chain,llama.cpp", f.compare)
+	}
+	var chains []compare.Chain
+	for _, name := range names {
+		c, err := compare.Preset(strings.TrimSpace(name), f.settings.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("--compare: %w", err)
+		}
+		s := f.settings
+		switch c.Runtime() {
+		case compare.Ours, compare.RunC:
+			c.Settings, c.Settings.Mode = s, c.Name
+			err = c.Settings.Validate()
+		case compare.LlamaCpp:
+			f.given("temperature", func() { c.Llama.Temp = float32(s.Temperature) })
+			f.given("top_k", func() { c.Llama.TopK = int32(s.TopK) })
+			f.given("top_p", func() { c.Llama.TopP = float32(s.TopP) })
+			f.given("min_p", func() { c.Llama.MinP = float32(s.MinP) })
+			f.given("repetition_penalty", func() { c.Llama.PenaltyRepeat = float32(penalty(s.RepetitionPenalty)) })
+			err = c.Llama.Validate()
+		case compare.HF:
+			f.given("temperature", func() { c.HF.Temperature = s.Temperature })
+			f.given("top_k", func() { c.HF.TopK = s.TopK })
+			f.given("top_p", func() { c.HF.TopP = s.TopP })
+			f.given("min_p", func() { c.HF.MinP = s.MinP })
+			f.given("repetition_penalty", func() { c.HF.RepetitionPenalty = penalty(s.RepetitionPenalty) })
+			err = c.HF.Validate()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--compare: %s: %w", c.Name, err)
+		}
+		chains = append(chains, c)
+	}
+	return chains, nil
+}
+
+// given calls set if the sampler setting named param was on the command
+// line.
+func (f *traceFlags) given(param string, set func()) {
+	if f.set[strings.ReplaceAll(param, "_", "-")] {
+		set()
+	}
+}
+
+// penalty is a repetition penalty as llama.cpp and Hugging Face spell off:
+// 1, where nexttoken also takes 0.
+func penalty(r float64) float64 {
+	if r == 0 {
+		return 1
+	}
+	return r
+}
+
+// chainsTrace prints a session's trace and, after each step, what the
+// chains of --compare make of that step's logits: each stage's kept
+// tokens, where the step's own u lands in each final distribution, and
+// how far apart those distributions are.
+type chainsTrace struct {
+	traceWriter
+	w      io.Writer
+	chains []compare.Chain
+}
+
+func (c *chainsTrace) wantsDetail() bool { return true }
+
+func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
+	if err := c.traceWriter.step(s, i, d); err != nil {
+		return err
+	}
+	t := s.Trace()
+	var history []int
+	for _, p := range t.Prompt {
+		history = append(history, p.ID)
+	}
+	for _, st := range t.Steps[:i] {
+		history = append(history, st.Token)
+	}
+	// One u for every chain: the step's own draw, or the seed's first.
+	u := float64(ptr(sampler.NewRNG(s.Sampler(i).Seed)).Float32())
+	if d.Choice.Draw != nil {
+		u = d.Choice.Draw.U
+	}
+	name := pieceName(s)
+	if s.Model().Checkpoint == nil {
+		name = func(id int) string { return s.Model().Tokenizer.Token(id) }
+	}
+	w := c.w
+	fmt.Fprintf(w, "  the chains on step %d's logits, each drawing u = %s:\n", i+1, num(u))
+	outs := make([]compare.Outcome, len(c.chains))
+	for k, ch := range c.chains {
+		out, err := compare.Run(ch, d.Logits, history)
+		if err != nil {
+			fmt.Fprintf(w, "    %s: %v\n", ch.Name, err)
+			continue
+		}
+		outs[k] = out
+		fmt.Fprintf(w, "    %s\n", ch.Name)
+		for _, st := range out.Stages {
+			line := fmt.Sprintf("      %-28s %6d kept", st.Name, len(st.Kept))
+			if len(st.Removed) > 0 {
+				line += fmt.Sprintf(", removed %d (%s of the probability)", len(st.Removed), num(st.RemovedMass))
+			}
+			fmt.Fprintln(w, line)
+		}
+		tok := out.Land(u)
+		fmt.Fprintf(w, "      u lands on %s (id %d, p = %s)\n", name(tok), tok, num(out.Final[tok]))
+		if out.Note != "" {
+			fmt.Fprintf(w, "      (%s)\n", out.Note)
+		}
+	}
+	for k := 1; k < len(outs); k++ {
+		a, b := outs[0], outs[k]
+		if a.Final == nil || b.Final == nil {
+			continue
+		}
+		tv, err := compare.TotalVariation(a.Final, b.Final)
+		if err != nil {
+			return err
+		}
+		ka, kb := compare.Drawable(a.Final), compare.Drawable(b.Final)
+		both := 0
+		for _, id := range ka {
+			if _, found := slices.BinarySearch(kb, id); found {
+				both++
+			}
+		}
+		verdict := "the same token"
+		if a.Land(u) != b.Land(u) {
+			verdict = "different tokens"
+		}
+		fmt.Fprintf(w, "    %s vs %s: total variation %s; %d and %d tokens drawable, %d in both; u picks %s\n",
+			a.Chain.Name, b.Chain.Name, num(tv), len(ka), len(kb), both, verdict)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
