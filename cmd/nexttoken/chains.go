@@ -28,49 +28,15 @@ func (f *traceFlags) chains() ([]compare.Chain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--compare: %w", err)
 		}
-		s := f.settings
-		switch c.Runtime() {
-		case compare.Ours, compare.RunC:
-			c.Settings, c.Settings.Mode = s, c.Name
-			err = c.Settings.Validate()
-		case compare.LlamaCpp:
-			f.given("temperature", func() { c.Llama.Temp = float32(s.Temperature) })
-			f.given("top_k", func() { c.Llama.TopK = int32(s.TopK) })
-			f.given("top_p", func() { c.Llama.TopP = float32(s.TopP) })
-			f.given("min_p", func() { c.Llama.MinP = float32(s.MinP) })
-			f.given("repetition_penalty", func() { c.Llama.PenaltyRepeat = float32(penalty(s.RepetitionPenalty)) })
-			err = c.Llama.Validate()
-		case compare.HF:
-			f.given("temperature", func() { c.HF.Temperature = s.Temperature })
-			f.given("top_k", func() { c.HF.TopK = s.TopK })
-			f.given("top_p", func() { c.HF.TopP = s.TopP })
-			f.given("min_p", func() { c.HF.MinP = s.MinP })
-			f.given("repetition_penalty", func() { c.HF.RepetitionPenalty = penalty(s.RepetitionPenalty) })
-			err = c.HF.Validate()
-		}
-		if err != nil {
+		// The session's chains take its settings; the others keep their
+		// runtime's defaults but for the flags given.
+		c.Follow(f.settings, func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] })
+		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("--compare: %s: %w", c.Name, err)
 		}
 		chains = append(chains, c)
 	}
 	return chains, nil
-}
-
-// given calls set if the sampler setting named param was on the command
-// line.
-func (f *traceFlags) given(param string, set func()) {
-	if f.set[strings.ReplaceAll(param, "_", "-")] {
-		set()
-	}
-}
-
-// penalty is a repetition penalty as llama.cpp and Hugging Face spell off:
-// 1, where nexttoken also takes 0.
-func penalty(r float64) float64 {
-	if r == 0 {
-		return 1
-	}
-	return r
 }
 
 // chainsTrace prints a session's trace and, after each step, what the

@@ -80,6 +80,58 @@ func Preset(name string, seed uint64) (Chain, error) {
 	return c, nil
 }
 
+// Follow sets c's settings named by given (sampler.Params names:
+// "temperature", "top_k", "top_p", "min_p", "repetition_penalty") to s's,
+// in c's runtime's terms: a stage s switches off is switched off there
+// too, so that top_p 0, off here, is top_p 1 for llama.cpp and Hugging
+// Face, where 0 keeps one token. The seed is the preset's. For nexttoken's
+// and run.c's chains c takes s whole, its mode aside.
+func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
+	switch c.Runtime() {
+	case Ours, RunC:
+		mode, seed := c.Name, c.Settings.Seed
+		c.Settings = s
+		c.Settings.Mode, c.Settings.Seed = mode, seed
+		return
+	}
+	for _, p := range sampler.Params {
+		if !given(p.Name) {
+			continue
+		}
+		v, off := p.Get(s), p.IsOff(p.Get(s))
+		l, h := &c.Llama, &c.HF
+		switch p.Name {
+		case "temperature":
+			l.Temp, h.Temperature = float32(v), v
+		case "top_k":
+			l.TopK, h.TopK = int32(v), int(v) // 0 is off in both
+		case "top_p":
+			if off {
+				v = 1
+			}
+			l.TopP, h.TopP = float32(v), v
+		case "min_p":
+			l.MinP, h.MinP = float32(v), v // 0 is off in both
+		case "repetition_penalty":
+			if off {
+				v = 1
+			}
+			l.PenaltyRepeat, h.RepetitionPenalty = float32(v), v
+		}
+	}
+}
+
+// Validate reports a setting c's runtime cannot run, naming it.
+func (c Chain) Validate() error {
+	switch c.Runtime() {
+	case Ours, RunC:
+		return c.Settings.Validate()
+	case HF:
+		return c.HF.Validate()
+	}
+	return c.Llama.Validate()
+}
+
 // Runtime says which runtime runs c: Ours, RunC, LlamaCpp or HF.
 func (c Chain) Runtime() string {
 	switch c.Name {

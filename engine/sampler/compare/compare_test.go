@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 )
 
@@ -161,6 +162,34 @@ func TestPresetErrors(t *testing.T) {
 	} {
 		if _, err := compare.Preset(tc.name, tc.seed); err == nil {
 			t.Errorf("Preset(%q, %d) accepted", tc.name, tc.seed)
+		}
+	}
+}
+
+// TestFollow maps nexttoken's settings onto the other runtimes: what is off
+// here is off there, though they spell it otherwise.
+func TestFollow(t *testing.T) {
+	ours := sampler.Settings{Mode: sampler.Chain, Temperature: 0.7, TopK: 0, TopP: 0, MinP: 0.1, RepetitionPenalty: 0, Seed: 3}
+	all := func(string) bool { return true }
+	llama := preset(t, compare.LlamaCpp, func(c *compare.Chain) { c.Follow(ours, all) })
+	if l := llama.Llama; l.Temp != 0.7 || l.TopK != 0 || l.TopP != 1 || l.MinP != 0.1 || l.PenaltyRepeat != 1 || l.Seed != 7 {
+		t.Errorf("llama.cpp follows %+v as %+v", ours, l)
+	}
+	hfc := preset(t, compare.HF, func(c *compare.Chain) { c.Follow(ours, all) })
+	if h := hfc.HF; h.Temperature != 0.7 || h.TopK != 0 || h.TopP != 1 || h.MinP != 0.1 || h.RepetitionPenalty != 1 {
+		t.Errorf("hf follows %+v as %+v", ours, h)
+	}
+	only := preset(t, compare.LlamaCpp, func(c *compare.Chain) { c.Follow(ours, func(p string) bool { return p == "min_p" }) })
+	if l := only.Llama; l.MinP != 0.1 || l.TopK != 40 || l.Temp != 0.8 {
+		t.Errorf("llama.cpp following min_p alone: %+v", l)
+	}
+	runc := preset(t, compare.RunC, func(c *compare.Chain) { c.Follow(ours, all) })
+	if s := runc.Settings; s.Mode != sampler.RunC || s.Temperature != 0.7 || s.Seed != 7 {
+		t.Errorf("runc follows %+v as %+v", ours, s)
+	}
+	for _, c := range []compare.Chain{llama, hfc} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
 		}
 	}
 }
