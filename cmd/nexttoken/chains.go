@@ -55,14 +55,6 @@ func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
 	if err := c.traceWriter.step(s, i, d); err != nil {
 		return err
 	}
-	t := s.Trace()
-	var history []int
-	for _, p := range t.Prompt {
-		history = append(history, p.ID)
-	}
-	for _, st := range t.Steps[:i] {
-		history = append(history, st.Token)
-	}
 	// One u for every chain: the step's own draw, or the seed's first.
 	u := float64(ptr(sampler.NewRNG(s.Sampler(i).Seed)).Float32())
 	if d.Choice.Draw != nil {
@@ -76,7 +68,7 @@ func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
 	fmt.Fprintf(w, "  the chains on step %d's logits, each drawing u = %s:\n", i+1, num(u))
 	outs := make([]compare.Outcome, len(c.chains))
 	for k, ch := range c.chains {
-		out, err := compare.Run(ch, d.Logits, history)
+		out, err := compare.Run(ch, d.Logits, d.Context)
 		if err != nil {
 			fmt.Fprintf(w, "    %s: %v\n", ch.Name, err)
 			continue

@@ -150,3 +150,29 @@ func TestTraceIsCompact(t *testing.T) {
 		t.Errorf("%d steps, %d bytes of heap per step", len(s.Trace().Steps), perStep)
 	}
 }
+
+// TestDetailContext checks that a step's detail carries the context its
+// sampler read: the prompt, then the tokens of the steps before it.
+func TestDetailContext(t *testing.T) {
+	s, err := session.New(session.Spec{Model: "stories260K", Prompt: "Once upon a time",
+		Sampler: sampler.Settings{Temperature: 1, RepetitionPenalty: 1.3, Seed: 5}, Steps: 6}, loadOnce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for _, p := range s.Trace().Prompt {
+		want = append(want, p.ID)
+	}
+	for i := 0; i <= len(s.Trace().Steps); i++ {
+		d, err := s.Detail(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.Context, want) {
+			t.Errorf("step %d read %v, want %v", i, d.Context, want)
+		}
+		if i < len(s.Trace().Steps) {
+			want = append(want, s.Trace().Steps[i].Token)
+		}
+	}
+}

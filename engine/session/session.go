@@ -365,6 +365,7 @@ func (s *Session) Detail(i int) (*Detail, error) {
 	}
 	d.Logits = make([]float64, len(raw))
 	s.applyEdits(i, raw, d.Logits)
+	d.Context = slices.Clone(s.tokens[:step.context])
 	rng := s.rngFor(i, step.rngWas)
 	var err error
 	if d.Choice, err = sampler.Sample(s.Sampler(i), d.Logits, s.tokens[:step.context], &rng); err != nil {

@@ -62,6 +62,7 @@ type Detail struct {
 	Step  Step // the compact record (for the next step, what Step would do now)
 
 	Logits   []float64       // the logits the sampler read: the model's, with the step's edits
+	Context  []int           // the tokens the sampler read for its penalties: the prompt and the steps before
 	Computed []float64       // the model's own logits, W·h, before edits (nil for LogitsModel)
 	Hidden   []float32       // the input's final hidden state h (nil for LogitsModel)
 	Choice   *sampler.Choice // the sampler's choice with every stage recorded
