@@ -369,3 +369,40 @@ func TestSamplerSettings(t *testing.T) {
 	setInput(tab, "#set-top_k", "2")
 	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('top-k kept 2 of 6 tokens')`)
 }
+
+// TestCompareChains opens the compare card on the runtimes' best-known
+// disagreement, min-p before or after the temperature, switches chain B to
+// Hugging Face and back, and opens the compare embed.
+func TestCompareChains(t *testing.T) {
+	const link = "model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3"
+	tab := openPage(t, "/?"+link)
+	if n := evaluate[int](tab, `document.querySelectorAll('#compare .chain').length`); n != 0 {
+		t.Errorf("the closed compare card shows %d chains", n)
+	}
+	click(tab, "#compare summary")
+	waitFor(tab, `document.querySelector('#compare-tv') !== null`)
+	chain := func(name string) string {
+		return evaluate[string](tab, `document.querySelector('#compare .chain[data-chain="`+name+`"]').textContent`)
+	}
+	if got := chain("chain"); !strings.Contains(got, "min_p: 3 kept") {
+		t.Errorf("nexttoken's chain: %q", got)
+	}
+	if got := chain("llama.cpp"); !strings.Contains(got, "min-p: 2 kept, removed 1") {
+		t.Errorf("llama.cpp's chain: %q", got)
+	}
+	if got := text(tab, "#compare-tv"); got != "0.1863" {
+		t.Errorf("total variation %q, want 0.1863", got)
+	}
+	setInput(tab, "#compare-b", "hf")
+	waitFor(tab, `document.querySelector('#compare .chain[data-chain="hf"]') !== null`)
+	if got := chain("hf"); !strings.Contains(got, "MinPLogitsWarper: 3 kept") {
+		t.Errorf("Hugging Face's chain: %q", got)
+	}
+	// A new temperature applies to the step on display, the next one: the
+	// card follows.
+	setInput(tab, "#set-temperature", "1")
+	waitFor(tab, `document.querySelector('#compare-tv')?.textContent !== '0.1863'`)
+
+	embed := openPage(t, "/?embed=1&view=compare&"+link)
+	waitFor(embed, `document.querySelector('#compare-tv')?.textContent === '0.1863'`)
+}

@@ -12,7 +12,7 @@ import (
 
 // views are the parts of the playground a documentation page can embed
 // alone (?embed=1&view=…); "all" is everything but the page header.
-var views = []string{"all", "softmax", "kv", "tokens", "sampler"}
+var views = []string{"all", "softmax", "kv", "tokens", "sampler", "compare"}
 
 // themes are the colour schemes an embed can ask for (?theme=…): auto
 // follows the reader's system, which a light blog on a dark system may not
@@ -43,6 +43,8 @@ func (p *Playground) renderEmbed() app.UI {
 		body = []app.UI{cards(p.logitsCard, p.softmaxCard, p.barsCard)}
 	case "sampler":
 		body = []app.UI{p.controls(), cards(p.samplerCard, p.barsCard)}
+	case "compare":
+		body = []app.UI{p.controls(), cards(p.compareCard)}
 	case "kv":
 		body = []app.UI{p.controls(), p.kvCard(d)}
 	case "tokens":

@@ -35,6 +35,7 @@ type Playground struct {
 	next    *session.Step // the decision the next Step would make, or nil
 	stopped string        // why there is no next step
 	sel     int           // the step on display; len(steps) means the next one
+	cmp     compareState  // the compare card's choices
 
 	// The detail of one step (the one on display), derived once per change.
 	detail               *session.Detail

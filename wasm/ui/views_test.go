@@ -338,3 +338,36 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		contains(t, tc.query, text, tc.want...)
 	}
 }
+
+func TestCompareCard(t *testing.T) {
+	spec := session.Spec{Model: session.LogitsModel, Vocab: []string{"a", "b", "c"}, Logits: []float64{2, 1, 0},
+		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 2, MinP: 0.3, Seed: 42}}
+	p := page(t, spec, -1)
+	html, text := render(p.compareCard(p.shown()))
+	lacks(t, "closed compare card", html, "<ol", "compare-tv")
+
+	p.setCompareOpen(true)
+	html, text = render(p.compareCard(p.shown()))
+	// llama.cpp applies min-p at temperature 1: .3 × .665 > .090 removes c
+	// (package compare works this out); nexttoken's chain divides by T first.
+	contains(t, "compare card", text, "nexttoken's chain", "min_p: 3 kept", "llama.cpp (edskypmxt)",
+		"min-p: 2 kept, removed 1 (9.003% of the probability)", "Total variation distance 0.1863")
+	if n := strings.Count(html, `class="differs"`); n != 1 {
+		t.Errorf("%d rows marked as drawable in one chain only, want 1 (c):\n%s", n, html)
+	}
+
+	// Their own defaults: llama.cpp at temperature 0.8 with min-p 0.05.
+	p.setCompareSame(false)
+	p.setCompareChain(1, "hf")
+	_, text = render(p.compareCard(p.shown()))
+	contains(t, "compare card, hf", text, "Hugging Face generate()", "TopKLogitsWarper: 3 kept", "torch.multinomial")
+
+	// A chain that cannot run says why, by its column.
+	p.setCompareSame(true)
+	spec.Sampler.Temperature = 0
+	p = page(t, spec, -1)
+	p.setCompareOpen(true)
+	p.setCompareChain(1, "hf")
+	_, text = render(p.compareCard(p.shown()))
+	contains(t, "compare card, hf greedy", text, "greedy decoding is do_sample=False")
+}

@@ -1,0 +1,232 @@
+package ui
+
+import (
+	"math"
+	"slices"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
+	"nexttoken/engine/session"
+)
+
+// chainLabels name the chains the compare card offers.
+var chainLabels = map[string]string{
+	compare.Ours:     "nexttoken's chain",
+	compare.RunC:     "llama2.c run.c",
+	compare.LlamaCpp: "llama.cpp (edskypmxt)",
+	compare.HF:       "Hugging Face generate()",
+}
+
+// compareRows is how many tokens the card lists: the most probable of
+// each chain's final distribution.
+const compareRows = 8
+
+// CompareCard runs two runtimes' sampler chains on the logits of the step
+// on display: what each stage keeps, the two final distributions and how
+// far apart they are, and where the step's u lands in each. It computes
+// nothing while closed.
+type CompareCard struct {
+	app.Compo
+
+	Open   bool
+	Chains [2]string           // by package compare's names
+	Same   bool                // llama.cpp and Hugging Face follow the session's settings
+	Out    [2]*compare.Outcome // nil where Errs says why the chain cannot run
+	Errs   [2]string
+	U      float64 // the step's draw, or its seed's first
+	TV     float64 // total variation between the final distributions
+	Vocab  *Vocab
+	Page   *Playground
+}
+
+func (c *CompareCard) Render() app.UI {
+	body := []app.UI{app.Summary().Body(app.H3().Text("Compare chains: nexttoken, run.c, llama.cpp, Hugging Face"))}
+	if c.Open {
+		body = append(body,
+			app.P().Class("hint").Text("The same logits through two runtimes' sampler chains, stage by stage. "+
+				"The runtimes differ on purpose: llama.cpp filters before it applies the temperature, "+
+				"Hugging Face's top-k keeps every token tied with the k-th, and top-p 0 keeps one token there but is off here."),
+			c.pickers(),
+			app.Div().Class("compare").Body(c.column(0), c.column(1)),
+			c.table(),
+			c.summary(),
+		)
+	}
+	details := app.Details().ID("compare").Class("card compare-card").OnToggle(c.onToggle)
+	if c.Open {
+		details = details.Open(true) // go-app would write open="false", which opens it
+	}
+	return details.Body(body...)
+}
+
+func (c *CompareCard) pickers() app.UI {
+	pick := func(k int, id string) app.UI {
+		options := make([]app.UI, len(compare.Names))
+		for i, n := range compare.Names {
+			options[i] = option(n, chainLabels[n], n == c.Chains[k])
+		}
+		return app.Label().Class("field").Body(
+			app.Span().Text([]string{"chain A", "chain B"}[k]),
+			app.Select().ID(id).Body(options...).OnChange(c.onChain(k)),
+		)
+	}
+	return app.Div().Class("row").Body(
+		pick(0, "compare-a"), pick(1, "compare-b"),
+		app.Label().Class("check").Body(
+			app.Input().ID("compare-same").Type("checkbox").Checked(c.Same).OnChange(c.onSame),
+			app.Text(" llama.cpp and Hugging Face use this session's temperature, top-k, top-p and min-p (unchecked: their own defaults)"),
+		),
+	)
+}
+
+// column is chain k's stages and where u lands.
+func (c *CompareCard) column(k int) app.UI {
+	head := app.H4().Text(chainLabels[c.Chains[k]])
+	out := c.Out[k]
+	if out == nil {
+		return app.Div().Class("chain").Body(head, app.P().Class("field-error").Attr("role", "alert").Text(c.Errs[k]))
+	}
+	stages := make([]app.UI, 0, len(out.Stages))
+	for _, st := range out.Stages {
+		line := st.Name + ": " + itoa(len(st.Kept)) + " kept"
+		if len(st.Removed) > 0 {
+			line += ", removed " + itoa(len(st.Removed)) + " (" + pct(st.RemovedMass) + " of the probability)"
+		}
+		stages = append(stages, app.Li().Text(line))
+	}
+	if len(stages) == 0 {
+		stages = append(stages, app.Li().Text("no filter: every token can be drawn"))
+	}
+	landed := out.Land(c.U)
+	body := []app.UI{head, app.Ol().Class("stages").Body(stages...),
+		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Vocab.Name(landed)),
+			app.Text(" (p = "+sig(out.Final[landed])+")"))}
+	if out.Note != "" {
+		body = append(body, app.P().Class("hint").Text(out.Note+"."))
+	}
+	return app.Div().Class("chain").DataSet("chain", c.Chains[k]).Body(body...)
+}
+
+// table lists the most probable tokens of either chain with both
+// probabilities.
+func (c *CompareCard) table() app.UI {
+	a, b := c.Out[0], c.Out[1]
+	if a == nil || b == nil {
+		return app.Text("")
+	}
+	var ids []int
+	for _, out := range []*compare.Outcome{a, b} {
+		for _, id := range sampler.Top(out.Final, compareRows, nil) {
+			if out.Final[id] > 0 && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortStableFunc(ids, func(x, y int) int {
+		return -cmpFloat(math.Max(a.Final[x], b.Final[x]), math.Max(a.Final[y], b.Final[y]))
+	})
+	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Class("p").Text("p in A"), app.Th().Class("p").Text("p in B"))}
+	for _, id := range ids {
+		row := app.Tr().DataSet("token", id).Body(app.Th().Text(c.Vocab.Name(id)),
+			app.Td().Class("p").Text(sig(a.Final[id])), app.Td().Class("p").Text(sig(b.Final[id])))
+		if (a.Final[id] == 0) != (b.Final[id] == 0) {
+			row = row.Class("differs") // one chain can draw it, the other cannot
+		}
+		rows = append(rows, row)
+	}
+	return app.Div().Class("scroll").Body(app.Table().Class("num compare-table").Body(rows...))
+}
+
+func (c *CompareCard) summary() app.UI {
+	if c.Out[0] == nil || c.Out[1] == nil {
+		return app.Text("")
+	}
+	return app.P().ID("compare-summary").Body(
+		app.Text("Total variation distance "), app.Strong().ID("compare-tv").Text(sig(c.TV)),
+		app.Text(": the largest difference in probability the two chains give any set of tokens. Both draw u = "+sig(c.U)+
+			", each walking its own distribution in its own order."),
+	)
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func (c *CompareCard) onToggle(ctx app.Context, e app.Event) {
+	c.Page.setCompareOpen(ctx.JSSrc().Get("open").Bool())
+}
+
+func (c *CompareCard) onChain(k int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { c.Page.setCompareChain(k, ctx.JSSrc().Get("value").String()) }
+}
+
+func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
+	c.Page.setCompareSame(ctx.JSSrc().Get("checked").Bool())
+}
+
+// compareCard runs the two chains on step d's logits when the card is
+// open.
+func (p *Playground) compareCard(d *session.Detail) app.UI {
+	c := &CompareCard{Open: p.cmp.open || p.view == "compare", Chains: p.cmp.chains, Same: !p.cmp.own, Vocab: p.vocab, Page: p}
+	if c.Chains == ([2]string{}) {
+		c.Chains = [2]string{compare.Ours, compare.LlamaCpp}
+	}
+	if !c.Open {
+		return c
+	}
+	settings := p.sess.Sampler(d.Index)
+	rng := sampler.NewRNG(settings.Seed)
+	c.U = float64(rng.Float32())
+	if d.Choice.Draw != nil {
+		c.U = d.Choice.Draw.U
+	}
+	for k, name := range c.Chains {
+		ch, err := compare.Preset(name, settings.Seed)
+		if err == nil {
+			ch.Follow(settings, func(string) bool { return c.Same })
+			err = ch.Validate()
+		}
+		var out compare.Outcome
+		if err == nil {
+			out, err = compare.Run(ch, d.Logits, d.Context)
+		}
+		if err != nil {
+			c.Errs[k] = err.Error()
+			continue
+		}
+		c.Out[k] = &out
+	}
+	if c.Out[0] != nil && c.Out[1] != nil {
+		c.TV, _ = compare.TotalVariation(c.Out[0].Final, c.Out[1].Final)
+	}
+	return c
+}
+
+// compareState is what the compare card shows: open or not, which chains,
+// and whether the other runtimes keep their own defaults.
+type compareState struct {
+	open   bool
+	chains [2]string
+	own    bool
+}
+
+func (p *Playground) setCompareOpen(open bool) { p.cmp.open = open }
+func (p *Playground) setCompareSame(same bool) { p.cmp.own = !same }
+
+func (p *Playground) setCompareChain(k int, name string) {
+	if _, ok := chainLabels[name]; !ok {
+		return
+	}
+	if p.cmp.chains == ([2]string{}) {
+		p.cmp.chains = [2]string{compare.Ours, compare.LlamaCpp}
+	}
+	p.cmp.chains[k] = name
+}
