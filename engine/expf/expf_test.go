@@ -28,6 +28,26 @@ func TestExp(t *testing.T) {
 	t.Logf("%d inputs differ by one ulp from the correctly rounded result", diffs)
 }
 
+// TestExpGlibc checks the inputs where glibc's fused build rounds other than
+// the unfused algorithm, and the top of the range, below overflow, with the
+// expf of glibc 2.36 on x86-64 with FMA (as bits: x, expf(x)).
+func TestExpGlibc(t *testing.T) {
+	for _, v := range [][2]uint32{
+		{0xc27c65d9, 0x11fa2993}, // -63.09946
+		{0x4202422f, 0x56fc9f1c}, // 32.564632
+		{0x42b16b78, 0x7f7cb57b}, // 88.7099
+		{0x42b16ea2, 0x7f7e4683}, // 88.71608
+		{0x42b170bb, 0x7f7f51c0}, // 88.72018
+		{0x42b17217, 0x7f7fff84}, // 0x1.62e42ep6: the largest finite result
+		{0x42b17218, 0x7f800000}, // the next float32: +Inf
+	} {
+		x := math.Float32frombits(v[0])
+		if got := math.Float32bits(Exp(x)); got != v[1] {
+			t.Errorf("Exp(%v) = %#x, glibc %#x", x, got, v[1])
+		}
+	}
+}
+
 func check(t *testing.T, x float32, diffs *int) {
 	got, want := Exp(x), float32(math.Exp(float64(x)))
 	if got == want {

@@ -3,7 +3,8 @@ package session_test
 // Measurements of a session against the bare engine, on stories260K and on
 // a random checkpoint of stories15M's shape (package randmodel), decoding
 // "Once upon a time" with temperature 0.8 and top-p 0.9 for up to 256
-// steps. make measure runs them; see the Makefile.
+// steps, in the sampler's chain mode (BenchmarkDecode also in run.c mode).
+// make measure runs them; see the Makefile.
 
 import (
 	"errors"
@@ -23,15 +24,16 @@ import (
 // measureSteps is how many steps a measured session takes, at most.
 const measureSteps = 256
 
-// measureSpec is the session every measurement runs.
-func measureSpec(model string) session.Spec {
-	return session.Spec{Model: model, Prompt: "Once upon a time",
-		Sampler: sampler.Settings{Temperature: 0.8, TopP: 0.9, Seed: 42}}
+// measureSpec is the session every measurement of m runs.
+func measureSpec(m measured) session.Spec {
+	return session.Spec{Model: m.name, Prompt: "Once upon a time",
+		Sampler: sampler.Settings{Mode: m.mode, Temperature: 0.8, TopP: 0.9, Seed: 42}}
 }
 
 type measured struct {
 	name  string
 	model *session.Model
+	mode  string // the sampler's: sampler.Chain (or "") or sampler.RunC
 }
 
 // load is a Loader that hands out the already loaded model, so that a
@@ -60,13 +62,13 @@ func measuredModels(tb testing.TB) []measured {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return []measured{{"stories260K", m260K}, {"stories15M-shape", m15M}}
+	return []measured{{name: "stories260K", model: m260K}, {name: "stories15M-shape", model: m15M}}
 }
 
 // newMeasured starts a session of m after prefill: no steps yet.
 func newMeasured(tb testing.TB, m measured) *session.Session {
 	tb.Helper()
-	s, err := session.New(measureSpec(m.name), m.load)
+	s, err := session.New(measureSpec(m), m.load)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,10 +99,21 @@ func decode(tb testing.TB, s *session.Session, each func()) {
 // (the sum of each pass's or step's fastest time over the iterations) and
 // cpu-tok/s (over the CPU time of its thread, on Linux), which other
 // programs on a busy machine disturb less; the parent benchmark logs the
-// three ratios session/bare (go test -v).
+// three ratios session/bare (go test -v). The -runc benchmarks decode in
+// run.c mode, whose forward pass sums as run.c does.
 func BenchmarkDecode(b *testing.B) {
+	var all []measured
 	for _, m := range measuredModels(b) {
-		b.Run(m.name, func(b *testing.B) {
+		runc := m
+		runc.mode = sampler.RunC
+		all = append(all, m, runc)
+	}
+	for _, m := range all {
+		name := m.name
+		if m.mode == sampler.RunC {
+			name += "-runc"
+		}
+		b.Run(name, func(b *testing.B) {
 			// The tokens a session chooses, and the passes it makes.
 			ref := newMeasured(b, m)
 			prompt := len(ref.Trace().Prompt)
@@ -116,7 +129,7 @@ func BenchmarkDecode(b *testing.B) {
 			rates := map[string]decodeRate{}
 
 			b.Run("bare", func(b *testing.B) {
-				tr := transformer.New(m.model.Checkpoint)
+				tr := transformer.NewWith(m.model.Checkpoint, transformer.Options{RunC: m.mode == sampler.RunC})
 				rates["bare"] = timeDecode(b, passes, func() {
 					if _, err := tr.Prefill(context[:prompt], 0); err != nil {
 						b.Fatal(err)

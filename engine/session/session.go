@@ -30,6 +30,15 @@
 // from where the generator was. To choose the committed tokens again with
 // the new settings is an explicit action, Rerun; Reset starts over with
 // them.
+//
+// # run.c mode
+//
+// A session whose step 0 uses run.c mode (sampler.RunC) runs the model
+// with transformer.Options.RunC, so that its logits, and therefore its
+// tokens, are run.c's bit for bit. The arithmetic is the session's, fixed
+// by its step-0 settings: a later change of mode changes the sampler only,
+// and when the step-0 settings change mode (SetSampler before the first
+// step, Reset, Rerun) the prompt is fed again in the new arithmetic.
 package session
 
 import (
@@ -178,7 +187,7 @@ func (s *Session) startModel(load Loader) error {
 		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
 	s.model = m
-	s.tr = transformer.New(m.Checkpoint)
+	s.tr = transformer.NewWith(m.Checkpoint, options(s.spec.Sampler))
 	logits, err := s.tr.Prefill(prompt, 0)
 	if err != nil {
 		return err
@@ -412,8 +421,7 @@ func (s *Session) Reset() error {
 	if err := s.truncate(0); err != nil {
 		return err
 	}
-	s.restartWith(set)
-	return nil
+	return s.restartWith(set)
 }
 
 // Sampler returns the settings step i uses, for a step taken (i <
@@ -442,7 +450,7 @@ func (s *Session) SetSampler(set sampler.Settings) error {
 	s.spec.Changes = slices.DeleteFunc(s.spec.Changes, func(c Change) bool { return c.Step >= n })
 	switch {
 	case n == 0:
-		s.restartWith(set)
+		return s.restartWith(set)
 	case set != s.Sampler(n):
 		s.spec.Changes = append(s.spec.Changes, Change{Step: n, Sampler: set})
 	}
@@ -461,7 +469,9 @@ func (s *Session) Rerun() error {
 		return err
 	}
 	s.spec.Changes = nil
-	s.restartWith(set)
+	if err := s.restartWith(set); err != nil {
+		return err
+	}
 	for range n {
 		if err := s.Step(); errors.Is(err, ErrStopped) {
 			break
@@ -472,10 +482,26 @@ func (s *Session) Rerun() error {
 	return nil
 }
 
-// restartWith makes set the settings of step 0, before any step is taken.
-func (s *Session) restartWith(set sampler.Settings) {
+// restartWith makes set the settings of step 0, before any step is taken,
+// and feeds the prompt again if they change the model's arithmetic.
+func (s *Session) restartWith(set sampler.Settings) error {
 	s.spec.Sampler = set
 	s.rng = sampler.NewRNG(set.Seed)
+	if s.tr == nil || s.tr.Options() == options(set) {
+		return nil
+	}
+	s.tr = transformer.NewWith(s.model.Checkpoint, options(set))
+	logits, err := s.tr.Prefill(s.tokens, 0)
+	if err != nil {
+		return err
+	}
+	s.setLogits(logits)
+	return nil
+}
+
+// options are the model's arithmetic for a session whose step 0 uses set.
+func options(set sampler.Settings) transformer.Options {
+	return transformer.Options{RunC: set.Mode == sampler.RunC}
 }
 
 // rngFor returns the generator step i starts from, given the state was

@@ -1,16 +1,22 @@
 package session_test
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	"nexttoken/engine/expf"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/sincosf"
+	"nexttoken/engine/transformer"
 	"nexttoken/web/models"
 )
 
@@ -98,6 +104,7 @@ func TestToyModel(t *testing.T) {
 }
 
 type runcCase struct {
+	Model       string
 	Command     string
 	Prompt      string
 	Temperature float64
@@ -105,10 +112,15 @@ type runcCase struct {
 	Seed        uint64
 	PromptIDs   []int `json:"prompt_ids"`
 	Generated   []int
+	Logits      string `json:"logits_fnv32"`
 }
 
 // TestRunCCompatible replays runs of llama2.c's run.c, recorded in
-// testdata/runc.json, and expects the same tokens.
+// testdata/runc.json by testdata/runcgen, on stories260K and on randmodel's
+// checkpoint of stories15M's shape, and expects the same tokens and, at
+// every position, logits with the same bits (by their hash). A stories15M
+// case costs seconds, mostly run.c's matmul order and its top-p sort over a
+// flat distribution of 32,000 tokens: -short replays its first 32 steps.
 func TestRunCCompatible(t *testing.T) {
 	data, err := os.ReadFile("testdata/runc.json")
 	if err != nil {
@@ -118,33 +130,167 @@ func TestRunCCompatible(t *testing.T) {
 	if err := json.Unmarshal(data, &ref); err != nil {
 		t.Fatal(err)
 	}
+	load := func(name string) (*session.Model, error) {
+		if name == "stories15M-shape" {
+			return stories15MShape() // as runcgen writes it for run.c
+		}
+		return models.Load(name)
+	}
 	for _, c := range ref.Cases {
 		t.Run(c.Command, func(t *testing.T) {
 			spec := session.Spec{
-				Model: "stories260K", Prompt: c.Prompt, Steps: len(c.Generated),
+				Model: c.Model, Prompt: c.Prompt,
 				Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: c.Temperature, TopP: c.TopP, Seed: c.Seed},
 			}
-			s := newSession(t, spec)
+			s, err := session.New(spec, load)
+			if err != nil {
+				t.Fatal(err)
+			}
 			tr := s.Trace()
 			var prompt, got []int
 			for _, p := range tr.Prompt {
 				prompt = append(prompt, p.ID)
 			}
+			if !reflect.DeepEqual(prompt, c.PromptIDs) {
+				t.Fatalf("prompt ids %v, run.c %v", prompt, c.PromptIDs)
+			}
+
+			// The logits of every forward pass, in order: the prompt's
+			// but the last from a transformer fed the prompt alone, then
+			// the session's after prefill and after each step.
+			want := strings.Fields(c.Logits)
+			pos := 0
+			check := func(logits []float32) {
+				t.Helper()
+				if h := logitsHash(logits); h != want[pos] {
+					t.Errorf("position %d: logits hash %s, run.c %s", pos, h, want[pos])
+				}
+				pos++
+			}
+			alone := transformer.NewWith(s.Model().Checkpoint, transformer.Options{RunC: true})
+			for p, id := range prompt[:len(prompt)-1] {
+				logits, err := alone.Forward(id, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(logits)
+			}
+			check(s.Transformer().Latest().Logits())
+			steps := len(c.Generated)
+			if testing.Short() && c.Model == "stories15M-shape" {
+				steps = 32
+			}
+			for range steps {
+				if err := s.Step(); err != nil {
+					t.Fatal(err)
+				}
+				// run.c -n stops short of the context after sampling
+				// from its last position; the session feeds that token.
+				if tr.Stopped == "" && pos < len(want) {
+					check(s.Transformer().Latest().Logits())
+				}
+			}
+			if steps == len(c.Generated) && pos != len(want) {
+				t.Errorf("%d forward passes, run.c made %d", pos, len(want))
+			}
 			for _, st := range tr.Steps {
 				got = append(got, st.Token)
 			}
-			if !reflect.DeepEqual(prompt, c.PromptIDs) {
-				t.Errorf("prompt ids %v, run.c %v", prompt, c.PromptIDs)
-			}
-			if !reflect.DeepEqual(got, c.Generated) {
+			if !reflect.DeepEqual(got, c.Generated[:steps]) {
 				t.Errorf("generated %v\nrun.c     %v", got, c.Generated)
 			}
 			// run.c stops after sampling BOS; so must we.
-			if c.Generated[len(c.Generated)-1] == 1 && tr.Stopped == "" {
+			if steps == len(c.Generated) && c.Generated[steps-1] == 1 && tr.Stopped == "" {
 				t.Errorf("no stop after BOS")
 			}
 		})
 	}
+}
+
+// TestRunCArithmeticFollowsStep0 checks that the model's arithmetic is the
+// step-0 settings': a session switched to run.c mode before its first step,
+// and one reset into it, compute exactly as one started in it.
+func TestRunCArithmeticFollowsStep0(t *testing.T) {
+	runc := sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 3}
+	spec := session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: runc, Steps: 20}
+	want := newSession(t, spec)
+
+	chain := spec
+	chain.Sampler, chain.Steps = sampler.DefaultSettings(), 0
+	switched := newSession(t, chain)
+	reset := newSession(t, chain)
+	if err := switched.SetSampler(runc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*session.Session{switched, reset} {
+		if s == reset {
+			for _, do := range []func() error{s.Step, func() error { return s.SetSampler(runc) }, s.Reset} {
+				if err := do(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for range spec.Steps {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(s.Trace(), want.Trace()) || !reflect.DeepEqual(s.Spec(), want.Spec()) {
+			t.Errorf("trace or spec differs from a session started in run.c mode")
+		}
+		if got, w := s.Transformer().Latest().Logits(), want.Transformer().Latest().Logits(); !reflect.DeepEqual(got, w) {
+			t.Errorf("logits differ from a session started in run.c mode")
+		}
+	}
+}
+
+// TestRunCRoPE recomputes every rotation of run.c's RoPE for even head
+// sizes up to 128 and positions below 4096, as the transformer does, and
+// expects the hash of glibc's values that runcgen recorded: powf, cosf and
+// sinf agree bit for bit over every input run.c gives them there.
+func TestRunCRoPE(t *testing.T) {
+	data, err := os.ReadFile("testdata/runc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		RoPE string `json:"rope_fnv32"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New32a()
+	var b [4]byte
+	add := func(f float32) {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
+		h.Write(b[:])
+	}
+	for hs := 2; hs <= 128; hs += 2 {
+		for hd := 0; hd < hs; hd += 2 {
+			freq := 1 / expf.Pow(10000, float32(hd)/float32(hs))
+			add(freq)
+			for pos := range 4096 {
+				angle := float32(pos) * freq
+				add(sincosf.Cos(angle))
+				add(sincosf.Sin(angle))
+			}
+		}
+	}
+	if got := fmt.Sprintf("%08x", h.Sum32()); got != ref.RoPE {
+		t.Errorf("RoPE hash %s, run.c's glibc %s", got, ref.RoPE)
+	}
+}
+
+// logitsHash is runcgen's hash of one position's logits: FNV-1a, 32 bits,
+// of the float32 values as little-endian bytes, in hex.
+func logitsHash(logits []float32) string {
+	h := fnv.New32a()
+	var b [4]byte
+	for _, v := range logits {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		h.Write(b[:])
+	}
+	return fmt.Sprintf("%08x", h.Sum32())
 }
 
 // edit is one user action on a session.

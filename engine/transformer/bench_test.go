@@ -19,18 +19,24 @@ func randomModel(tb testing.TB, c checkpoint.Config) *checkpoint.Model {
 	return m
 }
 
-func benchModels(b *testing.B) []struct {
+type benchModel struct {
 	name  string
 	model *checkpoint.Model
-} {
-	return []struct {
-		name  string
-		model *checkpoint.Model
-	}{
-		{"toy", loadModel(b, "../../web/models/toy.bin")},
-		{"stories260K", loadModel(b, stories260K)},
-		{"stories15M-shape", randomModel(b, randmodel.Stories15M)},
+	opts  Options
+}
+
+// benchModels are the models benchmarked, each with the default options and,
+// named -runc, with run.c's arithmetic.
+func benchModels(b *testing.B) []benchModel {
+	var all []benchModel
+	for _, m := range []benchModel{
+		{name: "toy", model: loadModel(b, "../../web/models/toy.bin")},
+		{name: "stories260K", model: loadModel(b, stories260K)},
+		{name: "stories15M-shape", model: randomModel(b, randmodel.Stories15M)},
+	} {
+		all = append(all, m, benchModel{m.name + "-runc", m.model, Options{RunC: true}})
 	}
+	return all
 }
 
 // BenchmarkDecode generates a whole context, seq_len positions, one decode
@@ -39,7 +45,7 @@ func benchModels(b *testing.B) []struct {
 func BenchmarkDecode(b *testing.B) {
 	for _, bm := range benchModels(b) {
 		b.Run(bm.name, func(b *testing.B) {
-			tr := New(bm.model)
+			tr := NewWith(bm.model, bm.opts)
 			n := bm.model.Config.SeqLen
 			b.ReportAllocs()
 			for b.Loop() {
@@ -61,7 +67,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkPrefill(b *testing.B) {
 	for _, bm := range benchModels(b) {
 		b.Run(bm.name, func(b *testing.B) {
-			tr := New(bm.model)
+			tr := NewWith(bm.model, bm.opts)
 			prompt := make([]int, min(64, bm.model.Config.SeqLen))
 			for i := range prompt {
 				prompt[i] = (i * 7) % bm.model.Config.VocabSize
@@ -78,14 +84,15 @@ func BenchmarkPrefill(b *testing.B) {
 }
 
 // BenchmarkMatmul compares gonum's SGEMV with the unrolled Go loop, at the
-// shapes of stories260K and stories15M. Run it natively and under js/wasm
-// (see matmul.go for the choice it supports).
+// shapes of stories260K and stories15M, and with run.c's order (matmulRunC).
+// Run it natively and under js/wasm (see matmul.go for the choice it
+// supports).
 func BenchmarkMatmul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	kernels := []struct {
 		name string
 		f    func(out, x, w []float32, n, d int)
-	}{{"gonum", matmulGonum}, {"unrolled", matmulUnrolled}}
+	}{{"gonum", matmulGonum}, {"unrolled", matmulUnrolled}, {"runc", matmulRunC}}
 	for _, shape := range [][2]int{{64, 64}, {64, 172}, {64, 512}, {288, 288}, {288, 768}, {288, 32000}} {
 		n, d := shape[0], shape[1]
 		w, x, out := randomVector(rng, n*d), randomVector(rng, n), make([]float32, d)

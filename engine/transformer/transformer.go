@@ -19,6 +19,14 @@
 //
 // A Transformer owns every buffer it needs, so Forward allocates nothing: the
 // decode step of a browser playground runs at the speed of its arithmetic.
+//
+// Every operation but the matrix products is run.c's, operation for
+// operation in float32 with C's expf, sinf, cosf and powf (packages expf and
+// sincosf), and no product fused into a sum. The products W·x sum their
+// terms in another order than run.c's loop unless Options.RunC asks for
+// run.c's, so the logits differ from run.c's in the last bits by default
+// and are run.c's bit for bit with RunC (on x86-64 with FMA, whose glibc
+// the math functions reproduce).
 package transformer
 
 import (
@@ -27,8 +35,18 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/expf"
+	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
 )
+
+// Options are the choices of NewWith.
+type Options struct {
+	// RunC sums every matrix product in run.c's order, row by row from the
+	// first term to the last, so that the logits are run.c's bit for bit.
+	// The default kernels sum in other orders (BenchmarkMatmul), faster:
+	// natively gonum's SGEMV, in wasm an unrolled loop.
+	RunC bool
+}
 
 // Transformer is a model together with its run state: the activations of the
 // latest forward pass and the KV cache of every position so far.
@@ -36,6 +54,9 @@ type Transformer struct {
 	Config checkpoint.Config
 	W      *checkpoint.Weights
 	Cache  KVCache
+
+	opts   Options
+	matmul func(out, x, w []float32, n, d int) // by opts
 
 	act   activations  // of the latest Forward
 	probe *activations // of the latest Probe, made on first use
@@ -71,10 +92,13 @@ func newActivations(c checkpoint.Config) *activations {
 	}
 }
 
-// New prepares a run state for m. Its memory is dominated by the KV cache,
-// which grows with the positions fed, up to 2 × layers × seq_len × kv_dim
-// float32 values.
-func New(m *checkpoint.Model) *Transformer {
+// New prepares a run state for m with the default Options. Its memory is
+// dominated by the KV cache, which grows with the positions fed, up to
+// 2 × layers × seq_len × kv_dim float32 values.
+func New(m *checkpoint.Model) *Transformer { return NewWith(m, Options{}) }
+
+// NewWith prepares a run state for m that computes as opts say.
+func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 	c := m.Config
 	hs := c.HeadSize()
 	t := &Transformer{
@@ -84,14 +108,22 @@ func New(m *checkpoint.Model) *Transformer {
 		act:    *newActivations(c),
 		cos:    make([]float32, hs/2),
 		sin:    make([]float32, hs/2),
+		opts:   opts,
+		matmul: matmul,
+	}
+	if opts.RunC {
+		t.matmul = matmulRunC
 	}
 	t.invFreq = make([]float32, hs/2)
 	for i := range t.invFreq {
 		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
-		t.invFreq[i] = 1 / float32(math.Pow(10000, float64(float32(2*i)/float32(hs))))
+		t.invFreq[i] = 1 / expf.Pow(10000, float32(2*i)/float32(hs))
 	}
 	return t
 }
+
+// Options returns the options t computes with.
+func (t *Transformer) Options() Options { return t.opts }
 
 // Forward feeds token at position pos, which must follow the positions already
 // in the cache (pos ≤ Cache.Len; a smaller pos rewinds the cache), and returns
@@ -169,7 +201,8 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 	w := t.W
 	dim, hidden, kvDim, hs := c.Dim, c.HiddenDim, c.KVDim(), c.HeadSize()
 	kvMul := c.Heads / c.KVHeads
-	scale := float32(1 / math.Sqrt(float64(hs)))
+	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	matmul := t.matmul
 
 	a.pos = pos
 	t.Cache.reserve(pos + 1)
@@ -197,7 +230,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 			off := (h / kvMul) * hs
 			for p := range att {
 				k := keys[p*kvDim+off:][:hs]
-				att[p] = dot(q, k) * scale
+				att[p] = dot(q, k) / sqrtHS
 			}
 			softmax.Float32(att)
 			out := a.xb[h*hs : (h+1)*hs]
@@ -205,7 +238,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 			for p, w := range att {
 				v := values[p*kvDim+off:][:hs]
 				for i := range out {
-					out[i] += w * v[i]
+					out[i] += float32(w * v[i])
 				}
 			}
 		}
@@ -251,19 +284,21 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 func (t *Transformer) ropeAngles(pos int) {
 	for i, f := range t.invFreq {
 		angle := float32(pos) * f
-		t.cos[i] = float32(math.Cos(float64(angle)))
-		t.sin[i] = float32(math.Sin(float64(angle)))
+		t.cos[i] = sincosf.Cos(angle)
+		t.sin[i] = sincosf.Sin(angle)
 	}
 }
 
-// rope rotates each adjacent pair of v, head by head.
+// rope rotates each adjacent pair of v, head by head. Here and below the
+// float32 conversions keep each product rounded before its sum, as in run.c:
+// Go may otherwise fuse them (it does on arm64).
 func (t *Transformer) rope(v []float32) {
 	hs := len(t.cos) * 2
 	for i := 0; i < len(v); i += 2 {
 		j := (i % hs) / 2
 		v0, v1 := v[i], v[i+1]
-		v[i] = v0*t.cos[j] - v1*t.sin[j]
-		v[i+1] = v0*t.sin[j] + v1*t.cos[j]
+		v[i] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
+		v[i+1] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])
 	}
 }
 
@@ -271,7 +306,7 @@ func (t *Transformer) rope(v []float32) {
 func rmsnorm(out, x, gain []float32) {
 	var ss float32
 	for _, v := range x {
-		ss += v * v
+		ss += float32(v * v)
 	}
 	ss = ss/float32(len(x)) + 1e-5
 	inv := 1 / float32(math.Sqrt(float64(ss)))
@@ -284,7 +319,7 @@ func dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s float32
 	for i, v := range a {
-		s += v * b[i]
+		s += float32(v * b[i])
 	}
 	return s
 }

@@ -273,17 +273,40 @@ func TestMatmulKernelsAgree(t *testing.T) {
 	}
 }
 
-func TestForwardDoesNotAllocate(t *testing.T) {
-	tr := New(loadModel(t, stories260K))
-	pos := 0
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := tr.Forward(1, pos); err != nil {
-			t.Fatal(err)
+// TestMatmulRunCOrder checks that matmulRunC sums each row as run.c's loop
+// does, term after term in float32, bit for bit, for every row count
+// modulo its four-row blocks.
+func TestMatmulRunCOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][2]int{{1, 1}, {3, 5}, {64, 172}, {7, 6}, {288, 7}} {
+		n, d := shape[0], shape[1]
+		w, x, out := randomVector(rng, n*d), randomVector(rng, n), make([]float32, d)
+		matmulRunC(out, x, w, n, d)
+		for i := range out {
+			var want float32
+			for j := range n {
+				want += float32(w[i*n+j] * x[j])
+			}
+			if math.Float32bits(out[i]) != math.Float32bits(want) {
+				t.Errorf("%dx%d row %d: %v, run.c's order %v", n, d, i, out[i], want)
+			}
 		}
-		pos++
-	})
-	if allocs != 0 {
-		t.Errorf("Forward allocates %v times per call", allocs)
+	}
+}
+
+func TestForwardDoesNotAllocate(t *testing.T) {
+	for _, opts := range []Options{{}, {RunC: true}} {
+		tr := NewWith(loadModel(t, stories260K), opts)
+		pos := 0
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := tr.Forward(1, pos); err != nil {
+				t.Fatal(err)
+			}
+			pos++
+		})
+		if allocs != 0 {
+			t.Errorf("%+v: Forward allocates %v times per call", opts, allocs)
+		}
 	}
 }
 
