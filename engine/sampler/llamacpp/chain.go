@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"nexttoken/engine/expf"
 	"slices"
 )
 
@@ -272,7 +273,7 @@ func softmax(a *array, sortFirst bool) {
 	}
 	var sum float32
 	for i := range d {
-		d[i].P = expf(d[i].Logit - maxL)
+		d[i].P = expf.Exp(d[i].Logit - maxL)
 		sum += d[i].P
 	}
 	for i := range d {
@@ -474,7 +475,7 @@ func tempExt(a *array, temp, delta, exponent float32) {
 			entropy -= float32(t.P * logf(t.P))
 		}
 	}
-	dynT := minT + float32((maxT-minT)*powf(entropy/maxEntropy, exponent))
+	dynT := minT + float32((maxT-minT)*expf.Pow(entropy/maxEntropy, exponent))
 	tempImpl(a, dynT)
 	maxL := float64(d[0].Logit)
 	var sum float64
@@ -507,7 +508,7 @@ func (c *Chain) sampleDist(a *array, res *Result) {
 	}
 	var sum float64
 	for i := range d {
-		d[i].P = expf(d[i].Logit - maxL)
+		d[i].P = expf.Exp(d[i].Logit - maxL)
 		sum += float64(d[i].P)
 	}
 	res.U = c.dist.canonical64()
