@@ -91,18 +91,27 @@ func TestInteractionTiming(t *testing.T) {
 	edit := `() => { const el = document.querySelector('#logits tr[data-token="0"] input.logit');
 		el.value = (Math.random() * 4 - 2).toFixed(4); el.dispatchEvent(new Event('change', {bubbles: true})); }`
 	step := `() => document.getElementById('step').click()`
+	temperature := `() => { const el = document.getElementById('set-temperature');
+		el.value = (0.5 + Math.random()).toFixed(3); el.dispatchEvent(new Event('change', {bubbles: true})); }`
 	undo := `() => document.getElementById('undo').click()`
 	for _, m := range []struct {
 		name, path, watch, action string
 		reset                     string // an action that undoes action, so every round starts alike
+		setup                     string // an action before the rounds
 	}{
-		{"toy: logit edit → DOM", "/", `#softmax tr[data-token="0"] td.p`, edit, ""},
-		{"toy: step → DOM", "/", "#kv-rows", step, undo},
-		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo},
-		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo},
-		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo},
+		{"toy: logit edit → DOM", "/", `#softmax tr[data-token="0"] td.p`, edit, "", ""},
+		{"toy: step → DOM", "/", "#kv-rows", step, undo, ""},
+		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo, ""},
+		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo, ""},
+		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo, ""},
+		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&top_p=0.9",
+			"#compare-tv", temperature, "", `() => document.querySelector('#compare summary').click()`},
 	} {
 		tab := openPage(t, m.path)
+		if m.setup != "" {
+			evaluate[bool](tab, "("+m.setup+", true)")
+			waitFor(tab, `document.querySelector(`+jsString(m.watch)+`) !== null`)
+		}
 		times := make([]float64, 0, rounds)
 		for range rounds {
 			times = append(times, evaluate[float64](tab, "("+interactionTime+")("+jsString(m.watch)+", "+m.action+")"))

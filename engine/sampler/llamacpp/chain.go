@@ -265,12 +265,7 @@ func softmax(a *array, sortFirst bool) {
 		partialSortInPlace(a, len(a.data))
 	}
 	d := a.data
-	maxL := d[0].Logit
-	if !a.sorted {
-		for _, t := range d[1:] {
-			maxL = stdMax(maxL, t.Logit)
-		}
-	}
+	maxL := maxLogit(a)
 	var sum float32
 	for i := range d {
 		d[i].P = expf.Exp(d[i].Logit - maxL)
@@ -279,6 +274,18 @@ func softmax(a *array, sortFirst bool) {
 	for i := range d {
 		d[i].P /= sum
 	}
+}
+
+// maxLogit is the largest logit of a: its first when a is sorted, else
+// found with std::max, as llama.cpp does.
+func maxLogit(a *array) float32 {
+	maxL := a.data[0].Logit
+	if !a.sorted {
+		for _, t := range a.data[1:] {
+			maxL = stdMax(maxL, t.Logit)
+		}
+	}
+	return maxL
 }
 
 // typical is llama_sampler_typical_apply (src/llama-sampler.cpp at
@@ -500,12 +507,7 @@ func (c *Chain) sampleDist(a *array, res *Result) {
 		d[0].P = 1
 		return
 	}
-	maxL := d[0].Logit
-	if !a.sorted {
-		for _, t := range d[1:] {
-			maxL = stdMax(maxL, t.Logit)
-		}
-	}
+	maxL := maxLogit(a)
 	var sum float64
 	for i := range d {
 		d[i].P = expf.Exp(d[i].Logit - maxL)
