@@ -104,12 +104,12 @@ func TestInteractionTiming(t *testing.T) {
 		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo, ""},
-		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&top_p=0.9",
-			"#compare-tv", temperature, "", `() => document.querySelector('#compare summary').click()`},
+		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&min_p=0.02",
+			`#compare .chain[data-chain="chain"]`, temperature, "", `() => document.querySelector('#compare summary').click()`},
 	} {
 		tab := openPage(t, m.path)
 		if m.setup != "" {
-			evaluate[bool](tab, "("+m.setup+", true)")
+			evaluate[bool](tab, "(("+m.setup+")(), true)")
 			waitFor(tab, `document.querySelector(`+jsString(m.watch)+`) !== null`)
 		}
 		times := make([]float64, 0, rounds)
