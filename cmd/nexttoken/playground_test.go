@@ -398,6 +398,15 @@ func TestCompareChains(t *testing.T) {
 	if got := chain("hf"); !strings.Contains(got, "MinPLogitsWarper: 3 kept") {
 		t.Errorf("Hugging Face's chain: %q", got)
 	}
+	// A histogram of a thousand draws from each chain.
+	click(tab, "#compare-draws")
+	waitFor(tab, `document.querySelector('#compare table')?.textContent.includes('drawn in B')`)
+	// llama.cpp with the reader's own stages: top-k (off, as the session's
+	// is), then the temperature, and no min-p: all three tokens stay.
+	setInput(tab, "#compare-b", "edskypmxt")
+	waitFor(tab, `document.querySelector('#compare-b-seq') !== null`)
+	setInput(tab, "#compare-b-seq", "kt")
+	waitFor(tab, `document.querySelector('#compare .chain[data-chain="kt"]')?.textContent.includes('temp-ext: 3 kept')`)
 	// A new temperature applies to the step on display, the next one: the
 	// card follows.
 	setInput(tab, "#set-temperature", "1")

@@ -19,6 +19,10 @@ var chainLabels = map[string]string{
 	compare.HF:       "Hugging Face generate()",
 }
 
+// customChain is the picker's value for a llama.cpp chain of the reader's
+// own letters; its first letters are llama.cpp's default sequence.
+const customChain = "edskypmxt"
+
 // compareRows is how many tokens the card lists: the most probable of
 // each chain's final distribution.
 const compareRows = 8
@@ -35,8 +39,9 @@ type CompareCard struct {
 	Same   bool                // llama.cpp and Hugging Face follow the session's settings
 	Out    [2]*compare.Outcome // nil where Errs says why the chain cannot run
 	Errs   [2]string
-	U      float64 // the step's draw, or its seed's first
-	TV     float64 // total variation between the final distributions
+	U      float64  // the step's draw, or its seed's first
+	TV     float64  // total variation between the final distributions
+	Draws  [2][]int // by token id, compareDraws draws from each chain; nil unless asked for
 	Vocab  *Vocab
 	Page   *Playground
 }
@@ -63,14 +68,24 @@ func (c *CompareCard) Render() app.UI {
 
 func (c *CompareCard) pickers() app.UI {
 	pick := func(k int, id string) app.UI {
-		options := make([]app.UI, len(compare.Names))
-		for i, n := range compare.Names {
-			options[i] = option(n, chainLabels[n], n == c.Chains[k])
+		name := c.Chains[k]
+		_, preset := chainLabels[name]
+		options := make([]app.UI, 0, len(compare.Names)+1)
+		for _, n := range compare.Names {
+			options = append(options, option(n, chainLabels[n], n == name))
 		}
-		return app.Label().Class("field").Body(
-			app.Span().Text([]string{"chain A", "chain B"}[k]),
-			app.Select().ID(id).Body(options...).OnChange(c.onChain(k)),
-		)
+		options = append(options, option(customChain, "llama.cpp, stages of your choice", !preset))
+		field := []app.UI{app.Span().Text([]string{"chain A", "chain B"}[k]),
+			app.Select().ID(id).Body(options...).OnChange(c.onChain(k))}
+		if !preset {
+			// llama.cpp's --sampling-seq letters: reorder them, or leave one
+			// out to switch its stage off.
+			field = append(field, app.Input().ID(id+"-seq").Type("text").Value(name).
+				Attr("aria-label", "llama.cpp's stages, one letter each").
+				Title("e penalties, d DRY, s top-n-sigma, k top-k, y typical, p top-p, m min-p, x XTC, t temperature").
+				OnChange(c.onSequence(k)))
+		}
+		return app.Label().Class("field").Body(field...)
 	}
 	return app.Div().Class("row").Body(
 		pick(0, "compare-a"), pick(1, "compare-b"),
@@ -83,7 +98,11 @@ func (c *CompareCard) pickers() app.UI {
 
 // column is chain k's stages and where u lands.
 func (c *CompareCard) column(k int) app.UI {
-	head := app.H4().Text(chainLabels[c.Chains[k]])
+	label, ok := chainLabels[c.Chains[k]]
+	if !ok {
+		label = "llama.cpp, " + c.Chains[k]
+	}
+	head := app.H4().Text(label)
 	out := c.Out[k]
 	if out == nil {
 		return app.Div().Class("chain").Body(head, app.P().Class("field-error").Attr("role", "alert").Text(c.Errs[k]))
@@ -127,10 +146,26 @@ func (c *CompareCard) table() app.UI {
 	slices.SortStableFunc(ids, func(x, y int) int {
 		return -cmpFloat(math.Max(a.Final[x], b.Final[x]), math.Max(a.Final[y], b.Final[y]))
 	})
-	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Class("p").Text("p in A"), app.Th().Class("p").Text("p in B"))}
+	drawn := c.Draws[0] != nil && c.Draws[1] != nil
+	head := []app.UI{app.Th().Text("token"), app.Th().Class("p").Text("p in A")}
+	if drawn {
+		head = append(head, app.Th().Text("drawn in A"))
+	}
+	head = append(head, app.Th().Class("p").Text("p in B"))
+	if drawn {
+		head = append(head, app.Th().Text("drawn in B"))
+	}
+	rows := []app.UI{app.Tr().Body(head...)}
 	for _, id := range ids {
-		row := app.Tr().DataSet("token", id).Body(app.Th().Text(c.Vocab.Name(id)),
-			app.Td().Class("p").Text(sig(a.Final[id])), app.Td().Class("p").Text(sig(b.Final[id])))
+		cells := []app.UI{app.Th().Text(c.Vocab.Name(id)), app.Td().Class("p").Text(sig(a.Final[id]))}
+		if drawn {
+			cells = append(cells, app.Td().Text(itoa(c.Draws[0][id])))
+		}
+		cells = append(cells, app.Td().Class("p").Text(sig(b.Final[id])))
+		if drawn {
+			cells = append(cells, app.Td().Text(itoa(c.Draws[1][id])))
+		}
+		row := app.Tr().DataSet("token", id).Body(cells...)
 		if (a.Final[id] == 0) != (b.Final[id] == 0) {
 			row = row.Class("differs") // one chain can draw it, the other cannot
 		}
@@ -143,10 +178,17 @@ func (c *CompareCard) summary() app.UI {
 	if c.Out[0] == nil || c.Out[1] == nil {
 		return app.Text("")
 	}
-	return app.P().ID("compare-summary").Body(
-		app.Text("Total variation distance "), app.Strong().ID("compare-tv").Text(sig(c.TV)),
-		app.Text(": the largest difference in probability the two chains give any set of tokens. Both draw u = "+sig(c.U)+
-			", each walking its own distribution in its own order."),
+	label := "Sample " + sampler.Readable(compareDraws) + " times from each"
+	if c.Draws[0] != nil {
+		label = "Hide the draws"
+	}
+	return app.Div().Body(
+		app.P().ID("compare-summary").Body(
+			app.Text("Total variation distance "), app.Strong().ID("compare-tv").Text(sig(c.TV)),
+			app.Text(": the largest difference in probability the two chains give any set of tokens. Both draw u = "+sig(c.U)+
+				", each walking its own distribution in its own order."),
+		),
+		app.Button().ID("compare-draws").Text(label).OnClick(c.onDraws),
 	)
 }
 
@@ -167,6 +209,12 @@ func (c *CompareCard) onToggle(ctx app.Context, e app.Event) {
 func (c *CompareCard) onChain(k int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) { c.Page.setCompareChain(k, ctx.JSSrc().Get("value").String()) }
 }
+
+func (c *CompareCard) onSequence(k int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { c.Page.setCompareChain(k, ctx.JSSrc().Get("value").String()) }
+}
+
+func (c *CompareCard) onDraws(ctx app.Context, e app.Event) { c.Page.toggleCompareDraws() }
 
 func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
 	c.Page.setCompareSame(ctx.JSSrc().Get("checked").Bool())
@@ -207,6 +255,13 @@ func (p *Playground) compareCard(d *session.Detail) app.UI {
 	if c.Out[0] != nil && c.Out[1] != nil {
 		c.TV, _ = compare.TotalVariation(c.Out[0].Final, c.Out[1].Final)
 	}
+	if p.cmp.draws {
+		for k, out := range c.Out {
+			if out != nil {
+				c.Draws[k] = out.Draws(compareDraws, settings.Seed+uint64(k))
+			}
+		}
+	}
 	return c
 }
 
@@ -216,15 +271,19 @@ type compareState struct {
 	open   bool
 	chains [2]string
 	own    bool
+	draws  bool // the table shows compareDraws draws from each chain
 }
+
+// compareDraws is how many tokens "Sample" draws from each chain.
+const compareDraws = 1000
 
 func (p *Playground) setCompareOpen(open bool) { p.cmp.open = open }
 func (p *Playground) setCompareSame(same bool) { p.cmp.own = !same }
+func (p *Playground) toggleCompareDraws()      { p.cmp.draws = !p.cmp.draws }
 
+// setCompareChain sets chain k to a chain of package compare: a preset or
+// llama.cpp letters, which the card checks and explains if they are wrong.
 func (p *Playground) setCompareChain(k int, name string) {
-	if _, ok := chainLabels[name]; !ok {
-		return
-	}
 	if p.cmp.chains == ([2]string{}) {
 		p.cmp.chains = [2]string{compare.Ours, compare.LlamaCpp}
 	}

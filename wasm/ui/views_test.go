@@ -362,6 +362,21 @@ func TestCompareCard(t *testing.T) {
 	_, text = render(p.compareCard(p.shown()))
 	contains(t, "compare card, hf", text, "Hugging Face generate()", "TopKLogitsWarper: 3 kept", "torch.multinomial")
 
+	// Draws: a column of counts beside each distribution.
+	p.toggleCompareDraws()
+	_, text = render(p.compareCard(p.shown()))
+	contains(t, "compare card with draws", text, "drawn in A", "drawn in B", "Hide the draws")
+	p.toggleCompareDraws()
+
+	// llama.cpp with the reader's own stages, and letters it does not know.
+	p.setCompareChain(1, "kt")
+	html, text = render(p.compareCard(p.shown()))
+	contains(t, "compare card, kt", text, "llama.cpp, kt", "top-k: 3 kept")
+	contains(t, "compare card, kt", html, `id="compare-b-seq"`)
+	p.setCompareChain(1, "kq")
+	_, text = render(p.compareCard(p.shown()))
+	contains(t, "compare card, kq", text, `unknown letter 'q'`)
+
 	// A chain that cannot run says why, by its column.
 	p.setCompareSame(true)
 	spec.Sampler.Temperature = 0

@@ -38,6 +38,10 @@ const (
 	HF       = "hf"        // generate() with do_sample=True
 )
 
+// maxStages bounds a llama.cpp letter sequence: each stage copies the
+// candidates, and llama.cpp's own sequence has 9.
+const maxStages = 32
+
 // Names are the chains' names, in the order the help lists them.
 var Names = []string{Ours, RunC, LlamaCpp, HF}
 
@@ -66,6 +70,9 @@ func Preset(name string, seed uint64) (Chain, error) {
 		return c, nil
 	}
 	c.Llama = llamacpp.Defaults()
+	if len(name) > maxStages {
+		return Chain{}, fmt.Errorf("chain %.12q…: %d letters, more than the %d stages a chain may have", name, len(name), maxStages)
+	}
 	if name != LlamaCpp {
 		stages, err := llamacpp.ParseSequence(name)
 		if err != nil {
@@ -181,6 +188,35 @@ func (o Outcome) Land(u float64) int {
 		}
 	}
 	return o.Order[len(o.Order)-1]
+}
+
+// Draws draws n tokens from the final distribution, each with a u from
+// nexttoken's xorshift generator seeded with seed landing as in Land, and
+// counts them by token id: beside Final, a histogram that shows what a
+// distribution means in practice, and how far n draws wander from it.
+func (o Outcome) Draws(n int, seed uint64) []int {
+	// The cumulative sums along Order, searched for each u: Land's walk,
+	// in O(log V) a draw.
+	cum := make([]float64, len(o.Order))
+	total := 0.0
+	for i, id := range o.Order {
+		total += o.Final[id]
+		cum[i] = total
+	}
+	counts := make([]int, len(o.Final))
+	rng := sampler.NewRNG(max(seed, 1))
+	for range n {
+		target := float64(rng.Float32()) * total
+		// The first sum above target (a tie is below it): Land's target < cum.
+		i, _ := slices.BinarySearchFunc(cum, target, func(c, t float64) int {
+			if c <= t {
+				return -1
+			}
+			return 1
+		})
+		counts[o.Order[min(i, len(o.Order)-1)]]++
+	}
+	return counts
 }
 
 // Run runs c on logits, one per token id; history is the context so far,

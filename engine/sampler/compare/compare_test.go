@@ -3,6 +3,7 @@ package compare_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"nexttoken/engine/sampler"
@@ -158,7 +159,7 @@ func TestPresetErrors(t *testing.T) {
 		name string
 		seed uint64
 	}{
-		{"beam", 1}, {"kq", 1}, {compare.LlamaCpp, 1 << 32},
+		{"beam", 1}, {"kq", 1}, {compare.LlamaCpp, 1 << 32}, {strings.Repeat("k", 33), 1},
 	} {
 		if _, err := compare.Preset(tc.name, tc.seed); err == nil {
 			t.Errorf("Preset(%q, %d) accepted", tc.name, tc.seed)
@@ -190,6 +191,41 @@ func TestFollow(t *testing.T) {
 	for _, c := range []compare.Chain{llama, hfc} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}
+
+// TestDraws draws many times: every draw lands on a drawable token, and
+// the counts come close to the probabilities (within 5 standard
+// deviations, a test that a correct sampler fails once in millions).
+func TestDraws(t *testing.T) {
+	for _, name := range []string{compare.Ours, compare.LlamaCpp, compare.HF} {
+		c := preset(t, name, func(c *compare.Chain) { c.Settings.Temperature = 1 })
+		out, err := compare.Run(c, []float64{2, 1, 0, math.Inf(-1), 1.5}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 20000
+		counts := out.Draws(n, 9)
+		total := 0
+		for id, k := range counts {
+			total += k
+			p := out.Final[id]
+			if sd := math.Sqrt(n * p * (1 - p)); math.Abs(float64(k)-n*p) > 5*sd+1 {
+				t.Errorf("%s: token %d drawn %d times of %d, p = %v", name, id, k, n, p)
+			}
+		}
+		if total != n || counts[3] != 0 {
+			t.Errorf("%s: %d draws counted, %d of the masked token", name, total, counts[3])
+		}
+		// The same u lands where Land puts it.
+		rng := sampler.NewRNG(9)
+		want := make([]int, len(out.Final))
+		for range 2000 {
+			want[out.Land(float64(rng.Float32()))]++
+		}
+		if got := out.Draws(2000, 9); !slices.Equal(got, want) {
+			t.Errorf("%s: Draws counts %v, Land %v", name, got, want)
 		}
 	}
 }
