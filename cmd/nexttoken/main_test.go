@@ -70,17 +70,22 @@ func TestTraceModels(t *testing.T) {
 		{[]string{workedLogits, workedVocab, "--temperature=2"},
 			[]string{"6 tokens, temperature 2", "ℓ/T − max", "e^-2.6 ="}},
 	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, out, errs := runCmd(append([]string{"trace"}, tc.args...)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errs)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-		})
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) { tracePrints(t, tc.args, tc.want) })
+	}
+}
+
+// tracePrints runs trace with args, which must succeed and print every
+// line of want.
+func tracePrints(t *testing.T, args, want []string) {
+	t.Helper()
+	code, out, errs := runCmd(append([]string{"trace"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
 	}
 }
 
