@@ -48,9 +48,12 @@ func ForSession(s sampler.Settings) (Chain, error) {
 // and min-p 0.05; Hugging Face's temperature 1 and top-k 50. A filter the
 // runtime leaves off is off here too (top-p 1 there is 0 here).
 func Defaults(mode string, seed uint64) (sampler.Settings, error) {
+	if !(sampler.Settings{Mode: mode}).Runtime() {
+		return sampler.Settings{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", mode)
+	}
 	c, err := Preset(mode, seed)
-	if err != nil || !c.Settings.Runtime() {
-		return sampler.Settings{}, fmt.Errorf("sampler: no runtime defaults for mode %q", mode)
+	if err != nil {
+		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
 	}
 	s := sampler.Settings{Mode: mode, Seed: seed}
 	short := func(x float32) float64 { // 0.8, not the float32's 0.800000011920929
