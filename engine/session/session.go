@@ -39,6 +39,18 @@
 // by its step-0 settings: a later change of mode changes the sampler only,
 // and when the step-0 settings change mode (SetSampler before the first
 // step, Reset, Rerun) the prompt is fed again in the new arithmetic.
+//
+// # llama.cpp and Hugging Face modes
+//
+// In modes sampler.LlamaCpp and sampler.HF the runtime's own chain
+// chooses (compare.Stepper, with the settings compare.ForSession maps and
+// checks), reading the step's logits in float32 and the whole context,
+// prompt included, for its penalties. Its Choice has the runtime's stages
+// and draw. llama.cpp's generators are its own std::mt19937, seeded with
+// the session's seed and carried from step to step as llama.cpp carries
+// them; a step records how far they had run (llamacpp.State), not their
+// state, and a change of seed starts them afresh as it does the xorshift
+// generator. A Hugging Face step draws one u from the xorshift generator.
 package session
 
 import (
