@@ -64,6 +64,7 @@ type (
 		Total  jsonFloat `json:"total"`
 		Order  []int     `json:"order,omitempty"`
 		CDF    floats    `json:"cdf,omitempty"`
+		Note   string    `json:"note,omitempty"`
 	}
 	// jsonVectors are a step's vectors, written with --vectors.
 	jsonVectors struct {
@@ -112,7 +113,7 @@ func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
 	}
 	if draw != nil {
 		js.Draw = &jsonDraw{U: jsonFloat(draw.U), Target: jsonFloat(draw.Target), Index: draw.Index,
-			Lo: jsonFloat(draw.Lo), Hi: jsonFloat(draw.Hi), Total: jsonFloat(draw.Total), Order: draw.Order, CDF: draw.CDF}
+			Lo: jsonFloat(draw.Lo), Hi: jsonFloat(draw.Hi), Total: jsonFloat(draw.Total), Order: draw.Order, CDF: draw.CDF, Note: c.Note}
 	}
 	sep := ","
 	if i == 0 {

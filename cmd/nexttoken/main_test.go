@@ -63,6 +63,12 @@ func TestTraceModels(t *testing.T) {
 		{[]string{"--model=stories260K", "--prompt=", "--steps=1"}, []string{`prompt "": 1 tokens`}},
 		{[]string{"--model=stories260K", "--prompt=Lily", "--steps=2", "--sampler=runc", "--temperature=1", "--top-p=0.9"},
 			[]string{"runc, temperature 1, top-p 0.9", "runc_cutoff removed"}},
+		// The runtimes' chains drive the session, with their defaults for the flags not given.
+		{[]string{"--model=stories260K", "--steps=2", "--sampler=llama.cpp", "--seed=42"},
+			[]string{"sampler llama.cpp, temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, seed 42", "top-k removed 472 tokens", "draw: u = "}},
+		{[]string{"--model=stories260K", "--steps=1", "--sampler=hf", "--repetition-penalty=1.2"},
+			[]string{"sampler hf, temperature 1, top-k 50, repetition penalty 1.2, seed 42", "TopKLogitsWarper removed",
+				"(torch.multinomial's generator cannot be reproduced: drawn with nexttoken's xorshift by the cumulative sum in token-id order)"}},
 		// Greedy hand-typed logits say so, rather than "temperature 1".
 		{[]string{workedLogits, workedVocab, "--temperature=0"},
 			[]string{"6 tokens, greedy (temperature 0)", "greedy: argmax p = sat"}},
@@ -165,6 +171,8 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--seed=-3"}, "invalid value"},
 		{[]string{"--sampler=beam"}, "beam"},
 		{[]string{"--sampler=runc", "--top-k=5", "--temperature=1"}, "run.c has no top-k"},
+		{[]string{"--sampler=hf", "--temperature=0"}, "greedy decoding is do_sample=False, not temperature 0"},
+		{[]string{"--sampler=llama.cpp", "--seed=4294967296"}, "seed 4294967296 does not fit llama.cpp's 32 bits"},
 		{[]string{"--steps=-1"}, "negative"},
 		{[]string{"--top=-1"}, "--top=-1"},
 		{[]string{"--prompt-file=/nonexistent"}, "--prompt-file: stat /nonexistent"},

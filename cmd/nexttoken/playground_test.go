@@ -415,3 +415,20 @@ func TestCompareChains(t *testing.T) {
 	embed := openPage(t, "/?embed=1&view=compare&"+link)
 	waitFor(embed, `document.querySelector('#compare-tv')?.textContent === '0.1863'`)
 }
+
+// TestSamplerRuntimes chooses llama.cpp's and Hugging Face's chains in the
+// decoding select: each sets the settings to its runtime's defaults, shown
+// in the fields, and the steps are taken with that chain.
+func TestSamplerRuntimes(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K")
+	field := func(name string) string { return `document.querySelector('#set-` + name + `')?.value` }
+	setInput(tab, "#decoding", "llama.cpp")
+	waitFor(tab, field("temperature")+` === '0.8' && `+field("top_k")+` === '40' && `+field("top_p")+` === '0.95' && `+field("min_p")+` === '0.05'`)
+	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('temp-ext')`)
+	setInput(tab, "#decoding", "hf")
+	waitFor(tab, field("temperature")+` === '1' && `+field("top_k")+` === '50' && `+field("top_p")+` === '0'`)
+	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('TopKLogitsWarper')`)
+	if got := evaluate[string](tab, `location.search + location.hash`); !strings.Contains(got, "sampler=hf") && !strings.Contains(got, "#s1.") {
+		t.Errorf("the address %q does not carry the mode", got)
+	}
+}

@@ -132,13 +132,20 @@ func printChoice(w io.Writer, indent string, step session.Step, name func(int) s
 		fmt.Fprintf(w, "%sgreedy: argmax p = %s (id %d, p = %s)\n", indent, name(step.Token), step.Token, num(step.Prob))
 	default:
 		d := c.Draw
-		fmt.Fprintf(w, "%sdraw: u = %s lands in [%s, %s) of the cumulative distribution: %s (id %d, p = %s)\n",
-			indent, num(d.Target), num(d.Lo), num(d.Hi), name(step.Token), step.Token, num(step.Prob))
+		target := "u = " + num(d.U)
+		if num(d.Target) != num(d.U) { // run.c's top-p mass, llama.cpp's unnormalised sum
+			target += ", u × " + num(d.Total) + " = " + num(d.Target)
+		}
+		fmt.Fprintf(w, "%sdraw: %s lands in [%s, %s) of the cumulative sum: %s (id %d, p = %s)\n",
+			indent, target, num(d.Lo), num(d.Hi), name(step.Token), step.Token, num(step.Prob))
+	}
+	if c.Note != "" {
+		fmt.Fprintf(w, "%s(%s)\n", indent, c.Note)
 	}
 }
 
 func describeSettings(s sampler.Settings) string {
-	if s.Temperature == 0 {
+	if s.Temperature == 0 && !s.Runtime() {
 		return "greedy (temperature 0)"
 	}
 	parts := []string{cmp.Or(s.Mode, sampler.Chain), "temperature " + num(s.Temperature)}

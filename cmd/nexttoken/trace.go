@@ -58,7 +58,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
-	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain, or runc for llama2.c run.c's exact sampling")
+	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
+		"with its defaults for the sampler flags not given (llama.cpp: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05; hf: temperature 1, top-k 50)")
 	fs.StringVar(&f.compare, "compare", "", "after each step, run these chains on its logits, side by side: "+strings.Join(compare.Names, ", ")+
 		" or a llama.cpp letter sequence such as edskypmxt, each with its runtime's defaults for the sampler flags not given")
 	for _, p := range sampler.Params {
@@ -74,6 +75,20 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if f.settings.Runtime() {
+		// The runtime's defaults, as --compare and the page's select take
+		// them, but for the flags given.
+		set, err := compare.Defaults(f.settings.Mode, f.settings.Seed)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range sampler.Params {
+			if f.set[strings.ReplaceAll(p.Name, "_", "-")] {
+				p.Set(&set, p.Get(f.settings))
+			}
+		}
+		f.settings = set
+	}
 	f.promptSet = f.set["prompt"]
 	if f.promptFile != "" {
 		if f.promptSet {

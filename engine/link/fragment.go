@@ -218,17 +218,17 @@ func check(s *State) error {
 	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {
 		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), most))
 	}
-	if spec.Sampler.Mode, err = oneOf(spec.Sampler.Mode, modes); err != nil {
+	if spec.Sampler.Mode, err = oneOf(spec.Sampler.Mode, sampler.Modes); err != nil {
 		return fmt.Errorf("sampler: %w", err)
 	}
-	if err := spec.Sampler.Validate(); err != nil {
+	if err := session.CheckSettings(spec.Sampler); err != nil {
 		return err
 	}
 	for i, c := range spec.Changes {
 		if c.Step > maxSteps {
 			return fmt.Errorf("change %d: step %d is outside [1, %d]", i, c.Step, maxSteps)
 		}
-		if spec.Changes[i].Sampler.Mode, err = oneOf(c.Sampler.Mode, modes); err != nil {
+		if spec.Changes[i].Sampler.Mode, err = oneOf(c.Sampler.Mode, sampler.Modes); err != nil {
 			return fmt.Errorf("change %d: sampler: %w", i, err)
 		}
 	}

@@ -53,6 +53,18 @@ func changed() link.State {
 	return s
 }
 
+// runtimes is stories() in llama.cpp mode, then Hugging Face's from step 8
+// and llama.cpp greedy from step 16.
+func runtimes() link.State {
+	s := stories()
+	s.Spec.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 5}
+	s.Spec.Changes = []session.Change{
+		{Step: 8, Sampler: sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1.2, Seed: 5}},
+		{Step: 16, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, TopK: 40, RepetitionPenalty: 1, Seed: 5}},
+	}
+	return s
+}
+
 // wide is a logits session of n tokens: stories260K's vocabulary without
 // its spaces, and logits typed to one decimal.
 func wide(t testing.TB, n int) link.State {
@@ -87,6 +99,7 @@ func shareTests(t testing.TB) []link.State {
 		stories(),
 		wide(t, 200),
 		changed(),
+		runtimes(),
 		func() link.State { // on display at a past step
 			s := changed()
 			s.At = 64
@@ -235,7 +248,7 @@ func TestEncodeErrors(t *testing.T) {
 		{link.State{Spec: with(func(s *session.Spec) {
 			s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: "greedy", Seed: 1}}}
 		})},
-			`share link: change 0: sampler: "greedy" is not one of chain, runc`},
+			`share link: change 0: sampler: "greedy" is not one of chain, runc, llama.cpp, hf`},
 		{link.State{Spec: logits(hexVocab(1024, 70), make([]float64, 1024)...)}, "bytes of data, more than 65536"},
 		{link.State{Spec: logits(hexVocab(1024, 40), make([]float64, 1024)...)}, "characters, more than 16384"},
 	} {

@@ -24,7 +24,7 @@
 //	vocab               comma-separated tokens; the default is 0,1,2,…
 //	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
 //	steps               a whole number in [0, 4096]
-//	sampler             chain or runc
+//	sampler             chain, runc, llama.cpp or hf
 //	temperature         a number from 0 to 100; 0 is greedy
 //	top_k               a whole number from 0 to 2^20; 0 is off
 //	top_p               a number from 0 to 1; 0 or 1 is off
@@ -78,7 +78,11 @@
 // problem as a *ParamError, which names the parameter so that the
 // playground can point at it. A rule that ties two parameters together is
 // checked at the later one: top_k=3 is wrong only after sampler=runc, as
-// sampler.Settings.Validate says, and at=3 only after steps=2. Parse checks
+// sampler.Settings.Validate says, and at=3 only after steps=2. What
+// llama.cpp's and Hugging Face's own rules refuse (session.CheckSettings:
+// a seed beyond 32 bits for llama.cpp, temperature 0 for Hugging Face,
+// whose greedy decoding is do_sample=False) is checked once every
+// parameter is read, and blamed on sampler. Parse checks
 // view and at too, and leaves them out of the Spec it returns; Merge
 // returns them in its State.
 //
@@ -125,7 +129,7 @@
 //
 // where settings are the sampler's, as sampler.Params orders them:
 //
-//	sampler                           string: chain or runc
+//	sampler                           string: chain, runc, llama.cpp or hf
 //	temperature                       number
 //	top_k                             uint
 //	top_p, min_p, repetition_penalty  number
@@ -149,7 +153,7 @@
 // a logits session, a token of the vocabulary; an edited logit is a number
 // or −Inf; a change has a step in [1, 4096] after the step of the change
 // before it (session.CheckChanges) and settings that pass
-// sampler.Settings.Validate, so there are at most 4096 of them. Encode and
+// session.CheckSettings, so there are at most 4096 of them. Encode and
 // Decode errors start with "share link: ".
 //
 // # Query and fragment together
@@ -209,8 +213,6 @@ type param struct {
 	read func(s *State, v string) error
 }
 
-var modes = []string{sampler.Chain, sampler.RunC}
-
 // params are the parameters in the order Parse reads them: the session's,
 // the sampler's numeric settings as sampler.Params gives them, then what
 // the playground shows.
@@ -224,7 +226,7 @@ var params = slices.Concat([]param{
 	{"prompt", onSpec(readPrompt)},
 	{"steps", onSpec(readSteps)},
 	{"sampler", onSpec(func(s *session.Spec, v string) (err error) {
-		s.Sampler.Mode, err = oneOf(v, modes)
+		s.Sampler.Mode, err = oneOf(v, sampler.Modes)
 		return err
 	})},
 }, settings(), []param{
@@ -306,6 +308,11 @@ func parse(base State, q url.Values) (State, error) {
 		}
 	}
 	sampleIfFiltered(&s.Spec.Sampler, given)
+	// llama.cpp's and Hugging Face's own rules read the settings together,
+	// so they are checked once all are read, and blamed on the mode.
+	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
+		return State{}, &ParamError{Param: "sampler", Value: s.Spec.Sampler.Mode, Reason: strings.TrimPrefix(err.Error(), "sampler: ")}
+	}
 	if spec := &s.Spec; spec.Model == session.LogitsModel {
 		if spec.Vocab == nil {
 			spec.Vocab = indexVocab(len(spec.Logits))

@@ -46,6 +46,16 @@ var parseTests = []struct {
 	{query: "sampler=RunC&temperature=1e-3&top_p=1&repetition_penalty=0&seed=1", want: with(func(s *session.Spec) {
 		s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 0.001, TopP: 1, Seed: 1}
 	})},
+	{query: "sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 5}
+	})},
+	{query: "sampler=llama.cpp", want: with(func(s *session.Spec) { s.Sampler.Mode = sampler.LlamaCpp })}, // greedy, as llama.cpp's temperature 0
+	{query: "Sampler=HF&temperature=1.2&top_k=50&repetition_penalty=1.1", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1.2, TopK: 50, RepetitionPenalty: 1.1, Seed: 42}
+	})},
+	{query: "sampler=hf&top_k=50", want: with(func(s *session.Spec) { // a filter means sampling, at temperature 1
+		s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 42}
+	})},
 	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
 	{query: "logits=-2.1,0.3,-inf&vocab=The,cat,sat&steps=1", want: func() session.Spec {
 		s := logits([]string{"The", "cat", "sat"}, -2.1, 0.3, math.Inf(-1))
@@ -83,7 +93,7 @@ var parseTests = []struct {
 	{query: "steps=1.5", err: `steps: "1.5" is not a whole number`},
 	{query: "steps=", err: `steps: "" is not a whole number`},
 	{query: "steps=99999999999999999999", err: `steps: "99999999999999999999" is out of range`},
-	{query: "sampler=greedy", err: `sampler: "greedy" is not one of chain, runc`},
+	{query: "sampler=greedy", err: `sampler: "greedy" is not one of chain, runc, llama.cpp, hf`},
 	{query: "temperature=abc", err: `temperature: "abc" is not a number from 0 to 100`},
 	{query: "temperature=NaN", err: `temperature: "NaN" is not a number from 0 to 100`},
 	{query: "temperature=Inf", err: `temperature: "Inf" is not a number from 0 to 100`},
@@ -104,6 +114,9 @@ var parseTests = []struct {
 	{query: "seed=-1", err: `seed: "-1" is not a whole number from 1 to 9,007,199,254,740,991`},
 	{query: "seed=9007199254740992", err: `seed: "9007199254740992" is not a whole number from 1 to 9,007,199,254,740,991`},
 	{query: "seed=18446744073709551615", err: `seed: "18446744073709551615" is not a whole number from 1 to 9,007,199,254,740,991`},
+	{query: "sampler=hf", err: "sampler: hf mode: hf: temperature = 0, must be positive and finite (greedy decoding is do_sample=False, not temperature 0)"},
+	{query: "sampler=llama.cpp&temperature=1&seed=4294967296", err: "sampler: chain llama.cpp: seed 4294967296 does not fit llama.cpp's 32 bits"},
+	{query: "sampler=llama.cpp&seed=4294967295", err: "sampler: llama.cpp mode: seed: 4294967295 is LLAMA_DEFAULT_SEED, which llama.cpp replaces with a random seed"},
 	{query: "sampler=runc&top_k=3", err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3"},
 	{query: "min_p=0.1&sampler=runc", err: "min_p: run.c has no min-p, so min_p must be 0 in run.c mode, not 0.1"},
 	{query: "sampler=runc&repetition_penalty=1.5", err: "repetition_penalty: run.c has no repetition penalty, so repetition_penalty must be 0 or 1 in run.c mode, not 1.5"},
@@ -197,6 +210,13 @@ func TestRoundTrip(t *testing.T) {
 		logits([]string{"b"}, math.Copysign(0, -1)),
 		logits([]string{"1", "0"}, 1e300, -1e-300),
 		with(func(s *session.Spec) { s.Sampler.TopK, s.Sampler.MinP = 40, 0.1 }), // greedy, with filters
+		with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 5}
+		}),
+		with(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.TopK = sampler.LlamaCpp, 40 }), // llama.cpp greedy, with a filter
+		with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 1<<32 + 1}
+		}),
 	} {
 		roundTrip(t, spec)
 	}

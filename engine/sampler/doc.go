@@ -1,7 +1,10 @@
 // Package sampler chooses the next token from a model's logits, recording
 // what every stage of the choice did so that a display can show it.
 //
-// Sample runs in one of two modes.
+// Sample runs in one of two modes. Two more modes of Settings, LlamaCpp
+// and HF, name other runtimes' chains, which package compare runs for a
+// session (Sample refuses them): Validate accepts them, and compare checks
+// what those runtimes refuse.
 //
 // # Chain mode
 //

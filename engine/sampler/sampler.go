@@ -25,10 +25,14 @@ type Stage struct {
 // Draw records the random choice among the surviving tokens.
 type Draw struct {
 	U      float64 // the uniform number drawn, in [0, 1)
-	Target float64 // where U points along the cumulative sum: U, or U × the kept mass in run.c's top-p
-	Index  int     // the chosen position: the first i with Target < CDF[i], else the last
-	Lo, Hi float64 // the cumulative probability before and after the chosen token: Lo ≤ Target < Hi
-	Total  float64 // the cumulative probability of every candidate (1 up to rounding; run.c's top-p mass)
+	Target float64 // where U points along the cumulative sum: U × Total (U when Total is 1)
+	Index  int     // the chosen position: the first i with Target < CDF[i] (llama.cpp: ≤), else the last
+	Lo, Hi float64 // the cumulative sum before and after the chosen token: Lo ≤ Target < Hi
+	// Total is the cumulative sum of every candidate: 1 up to rounding,
+	// but run.c's top-p mass, and llama.cpp's sum of unnormalised
+	// expf(ℓ − max) (1 when one candidate is left, which it draws without
+	// a sum).
+	Total float64
 
 	// Recorded only: the candidates in the order the cumulative sum runs,
 	// and the sum along them.
@@ -43,6 +47,7 @@ type Choice struct {
 	Prob   float64 // Token's probability in the softmax the stages start from (at temperature 1 when greedy)
 	Stages []Stage // the stages that were switched on, in order
 	Draw   *Draw   // nil when greedy
+	Note   string  // what the draw is where it is not its runtime's own (Hugging Face's), else ""
 
 	// Recorded only: the softmax of the (penalised) logits at the
 	// temperature used, 1 when greedy, with every intermediate value.
@@ -89,6 +94,9 @@ func (sc *Scratch) Probs() []float64 { return sc.probs }
 func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG, record bool) (*Choice, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Runtime() {
+		return nil, fmt.Errorf("sampler: mode %s is another runtime's chain, which package compare runs", s.Mode)
 	}
 	for i, id := range history {
 		if id < 0 || id >= len(logits) {

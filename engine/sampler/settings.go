@@ -2,19 +2,28 @@ package sampler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Modes of Sample.
+// Modes of a session's sampler. Sample runs Chain and RunC; LlamaCpp and
+// HF are other runtimes' chains, which package compare runs (its Stepper):
+// they map the numeric settings onto their runtime with compare's
+// Chain.Follow and keep that runtime's defaults for everything else.
 const (
-	Chain = "chain" // the stage-by-stage chain; the default, also meant by ""
-	RunC  = "runc"  // llama2.c run.c's sample(), reproduced in float32
+	Chain    = "chain"     // the stage-by-stage chain; the default, also meant by ""
+	RunC     = "runc"      // llama2.c run.c's sample(), reproduced in float32
+	LlamaCpp = "llama.cpp" // llama.cpp's default sampler chain, edskypmxt, bit for bit
+	HF       = "hf"        // Hugging Face generate() with do_sample=True
 )
+
+// Modes are the modes, in the order the help and links list them.
+var Modes = []string{Chain, RunC, LlamaCpp, HF}
 
 // Settings configure Sample. The zero value of every stage field turns that
 // stage off; Params gives each numeric field's range.
 type Settings struct {
-	Mode              string  // Chain (or "") or RunC
+	Mode              string  // one of Modes, or "" for Chain
 	Temperature       float64 // T; 0 is greedy (argmax)
 	TopK              int     // k; 0 is off (chain only)
 	TopP              float64 // p; 0 or 1 is off
@@ -32,10 +41,12 @@ func DefaultSettings() Settings {
 // Validate reports the first invalid field, by its Param's name: an
 // unknown mode, a value outside its Param's range (a NaN or an infinity
 // is outside every range), or a chain-only stage switched on in run.c
-// mode.
+// mode. What llama.cpp and Hugging Face refuse in their modes (a seed
+// beyond 32 bits, temperature 0 for Hugging Face) is theirs to say:
+// package compare checks it.
 func (s Settings) Validate() error {
-	if s.Mode != "" && s.Mode != Chain && s.Mode != RunC {
-		return fmt.Errorf("sampler: mode %q is neither %q nor %q", s.Mode, Chain, RunC)
+	if s.Mode != "" && !slices.Contains(Modes, s.Mode) {
+		return fmt.Errorf("sampler: mode %q is none of %s", s.Mode, strings.Join(Modes, ", "))
 	}
 	for _, p := range Params {
 		v := p.Get(s)
@@ -58,3 +69,7 @@ func (s Settings) Validate() error {
 func (s Settings) penalised() bool {
 	return s.RepetitionPenalty != 0 && s.RepetitionPenalty != 1
 }
+
+// Runtime reports whether s's mode is another runtime's chain (LlamaCpp or
+// HF), which package compare runs, rather than one Sample runs.
+func (s Settings) Runtime() bool { return s.Mode == LlamaCpp || s.Mode == HF }

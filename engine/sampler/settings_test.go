@@ -35,7 +35,13 @@ func TestValidate(t *testing.T) {
 		{"runc sampling", runc(func(s *sampler.Settings) { s.Temperature, s.TopP = 1, 0.9 }), ""},
 		{"runc penalty off as 0", runc(func(s *sampler.Settings) { s.RepetitionPenalty = 0 }), ""},
 
-		{"unknown mode", chain(func(s *sampler.Settings) { s.Mode = "beam" }), `sampler: mode "beam" is neither "chain" nor "runc"`},
+		{"unknown mode", chain(func(s *sampler.Settings) { s.Mode = "beam" }), `sampler: mode "beam" is none of chain, runc, llama.cpp, hf`},
+		{"llama.cpp with every filter", chain(func(s *sampler.Settings) {
+			*s = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 7}
+		}), ""},
+		{"hf with every filter", chain(func(s *sampler.Settings) {
+			*s = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 0.9, MinP: 0.05, RepetitionPenalty: 1.2, Seed: 7}
+		}), ""},
 		{"NaN temperature", chain(func(s *sampler.Settings) { s.Temperature = nan }), "sampler: temperature: NaN is not a number from 0 to 100"},
 		{"negative temperature", chain(func(s *sampler.Settings) { s.Temperature = -0.1 }), "sampler: temperature: -0.1 is not a number from 0 to 100"},
 		{"infinite temperature", chain(func(s *sampler.Settings) { s.Temperature = inf }), "sampler: temperature: +Inf is not a number from 0 to 100"},

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"nexttoken/engine/sampler"
@@ -17,6 +18,7 @@ import (
 // compact trace) gives the same numbers bit for bit.
 func TestDetailOfPastSteps(t *testing.T) {
 	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, MinP: 0.01, RepetitionPenalty: 1.2, Seed: 7}
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.1, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 7}
 	for _, tc := range []struct {
 		name  string
 		spec  session.Spec
@@ -50,6 +52,34 @@ func TestDetailOfPastSteps(t *testing.T) {
 				}
 				return s.Step()
 			}},
+		{"260K in llama.cpp mode, forced and edited", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: llama}, 30,
+			func(s *session.Session, i int) error {
+				switch i {
+				case 4:
+					return s.EditLogit(i, 300, 20)
+				case 9:
+					return s.Force(i, 410)
+				}
+				return s.Step()
+			}},
+		{"260K from the chain to llama.cpp, Hugging Face and back", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled}, 30,
+			func(s *session.Session, i int) error {
+				switch i {
+				case 5: // llama.cpp, the seed kept: its generators start at the seed
+					return s.SetSampler(llama)
+				case 11: // greedy as llama.cpp does it: the generator still draws
+					set := llama
+					set.Temperature = 0
+					return s.SetSampler(set)
+				case 15: // Hugging Face, drawing from the xorshift where the chain left it
+					return s.SetSampler(sampler.Settings{Mode: sampler.HF, Temperature: 1.2, TopK: 50, TopP: 0.9, RepetitionPenalty: 1.1, Seed: 7})
+				case 20: // llama.cpp again: its generators go on from step 15
+					return s.SetSampler(llama)
+				case 25: // the chain, with another seed
+					return s.SetSampler(sampler.Settings{Temperature: 1, Seed: 8})
+				}
+				return s.Step()
+			}},
 		{"260K like run.c", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 3}}, 20, nil},
 		{"worked example", workedExample, 0, nil},
 	} {
@@ -73,7 +103,7 @@ func TestDetailOfPastSteps(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if i == 9 && tc.name == "260K sampled, forced and edited" { // the force changed step 9 after it was read
+				if i == 9 && strings.HasSuffix(tc.name, "forced and edited") { // the force changed step 9 after it was read
 					live[i] = nil
 				}
 			}

@@ -32,8 +32,9 @@ func loadOnce(name string) (*session.Model, error) {
 const maxActions = 30
 
 // fuzzSettings makes sampler settings from two bytes: greedy or sampled,
-// chain or run.c, a few filters and seeds, and now and then settings
-// Validate refuses (top-k in run.c mode).
+// chain, run.c, llama.cpp or Hugging Face, a few filters and seeds, and
+// now and then settings that are refused (top-k in run.c mode,
+// temperature 0 in Hugging Face mode).
 func fuzzSettings(a, b byte) sampler.Settings {
 	set := sampler.Settings{Mode: sampler.Chain, Temperature: []float64{0, 0.5, 1, 2}[a%4], RepetitionPenalty: 1, Seed: uint64(b%4 + 1)}
 	if a&4 != 0 {
@@ -48,7 +49,12 @@ func fuzzSettings(a, b byte) sampler.Settings {
 	if a&32 != 0 {
 		set.RepetitionPenalty = 1.3
 	}
-	if a&64 != 0 {
+	switch {
+	case a&64 == 0 && b&4 != 0:
+		set.Mode = sampler.LlamaCpp
+	case a&64 == 0 && b&8 != 0:
+		set.Mode = sampler.HF
+	case a&64 != 0:
 		set.Mode = sampler.RunC
 		if a&128 != 0 { // else keep what run.c lacks, which Validate refuses
 			set.TopK, set.MinP, set.RepetitionPenalty = 0, 0, 1
@@ -74,6 +80,10 @@ func FuzzActions(f *testing.F) {
 		{true, []byte{5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 3, 2, 100, 40, 5, 201, 1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0}},
 		{false, []byte{4, 0, 2, 0, 0, 0, 0, 0, 5, 65, 3, 0, 0, 0, 0, 0, 4, 1, 0, 0, 4, 1, 1, 0, 4, 1, 2, 0, 4, 1, 3, 0, 4, 1, 4, 0, 4, 1, 5, 0}},
 		{true, []byte{5, 193, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}},
+		// llama.cpp mode with every filter, then Hugging Face's, forced, undone, re-run.
+		{true, []byte{5, 61, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 0, 0, 0, 0, 5, 46, 9, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 3, 1, 5, 9, 7, 0, 0, 0}},
+		// llama.cpp greedy on the toy model, a change of seed, Hugging Face greedy refused.
+		{false, []byte{5, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 5, 0, 0, 0, 0, 0, 5, 0, 8, 0, 0, 0, 0, 0}},
 	} {
 		f.Add(seed.stories, seed.actions)
 	}

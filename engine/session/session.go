@@ -39,6 +39,18 @@
 // by its step-0 settings: a later change of mode changes the sampler only,
 // and when the step-0 settings change mode (SetSampler before the first
 // step, Reset, Rerun) the prompt is fed again in the new arithmetic.
+//
+// # llama.cpp and Hugging Face modes
+//
+// In modes sampler.LlamaCpp and sampler.HF the runtime's own chain
+// chooses (compare.Stepper, with the settings compare.ForSession maps and
+// checks), reading the step's logits in float32 and the whole context,
+// prompt included, for its penalties. Its Choice has the runtime's stages
+// and draw. llama.cpp's generators are its own std::mt19937, seeded with
+// the session's seed and carried from step to step as llama.cpp carries
+// them; a step records how far they had run (llamacpp.State), not their
+// state, and a change of seed starts them afresh as it does the xorshift
+// generator. A Hugging Face step draws one u from the xorshift generator.
 package session
 
 import (
@@ -48,6 +60,8 @@ import (
 	"slices"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
+	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/transformer"
 )
 
@@ -95,13 +109,14 @@ type Session struct {
 	spec    Spec
 	model   *Model
 	tr      *transformer.Transformer // nil for LogitsModel sessions
-	rng     sampler.RNG
+	gen     generators
 	tokens  []int     // the context: prompt, then every chosen token
 	logits  []float64 // the model's logits for the next step, before edits
 	edited  []float64 // the same with the next step's edits: what the sampler reads
 	scratch sampler.Scratch
-	top     []int // scratch of Top
-	keepTop int   // candidates each step keeps
+	stepper *compare.Stepper // the latest runtime mode's, kept while its settings last
+	top     []int            // scratch of Top
+	keepTop int              // candidates each step keeps
 	trace   Trace
 }
 
@@ -111,7 +126,7 @@ const DefaultTop = 5
 // New checks spec, loads its model, prefills the prompt and runs spec.Steps
 // steps (fewer if the session stops first).
 func New(spec Spec, load Loader) (*Session, error) {
-	if err := spec.Sampler.Validate(); err != nil {
+	if err := CheckSettings(spec.Sampler); err != nil {
 		return nil, err
 	}
 	if err := CheckChanges(spec.Changes); err != nil {
@@ -201,7 +216,7 @@ func (s *Session) startModel(load Loader) error {
 // restart sets the trace and generator to the state right after prefill.
 func (s *Session) restart() {
 	s.edited = slices.Grow(s.edited[:0], len(s.logits))[:len(s.logits)]
-	s.rng = sampler.NewRNG(s.spec.Sampler.Seed)
+	s.gen = newGenerators(s.spec.Sampler.Seed)
 	s.trace = Trace{Prompt: s.pieces(s.tokens), Steps: nil}
 	s.trace.Text = s.model.Tokenizer.Decode(s.tokens)
 }
@@ -217,7 +232,7 @@ func CheckChanges(changes []Change) error {
 			}
 			return fmt.Errorf("change %d: step %d does not come after step %d of the change before", i, c.Step, after)
 		}
-		if err := c.Sampler.Validate(); err != nil {
+		if err := CheckSettings(c.Sampler); err != nil {
 			return fmt.Errorf("change %d: %w", i, err)
 		}
 		after = c.Step
@@ -256,11 +271,11 @@ func (s *Session) Next() (*Step, error) {
 
 // Step runs one more step.
 func (s *Session) Step() error {
-	step, rng, err := s.decide()
+	step, gen, err := s.decide()
 	if err != nil {
 		return err
 	}
-	s.rng = rng
+	s.gen = gen
 	s.tokens = append(s.tokens, step.Token)
 	s.trace.Stopped = s.stopReason(len(s.trace.Steps), step.Token)
 	if s.trace.Stopped == "" {
@@ -279,19 +294,18 @@ func (s *Session) Step() error {
 
 // decide computes the next step and the generator state after it, changing
 // nothing but scratch memory.
-func (s *Session) decide() (Step, sampler.RNG, error) {
+func (s *Session) decide() (Step, generators, error) {
 	if reason := s.trace.Stopped; reason != "" {
-		return Step{}, s.rng, fmt.Errorf("%w: %s", ErrStopped, reason)
+		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, reason)
 	}
 	i := len(s.trace.Steps)
 	edited := s.applyEdits(i, s.logits, s.edited)
-	rng := s.rngFor(i, s.rng)
-	choice, err := s.scratch.Choose(s.Sampler(i), s.edited, s.tokens, &rng)
+	gen := s.genFor(i, s.gen)
+	choice, probs, err := s.choose(i, s.edited, s.tokens, &gen, false)
 	if err != nil {
-		return Step{}, s.rng, fmt.Errorf("step %d: %w", i, err)
+		return Step{}, s.gen, err
 	}
 	step := s.newStep(i, edited, choice)
-	probs := s.scratch.Probs()
 	step.Prob = probs[step.Token]
 	s.top = sampler.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
@@ -299,7 +313,7 @@ func (s *Session) decide() (Step, sampler.RNG, error) {
 		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
-	return step, rng, nil
+	return step, gen, nil
 }
 
 // newStep records step i's choice, compactly, and the forced token if any.
@@ -310,7 +324,7 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 		Edited:  edited,
 		Choice:  *c,
 		Token:   c.Token,
-		rngWas:  s.rng,
+		genWas:  s.gen,
 		context: len(s.tokens),
 	}
 	step.Choice.Stages = slices.Clone(c.Stages)
@@ -375,13 +389,55 @@ func (s *Session) Detail(i int) (*Detail, error) {
 	d.Logits = make([]float64, len(raw))
 	s.applyEdits(i, raw, d.Logits)
 	d.Context = slices.Clone(s.tokens[:step.context])
-	rng := s.rngFor(i, step.rngWas)
+	gen := s.genFor(i, step.genWas)
 	var err error
-	if d.Choice, err = sampler.Sample(s.Sampler(i), d.Logits, s.tokens[:step.context], &rng); err != nil {
-		return nil, fmt.Errorf("step %d: %w", i, err)
+	if d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
+
+// choose runs step i's sampler on logits with the context so far, from the
+// generators gen, which it advances: the compact choice with the
+// distribution the step shows, or the recorded one. Chain and run.c modes
+// are package sampler's, the other runtimes' package compare's.
+func (s *Session) choose(i int, logits []float64, context []int, gen *generators, record bool) (*sampler.Choice, []float64, error) {
+	set := s.Sampler(i)
+	var c *sampler.Choice
+	var probs []float64
+	var err error
+	switch {
+	case set.Runtime():
+		if s.stepper == nil || s.stepper.Settings() != set {
+			if s.stepper, err = compare.NewStepper(set); err != nil {
+				return nil, nil, fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+		c, err = s.stepper.Choose(logits, context, &gen.rng, &gen.llama, record)
+		probs = s.stepper.Probs()
+	case record:
+		c, err = sampler.Sample(set, logits, context, &gen.rng)
+	default:
+		c, err = s.scratch.Choose(set, logits, context, &gen.rng)
+		probs = s.scratch.Probs()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("step %d: %w", i, err)
+	}
+	return c, probs, nil
+}
+
+// generators are a session's random state: nexttoken's xorshift, which
+// the chain, run.c and Hugging Face modes draw from, and how far
+// llama.cpp's two std::mt19937 (dist and XTC), seeded with the same seed,
+// have run — 24 bytes, kept by every step for undo and Detail.
+type generators struct {
+	rng   sampler.RNG
+	llama llamacpp.State
+}
+
+// newGenerators are the generators freshly seeded.
+func newGenerators(seed uint64) generators { return generators{rng: sampler.NewRNG(seed)} }
 
 // stopReason says why no step can follow one that chose token, or "".
 //
@@ -443,7 +499,7 @@ func (s *Session) Sampler(i int) sampler.Settings {
 // step, and records none if set is what the next step would use anyway.
 // Before the first step it sets Spec.Sampler instead.
 func (s *Session) SetSampler(set sampler.Settings) error {
-	if err := set.Validate(); err != nil {
+	if err := CheckSettings(set); err != nil {
 		return err
 	}
 	n := len(s.trace.Steps)
@@ -486,7 +542,7 @@ func (s *Session) Rerun() error {
 // and feeds the prompt again if they change the model's arithmetic.
 func (s *Session) restartWith(set sampler.Settings) error {
 	s.spec.Sampler = set
-	s.rng = sampler.NewRNG(set.Seed)
+	s.gen = newGenerators(set.Seed)
 	if s.tr == nil || s.tr.Options() == options(set) {
 		return nil
 	}
@@ -504,14 +560,28 @@ func options(set sampler.Settings) transformer.Options {
 	return transformer.Options{RunC: set.Mode == sampler.RunC}
 }
 
-// rngFor returns the generator step i starts from, given the state was
+// genFor returns the generators step i starts from, given the state was
 // that the steps before it left: a change at step i to another seed
-// starts afresh from that seed.
-func (s *Session) rngFor(i int, was sampler.RNG) sampler.RNG {
+// starts them all afresh from that seed.
+func (s *Session) genFor(i int, was generators) generators {
 	if set := s.Sampler(i); i > 0 && set.Seed != s.Sampler(i-1).Seed {
-		return sampler.NewRNG(set.Seed)
+		return newGenerators(set.Seed)
 	}
 	return was
+}
+
+// CheckSettings reports settings a session cannot sample with, naming the
+// setting: what sampler.Settings.Validate refuses, and in llama.cpp and
+// Hugging Face modes what that runtime refuses (compare.ForSession).
+func CheckSettings(set sampler.Settings) error {
+	if err := set.Validate(); err != nil {
+		return err
+	}
+	if set.Runtime() {
+		_, err := compare.ForSession(set)
+		return err
+	}
+	return nil
 }
 
 // Force re-runs step i with token chosen by hand, dropping the steps after
@@ -581,7 +651,7 @@ func (s *Session) truncate(n int) error {
 func (s *Session) rewind(n int) error {
 	if n < len(s.trace.Steps) {
 		cut := s.trace.Steps[n]
-		s.rng = cut.rngWas
+		s.gen = cut.genWas
 		s.tokens = s.tokens[:cut.context]
 		s.trace.Steps = s.trace.Steps[:n]
 		if n == 0 {

@@ -43,8 +43,8 @@ type Step struct {
 	KVLen   int
 	KVBytes int
 
-	rngWas  sampler.RNG // generator state the steps before left, for undo and Detail (rngFor re-seeds it at a change of seed)
-	context int         // context length before the step
+	genWas  generators // generator state the steps before left, for undo and Detail (genFor re-seeds it at a change of seed)
+	context int        // context length before the step
 }
 
 // Candidate is one of a step's most probable tokens.

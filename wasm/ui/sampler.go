@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
@@ -74,6 +75,8 @@ func (c *SamplerCard) settings() app.UI {
 	s := c.Settings
 	mode := "sample"
 	switch {
+	case s.Runtime():
+		mode = s.Mode // llama.cpp's greedy is its own temperature 0, set in the field
 	case s.Temperature == 0:
 		mode = "greedy"
 	case s.Mode == sampler.RunC:
@@ -85,6 +88,8 @@ func (c *SamplerCard) settings() app.UI {
 			option("greedy", "greedy (argmax)", mode == "greedy"),
 			option("sample", "sample", mode == "sample"),
 			option("runc", "sample like llama2.c run.c", mode == "runc"),
+			option(sampler.LlamaCpp, "llama.cpp", mode == sampler.LlamaCpp),
+			option(sampler.HF, "Hugging Face", mode == sampler.HF),
 		),
 	)}
 	if mode != "greedy" {
@@ -124,6 +129,9 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 	s := c.Settings
 	switch ctx.JSSrc().Get("value").String() {
 	case "greedy":
+		if s.Runtime() {
+			s.Mode = sampler.Chain // Hugging Face has no temperature 0; llama.cpp's is its own field
+		}
 		s.Temperature = 0
 	case "sample":
 		s.Mode = sampler.Chain
@@ -132,6 +140,15 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 		}
 	case "runc":
 		s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
+	case sampler.LlamaCpp, sampler.HF:
+		// The runtime's defaults, shown in the fields; a seed beyond
+		// llama.cpp's 32 bits is refused with its reason.
+		d, err := compare.Defaults(ctx.JSSrc().Get("value").String(), s.Seed)
+		if err != nil {
+			c.Page.notify(err)
+			return
+		}
+		s = d
 	}
 	c.Page.notify(c.Page.setSampler(s))
 	_ = focusPlayground()
@@ -173,12 +190,17 @@ func (p *Playground) rerun() { p.notify(p.act((*session.Session).Rerun)) }
 
 // describe says what settings are, briefly.
 func describe(s sampler.Settings) string {
-	if s.Temperature == 0 {
+	if s.Temperature == 0 && !s.Runtime() {
 		return "greedy decoding"
 	}
 	var parts []string
-	if s.Mode == sampler.RunC {
+	switch s.Mode {
+	case sampler.RunC:
 		parts = append(parts, "run.c's sampling")
+	case sampler.LlamaCpp:
+		parts = append(parts, "llama.cpp's chain")
+	case sampler.HF:
+		parts = append(parts, "Hugging Face's chain")
 	}
 	for _, p := range sampler.Params {
 		if v := p.Get(s); !p.IsOff(v) && !(p.ChainOnly && s.Mode == sampler.RunC) {
@@ -260,6 +282,10 @@ func (c *SamplerCard) draw() app.UI {
 	chosen := quote(c.Vocab.Names[d.Order[d.Index]])
 	why := "The cumulative distribution runs over the candidates, most probable first"
 	switch {
+	case c.Used.Mode == sampler.LlamaCpp:
+		why = "llama.cpp's dist walks its candidates in the order its last stage left them, summing expf(ℓ − max) unnormalised, and scales u by the sum"
+	case c.D.Choice.Note != "":
+		why = "Hugging Face's chain, walked in token-id order: " + c.D.Choice.Note
 	case d.Target != d.U:
 		why += "; run.c does not renormalise the survivors of top-p but scales u by their mass"
 	case finalProbs(c.D.Choice) != nil:

@@ -212,6 +212,17 @@ func TestSamplerCard(t *testing.T) {
 	_, text = render(p.samplerCard(p.shown()))
 	contains(t, "run.c sampler", text, "u × ", "scales u by their mass", "Continuing Once upon a time")
 	lacks(t, "run.c sampler", text, "became")
+
+	// llama.cpp's chain: its stage names, its draw scaled by its unnormalised sum.
+	p = page(t, stories(3, sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.5, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 7}), -1)
+	html, text = render(p.samplerCard(p.shown()))
+	contains(t, "llama.cpp sampler", html, `<option value="llama.cpp" selected`, `id="set-min_p"`)
+	contains(t, "llama.cpp sampler", text, "top-k kept 40 of 512 tokens", "temp-ext", "llama.cpp's dist walks its candidates")
+	// Hugging Face's: the transformers classes, and the note on its draw.
+	p = page(t, stories(3, sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 7}), -1)
+	html, text = render(p.samplerCard(p.shown()))
+	contains(t, "hf sampler", html, `<option value="hf" selected`)
+	contains(t, "hf sampler", text, "TopKLogitsWarper kept", "torch.multinomial's generator cannot be reproduced")
 }
 
 func TestHiddenCard(t *testing.T) {

@@ -32,10 +32,10 @@ import (
 // The chains by name; a llama.cpp letter sequence such as "kpt" is a
 // llama.cpp chain with those stages.
 const (
-	Ours     = "chain"     // nexttoken's chain (sampler.Chain)
-	RunC     = "runc"      // llama2.c's run.c sample() (sampler.RunC)
-	LlamaCpp = "llama.cpp" // common_sampler's default sequence, edskypmxt
-	HF       = "hf"        // generate() with do_sample=True
+	Ours     = sampler.Chain    // nexttoken's chain
+	RunC     = sampler.RunC     // llama2.c's run.c sample()
+	LlamaCpp = sampler.LlamaCpp // common_sampler's default sequence, edskypmxt
+	HF       = sampler.HF       // generate() with do_sample=True
 )
 
 // maxStages bounds a llama.cpp letter sequence: each stage copies the
@@ -343,9 +343,11 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	}
 	rng := sampler.NewRNG(c.Settings.Seed)
 	out.U = float64(rng.Float32())
-	if out.Token, err = hf.Draw(res.Probs, out.U); err != nil {
+	drawn, err := hf.Draw(res.Probs, out.U)
+	if err != nil {
 		return Outcome{}, err
 	}
+	out.Token = drawn.Token
 	return out, nil
 }
 
@@ -354,7 +356,7 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 // probability in the softmax of in.
 func stageBetween(name string, in, out []float64) Stage {
 	st := Stage{Name: name}
-	p := softmax(in)
+	p := distribution(in)
 	for i := range out {
 		switch {
 		case !math.IsInf(out[i], -1):
@@ -367,8 +369,9 @@ func stageBetween(name string, in, out []float64) Stage {
 	return st
 }
 
-// softmax is the distribution of scores in float64, for the removed mass.
-func softmax(scores []float64) []float64 {
+// distribution is the softmax of scores in float64, for the removed mass
+// and a recorded stage.
+func distribution(scores []float64) []float64 {
 	hi := math.Inf(-1)
 	for _, s := range scores {
 		hi = math.Max(hi, s)

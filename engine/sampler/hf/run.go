@@ -78,6 +78,15 @@ func checkScores(scores []float32, what string) error {
 	return nil
 }
 
+// Drawn is where a Draw landed on the cumulative distribution.
+type Drawn struct {
+	Token  int     // the token drawn
+	Index  int     // its position among the tokens of positive probability, in id order
+	Target float64 // u times Total: where the draw points
+	Lo, Hi float64 // the cumulative sum before and after Token: Lo ≤ Target < Hi, but for the last token
+	Total  float64 // the sum of every probability, in float64
+}
+
 // Draw picks a token from probs with one uniform number u ∈ [0, 1), by the
 // cumulative distribution in token-id order: the first token of positive
 // probability whose cumulative sum exceeds u times the total, summed in
@@ -86,31 +95,34 @@ func checkScores(scores []float32, what string) error {
 // one sample draws an Exp(1) variable qᵢ per token from torch's generator
 // and returns argmax pᵢ/qᵢ, which no single u reproduces (see the package
 // documentation).
-func Draw(probs []float32, u float64) (int, error) {
+func Draw(probs []float32, u float64) (Drawn, error) {
 	if !(u >= 0 && u < 1) {
-		return 0, fmt.Errorf("hf: u = %v, must be in [0, 1)", u)
+		return Drawn{}, fmt.Errorf("hf: u = %v, must be in [0, 1)", u)
 	}
-	var total float64
-	last := -1
+	var d Drawn
+	last, n := -1, 0
 	for i, p := range probs {
 		if math.IsNaN(float64(p)) || p < 0 || math.IsInf(float64(p), 1) {
-			return 0, fmt.Errorf("hf: probability %v for token %d", p, i)
+			return Drawn{}, fmt.Errorf("hf: probability %v for token %d", p, i)
 		}
 		if p > 0 {
-			total += float64(p)
-			last = i
+			d.Total += float64(p)
+			last, n = i, n+1
 		}
 	}
 	if last < 0 {
-		return 0, errors.New("hf: no token has a positive probability")
+		return Drawn{}, errors.New("hf: no token has a positive probability")
 	}
-	target, cum := u*total, 0.0
+	d.Target = u * d.Total
 	for i, p := range probs {
 		if p > 0 {
-			if cum += float64(p); target < cum {
-				return i, nil
+			d.Lo, d.Hi, d.Token = d.Hi, d.Hi+float64(p), i
+			if d.Target < d.Hi {
+				return d, nil
 			}
+			d.Index++
 		}
 	}
-	return last, nil
+	d.Index = n - 1 // rounding left the target beyond the sum: the last token
+	return d, nil
 }

@@ -234,18 +234,23 @@ func TestDraw(t *testing.T) {
 	probs := []float32{0.25, 0, 0.5, 0.25}
 	for _, tc := range []struct {
 		u    float64
-		want int
+		want Drawn
 	}{
 		// Cumulative in id order: 0.25, (0.25), 0.75, 1.
-		{0, 0}, {0.2499, 0}, {0.25, 2}, {0.7499, 2}, {0.75, 3}, {0.9999, 3},
+		{0, Drawn{Token: 0, Index: 0, Target: 0, Lo: 0, Hi: 0.25, Total: 1}},
+		{0.2499, Drawn{Token: 0, Index: 0, Target: 0.2499, Lo: 0, Hi: 0.25, Total: 1}},
+		{0.25, Drawn{Token: 2, Index: 1, Target: 0.25, Lo: 0.25, Hi: 0.75, Total: 1}},
+		{0.7499, Drawn{Token: 2, Index: 1, Target: 0.7499, Lo: 0.25, Hi: 0.75, Total: 1}},
+		{0.75, Drawn{Token: 3, Index: 2, Target: 0.75, Lo: 0.75, Hi: 1, Total: 1}},
+		{0.9999, Drawn{Token: 3, Index: 2, Target: 0.9999, Lo: 0.75, Hi: 1, Total: 1}},
 	} {
 		if got, err := Draw(probs, tc.u); err != nil || got != tc.want {
-			t.Errorf("Draw(%v) = %d, %v, want %d", tc.u, got, err, tc.want)
+			t.Errorf("Draw(%v) = %+v, %v, want %+v", tc.u, got, err, tc.want)
 		}
 	}
 	// A total below 1 is scaled: u = 0.5 of 0.5 is 0.25, token 1's start.
-	if got, err := Draw([]float32{0.25, 0.25, 0}, 0.5); err != nil || got != 1 {
-		t.Errorf("unnormalised: %d, %v", got, err)
+	if got, err := Draw([]float32{0.25, 0.25, 0}, 0.5); err != nil || got.Token != 1 || got.Target != 0.25 {
+		t.Errorf("unnormalised: %+v, %v", got, err)
 	}
 	for _, tc := range []struct {
 		probs []float32

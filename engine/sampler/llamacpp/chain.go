@@ -41,6 +41,9 @@ type Result struct {
 	// (and the generator advanced) also when one candidate is left; Sum and
 	// Target are then 0.
 	U, Target, Sum float64
+	// CDF is the running sum at each position of the last stage's Tokens,
+	// which the draw walks; nil when one candidate is left.
+	CDF []float64
 }
 
 // Chain is llama.cpp's sampler chain as common_sampler_init builds it
@@ -71,6 +74,32 @@ func New(p Params) (*Chain, error) {
 func (c *Chain) Reset() {
 	c.dist.seed(c.p.Seed)
 	c.xtc.seed(c.p.Seed)
+}
+
+// State is how far the chain's generators have run since they were seeded
+// with Params.Seed: the 32-bit outputs each has given (dist takes two per
+// Sample, XTC one when it runs on two candidates or more). With the seed it
+// is the whole state of both, in 16 bytes instead of 2.5 KB each.
+type State struct {
+	Dist, XTC uint64
+}
+
+// State returns where the generators are.
+func (c *Chain) State() State { return State{c.dist.n, c.xtc.n} }
+
+// Restore puts the generators where s says, as if Sample had run that far
+// since New or Reset: a generator behind s runs forward, one ahead of it is
+// seeded again and runs forward from there.
+func (c *Chain) Restore(s State) {
+	for _, g := range []struct {
+		m    *mt19937
+		want uint64
+	}{{&c.dist, s.Dist}, {&c.xtc, s.XTC}} {
+		if g.m.n > g.want {
+			g.m.seed(c.p.Seed)
+		}
+		g.m.discard(g.want - g.m.n)
+	}
 }
 
 // Sample runs the chain on logits, one per token id, and chooses a token.
@@ -515,14 +544,14 @@ func (c *Chain) sampleDist(a *array, res *Result) {
 	}
 	res.U = c.dist.canonical64()
 	res.Sum, res.Target = sum, sum*res.U
+	res.CDF = make([]float64, len(d))
 	var run float64
 	found := false
 	for i := range d {
-		if !found {
-			run += float64(d[i].P)
-			if run >= res.Target {
-				res.Index, found = i, true
-			}
+		run += float64(d[i].P) // past the chosen one too, for the record: llama.cpp stops there
+		res.CDF[i] = run
+		if !found && run >= res.Target {
+			res.Index, found = i, true
 		}
 		d[i].P = float32(float64(d[i].P) / sum)
 	}

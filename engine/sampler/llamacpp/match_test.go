@@ -10,6 +10,8 @@ import (
 
 	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/sampler/llamacpp/internal/refcases"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
 )
 
 // TestMatchesLlamaCpp runs the chain on the cases of package refcases and
@@ -101,4 +103,48 @@ func fnv(h uint64, v uint32) uint64 {
 		h *= 0x100000001b3
 	}
 	return h
+}
+
+// TestSessionsMatchLlamaCpp runs the stories260K sessions of
+// refcases.Sessions in llama.cpp mode and requires each step's token, and
+// its position in the final array, to be those llama.cpp's own samplers
+// chose on the same logits, accepting each token before the next step
+// (testdata/sessions.out, made by harness.cpp from the logits that
+// refcases.WriteSessions wrote). Up to the first difference the logits
+// are those of llama.cpp's own tokens, so a session that agrees at every
+// step is the one llama.cpp samples from this model's logits.
+func TestSessionsMatchLlamaCpp(t *testing.T) {
+	data, err := os.ReadFile("testdata/sessions.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	var name string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if n, ok := strings.CutPrefix(line, "session "); ok {
+			name = n
+			continue
+		}
+		want[name] = append(want[name], line)
+	}
+	var sessions, steps int
+	for _, c := range refcases.Sessions() {
+		s, err := session.New(c.Spec, models.Load)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		got := s.Trace().Steps
+		if len(got) != len(want[c.Name]) {
+			t.Errorf("%s: %d steps, llama.cpp %d", c.Name, len(got), len(want[c.Name]))
+		}
+		for i := range min(len(got), len(want[c.Name])) {
+			if g := fmt.Sprintf("chosen %d %d", got[i].Token, got[i].Choice.Draw.Index); g != want[c.Name][i] {
+				t.Errorf("%s: step %d: %s, llama.cpp %s (the steps after read other logits)", c.Name, i, g, want[c.Name][i])
+				break
+			}
+			steps++
+		}
+		sessions++
+	}
+	t.Logf("agree with llama.cpp: %d sessions, %d steps", sessions, steps)
 }

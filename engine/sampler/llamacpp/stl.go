@@ -180,6 +180,7 @@ func adjustHeap[T any](h []T, hole, n int, v T, less func(a, b T) bool) {
 type mt19937 struct {
 	x [624]uint32
 	i int
+	n uint64 // outputs given since seeding: with the seed, the whole state
 }
 
 // seed is mt19937::seed(s), as its constructor.
@@ -188,10 +189,18 @@ func (m *mt19937) seed(s uint32) {
 	for i := 1; i < 624; i++ {
 		m.x[i] = 1812433253*(m.x[i-1]^m.x[i-1]>>30) + uint32(i)
 	}
-	m.i = 624
+	m.i, m.n = 624, 0
+}
+
+// discard is mt19937::discard(k): k outputs thrown away.
+func (m *mt19937) discard(k uint64) {
+	for range k {
+		m.next()
+	}
 }
 
 func (m *mt19937) next() uint32 {
+	m.n++
 	if m.i >= 624 {
 		for k := 0; k < 624; k++ {
 			y := m.x[k]&0x80000000 | m.x[(k+1)%624]&0x7fffffff

@@ -9,6 +9,11 @@
 //   stage NAME SIZE SORTED IDS_FNV VALS_FNV [ID...]   (one per sampler, then dist)
 //   chosen ID INDEX
 //
+// It also runs the sessions that engine/session/testdata/llamacppgen
+// writes: a "session" record has the same settings and history (the
+// prompt) as a case, then one "step" line of logits per step; for each
+// step it prints only "chosen ID INDEX", and accepts ID before the next.
+//
 // IDS_FNV is FNV-1a 64 over the ids in array order (4 bytes each, little
 // endian); VALS_FNV over id, logit bits and p bits of each candidate in
 // array order. The ids are listed when there are at most 64.
@@ -46,95 +51,149 @@ static void expect(std::istream & in, const char * word) {
     }
 }
 
+// params are a chain's settings, as a case or session gives them.
+struct params {
+    std::string seq;
+    uint32_t seed;
+    int32_t min_keep, top_k, last_n, steps;
+    float f[12];
+    std::vector<llama_token> history;
+};
+
+// read_params reads the lines from seq to history.
+static params read_params(std::istream & in) {
+    params p;
+    expect(in, "seq");
+    in >> p.seq;
+    expect(in, "ints");
+    in >> p.seed >> p.min_keep >> p.top_k >> p.last_n >> p.steps;
+    expect(in, "floats");
+    for (float & x : p.f) {
+        std::string h;
+        in >> h;
+        x = f32(h);
+    }
+    size_t n;
+    expect(in, "history");
+    in >> n;
+    p.history.resize(n);
+    for (auto & t : p.history) in >> t;
+    return p;
+}
+
+static std::vector<float> read_logits(std::istream & in) {
+    size_t n;
+    in >> n;
+    std::vector<float> logits(n);
+    for (auto & l : logits) {
+        std::string h;
+        in >> h;
+        l = f32(h);
+    }
+    return logits;
+}
+
+// build_chain is common_sampler_init's switch, for the letters of
+// common_sampler_type_to_chr, then dist(seed); every sampler accepts the
+// history.
+static std::vector<llama_sampler *> build_chain(const params & p, int32_t n_vocab) {
+    const float top_p = p.f[0], min_p = p.f[1], xtc_p = p.f[2], xtc_t = p.f[3], typ_p = p.f[4], temp = p.f[5],
+                dyn_range = p.f[6], dyn_exp = p.f[7], repeat = p.f[8], freq = p.f[9], present = p.f[10], top_n_sigma = p.f[11];
+    std::vector<llama_sampler *> chain;
+    for (char c : p.seq) {
+        switch (c) {
+            case 'e': chain.push_back(llama_sampler_init_penalties(n_vocab, p.last_n, repeat, freq, present)); break;
+            case 'd': chain.push_back(llama_sampler_init_dry(nullptr, 0.0f, 1.75f, 2, 64, nullptr, 0)); break;
+            case 's': chain.push_back(llama_sampler_init_top_n_sigma(top_n_sigma)); break;
+            case 'k': chain.push_back(llama_sampler_init_top_k(p.top_k)); break;
+            case 'y': chain.push_back(llama_sampler_init_typical(typ_p, p.min_keep)); break;
+            case 'p': chain.push_back(llama_sampler_init_top_p(top_p, p.min_keep)); break;
+            case 'm': chain.push_back(llama_sampler_init_min_p(min_p, p.min_keep)); break;
+            case 'x': chain.push_back(llama_sampler_init_xtc(xtc_p, xtc_t, p.min_keep, p.seed)); break;
+            case 't': chain.push_back(llama_sampler_init_temp_ext(temp, dyn_range, dyn_exp)); break;
+            default: std::fprintf(stderr, "unknown sampler %c\n", c); std::exit(1);
+        }
+    }
+    chain.push_back(llama_sampler_init_dist(p.seed));
+    for (llama_token t : p.history) {
+        for (auto * s : chain) llama_sampler_accept(s, t);
+    }
+    return chain;
+}
+
+// apply runs the chain on logits, as llama_sampler_chain_apply, printing
+// each stage's array when verbose, and returns the selected position.
+static int64_t apply(std::vector<llama_sampler *> & chain, const std::vector<float> & logits,
+                     std::vector<llama_token_data> & cur, bool verbose) {
+    const size_t n = logits.size();
+    cur.resize(n);
+    for (size_t i = 0; i < n; i++) cur[i] = llama_token_data{(llama_token) i, logits[i], 0.0f};
+    llama_token_data_array cur_p = {cur.data(), cur.size(), -1, false};
+    for (auto * s : chain) {
+        llama_sampler_apply(s, &cur_p);
+        if (!verbose) continue;
+        uint64_t hi = 0xcbf29ce484222325ULL, hv = hi;
+        for (size_t i = 0; i < cur_p.size; i++) {
+            uint32_t lb, pb;
+            std::memcpy(&lb, &cur_p.data[i].logit, 4);
+            std::memcpy(&pb, &cur_p.data[i].p, 4);
+            hi = fnv(hi, (uint32_t) cur_p.data[i].id);
+            hv = fnv(fnv(fnv(hv, (uint32_t) cur_p.data[i].id), lb), pb);
+        }
+        std::printf("stage %s %zu %d %016" PRIx64 " %016" PRIx64, llama_sampler_name(s), cur_p.size, cur_p.sorted ? 1 : 0, hi, hv);
+        if (cur_p.size <= 64) {
+            for (size_t i = 0; i < cur_p.size; i++) std::printf(" %d", cur_p.data[i].id);
+        }
+        std::printf("\n");
+    }
+    // cur_p.data may have moved (XTC advances it): the chosen id is read by the caller from here.
+    cur.assign(cur_p.data, cur_p.data + cur_p.size);
+    return cur_p.selected;
+}
+
 int main() {
     std::ios::sync_with_stdio(false);
     std::string w;
+    std::vector<llama_token_data> cur;
     while (std::cin >> w) {
-        if (w != "case") {
-            std::fprintf(stderr, "expected case, got %s\n", w.c_str());
+        std::string name;
+        std::cin >> name;
+        if (w == "case") {
+            params p = read_params(std::cin);
+            expect(std::cin, "logits");
+            std::vector<float> logits = read_logits(std::cin);
+            std::vector<llama_sampler *> chain = build_chain(p, (int32_t) logits.size());
+            std::printf("case %s\n", name.c_str());
+            for (int step = 0; step < p.steps; step++) {
+                const int64_t sel = apply(chain, logits, cur, true);
+                const llama_token id = cur[sel].id;
+                std::printf("chosen %d %" PRId64 "\n", id, sel);
+                // common_sampler_accept: every sampler of the chain sees the token.
+                for (auto * s : chain) llama_sampler_accept(s, id);
+            }
+            for (auto * s : chain) llama_sampler_free(s);
+        } else if (w == "session") {
+            // A session: each step has its own logits (the model's after
+            // the tokens chosen so far, which the writer computed), and the
+            // chosen token is accepted before the next step, as llama-cli
+            // does; the history is the prompt, accepted first.
+            params p = read_params(std::cin);
+            std::vector<llama_sampler *> chain;
+            std::printf("session %s\n", name.c_str());
+            for (int step = 0; step < p.steps; step++) {
+                expect(std::cin, "step");
+                std::vector<float> logits = read_logits(std::cin);
+                if (step == 0) chain = build_chain(p, (int32_t) logits.size());
+                const int64_t sel = apply(chain, logits, cur, false);
+                const llama_token id = cur[sel].id;
+                std::printf("chosen %d %" PRId64 "\n", id, sel);
+                for (auto * s : chain) llama_sampler_accept(s, id);
+            }
+            for (auto * s : chain) llama_sampler_free(s);
+        } else {
+            std::fprintf(stderr, "expected case or session, got %s\n", w.c_str());
             return 1;
         }
-        std::string name, seq;
-        std::cin >> name;
-        expect(std::cin, "seq");
-        std::cin >> seq;
-        expect(std::cin, "ints");
-        uint32_t seed;
-        int32_t min_keep, top_k, last_n, steps;
-        std::cin >> seed >> min_keep >> top_k >> last_n >> steps;
-        expect(std::cin, "floats");
-        float f[12];
-        for (float & x : f) {
-            std::string h;
-            std::cin >> h;
-            x = f32(h);
-        }
-        const float top_p = f[0], min_p = f[1], xtc_p = f[2], xtc_t = f[3], typ_p = f[4], temp = f[5],
-                    dyn_range = f[6], dyn_exp = f[7], repeat = f[8], freq = f[9], present = f[10], top_n_sigma = f[11];
-        size_t n;
-        expect(std::cin, "history");
-        std::cin >> n;
-        std::vector<llama_token> history(n);
-        for (auto & t : history) std::cin >> t;
-        expect(std::cin, "logits");
-        std::cin >> n;
-        std::vector<float> logits(n);
-        for (auto & l : logits) {
-            std::string h;
-            std::cin >> h;
-            l = f32(h);
-        }
-
-        // common_sampler_init's switch, for the letters of
-        // common_sampler_type_to_chr.
-        std::vector<llama_sampler *> chain;
-        for (char c : seq) {
-            switch (c) {
-                case 'e': chain.push_back(llama_sampler_init_penalties((int32_t) n, last_n, repeat, freq, present)); break;
-                case 'd': chain.push_back(llama_sampler_init_dry(nullptr, 0.0f, 1.75f, 2, 64, nullptr, 0)); break;
-                case 's': chain.push_back(llama_sampler_init_top_n_sigma(top_n_sigma)); break;
-                case 'k': chain.push_back(llama_sampler_init_top_k(top_k)); break;
-                case 'y': chain.push_back(llama_sampler_init_typical(typ_p, min_keep)); break;
-                case 'p': chain.push_back(llama_sampler_init_top_p(top_p, min_keep)); break;
-                case 'm': chain.push_back(llama_sampler_init_min_p(min_p, min_keep)); break;
-                case 'x': chain.push_back(llama_sampler_init_xtc(xtc_p, xtc_t, min_keep, seed)); break;
-                case 't': chain.push_back(llama_sampler_init_temp_ext(temp, dyn_range, dyn_exp)); break;
-                default: std::fprintf(stderr, "unknown sampler %c\n", c); return 1;
-            }
-        }
-        chain.push_back(llama_sampler_init_dist(seed));
-
-        for (llama_token t : history) {
-            for (auto * s : chain) llama_sampler_accept(s, t);
-        }
-        std::printf("case %s\n", name.c_str());
-        std::vector<llama_token_data> cur(n);
-        for (int step = 0; step < steps; step++) {
-            for (size_t i = 0; i < n; i++) cur[i] = llama_token_data{(llama_token) i, logits[i], 0.0f};
-            llama_token_data_array cur_p = {cur.data(), cur.size(), -1, false};
-            // llama_sampler_chain_apply applies each in turn.
-            for (auto * s : chain) {
-                llama_sampler_apply(s, &cur_p);
-                uint64_t hi = 0xcbf29ce484222325ULL, hv = hi;
-                for (size_t i = 0; i < cur_p.size; i++) {
-                    uint32_t lb, pb;
-                    std::memcpy(&lb, &cur_p.data[i].logit, 4);
-                    std::memcpy(&pb, &cur_p.data[i].p, 4);
-                    hi = fnv(hi, (uint32_t) cur_p.data[i].id);
-                    hv = fnv(fnv(fnv(hv, (uint32_t) cur_p.data[i].id), lb), pb);
-                }
-                std::printf("stage %s %zu %d %016" PRIx64 " %016" PRIx64, llama_sampler_name(s), cur_p.size, cur_p.sorted ? 1 : 0, hi, hv);
-                if (cur_p.size <= 64) {
-                    for (size_t i = 0; i < cur_p.size; i++) std::printf(" %d", cur_p.data[i].id);
-                }
-                std::printf("\n");
-            }
-            const llama_token id = cur_p.data[cur_p.selected].id;
-            std::printf("chosen %d %" PRId64 "\n", id, cur_p.selected);
-            // common_sampler_accept: every sampler of the chain sees the token.
-            for (auto * s : chain) llama_sampler_accept(s, id);
-        }
-        for (auto * s : chain) llama_sampler_free(s);
     }
     return 0;
 }

@@ -222,22 +222,32 @@ func Sequence(p llamacpp.Params) string {
 //	logits N BITS…
 func Write(w io.Writer, cs []Case) error {
 	for _, c := range cs {
-		p := c.Params
-		fmt.Fprintf(w, "case %s\nseq %s\nints %d %d %d %d %d\nfloats", c.Name, Sequence(p), p.Seed, p.MinKeep, p.TopK, p.PenaltyLastN, c.Steps)
-		for _, f := range []float32{p.TopP, p.MinP, p.XTCProbability, p.XTCThreshold, p.TypP, p.Temp, p.DynatempRange, p.DynatempExponent, p.PenaltyRepeat, p.PenaltyFreq, p.PenaltyPresent, p.TopNSigma} {
-			fmt.Fprintf(w, " %08x", math.Float32bits(f))
-		}
-		fmt.Fprintf(w, "\nhistory %d", len(c.History))
-		for _, h := range c.History {
-			fmt.Fprintf(w, " %d", h)
-		}
-		fmt.Fprintf(w, "\nlogits %d", len(c.Logits))
-		for _, l := range c.Logits {
-			fmt.Fprintf(w, " %08x", math.Float32bits(l))
-		}
+		writeParams(w, "case", c.Name, c.Params, c.Steps, c.History)
+		fmt.Fprintf(w, "\nlogits")
+		writeLogits(w, c.Logits)
 		if _, err := fmt.Fprintln(w); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeParams writes the lines from the record's kind and name to its
+// history, without the last newline.
+func writeParams(w io.Writer, kind, name string, p llamacpp.Params, steps int, history []int32) {
+	fmt.Fprintf(w, "%s %s\nseq %s\nints %d %d %d %d %d\nfloats", kind, name, Sequence(p), p.Seed, p.MinKeep, p.TopK, p.PenaltyLastN, steps)
+	for _, f := range []float32{p.TopP, p.MinP, p.XTCProbability, p.XTCThreshold, p.TypP, p.Temp, p.DynatempRange, p.DynatempExponent, p.PenaltyRepeat, p.PenaltyFreq, p.PenaltyPresent, p.TopNSigma} {
+		fmt.Fprintf(w, " %08x", math.Float32bits(f))
+	}
+	fmt.Fprintf(w, "\nhistory %d", len(history))
+	for _, h := range history {
+		fmt.Fprintf(w, " %d", h)
+	}
+}
+
+func writeLogits(w io.Writer, logits []float32) {
+	fmt.Fprintf(w, " %d", len(logits))
+	for _, l := range logits {
+		fmt.Fprintf(w, " %08x", math.Float32bits(l))
+	}
 }

@@ -1,0 +1,275 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/hf"
+	"nexttoken/engine/sampler/llamacpp"
+	"nexttoken/engine/softmax"
+)
+
+// ForSession returns the chain that a session in s's mode, sampler.LlamaCpp
+// or sampler.HF, samples with: the runtime's Preset with every numeric
+// setting of s mapped onto it by Follow, checked by the runtime's own rules
+// (Validate). What Follow does not map keeps the runtime's default:
+//
+//   - llama.cpp (common_params_sampling): the sequence edskypmxt,
+//     penalty_last_n 64, frequency and presence penalties 0, min_keep 0,
+//     typical_p 1, top_n_sigma −1, XTC off (probability 0), dynamic
+//     temperature off (range 0), DRY and mirostat off; the seed is s's,
+//     which must fit llama.cpp's 32 bits and not be LLAMA_DEFAULT_SEED.
+//   - Hugging Face (GenerationConfig, do_sample=True): typical_p 1,
+//     epsilon_cutoff and eta_cutoff 0. Temperature 0 is an error there, as
+//     in transformers: its greedy decoding is do_sample=False.
+//
+// The error names the setting, in the runtime's terms.
+func ForSession(s sampler.Settings) (Chain, error) {
+	if !s.Runtime() {
+		return Chain{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", s.Mode)
+	}
+	c, err := Preset(s.Mode, s.Seed)
+	if err != nil {
+		return Chain{}, fmt.Errorf("sampler: %w", err)
+	}
+	c.Follow(s, func(string) bool { return true })
+	if err := c.Validate(); err != nil {
+		return Chain{}, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+	}
+	return c, nil
+}
+
+// Defaults are the settings of a session in mode, sampler.LlamaCpp or
+// sampler.HF, that give its runtime's defaults (those of Preset) once
+// Follow maps them back: llama.cpp's temperature 0.8, top-k 40, top-p 0.95
+// and min-p 0.05; Hugging Face's temperature 1 and top-k 50. A filter the
+// runtime leaves off is off here too (top-p 1 there is 0 here).
+func Defaults(mode string, seed uint64) (sampler.Settings, error) {
+	if !(sampler.Settings{Mode: mode}).Runtime() {
+		return sampler.Settings{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", mode)
+	}
+	c, err := Preset(mode, seed)
+	if err != nil {
+		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
+	}
+	s := sampler.Settings{Mode: mode, Seed: seed}
+	short := func(x float32) float64 { // 0.8, not the float32's 0.800000011920929
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+		return v
+	}
+	if mode == sampler.HF {
+		h := c.HF
+		s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty = h.Temperature, h.TopK, h.TopP, h.MinP, h.RepetitionPenalty
+	} else {
+		l := c.Llama
+		s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty =
+			short(l.Temp), int(l.TopK), short(l.TopP), short(l.MinP), short(l.PenaltyRepeat)
+	}
+	if s.TopP == 1 {
+		s.TopP = 0 // off in both, written as DefaultSettings writes it
+	}
+	return s, nil
+}
+
+// Stepper samples a session's steps with a runtime's chain (ForSession),
+// one step's logits after another, and records each choice in package
+// sampler's shape, as Scratch.Choose and Sample record theirs: the stages
+// the chain ran (those its values switch off are left out) with the tokens
+// they kept and removed, and the draw. It is the one place that turns the
+// runtimes' results into a sampler.Choice.
+//
+// The draw is the runtime's own for llama.cpp: its dist stage, one
+// canonical double from its std::mt19937 per step (also when one candidate
+// is left), with the generators' state passed in and out as a
+// llamacpp.State. Hugging Face's cannot be reproduced, so its steps draw
+// u = RNG.Float32() from nexttoken's xorshift and walk the cumulative sum
+// in token-id order (hf.Draw); Choice.Note says so.
+type Stepper struct {
+	set    sampler.Settings
+	llama  *llamacpp.Chain
+	procs  []hf.Processor
+	narrow []float32
+	hist   []int32
+	probs  []float64
+}
+
+// NewStepper returns the stepper of settings s, whose mode is LlamaCpp or
+// HF, or ForSession's error.
+func NewStepper(s sampler.Settings) (*Stepper, error) {
+	c, err := ForSession(s)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stepper{set: s}
+	if s.Mode == sampler.HF {
+		st.procs, err = hf.Processors(c.HF)
+	} else {
+		st.llama, err = llamacpp.New(c.Llama)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+	}
+	return st, nil
+}
+
+// Settings are the settings st was made for.
+func (st *Stepper) Settings() sampler.Settings { return st.set }
+
+// Probs is the distribution the latest Choose shows: the float64 softmax
+// of the logits at the temperature (1 at temperature 0), before any of the
+// runtime's stages, as the softmax card shows it. It lives in st until the
+// next call.
+func (st *Stepper) Probs() []float64 { return st.probs }
+
+// Choose runs the chain on logits, one per token id, with history the
+// context so far (the penalties read it), and chooses a token. The chain
+// reads the logits rounded to float32, as its runtime is given them. gen is
+// where llama.cpp's generators are before the step, and after it on
+// success; rng is nexttoken's generator, which a Hugging Face step advances
+// by one Float32. A recorded choice (record) holds every stage's removed
+// tokens, scores and distribution, the draw's order and cumulative sum, and
+// the softmax; a compact one only the summaries, which are the same.
+func (st *Stepper) Choose(logits []float64, history []int, rng *sampler.RNG, gen *llamacpp.State, record bool) (*sampler.Choice, error) {
+	for i, id := range history {
+		if id < 0 || id >= len(logits) {
+			return nil, fmt.Errorf("sampler: history[%d] = %d is not a token of a %d-token vocabulary", i, id, len(logits))
+		}
+	}
+	temperature := st.set.Temperature
+	if temperature == 0 {
+		temperature = 1 // llama.cpp's greedy choice, shown at T = 1
+	}
+	if cap(st.probs) < len(logits) {
+		st.probs = make([]float64, len(logits))
+	}
+	st.probs = st.probs[:len(logits)]
+	if _, _, err := softmax.Probs(st.probs, logits, temperature); err != nil {
+		return nil, err
+	}
+	st.narrow = st.narrow[:0]
+	for _, l := range logits {
+		st.narrow = append(st.narrow, float32(l))
+	}
+	var c *sampler.Choice
+	var err error
+	if st.llama != nil {
+		c, err = st.chooseLlama(history, gen, record)
+	} else {
+		c, err = st.chooseHF(history, rng, record)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sampler: %s mode: %w", st.set.Mode, err)
+	}
+	c.Prob = st.probs[c.Token]
+	if record {
+		if c.Softmax, err = softmax.Compute(logits, temperature); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) (*sampler.Choice, error) {
+	st.hist = st.hist[:0]
+	for _, id := range history {
+		st.hist = append(st.hist, int32(id))
+	}
+	st.llama.Restore(*gen)
+	res, err := st.llama.Sample(st.narrow, st.hist)
+	if err != nil {
+		return nil, err
+	}
+	*gen = st.llama.State()
+	c := &sampler.Choice{Token: int(res.Token)}
+	in := widen32(st.narrow)
+	for _, s := range res.Stages {
+		if strings.HasPrefix(s.Name, "?") {
+			continue // switched off by its values
+		}
+		scores := fill(len(in), math.Inf(-1))
+		for _, t := range s.Tokens {
+			scores[t.ID] = float64(t.Logit)
+		}
+		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		in = scores
+	}
+	last := res.Stages[len(res.Stages)-1].Tokens
+	d := &sampler.Draw{U: res.U, Target: res.Target, Index: res.Index, Total: res.Sum}
+	if len(last) == 1 {
+		// dist takes the one candidate without a sum: it is the whole interval.
+		d.Target, d.Hi, d.Total = res.U, 1, 1
+	} else {
+		d.Hi = res.CDF[res.Index]
+		if res.Index > 0 {
+			d.Lo = res.CDF[res.Index-1]
+		}
+	}
+	if record {
+		d.Order = make([]int, len(last))
+		for i, t := range last {
+			d.Order[i] = int(t.ID)
+		}
+		d.CDF = res.CDF
+		if len(last) == 1 {
+			d.CDF = []float64{1}
+		}
+	}
+	c.Draw = d
+	return c, nil
+}
+
+func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*sampler.Choice, error) {
+	res, err := hf.Run(st.procs, st.narrow, history)
+	if err != nil {
+		return nil, err
+	}
+	c := &sampler.Choice{Note: hfNote}
+	in := widen32(st.narrow)
+	for _, s := range res.Steps {
+		scores := widen32(s.Scores)
+		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		in = scores
+	}
+	u := float64(rng.Float32())
+	drawn, err := hf.Draw(res.Probs, u)
+	if err != nil {
+		return nil, err
+	}
+	c.Token = drawn.Token
+	c.Draw = &sampler.Draw{U: u, Target: drawn.Target, Index: drawn.Index, Lo: drawn.Lo, Hi: drawn.Hi, Total: drawn.Total}
+	if record {
+		var cum float64
+		for id, p := range res.Probs {
+			if p > 0 {
+				cum += float64(p)
+				c.Draw.Order = append(c.Draw.Order, id)
+				c.Draw.CDF = append(c.Draw.CDF, cum)
+			}
+		}
+	}
+	return c, nil
+}
+
+// recordStage is a runtime's stage that turned the scores in into out, in
+// sampler's shape: Survivors the tokens left drawable, Affected the ones it
+// removed, RemovedMass their probability in the softmax of in; recorded,
+// also the removed tokens, the scores after it and their softmax.
+func recordStage(name string, in, out []float64, record bool) sampler.Stage {
+	b := stageBetween(name, in, out)
+	st := sampler.Stage{Name: name, Survivors: len(b.Kept), Affected: len(b.Removed), RemovedMass: b.RemovedMass}
+	if record {
+		st.Removed, st.Logits, st.Probs = b.Removed, out, distribution(out)
+	}
+	return st
+}
+
+func widen32(x []float32) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
+}
