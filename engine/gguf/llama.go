@@ -55,7 +55,7 @@ import (
 // every file. (The test converting stories260K checks this: its logits are
 // the llama2.c checkpoint's, bit for bit.)
 func (f *File) Model() (*checkpoint.Model, error) {
-	c, err := f.llamaConfig()
+	c, err := f.LlamaConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +154,9 @@ func equalDims(a, b []int64) bool {
 	return true
 }
 
-// llamaConfig reads and checks the hyper-parameters of a llama file.
-func (f *File) llamaConfig() (checkpoint.Config, error) {
+// LlamaConfig reads and checks the hyper-parameters of a llama file, as
+// Model does, without reading any weights.
+func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	var c checkpoint.Config
 	arch, err := f.text("general.architecture")
 	if err != nil {
@@ -428,7 +429,7 @@ func unsupportedTokenizer(name string) error {
 	if what == "" {
 		what = "unknown"
 	}
-	return fmt.Errorf("gguf: tokenizer.ggml.model %q (%s) is not supported yet; only llama (SentencePiece BPE with byte fallback) is; give a llama2.c tokenizer file instead", name, what)
+	return fmt.Errorf("gguf: tokenizer.ggml.model %q (%s) is not supported yet; only llama (SentencePiece BPE with byte fallback) is", name, what)
 }
 
 // spaceMark is SentencePiece's "▁" (U+2581), which stands for a space in its
