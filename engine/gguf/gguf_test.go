@@ -104,6 +104,12 @@ func TestReadSample(t *testing.T) {
 	if data, err := f.TensorData(c); err != nil || !bytes.Equal(data, []byte{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Errorf("TensorData(c) = %v, %v", data, err)
 	}
+	// Version 2 has the same little-endian layout.
+	v2 := bytes.Clone(data)
+	v2[4] = 2
+	if f, err := Read(bytes.NewReader(v2), int64(len(v2))); err != nil || f.Version != 2 || len(f.Tensors) != 3 {
+		t.Errorf("version 2: %v", err)
+	}
 }
 
 // le builds a file byte by byte.
