@@ -78,8 +78,14 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 		_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)
 		return err
 	}
-	weights, cache := memory(c)
 	fmt.Fprintf(w, "model: llama %s\n", c)
+	for _, t := range f.Tensors {
+		if err := t.CheckType(); err != nil {
+			_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)
+			return err
+		}
+	}
+	weights, cache := memory(c)
 	_, err = fmt.Fprintf(w, "memory in this engine: %s of float32 weights, and a KV cache of up to %s at the full context of %d tokens\n",
 		bytesText(weights), bytesText(cache), c.SeqLen)
 	return err

@@ -18,8 +18,8 @@ const (
 
 // writeGGUF converts stories260K to a GGUF file in a temporary folder, as
 // llama.cpp's convert-llama2c-to-ggml would, after edit changes its metadata
-// (nil leaves it).
-func writeGGUF(t *testing.T, typ gguf.Type, edit func(gguf.Metadata)) string {
+// or tensor types (nil leaves them; a tensor of a new type is zeros).
+func writeGGUF(t *testing.T, typ gguf.Type, edit func(*gguf.File)) string {
 	t.Helper()
 	m, err := checkpoint.ReadFile(stories260KFile)
 	if err != nil {
@@ -48,13 +48,16 @@ func writeGGUF(t *testing.T, typ gguf.Type, edit func(gguf.Metadata)) string {
 			t.Fatal(err)
 		}
 		defer closer.Close()
-		edit(f.Metadata)
+		edit(f)
 		var ts []gguf.NewTensor
 		for i := range f.Tensors {
 			ti := &f.Tensors[i]
 			b, err := f.TensorData(ti)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := ti.Elements / int64(ti.Type.BlockSize()) * int64(ti.Type.BlockBytes()); n != ti.Bytes {
+				b = make([]byte, n)
 			}
 			ts = append(ts, gguf.NewTensor{Name: ti.Name, Dims: ti.Dims, Type: ti.Type, Data: b})
 		}
@@ -71,12 +74,12 @@ func writeGGUF(t *testing.T, typ gguf.Type, edit func(gguf.Metadata)) string {
 	return path
 }
 
-// setText sets the string value of key in md.
-func setText(key, value string) func(gguf.Metadata) {
-	return func(md gguf.Metadata) {
-		for i := range md {
-			if md[i].Key == key {
-				md[i].Value, _ = gguf.NewValue(value)
+// setText sets the string value of key.
+func setText(key, value string) func(*gguf.File) {
+	return func(f *gguf.File) {
+		for i := range f.Metadata {
+			if f.Metadata[i].Key == key {
+				f.Metadata[i].Value, _ = gguf.NewValue(value)
 			}
 		}
 	}
@@ -114,6 +117,8 @@ func TestInspectRefuses(t *testing.T) {
 	}{
 		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
 			`this engine cannot run it: gguf: architecture "qwen2" is not supported; only llama is`},
+		{"quantized", []string{writeGGUF(t, gguf.F32, func(f *gguf.File) { f.Tensors[2].Type = gguf.Q8_0 })}, 0,
+			"this engine cannot run it: gguf: tensor output.weight is Q8_0: quantized types are not supported yet (F32, F16 and BF16 are)"},
 		{"not GGUF", []string{stories260KFile}, 1, "inspect: gguf: not a GGUF file"},
 		{"no file", nil, 1, "inspect: give one GGUF file"},
 		{"two files", []string{"a", "b"}, 1, "inspect: give one GGUF file"},

@@ -236,10 +236,11 @@ func (d *decoder) file() (*File, error) {
 	if f.Version, err = d.u32("the version"); err != nil {
 		return nil, err
 	}
-	switch {
+	// A big-endian file's version reads as 2 or 3 with its bytes reversed.
+	switch swapped := bits.ReverseBytes32(f.Version); {
 	case f.Version == 1:
 		return nil, errors.New("version 1 (32-bit counts) is not supported; versions 2 and 3 are")
-	case f.Version != 2 && f.Version != 3 && bits.ReverseBytes32(f.Version) <= 3:
+	case swapped == 2 || swapped == 3:
 		return nil, errors.New("the file is big-endian; only little-endian GGUF is supported")
 	case f.Version != 2 && f.Version != 3:
 		return nil, fmt.Errorf("version %d is not supported; versions 2 and 3 are", f.Version)

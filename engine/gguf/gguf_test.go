@@ -149,6 +149,7 @@ func TestReadRefuses(t *testing.T) {
 		{"version 1", le("GGUF").u32(1), "version 1 (32-bit counts) is not supported; versions 2 and 3 are"},
 		{"version 4", le("GGUF").u32(4), "version 4 is not supported"},
 		{"big-endian", big, "big-endian"},
+		{"version 0", le("GGUF").u32(0), "version 0 is not supported; versions 2 and 3 are"},
 		{"no counts", le("GGUF").u32(3), "inside the tensor count"},
 		{"tensor count", header(huge, 0), "the tensor count is 4611686018427387904, but the 8 bytes left hold at most 0"},
 		{"kv count", header(0, huge), "the metadata count is 4611686018427387904"},

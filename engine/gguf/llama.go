@@ -111,7 +111,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		if !equalDims(t.Dims, s.dims) {
 			return nil, fmt.Errorf("gguf: tensor %s has dims %v, want %v for %s", s.name, t.Dims, s.dims, c)
 		}
-		if err := supported(t); err != nil {
+		if err := t.CheckType(); err != nil {
 			return nil, err
 		}
 		infos[i] = t
@@ -304,8 +304,9 @@ func (f *File) float(key string, def float64) (float64, error) {
 	return x, nil
 }
 
-// supported reports why Model cannot read tensor t's type, if it cannot.
-func supported(t *TensorInfo) error {
+// CheckType reports why Model cannot convert t's type to float32, if it
+// cannot.
+func (t *TensorInfo) CheckType() error {
 	switch {
 	case t.Type == F32 || t.Type == F16 || t.Type == BF16:
 		return nil
@@ -331,7 +332,7 @@ func (f *File) decode(t *TensorInfo, dst []float32) error {
 	case BF16:
 		conv = func(b []byte) float32 { return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16) }
 	default:
-		return supported(t)
+		return t.CheckType()
 	}
 	size := t.Type.BlockBytes()
 	buf := make([]byte, min(decodeChunk, t.Bytes))
