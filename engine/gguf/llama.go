@@ -52,8 +52,9 @@ import (
 // wq and wk unchanged (convert_weights_ak_to_gg), since they are already in
 // that layout. So a GGUF llama file holds Wq and Wk in llama2.c's layout,
 // and Model uses them as they are: undoing a permutation here would break
-// every file. (The test converting stories260K checks this: its logits are
-// the llama2.c checkpoint's, bit for bit.)
+// every file. (TestStories260K checks the converter's layout gives the
+// llama2.c checkpoint's logits bit for bit, and TestRotaryLayout that the
+// other layout would not.)
 func (f *File) Model() (*checkpoint.Model, error) {
 	c, err := f.LlamaConfig()
 	if err != nil {

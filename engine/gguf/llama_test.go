@@ -317,3 +317,39 @@ func TestHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestRotaryLayout checks that the layout of attn_q and attn_k matters, so
+// that TestStories260K would catch a wrong one: with the rows of every head
+// of Wq and Wk in Hugging Face's order (LlamaModel.permute undone), the
+// first position, whose attention has one key and weight 1 whatever q and
+// k, keeps its logits, and later positions do not.
+func TestRotaryLayout(t *testing.T) {
+	m, v := stories260K(t)
+	g, err := convert(t, m, v, Llama2cOptions{Type: F32}).Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Config
+	hs, d := c.HeadSize(), c.Dim
+	// unpermute moves row 2j+s of each head to row s·hs/2+j.
+	unpermute := func(w []float32, rows int) {
+		old := slices.Clone(w)
+		for r := range rows {
+			head, i := r/hs, r%hs
+			to := head*hs + (i%2)*hs/2 + i/2
+			copy(w[to*d:(to+1)*d], old[r*d:(r+1)*d])
+		}
+	}
+	for l := range c.Layers {
+		unpermute(g.Weights.WQ[l*d*d:(l+1)*d*d], d)
+		unpermute(g.Weights.WK[l*c.KVDim()*d:(l+1)*c.KVDim()*d], c.KVDim())
+	}
+	want := greedy(t, m, nil, 8)
+	got := greedy(t, g, want.tokens, 8)
+	if !slices.Equal(got.logits[0], want.logits[0]) {
+		t.Error("position 0's logits changed, though its attention cannot")
+	}
+	if slices.Equal(got.logits[7], want.logits[7]) {
+		t.Error("position 7's logits are the same in the other layout")
+	}
+}
