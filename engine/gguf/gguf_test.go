@@ -112,6 +112,27 @@ func TestReadSample(t *testing.T) {
 	}
 }
 
+func TestWriteRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		md   Metadata
+		ts   []NewTensor
+		want string
+	}{
+		{"no value", Metadata{{Key: "k"}}, nil, "metadata k has no value"},
+		{"alignment", Metadata{{"general.alignment", mustValue(t, uint32(3))}}, nil, "general.alignment is 3, want a uint32 power of two"},
+		{"size", nil, []NewTensor{{"t", []int64{2}, F32, make([]byte, 4)}}, "tensor t of F32 [2] takes 8 bytes, not the 4 given"},
+		{"blocks", nil, []NewTensor{{"t", []int64{2}, Q4_0, nil}}, "tensor t of Q4_0 [2] is not a whole number of blocks of 32"},
+	} {
+		if err := Write(&bytes.Buffer{}, tc.md, tc.ts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := NewValue(struct{}{}); err == nil || !strings.Contains(err.Error(), "no metadata type for a Go struct {}") {
+		t.Errorf("NewValue(struct{}{}): error %v", err)
+	}
+}
+
 // le builds a file byte by byte.
 type le []byte
 

@@ -65,6 +65,9 @@ func Write(w io.Writer, md Metadata, ts []NewTensor) error {
 	e.u64(uint64(len(ts)))
 	e.u64(uint64(len(md)))
 	for _, kv := range md {
+		if kv.Value.raw == nil {
+			return fmt.Errorf("gguf: metadata %s has no value (make values with NewValue)", kv.Key)
+		}
 		e.str(kv.Key)
 		e.u32(uint32(kv.Value.Type))
 		e.value(kv.Value.raw)
@@ -72,7 +75,11 @@ func Write(w io.Writer, md Metadata, ts []NewTensor) error {
 	offset := int64(0)
 	for _, t := range ts {
 		info := TensorInfo{Name: t.Name, Dims: t.Dims, Type: t.Type}
-		if want := info.size(); want != int64(len(t.Data)) {
+		want := info.size()
+		if want < 0 {
+			return fmt.Errorf("gguf: tensor %s of %s %v is not a whole number of blocks of %d", t.Name, t.Type, t.Dims, t.Type.BlockSize())
+		}
+		if want != int64(len(t.Data)) {
 			return fmt.Errorf("gguf: tensor %s of %s %v takes %d bytes, not the %d given", t.Name, t.Type, t.Dims, want, len(t.Data))
 		}
 		e.str(t.Name)
