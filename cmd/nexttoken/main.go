@@ -1,6 +1,7 @@
 // Command nexttoken is the command line of the nexttoken playground.
 //
 //	nexttoken trace [flags]         print a decoding session step by step
+//	nexttoken inspect FILE          describe a GGUF model file
 //	nexttoken serve [flags]         serve the browser playground
 //	nexttoken export [flags] DIR    write the browser playground as a static site
 //
@@ -17,6 +18,7 @@ const usage = `usage: nexttoken COMMAND [flags]
 
 commands:
   trace    print a decoding session step by step (nexttoken trace -h for flags)
+  inspect  describe a GGUF model file: header, metadata, tensors, memory
   serve    serve the browser playground (nexttoken serve -h for flags)
   export   write the browser playground as a static site (nexttoken export -h for flags)
 `
@@ -35,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "trace":
 		err = trace(args[1:], stdout, stderr)
+	case "inspect":
+		err = inspect(args[1:], stdout)
 	case "serve":
 		err = serve(args[1:], stdout)
 	case "export":

@@ -12,6 +12,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
@@ -26,6 +27,7 @@ logits, or prefill and every step of a model.
   nexttoken trace --logits="-2.1,0.3,3.1,0.8,0.1,-0.5" --vocab="The,cat,sat,on,the,mat"
   nexttoken trace --model=toy --prompt="The cat" --steps=4
   nexttoken trace --model=stories260K --prompt="Once upon a time" --steps=64
+  nexttoken trace --model=model.gguf --prompt="Once upon a time" --steps=16
 
 flags:
 `
@@ -50,8 +52,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
-	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+") or a llama2.c checkpoint file")
-	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model")
+	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+"), a llama2.c checkpoint file or a GGUF file (llama, F32/F16/BF16)")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model (optional for a GGUF file, which has its own)")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "a file whose text is the prompt, for prompts too long for an argument")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
@@ -238,6 +240,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	if f.vocab != "" {
 		return spec, nil, errors.New("--vocab needs --logits")
 	}
+	if _, embedded := catalog.Lookup(f.model); !embedded && isGGUF(f.model) {
+		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil
+	}
 	if f.tokenizer == "" {
 		if m, ok := catalog.Lookup(f.model); ok && m.Name == f.model && !f.promptSet {
 			spec.Prompt = m.Prompt
@@ -261,6 +266,48 @@ func loadFiles(checkpointPath, tokenizerPath string) (*session.Model, error) {
 		return nil, fmt.Errorf("tokenizer %s: %w", tokenizerPath, err)
 	}
 	return session.NewModel(checkpointPath, ckpt, data)
+}
+
+// isGGUF reports whether path is a file that starts with GGUF's magic.
+func isGGUF(path string) bool {
+	fd, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fd.Close()
+	magic := make([]byte, len(gguf.Magic))
+	_, err = io.ReadFull(fd, magic)
+	return err == nil && string(magic) == gguf.Magic
+}
+
+// loadGGUF reads the llama model of a GGUF file, decoding its weights
+// straight from the file, with the tokenizer of its metadata or, if
+// tokenizerPath is not empty, of that llama2.c tokenizer file.
+func loadGGUF(path, tokenizerPath string) (*session.Model, error) {
+	f, closer, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	defer closer.Close()
+	m, err := f.Model()
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if tokenizerPath != "" {
+		data, err := readSmallFile(tokenizerPath, maxTokenizerFile)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %s: %w", tokenizerPath, err)
+		}
+		return session.NewModel(path, m, data)
+	}
+	tok, err := f.Tokenizer()
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w (--tokenizer can give a llama2.c tokenizer file instead)", path, err)
+	}
+	if tok.VocabSize() != m.Config.VocabSize {
+		return nil, fmt.Errorf("model %s: the tokenizer has %d tokens but the model's vocabulary has %d", path, tok.VocabSize(), m.Config.VocabSize)
+	}
+	return &session.Model{Name: path, Checkpoint: m, Tokenizer: tok}, nil
 }
 
 // defaultPrompts lists the embedded models' own prompts for --prompt's help.

@@ -48,6 +48,35 @@ type Config struct {
 	VocabSize  int
 	SeqLen     int  // maximum context length
 	SharedHead bool // the classifier is the token-embedding matrix
+
+	// RoPEBase and NormEps are the rotary embedding's base and RMSNorm's
+	// epsilon. llama2.c's format stores neither (run.c hard-codes 10000 and
+	// 1e-5); zero means those values, so that a checkpoint read from it keeps
+	// run.c's arithmetic. Other formats (GGUF) set them.
+	RoPEBase float32
+	NormEps  float32
+}
+
+// The values run.c hard-codes, and what a zero RoPEBase or NormEps means.
+const (
+	DefaultRoPEBase = 10000
+	DefaultNormEps  = 1e-5
+)
+
+// Base returns the RoPE base: RoPEBase, or run.c's 10000 when it is zero.
+func (c Config) Base() float32 {
+	if c.RoPEBase == 0 {
+		return DefaultRoPEBase
+	}
+	return c.RoPEBase
+}
+
+// Eps returns the RMSNorm epsilon: NormEps, or run.c's 1e-5 when it is zero.
+func (c Config) Eps() float32 {
+	if c.NormEps == 0 {
+		return DefaultNormEps
+	}
+	return c.NormEps
 }
 
 // HeadSize is the width of one attention head.
@@ -95,6 +124,13 @@ func (c Config) Validate() error {
 	// RoPE rotates pairs of numbers within a head.
 	if c.HeadSize()%2 != 0 {
 		return fmt.Errorf("checkpoint: head size %d (dim/n_heads) is odd; rotary embedding needs pairs", c.HeadSize())
+	}
+	// NaN fails both comparisons, so it is refused too.
+	if !(c.RoPEBase == 0 || c.RoPEBase > 1 && c.RoPEBase <= math.MaxFloat32) {
+		return fmt.Errorf("checkpoint: RoPE base %v, want a finite number above 1 (or 0 for run.c's 10000)", c.RoPEBase)
+	}
+	if !(c.NormEps >= 0 && c.NormEps < 1) {
+		return fmt.Errorf("checkpoint: RMSNorm epsilon %v, want 0 to 1 (0 for run.c's 1e-5)", c.NormEps)
 	}
 	if n := c.weightFloats(); n > maxFloats {
 		return fmt.Errorf("checkpoint: the header describes %d weights, more than the %d this reader accepts", n, maxFloats)
@@ -256,6 +292,10 @@ func Write(w io.Writer, m *Model) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	if c.Base() != DefaultRoPEBase || c.Eps() != DefaultNormEps {
+		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
+			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
+	}
 	vocab := int32(c.VocabSize)
 	if !c.SharedHead {
 		vocab = -vocab
@@ -308,6 +348,13 @@ func (m *Model) Tensors(f func(name string, values []float32)) {
 }
 
 func (c Config) String() string {
-	return fmt.Sprintf("(dim %d, hidden %d, layers %d, heads %d, kv heads %d, vocab %d, seq_len %d)",
+	s := fmt.Sprintf("(dim %d, hidden %d, layers %d, heads %d, kv heads %d, vocab %d, seq_len %d",
 		c.Dim, c.HiddenDim, c.Layers, c.Heads, c.KVHeads, c.VocabSize, c.SeqLen)
+	if c.Base() != DefaultRoPEBase {
+		s += fmt.Sprintf(", RoPE base %v", c.Base())
+	}
+	if c.Eps() != DefaultNormEps {
+		s += fmt.Sprintf(", RMSNorm eps %v", c.Eps())
+	}
+	return s + ")"
 }

@@ -231,3 +231,42 @@ func TestReadFileMemory(t *testing.T) {
 		t.Errorf("rejecting a truncated file allocated %d bytes", n)
 	}
 }
+
+// TestRoPEBaseAndEps checks the fields llama2.c's format lacks: zero means
+// run.c's values, explicit run.c values write as before, others are
+// validated and cannot be written.
+func TestRoPEBaseAndEps(t *testing.T) {
+	m, err := Read(readFile(t, files[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.Base() != 10000 || m.Config.Eps() != float32(1e-5) {
+		t.Errorf("Base %v, Eps %v; want run.c's 10000 and 1e-5", m.Config.Base(), m.Config.Eps())
+	}
+	for _, tc := range []struct {
+		base, eps float32
+		want      string // Validate's error, or Write's
+	}{
+		{10000, 1e-5, ""},
+		{500000, 1e-5, "cannot store RoPE base 500000 and RMSNorm epsilon 1e-05"},
+		{10000, 1e-6, "cannot store RoPE base 10000 and RMSNorm epsilon 1e-06"},
+		{1, 0, "RoPE base 1, want a finite number above 1"},
+		{float32(math.NaN()), 0, "RoPE base NaN"},
+		{0, -1, "RMSNorm epsilon -1, want 0 to 1"},
+	} {
+		c := m.Config
+		c.RoPEBase, c.NormEps = tc.base, tc.eps
+		err := c.Validate()
+		if err == nil {
+			err = Write(&bytes.Buffer{}, &Model{Config: c, Weights: m.Weights})
+		}
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("base %v, eps %v: error %v, want %q", tc.base, tc.eps, err, tc.want)
+		}
+	}
+	c := m.Config
+	c.RoPEBase, c.NormEps = 500000, 1e-6
+	if s := c.String(); !strings.HasSuffix(s, ", RoPE base 500000, RMSNorm eps 1e-06)") {
+		t.Errorf("String() = %s", s)
+	}
+}

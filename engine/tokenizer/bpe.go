@@ -23,10 +23,48 @@ type BPE struct {
 	space    int            // id of the dummy prefix
 	bos, eos int
 	longest  int // bytes of the longest piece: no token covers more of a text
+
+	noBOS, noPrefix bool // from BPEOptions
+}
+
+// BPEOptions say what a vocabulary's metadata says where run.c assumes:
+// which ids are BOS and EOS, and whether Encode starts with BOS and the
+// dummy prefix. A GGUF file states them (tokenizer.ggml.bos_token_id,
+// add_bos_token, add_space_prefix); a llama2.c tokenizer.bin does not.
+type BPEOptions struct {
+	BOS, EOS      int  // ids, -1 for none
+	NoBOS         bool // Encode does not start with BOS
+	NoDummyPrefix bool // Encode does not put the piece " " before the text
 }
 
 // NewBPE returns the tokenizer of v, which must have the 256 byte pieces.
 func NewBPE(v *Vocab) (*BPE, error) {
+	t, err := newBPE(v)
+	if err != nil {
+		return nil, err
+	}
+	t.bos = lookup(t.ids, "\n<s>\n", "<s>")
+	t.eos = lookup(t.ids, "\n</s>\n", "</s>")
+	return t, nil
+}
+
+// NewBPEWith returns the tokenizer of v, which must have the 256 byte
+// pieces, with BOS, EOS and Encode's start as o says.
+func NewBPEWith(v *Vocab, o BPEOptions) (*BPE, error) {
+	t, err := newBPE(v)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range []int{o.BOS, o.EOS} {
+		if id < -1 || id >= len(v.Pieces) {
+			return nil, fmt.Errorf("tokenizer: special token id %d is outside the vocabulary of %d", id, len(v.Pieces))
+		}
+	}
+	t.bos, t.eos, t.noBOS, t.noPrefix = o.BOS, o.EOS, o.NoBOS, o.NoDummyPrefix
+	return t, nil
+}
+
+func newBPE(v *Vocab) (*BPE, error) {
 	ids, err := v.index()
 	if err != nil {
 		return nil, err
@@ -50,13 +88,11 @@ func NewBPE(v *Vocab) (*BPE, error) {
 		ids:     ids,
 		bytes:   bytes,
 		space:   space,
-		bos:     lookup(ids, "\n<s>\n", "<s>"),
-		eos:     lookup(ids, "\n</s>\n", "</s>"),
 	}, nil
 }
 
-// Encode returns BOS (if the vocabulary has one) followed by the tokens of
-// text. Any bytes can be encoded, so the error is always nil.
+// Encode returns BOS (if the vocabulary has one and the options do not say
+// otherwise) followed by the tokens of text. Any bytes can be encoded, so the error is always nil.
 func (t *BPE) Encode(text string) ([]int, error) {
 	return t.merge(t.spell(text)), nil
 }
@@ -65,10 +101,10 @@ func (t *BPE) Encode(text string) ([]int, error) {
 // and a piece per code point of text, or the byte pieces of its bytes.
 func (t *BPE) spell(text string) []int {
 	tokens := make([]int, 0, 2+len(text))
-	if t.bos >= 0 {
+	if t.bos >= 0 && !t.noBOS {
 		tokens = append(tokens, t.bos)
 	}
-	if text != "" {
+	if text != "" && !t.noPrefix {
 		tokens = append(tokens, t.space)
 	}
 	for i := 0; i < len(text); {
@@ -93,12 +129,15 @@ func (t *BPE) spell(text string) []int {
 // MinTokens: the tokens after BOS spell the dummy prefix and text, each
 // at most the longest piece's length.
 func (t *BPE) MinTokens(text string) int {
-	n := 0
-	if t.bos >= 0 {
+	n, prefix := 0, 1
+	if t.bos >= 0 && !t.noBOS {
 		n++
 	}
+	if t.noPrefix {
+		prefix = 0
+	}
 	if text != "" {
-		n += (1 + len(text) + t.longest - 1) / t.longest
+		n += (prefix + len(text) + t.longest - 1) / t.longest
 	}
 	return n
 }
@@ -243,14 +282,14 @@ func (h *pairHeap) pop() queued {
 
 // Piece returns the text of token id after token prev: "" for BOS and EOS,
 // the byte b for the byte piece "<0xHH>", otherwise the piece itself, less
-// its leading space after BOS (llama2.c strips it like SentencePiece, since
-// it is the dummy prefix's).
+// its leading space after BOS when Encode adds the dummy prefix (llama2.c
+// strips it like SentencePiece, since it is the dummy prefix's).
 func (t *BPE) Piece(prev, id int) string {
 	if id == t.bos || id == t.eos {
 		return ""
 	}
 	piece := t.pieces[id]
-	if prev == t.bos && prev >= 0 {
+	if prev == t.bos && prev >= 0 && !t.noPrefix {
 		piece = strings.TrimPrefix(piece, " ")
 	}
 	if b, ok := byteValue(piece); ok {
@@ -268,10 +307,12 @@ func (t *BPE) Token(id int) string { return t.pieces[id] }
 // VocabSize returns the number of pieces.
 func (t *BPE) VocabSize() int { return len(t.pieces) }
 
-// BOS returns the id of the piece "\n<s>\n" or else "<s>", or -1.
+// BOS returns the id BPEOptions gave, or else of the piece "\n<s>\n" or
+// else "<s>", or -1.
 func (t *BPE) BOS() int { return t.bos }
 
-// EOS returns the id of the piece "\n</s>\n" or else "</s>", or -1.
+// EOS returns the id BPEOptions gave, or else of the piece "\n</s>\n" or
+// else "</s>", or -1.
 func (t *BPE) EOS() int { return t.eos }
 
 // bytePieces returns the id of each byte's byte piece.

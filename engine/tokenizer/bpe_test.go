@@ -251,6 +251,42 @@ func TestBPESpecialTokens(t *testing.T) {
 	}
 }
 
+// TestNewBPEWith checks the options a GGUF vocabulary states: ids for BOS
+// and EOS whatever their spelling, no BOS, no dummy prefix.
+func TestNewBPEWith(t *testing.T) {
+	v := bpeVocab("<unk>", "BEGIN", "END", " ", "a", " a")
+	a := 4 // the id of "a"; " a" is next
+	for _, tc := range []struct {
+		name string
+		o    BPEOptions
+		ids  []int
+		text string // Decode(ids)
+		min  int    // MinTokens
+	}{
+		{"defaults", BPEOptions{BOS: 1, EOS: 2}, []int{1, a + 1}, "a", 2},
+		{"no BOS", BPEOptions{BOS: 1, EOS: 2, NoBOS: true}, []int{a + 1}, " a", 1},
+		{"no prefix", BPEOptions{BOS: 1, EOS: 2, NoDummyPrefix: true}, []int{1, a}, "a", 2},
+		{"no BOS id", BPEOptions{BOS: -1, EOS: -1}, []int{a + 1}, " a", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok, err := NewBPEWith(v, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, _ := tok.Encode("a")
+			if !slices.Equal(ids, tc.ids) || tok.Decode(ids) != tc.text || tok.MinTokens("a") != tc.min {
+				t.Errorf("Encode = %v, Decode %q, MinTokens %d; want %v, %q, %d", ids, tok.Decode(ids), tok.MinTokens("a"), tc.ids, tc.text, tc.min)
+			}
+			if tok.BOS() != tc.o.BOS || tok.EOS() != tc.o.EOS {
+				t.Errorf("BOS, EOS = %d, %d; want %d, %d", tok.BOS(), tok.EOS(), tc.o.BOS, tc.o.EOS)
+			}
+		})
+	}
+	if _, err := NewBPEWith(v, BPEOptions{BOS: 1000, EOS: 2}); err == nil || !strings.Contains(err.Error(), "special token id 1000 is outside the vocabulary of 262") {
+		t.Errorf("error %v for BOS 1000", err)
+	}
+}
+
 // TestBPENoDummyPiece checks the documented fallback for a vocabulary
 // without the piece " ", on which run.c would fail.
 func TestBPENoDummyPiece(t *testing.T) {

@@ -5,9 +5,9 @@
 //
 //	x = embedding[t]
 //	for each layer l:
-//	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + 1e-5)
+//	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + eps)
 //	    q, k, v = Wq·xb, Wk·xb, Wv·xb                k and v are stored in the KV cache at pos
-//	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / 10000^((i mod hs)/hs)
+//	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / base^((i mod hs)/hs)
 //	    for each head h (sharing kv head h / (heads/kv_heads)):
 //	        a[t'] = softmax_t'(q_h · k_h[t'] / sqrt(hs))   for t' = 0..pos
 //	        xb_h = Σ_t' a[t'] · v_h[t']
@@ -16,6 +16,9 @@
 //	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z)
 //	h = rmsnorm(x) ⊙ g_final
 //	logits = Wcls·h
+//
+// eps and base are run.c's 1e-5 and 10000 unless the checkpoint's Config sets
+// others (a GGUF file may).
 //
 // A Transformer owns every buffer it needs, so Forward allocates nothing: the
 // decode step of a browser playground runs at the speed of its arithmetic.
@@ -64,6 +67,7 @@ type Transformer struct {
 	// RoPE: inverse frequencies per pair within a head, and the rotation for
 	// the current position (computed at the start of every pass).
 	invFreq, cos, sin []float32
+	eps               float32 // RMSNorm's
 }
 
 // activations are the buffers of one forward pass, named as in run.c.
@@ -110,14 +114,16 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 		sin:    make([]float32, hs/2),
 		opts:   opts,
 		matmul: matmul,
+		eps:    c.Eps(),
 	}
 	if opts.RunC {
 		t.matmul = matmulRunC
 	}
 	t.invFreq = make([]float32, hs/2)
+	base := c.Base()
 	for i := range t.invFreq {
 		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
-		t.invFreq[i] = 1 / expf.Pow(10000, float32(2*i)/float32(hs))
+		t.invFreq[i] = 1 / expf.Pow(base, float32(2*i)/float32(hs))
 	}
 	return t
 }
@@ -215,7 +221,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 
 	for l := range c.Layers {
 		// Attention: this position's key and value go straight into the cache.
-		rmsnorm(a.xb, a.x, w.RMSAtt[l*dim:(l+1)*dim])
+		rmsnorm(a.xb, a.x, w.RMSAtt[l*dim:(l+1)*dim], t.eps)
 		k, v := t.Cache.row(l, pos)
 		matmul(a.q, a.xb, w.WQ[l*dim*dim:], dim, dim)
 		matmul(k, a.xb, w.WK[l*kvDim*dim:], dim, kvDim)
@@ -248,7 +254,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		}
 
 		// Feed-forward: SwiGLU.
-		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim])
+		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
 		matmul(a.hb, a.xb, w.W1[l*hidden*dim:], dim, hidden)
 		matmul(a.hb2, a.xb, w.W3[l*hidden*dim:], dim, hidden)
 		for i, g := range a.hb {
@@ -260,7 +266,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		}
 	}
 
-	rmsnorm(a.x, a.x, w.RMSFinal)
+	rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
 	matmul(a.logits, a.x, w.Classifier, dim, c.VocabSize)
 }
 
@@ -302,13 +308,13 @@ func (t *Transformer) rope(v []float32) {
 	}
 }
 
-// rmsnorm sets out = x / sqrt(mean(x²) + 1e-5) ⊙ gain; out may be x.
-func rmsnorm(out, x, gain []float32) {
+// rmsnorm sets out = x / sqrt(mean(x²) + eps) ⊙ gain; out may be x.
+func rmsnorm(out, x, gain []float32, eps float32) {
 	var ss float32
 	for _, v := range x {
 		ss += float32(v * v)
 	}
-	ss = ss/float32(len(x)) + 1e-5
+	ss = ss/float32(len(x)) + eps
 	inv := 1 / float32(math.Sqrt(float64(ss)))
 	for i := range out {
 		out[i] = gain[i] * (inv * x[i])

@@ -45,7 +45,7 @@ func reference(m *checkpoint.Model, tokens []int) [][]float64 {
 		for _, v := range x {
 			ss += v * v
 		}
-		r := 1 / math.Sqrt(ss/float64(len(x))+1e-5)
+		r := 1 / math.Sqrt(ss/float64(len(x))+float64(c.Eps()))
 		y := make([]float64, len(x))
 		for i := range x {
 			y[i] = float64(g[i]) * x[i] * r
@@ -54,7 +54,7 @@ func reference(m *checkpoint.Model, tokens []int) [][]float64 {
 	}
 	rotate := func(v []float64, pos int) {
 		for i := 0; i < len(v); i += 2 {
-			theta := float64(pos) / math.Pow(10000, float64(i%hs)/float64(hs))
+			theta := float64(pos) / math.Pow(float64(c.Base()), float64(i%hs)/float64(hs))
 			s, co := math.Sincos(theta)
 			v[i], v[i+1] = v[i]*co-v[i+1]*s, v[i]*s+v[i+1]*co
 		}
@@ -138,7 +138,21 @@ func argmax(x []float32) int {
 // TestForwardMatchesReference runs 32 greedy steps of stories260K from BOS and
 // compares every step's logits with the float64 reference pass.
 func TestForwardMatchesReference(t *testing.T) {
-	m := loadModel(t, stories260K)
+	t.Run("run.c", func(t *testing.T) { matchReference(t, loadModel(t, stories260K)) })
+	// Another RoPE base and epsilon (as a GGUF file may set) reach the maths.
+	t.Run("base and eps", func(t *testing.T) {
+		m := loadModel(t, stories260K)
+		m.Config.RoPEBase, m.Config.NormEps = 500, 1e-3
+		matchReference(t, m)
+		a, _ := New(loadModel(t, stories260K)).Prefill([]int{1, 300, 400}, 0)
+		b, _ := New(m).Prefill([]int{1, 300, 400}, 0)
+		if slices.Equal(a, b) {
+			t.Error("the base and epsilon change nothing")
+		}
+	})
+}
+
+func matchReference(t *testing.T, m *checkpoint.Model) {
 	tr := New(m)
 	tokens := []int{1}
 	var got [][]float32

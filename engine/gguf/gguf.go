@@ -1,0 +1,381 @@
+// Package gguf reads GGUF files, the single-file model format of ggml and
+// llama.cpp, and turns those of the llama architecture into the engine's
+// checkpoint and tokenizer.
+//
+// # File format
+//
+// GGUF (ggml's docs/gguf.md) is little-endian here (a big-endian variant
+// exists; this package refuses it):
+//
+//	magic             "GGUF"
+//	version           uint32: 2 or 3 (1, with 32-bit counts, is refused)
+//	tensor_count      uint64
+//	metadata_count    uint64
+//	metadata_count × key/value:
+//	    key           string (uint64 length, then UTF-8 bytes)
+//	    value_type    uint32
+//	    value         by type: uint8 int8 uint16 int16 uint32 int32 float32
+//	                  bool (one byte, 0 or 1) string uint64 int64 float64, or
+//	                  an array: uint32 element type, uint64 count, elements
+//	                  (arrays may nest)
+//	tensor_count × tensor info:
+//	    name          string of at most 64 bytes
+//	    n_dims        uint32, 1 to 4
+//	    dims          n_dims × uint64, fastest-varying first (ggml's ne)
+//	    type          uint32, a Type
+//	    offset        uint64, from the start of the data section
+//	padding           zeros up to a multiple of the alignment
+//	data section      each tensor's bytes at its offset, itself a multiple
+//	                  of the alignment
+//
+// The alignment is the metadata value general.alignment (a uint32 power of
+// two) or 32. A matrix of dims [n, m] is m rows of n elements: ggml's ne[0]
+// is the length of a row, so a llama2.c matrix of shape (out, in) is a GGUF
+// tensor of dims [in, out] with the same bytes.
+//
+// # Bounds
+//
+// A file is untrusted input. Read checks every count, length and offset
+// against the bytes left in the file before it allocates anything, so a
+// hostile file of n bytes costs memory proportional to n, not to what its
+// header claims: each metadata value and tensor info takes at least a
+// known number of bytes, which bounds any count by the file's size.
+// Tensors are checked to lie inside the file without overlapping one another;
+// their data is read only on demand.
+package gguf
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"slices"
+)
+
+// Limits beyond the format's own. They are far above what real files hold.
+const (
+	maxKeyBytes  = 1<<16 - 1 // the specification's bound on a key
+	maxNameBytes = 64        // the specification's bound on a tensor name
+	maxDims      = 4         // ggml's GGML_MAX_DIMS
+	maxDepth     = 8         // arrays nested deeper are refused
+	// DefaultAlignment is the alignment of a file without general.alignment.
+	DefaultAlignment = 32
+)
+
+// File is the header of a GGUF file, read by Read: its metadata and tensor
+// infos, and where its data is. Tensor data is read on demand.
+type File struct {
+	Version    uint32
+	Metadata   Metadata
+	Tensors    []TensorInfo
+	Alignment  int64 // general.alignment, or DefaultAlignment
+	DataOffset int64 // start of the data section in the file
+
+	r    io.ReaderAt
+	size int64
+}
+
+// Size is the size in bytes of the file f was read from.
+func (f *File) Size() int64 { return f.size }
+
+// TensorInfo describes one tensor: its name, shape, type and where its bytes
+// are.
+type TensorInfo struct {
+	Name   string
+	Dims   []int64 // fastest-varying first: a row has Dims[0] elements
+	Type   Type
+	Offset int64 // in the data section
+	// Elements and Bytes follow from Dims and Type; Read checked that they
+	// fit the file.
+	Elements, Bytes int64
+}
+
+// Tensor returns the info of the tensor called name.
+func (f *File) Tensor(name string) (*TensorInfo, bool) {
+	for i := range f.Tensors {
+		if f.Tensors[i].Name == name {
+			return &f.Tensors[i], true
+		}
+	}
+	return nil, false
+}
+
+// TensorData reads the bytes of t, a tensor of f, whole.
+func (f *File) TensorData(t *TensorInfo) ([]byte, error) {
+	b := make([]byte, t.Bytes)
+	if _, err := f.r.ReadAt(b, f.DataOffset+t.Offset); err != nil {
+		return nil, fmt.Errorf("gguf: reading tensor %s: %w", t.Name, err)
+	}
+	return b, nil
+}
+
+// Open reads the header of the GGUF file at path. The file stays open for
+// reading tensors until Close.
+func Open(path string) (*File, io.Closer, error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := fd.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("gguf: %s is not a regular file", path)
+	}
+	var f *File
+	if err == nil {
+		f, err = Read(fd, info.Size())
+	}
+	if err != nil {
+		fd.Close()
+		return nil, nil, err
+	}
+	return f, fd, nil
+}
+
+// Magic is the first four bytes of every GGUF file.
+const Magic = "GGUF"
+
+// Read reads the header of a GGUF file of size bytes held by r: the
+// metadata and tensor infos, checked against each other and the size. It
+// reads no tensor data; TensorData and Model read it from r later.
+func Read(r io.ReaderAt, size int64) (*File, error) {
+	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
+	f, err := d.file()
+	if err != nil {
+		return nil, fmt.Errorf("gguf: %w", err)
+	}
+	f.r, f.size = r, size
+	return f, nil
+}
+
+// decoder reads the header sequentially, knowing how many bytes are left.
+type decoder struct {
+	r    *bufio.Reader
+	off  int64 // bytes read so far
+	size int64
+	buf  [8]byte
+}
+
+func (d *decoder) left() int64 { return d.size - d.off }
+
+// bytes reads n bytes into d.buf; n ≤ 8.
+func (d *decoder) bytes(n int, what string) ([]byte, error) {
+	if int64(n) > d.left() {
+		return nil, fmt.Errorf("file ends at byte %d inside %s", d.size, what)
+	}
+	if _, err := io.ReadFull(d.r, d.buf[:n]); err != nil {
+		return nil, fmt.Errorf("reading %s at byte %d: %w", what, d.off, err)
+	}
+	d.off += int64(n)
+	return d.buf[:n], nil
+}
+
+func (d *decoder) u32(what string) (uint32, error) {
+	b, err := d.bytes(4, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+func (d *decoder) u64(what string) (uint64, error) {
+	b, err := d.bytes(8, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// count reads a uint64 count of items of at least min bytes each and checks
+// that so many fit in the rest of the file.
+func (d *decoder) count(what string, min int64) (int, error) {
+	n, err := d.u64(what)
+	if err != nil {
+		return 0, err
+	}
+	if n > uint64(d.left()/min) {
+		return 0, fmt.Errorf("%s is %d, but the %d bytes left hold at most %d (%d bytes each)", what, n, d.left(), d.left()/min, min)
+	}
+	return int(n), nil
+}
+
+// str reads a string of at most max bytes.
+func (d *decoder) str(what string, max int64) (string, error) {
+	n, err := d.u64(what + "'s length")
+	if err != nil {
+		return "", err
+	}
+	if n > uint64(max) {
+		return "", fmt.Errorf("%s is %d bytes long, more than the %d allowed", what, n, max)
+	}
+	if n > uint64(d.left()) {
+		return "", fmt.Errorf("%s is %d bytes long, but only %d bytes are left", what, n, d.left())
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		return "", fmt.Errorf("reading %s at byte %d: %w", what, d.off, err)
+	}
+	d.off += int64(n)
+	return string(b), nil
+}
+
+func (d *decoder) file() (*File, error) {
+	if d.size < 4 {
+		return nil, fmt.Errorf("a %d-byte file is too short for the magic %q", d.size, Magic)
+	}
+	magic, _ := d.bytes(4, "the magic")
+	if string(magic) != Magic {
+		return nil, fmt.Errorf("not a GGUF file: it starts with %q, not %q", magic, Magic)
+	}
+	f := &File{Alignment: DefaultAlignment}
+	var err error
+	if f.Version, err = d.u32("the version"); err != nil {
+		return nil, err
+	}
+	// A big-endian file's version reads as 2 or 3 with its bytes reversed.
+	switch swapped := bits.ReverseBytes32(f.Version); {
+	case f.Version == 1:
+		return nil, errors.New("version 1 (32-bit counts) is not supported; versions 2 and 3 are")
+	case swapped == 2 || swapped == 3:
+		return nil, errors.New("the file is big-endian; only little-endian GGUF is supported")
+	case f.Version != 2 && f.Version != 3:
+		return nil, fmt.Errorf("version %d is not supported; versions 2 and 3 are", f.Version)
+	}
+	// A tensor info takes at least 8+4+8+4+8 bytes (empty name, one dim), a
+	// key/value at least 8+4+1.
+	nTensors, err := d.count("the tensor count", 32)
+	if err != nil {
+		return nil, err
+	}
+	nKV, err := d.count("the metadata count", 13)
+	if err != nil {
+		return nil, err
+	}
+	f.Metadata = make(Metadata, 0, nKV)
+	seen := make(map[string]bool, nKV)
+	for i := range nKV {
+		key, err := d.str(fmt.Sprintf("metadata key %d", i), maxKeyBytes)
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("metadata key %q appears twice", key)
+		}
+		seen[key] = true
+		typ, err := d.u32(fmt.Sprintf("the type of %s", key))
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.value(ValueType(typ), key, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Metadata = append(f.Metadata, KV{key, v})
+	}
+	if v, ok := f.Metadata.Lookup("general.alignment"); ok {
+		a, ok := v.raw.(uint32)
+		if !ok || a == 0 || a&(a-1) != 0 {
+			return nil, fmt.Errorf("general.alignment is %s, want a uint32 power of two", v)
+		}
+		f.Alignment = int64(a)
+	}
+	if f.Tensors, err = d.tensorInfos(nTensors, f.Alignment); err != nil {
+		return nil, err
+	}
+	f.DataOffset = alignUp(d.off, f.Alignment)
+	return f, checkData(f.Tensors, d.size-f.DataOffset)
+}
+
+// alignUp rounds off up to a multiple of a; off and a are far below 2^62.
+func alignUp(off, a int64) int64 { return (off + a - 1) / a * a }
+
+func (d *decoder) tensorInfos(n int, alignment int64) ([]TensorInfo, error) {
+	ts := make([]TensorInfo, n)
+	names := make(map[string]bool, n)
+	for i := range ts {
+		t := &ts[i]
+		var err error
+		if t.Name, err = d.str(fmt.Sprintf("the name of tensor %d", i), maxNameBytes); err != nil {
+			return nil, err
+		}
+		if names[t.Name] {
+			return nil, fmt.Errorf("two tensors are called %q", t.Name)
+		}
+		names[t.Name] = true
+		nDims, err := d.u32("the dimension count of tensor " + t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if nDims < 1 || nDims > maxDims {
+			return nil, fmt.Errorf("tensor %s has %d dimensions, want 1 to %d", t.Name, nDims, maxDims)
+		}
+		t.Dims = make([]int64, nDims)
+		elements := uint64(1)
+		for j := range t.Dims {
+			n, err := d.u64("a dimension of tensor " + t.Name)
+			if err != nil {
+				return nil, err
+			}
+			hi, lo := bits.Mul64(elements, n)
+			if n == 0 || hi != 0 || lo > math.MaxInt64 {
+				return nil, fmt.Errorf("tensor %s: dimension %d is %d: the dimensions must be positive and their product below 2^63", t.Name, j, n)
+			}
+			t.Dims[j], elements = int64(n), lo
+		}
+		typ, err := d.u32("the type of tensor " + t.Name)
+		if err != nil {
+			return nil, err
+		}
+		t.Type = Type(typ)
+		if !t.Type.Known() {
+			return nil, fmt.Errorf("tensor %s has unknown type %d", t.Name, typ)
+		}
+		bs := uint64(t.Type.BlockSize())
+		if uint64(t.Dims[0])%bs != 0 {
+			return nil, fmt.Errorf("tensor %s is %s, whose blocks hold %d elements, but its rows have %d", t.Name, t.Type, bs, t.Dims[0])
+		}
+		hi, bytes := bits.Mul64(elements/bs, uint64(t.Type.BlockBytes()))
+		if hi != 0 || bytes > math.MaxInt64 {
+			return nil, fmt.Errorf("tensor %s: %d elements of %s overflow a 64-bit size", t.Name, elements, t.Type)
+		}
+		t.Elements, t.Bytes = int64(elements), int64(bytes)
+		off, err := d.u64("the offset of tensor " + t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if off > math.MaxInt64 || int64(off)%alignment != 0 {
+			return nil, fmt.Errorf("tensor %s: offset %d is not a multiple of the alignment %d", t.Name, off, alignment)
+		}
+		t.Offset = int64(off)
+	}
+	return ts, nil
+}
+
+// checkData checks that each tensor lies inside a data section of n bytes
+// (n < 0 if the section starts past the end of the file) and that no two
+// overlap.
+func checkData(ts []TensorInfo, n int64) error {
+	byOffset := make([]*TensorInfo, len(ts))
+	for i := range ts {
+		byOffset[i] = &ts[i]
+	}
+	slices.SortFunc(byOffset, func(a, b *TensorInfo) int {
+		return cmp.Or(cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.Bytes, b.Bytes))
+	})
+	end := int64(0) // of the tensor before
+	var prev *TensorInfo
+	for _, t := range byOffset {
+		if t.Offset > n || t.Bytes > n-t.Offset {
+			return fmt.Errorf("tensor %s (%d bytes at offset %d of the data section) runs past the end of the file, which leaves %d bytes for data", t.Name, t.Bytes, t.Offset, max(n, 0))
+		}
+		if prev != nil && t.Offset < end {
+			return fmt.Errorf("tensors %s and %s overlap (offsets %d and %d, %d bytes before the second)", prev.Name, t.Name, prev.Offset, t.Offset, prev.Bytes)
+		}
+		prev, end = t, t.Offset+t.Bytes
+	}
+	return nil
+}

@@ -1,0 +1,441 @@
+package gguf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"nexttoken/engine/checkpoint"
+)
+
+// Model reads the model of a file of the llama architecture into the
+// engine's checkpoint: the hyper-parameters from the llama.* metadata and
+// the weights, converted to float32, from tensors of type F32, F16 or BF16.
+// It refuses other architectures, quantized tensors (not yet supported),
+// tensors it does not know (biases, rope_freqs) and RoPE variants the
+// transformer does not compute (scaling, partial rotation).
+//
+// # Tensors
+//
+// llama.cpp's names and llama2.c's:
+//
+//	token_embd.weight         [dim, vocab]    token_embedding
+//	blk.N.attn_norm.weight    [dim]           rms_att
+//	blk.N.attn_q.weight       [dim, dim]      wq
+//	blk.N.attn_k.weight       [dim, kv_dim]   wk
+//	blk.N.attn_v.weight       [dim, kv_dim]   wv
+//	blk.N.attn_output.weight  [dim, dim]      wo
+//	blk.N.ffn_norm.weight     [dim]           rms_ffn
+//	blk.N.ffn_gate.weight     [dim, hidden]   w1
+//	blk.N.ffn_down.weight     [hidden, dim]   w2
+//	blk.N.ffn_up.weight       [dim, hidden]   w3
+//	output_norm.weight        [dim]           rms_final
+//	output.weight             [dim, vocab]    classifier (absent: token_embd)
+//
+// GGUF dims are fastest-varying first, so [in, out] is llama2.c's (out, in)
+// row-major matrix, byte for byte.
+//
+// # The rotary layout of attn_q and attn_k
+//
+// RoPE rotates pairs of a head's query and key numbers. Meta's Llama code and
+// llama2.c's run.c rotate adjacent pairs (2i, 2i+1); Hugging Face's Llama
+// rotates (i, i+hs/2). A checkpoint's Wq and Wk rows are laid out for its
+// own convention, so converters permute them. llama.cpp runs the llama
+// architecture with LLAMA_ROPE_TYPE_NORM, "a normal RoPE, operating on
+// pairs of consecutive head values" (llama_model_rope_type in
+// src/llama-model.cpp), and its converters store attn_q and attn_k for it:
+// convert_hf_to_gguf.py's LlamaModel.permute reshapes each head's rows
+// (2, hs/2) → (hs/2, 2), turning Hugging Face's halves back into Meta's
+// adjacent pairs, and examples/convert-llama2c-to-ggml copies llama2.c's
+// wq and wk unchanged (convert_weights_ak_to_gg), since they are already in
+// that layout. So a GGUF llama file holds Wq and Wk in llama2.c's layout,
+// and Model uses them as they are: undoing a permutation here would break
+// every file. (TestStories260K checks the converter's layout gives the
+// llama2.c checkpoint's logits bit for bit, and TestRotaryLayout that the
+// other layout would not.)
+func (f *File) Model() (*checkpoint.Model, error) {
+	c, err := f.LlamaConfig()
+	if err != nil {
+		return nil, err
+	}
+	m := &checkpoint.Model{Config: c}
+	w := &m.Weights
+	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	type slot struct {
+		name string
+		dims []int64
+		dst  *[]float32
+		n    int // values per layer, for a per-layer tensor
+	}
+	slots := []slot{
+		{"token_embd.weight", dims(d, v), &w.TokenEmbedding, 0},
+		{"output_norm.weight", dims(d), &w.RMSFinal, 0},
+	}
+	layered := []slot{
+		{"attn_norm", dims(d), &w.RMSAtt, d},
+		{"attn_q", dims(d, d), &w.WQ, d * d},
+		{"attn_k", dims(d, kv), &w.WK, kv * d},
+		{"attn_v", dims(d, kv), &w.WV, kv * d},
+		{"attn_output", dims(d, d), &w.WO, d * d},
+		{"ffn_norm", dims(d), &w.RMSFFN, d},
+		{"ffn_gate", dims(d, h), &w.W1, h * d},
+		{"ffn_down", dims(h, d), &w.W2, d * h},
+		{"ffn_up", dims(d, h), &w.W3, h * d},
+	}
+	for _, s := range layered {
+		for l := range c.Layers {
+			slots = append(slots, slot{fmt.Sprintf("blk.%d.%s.weight", l, s.name), s.dims, s.dst, l * s.n})
+		}
+	}
+	if _, ok := f.Tensor("output.weight"); ok {
+		slots = append(slots, slot{"output.weight", dims(d, v), &w.Classifier, 0})
+	}
+	byName := make(map[string]bool, len(slots))
+	for _, s := range slots {
+		byName[s.name] = true
+	}
+	for _, t := range f.Tensors {
+		if !byName[t.Name] {
+			return nil, fmt.Errorf("gguf: tensor %s is not one of the llama tensors this reader supports (token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm, output)", t.Name)
+		}
+	}
+	// Check every tensor before allocating: the metadata may claim a model
+	// of gigabytes, but tensors that Read found inside the file cannot.
+	infos := make([]*TensorInfo, len(slots))
+	for i, s := range slots {
+		t, ok := f.Tensor(s.name)
+		if !ok {
+			return nil, fmt.Errorf("gguf: tensor %s is missing", s.name)
+		}
+		if !equalDims(t.Dims, s.dims) {
+			return nil, fmt.Errorf("gguf: tensor %s has dims %v, want %v for %s", s.name, t.Dims, s.dims, c)
+		}
+		if err := t.CheckType(); err != nil {
+			return nil, err
+		}
+		infos[i] = t
+	}
+	for _, s := range layered {
+		*s.dst = make([]float32, c.Layers*s.n)
+	}
+	for i, s := range slots {
+		t := infos[i]
+		if *s.dst == nil { // a whole-model tensor
+			*s.dst = make([]float32, t.Elements)
+		}
+		if err := f.decode(t, (*s.dst)[s.n:][:t.Elements]); err != nil {
+			return nil, err
+		}
+	}
+	if w.Classifier == nil {
+		w.Classifier = w.TokenEmbedding
+	}
+	return m, nil
+}
+
+func dims(d ...int) []int64 {
+	out := make([]int64, len(d))
+	for i, n := range d {
+		out[i] = int64(n)
+	}
+	return out
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// LlamaConfig reads and checks the hyper-parameters of a llama file, as
+// Model does, without reading any weights.
+func (f *File) LlamaConfig() (checkpoint.Config, error) {
+	var c checkpoint.Config
+	arch, err := f.text("general.architecture")
+	if err != nil {
+		return c, err
+	}
+	if arch != "llama" {
+		return c, fmt.Errorf("gguf: architecture %q is not supported; only llama is", arch)
+	}
+	ints := []struct {
+		key      string
+		dst      *int
+		required bool
+	}{
+		{"llama.embedding_length", &c.Dim, true},
+		{"llama.feed_forward_length", &c.HiddenDim, true},
+		{"llama.block_count", &c.Layers, true},
+		{"llama.attention.head_count", &c.Heads, true},
+		{"llama.context_length", &c.SeqLen, true},
+		{"llama.attention.head_count_kv", &c.KVHeads, false},
+		{"llama.vocab_size", &c.VocabSize, false},
+	}
+	for _, k := range ints {
+		if *k.dst, err = f.count(k.key, k.required); err != nil {
+			return c, err
+		}
+	}
+	if c.KVHeads == 0 {
+		c.KVHeads = c.Heads
+	}
+	if c.VocabSize == 0 {
+		if c.VocabSize, err = f.vocabSize(); err != nil {
+			return c, err
+		}
+	}
+	_, c.SharedHead = f.Tensor("output.weight")
+	c.SharedHead = !c.SharedHead
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("gguf: %w", err)
+	}
+	hs := c.HeadSize()
+	for _, key := range []string{"llama.rope.dimension_count", "llama.attention.key_length", "llama.attention.value_length"} {
+		n, err := f.count(key, false)
+		if err != nil {
+			return c, err
+		}
+		if n != 0 && n != hs {
+			return c, fmt.Errorf("gguf: %s is %d, but the transformer uses the whole head, %d (embedding_length/head_count)", key, n, hs)
+		}
+	}
+	if n, err := f.count("llama.expert_count", false); err != nil {
+		return c, err
+	} else if n > 0 {
+		return c, fmt.Errorf("gguf: llama.expert_count is %d: mixture-of-experts models are not supported", n)
+	}
+	if s, ok := f.Metadata.Lookup("llama.rope.scaling.type"); ok {
+		if t, _ := s.Text(); t != "none" {
+			return c, fmt.Errorf("gguf: llama.rope.scaling.type is %s: RoPE scaling is not supported", s)
+		}
+	}
+	for _, key := range []string{"llama.rope.scaling.factor", "llama.rope.scale_linear"} {
+		// llama.cpp reads 0 as no scaling, like 1.
+		if x, err := f.float(key, 1); err != nil {
+			return c, err
+		} else if x != 1 && x != 0 {
+			return c, fmt.Errorf("gguf: %s is %v: RoPE scaling is not supported", key, x)
+		}
+	}
+	base, err := f.float("llama.rope.freq_base", checkpoint.DefaultRoPEBase)
+	if err != nil {
+		return c, err
+	}
+	// llama.cpp requires the epsilon; the base defaults to 10000 there too.
+	const epsKey = "llama.attention.layer_norm_rms_epsilon"
+	if _, ok := f.Metadata.Lookup(epsKey); !ok {
+		return c, fmt.Errorf("gguf: %s is missing", epsKey)
+	}
+	eps, err := f.float(epsKey, 0)
+	if err != nil {
+		return c, err
+	}
+	c.RoPEBase, c.NormEps = float32(base), float32(eps)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("gguf: %w", err)
+	}
+	return c, nil
+}
+
+// vocabSize is the length of tokenizer.ggml.tokens, which llama.cpp falls
+// back on when llama.vocab_size is absent.
+func (f *File) vocabSize() (int, error) {
+	v, ok := f.Metadata.Lookup("tokenizer.ggml.tokens")
+	if !ok {
+		return 0, errors.New("gguf: neither llama.vocab_size nor tokenizer.ggml.tokens gives the vocabulary size")
+	}
+	a, ok := v.Array()
+	if !ok {
+		return 0, fmt.Errorf("gguf: tokenizer.ggml.tokens is %s, want an array of strings", v.Type)
+	}
+	return a.Len(), nil
+}
+
+// text returns the required string value of key.
+func (f *File) text(key string) (string, error) {
+	v, ok := f.Metadata.Lookup(key)
+	if !ok {
+		return "", fmt.Errorf("gguf: %s is missing", key)
+	}
+	s, ok := v.Text()
+	if !ok {
+		return "", fmt.Errorf("gguf: %s is %s, want a string", key, v.Type)
+	}
+	return s, nil
+}
+
+// count returns the integer value of key, of any width; 0 when an optional
+// key is absent. It is at most 2^31 (more than Config.Validate allows).
+func (f *File) count(key string, required bool) (int, error) {
+	v, ok := f.Metadata.Lookup(key)
+	if !ok {
+		if required {
+			return 0, fmt.Errorf("gguf: %s is missing", key)
+		}
+		return 0, nil
+	}
+	n, ok := v.Int()
+	if !ok {
+		return 0, fmt.Errorf("gguf: %s is %s %s, want an integer", key, v.Type, v)
+	}
+	if n < 1 || n > 1<<31 {
+		return 0, fmt.Errorf("gguf: %s is %d, want 1 to %d", key, n, 1<<31)
+	}
+	return int(n), nil
+}
+
+// float returns the float value of key, or def when it is absent.
+func (f *File) float(key string, def float64) (float64, error) {
+	v, ok := f.Metadata.Lookup(key)
+	if !ok {
+		return def, nil
+	}
+	x, ok := v.Float()
+	if !ok {
+		return 0, fmt.Errorf("gguf: %s is %s %s, want a float", key, v.Type, v)
+	}
+	return x, nil
+}
+
+// CheckType reports why Model cannot convert t's type to float32, if it
+// cannot.
+func (t *TensorInfo) CheckType() error {
+	switch {
+	case t.Type == F32 || t.Type == F16 || t.Type == BF16:
+		return nil
+	case t.Type.BlockSize() > 1:
+		return fmt.Errorf("gguf: tensor %s is %s: quantized types are not supported yet (F32, F16 and BF16 are)", t.Name, t.Type)
+	}
+	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (F32, F16 and BF16 are)", t.Name, t.Type)
+}
+
+// decodeChunk is how many bytes decode reads at a time.
+const decodeChunk = 64 << 10
+
+// decode reads tensor t, of type F32, F16 or BF16, into dst as float32, a
+// chunk at a time: reading a model holds its float32 weights and a small
+// buffer, not also the file's bytes.
+func (f *File) decode(t *TensorInfo, dst []float32) error {
+	var conv func([]byte) float32
+	switch t.Type {
+	case F32:
+		conv = func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
+	case F16:
+		conv = func(b []byte) float32 { return HalfToFloat(binary.LittleEndian.Uint16(b)) }
+	case BF16:
+		conv = func(b []byte) float32 { return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16) }
+	default:
+		return t.CheckType()
+	}
+	size := t.Type.BlockBytes()
+	buf := make([]byte, min(decodeChunk, t.Bytes))
+	off := f.DataOffset + t.Offset
+	for len(dst) > 0 {
+		n := min(len(dst), len(buf)/size)
+		if _, err := f.r.ReadAt(buf[:n*size], off); err != nil {
+			return fmt.Errorf("gguf: reading tensor %s: %w", t.Name, err)
+		}
+		for i := range dst[:n] {
+			dst[i] = conv(buf[i*size:])
+		}
+		dst, off = dst[n:], off+int64(n*size)
+	}
+	return nil
+}
+
+// HalfToFloat converts an IEEE 754 half-precision number (ggml's F16) to
+// float32, exactly: every half is a float32.
+func HalfToFloat(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // infinity or NaN, keeping NaN's payload
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp != 0: // normal: rebias the exponent from 15 to 127
+		return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+	}
+	// Zero or subnormal: mant × 2^-24, exact in float32.
+	x := float32(mant) / (1 << 24)
+	if sign != 0 {
+		x = -x
+	}
+	return x
+}
+
+// FloatToHalf rounds x to the nearest half-precision number, ties to even,
+// as ggml's conversion (the F16C instruction or its portable version) does.
+func FloatToHalf(x float32) uint16 {
+	b := math.Float32bits(x)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	mant := b & 0x7fffff
+	if exp == 0xff { // infinity, or NaN kept quiet
+		if mant != 0 {
+			return sign | 0x7e00 | uint16(mant>>13)
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	full, shift := mant|0x800000, uint(13)
+	if e <= 0 { // a half subnormal: the implicit bit shifts in
+		shift = uint(14 - e)
+		if exp == 0 || shift > 24 {
+			return sign
+		}
+		e = 0
+	} else {
+		full = mant
+	}
+	h := uint32(e)<<10 | full>>shift
+	rest, half := full&(1<<shift-1), uint32(1)<<(shift-1)
+	if rest > half || rest == half && h&1 == 1 {
+		h++ // a carry into the exponent is still right, up to infinity
+	}
+	return sign | uint16(h)
+}
+
+// FloatToBF16 rounds x to bfloat16, ties to even, as ggml's
+// ggml_compute_fp32_to_bf16 does (a NaN stays a quiet NaN).
+func FloatToBF16(x float32) uint16 {
+	b := math.Float32bits(x)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 64
+	}
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// knownTokenizers says what this package makes of each tokenizer.ggml.model.
+var knownTokenizers = map[string]string{
+	"gpt2": "byte-level BPE with merges (GPT-2, Llama 3)",
+	"bert": "WordPiece",
+	"t5":   "Unigram",
+	"rwkv": "RWKV's",
+	"none": "no tokenizer",
+}
+
+// unsupportedTokenizer explains why tokenizer model name is refused.
+func unsupportedTokenizer(name string) error {
+	what := knownTokenizers[name]
+	if what == "" {
+		what = "unknown"
+	}
+	return fmt.Errorf("gguf: tokenizer.ggml.model %q (%s) is not supported yet; only llama (SentencePiece BPE with byte fallback) is", name, what)
+}
+
+// spaceMark is SentencePiece's "▁" (U+2581), which stands for a space in its
+// pieces; llama2.c's tokenizer.bin and this engine write the space itself.
+const spaceMark = "\u2581"
+
+func unescapeSpaces(s string) string { return strings.ReplaceAll(s, spaceMark, " ") }
