@@ -414,6 +414,20 @@ func TestCompareChains(t *testing.T) {
 
 	embed := openPage(t, "/?embed=1&view=compare&"+link)
 	waitFor(embed, `document.querySelector('#compare-tv')?.textContent === '0.1863'`)
+
+	// The share link and the address bar carry the chains: the link opens
+	// the card on nexttoken's chain and kt.
+	shared := evaluate[string](tab, `(u => u.pathname + u.search + u.hash)(new URL(document.querySelector('#share-url').value))`)
+	waitFor(tab, `location.pathname + location.search + location.hash === `+strconv.Quote(shared))
+	again := openPage(t, shared)
+	waitFor(again, `document.querySelector('#compare .chain[data-chain="chain"]') !== null && `+
+		`document.querySelector('#compare .chain[data-chain="kt"]')?.textContent.includes('3 kept')`)
+
+	// So does the readable form, in the page and in an embed.
+	for _, path := range []string{"/?" + link + "&view=compare&compare=chain,hf", "/?embed=1&view=compare&" + link + "&compare=chain,hf"} {
+		page := openPage(t, path)
+		waitFor(page, `document.querySelector('#compare .chain[data-chain="hf"]')?.textContent.includes('MinPLogitsWarper: 3 kept')`)
+	}
 }
 
 // TestSamplerRuntimes chooses llama.cpp's and Hugging Face's chains in the

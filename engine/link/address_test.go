@@ -233,3 +233,52 @@ func TestAt(t *testing.T) {
 		t.Errorf("Encode(at -1) succeeded")
 	}
 }
+
+// TestCompare checks the compare card's chains in the readable form and
+// over share links.
+func TestCompare(t *testing.T) {
+	def := catalog.Default()
+	chains := func(a, b string, own bool) link.Compare { return link.Compare{Chains: [2]string{a, b}, Own: own} }
+	for _, c := range []struct {
+		query    string
+		fragment link.State // none when zero
+		want     link.State // when err is ""
+		err      string
+	}{
+		{query: "compare=chain,hf", want: link.State{Spec: def, Compare: chains("chain", "hf", false)}},
+		{query: "Compare=HF,Llama.CPP&compare_own=1", want: link.State{Spec: def, Compare: chains("hf", "llama.cpp", true)}},
+		{query: "compare=kt,runc&compare_own=0", want: link.State{Spec: def, Compare: chains("kt", "runc", false)}},
+		{query: "compare_own=1&view=compare", want: link.State{Spec: def, View: "compare", Compare: link.Compare{Own: true}}},
+		{query: "compare=chain", err: `compare: "chain" is not two chains separated by a comma`},
+		{query: "compare=chain,hf,runc", err: `compare: "chain,hf,runc" is not two chains separated by a comma`},
+		{query: "compare=,", err: `compare: chain "" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence`},
+		{query: "compare=chain,KT", err: `compare: chain "KT" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'K' in "KT"`},
+		{query: "compare=chain," + strings.Repeat("k", 33), err: "compare: chain \"kkkkkkkkkkkk\"…: 33 letters, more than the 32 stages a chain may have"},
+		{query: "compare_own=yes", err: `compare_own: "yes" is not 0 or 1`},
+		{query: "compare=chain,hf&compare=runc,hf", err: "compare: given more than once"},
+		{query: "compare_own=1", fragment: link.State{Spec: def, Compare: chains("runc", "kt", false)},
+			want: link.State{Spec: def, Compare: chains("runc", "kt", true)}},
+		{query: "compare=hf,chain", fragment: link.State{Spec: def, Compare: chains("runc", "kt", true)},
+			want: link.State{Spec: def, Compare: chains("hf", "chain", true)}},
+		{query: "model=stories260K", fragment: link.State{Spec: def, View: "compare", Compare: chains("runc", "kt", true)}, want: link.State{
+			Spec: session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}, View: "compare",
+			Compare: chains("runc", "kt", true)}},
+	} {
+		got, err := merge(t, c.query, c.fragment)
+		var pe *link.ParamError
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err || !errors.As(err, &pe)):
+			t.Errorf("Merge(%q) = %v, want the *ParamError %q", c.query, err, c.err)
+		case c.err == "" && (err != nil || !same(got, c.want)):
+			t.Errorf("Merge(%q) = %+v, %v, want %+v", c.query, got, err, c.want)
+		}
+	}
+	s := link.State{Spec: def, View: "compare", Compare: chains("chain", "hf", true)}
+	if q, lossy := link.Query(s); q.Encode() != "compare=chain%2Chf&compare_own=1&view=compare" || lossy {
+		t.Errorf("Query(compare) = %q, %v", q.Encode(), lossy)
+	}
+	if _, err := link.Encode(link.State{Spec: def, Compare: chains("chain", "q", false)}); err == nil ||
+		!strings.HasPrefix(err.Error(), `share link: compare: chain "q" is none of`) {
+		t.Errorf("Encode(chain q): %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
@@ -25,6 +26,50 @@ type State struct {
 	// default, is the next step. A session that stops before Spec.Steps
 	// has fewer steps to show: the playground shows its last.
 	At int
+
+	// Compare is the compare card's state. The card is open when the view
+	// is "compare" or Compare is set; the zero value leaves it as the
+	// playground opens it, closed on its default chains.
+	Compare Compare
+}
+
+// Compare is what the compare card shows.
+type Compare struct {
+	// Chains are the two chains side by side, by package compare's names:
+	// a preset, or llama.cpp letters such as "kt". Both are "" for the
+	// card's default pair, or neither is.
+	Chains [2]string
+	Own    bool // llama.cpp and Hugging Face keep their own defaults rather than follow the session's settings
+}
+
+// Check applies a link's rules to c: chains compare.Preset accepts, both
+// or neither given. It spells a preset as package compare does.
+func (c *Compare) Check() error {
+	if c.Chains == ([2]string{}) {
+		return nil
+	}
+	for k, name := range c.Chains {
+		var err error
+		if c.Chains[k], err = chainName(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chainName returns package compare's spelling of the chain v names: a
+// preset in any case, or llama.cpp letters as given.
+func chainName(v string) (string, error) {
+	if n, err := oneOf(v, compare.Names); err == nil {
+		return n, nil
+	}
+	if v == "" { // compare.Preset would take it for llama.cpp without a stage
+		return "", fmt.Errorf(`chain "" is none of %s, nor a llama.cpp letter sequence`, strings.Join(compare.Names, ", "))
+	}
+	if _, err := compare.Preset(v, 0); err != nil {
+		return "", err
+	}
+	return v, nil
 }
 
 // Limits on share links.
@@ -39,8 +84,9 @@ const (
 	// The flags: what the data holds beyond the fields every link has.
 	deflated   = 1 << 0 // the data is compressed
 	hasChanges = 1 << 1 // a section of changes of settings follows the edits
-	hasAt      = 1 << 2 // the step on display follows, last
-	knownFlags = deflated | hasChanges | hasAt
+	hasAt      = 1 << 2 // the step on display follows
+	hasExtras  = 1 << 3 // a section of tagged records follows, last
+	knownFlags = deflated | hasChanges | hasAt | hasExtras
 
 	// compressAbove is the size below which Encode does not try DEFLATE:
 	// on short data its headers cost what it saves (none of the typical
@@ -255,6 +301,9 @@ func check(s *State) error {
 		if err := checkAt(s.At, spec.Steps); err != nil {
 			return fmt.Errorf("at: %w", err)
 		}
+	}
+	if err := s.Compare.Check(); err != nil {
+		return fmt.Errorf("compare: %w", err)
 	}
 	return nil
 }

@@ -124,6 +124,13 @@ func shareTests(t testing.TB) []link.State {
 			s.Edits = []session.Edit{{Step: 4096, Token: 1e9, Logit: -math.MaxFloat64}, {Step: 0, Token: 0, Logit: 1e-320}}
 		})},
 		{Spec: logits([]string{"a,b", "€", "\x00", "<0x0A>"}, math.Copysign(0, -1), 1e300, math.Inf(-1), -1e-300)},
+		{Spec: worked().Spec, View: "compare", Compare: link.Compare{Chains: [2]string{"chain", "hf"}}},
+		{Spec: catalog.Default(), Compare: link.Compare{Own: true}},
+		func() link.State { // every section
+			s := changed()
+			s.At, s.Compare = 3, link.Compare{Chains: [2]string{"edskypmxt", strings.Repeat("k", 32)}, Own: true}
+			return s
+		}(),
 		{Spec: func() session.Spec {
 			s := logits(strings.Split("The,cat,sat,on,the,mat", ","), -2.1, 0.3, 3.1, 0.8, 0.1, -0.5)
 			s.Forced = []session.Force{{Step: 0, Token: 5}}
@@ -157,6 +164,37 @@ func TestShareRoundTrip(t *testing.T) {
 		}
 		if got, err := link.Decode(f); err != nil || !same(got, s) {
 			t.Errorf("%d: Decode(Encode(%+v)) = %+v, %v", i, s, got, err)
+		}
+	}
+}
+
+// recorded are share links made before the extras section, with the
+// States of shareTests they hold: each must open as it did, and Encode
+// must write it byte for byte as it did.
+var recorded = []struct {
+	test     int // in shareTests
+	fragment string
+}{
+	{0, "s1.AAN0b3kHVGhlIGNhdAAABWNoYWluAAAAAAAAAAIAKgAAAA"},
+	{2, "s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQAA"},
+	{5, "s1.AgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBnRva2Vuc0AFY2hhaW4QASgSAQoDFgEHAAMF0AIMKh6QAwUDZPoBAQfQAgPODwwqHgAUmwMAACgHng8DAwoFY2hhaW4KASgSAQoDFgEHFARydW5jAgAAEgEAAAAACCgFY2hhaW4AAAAAAAAAAgAq"},
+	{6, "s1.AgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBnRva2Vuc0AJbGxhbWEuY3BwEAEovgEDCgMCAAUAAwXQAgwqHpADBQNk-gEBB9ACA84PDCoeABSbAwAAKAeeDwMCCAJoZgIAMgAAAAAYAQUQCWxsYW1hLmNwcAAAKAAAAAACAAU"},
+	{7, "s1.BgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBnRva2Vuc0AFY2hhaW4QASgSAQoDFgEHAAMF0AIMKh6QAwUDZPoBAQfQAgPODwwqHgAUmwMAACgHng8DAwoFY2hhaW4KASgSAQoDFgEHFARydW5jAgAAEgEAAAAACCgFY2hhaW4AAAAAAAAAAgAqQA"},
+	{8, "s1.BAN0b3kHVGhlIGNhdAABBWNoYWluAAAAAAAAAAIAKgAAAAE"},
+	{10, "s1.AAtzdG9yaWVzMjYwSxNhJmI9YytkICUyQywACfCfmIAjIHp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6gCAEcnVuYwIEAAqHBQAAAAD_________DwAAAA"},
+	{11, "s1.AAN0b3kAAAAFY2hhaW6q1YLUxOnrCx-AgEACAAqHBQIEAQACgCD__________38AAAKAIICU69wD67z98o_77j_IBAAAAv8E"},
+	{12, "s1.AAZsb2dpdHMAAAAFY2hhaW4AAAAAAAAAAgAqBANhLGID4oKsAQAGPDB4MEE-AQAC2AQDzg8D1wQAAA"},
+}
+
+func TestRecordedLinks(t *testing.T) {
+	tests := shareTests(t)
+	for _, c := range recorded {
+		got, err := link.Decode(c.fragment)
+		if err != nil || !same(got, tests[c.test]) {
+			t.Errorf("%d: Decode(%q) = %+v, %v, want %+v", c.test, c.fragment, got, err, tests[c.test])
+		}
+		if f, err := link.Encode(got); f != c.fragment || err != nil {
+			t.Errorf("%d: Encode(Decode(%q)) = %q, %v", c.test, c.fragment, f, err)
 		}
 	}
 }
@@ -370,8 +408,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add(frag[:len(frag)/2])
 		f.Add(frag[:len(frag)-1])
 	}
-	// Flags alone: 2 is a changes section, 3 that and DEFLATE, 0x80 unknown.
-	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8", "s1.Ag", "s1.Aw", "s1.gA"} {
+	// Flags alone: 2 is a changes section, 3 that and DEFLATE, 8 extras,
+	// 0x80 and 0x10 unknown.
+	for _, frag := range []string{bomb(), "", "s1.", "s1.A", "s9.AAAA", "#s1.AA", "s1.AQ", "s1.AP8", "s1.Ag", "s1.Aw", "s1.gA", "s1.CA", "s1.EA"} {
 		f.Add(frag)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {

@@ -8,7 +8,8 @@
 // share link's fragment, into a State, the session and what the playground
 // shows of it; Query turns a State back into a query. The form carries the
 // model, the prompt, the number of steps, the sampler settings, hand-typed
-// logits, the view and the step on display; forced tokens, edited logits
+// logits, the view, the step on display and the compare card's chains;
+// forced tokens, edited logits
 // and changes of settings made along the way do not fit it, and Query
 // reports when it drops them. A share link carries the whole State, those
 // too, in the URL's fragment instead (see Share links below).
@@ -35,6 +36,13 @@
 //	at                  the step on display, numbered as the page labels it
 //	                    ("Step N"): a whole number from 1 to steps; absent,
 //	                    the next step
+//	compare             the compare card's two chains, A,B: each chain, runc,
+//	                    llama.cpp, hf (in any case) or llama.cpp letters such
+//	                    as kt, as compare.Preset reads them; the card opens
+//	compare_own         1: llama.cpp and Hugging Face keep their own defaults
+//	                    rather than follow the session's settings; 0, the
+//	                    default, follows them. Alone, the card opens on its
+//	                    default chains
 //
 // Names match in any case (Temperature= is temperature=), as do the values
 // that are names (model=STORIES260k, sampler=RunC). Any other parameter is
@@ -82,9 +90,9 @@
 // llama.cpp's and Hugging Face's own rules refuse (session.CheckSettings:
 // a seed beyond 32 bits for llama.cpp, temperature 0 for Hugging Face,
 // whose greedy decoding is do_sample=False) is checked once every
-// parameter is read, and blamed on sampler. Parse checks
-// view and at too, and leaves them out of the Spec it returns; Merge
-// returns them in its State.
+// parameter is read, and blamed on sampler. Parse checks view, at,
+// compare and compare_own too, and leaves them out of the Spec it
+// returns; Merge returns them in its State.
 //
 // Parse does not load models. Whether the prompt's words are in a model's
 // vocabulary, or fit its context, the session finds out when it runs.
@@ -100,8 +108,8 @@
 // # Share links
 //
 // A share link carries a State — the whole session, forced tokens, edited
-// logits and changes of settings included, the playground's open view and
-// the step on display — in the URL's fragment, which the browser never
+// logits and changes of settings included, the playground's open view, the
+// step on display and the compare card — in the URL's fragment, which the browser never
 // sends to a server. Encode writes the fragment and Decode reads it; the
 // worked example with "mat" forced at step 0, open at the softmax view, is
 //
@@ -113,10 +121,11 @@
 //
 //	bit 0  the data is raw DEFLATE (RFC 1951), which Encode uses only when it is shorter
 //	bit 1  a changes section follows the edits; Encode sets it only when there are changes
-//	bit 2  the step on display follows last; Encode sets it only when there is one
+//	bit 2  the step on display follows the changes; Encode sets it only when there is one
+//	bit 3  the extras section follows last; Encode sets it only when it has a record
 //
 // and the other bits are 0, so that a link made before a section existed
-// reads as it always did. The data is these fields, in this order:
+// reads as it always did; Decode refuses a link with another bit set. The data is these fields, in this order:
 //
 //	model, prompt, view  string
 //	steps                uint
@@ -126,6 +135,7 @@
 //	edits                uint n, then n × (step uint, token uint, logit number)
 //	changes              with bit 1: uint n, then n × (step uint, settings)
 //	at                   with bit 2: uint, State.At
+//	extras               with bit 3: uint n, then n × (tag uint, record string)
 //
 // where settings are the sampler's, as sampler.Params orders them:
 //
@@ -134,6 +144,19 @@
 //	top_k                             uint
 //	top_p, min_p, repetition_penalty  number
 //	seed                              uint
+//
+// The extras section is where new fields go without a new flag or
+// version: each record is a tag and its fields written as one string,
+// whose length lets a reader skip a tag it does not know. Tags are at
+// least 1 and ascending, so each appears once; n is at most 64. Decode
+// skips unknown tags, so a newer link opens in an older playground without
+// what that playground cannot show: records carry only what the page
+// shows, and a field that changes the session takes a flag bit instead,
+// which an older Decode refuses. A known record holds exactly its fields.
+// The tags are
+//
+//	1  compare: chain A, chain B (strings, both "" for the card's default
+//	   pair), own defaults (uint, 0 or 1); State.Compare
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -150,8 +173,8 @@
 // most MaxDecoded bytes once decompressed, with nothing after the last
 // field; every count is checked against the bytes left before anything is
 // allocated for it; a forced token or edit has a step in [0, 4096] and, in
-// a logits session, a token of the vocabulary; an edited logit is a number
-// or −Inf; a change has a step in [1, 4096] after the step of the change
+// a logits session, a token of the vocabulary; a compare chain is one
+// compare.Preset accepts; an edited logit is a number or −Inf; a change has a step in [1, 4096] after the step of the change
 // before it (session.CheckChanges) and settings that pass
 // session.CheckSettings, so there are at most 4096 of them. Encode and
 // Decode errors start with "share link: ".
@@ -171,7 +194,7 @@
 //     Parse's rules, order and *ParamError: each parameter given replaces
 //     its field. A query that names another model than the link's —
 //     model=, or logits= without model= — starts that model's session as
-//     Parse would, and only the view stays the link's. The sampler's
+//     Parse would, and only the view and the compare card stay the link's. The sampler's
 //     settings in the query are those of step 0 (Spec.Sampler), as in a
 //     session without changes. What the query cannot name — forced tokens,
 //     edits, changes of settings — stays the link's. The result must pass
@@ -235,6 +258,15 @@ var params = slices.Concat([]param{
 		return checkView(v)
 	}},
 	{"at", readAt},
+	{"compare", readCompare},
+	{"compare_own", func(s *State, v string) error {
+		switch v {
+		case "0", "1":
+			s.Compare.Own = v == "1"
+			return nil
+		}
+		return fmt.Errorf("%s is not 0 or 1", quote(v))
+	}},
 })
 
 // onSpec makes read a reader of the State's session.
@@ -394,6 +426,9 @@ func Query(s State) (q url.Values, lossy bool) {
 	}
 	put("view", s.View, s.View == "")
 	put("at", strconv.Itoa(s.At), s.At == 0)
+	c := s.Compare
+	put("compare", c.Chains[0]+","+c.Chains[1], c.Chains == [2]string{})
+	put("compare_own", "1", !c.Own)
 	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0
 }
 
@@ -559,6 +594,21 @@ func readAt(s *State, v string) error {
 	}
 	s.At = n
 	return checkAt(n, s.Spec.Steps)
+}
+
+// readCompare parses the compare card's two chains, "A,B".
+func readCompare(s *State, v string) error {
+	a, b, ok := strings.Cut(v, ",")
+	if !ok || strings.Contains(b, ",") {
+		return fmt.Errorf("%s is not two chains separated by a comma", quote(v))
+	}
+	for k, name := range []string{a, b} {
+		var err error
+		if s.Compare.Chains[k], err = chainName(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkAt checks the step on display, numbered from 1, against steps.

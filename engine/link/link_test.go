@@ -223,6 +223,9 @@ func TestRoundTrip(t *testing.T) {
 	for _, s := range []link.State{
 		{Spec: with(func(s *session.Spec) { s.Steps = 3 }), View: "kv", At: 3},
 		{Spec: logits([]string{"a"}, 1), View: "all"},
+		{Spec: logits([]string{"a"}, 1), View: "compare", Compare: link.Compare{Chains: [2]string{"hf", "kt"}}},
+		{Spec: catalog.Default(), Compare: link.Compare{Chains: [2]string{"runc", "llama.cpp"}, Own: true}},
+		{Spec: catalog.Default(), Compare: link.Compare{Own: true}},
 	} {
 		roundTripState(t, s)
 	}
@@ -266,7 +269,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(c.query)
 	}
 	for _, q := range []string{"utm_source=x&Temperature=0.5&at=1&steps=2&view=kv", "prompt=100%&steps=1",
-		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c"} {
+		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c",
+		"compare=chain,HF&compare_own=1", "compare=kt,edskypmxt&view=compare"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

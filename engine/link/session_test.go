@@ -23,7 +23,8 @@ func FuzzLinkSession(f *testing.F) {
 	for _, q := range []string{"", "model=stories260K&steps=8&temperature=1&seed=3&at=2", "model=toy&prompt=The+cat&steps=5&top_k=2&temperature=0.5",
 		"model=logits&logits=2,1,0&vocab=a,b,c&steps=3&top_p=0.5&temperature=2", "utm_source=x&STEPS=2&view=kv", "prompt=100%&steps=1",
 		"model=stories260K&steps=12&sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5",
-		"model=toy&steps=4&sampler=llama.cpp&repetition_penalty=1.3", "model=stories260K&steps=6&sampler=hf&temperature=1.2&top_k=50&seed=9"} {
+		"model=toy&steps=4&sampler=llama.cpp&repetition_penalty=1.3", "model=stories260K&steps=6&sampler=hf&temperature=1.2&top_k=50&seed=9",
+		"model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&view=compare&compare=chain,hf&compare_own=1"} {
 		f.Add(q, "")
 	}
 	f.Add("steps=2", "s1.A")
@@ -40,7 +41,7 @@ func FuzzLinkSession(f *testing.F) {
 		if err != nil {
 			return // a spec the session refuses, with its reason
 		}
-		shared := link.State{Spec: first.Spec(), View: state.View, At: min(state.At, len(first.Trace().Steps))}
+		shared := link.State{Spec: first.Spec(), View: state.View, At: min(state.At, len(first.Trace().Steps)), Compare: state.Compare}
 		frag, err := link.Encode(shared)
 		if err != nil {
 			t.Fatalf("the session of %q #%q has no link: %v", query, fragment, err)

@@ -100,7 +100,51 @@ func (w *writer) state(s State) (flags byte) {
 		flags |= hasAt
 		w.int(s.At)
 	}
+	// The records, by ascending tag; a State without them writes no
+	// section, so its link is the one it always was.
+	var records []record
+	if c := s.Compare; c != (Compare{}) {
+		var body writer
+		body.string(c.Chains[0])
+		body.string(c.Chains[1])
+		body.uint(boolUint(c.Own))
+		records = append(records, record{tagCompare, body})
+	}
+	if len(records) > 0 {
+		flags |= hasExtras
+		w.int(len(records))
+		for _, r := range records {
+			w.uint(r.tag)
+			w.string(string(r.body))
+		}
+	}
 	return flags
+}
+
+// record is an entry of the extras section: a tag, then the record's own
+// fields as a string, so that a reader that does not know the tag can skip
+// it. The extras carry what the page shows, which a page that does not
+// know a record can do without; what changes the session needs a flag,
+// which such a page refuses.
+type record struct {
+	tag  uint64
+	body writer
+}
+
+// The tags of the records.
+const (
+	tagCompare = 1 // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
+
+	// maxRecords bounds the section: far more tags than will ever be
+	// defined, and far fewer than the data could claim.
+	maxRecords = 64
+)
+
+func boolUint(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // reader takes fields from the data. The first problem sticks: later reads
@@ -255,10 +299,53 @@ func (r *reader) state(flags byte) State {
 	if flags&hasAt != 0 {
 		s.At = r.int("at")
 	}
+	if flags&hasExtras != 0 {
+		r.extras(&s)
+	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("%d bytes after the last field", len(r.b))
 	}
 	return s
+}
+
+// extras reads the extras section into s, skipping the records of tags it
+// does not know: a newer nexttoken's, for what this page cannot show.
+func (r *reader) extras(s *State) {
+	n := r.count("extras", 2, maxRecords) // a tag and a length, at least
+	last := uint64(0)
+	for i := range n {
+		tag := r.uint("extras")
+		body := reader{b: []byte(r.string("extras"))}
+		if r.err != nil {
+			return
+		}
+		if tag <= last {
+			r.fail("extras", "record %d has tag %d, not above %d", i, tag, last)
+			return
+		}
+		last = tag
+		if tag == tagCompare {
+			s.Compare = body.compare()
+		}
+		if body.err != nil {
+			r.err = body.err
+			return
+		}
+	}
+}
+
+// compare reads the record of tag tagCompare, all of r.
+func (r *reader) compare() Compare {
+	c := Compare{Chains: [2]string{r.string("compare"), r.string("compare")}}
+	switch own := r.uint("compare"); {
+	case own > 1:
+		r.fail("compare", "own defaults %d is not 0 or 1", own)
+	case len(r.b) > 0:
+		r.fail("compare", "%d bytes after the record's last field", len(r.b))
+	default:
+		c.Own = own == 1
+	}
+	return c
 }
 
 // compressors keeps flate writers for reuse: a new one allocates about

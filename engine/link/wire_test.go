@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"math"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -85,6 +86,27 @@ func twoE400() []byte {
 	return then(w[:len(w)-4], 2<<1, 400<<1, 0, 0)
 }
 
+// withExtras is the default session's data, then an extras section of
+// records, flagged.
+func withExtras(records ...record) string {
+	w := writer(unchecked(State{Spec: catalog.Default()}))
+	w.int(len(records))
+	for _, r := range records {
+		w.uint(r.tag)
+		w.string(string(r.body))
+	}
+	return fragment(hasExtras, w)
+}
+
+// compareRecord is the body of a compare record.
+func compareRecord(a, b string, own uint64) writer {
+	var w writer
+	w.string(a)
+	w.string(b)
+	w.uint(own)
+	return w
+}
+
 var decodeErrors = []struct {
 	name, fragment, err string
 }{
@@ -122,6 +144,25 @@ var decodeErrors = []struct {
 	{"a billion changes", fragment(hasChanges, then(seeded(), 0, 0, 0, 1e9)), "changes: 1000000000 entries, more than 4096"},
 	{"more changes than bytes", fragment(hasChanges, then(seeded(), 0, 0, 0, 4096, 1, 0)), "changes: 4096 entries cannot fit in the 2 bytes that remain"},
 	{"a change cut short", fragment(hasChanges, then(seeded(), 0, 0, 0, 1, 5, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "changes: 20 bytes, but only 10 remain"},
+	{"extras flagged, none there", fragment(hasExtras, unchecked(State{Spec: catalog.Default()})), "extras: the data ends early"},
+	{"too many records", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 65)), "extras: 65 entries, more than 64"},
+	{"more records than bytes", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 3, 1, 0)), "extras: 3 entries cannot fit in the 2 bytes that remain"},
+	{"a record cut short", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 1, 5, 0)), "extras: 5 bytes, but only 1 remain"},
+	{"a record beyond an int", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 9, math.MaxUint64)), "extras: 18446744073709551615 is too large"},
+	{"tag 0", withExtras(record{0, compareRecord("chain", "hf", 0)}), "extras: record 0 has tag 0, not above 0"},
+	{"a tag twice", withExtras(record{5, nil}, record{5, nil}), "extras: record 1 has tag 5, not above 5"},
+	{"tags out of order", withExtras(record{7, nil}, record{tagCompare, compareRecord("chain", "hf", 0)}), "extras: record 1 has tag 1, not above 7"},
+	{"after the extras", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 9, 0, 0)), "1 bytes after the last field"},
+	{"compare cut short", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:4]}), "compare: 5 bytes, but only 3 remain"},
+	{"compare without own", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:9]}), "compare: the data ends early"},
+	{"compare, own 2", withExtras(record{tagCompare, compareRecord("chain", "hf", 2)}), "compare: own defaults 2 is not 0 or 1"},
+	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
+	{"compare, unknown chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "kq"}}}),
+		`compare: chain "kq" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'q' in "kq"`},
+	{"compare, one chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"", "hf"}}}),
+		`compare: chain "" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence`},
+	{"compare, 33 letters", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", strings.Repeat("k", 33)}}}),
+		"33 letters, more than the 32 stages a chain may have"},
 
 	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of logits, toy, stories260K`},
 	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
@@ -199,14 +240,36 @@ func TestDecodeCut(t *testing.T) {
 		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}}}
 	})
 	state.At = 1
+	state.Compare = Compare{Chains: [2]string{"hf", "kt"}, Own: true}
 	var data writer
 	flags := data.state(state)
-	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt {
+	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt|hasExtras {
 		t.Fatalf("flags %#x: %v", flags, err)
 	}
 	for n := range len(data) {
 		if s, err := Decode(fragment(flags, data[:n])); err == nil {
 			t.Errorf("%d of %d bytes: %+v", n, len(data), s)
+		}
+	}
+}
+
+// TestUnknownTags decodes records of tags this nexttoken does not know:
+// they are skipped, and the rest of the link opens.
+func TestUnknownTags(t *testing.T) {
+	compared := State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "hf"}, Own: true}}
+	for _, c := range []struct {
+		name     string
+		fragment string
+		want     State
+	}{
+		{"alone", withExtras(record{2, writer("a newer field")}), State{Spec: catalog.Default()}},
+		{"empty", withExtras(record{1 << 40, nil}), State{Spec: catalog.Default()}},
+		{"around compare", withExtras(record{tagCompare, compareRecord("chain", "hf", 1)}, record{2, writer{0, 1}}, record{9, nil}), compared},
+		{"no records", withExtras(), State{Spec: catalog.Default()}},
+	} {
+		got, err := Decode(c.fragment)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: Decode = %+v, %v, want %+v", c.name, got, err, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
@@ -223,10 +224,7 @@ func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
 // compareCard runs the two chains on step d's logits when the card is
 // open.
 func (p *Playground) compareCard(d *session.Detail) app.UI {
-	c := &CompareCard{Open: p.cmp.open || p.view == "compare", Chains: p.cmp.chains, Same: !p.cmp.own, Vocab: p.vocab, Page: p}
-	if c.Chains == ([2]string{}) {
-		c.Chains = [2]string{compare.Ours, compare.LlamaCpp}
-	}
+	c := &CompareCard{Open: p.compareOpen(), Chains: p.compareChains(), Same: !p.cmp.own, Vocab: p.vocab, Page: p}
 	if !c.Open {
 		return c
 	}
@@ -277,15 +275,66 @@ type compareState struct {
 // compareDraws is how many tokens "Sample" draws from each chain.
 const compareDraws = 1000
 
-func (p *Playground) setCompareOpen(open bool) { p.cmp.open = open }
-func (p *Playground) setCompareSame(same bool) { p.cmp.own = !same }
+// defaultChains are the chains the card opens with.
+var defaultChains = [2]string{compare.Ours, compare.LlamaCpp}
+
+// compareStateOf is the card a link opens: open when the link sets it or
+// asks for the compare view, as package link documents.
+func compareStateOf(s link.State) compareState {
+	c := s.Compare
+	return compareState{open: c != (link.Compare{}), chains: c.Chains, own: c.Own}
+}
+
+func (p *Playground) compareOpen() bool { return p.cmp.open || p.view == "compare" }
+
+func (p *Playground) compareChains() [2]string {
+	if p.cmp.chains == ([2]string{}) {
+		return defaultChains
+	}
+	return p.cmp.chains
+}
+
+// compareChoice is what the reader chose on the card, as a link carries
+// it: chains none if they are the defaults, or if one is letters the card
+// says are wrong, which no link can hold.
+func (p *Playground) compareChoice() link.Compare {
+	c := link.Compare{Chains: p.cmp.chains, Own: p.cmp.own}
+	if c.Check() != nil {
+		c.Chains = [2]string{}
+	}
+	return c
+}
+
+// compareLink is the card as the page's link carries it: nothing while it
+// is closed, and its chains, the defaults too, while it is open, which
+// they say.
+func (p *Playground) compareLink() link.Compare {
+	if !p.compareOpen() {
+		return link.Compare{}
+	}
+	c := p.compareChoice()
+	if c.Chains == ([2]string{}) {
+		c.Chains = defaultChains
+	}
+	return c
+}
+
+func (p *Playground) setCompareOpen(open bool) { p.cmp.open = open; p.compareChanged() }
+func (p *Playground) setCompareSame(same bool) { p.cmp.own = !same; p.compareChanged() }
 func (p *Playground) toggleCompareDraws()      { p.cmp.draws = !p.cmp.draws }
 
 // setCompareChain sets chain k to a chain of package compare: a preset or
 // llama.cpp letters, which the card checks and explains if they are wrong.
 func (p *Playground) setCompareChain(k int, name string) {
-	if p.cmp.chains == ([2]string{}) {
-		p.cmp.chains = [2]string{compare.Ours, compare.LlamaCpp}
-	}
+	p.cmp.chains = p.compareChains()
 	p.cmp.chains[k] = name
+	p.compareChanged()
+}
+
+// compareChanged makes the link follow the card.
+func (p *Playground) compareChanged() {
+	if p.sess != nil {
+		p.link = p.shareURL()
+		p.syncAddress()
+	}
 }

@@ -37,15 +37,15 @@ func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 		}
 		q.Del("embed")
 		q.Del("view")
-		spec, err := link.Parse(q)
+		state, err := link.Merge(q, "")
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		s, err := session.New(spec, models.Load)
+		s, err := session.New(state.Spec, models.Load)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		if got := embedURL("../", s.Spec(), view); got != src {
+		if got := embedURL("../", s.Spec(), view, state.Compare); got != src {
 			t.Errorf("index.html embeds\n  %s\nthe share panel gives\n  %s", src, got)
 		}
 	}

@@ -125,13 +125,14 @@ func (p *Playground) start(rawQuery, fragment string) {
 		p.theme = page.Theme
 	}
 	if err == nil {
+		p.cmp = compareStateOf(state) // before open, which makes the page's link
 		err = p.open(state.Spec)
 	}
 	if err == nil && state.At > 0 {
 		p.selectStep(state.At - 1)
 	}
 	if err != nil {
-		p.view = "all"
+		p.view, p.cmp = "all", compareState{}
 		if err := p.open(catalog.Default()); err != nil {
 			p.notice = err.Error()
 			return
@@ -511,7 +512,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.renderNotice(),
 		p.strip(),
 		p.controls(),
-		&Share{Spec: spec, View: p.view, Origin: p.origin, Path: p.path, Link: p.link},
+		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
 		p.stepViews(d),
 		p.kvCard(d),
 		footer(),

@@ -19,7 +19,7 @@ const linkWarnLength = 2000
 // path and the whole state in the fragment. It is relative, so it works on
 // any host and under any sub-path.
 func (p *Playground) shareURL() string {
-	state := link.State{Spec: p.sess.Spec(), View: p.view}
+	state := link.State{Spec: p.sess.Spec(), View: p.view, Compare: p.compareLink()}
 	if p.sel < len(p.sess.Trace().Steps) {
 		state.At = p.sel + 1 // a past step on display
 	}
@@ -32,16 +32,20 @@ func (p *Playground) shareURL() string {
 
 // embedURL is the address of an embeddable view of a session: readable
 // query parameters when they say everything (documentation writers edit
-// them by hand), else the encoded state in the fragment.
-func embedURL(path string, spec session.Spec, view string) string {
+// them by hand), else the encoded state in the fragment. The compare view
+// shows the compare card's chains, cmp; other views leave them out.
+func embedURL(path string, spec session.Spec, view string, cmp link.Compare) string {
 	base := path + "?embed=1&view=" + view
-	if q, lossy := link.Query(link.State{Spec: spec}); !lossy {
+	if view != "compare" {
+		cmp = link.Compare{}
+	}
+	if q, lossy := link.Query(link.State{Spec: spec, Compare: cmp}); !lossy {
 		if len(q) == 0 {
 			return base
 		}
 		return base + "&" + q.Encode()
 	}
-	frag, err := link.Encode(link.State{Spec: spec, View: view})
+	frag, err := link.Encode(link.State{Spec: spec, View: view, Compare: cmp})
 	if err != nil {
 		return base
 	}
@@ -72,7 +76,8 @@ type Share struct {
 	app.Compo
 
 	Spec         session.Spec
-	View         string // the view the page shows
+	View         string       // the view the page shows
+	Compare      link.Compare // the compare card's choices, for the compare view's embed
 	Origin, Path string
 	Link         string // the session's share URL, relative
 
@@ -111,7 +116,7 @@ func (s *Share) Render() app.UI {
 		s.embedView = "softmax"
 	}
 	url := s.Origin + s.Link
-	src := embedURL(s.Path, s.Spec, s.embedView)
+	src := embedURL(s.Path, s.Spec, s.embedView, s.Compare)
 	code := embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
 	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -413,4 +414,66 @@ func TestCompareCard(t *testing.T) {
 	p.setCompareChain(1, "hf")
 	_, text = render(p.compareCard(p.shown()))
 	contains(t, "compare card, hf greedy", text, "greedy decoding is do_sample=False")
+}
+
+// TestPlaygroundOpensCompare opens links that set the compare card: the
+// card shows their chains, and the page's own links carry them on.
+func TestPlaygroundOpensCompare(t *testing.T) {
+	const worked = "model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3"
+	hfOwn := link.Compare{Chains: [2]string{"chain", "hf"}, Own: true}
+	frag, err := link.Encode(link.State{Spec: workedSpec, Compare: hfOwn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query, fragment string
+		want            []string
+		link            link.Compare // what the page's link carries
+	}{
+		{worked + "&compare=chain,hf&compare_own=1", "",
+			[]string{"nexttoken's chain", "Hugging Face generate()", "TopKLogitsWarper: 3 kept"}, hfOwn},
+		{"", frag, []string{"nexttoken's chain", "Hugging Face generate()"}, hfOwn},
+		{worked + "&view=compare", "", []string{"nexttoken's chain", "llama.cpp (edskypmxt)"},
+			link.Compare{Chains: [2]string{"chain", "llama.cpp"}}},
+		{"embed=1&view=compare&" + worked + "&compare=runc,kt", "", []string{"llama2.c run.c", "llama.cpp, kt", "temp-ext: 3 kept"},
+			link.Compare{Chains: [2]string{"runc", "kt"}}},
+	} {
+		p := &Playground{live: true, path: "/"}
+		p.start(tc.query, tc.fragment)
+		html, text := render(p)
+		contains(t, tc.query, text, tc.want...)
+		lacks(t, tc.query, text, "could not be opened")
+		if tc.link.Own {
+			lacks(t, tc.query, html, `id="compare-same" checked`)
+		}
+		_, f, _ := strings.Cut(p.link, "#")
+		if s, err := link.Decode(f); err != nil || s.Compare != tc.link {
+			t.Errorf("%s: the page's link %s holds %+v, %v, want %+v", tc.query, p.link, s.Compare, err, tc.link)
+		}
+	}
+
+	// Closed, the card leaves the link; the compare view's embed carries
+	// the reader's choices, other views' do not.
+	p := &Playground{live: true, path: "/"}
+	p.start(worked+"&compare=chain,hf&compare_own=1", "")
+	p.setCompareOpen(false)
+	if _, f, _ := strings.Cut(p.link, "#"); strings.Contains(p.link, "#") {
+		if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{}) {
+			t.Errorf("closed card: the link %s holds %+v, %v", p.link, s.Compare, err)
+		}
+	}
+	if got := embedURL("/", p.sess.Spec(), "compare", p.compareChoice()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
+		t.Errorf("compare embed %s lacks the chains", got)
+	}
+	if got := embedURL("/", p.sess.Spec(), "softmax", p.compareChoice()); strings.Contains(got, "compare") {
+		t.Errorf("softmax embed %s has the chains", got)
+	}
+	// Letters no link can hold leave the chains out, not the link.
+	p.setCompareOpen(true)
+	p.setCompareChain(1, "kq")
+	if _, f, _ := strings.Cut(p.link, "#"); f == "" {
+		t.Errorf("with chain kq: the link %s has no state", p.link)
+	} else if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{Chains: defaultChains, Own: true}) {
+		t.Errorf("with chain kq: the link %s holds %+v, %v", p.link, s.Compare, err)
+	}
 }
