@@ -111,6 +111,10 @@ func serveUntil(ctx context.Context, ln net.Listener, handler http.Handler, grac
 	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(graceCtx)
+	// A stop that comes before Serve has begun leaves the listener to it:
+	// Serve then sees the shutdown, closes the listener and returns.
+	// Waiting for it means no connection is accepted after this returns.
+	defer func() { <-served }()
 	if err == nil {
 		fmt.Fprintln(stdout, "nexttoken: shut down cleanly")
 		return nil
