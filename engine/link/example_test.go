@@ -139,3 +139,30 @@ func ExampleMerge() {
 	// Output:
 	// tokens 3 0.5 [{1 4}]
 }
+
+// A share link carries the compare card in its extras section: tagged
+// records after the session, which a page that does not know a tag skips.
+// Here the card compares nexttoken's chain with llama.cpp's letters "kt".
+func ExampleEncode_compare() {
+	spec, err := link.Parse(url.Values{"logits": {"2,1,0"}, "vocab": {"a,b,c"}, "temperature": {"2"}, "min_p": {"0.3"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fragment, err := link.Encode(link.State{Spec: spec, View: "compare", Compare: link.Compare{Chains: [2]string{"chain", "kt"}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := link.Decode(fragment)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.View, s.Compare.Chains, s.Compare.Own)
+	q, _ := link.Query(s)
+	fmt.Println(q.Get("compare"))
+	// Output:
+	// compare [chain kt] false
+	// chain,kt
+}
