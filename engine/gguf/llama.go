@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"nexttoken/engine/checkpoint"
@@ -109,7 +110,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		if !ok {
 			return nil, fmt.Errorf("gguf: tensor %s is missing", s.name)
 		}
-		if !equalDims(t.Dims, s.dims) {
+		if !slices.Equal(t.Dims, s.dims) {
 			return nil, fmt.Errorf("gguf: tensor %s has dims %v, want %v for %s", s.name, t.Dims, s.dims, c)
 		}
 		if err := t.CheckType(); err != nil {
@@ -141,18 +142,6 @@ func dims(d ...int) []int64 {
 		out[i] = int64(n)
 	}
 	return out
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // LlamaConfig reads and checks the hyper-parameters of a llama file, as

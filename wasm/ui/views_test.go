@@ -4,6 +4,7 @@ import (
 	htmlpkg "html"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,7 +159,7 @@ func TestLogitsCardHoldsRows(t *testing.T) {
 	}
 	c.D = p.shown()
 	render(c)
-	if !slicesEqual(c.order, before) {
+	if !slices.Equal(c.order, before) {
 		t.Errorf("rows moved while held: %v, then %v", before, c.order)
 	}
 	c.held = false
@@ -166,18 +167,6 @@ func TestLogitsCardHoldsRows(t *testing.T) {
 	if c.order[0] != third {
 		t.Errorf("after letting go the rows are %v, want %d first", c.order, third)
 	}
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestBarsCard(t *testing.T) {

@@ -289,10 +289,7 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 		if strings.HasPrefix(st.Name, "?") {
 			continue // switched off by its values
 		}
-		scores := fill(len(logits), math.Inf(-1))
-		for _, t := range st.Tokens {
-			scores[t.ID] = float64(t.Logit)
-		}
+		scores := llamaScores(st, len(logits))
 		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
 		in = scores
 	}
@@ -431,10 +428,15 @@ func without(kept, removed []int) []int {
 	return out
 }
 
-func fill(n int, v float64) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = v
+// llamaScores is a llama.cpp stage's candidates as scores by token id:
+// their logits, and −Inf for the tokens the stage no longer holds.
+func llamaScores(st llamacpp.Stage, n int) []float64 {
+	scores := make([]float64, n)
+	for i := range scores {
+		scores[i] = math.Inf(-1)
 	}
-	return s
+	for _, t := range st.Tokens {
+		scores[t.ID] = float64(t.Logit)
+	}
+	return scores
 }

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -189,10 +188,7 @@ func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) 
 		if strings.HasPrefix(s.Name, "?") {
 			continue // switched off by its values
 		}
-		scores := fill(len(in), math.Inf(-1))
-		for _, t := range s.Tokens {
-			scores[t.ID] = float64(t.Logit)
-		}
+		scores := llamaScores(s, len(in))
 		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
 		in = scores
 	}
