@@ -31,9 +31,12 @@ type Stage struct {
 
 // Result is one step of the chain: each stage, then the final draw.
 type Result struct {
-	Stages []Stage // one per sampler of Params.Samplers, then "dist"
-	Token  int32   // the chosen token
-	Index  int     // its position in the last stage's Tokens
+	// One per sampler of Params.Samplers, then "dist"; with mirostat
+	// "temp" and "mirostat" or "mirostat-v2", whose array is the one it
+	// drew from.
+	Stages []Stage
+	Token  int32 // the chosen token
+	Index  int   // its position in the last stage's Tokens
 
 	// The draw of llama_sampler_dist_apply: U uniform in [0, 1), Sum the
 	// sum in double of the float32 expf(ℓ − max), and the chosen position
@@ -43,18 +46,25 @@ type Result struct {
 	U, Target, Sum float64
 	// CDF is the running sum at each position of the last stage's Tokens,
 	// which the draw walks; nil when one candidate is left.
+	//
+	// Mirostat's draw (std::discrete_distribution) instead normalises the
+	// weights first: Sum is 1, Target is U and CDF the normalised running
+	// sum, its last set to 1; with one candidate it draws nothing, and U,
+	// Target and Sum are 0.
 	CDF []float64
 }
 
 // Chain is llama.cpp's sampler chain as common_sampler_init builds it
-// (common/sampling.cpp) with mirostat 0 and no grammar, logit bias or
-// adaptive-p: the samplers of Params.Samplers in order, then dist. It
-// keeps the generators of dist and XTC from one Sample to the next, as
-// llama.cpp does from token to token. A Chain is not safe for concurrent
-// use.
+// (common/sampling.cpp) with no grammar, logit bias or adaptive-p: the
+// samplers of Params.Samplers in order, then dist; with mirostat 1 or 2,
+// temp then mirostat or mirostat v2. It keeps the generators of dist (or
+// mirostat, in its place) and XTC, and mirostat's mu, from one Sample to
+// the next, as llama.cpp does from token to token. A Chain is not safe
+// for concurrent use.
 type Chain struct {
 	p         Params
-	dist, xtc mt19937
+	dist, xtc mt19937 // dist is the final draw's: dist's or mirostat's
+	mu        float32 // mirostat's
 	cur       []Token
 	counts    map[int32]int
 }
@@ -70,27 +80,45 @@ func New(p Params) (*Chain, error) {
 	return c, nil
 }
 
-// Reset seeds the generators again (llama_sampler_reset).
+// Reset seeds the generators again and puts mirostat's mu back to 2·tau
+// (llama_sampler_reset).
 func (c *Chain) Reset() {
 	c.dist.seed(c.p.Seed)
 	c.xtc.seed(c.p.Seed)
+	c.mu = 2 * c.p.MirostatTau
 }
 
 // State is how far the chain's generators have run since they were seeded
 // with Params.Seed: the 32-bit outputs each has given (dist takes two per
-// Sample, XTC one when it runs on two candidates or more). With the seed it
-// is the whole state of both, in 16 bytes instead of 2.5 KB each.
+// Sample, XTC one when it runs on two candidates or more, mirostat two when
+// it draws from two candidates or more, counted in Dist). With the seed
+// the two counts are the whole state of both, 16 bytes instead of 2.5 KB
+// each. With mirostat, Mu is its mu when HasMu; the zero State, like a
+// chain just made or reset, has mu at its start, 2·tau.
 type State struct {
 	Dist, XTC uint64
+	Mu        float32
+	HasMu     bool
 }
 
-// State returns where the generators are.
-func (c *Chain) State() State { return State{c.dist.n, c.xtc.n} }
+// State returns where the generators are, and mirostat's mu when it has
+// left its start.
+func (c *Chain) State() State {
+	s := State{Dist: c.dist.n, XTC: c.xtc.n}
+	if c.p.Mirostat != 0 && math.Float32bits(c.mu) != math.Float32bits(2*c.p.MirostatTau) {
+		s.Mu, s.HasMu = c.mu, true
+	}
+	return s
+}
 
-// Restore puts the generators where s says, as if Sample had run that far
-// since New or Reset: a generator behind s runs forward, one ahead of it is
-// seeded again and runs forward from there.
+// Restore puts the generators and mu where s says, as if Sample had run
+// that far since New or Reset: a generator behind s runs forward, one
+// ahead of it is seeded again and runs forward from there.
 func (c *Chain) Restore(s State) {
+	c.mu = 2 * c.p.MirostatTau
+	if s.HasMu {
+		c.mu = s.Mu
+	}
 	for _, g := range []struct {
 		m    *mt19937
 		want uint64
@@ -124,6 +152,10 @@ func (c *Chain) Sample(logits []float32, history []int32) (*Result, error) {
 	}
 	a := &array{data: c.cur}
 	res := &Result{}
+	if c.p.Mirostat != 0 {
+		c.sampleMirostat(a, len(logits), res)
+		return res, nil
+	}
 	for _, s := range c.p.Samplers {
 		st := c.apply(s, a, history)
 		st.Tokens = slices.Clone(a.data)
@@ -134,6 +166,29 @@ func (c *Chain) Sample(logits []float32, history []int32) (*Result, error) {
 	res.Stages = append(res.Stages, Stage{Name: "dist", Tokens: slices.Clone(a.data), Sorted: a.sorted, Chance: float32(math.NaN())})
 	res.Token = a.data[res.Index].ID
 	return res, nil
+}
+
+// sampleMirostat runs the chain of common_sampler_init (common/sampling.cpp
+// at 34af94cd) with mirostat 1 or 2: temp (llama_sampler_init_temp,
+// "?temp" when it is 1) and the mirostat stage, which draws; nVocab is the
+// number of logits.
+func (c *Chain) sampleMirostat(a *array, nVocab int, res *Result) {
+	st := Stage{Name: "?temp", Chance: float32(math.NaN())}
+	if c.p.Temp != 1 {
+		st.Name = "temp"
+		tempImpl(a, c.p.Temp)
+	}
+	st.Tokens, st.Sorted = slices.Clone(a.data), a.sorted
+	res.Stages = append(res.Stages, st)
+	name := "mirostat"
+	if c.p.Mirostat == 1 {
+		c.mirostat(a, nVocab, res)
+	} else {
+		name = "mirostat-v2"
+		c.mirostatV2(a, res)
+	}
+	res.Stages = append(res.Stages, Stage{Name: name, Tokens: slices.Clone(a.data), Sorted: a.sorted, Chance: float32(math.NaN())})
+	res.Token = a.data[res.Index].ID
 }
 
 // array is llama_token_data_array: XTC moves its start, as llama.cpp

@@ -14,9 +14,14 @@
 // typical, top-p, min-p, XTC, temperature with dynamic temperature
 // (temp-ext) and dist. A temperature ≤ 0 is greedy as in llama.cpp: the
 // temperature stage leaves only the first maximum logit finite, and dist
-// then draws it. Not implemented, refused by Validate when switched on:
-// DRY (it needs a vocabulary's strings), mirostat 1 and 2, adaptive-p,
-// infill, grammars and logit biases.
+// then draws it. With Params.Mirostat 1 or 2 the chain is instead, as
+// common_sampler_init makes it, temp (plain, llama_sampler_init_temp) and
+// mirostat (llama_sampler_mirostat_apply, m = 100) or mirostat v2
+// (llama_sampler_mirostat_v2_apply), which draws with
+// std::discrete_distribution from its own generator and carries its mu
+// from token to token. Not implemented, refused by Validate when switched
+// on: DRY (it needs a vocabulary's strings), adaptive-p, infill, grammars
+// and logit biases.
 //
 // # Bit for bit
 //
@@ -25,8 +30,8 @@
 // top-n-sigma's squares). Three libraries decide the last bits and the
 // order of ties, and are reproduced:
 //
-//   - glibc 2.36's expf, logf and powf as glibc runs them on an x86-64 CPU
-//     with FMA (its __expf_fma etc.). This expf differs from package
+//   - glibc 2.36's expf, logf, log2f and powf as glibc runs them on an
+//     x86-64 CPU with FMA (its __expf_fma etc.). This expf differs from package
 //     expf's (glibc's without FMA, which run.c's tests use) in 5 of the
 //     float32 inputs in [−104, 89], one of them in the softmax's range
 //     [−104, 0]. On a CPU without FMA llama.cpp would compute as package
@@ -36,9 +41,11 @@
 //     draw meets first is theirs; and llama.cpp's bucket sort for arrays
 //     over 128 tokens, including x86's conversion of −Inf and huge logits
 //     to bucket 0.
-//   - libstdc++'s std::mt19937 and generate_canonical: dist draws one
-//     double from two 32-bit outputs, XTC one float from one, each from
-//     its own generator seeded with Params.Seed.
+//   - libstdc++'s std::mt19937, generate_canonical and
+//     discrete_distribution: dist draws one double from two 32-bit
+//     outputs, XTC one float from one, mirostat one double through
+//     discrete_distribution (none from one candidate), each from its own
+//     generator seeded with Params.Seed.
 //
 // glibc's double exp (temp-ext) is left to math.Exp: the two differ in the
 // last bit of a double in about one result in eight, but rounded to

@@ -54,6 +54,26 @@ func TestGlibcLogf(t *testing.T) {
 	t.Logf("logf: %d differ", bad)
 }
 
+func TestGlibcLog2f(t *testing.T) {
+	const chunk = 1 << 20
+	out := make([]float32, chunk)
+	bad := 0
+	for b := uint32(0); b < 0x7f800001; b += chunk {
+		n := int(min(uint64(0x7f800001-b), chunk))
+		cLog2fRange(b, out[:n])
+		for i := 0; i < n; i++ {
+			x := math.Float32frombits(b + uint32(i))
+			if g := log2f(x); math.Float32bits(g) != math.Float32bits(out[i]) {
+				if bad < 10 {
+					t.Errorf("log2f(%g): go %g glibc %g", x, g, out[i])
+				}
+				bad++
+			}
+		}
+	}
+	t.Logf("log2f: %d differ", bad)
+}
+
 func TestGlibcPowf(t *testing.T) {
 	const n = 1 << 20
 	r := rand.New(rand.NewPCG(1, 2))

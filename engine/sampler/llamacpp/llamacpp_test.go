@@ -24,6 +24,9 @@ func TestLibm(t *testing.T) {
 		{"logf(0.3)", math.Float32bits(logf(0.3)), 0xbf9a1bc8},
 		{"logf(1e-30)", math.Float32bits(logf(1e-30)), 0xc28a27b5},
 		{"logf(0.999)", math.Float32bits(logf(0.999)), 0xba8322ca},
+		{"log2f(0.3)", math.Float32bits(log2f(0.3)), 0xbfde54e3},
+		{"log2f(1e-30)", math.Float32bits(log2f(1e-30)), 0xc2c750d1},
+		{"log2f(0.999)", math.Float32bits(log2f(0.999)), 0xbabd3069},
 		{"expf.Pow(0.73, 2.5)", math.Float32bits(expf.Pow(0.73, 2.5)), 0x3ee91e64},
 	}
 	for _, tt := range tests {
@@ -103,7 +106,12 @@ func TestValidate(t *testing.T) {
 		{"negative min_keep", func(p *Params) { p.MinKeep = -1 }, "min_keep:"},
 		{"penalty_last_n -1", func(p *Params) { p.PenaltyLastN = -1 }, "penalty_last_n:"},
 		{"random seed", func(p *Params) { p.Seed = 0xFFFFFFFF }, "seed:"},
-		{"mirostat", func(p *Params) { p.Mirostat = 2 }, "mirostat:"},
+		{"mirostat 3", func(p *Params) { p.Mirostat = 3 }, "mirostat:"},
+		{"mirostat -1", func(p *Params) { p.Mirostat = -1 }, "mirostat:"},
+		{"mirostat 2", func(p *Params) { p.Mirostat = 2 }, ""},
+		{"NaN mirostat tau", func(p *Params) { p.Mirostat, p.MirostatTau = 1, float32(math.NaN()) }, "mirostat_tau:"},
+		{"infinite mirostat eta", func(p *Params) { p.MirostatEta = float32(math.Inf(-1)) }, "mirostat_eta:"},
+		{"mirostat ignores the samplers", func(p *Params) { p.Mirostat, p.Samplers = 1, []Sampler{Infill} }, ""},
 		{"DRY on", func(p *Params) { p.DryMultiplier = 0.8 }, "dry_multiplier:"},
 		{"infill", func(p *Params) { p.Samplers = []Sampler{Infill} }, "samplers:"},
 		{"negative temperature", func(p *Params) { p.Temp = -1 }, ""},
@@ -229,6 +237,69 @@ func TestRestore(t *testing.T) {
 		}
 		if res.U != draws[i] || c.dist != ref.dist && i == 7 {
 			t.Errorf("restored to step %d (%+v): u = %v, want %v", i, states[i], res.U, draws[i])
+		}
+	}
+}
+
+// TestRestoreMirostat checks that a mirostat chain restored to the State
+// another had reaches the same generator and mu, and so the same draws
+// and the same mu after them, from behind, from ahead and from the zero
+// State.
+func TestRestoreMirostat(t *testing.T) {
+	logits := []float32{2, 1.9, 1.8, 1.2, 0.5, 0.1, -1, -3}
+	for _, version := range []int32{1, 2} {
+		p := Defaults()
+		p.Mirostat, p.MirostatTau, p.MirostatEta = version, 2, 0.3
+		ref, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := ref.State(); s != (State{}) {
+			t.Fatalf("mirostat %d: a new chain's State is %+v, not the zero State", version, s)
+		}
+		var states []State
+		var draws []float64
+		var mus []float32
+		for range 8 {
+			states = append(states, ref.State())
+			res, err := ref.Sample(logits, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			draws, mus = append(draws, res.U), append(mus, ref.mu)
+		}
+		if s := ref.State(); !s.HasMu || s.Dist != 16 || s.XTC != 0 {
+			t.Fatalf("mirostat %d: after 8 samples State = %+v, want mu and 16 outputs of its generator", version, s)
+		}
+		c, _ := New(p)
+		for _, i := range []int{5, 2, 7, 0, 3, 3} {
+			c.Restore(states[i])
+			res, err := c.Sample(logits, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.U != draws[i] || c.mu != mus[i] {
+				t.Errorf("mirostat %d: restored to step %d (%+v): u = %v, mu = %v; want %v, %v", version, i, states[i], res.U, c.mu, draws[i], mus[i])
+			}
+		}
+	}
+}
+
+// TestCvttss2si checks C's float to int conversion on x86-64, which
+// mirostat's k goes through: truncation, and INT_MIN for NaN and values
+// out of range (so that a huge k becomes top-k 1 there).
+func TestCvttss2si(t *testing.T) {
+	tests := []struct {
+		x    float32
+		want int32
+	}{
+		{2.9, 2}, {-2.9, -2}, {0.5, 0}, {2147483520, 2147483520}, {-0x1p31, math.MinInt32},
+		{0x1p31, math.MinInt32}, {3e9, math.MinInt32}, {-3e9, math.MinInt32},
+		{float32(math.Inf(1)), math.MinInt32}, {float32(math.NaN()), math.MinInt32},
+	}
+	for _, tt := range tests {
+		if got := cvttss2si(tt.x); got != tt.want {
+			t.Errorf("cvttss2si(%v) = %d, want %d", tt.x, got, tt.want)
 		}
 	}
 }

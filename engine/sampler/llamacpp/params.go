@@ -60,8 +60,14 @@ type Params struct {
 	PenaltyPresent   float32
 	DryMultiplier    float32 // DRY is not implemented: only 0 (off) is accepted
 	TopNSigma        float32 // ≤ 0 is off
-	Mirostat         int32   // mirostat is not implemented: only 0 is accepted
-	Samplers         []Sampler
+	// Mirostat 1 or 2 replaces the chain as common_sampler_init does:
+	// temp, then mirostat (v1, m = 100) or mirostat v2 with MirostatTau
+	// and MirostatEta, each drawing from its own generator seeded with
+	// Seed; Samplers are then not used. 0 is off.
+	Mirostat    int32
+	MirostatTau float32 // the target surprise, in bits; mu starts at 2·tau
+	MirostatEta float32 // the learning rate of mu
+	Samplers    []Sampler
 }
 
 // DefaultSeed is the seed of Defaults. llama.cpp's default,
@@ -75,7 +81,8 @@ const llamaDefaultSeed = 0xFFFFFFFF
 // Defaults returns common_params_sampling's defaults, but for Seed
 // (DefaultSeed): penalties, DRY, top-n-sigma, top-k 40, typical, top-p 0.95,
 // min-p 0.05, XTC, temperature 0.8, in the order "edskypmxt", with the
-// penalties, DRY, top-n-sigma, typical and XTC switched off by their values.
+// penalties, DRY, top-n-sigma, typical and XTC switched off by their values;
+// mirostat off, with tau 5 and eta 0.1.
 func Defaults() Params {
 	return Params{
 		Seed:             DefaultSeed,
@@ -90,6 +97,8 @@ func Defaults() Params {
 		PenaltyLastN:     64,
 		PenaltyRepeat:    1,
 		TopNSigma:        -1,
+		MirostatTau:      5,
+		MirostatEta:      0.1,
 		Samplers:         []Sampler{Penalties, DRY, TopNSigma, TopK, Typical, TopP, MinP, XTC, Temp},
 	}
 }
@@ -136,8 +145,9 @@ func ParseNames(list string) ([]Sampler, error) {
 // Validate reports the first setting the chain cannot run, naming it:
 // NaN or infinite numbers, what common_sampler_init refuses (a repetition
 // penalty that is not positive with a finite inverse), negative counts,
-// LLAMA_DEFAULT_SEED, and the stages not implemented here when they are
-// switched on.
+// LLAMA_DEFAULT_SEED, a mirostat version other than 0, 1 and 2, and the
+// stages not implemented here when they are switched on (not checked with
+// mirostat, whose chain does not use Samplers).
 func (p *Params) Validate() error {
 	floats := []struct {
 		name string
@@ -148,7 +158,8 @@ func (p *Params) Validate() error {
 		{"dynatemp_range", p.DynatempRange}, {"dynatemp_exponent", p.DynatempExponent},
 		{"penalty_repeat", p.PenaltyRepeat}, {"penalty_freq", p.PenaltyFreq},
 		{"penalty_present", p.PenaltyPresent}, {"dry_multiplier", p.DryMultiplier},
-		{"top_n_sigma", p.TopNSigma},
+		{"top_n_sigma", p.TopNSigma}, {"mirostat_tau", p.MirostatTau},
+		{"mirostat_eta", p.MirostatEta},
 	}
 	for _, f := range floats {
 		if math.IsNaN(float64(f.v)) || math.IsInf(float64(f.v), 0) {
@@ -167,8 +178,10 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("penalty_last_n: %d is negative", p.PenaltyLastN)
 	case p.Seed == llamaDefaultSeed:
 		return fmt.Errorf("seed: %d is LLAMA_DEFAULT_SEED, which llama.cpp replaces with a random seed", p.Seed)
+	case p.Mirostat < 0 || p.Mirostat > 2:
+		return fmt.Errorf("mirostat: %d is not 0 (off), 1 or 2", p.Mirostat)
 	case p.Mirostat != 0:
-		return fmt.Errorf("mirostat: %d is not implemented here (only 0)", p.Mirostat)
+		return nil // the chain is temp and mirostat: Samplers are not used
 	}
 	for _, s := range p.Samplers {
 		switch s {

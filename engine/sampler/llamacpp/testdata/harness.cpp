@@ -2,8 +2,10 @@
 // engine/sampler/llamacpp/internal/refcases/gen writes (standard input)
 // and prints, for every step of every case, the candidate array after each
 // sampler (standard output). The chain is built as common_sampler_init
-// (common/sampling.cpp) builds it with mirostat 0 and no grammar or logit
-// bias: the samplers of the letter sequence, then dist(seed). Output:
+// (common/sampling.cpp) builds it with no grammar or logit bias: the
+// samplers of the letter sequence, then dist(seed); with mirostat 1 or 2,
+// temp(temp) then mirostat(n_vocab, seed, tau, eta, 100) or
+// mirostat_v2(seed, tau, eta). Output:
 //
 //   case NAME
 //   stage NAME SIZE SORTED IDS_FNV VALS_FNV [ID...]   (one per sampler, then dist)
@@ -55,8 +57,8 @@ static void expect(std::istream & in, const char * word) {
 struct params {
     std::string seq;
     uint32_t seed;
-    int32_t min_keep, top_k, last_n, steps;
-    float f[12];
+    int32_t min_keep, top_k, last_n, steps, mirostat;
+    float f[12], tau, eta;
     std::vector<llama_token> history;
 };
 
@@ -73,6 +75,11 @@ static params read_params(std::istream & in) {
         in >> h;
         x = f32(h);
     }
+    std::string tau, eta;
+    expect(in, "mirostat");
+    in >> p.mirostat >> tau >> eta;
+    p.tau = f32(tau);
+    p.eta = f32(eta);
     size_t n;
     expect(in, "history");
     in >> n;
@@ -94,27 +101,33 @@ static std::vector<float> read_logits(std::istream & in) {
 }
 
 // build_chain is common_sampler_init's switch, for the letters of
-// common_sampler_type_to_chr, then dist(seed); every sampler accepts the
-// history.
+// common_sampler_type_to_chr, then dist(seed), or with mirostat its temp
+// and mirostat; every sampler accepts the history.
 static std::vector<llama_sampler *> build_chain(const params & p, int32_t n_vocab) {
     const float top_p = p.f[0], min_p = p.f[1], xtc_p = p.f[2], xtc_t = p.f[3], typ_p = p.f[4], temp = p.f[5],
                 dyn_range = p.f[6], dyn_exp = p.f[7], repeat = p.f[8], freq = p.f[9], present = p.f[10], top_n_sigma = p.f[11];
     std::vector<llama_sampler *> chain;
-    for (char c : p.seq) {
-        switch (c) {
-            case 'e': chain.push_back(llama_sampler_init_penalties(n_vocab, p.last_n, repeat, freq, present)); break;
-            case 'd': chain.push_back(llama_sampler_init_dry(nullptr, 0.0f, 1.75f, 2, 64, nullptr, 0)); break;
-            case 's': chain.push_back(llama_sampler_init_top_n_sigma(top_n_sigma)); break;
-            case 'k': chain.push_back(llama_sampler_init_top_k(p.top_k)); break;
-            case 'y': chain.push_back(llama_sampler_init_typical(typ_p, p.min_keep)); break;
-            case 'p': chain.push_back(llama_sampler_init_top_p(top_p, p.min_keep)); break;
-            case 'm': chain.push_back(llama_sampler_init_min_p(min_p, p.min_keep)); break;
-            case 'x': chain.push_back(llama_sampler_init_xtc(xtc_p, xtc_t, p.min_keep, p.seed)); break;
-            case 't': chain.push_back(llama_sampler_init_temp_ext(temp, dyn_range, dyn_exp)); break;
-            default: std::fprintf(stderr, "unknown sampler %c\n", c); std::exit(1);
+    if (p.mirostat == 1 || p.mirostat == 2) {
+        chain.push_back(llama_sampler_init_temp(temp));
+        chain.push_back(p.mirostat == 1 ? llama_sampler_init_mirostat(n_vocab, p.seed, p.tau, p.eta, 100)
+                                        : llama_sampler_init_mirostat_v2(p.seed, p.tau, p.eta));
+    } else {
+        for (char c : p.seq) {
+            switch (c) {
+                case 'e': chain.push_back(llama_sampler_init_penalties(n_vocab, p.last_n, repeat, freq, present)); break;
+                case 'd': chain.push_back(llama_sampler_init_dry(nullptr, 0.0f, 1.75f, 2, 64, nullptr, 0)); break;
+                case 's': chain.push_back(llama_sampler_init_top_n_sigma(top_n_sigma)); break;
+                case 'k': chain.push_back(llama_sampler_init_top_k(p.top_k)); break;
+                case 'y': chain.push_back(llama_sampler_init_typical(typ_p, p.min_keep)); break;
+                case 'p': chain.push_back(llama_sampler_init_top_p(top_p, p.min_keep)); break;
+                case 'm': chain.push_back(llama_sampler_init_min_p(min_p, p.min_keep)); break;
+                case 'x': chain.push_back(llama_sampler_init_xtc(xtc_p, xtc_t, p.min_keep, p.seed)); break;
+                case 't': chain.push_back(llama_sampler_init_temp_ext(temp, dyn_range, dyn_exp)); break;
+                default: std::fprintf(stderr, "unknown sampler %c\n", c); std::exit(1);
+            }
         }
+        chain.push_back(llama_sampler_init_dist(p.seed));
     }
-    chain.push_back(llama_sampler_init_dist(p.seed));
     for (llama_token t : p.history) {
         for (auto * s : chain) llama_sampler_accept(s, t);
     }

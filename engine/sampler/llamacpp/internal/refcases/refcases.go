@@ -141,7 +141,7 @@ var chains = []string{
 	"xt", "st", "et", "sk", "mk", "pmk", "xkpt", "typm", "ekt", "epmt", "kyp", "smxt",
 }
 
-// Cases returns the cases, about 1,500, in a fixed order.
+// Cases returns the cases, about 1,600, in a fixed order.
 func Cases() []Case {
 	r := &rng{s: 20240601}
 	var cs []Case
@@ -199,6 +199,21 @@ func Cases() []Case {
 		}
 		add("vocab", p, logits(r, n, r.intn(6)), history(r, n), 1)
 	}
+	// Mirostat 1 and 2 (temp, then mirostat), over several steps so
+	// that mu moves.
+	for i := range 160 {
+		n := sizes[r.intn(len(sizes))]
+		if i%20 == 0 {
+			n = 32000
+		}
+		p := llamacpp.Defaults()
+		p.Seed = seed()
+		p.Mirostat = int32(1 + i%2)
+		p.MirostatTau = pick(r, float32(0.5), 1, 2, 3, 5, 8)
+		p.MirostatEta = pick(r, float32(0.05), 0.1, 0.3, 1)
+		p.Temp = pick(r, float32(1), 0.8, 0.5, 1.5, 0)
+		add(fmt.Sprintf("mirostat%d", p.Mirostat), p, logits(r, n, r.intn(6)), history(r, n), 2+r.intn(7))
+	}
 	return cs
 }
 
@@ -218,6 +233,7 @@ func Sequence(p llamacpp.Params) string {
 //	seq LETTERS
 //	ints SEED MIN_KEEP TOP_K PENALTY_LAST_N STEPS
 //	floats TOP_P MIN_P XTC_P XTC_T TYP_P TEMP DYN_RANGE DYN_EXP REPEAT FREQ PRESENT TOP_N_SIGMA
+//	mirostat VERSION TAU ETA
 //	history N ID…
 //	logits N BITS…
 func Write(w io.Writer, cs []Case) error {
@@ -239,6 +255,7 @@ func writeParams(w io.Writer, kind, name string, p llamacpp.Params, steps int, h
 	for _, f := range []float32{p.TopP, p.MinP, p.XTCProbability, p.XTCThreshold, p.TypP, p.Temp, p.DynatempRange, p.DynatempExponent, p.PenaltyRepeat, p.PenaltyFreq, p.PenaltyPresent, p.TopNSigma} {
 		fmt.Fprintf(w, " %08x", math.Float32bits(f))
 	}
+	fmt.Fprintf(w, "\nmirostat %d %08x %08x", p.Mirostat, math.Float32bits(p.MirostatTau), math.Float32bits(p.MirostatEta))
 	fmt.Fprintf(w, "\nhistory %d", len(history))
 	for _, h := range history {
 		fmt.Fprintf(w, " %d", h)
