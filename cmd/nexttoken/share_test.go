@@ -121,6 +121,8 @@ func TestDocsPage(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d embeds, want at least 3", n)
 	}
+	// The frames load lazily, as the snippet asks: bring each into view.
+	evaluate[bool](tab, `(document.querySelectorAll('iframe').forEach(f => f.scrollIntoView()), true)`)
 	// Each frame is live, and its height came from its own report.
 	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
 		f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
@@ -134,6 +136,12 @@ func TestDocsPage(t *testing.T) {
 	}
 	if got := evaluate[string](tab, `document.querySelector('iframe').contentDocument.querySelector('#bars .bar.chosen .bar-label').textContent`); got != "sat" {
 		t.Errorf("the softmax embed chose %q", got)
+	}
+	// The runtimes' section: min-p before the temperature keeps two tokens
+	// in llama.cpp, three in nexttoken's chain.
+	llama := evaluate[string](tab, `document.querySelector('iframe[title="nexttoken: compare"]').contentDocument.querySelector('#compare .chain[data-chain="llama.cpp"]')?.textContent ?? ''`)
+	if !strings.Contains(llama, "min-p: 2 kept") {
+		t.Errorf("the compare embed's llama.cpp chain: %q", llama)
 	}
 }
 
