@@ -158,9 +158,9 @@ var decodeErrors = []struct {
 	{"compare, own 2", withExtras(record{tagCompare, compareRecord("chain", "hf", 2)}), "compare: own defaults 2 is not 0 or 1"},
 	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
 	{"compare, unknown chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "kq"}}}),
-		`compare: chain "kq" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'q' in "kq"`},
+		`compare: chain "kq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'q' in "kq"`},
 	{"compare, one chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"", "hf"}}}),
-		`compare: chain "" is none of chain, runc, llama.cpp, hf, nor a llama.cpp letter sequence`},
+		`compare: chain "" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence`},
 	{"compare, 33 letters", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", strings.Repeat("k", 33)}}}),
 		"33 letters, more than the 32 stages a chain may have"},
 

@@ -14,10 +14,12 @@ import (
 
 // chainLabels name the chains the compare card offers.
 var chainLabels = map[string]string{
-	compare.Ours:     "nexttoken's chain",
-	compare.RunC:     "llama2.c run.c",
-	compare.LlamaCpp: "llama.cpp (edskypmxt)",
-	compare.HF:       "Hugging Face generate()",
+	compare.Ours:      "nexttoken's chain",
+	compare.RunC:      "llama2.c run.c",
+	compare.LlamaCpp:  "llama.cpp (edskypmxt)",
+	compare.Mirostat:  "llama.cpp, mirostat",
+	compare.Mirostat2: "llama.cpp, mirostat v2",
+	compare.HF:        "Hugging Face generate()",
 }
 
 // customChain is the picker's value for a llama.cpp chain of the reader's

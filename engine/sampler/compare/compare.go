@@ -36,6 +36,11 @@ const (
 	RunC     = sampler.RunC     // llama2.c's run.c sample()
 	LlamaCpp = sampler.LlamaCpp // common_sampler's default sequence, edskypmxt
 	HF       = sampler.HF       // generate() with do_sample=True
+
+	// llama.cpp with --mirostat 1 or 2: the temperature, then mirostat (v1,
+	// m = 100) or mirostat v2, in place of the sequence; tau 5, eta 0.1.
+	Mirostat  = "mirostat"
+	Mirostat2 = "mirostat2"
 )
 
 // maxStages bounds a llama.cpp letter sequence: each stage copies the
@@ -43,7 +48,7 @@ const (
 const maxStages = 32
 
 // Names are the chains' names, in the order the help lists them.
-var Names = []string{Ours, RunC, LlamaCpp, HF}
+var Names = []string{Ours, RunC, LlamaCpp, Mirostat, Mirostat2, HF}
 
 // Chain is a runtime's chain with its settings. Only the settings of its
 // runtime count: Settings for Ours and RunC, Llama for llama.cpp chains,
@@ -73,7 +78,13 @@ func Preset(name string, seed uint64) (Chain, error) {
 	if len(name) > maxStages {
 		return Chain{}, fmt.Errorf("chain %.12q…: %d letters, more than the %d stages a chain may have", name, len(name), maxStages)
 	}
-	if name != LlamaCpp {
+	switch name {
+	case LlamaCpp:
+	case Mirostat:
+		c.Llama.Mirostat = 1
+	case Mirostat2:
+		c.Llama.Mirostat = 2
+	default:
 		stages, err := llamacpp.ParseSequence(name)
 		if err != nil {
 			return Chain{}, fmt.Errorf("chain %q is none of %s, nor a llama.cpp letter sequence such as edskypmxt: %w", name, strings.Join(Names, ", "), err)
