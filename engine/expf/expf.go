@@ -1,5 +1,6 @@
-// Package expf is the float32 exponential of C's expf, and its power powf,
-// for code that must agree with llama2.c's run.c in the last bit of every
+// Package expf is the float32 exponential of C's expf, with its power
+// powf and logarithms logf and log2f, as glibc computes them, for code that
+// must agree with llama2.c's run.c or llama.cpp in the last bit of every
 // float32.
 //
 // Write x·32/ln2 = k + r with integer k and |r| ≤ 1/2. Then

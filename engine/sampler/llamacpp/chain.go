@@ -381,11 +381,11 @@ func typical(a *array, p float32, minKeep int) {
 	d := a.data
 	var entropy float32
 	for _, t := range d {
-		entropy += float32(-t.P * logf(t.P))
+		entropy += float32(-t.P * expf.Log(t.P))
 	}
 	shifted := make([]float32, len(d))
 	for i, t := range d {
-		shifted[i] = float32(math.Abs(float64(-logf(t.P) - entropy)))
+		shifted[i] = float32(math.Abs(float64(-expf.Log(t.P) - entropy)))
 	}
 	idx := make([]int, len(d))
 	for i := range idx {
@@ -449,7 +449,7 @@ func topP(a *array, p float32, minKeep int) {
 }
 
 // minP is llama_sampler_min_p_apply (src/llama-sampler.cpp at 34af94cd): the tokens whose logit is at least
-// max + logf(p), i.e. p_i ≥ p·p_max. Unsorted, a filter in array order
+// max + expf.Log(p), i.e. p_i ≥ p·p_max. Unsorted, a filter in array order
 // (when it keeps at least min_keep); otherwise sorted and cut.
 func minP(a *array, p float32, minKeep int) {
 	d := a.data
@@ -461,7 +461,7 @@ func minP(a *array, p float32, minKeep int) {
 		for _, t := range d {
 			maxL = stdMax(maxL, t.Logit)
 		}
-		minL := maxL + logf(p)
+		minL := maxL + expf.Log(p)
 		n := 0
 		for _, t := range d {
 			if t.Logit >= minL {
@@ -481,7 +481,7 @@ func minP(a *array, p float32, minKeep int) {
 		partialSortInPlace(a, len(d))
 		d = a.data
 	}
-	minL := d[0].Logit + logf(p)
+	minL := d[0].Logit + expf.Log(p)
 	i := 1
 	for ; i < len(d); i++ {
 		if d[i].Logit < minL && i >= minKeep {
@@ -557,13 +557,13 @@ func tempExt(a *array, temp, delta, exponent float32) {
 	if len(a.data) <= 1 {
 		return
 	}
-	maxEntropy := -logf(1 / float32(len(a.data)))
+	maxEntropy := -expf.Log(1 / float32(len(a.data)))
 	softmax(a, true)
 	d := a.data
 	var entropy float32
 	for _, t := range d {
 		if t.P > 0 {
-			entropy -= float32(t.P * logf(t.P))
+			entropy -= float32(t.P * expf.Log(t.P))
 		}
 	}
 	dynT := minT + float32((maxT-minT)*expf.Pow(entropy/maxEntropy, exponent))

@@ -31,11 +31,9 @@
 // order of ties, and are reproduced:
 //
 //   - glibc 2.36's expf, logf, log2f and powf as glibc runs them on an
-//     x86-64 CPU with FMA (its __expf_fma etc.). This expf differs from package
-//     expf's (glibc's without FMA, which run.c's tests use) in 5 of the
-//     float32 inputs in [−104, 89], one of them in the softmax's range
-//     [−104, 0]. On a CPU without FMA llama.cpp would compute as package
-//     expf does.
+//     x86-64 CPU with FMA (its __expf_fma etc.): package expf's Exp, Log,
+//     Log2 and Pow. On a CPU without FMA glibc rounds a few results
+//     otherwise, and llama.cpp with it.
 //   - libstdc++'s (GCC 12) std::sort and std::partial_sort, which are not
 //     stable: which of two equal logits comes first, top-k keeps, or the
 //     draw meets first is theirs; and llama.cpp's bucket sort for arrays

@@ -20,8 +20,8 @@ func (c *Chain) mirostat(a *array, nVocab int, res *Result) {
 	d := a.data
 	var sumTiBi, sumTiSq float32
 	for i := 0; i < mirostatM-1 && i < len(d)-1; i++ {
-		ti := logf(float32(i+2) / float32(i+1))
-		bi := logf(d[i].P / d[i+1].P)
+		ti := expf.Log(float32(i+2) / float32(i+1))
+		bi := expf.Log(d[i].P / d[i+1].P)
 		sumTiBi += float32(ti * bi)
 		sumTiSq += float32(ti * ti)
 	}
@@ -41,7 +41,7 @@ func (c *Chain) mirostatV2(a *array, res *Result) {
 	softmax(a, true)
 	n := len(a.data)
 	for i, t := range a.data {
-		if -log2f(t.P) > c.mu {
+		if -expf.Log2(t.P) > c.mu {
 			n = i
 			break
 		}
@@ -58,7 +58,7 @@ func (c *Chain) mirostatDraw(a *array, res *Result) {
 	if res.CDF != nil {
 		res.Target, res.Sum = res.U, 1
 	}
-	e := -log2f(a.data[res.Index].P) - c.p.MirostatTau
+	e := -expf.Log2(a.data[res.Index].P) - c.p.MirostatTau
 	c.mu -= float32(c.p.MirostatEta * e)
 }
 
