@@ -292,10 +292,7 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Chain: c, Token: int(res.Token), U: res.U}
-	in := make([]float64, len(logits)) // the scores each stage is given
-	for i, l := range logits {
-		in[i] = float64(l)
-	}
+	in := widen32(logits) // the scores each stage is given
 	for _, st := range res.Stages {
 		if strings.HasPrefix(st.Name, "?") {
 			continue // switched off by its values
@@ -328,23 +325,14 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	in := make([]float64, len(logits))
-	for i, l := range logits {
-		in[i] = float64(l)
-	}
+	in := widen32(logits)
 	out := Outcome{Chain: c, Note: hfNote}
 	for _, st := range res.Steps {
-		scores := make([]float64, len(st.Scores))
-		for i, s := range st.Scores {
-			scores[i] = float64(s)
-		}
+		scores := widen32(st.Scores)
 		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
 		in = scores
 	}
-	out.Final = make([]float64, len(res.Probs))
-	for i, p := range res.Probs {
-		out.Final[i] = float64(p)
-	}
+	out.Final = widen32(res.Probs)
 	out.Order = Drawable(out.Final)
 	if c.Settings.Seed == 0 {
 		return Outcome{}, fmt.Errorf("chain %s: seed 0 (xorshift needs a seed of at least 1)", c.Name)
