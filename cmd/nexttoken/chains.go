@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
@@ -55,11 +54,7 @@ func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
 	if err := c.traceWriter.step(s, i, d); err != nil {
 		return err
 	}
-	// One u for every chain: the step's own draw, or the seed's first.
-	u := float64(ptr(sampler.NewRNG(s.Sampler(i).Seed)).Float32())
-	if d.Choice.Draw != nil {
-		u = d.Choice.Draw.U
-	}
+	u := compare.SameU(d.Choice.Draw, s.Sampler(i).Seed)
 	name := pieceName(s)
 	if s.Model().Checkpoint == nil {
 		name = func(id int) string { return s.Model().Tokenizer.Token(id) }
@@ -114,5 +109,3 @@ func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
 	_, err := fmt.Fprintln(w)
 	return err
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -147,7 +148,7 @@ func (c *CompareCard) table() app.UI {
 		}
 	}
 	slices.SortStableFunc(ids, func(x, y int) int {
-		return -cmpFloat(math.Max(a.Final[x], b.Final[x]), math.Max(a.Final[y], b.Final[y]))
+		return cmp.Compare(math.Max(a.Final[y], b.Final[y]), math.Max(a.Final[x], b.Final[x]))
 	})
 	drawn := c.Draws[0] != nil && c.Draws[1] != nil
 	head := []app.UI{app.Th().Text("token"), app.Th().Class("p").Text("p in A")}
@@ -195,16 +196,6 @@ func (c *CompareCard) summary() app.UI {
 	)
 }
 
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
 func (c *CompareCard) onToggle(ctx app.Context, e app.Event) {
 	c.Page.setCompareOpen(ctx.JSSrc().Get("open").Bool())
 }
@@ -231,11 +222,7 @@ func (p *Playground) compareCard(d *session.Detail) app.UI {
 		return c
 	}
 	settings := p.sess.Sampler(d.Index)
-	rng := sampler.NewRNG(settings.Seed)
-	c.U = float64(rng.Float32())
-	if d.Choice.Draw != nil {
-		c.U = d.Choice.Draw.U
-	}
+	c.U = compare.SameU(d.Choice.Draw, settings.Seed)
 	for k, name := range c.Chains {
 		ch, err := compare.Preset(name, settings.Seed)
 		if err == nil {

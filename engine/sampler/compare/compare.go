@@ -201,6 +201,17 @@ func (o Outcome) Land(u float64) int {
 	return o.Order[len(o.Order)-1]
 }
 
+// SameU is the u every chain draws at a step, so that where it lands can be
+// compared: the step's own draw's, or, for a step that drew none (greedy,
+// forced), the first number its seed's generator gives.
+func SameU(draw *sampler.Draw, seed uint64) float64 {
+	if draw != nil {
+		return draw.U
+	}
+	rng := sampler.NewRNG(seed)
+	return float64(rng.Float32())
+}
+
 // Draws draws n tokens from the final distribution, each with a u from
 // nexttoken's xorshift generator seeded with seed landing as in Land, and
 // counts them by token id: beside Final, a histogram that shows what a
