@@ -22,3 +22,7 @@ func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser
 
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
+
+func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
+	return nil, errNoBrowser
+}

@@ -526,3 +526,23 @@ func TestStageEditing(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadingBanner(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    Loading
+		want []string
+		not  []string
+	}{
+		{"under way", Loading{Label: "TinyStories 260K", Got: 512 << 10, Total: 1 << 20, Seconds: 0.5},
+			[]string{"Loading TinyStories 260K: 512.0 KiB of 1.0 MiB, 1.0 MiB/s, 0.5 s left", "Cancel"}, []string{"Try again"}},
+		{"starting", Loading{Label: "TinyStories 260K", Total: 1 << 20},
+			[]string{"Loading TinyStories 260K: 0 bytes of 1.0 MiB", "Cancel"}, []string{"/s", "left"}},
+		{"failed", Loading{Label: "TinyStories 260K", Err: "web/models/tok512.bin: the server answered 404"},
+			[]string{"Could not load TinyStories 260K: web/models/tok512.bin: the server answered 404.", "Try again"}, []string{"Cancel"}},
+	} {
+		_, text := render(&tc.l)
+		contains(t, tc.name, text, tc.want...)
+		lacks(t, tc.name, text, tc.not...)
+	}
+}
