@@ -159,12 +159,12 @@ func TestTraceGGUF(t *testing.T) {
 			t.Errorf("%v: trace differs from stories260K's:\n%s\nwant:\n%s", extra, got, want)
 		}
 	}
-	gpt2 := writeGGUF(t, gguf.F32, setText("tokenizer.ggml.model", "gpt2"))
-	code, _, errs := runCmd("trace", "--model="+gpt2, "--steps=1")
-	if want := `tokenizer.ggml.model "gpt2" (byte-level BPE with merges (GPT-2, Llama 3)) is not supported yet; only llama (SentencePiece BPE with byte fallback) is (--tokenizer can give a llama2.c tokenizer file instead)`; code != 1 || !strings.Contains(errs, want) {
-		t.Errorf("gpt2 tokenizer: exit %d, %q; want 1 and %q", code, errs, want)
+	bert := writeGGUF(t, gguf.F32, setText("tokenizer.ggml.model", "bert"))
+	code, _, errs := runCmd("trace", "--model="+bert, "--steps=1")
+	if want := `tokenizer.ggml.model "bert" (WordPiece) is not supported yet; only llama (SentencePiece BPE with byte fallback) and gpt2 (byte-level BPE with merges) are (--tokenizer can give a llama2.c tokenizer file instead)`; code != 1 || !strings.Contains(errs, want) {
+		t.Errorf("bert tokenizer: exit %d, %q; want 1 and %q", code, errs, want)
 	}
-	if code, _, errs := runCmd("trace", "--model="+gpt2, "--tokenizer="+tok512File, "--steps=1"); code != 0 {
-		t.Errorf("gpt2 tokenizer replaced by --tokenizer: exit %d: %s", code, errs)
+	if code, _, errs := runCmd("trace", "--model="+bert, "--tokenizer="+tok512File, "--steps=1"); code != 0 {
+		t.Errorf("bert tokenizer replaced by --tokenizer: exit %d: %s", code, errs)
 	}
 }
