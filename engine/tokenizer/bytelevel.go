@@ -25,6 +25,10 @@ func init() {
 	}
 }
 
+// ByteLevel spells text in GPT-2's byte-level alphabet, as a byte-level
+// vocabulary stores it: ByteLevel(" the\n") is "ĠtheĊ".
+func ByteLevel(text string) string { return string(byteEncode(nil, text)) }
+
 // byteEncode appends the byte-level spelling of text to dst.
 func byteEncode(dst []byte, text string) []byte {
 	for i := 0; i < len(text); i++ {

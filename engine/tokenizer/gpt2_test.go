@@ -8,9 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// byteLevel spells text in GPT-2's byte-level alphabet.
-func byteLevel(text string) string { return string(byteEncode(nil, text)) }
-
 // toyGPT2 returns a vocabulary of the 256 byte tokens (token b is byte b)
 // and a token per merge, the merges given as "a b" in plain text with "Ġ"
 // for a space (spelt in the byte-level alphabet here), with pre-tokenizer
@@ -24,7 +21,7 @@ func toyGPT2(tb testing.TB, pre string, merges ...string) *GPT2 {
 	for _, m := range merges {
 		a, b, _ := strings.Cut(m, " ")
 		plain := strings.NewReplacer("Ġ", " ")
-		pair := [2]string{byteLevel(plain.Replace(a)), byteLevel(plain.Replace(b))}
+		pair := [2]string{ByteLevel(plain.Replace(a)), ByteLevel(plain.Replace(b))}
 		v.Merges = append(v.Merges, pair)
 		if !slices.Contains(v.Tokens, pair[0]+pair[1]) {
 			v.Tokens = append(v.Tokens, pair[0]+pair[1])
@@ -70,7 +67,7 @@ func TestByteLevelAlphabet(t *testing.T) {
 	for i := range all {
 		all[i] = byte(i)
 	}
-	if got := byteDecode(byteLevel(string(all))); got != string(all) {
+	if got := byteDecode(ByteLevel(string(all))); got != string(all) {
 		t.Errorf("byteDecode(byteEncode(every byte)) = %q", got)
 	}
 }
@@ -241,9 +238,9 @@ func TestGPT2BOS(t *testing.T) {
 func TestGPT2Token(t *testing.T) {
 	tok := toyGPT2(t, "gpt-2", "Ġ t", "Ġt h", "Ġth e", "\xe2 \x80")
 	for _, tc := range []struct{ token, want string }{
-		{byteLevel(" the"), " the"},
-		{byteLevel("\n"), "\n"},
-		{byteLevel("\xe2\x80"), "<0xE2><0x80>"},
+		{ByteLevel(" the"), " the"},
+		{ByteLevel("\n"), "\n"},
+		{ByteLevel("\xe2\x80"), "<0xE2><0x80>"},
 	} {
 		if got := tok.Token(tok.ids[tc.token]); got != tc.want {
 			t.Errorf("Token(%q) = %q, want %q", tc.token, got, tc.want)
@@ -309,7 +306,7 @@ func TestGPT2MinTokens(t *testing.T) {
 			t.Fatalf("MinTokens(%q) = %d, more than the %d tokens", b, tok.MinTokens(string(b)), len(ids))
 		}
 	}
-	delete(tok.ids, byteLevel("a"))
+	delete(tok.ids, ByteLevel("a"))
 	tok.covered = false
 	if got := tok.MinTokens("aaaa"); got != 0 {
 		t.Errorf("MinTokens without every byte = %d, want 0", got)
