@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"nexttoken/engine/gguf"
-	"nexttoken/engine/tokenizer"
 )
 
 // llamaCppVocab is a vocabulary of llama.cpp's tokenizer tests.
@@ -45,15 +44,7 @@ func TestTokenizeLlamaCpp(t *testing.T) {
 }
 
 func TestTokenizeLlama2c(t *testing.T) {
-	data, err := os.ReadFile(tok512File)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := tokenizer.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenizer.New(v)
+	tok, err := loadTokenizer(tok512File)
 	if err != nil {
 		t.Fatal(err)
 	}
