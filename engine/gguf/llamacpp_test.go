@@ -23,7 +23,7 @@ var llamaCppVocabs = []string{
 // texts of its .inp file, separated by lines "__ggml_vocab_test__", and the
 // lines of its .out file, the ids of each (test-tokenizer-0.cpp,
 // read_tests).
-func vocabCases(t *testing.T, name string) (texts, ids []string) {
+func vocabCases(t testing.TB, name string) (texts, ids []string) {
 	base := filepath.Join("testdata", "llamacpp", "ggml-vocab-"+name+".gguf")
 	inp, err := os.ReadFile(base + ".inp")
 	if err != nil {
@@ -79,6 +79,35 @@ func TestLlamaCppVocabs(t *testing.T) {
 				if got.String() != want[i] {
 					t.Errorf("case %d %q:\n got %s\nwant %s", i, text, got.String(), want[i])
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkGPT2Encode encodes with GPT-2's vocabulary a text of English
+// words, and one word of 8 and of 64 KiB, whose merges are the heap's
+// work: O(n log n), so 8 times the length takes about 10 times as long
+// (quadratic merging would take 64).
+func BenchmarkGPT2Encode(b *testing.B) {
+	f, closer, err := Open(filepath.Join("testdata", "llamacpp", "ggml-vocab-gpt-2.gguf"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closer.Close()
+	tok, err := f.Tokenizer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts, _ := vocabCases(b, "gpt-2")
+	for _, bc := range []struct{ name, text string }{
+		{"cases", strings.Repeat(strings.Join(texts, " "), 32)},
+		{"word8K", strings.Repeat("abcdefgh", 1024)},
+		{"word64K", strings.Repeat("abcdefgh", 8192)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			for b.Loop() {
+				tok.Encode(bc.text)
 			}
 		})
 	}
