@@ -79,6 +79,9 @@ func TestLlamaCppVocabs(t *testing.T) {
 				if got.String() != want[i] {
 					t.Errorf("case %d %q:\n got %s\nwant %s", i, text, got.String(), want[i])
 				}
+				if all, _ := tok.Encode(text); tok.MinTokens(text) > len(all) {
+					t.Errorf("case %d %q: MinTokens %d, more than Encode's %d tokens", i, text, tok.MinTokens(text), len(all))
+				}
 			}
 		})
 	}

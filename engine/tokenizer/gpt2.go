@@ -52,7 +52,8 @@ type GPT2Vocab struct {
 //     a token on its own, the others dropped.
 //
 // Unlike SentencePiece, there is no dummy prefix and no byte fallback: the
-// alphabet itself spells every byte.
+// alphabet itself spells every byte. No Unicode normalisation is applied
+// either: llama.cpp normalises (NFD) only for WordPiece vocabularies.
 type GPT2 struct {
 	tokens []string // as stored
 	pieces []string // the text each token adds (Piece)
