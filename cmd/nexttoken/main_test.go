@@ -14,8 +14,13 @@ import (
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
+	return runInput("", args...)
+}
+
+// runInput runs a command line with input as its standard input.
+func runInput(input string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = run(args, strings.NewReader(input), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -59,20 +59,20 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	tokens := make([]string, len(v.Pieces))
 	types := make([]int32, len(v.Pieces))
 	for id, p := range v.Pieces {
-		typ := int32(TokenNormal)
+		typ := tokenizer.TokenNormal
 		switch {
 		case id == 0:
-			p, typ = "<unk>", TokenUnknown
+			p, typ = "<unk>", tokenizer.TokenUnknown
 		case id == 1:
-			p, typ = "<s>", TokenControl
+			p, typ = "<s>", tokenizer.TokenControl
 		case id == 2:
-			p, typ = "</s>", TokenControl
+			p, typ = "</s>", tokenizer.TokenControl
 		case p == "":
-			typ = TokenControl
+			typ = tokenizer.TokenControl
 		case len(p) == 6 && strings.HasPrefix(p, "<0x") && p[5] == '>':
-			typ = TokenByte
+			typ = tokenizer.TokenByte
 		}
-		tokens[id], types[id] = strings.ReplaceAll(p, " ", spaceMark), typ
+		tokens[id], types[id] = strings.ReplaceAll(p, " ", spaceMark), int32(typ)
 	}
 	hs := uint32(c.HeadSize())
 	md := Metadata{}
