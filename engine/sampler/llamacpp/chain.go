@@ -75,8 +75,9 @@ type Chain struct {
 }
 
 // New checks p and returns its chain, both generators seeded with p.Seed.
-// With DRY on it reads every piece of p.Vocab, as llama_sampler_init_dry
-// does, to find the breakers' tokens.
+// With DRY on and breakers it reads every piece of p.Vocab, as
+// llama_sampler_init_dry does, to find the breakers' tokens; without a
+// Vocab that is an error.
 func New(p Params) (*Chain, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -85,6 +86,9 @@ func New(p Params) (*Chain, error) {
 	p.DryBreakers = slices.Clone(p.DryBreakers)
 	c := &Chain{p: p, counts: map[int32]int{}}
 	if p.Mirostat == 0 && slices.Contains(p.Samplers, DRY) && p.dryOn() {
+		if p.Vocab == nil && slices.ContainsFunc(p.DryBreakers, func(b string) bool { return b != "" }) {
+			return nil, errors.New("dry_sequence_breakers: DRY needs the vocabulary's pieces (Params.Vocab) to find its breakers")
+		}
 		c.breakers, c.dryLongest = dryBreakers(&p), map[int32]int{}
 	}
 	c.Reset()

@@ -156,3 +156,29 @@ func TestPowInt(t *testing.T) {
 		}
 	}
 }
+
+// TestNewDRYVocab: DRY on with breakers needs a vocabulary to read them
+// with; off, or without breakers, it needs none.
+func TestNewDRYVocab(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(*Params)
+		wantErr bool
+	}{
+		{"on with breakers", func(p *Params) {}, true},
+		{"on with a vocabulary", func(p *Params) { p.Vocab = letters("ab") }, false},
+		{"on without breakers", func(p *Params) { p.DryBreakers = []string{""} }, false},
+		{"off by penalty_last_n -1", func(p *Params) { p.DryPenaltyLastN = -1 }, false},
+		{"not in the chain", func(p *Params) { p.Samplers = []Sampler{Temp} }, false},
+		{"mirostat's chain", func(p *Params) { p.Mirostat = 2 }, false},
+	}
+	for _, tt := range tests {
+		p := Defaults()
+		p.DryMultiplier = 0.8
+		tt.change(&p)
+		_, err := New(p)
+		if (err != nil) != tt.wantErr || err != nil && !strings.HasPrefix(err.Error(), "dry_sequence_breakers:") {
+			t.Errorf("%s: error %v, want one: %v", tt.name, err, tt.wantErr)
+		}
+	}
+}

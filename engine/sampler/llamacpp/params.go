@@ -1,7 +1,6 @@
 package llamacpp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -162,10 +161,10 @@ func ParseNames(list string) ([]Sampler, error) {
 // Validate reports the first setting the chain cannot run, naming it:
 // NaN or infinite numbers, what common_sampler_init refuses (a repetition
 // penalty that is not positive with a finite inverse), negative counts,
-// LLAMA_DEFAULT_SEED, a mirostat version other than 0, 1 and 2, DRY with
-// breakers but no Vocab to read them with, a breaker holding a NUL byte
-// (which ends a C string), and the stages not implemented here (not
-// checked with mirostat, whose chain does not use Samplers).
+// LLAMA_DEFAULT_SEED, a mirostat version other than 0, 1 and 2, a DRY
+// breaker holding a NUL byte (which ends a C string), and the stages not
+// implemented here (not checked with mirostat, whose chain does not use
+// Samplers). The vocabulary is not a setting: New checks that DRY has one.
 func (p *Params) Validate() error {
 	floats := []struct {
 		name string
@@ -205,26 +204,14 @@ func (p *Params) Validate() error {
 		switch s {
 		case Penalties, TopNSigma, TopK, Typical, TopP, MinP, XTC, Temp:
 		case DRY:
-			if err := p.checkDRY(); err != nil {
-				return err
+			for _, b := range p.DryBreakers {
+				if strings.IndexByte(b, 0) >= 0 {
+					return fmt.Errorf("dry_sequence_breakers: %q holds a NUL byte", b)
+				}
 			}
 		default:
 			return fmt.Errorf("samplers: %v is not implemented here", s)
 		}
-	}
-	return nil
-}
-
-// checkDRY reports DRY settings that cannot be read: breakers with a NUL
-// byte, or breakers but no vocabulary when DRY is on.
-func (p *Params) checkDRY() error {
-	for _, b := range p.DryBreakers {
-		if strings.IndexByte(b, 0) >= 0 {
-			return fmt.Errorf("dry_sequence_breakers: %q holds a NUL byte", b)
-		}
-	}
-	if p.dryOn() && p.Vocab == nil && slices.ContainsFunc(p.DryBreakers, func(b string) bool { return b != "" }) {
-		return errors.New("dry_sequence_breakers: DRY needs the vocabulary's pieces (Params.Vocab) to find its breakers")
 	}
 	return nil
 }
