@@ -34,14 +34,16 @@ type Settings struct {
 
 	// llama.cpp mode only (LlamaParams, and Sequence); the zero values
 	// are llama.cpp's default chain with mirostat and DRY off.
-	Sequence         string  // llama.cpp's stages by letter, such as "edkt" (--sampling-seq); "" is its default, edskypmxt
-	Mirostat         int     // 1 or 2: mirostat v1 or v2 in place of the sequence; 0 is off
-	MirostatTau      float64 // mirostat's target surprise, in bits
-	MirostatEta      float64 // mirostat's learning rate
-	DryMultiplier    float64 // DRY; 0 is off
-	DryBase          float64 // at least 1 when DRY is on
-	DryAllowedLength int
-	DryPenaltyLastN  int // 0 is off
+	// (In JSON they are left out when 0, so that settings without them
+	// read as they did before them.)
+	Sequence         string  `json:",omitempty"` // llama.cpp's stages by letter, such as "edkt" (--sampling-seq); "" is its default, edskypmxt
+	Mirostat         int     `json:",omitempty"` // 1 or 2: mirostat v1 or v2 in place of the sequence; 0 is off
+	MirostatTau      float64 `json:",omitempty"` // mirostat's target surprise, in bits
+	MirostatEta      float64 `json:",omitempty"` // mirostat's learning rate
+	DryMultiplier    float64 `json:",omitempty"` // DRY; 0 is off
+	DryBase          float64 `json:",omitempty"` // at least 1 when DRY is on
+	DryAllowedLength int     `json:",omitempty"`
+	DryPenaltyLastN  int     `json:",omitempty"` // 0 is off
 }
 
 // MaxSequence is the most letters Settings.Sequence may have: each stage
