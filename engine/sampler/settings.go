@@ -109,3 +109,17 @@ func (s Settings) penalised() bool {
 // Runtime reports whether s's mode is another runtime's chain (LlamaCpp or
 // HF), which package compare runs, rather than one Sample runs.
 func (s Settings) Runtime() bool { return s.Mode == LlamaCpp || s.Mode == HF }
+
+// InMode is s switched to mode: the settings of llama.cpp's own
+// (LlamaParams, Sequence) go back to 0 when mode is not llama.cpp's, which
+// has no use for them and would refuse them.
+func (s Settings) InMode(mode string) Settings {
+	s.Mode = mode
+	if mode != LlamaCpp {
+		for _, p := range LlamaParams {
+			p.Set(&s, 0)
+		}
+		s.Sequence = ""
+	}
+	return s
+}

@@ -178,3 +178,23 @@ func TestReadable(t *testing.T) {
 		}
 	}
 }
+
+func TestInMode(t *testing.T) {
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt", Mirostat: 2, MirostatTau: 5,
+		MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: -1}
+	for _, mode := range []string{sampler.Chain, sampler.RunC, sampler.HF} {
+		got := llama.InMode(mode)
+		want := sampler.Settings{Mode: mode, Temperature: 0.8, TopK: 40, Seed: 7}
+		if got != want {
+			t.Errorf("InMode(%s) = %+v, want %+v", mode, got, want)
+		}
+		if mode != sampler.RunC { // run.c mode refuses top-k: not InMode's to clear
+			if err := got.Validate(); err != nil {
+				t.Errorf("InMode(%s): %v", mode, err)
+			}
+		}
+	}
+	if got := llama.InMode(sampler.LlamaCpp); got != llama {
+		t.Errorf("InMode(llama.cpp) = %+v, want the settings unchanged", got)
+	}
+}
