@@ -17,6 +17,7 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/web/models"
 )
 
@@ -349,12 +350,11 @@ func defaultPrompts() string {
 	return strings.Join(p, ", ")
 }
 
-// Files read whole are bounded before they are read: far longer than any
-// context, or than llama2.c's largest tokenizer (a 32,000-token tokenizer.bin
-// is 434 KB), and short enough to hold at once.
+// Files read whole are bounded before they are read: a prompt far longer
+// than any context, a tokenizer as tokenizer.Read bounds it.
 const (
 	maxPromptFile    = 16 << 20
-	maxTokenizerFile = 64 << 20
+	maxTokenizerFile = tokenizer.MaxFile
 )
 
 // readSmallFile reads a file whole, once it is known to be a regular file

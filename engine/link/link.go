@@ -240,6 +240,7 @@ import (
 	"unicode/utf8"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
@@ -384,7 +385,10 @@ func parse(base State, q url.Values) (State, error) {
 // the default sampler: for the logits model, without the worked example's
 // vocabulary and logits if the query gives logits of its own.
 func opening(model string, ownLogits bool) session.Spec {
-	m, _ := catalog.Lookup(model) // queryModel read it there
+	m, ok := catalog.Lookup(model)
+	if !ok {
+		m = catalog.Model{Name: model} // a model file's Ref (queryModel read it): no prompt of its own
+	}
 	spec := m.Spec(sampler.DefaultSettings())
 	if ownLogits {
 		spec.Vocab, spec.Logits = nil, nil
@@ -695,10 +699,15 @@ func split(v string) ([]string, error) {
 	return strings.Split(v, ","), nil
 }
 
-// modelName returns the catalog's spelling of the model v names.
+// modelName returns the catalog's spelling of the model v names, or the
+// reference of a model opened from files (package modelfile).
 func modelName(v string) (string, error) {
 	if m, ok := catalog.Lookup(v); ok {
 		return m.Name, nil
+	}
+	if modelfile.IsRef(v) {
+		r, err := modelfile.ParseRef(v)
+		return r.String(), err
 	}
 	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
 }

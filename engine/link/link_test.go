@@ -172,8 +172,24 @@ func TestParseUnderflow(t *testing.T) {
 	}
 }
 
-// The models Parse knows are the embedded ones and LogitsModel.
+// The models Parse knows are the embedded ones, LogitsModel and models
+// opened from files, by their references; a malformed reference is blamed
+// on model=.
 func TestModels(t *testing.T) {
+	const ref = "file:0123456789abcdef:60816028:stories15M.bin + tokenizer.bin"
+	if s, err := link.Parse(url.Values{"model": {ref}}); err != nil || s.Model != ref || s.Prompt != "" || s.Sampler != sampler.DefaultSettings() {
+		t.Errorf("model=%s: %+v, %v", ref, s, err)
+	}
+	roundTrip(t, with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = ref, "Hello", 2 }))
+	fileSession := link.State{Spec: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = ref, "Hello", 2 })}
+	if f, err := link.Encode(fileSession); err != nil {
+		t.Errorf("Encode: %v", err)
+	} else if back, err := link.Decode(f); err != nil || !reflect.DeepEqual(back, fileSession) {
+		t.Errorf("Decode(Encode(%+v)) = %+v, %v", fileSession, back, err)
+	}
+	if _, err := link.Parse(url.Values{"model": {"file:0123:1:x"}}); err == nil || !strings.HasPrefix(err.Error(), "model: ") || !strings.Contains(err.Error(), "16 lower-case hex digits") {
+		t.Errorf("a malformed reference: %v", err)
+	}
 	for _, name := range append(slices.Clone(models.Names), session.LogitsModel) {
 		q := url.Values{"model": {name}}
 		if name == session.LogitsModel {
