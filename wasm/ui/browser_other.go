@@ -2,7 +2,11 @@
 
 package ui
 
-import "errors"
+import (
+	"errors"
+
+	"nexttoken/engine/modelfile"
+)
 
 // Outside the browser (the server prerendering a page) there is no clipboard,
 // address bar, focus or parent page.
@@ -26,3 +30,9 @@ func RepairAddress() {}
 func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
 	return nil, errNoBrowser
 }
+
+type fileList struct{}
+
+func pickedFiles(string) (fileList, error)                { return fileList{}, errNoBrowser }
+func onFileDrop(func(fileList)) error                     { return errNoBrowser }
+func readFiles(fileList, int64) ([]modelfile.File, error) { return nil, errNoBrowser }

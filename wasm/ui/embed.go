@@ -56,6 +56,7 @@ func (p *Playground) renderEmbed() app.UI {
 		DataSet("theme", p.theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		p.renderNotice(),
 		p.loadingBanner(),
+		p.filesBanner(),
 		app.Div().Body(body...),
 		app.P().Class("open-full").Body(
 			app.A().ID("open-full").Href(p.link).Target("_blank").Attr("rel", "noopener").

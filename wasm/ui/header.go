@@ -8,6 +8,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -18,7 +19,8 @@ type Header struct {
 
 	Model  string
 	Prompt string
-	Error  string // why the prompt cannot run, shown under it
+	Error  string    // why the prompt cannot run, shown under it
+	Files  fileState // reading the reader's model files, or why they did not open
 	Page   *Playground
 }
 
@@ -26,6 +28,9 @@ func (h *Header) Render() app.UI {
 	options := make([]app.UI, len(catalog.Models))
 	for i, m := range catalog.Models {
 		options[i] = option(m.Name, m.Label, m.Name == h.Model)
+	}
+	if ref, err := modelfile.ParseRef(h.Model); err == nil {
+		options = append(options, option(h.Model, ref.Name+" (your files)", true))
 	}
 	var prompt app.UI = app.Text("")
 	if h.Model != session.LogitsModel {
@@ -49,6 +54,13 @@ func (h *Header) Render() app.UI {
 			app.Label().Class("field").Body(
 				app.Span().Text("Model"),
 				app.Select().ID("model").Body(options...).OnChange(h.onModel),
+			),
+			app.Label().Class("field").Body(
+				app.Span().Text("or your own model"),
+				app.Input().ID("model-file").Type("file").Attr("multiple", true).Attr("accept", ".gguf,.bin").
+					Title("a GGUF file, or a llama2.c checkpoint with its tokenizer.bin; or drop them on the page").
+					OnChange(h.Page.onPicked("model-file")),
+				fileStatus(h.Files),
 			),
 			prompt,
 		),

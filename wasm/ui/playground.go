@@ -9,6 +9,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
 )
@@ -29,6 +30,7 @@ type Playground struct {
 	ctx    app.Context               // OnMount's, for work that outlives an event
 	models map[string]*session.Model // loaded models, by name
 	fetch  *fetching                 // a model on its way, or nil
+	files  fileState                 // models from the reader's files
 	sess   *session.Session
 	vocab  *Vocab // how the session's tokens are labelled
 	rev    int    // counts changes of the session, so views know to redraw
@@ -83,6 +85,7 @@ const maxUndo = 100
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
 	p.runN = 16
+	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
 }
 
 // OnNav starts the session the address asks for. The server prerenders
@@ -133,7 +136,8 @@ func (p *Playground) start(rawQuery, fragment string) {
 	if err == nil && state.At > 0 {
 		p.selectStep(state.At - 1)
 	}
-	if p.fetchModel(err, func() { p.start(rawQuery, fragment); p.syncAddress() }) {
+	again := func() { p.start(rawQuery, fragment); p.syncAddress() }
+	if p.fetchModel(err, again) || p.askForFiles(err, again) {
 		// The default session meanwhile; the address keeps the link
 		// (syncAddress).
 		err = p.open(catalog.Default())
@@ -169,6 +173,13 @@ func (p *Playground) open(spec session.Spec) (err error) {
 func (p *Playground) load(name string) (*session.Model, error) {
 	if m, ok := p.models[name]; ok {
 		return m, nil
+	}
+	if modelfile.IsRef(name) {
+		ref, err := modelfile.ParseRef(name)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &notOpenedError{ref}
 	}
 	m, err := models.Load(name)
 	if err != nil {
@@ -515,9 +526,10 @@ func (p *Playground) Render() (page app.UI) {
 	spec := p.sess.Spec()
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("theme", p.theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
-		&Header{Model: p.shownModel(), Prompt: p.prompt, Error: p.promptError, Page: p},
+		&Header{Model: p.shownModel(), Prompt: p.prompt, Error: p.promptError, Files: p.files.status(), Page: p},
 		p.renderNotice(),
 		p.loadingBanner(),
+		p.filesBanner(),
 		p.strip(),
 		p.controls(),
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},

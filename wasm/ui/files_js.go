@@ -1,0 +1,127 @@
+//go:build js
+
+package ui
+
+import (
+	"fmt"
+
+	"github.com/hack-pad/safejs"
+
+	"nexttoken/engine/modelfile"
+)
+
+// fileList is a FileList the reader gave: picked in a file field or
+// dropped on the page.
+type fileList struct{ v safejs.Value }
+
+// pickedFiles is the files chosen in the file field with the given id.
+func pickedFiles(id string) (fileList, error) {
+	doc, err := global("document")
+	if err != nil {
+		return fileList{}, err
+	}
+	input, err := doc.Call("getElementById", id)
+	if err != nil || !truthy(input) {
+		return fileList{}, fmt.Errorf("no file field %s", id)
+	}
+	files, err := input.Get("files")
+	return fileList{files}, err
+}
+
+// onFileDrop calls f with the files dropped anywhere on the page. A drop's
+// files can be read only while the browser dispatches it, so they are
+// taken here rather than in a go-app handler, which runs later.
+func onFileDrop(f func(fileList)) error {
+	win := safejs.Global()
+	over, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) > 0 && carriesFiles(args[0]) {
+			_, _ = args[0].Call("preventDefault") // or the browser opens the file itself
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	drop, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) == 0 || !carriesFiles(args[0]) {
+			return nil
+		}
+		_, _ = args[0].Call("preventDefault")
+		dt, _ := args[0].Get("dataTransfer")
+		files, err := dt.Get("files")
+		if err == nil {
+			go f(fileList{files})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := win.Call("addEventListener", "dragover", over.Value()); err != nil {
+		return err
+	}
+	_, err = win.Call("addEventListener", "drop", drop.Value())
+	return err
+}
+
+// carriesFiles reports whether a drag event carries files, not text or an
+// element of the page (the compare card's stages are dragged too).
+func carriesFiles(event safejs.Value) bool {
+	dt, err := event.Get("dataTransfer")
+	if err != nil || !truthy(dt) {
+		return false
+	}
+	types, err := dt.Get("types")
+	if err != nil {
+		return false
+	}
+	has, err := types.Call("includes", "Files")
+	return err == nil && truthy(has)
+}
+
+// readFiles reads every file of list into memory, once their total size
+// is known to be at most limit.
+func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
+	n, err := intOf(list.v, "length")
+	if err != nil {
+		return nil, err
+	}
+	files := make([]safejs.Value, n)
+	var total int64
+	for i := range files {
+		if files[i], err = list.v.Call("item", i); err != nil {
+			return nil, err
+		}
+		size, err := intOf(files[i], "size")
+		if err != nil {
+			return nil, err
+		}
+		total += int64(size)
+	}
+	if total > limit {
+		return nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
+			byteSize(int(total)), byteSize(int(limit)))
+	}
+	out := make([]modelfile.File, n)
+	for i, f := range files {
+		name, _ := f.Get("name")
+		out[i].Name, _ = name.String()
+		buf, err := await(f.Call("arrayBuffer"))
+		if err != nil {
+			return nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+		}
+		array, err := newObject("Uint8Array", buf)
+		if err != nil {
+			return nil, err
+		}
+		size, err := intOf(array, "length")
+		if err != nil {
+			return nil, err
+		}
+		out[i].Data = make([]byte, size)
+		if _, err := safejs.CopyBytesToGo(out[i].Data, array); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"errors"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/modelfile"
+	"nexttoken/engine/session"
+)
+
+// maxModelFiles bounds the files the page reads for a model, before it
+// reads them: a WebAssembly program has at most 4 GiB of memory, and a
+// file is held whole while its weights are decoded beside it.
+const maxModelFiles = 1 << 30
+
+// fileState is the page's part in models opened from the reader's files.
+type fileState struct {
+	reading string         // the files being read, for the status line
+	err     string         // why the last files did not open
+	wanted  *modelfile.Ref // the files a link's session needs, until opened
+	again   func()         // opens that session, once they are
+}
+
+// status is the header's part of f: what the file field says under it,
+// unless the banner asks for a link's files, which says it there.
+func (f fileState) status() fileState {
+	if f.wanted != nil {
+		return fileState{}
+	}
+	return fileState{reading: f.reading, err: f.err}
+}
+
+// notOpenedError is load's error for a model file the reader has not
+// opened in this page.
+type notOpenedError struct{ ref modelfile.Ref }
+
+func (e *notOpenedError) Error() string {
+	return "this session runs on a model from files: " + e.ref.Describe()
+}
+
+// askForFiles asks the reader for the files that err says a session
+// needs, and reports whether it did; again runs once they are opened.
+func (p *Playground) askForFiles(err error, again func()) bool {
+	var missing *notOpenedError
+	if !p.live || !errors.As(err, &missing) {
+		return false
+	}
+	p.files = fileState{wanted: &missing.ref, again: again}
+	return true
+}
+
+// openPicked opens the files chosen in the file field with the given id.
+func (p *Playground) openPicked(id string) {
+	list, err := pickedFiles(id)
+	if err != nil {
+		p.files.err = err.Error()
+		return
+	}
+	p.openFiles(list)
+}
+
+// openFiles reads the files a reader chose and opens the model they hold:
+// the session a link asked for, if it needs them, or a new session on it.
+func (p *Playground) openFiles(list fileList) {
+	p.files.reading, p.files.err = "Reading the files…", ""
+	ctx := p.ctx
+	ctx.Async(func() {
+		files, err := readFiles(list, maxModelFiles)
+		var m *session.Model
+		var ref modelfile.Ref
+		if err == nil {
+			m, ref, err = modelfile.Open(files...)
+		}
+		ctx.Dispatch(func(app.Context) { p.openedFiles(m, ref, err) })
+	})
+}
+
+func (p *Playground) openedFiles(m *session.Model, ref modelfile.Ref, err error) {
+	p.files.reading = ""
+	if err == nil && p.files.wanted != nil && *p.files.wanted != ref {
+		err = errors.New("these files are " + ref.Describe() + ", but the session needs " + p.files.wanted.Describe())
+	}
+	if err != nil {
+		p.files.err = err.Error()
+		return
+	}
+	if p.models == nil {
+		p.models = map[string]*session.Model{}
+	}
+	p.models[ref.String()] = m
+	if again := p.files.again; again != nil {
+		p.files = fileState{}
+		again()
+		return
+	}
+	p.files = fileState{}
+	spec := p.sess.Spec()
+	spec = session.Spec{Model: ref.String(), Prompt: spec.Prompt, Sampler: p.sess.Sampler(len(p.sess.Trace().Steps))}
+	if p.replace(spec) != nil {
+		spec.Prompt = "" // the old prompt does not fit the new model: start from BOS
+		p.notify(p.replace(spec))
+	}
+}
+
+// filesBanner asks for the files a link's session needs.
+func (p *Playground) filesBanner() app.UI {
+	w := p.files.wanted
+	if w == nil {
+		return app.Text("")
+	}
+	return app.Div().ID("wanted-files").Class("notice").Attr("role", "status").Body(
+		app.Text("This link's session runs on a model opened from files, which stay on the computer that opened them: "),
+		app.Strong().Text(w.Describe()),
+		app.Text(". Open the same files to go on: "),
+		app.Input().ID("wanted-file").Type("file").Attr("multiple", true).Attr("accept", ".gguf,.bin").
+			Attr("aria-label", "the model's files").OnChange(p.onPicked("wanted-file")),
+		fileStatus(p.files),
+	)
+}
+
+func (p *Playground) onPicked(id string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { p.openPicked(id) }
+}
+
+// fileStatus is the line under a file field: reading, or why the files
+// did not open.
+func fileStatus(f fileState) app.UI {
+	switch {
+	case f.reading != "":
+		return app.Span().ID("file-status").Class("hint").Attr("role", "status").Text(f.reading)
+	case f.err != "":
+		return app.Span().ID("file-status").Class("field-error").Attr("role", "alert").Text(f.err)
+	}
+	return app.Text("")
+}
