@@ -65,8 +65,8 @@ var formats = map[Type]struct {
 	Q6_K: {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
 }
 
-// Types lists the formats a Matrix may hold, for messages.
-const Types = "F32, Q8_0, Q4_0, Q4_K and Q6_K"
+// Types lists the quantized formats a Matrix may hold, for messages.
+const Types = "Q8_0, Q4_0, Q4_K and Q6_K"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -106,7 +106,7 @@ func RowBytes(t Type, cols int) int { return cols / t.BlockSize() * t.BlockBytes
 // number of blocks, and data of the size the shape needs.
 func (m *Matrix) Check() error {
 	if !m.Type.Supported() {
-		return fmt.Errorf("quant: %s is not a supported matrix format (%s are)", m.Type, Types)
+		return fmt.Errorf("quant: %s is not a supported matrix format (F32, %s are)", m.Type, Types)
 	}
 	if m.Rows <= 0 || m.Cols <= 0 || m.Cols%m.Type.BlockSize() != 0 {
 		return fmt.Errorf("quant: a %d × %d matrix cannot be %s, whose blocks hold %d weights", m.Rows, m.Cols, m.Type, m.Type.BlockSize())

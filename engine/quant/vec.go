@@ -24,11 +24,14 @@ func (v *Vec) resize(n, size, group int) {
 	v.q, v.d, v.sums = v.q[:n], v.d[:n/size], v.sums[:n/group]
 }
 
-// quantizeQ8_0 quantizes x into blocks of 32 as ggml's
-// quantize_row_q8_0_ref (ggml-quants.c) does: d = max|x|/127, stored as
-// float16, and q = round(x/d) with halves away from zero. (On x86,
-// ggml-cpu's AVX version computes 127/max for 1/d and rounds halves to
-// even, which can move a q by one.)
+// quantizeQ8_0 quantizes x into blocks of 32 as llama.cpp's CPU backend
+// does on x86-64 (quantize_row_q8_0 in ggml-cpu/arch/x86/quants.c, its
+// AVX version): d = max|x|/127, stored as float16, and q = x·(127/max|x|)
+// rounded half to even. The portable quantize_row_q8_0_ref, which
+// llama-quantize uses for model files, multiplies by 1/d and rounds halves
+// away from zero instead; the two differ now and then by one in a q, often
+// where x repeats a few values, as a quantized embedding row does before
+// RMSNorm gains break the ties (TestMatchesLlamaCpp in package gguf).
 func (v *Vec) quantizeQ8_0(x []float32) {
 	v.resize(len(x), 32, 32)
 	for b := range v.d {
@@ -40,13 +43,13 @@ func (v *Vec) quantizeQ8_0(x []float32) {
 		}
 		d := amax / 127
 		var id float32
-		if d != 0 {
-			id = 1 / d
+		if amax != 0 {
+			id = 127 / amax
 		}
 		v.d[b] = HalfToFloat(FloatToHalf(d))
 		var sum int32
 		for j, f := range xs {
-			q := int8(math.Round(float64(f * id))) // C's roundf
+			q := int8(math.RoundToEven(float64(f * id)))
 			qs[j] = q
 			sum += int32(q)
 		}

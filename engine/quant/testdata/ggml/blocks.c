@@ -1,7 +1,9 @@
 // blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K and Q6_K formats
-// with what ggml's dequantize_row_* functions make of them, and random
-// vectors with what quantize_row_q8_0_ref and quantize_row_q8_K_ref make of
-// them, for package quant's tests. See README.md for the build command.
+// with what ggml's dequantize_row_* functions make of them, and a random
+// vector with what llama.cpp's CPU backend quantizes it to before a dot
+// product with Q8_0 and Q4_0 or K-format weights (the from_float of Q8_0
+// and Q8_K in ggml-cpu's type traits), for package quant's tests. See
+// README.md for the build command.
 //
 // Files, in the current directory, all little-endian:
 //   TYPE.blocks     the blocks, back to back
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ggml-cpu.h"
 #include "ggml-quants.h" // and, through it, ggml-common.h's blocks
 
 // splitmix64: a fixed generator, so every build writes the same files.
@@ -83,14 +86,16 @@ int main(void) {
     blocks("q4_K", QK_K, sizeof(block_q4_K), 16, Q(quantize_row_q4_K_ref), D(dequantize_row_q4_K), q4_K, 2);
     blocks("q6_K", QK_K, sizeof(block_q6_K), 16, Q(quantize_row_q6_K_ref), D(dequantize_row_q6_K), q6_K, 1);
 
-    // Vectors: values of mixed magnitudes, some blocks all zero, and ties
-    // (x·id exactly halfway) made likely by small integers.
+    // Vectors: values of mixed magnitudes, some blocks all zero, and
+    // blocks of a few repeated values, as a dequantized Q4_0 row holds,
+    // where x·127/max falls halfway between integers (±63.5 for ±4 in 8).
     enum { n = 8 * QK_K };
     static float x[n];
     for (int i = 0; i < n; i++) {
         int block = i / QK8_0;
         if (block % 11 == 3) x[i] = 0;
         else if (block % 5 == 1) x[i] = (float)((int)(next() % 255) - 127) / 2;
+        else if (block % 3 == 2) x[i] = (i % 32 == 0 ? -8.0f : (float)((int)(next() % 16) - 8)) * 0.0123f;
         else x[i] = unit() * (float)(1 << (block % 7));
     }
     for (int i = 3 * QK_K; i < 4 * QK_K; i++) x[i] = 0; // a whole Q8_K block of zeros
@@ -98,8 +103,9 @@ int main(void) {
     static block_q8_0 y0[n / QK8_0];
     static block_q8_K yk[n / QK_K];
     memset(yk, 0, sizeof yk); // a zero block's bsums are left as they were
-    quantize_row_q8_0_ref(x, y0, n);
-    quantize_row_q8_K_ref(x, yk, n);
+    ggml_cpu_init();
+    ggml_get_type_traits_cpu(GGML_TYPE_Q8_0)->from_float(x, y0, n);
+    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(x, yk, n);
     put("q8_0.vec", y0, sizeof y0);
     put("q8_K.vec", yk, sizeof yk);
     return 0;
