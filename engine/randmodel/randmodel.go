@@ -92,6 +92,9 @@ func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, l
 	matrix := func(name string, layer, rows, cols int) quant.Matrix {
 		t := format(name, layer)
 		if t.BlockSize() == 0 || cols%t.BlockSize() != 0 {
+			if err != nil {
+				return quant.Matrix{}
+			}
 			err = fmt.Errorf("randmodel: %s of layer %d is %d wide, not a whole number of %s blocks", name, layer, cols, t)
 			return quant.Matrix{}
 		}
