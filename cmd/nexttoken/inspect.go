@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
 )
 
 const inspectUsage = `usage: nexttoken inspect FILE
@@ -85,21 +85,33 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 			return err
 		}
 	}
-	weights, cache := memory(c)
-	_, err = fmt.Fprintf(w, "memory in this engine: %s of float32 weights, and a KV cache of up to %s at the full context of %d tokens\n",
-		bytesText(weights), bytesText(cache), c.SeqLen)
+	weights, quantized := memory(f.Tensors)
+	what := "float32 weights"
+	if quantized > 0 {
+		what = fmt.Sprintf("weights (%d quantized tensors kept as stored, the others float32)", quantized)
+	}
+	_, err = fmt.Fprintf(w, "memory in this engine: %s of %s, and a KV cache of up to %s at the full context of %d tokens\n",
+		bytesText(weights), what, bytesText(4*2*int64(c.Layers)*int64(c.SeqLen)*int64(c.KVDim())), c.SeqLen)
 	return err
 }
 
-// memory estimates what the engine holds for a model of c: every weight as
-// float32 (the classifier once more unless shared), and the KV cache full.
-func memory(c checkpoint.Config) (weights, cache int64) {
-	d, h, kv, l, v := int64(c.Dim), int64(c.HiddenDim), int64(c.KVDim()), int64(c.Layers), int64(c.VocabSize)
-	n := v*d + l*(2*d+2*d*d+2*kv*d+3*h*d) + d
-	if !c.SharedHead {
-		n += v * d
+// memory is what the engine holds of the weights of tensors ts, which
+// gguf.File.Model accepts: a quantized tensor's bytes as stored, when there
+// is one, and every other as float32; and how many are quantized.
+func memory(ts []gguf.TensorInfo) (bytes int64, quantized int) {
+	for _, t := range ts {
+		if t.Type != gguf.F32 && quant.Type(t.Type).Supported() {
+			quantized++
+		}
 	}
-	return 4 * n, 4 * 2 * l * int64(c.SeqLen) * kv
+	for _, t := range ts {
+		if quantized > 0 && t.Type != gguf.F32 && quant.Type(t.Type).Supported() {
+			bytes += t.Bytes
+		} else {
+			bytes += 4 * t.Elements
+		}
+	}
+	return bytes, quantized
 }
 
 // bytesText writes n bytes for people: "1056540 bytes (1.0 MiB)".

@@ -6,21 +6,39 @@
 //
 // writes DIR/model.bin (61 MB) and DIR/tokenizer.bin, the same bytes on
 // every run and every machine. make measure uses them; they are not
-// committed.
+// committed. With -gguf it writes the same model and vocabulary as
+// DIR/model.gguf instead, float32, laid out as llama.cpp's llama2.c
+// converter writes one with the classifier tied to the embedding, for
+// llama.cpp's tools (llama-quantize makes quantized models of it); the
+// other flags change the shape.
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
 	"nexttoken/engine/randmodel"
 )
 
 func main() {
 	seed := flag.Uint64("seed", 15, "seed of the weights and the generated pieces")
+	asGGUF := flag.Bool("gguf", false, "write DIR/model.gguf (F32) instead of model.bin and tokenizer.bin")
+	gains := flag.Bool("gains", false, "random RMSNorm gains instead of ones (randmodel.RandomGains)")
+	c := randmodel.Stories15M
+	flag.IntVar(&c.Dim, "dim", c.Dim, "width of the residual stream")
+	flag.IntVar(&c.HiddenDim, "hidden", c.HiddenDim, "width of the feed-forward layer")
+	flag.IntVar(&c.Layers, "layers", c.Layers, "layers")
+	flag.IntVar(&c.Heads, "heads", c.Heads, "query heads")
+	flag.IntVar(&c.KVHeads, "kvheads", c.KVHeads, "key/value heads")
+	flag.IntVar(&c.VocabSize, "vocab", c.VocabSize, "vocabulary size")
+	flag.IntVar(&c.SeqLen, "seqlen", c.SeqLen, "context length")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: randmodel [-seed N] DIR")
+		fmt.Fprintln(os.Stderr, "usage: randmodel [flags] DIR")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -28,8 +46,40 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := randmodel.Write(flag.Arg(0), randmodel.Stories15M, *seed); err != nil {
+	var err error
+	if *asGGUF {
+		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *gains)
+	} else if *gains {
+		err = fmt.Errorf("-gains needs -gguf")
+	} else {
+		err = randmodel.Write(flag.Arg(0), c, *seed)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "randmodel:", err)
 		os.Exit(1)
 	}
+}
+
+func writeGGUF(path string, c checkpoint.Config, seed uint64, gains bool) error {
+	m, v, err := randmodel.Build(c, seed)
+	if err != nil {
+		return err
+	}
+	if gains {
+		randmodel.RandomGains(m, seed)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := gguf.WriteLlama2c(w, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true}); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

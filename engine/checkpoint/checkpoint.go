@@ -32,10 +32,13 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+
+	"nexttoken/engine/quant"
 )
 
 // Config holds the hyper-parameters of a Llama-2 style transformer.
@@ -154,6 +157,52 @@ type Weights struct {
 	RMSFinal       []float32 // dim
 	FreqCIS        []float32 // 2 × seq_len × head_size/2, kept only to write files back unchanged
 	Classifier     []float32 // vocab × dim; aliases TokenEmbedding when shared
+
+	// Quantized, when set, holds every weight matrix as its file stores
+	// it (a GGUF file with quantized tensors), and the float32 matrices
+	// above are nil: only the RMSNorm gains are read from them. llama2.c
+	// checkpoints never set it.
+	Quantized *Matrices
+}
+
+// Matrices are a model's weight matrices as quant.Matrix values, each of
+// shape (out, in), as the transformer multiplies them.
+type Matrices struct {
+	TokenEmbedding quant.Matrix // vocab × dim; a row is a token's embedding
+	Classifier     quant.Matrix // vocab × dim; TokenEmbedding when shared
+	Layers         []LayerMatrices
+}
+
+// LayerMatrices are the weight matrices of one layer.
+type LayerMatrices struct {
+	WQ, WK, WV, WO quant.Matrix // dim × dim, kv_dim × dim, kv_dim × dim, dim × dim
+	W1, W2, W3     quant.Matrix // hidden × dim, dim × hidden, hidden × dim
+}
+
+// Matrices returns m's weight matrices: Weights.Quantized, or float32
+// views of the Weights tensors, sharing their memory.
+func (m *Model) Matrices() *Matrices {
+	if m.Weights.Quantized != nil {
+		return m.Weights.Quantized
+	}
+	c, w := m.Config, &m.Weights
+	d, h, kv := c.Dim, c.HiddenDim, c.KVDim()
+	// view is matrix number l of rows × cols in a tensor of layers.
+	view := func(t []float32, l, rows, cols int) quant.Matrix {
+		return quant.Matrix{Type: quant.F32, Rows: rows, Cols: cols, F32: t[l*rows*cols : (l+1)*rows*cols]}
+	}
+	ms := &Matrices{
+		TokenEmbedding: view(w.TokenEmbedding, 0, c.VocabSize, d),
+		Classifier:     view(w.Classifier, 0, c.VocabSize, d),
+		Layers:         make([]LayerMatrices, c.Layers),
+	}
+	for l := range ms.Layers {
+		ms.Layers[l] = LayerMatrices{
+			WQ: view(w.WQ, l, d, d), WK: view(w.WK, l, kv, d), WV: view(w.WV, l, kv, d), WO: view(w.WO, l, d, d),
+			W1: view(w.W1, l, h, d), W2: view(w.W2, l, d, h), W3: view(w.W3, l, h, d),
+		}
+	}
+	return ms
 }
 
 // Model is a checkpoint in memory.
@@ -291,6 +340,9 @@ func Write(w io.Writer, m *Model) error {
 	c := m.Config
 	if err := c.Validate(); err != nil {
 		return err
+	}
+	if m.Weights.Quantized != nil {
+		return errors.New("checkpoint: the llama2.c format holds float32 weights, not quantized ones")
 	}
 	if c.Base() != DefaultRoPEBase || c.Eps() != DefaultNormEps {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"nexttoken/engine/quant"
 )
 
 func readFile(t testing.TB, path string) []byte {
@@ -268,5 +270,45 @@ func TestRoPEBaseAndEps(t *testing.T) {
 	c.RoPEBase, c.NormEps = 500000, 1e-6
 	if s := c.String(); !strings.HasSuffix(s, ", RoPE base 500000, RMSNorm eps 1e-06)") {
 		t.Errorf("String() = %s", s)
+	}
+}
+
+// TestMatrices checks the float32 views: each layer's matrices are the
+// slices of the flat tensors a layer at a time, sharing their memory, with
+// the shapes the transformer multiplies; a quantized model's are its own;
+// and Write refuses a quantized model.
+func TestMatrices(t *testing.T) {
+	m, err := ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, w := m.Config, &m.Weights
+	ms := m.Matrices()
+	d, kv, h := c.Dim, c.KVDim(), c.HiddenDim
+	for l, lm := range ms.Layers {
+		for _, tc := range []struct {
+			name       string
+			m          quant.Matrix
+			flat       []float32
+			rows, cols int
+		}{
+			{"wq", lm.WQ, w.WQ, d, d}, {"wk", lm.WK, w.WK, kv, d}, {"wv", lm.WV, w.WV, kv, d}, {"wo", lm.WO, w.WO, d, d},
+			{"w1", lm.W1, w.W1, h, d}, {"w2", lm.W2, w.W2, d, h}, {"w3", lm.W3, w.W3, h, d},
+		} {
+			n := tc.rows * tc.cols
+			if tc.m.Rows != tc.rows || tc.m.Cols != tc.cols || tc.m.Check() != nil || &tc.m.F32[0] != &tc.flat[l*n] {
+				t.Errorf("layer %d %s: %d × %d at %p, want %d × %d at %p", l, tc.name, tc.m.Rows, tc.m.Cols, &tc.m.F32[0], tc.rows, tc.cols, &tc.flat[l*n])
+			}
+		}
+	}
+	if &ms.Classifier.F32[0] != &w.TokenEmbedding[0] || ms.TokenEmbedding.Rows != c.VocabSize {
+		t.Error("the shared classifier is not the token embedding")
+	}
+	q := &Model{Config: c, Weights: Weights{RMSAtt: w.RMSAtt, RMSFFN: w.RMSFFN, RMSFinal: w.RMSFinal, Quantized: ms}}
+	if q.Matrices() != ms {
+		t.Error("Matrices of a quantized model is not Weights.Quantized")
+	}
+	if err := Write(&bytes.Buffer{}, q); err == nil || !strings.Contains(err.Error(), "not quantized ones") {
+		t.Errorf("Write of a quantized model: %v", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/tokenizer"
 )
 
@@ -268,7 +270,8 @@ func TestTypes(t *testing.T) {
 // FuzzRead reads any bytes as GGUF, and a model and tokenizer from what
 // reads: no panic, errors prefixed "gguf: ", and at most 1 MiB plus 64
 // bytes per byte of input allocated in all (the float32 weights of an F16
-// tensor take 2 bytes per byte, a vocabulary's map a few dozen).
+// tensor take 2 bytes per byte, a quantized tensor 1, a vocabulary's map a
+// few dozen). A seed is a quantized model.
 func FuzzRead(f *testing.F) {
 	f.Add(sample(f))
 	f.Add([]byte(nested(3)))
@@ -281,6 +284,17 @@ func FuzzRead(f *testing.F) {
 	words := &tokenizer.Vocab{MaxTokenLength: 3, Pieces: []string{"The", "cat", "sat", "on", "the", "mat"}, Scores: make([]float32, 6)}
 	var buf bytes.Buffer
 	if err := WriteLlama2c(&buf, toy, words, Llama2cOptions{Type: F16}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	// A quantized model: Q8_0 matrices of 32 columns, one block a row.
+	qc := checkpoint.Config{Dim: 32, HiddenDim: 32, Layers: 1, Heads: 1, KVHeads: 1, VocabSize: 354, SeqLen: 4, SharedHead: true}
+	qm, qv, err := randmodel.BuildQuantized(qc, 1, func(string, int) quant.Type { return quant.Q8_0 })
+	if err != nil {
+		f.Fatal(err)
+	}
+	buf.Reset()
+	if err := WriteLlama2c(&buf, qm, qv, Llama2cOptions{Type: F32, TiedOutput: true}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())

@@ -9,14 +9,21 @@ import (
 	"strings"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
 )
 
 // Model reads the model of a file of the llama architecture into the
 // engine's checkpoint: the hyper-parameters from the llama.* metadata and
-// the weights, converted to float32, from tensors of type F32, F16 or BF16.
-// It refuses other architectures, quantized tensors (not yet supported),
-// tensors it does not know (biases, rope_freqs) and RoPE variants the
-// transformer does not compute (scaling, partial rotation).
+// the weights from tensors of type F32, F16 or BF16 (converted to float32)
+// or Q8_0, Q4_0, Q4_K or Q6_K (kept as they are: package quant multiplies
+// them). It refuses other architectures, other tensor types, tensors it
+// does not know (biases, rope_freqs) and RoPE variants the transformer does
+// not compute (scaling, partial rotation).
+//
+// A file whose matrices are all F32, F16 or BF16 gives float32 Weights, as
+// a llama2.c checkpoint does. A file with a quantized matrix gives
+// Weights.Quantized, every matrix in its file's format (the float ones as
+// float32): the weights take about the file's size in memory.
 //
 // # Tensors
 //
@@ -36,7 +43,8 @@ import (
 //	output.weight             [dim, vocab]    classifier (absent: token_embd)
 //
 // GGUF dims are fastest-varying first, so [in, out] is llama2.c's (out, in)
-// row-major matrix, byte for byte.
+// row-major matrix, byte for byte, and a quantized row of in weights is
+// in/block_size blocks.
 //
 // # The rotary layout of attn_q and attn_k
 //
@@ -63,35 +71,48 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	m := &checkpoint.Model{Config: c}
 	w := &m.Weights
+	q := &checkpoint.Matrices{Layers: make([]checkpoint.LayerMatrices, c.Layers)}
 	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	// A slot is where a tensor goes: a gain into dst at offset off; a
+	// matrix into dst at off as float32, or into mat when quantized.
 	type slot struct {
 		name string
 		dims []int64
 		dst  *[]float32
-		n    int // values per layer, for a per-layer tensor
+		off  int
+		mat  *quant.Matrix
 	}
 	slots := []slot{
-		{"token_embd.weight", dims(d, v), &w.TokenEmbedding, 0},
-		{"output_norm.weight", dims(d), &w.RMSFinal, 0},
+		{"token_embd.weight", dims(d, v), &w.TokenEmbedding, 0, &q.TokenEmbedding},
+		{"output_norm.weight", dims(d), &w.RMSFinal, 0, nil},
 	}
-	layered := []slot{
-		{"attn_norm", dims(d), &w.RMSAtt, d},
-		{"attn_q", dims(d, d), &w.WQ, d * d},
-		{"attn_k", dims(d, kv), &w.WK, kv * d},
-		{"attn_v", dims(d, kv), &w.WV, kv * d},
-		{"attn_output", dims(d, d), &w.WO, d * d},
-		{"ffn_norm", dims(d), &w.RMSFFN, d},
-		{"ffn_gate", dims(d, h), &w.W1, h * d},
-		{"ffn_down", dims(h, d), &w.W2, d * h},
-		{"ffn_up", dims(d, h), &w.W3, h * d},
+	layered := []struct {
+		name string
+		dims []int64
+		dst  *[]float32
+		mat  func(*checkpoint.LayerMatrices) *quant.Matrix
+	}{
+		{"attn_norm", dims(d), &w.RMSAtt, nil},
+		{"attn_q", dims(d, d), &w.WQ, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WQ }},
+		{"attn_k", dims(d, kv), &w.WK, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WK }},
+		{"attn_v", dims(d, kv), &w.WV, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WV }},
+		{"attn_output", dims(d, d), &w.WO, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WO }},
+		{"ffn_norm", dims(d), &w.RMSFFN, nil},
+		{"ffn_gate", dims(d, h), &w.W1, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W1 }},
+		{"ffn_down", dims(h, d), &w.W2, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W2 }},
+		{"ffn_up", dims(d, h), &w.W3, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W3 }},
 	}
 	for _, s := range layered {
 		for l := range c.Layers {
-			slots = append(slots, slot{fmt.Sprintf("blk.%d.%s.weight", l, s.name), s.dims, s.dst, l * s.n})
+			var mat *quant.Matrix
+			if s.mat != nil {
+				mat = s.mat(&q.Layers[l])
+			}
+			slots = append(slots, slot{fmt.Sprintf("blk.%d.%s.weight", l, s.name), s.dims, s.dst, l * elements(s.dims), mat})
 		}
 	}
 	if _, ok := f.Tensor("output.weight"); ok {
-		slots = append(slots, slot{"output.weight", dims(d, v), &w.Classifier, 0})
+		slots = append(slots, slot{"output.weight", dims(d, v), &w.Classifier, 0, &q.Classifier})
 	}
 	byName := make(map[string]bool, len(slots))
 	for _, s := range slots {
@@ -105,6 +126,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	// Check every tensor before allocating: the metadata may claim a model
 	// of gigabytes, but tensors that Read found inside the file cannot.
 	infos := make([]*TensorInfo, len(slots))
+	quantized := false
 	for i, s := range slots {
 		t, ok := f.Tensor(s.name)
 		if !ok {
@@ -116,22 +138,67 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		if err := t.CheckType(); err != nil {
 			return nil, err
 		}
+		if t.quantized() {
+			if s.mat == nil {
+				return nil, fmt.Errorf("gguf: tensor %s is %s; a gain must be F32, F16 or BF16", t.Name, t.Type)
+			}
+			quantized = true
+		}
 		infos[i] = t
 	}
+	if quantized {
+		w.Quantized = q
+	}
 	for _, s := range layered {
-		*s.dst = make([]float32, c.Layers*s.n)
+		if s.mat == nil || !quantized {
+			*s.dst = make([]float32, c.Layers*elements(s.dims))
+		}
 	}
 	for i, s := range slots {
 		t := infos[i]
+		if quantized && s.mat != nil {
+			if *s.mat, err = f.matrix(t); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if *s.dst == nil { // a whole-model tensor
 			*s.dst = make([]float32, t.Elements)
 		}
-		if err := f.decode(t, (*s.dst)[s.n:][:t.Elements]); err != nil {
+		if err := f.decode(t, (*s.dst)[s.off:][:t.Elements]); err != nil {
 			return nil, err
 		}
 	}
-	if w.Classifier == nil {
-		w.Classifier = w.TokenEmbedding
+	if c.SharedHead {
+		w.Classifier, q.Classifier = w.TokenEmbedding, q.TokenEmbedding
+	}
+	return m, nil
+}
+
+// elements is the number of values of a tensor of dims d.
+func elements(d []int64) int {
+	n := 1
+	for _, x := range d {
+		n *= int(x)
+	}
+	return n
+}
+
+// matrix reads tensor t, a matrix of dims [cols, rows], as a quant.Matrix:
+// a quantized tensor's bytes as they are, a float one as float32.
+func (f *File) matrix(t *TensorInfo) (quant.Matrix, error) {
+	m := quant.Matrix{Type: quant.F32, Rows: int(t.Dims[1]), Cols: int(t.Dims[0])}
+	if !t.quantized() {
+		m.F32 = make([]float32, t.Elements)
+		return m, f.decode(t, m.F32)
+	}
+	m.Type = quant.Type(t.Type)
+	var err error
+	if m.Q, err = f.TensorData(t); err != nil {
+		return m, err
+	}
+	if err := m.Check(); err != nil {
+		return m, fmt.Errorf("gguf: tensor %s: %w", t.Name, err)
 	}
 	return m, nil
 }
@@ -294,16 +361,21 @@ func (f *File) float(key string, def float64) (float64, error) {
 	return x, nil
 }
 
-// CheckType reports why Model cannot convert t's type to float32, if it
-// cannot.
+// CheckType reports why Model cannot use t's type, if it cannot.
 func (t *TensorInfo) CheckType() error {
-	switch {
-	case t.Type == F32 || t.Type == F16 || t.Type == BF16:
+	if t.Type == F32 || t.Type == F16 || t.Type == BF16 || t.quantized() {
 		return nil
-	case t.Type.BlockSize() > 1:
-		return fmt.Errorf("gguf: tensor %s is %s: quantized types are not supported yet (F32, F16 and BF16 are)", t.Name, t.Type)
 	}
-	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (F32, F16 and BF16 are)", t.Name, t.Type)
+	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (%s are)", t.Name, t.Type, supportedTypes)
+}
+
+// supportedTypes are the tensor types Model reads, for messages.
+const supportedTypes = "F32, F16, BF16, " + quant.Types
+
+// quantized reports whether t is of a quantized type that Model keeps as
+// it is.
+func (t *TensorInfo) quantized() bool {
+	return t.Type != F32 && quant.Type(t.Type).Supported()
 }
 
 // decodeChunk is how many bytes decode reads at a time.
@@ -318,7 +390,7 @@ func (f *File) decode(t *TensorInfo, dst []float32) error {
 	case F32:
 		conv = func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 	case F16:
-		conv = func(b []byte) float32 { return HalfToFloat(binary.LittleEndian.Uint16(b)) }
+		conv = func(b []byte) float32 { return quant.HalfToFloat(binary.LittleEndian.Uint16(b)) }
 	case BF16:
 		conv = func(b []byte) float32 { return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16) }
 	default:
@@ -338,61 +410,6 @@ func (f *File) decode(t *TensorInfo, dst []float32) error {
 		dst, off = dst[n:], off+int64(n*size)
 	}
 	return nil
-}
-
-// HalfToFloat converts an IEEE 754 half-precision number (ggml's F16) to
-// float32, exactly: every half is a float32.
-func HalfToFloat(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f: // infinity or NaN, keeping NaN's payload
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	case exp != 0: // normal: rebias the exponent from 15 to 127
-		return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
-	}
-	// Zero or subnormal: mant × 2^-24, exact in float32.
-	x := float32(mant) / (1 << 24)
-	if sign != 0 {
-		x = -x
-	}
-	return x
-}
-
-// FloatToHalf rounds x to the nearest half-precision number, ties to even,
-// as ggml's conversion (the F16C instruction or its portable version) does.
-func FloatToHalf(x float32) uint16 {
-	b := math.Float32bits(x)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	mant := b & 0x7fffff
-	if exp == 0xff { // infinity, or NaN kept quiet
-		if mant != 0 {
-			return sign | 0x7e00 | uint16(mant>>13)
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	full, shift := mant|0x800000, uint(13)
-	if e <= 0 { // a half subnormal: the implicit bit shifts in
-		shift = uint(14 - e)
-		if exp == 0 || shift > 24 {
-			return sign
-		}
-		e = 0
-	} else {
-		full = mant
-	}
-	h := uint32(e)<<10 | full>>shift
-	rest, half := full&(1<<shift-1), uint32(1)<<(shift-1)
-	if rest > half || rest == half && h&1 == 1 {
-		h++ // a carry into the exponent is still right, up to infinity
-	}
-	return sign | uint16(h)
 }
 
 // FloatToBF16 rounds x to bfloat16, ties to even, as ggml's

@@ -9,14 +9,16 @@ import (
 	"strings"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/tokenizer"
 )
 
 // Llama2cOptions are the choices of WriteLlama2c.
 type Llama2cOptions struct {
-	// Type is the type of the matrices: F32 (as llama.cpp's converter
-	// writes), F16 or BF16. The 1-D RMSNorm gains stay F32, as llama.cpp's
-	// converters keep them.
+	// Type is the type of the float32 matrices: F32 (as llama.cpp's
+	// converter writes), F16 or BF16. Quantized matrices (a model with
+	// Weights.Quantized) are written in their own formats, as they are. The
+	// 1-D RMSNorm gains stay F32, as llama.cpp's converters keep them.
 	Type Type
 	// TiedOutput leaves out output.weight when the checkpoint's classifier is
 	// its token embedding, as convert_hf_to_gguf.py does for tied models; the
@@ -48,7 +50,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		}
 	case F16:
 		encode = func(x []float32) []byte {
-			return appendWords(x, 2, func(f float32) uint64 { return uint64(FloatToHalf(f)) })
+			return appendWords(x, 2, func(f float32) uint64 { return uint64(quant.FloatToHalf(f)) })
 		}
 	case BF16:
 		encode = func(x []float32) []byte {
@@ -92,30 +94,35 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add("llama.rope.dimension_count", min(64, hs))
 	add("llama.attention.layer_norm_rms_epsilon", c.Eps())
 
-	wt := &m.Weights
-	d, h, kv, voc := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	wt, ms := &m.Weights, m.Matrices()
 	var ts []NewTensor
-	matrix := func(name string, x []float32, in, out int) {
-		ts = append(ts, NewTensor{name, dims(in, out), o.Type, encode(x[:in*out])})
+	matrix := func(name string, x *quant.Matrix) {
+		t := NewTensor{name, dims(x.Cols, x.Rows), Type(x.Type), x.Q}
+		if x.Type == quant.F32 {
+			t.Type, t.Data = o.Type, encode(x.F32)
+		}
+		ts = append(ts, t)
 	}
 	gain := func(name string, x []float32) {
 		ts = append(ts, NewTensor{name, dims(len(x)), F32, appendWords(x, 4, func(f float32) uint64 { return uint64(math.Float32bits(f)) })})
 	}
-	matrix("token_embd.weight", wt.TokenEmbedding, d, voc)
+	matrix("token_embd.weight", &ms.TokenEmbedding)
 	gain("output_norm.weight", wt.RMSFinal)
 	if !c.SharedHead || !o.TiedOutput {
-		matrix("output.weight", wt.Classifier, d, voc)
+		matrix("output.weight", &ms.Classifier)
 	}
+	d := c.Dim
 	for l := range c.Layers {
 		name := func(s string) string { return fmt.Sprintf("blk.%d.%s.weight", l, s) }
-		matrix(name("attn_q"), wt.WQ[l*d*d:], d, d)
-		matrix(name("attn_k"), wt.WK[l*kv*d:], d, kv)
-		matrix(name("attn_v"), wt.WV[l*kv*d:], d, kv)
-		matrix(name("attn_output"), wt.WO[l*d*d:], d, d)
+		lm := &ms.Layers[l]
+		matrix(name("attn_q"), &lm.WQ)
+		matrix(name("attn_k"), &lm.WK)
+		matrix(name("attn_v"), &lm.WV)
+		matrix(name("attn_output"), &lm.WO)
 		gain(name("attn_norm"), wt.RMSAtt[l*d:(l+1)*d])
-		matrix(name("ffn_gate"), wt.W1[l*h*d:], d, h)
-		matrix(name("ffn_down"), wt.W2[l*d*h:], h, d)
-		matrix(name("ffn_up"), wt.W3[l*h*d:], d, h)
+		matrix(name("ffn_gate"), &lm.W1)
+		matrix(name("ffn_down"), &lm.W2)
+		matrix(name("ffn_up"), &lm.W3)
 		gain(name("ffn_norm"), wt.RMSFFN[l*d:(l+1)*d])
 	}
 	return Write(w, md, ts)

@@ -209,7 +209,8 @@ func TestModelRefuses(t *testing.T) {
 	}{
 		{"architecture", setKV("general.architecture", "gpt2"), `architecture "gpt2" is not supported; only llama is`},
 		{"no architecture", dropKV("general.architecture"), "general.architecture is missing"},
-		{"quantized", func(f *File) { f.Tensors[0].Type = Q4_K }, "token_embd.weight is Q4_K: quantized types are not supported yet (F32, F16 and BF16 are)"},
+		{"quantized type", func(f *File) { f.Tensors[0].Type = Q5_0 }, "token_embd.weight is Q5_0, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K are)"},
+		{"quantized gain", func(f *File) { f.Tensors[1].Type = Q8_0 }, "output_norm.weight is Q8_0; a gain must be F32, F16 or BF16"},
 		{"integer tensor", func(f *File) { f.Tensors[0].Type = I32 }, "I32, which is not supported for weights"},
 		{"missing tensor", func(f *File) { f.Tensors = f.Tensors[:len(f.Tensors)-1] }, "tensor blk.4.ffn_norm.weight is missing"},
 		{"extra tensor", func(f *File) { f.Tensors[1].Name = "rope_freqs.weight" }, "rope_freqs.weight is not one of the llama tensors"},
@@ -267,42 +268,8 @@ func dropKV(key string) func(*File) {
 	}
 }
 
-// TestHalf checks the float16 conversions on every half and on rounding
-// cases.
-func TestHalf(t *testing.T) {
-	for h := range 1 << 16 {
-		x := HalfToFloat(uint16(h))
-		if math.IsNaN(float64(x)) {
-			if back := FloatToHalf(x); back&0x7c00 != 0x7c00 || back&0x3ff == 0 {
-				t.Errorf("NaN %#04x came back as %#04x", h, back)
-			}
-			continue
-		}
-		if back := FloatToHalf(x); back != uint16(h) {
-			t.Errorf("half %#04x = %v came back as %#04x", h, x, back)
-		}
-	}
-	for _, tc := range []struct {
-		x    float32
-		want uint16
-	}{
-		{1, 0x3c00},
-		{-2, 0xc000},
-		{65504, 0x7bff},
-		{65520, 0x7c00},                  // halfway to the next: rounds to even, infinity
-		{1 + 1.0/2048, 0x3c00},           // halfway between 1 and its successor: even
-		{1 + 3.0/2048, 0x3c02},           // halfway, odd below: up
-		{float32(math.Ldexp(1, -24)), 1}, // smallest subnormal
-		{float32(math.Ldexp(1, -25)), 0}, // half of it: ties to even, zero
-		{float32(math.Ldexp(1.5, -25)), 1},
-		{float32(math.Ldexp(1, -14)) * (1 - 1.0/4096), 0x0400}, // rounds up into the normals
-		{1e-30, 0},
-		{float32(math.Inf(-1)), 0xfc00},
-	} {
-		if got := FloatToHalf(tc.x); got != tc.want {
-			t.Errorf("FloatToHalf(%v) = %#04x, want %#04x", tc.x, got, tc.want)
-		}
-	}
+// TestBF16 checks FloatToBF16's rounding.
+func TestBF16(t *testing.T) {
 	for _, tc := range []struct {
 		x    float32
 		want uint16

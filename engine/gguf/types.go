@@ -1,6 +1,10 @@
 package gguf
 
-import "fmt"
+import (
+	"fmt"
+
+	"nexttoken/engine/quant"
+)
 
 // Type is a tensor's element type, ggml's enum ggml_type. Most types store
 // their elements in blocks: a block of BlockSize elements takes BlockBytes
@@ -47,7 +51,9 @@ const (
 )
 
 // typeInfo is a type's name and block layout, as ggml's type_traits and
-// gguf-py's GGML_QUANT_SIZES give them (QK_K, the "K" types' block, is 256).
+// gguf-py's GGML_QUANT_SIZES give them (QK_K, the "K" types' block, is 256);
+// those of the types package quant multiplies are its own. A Type and a
+// quant.Type of the same number are the same format (ggml's enum).
 type typeInfo struct {
 	name              string
 	blockSize, blockB int
@@ -56,17 +62,17 @@ type typeInfo struct {
 var types = map[Type]typeInfo{
 	F32:     {"F32", 1, 4},
 	F16:     {"F16", 1, 2},
-	Q4_0:    {"Q4_0", 32, 2 + 16},
+	Q4_0:    {"Q4_0", quant.Q4_0.BlockSize(), quant.Q4_0.BlockBytes()},
 	Q4_1:    {"Q4_1", 32, 2 + 2 + 16},
 	Q5_0:    {"Q5_0", 32, 2 + 4 + 16},
 	Q5_1:    {"Q5_1", 32, 2 + 2 + 4 + 16},
-	Q8_0:    {"Q8_0", 32, 2 + 32},
+	Q8_0:    {"Q8_0", quant.Q8_0.BlockSize(), quant.Q8_0.BlockBytes()},
 	Q8_1:    {"Q8_1", 32, 4 + 4 + 32},
 	Q2_K:    {"Q2_K", 256, 2 + 2 + 256/16 + 256/4},
 	Q3_K:    {"Q3_K", 256, 2 + 256/4 + 256/8 + 12},
-	Q4_K:    {"Q4_K", 256, 2 + 2 + 256/2 + 12},
+	Q4_K:    {"Q4_K", quant.Q4_K.BlockSize(), quant.Q4_K.BlockBytes()},
 	Q5_K:    {"Q5_K", 256, 2 + 2 + 256/2 + 256/8 + 12},
-	Q6_K:    {"Q6_K", 256, 2 + 256/2 + 256/4 + 256/16},
+	Q6_K:    {"Q6_K", quant.Q6_K.BlockSize(), quant.Q6_K.BlockBytes()},
 	Q8_K:    {"Q8_K", 256, 4 + 256 + 256/8},
 	IQ2_XXS: {"IQ2_XXS", 256, 2 + 256/4},
 	IQ2_XS:  {"IQ2_XS", 256, 2 + 256/4 + 256/32},

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/tokenizer"
 )
 
@@ -58,6 +59,99 @@ func Build(c checkpoint.Config, seed uint64) (*checkpoint.Model, *tokenizer.Voca
 		return nil, nil, err
 	}
 	return m, v, nil
+}
+
+// RandomGains sets m's RMSNorm gains to pseudo-random values in
+// [0.5, 1.5) drawn from seed. With gains of one, RMSNorm keeps the few
+// repeated values of a quantized token embedding, and quantizing that row
+// again for an integer dot product (package quant, llama.cpp) puts many
+// products exactly halfway between two integers, where the last bit of the
+// norm decides the rounding; trained gains, like these, break the ties.
+func RandomGains(m *checkpoint.Model, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x6a1))
+	for _, g := range [][]float32{m.Weights.RMSAtt, m.Weights.RMSFFN, m.Weights.RMSFinal} {
+		for i := range g {
+			g[i] = 0.5 + rng.Float32()
+		}
+	}
+}
+
+// BuildQuantized returns a model of configuration c whose weight matrices
+// are random blocks of the formats format picks (package quant; their rows
+// must be whole blocks), with weights up to about ±0.1 like Build's, RMSNorm
+// gains of one, and Build's vocabulary. format is given each matrix's
+// llama2.c name (token_embedding, classifier, wq, wk, wv, wo, w1, w2, w3)
+// and layer (−1 for the first two); a shared classifier is the token
+// embedding.
+func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, layer int) quant.Type) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x9))
+	var err error
+	matrix := func(name string, layer, rows, cols int) quant.Matrix {
+		t := format(name, layer)
+		if t.BlockSize() == 0 || cols%t.BlockSize() != 0 {
+			if err != nil {
+				return quant.Matrix{}
+			}
+			err = fmt.Errorf("randmodel: %s of layer %d is %d wide, not a whole number of %s blocks", name, layer, cols, t)
+			return quant.Matrix{}
+		}
+		return quant.Random(t, rows, cols, 0.1, rng)
+	}
+	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	q := &checkpoint.Matrices{TokenEmbedding: matrix("token_embedding", -1, v, d), Layers: make([]checkpoint.LayerMatrices, c.Layers)}
+	q.Classifier = q.TokenEmbedding
+	if !c.SharedHead {
+		q.Classifier = matrix("classifier", -1, v, d)
+	}
+	for l := range q.Layers {
+		q.Layers[l] = checkpoint.LayerMatrices{
+			WQ: matrix("wq", l, d, d), WK: matrix("wk", l, kv, d), WV: matrix("wv", l, kv, d), WO: matrix("wo", l, d, d),
+			W1: matrix("w1", l, h, d), W2: matrix("w2", l, d, h), W3: matrix("w3", l, h, d),
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &checkpoint.Model{Config: c, Weights: checkpoint.Weights{
+		RMSAtt: ones(c.Layers * d), RMSFFN: ones(c.Layers * d), RMSFinal: ones(d), Quantized: q,
+	}}
+	voc, err := Vocab(v, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, voc, nil
+}
+
+func ones(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
+}
+
+// Q4_K_M picks the formats llama.cpp's llama-quantize gives a llama model
+// of configuration c for its Q4_K_M mixture (llama_tensor_get_type_impl in
+// src/llama-quant.cpp, without experts): Q6_K for the classifier (the
+// token embedding when shared) and for wv and w2 in the layers its
+// use_more_bits picks, Q4_K for everything else. (For rows that are not
+// whole 256-weight blocks llama-quantize falls back to Q5_0 and Q8_0,
+// which BuildQuantized refuses.)
+func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
+	n := c.Layers
+	moreBits := func(i int) bool { return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2 }
+	return func(name string, layer int) quant.Type {
+		switch {
+		case name == "classifier", name == "token_embedding" && c.SharedHead:
+			return quant.Q6_K
+		case (name == "wv" || name == "w2") && moreBits(layer):
+			return quant.Q6_K
+		}
+		return quant.Q4_K
+	}
 }
 
 // words are spelt out by the vocabulary, each with a leading space, so that

@@ -709,15 +709,17 @@ func (s *Session) forced(i int) (int, bool) {
 	return 0, false
 }
 
-// HeadRow is a copy of the classifier's row for token: Detail.Computed of
-// the token is this row times Detail.Hidden. It is nil for a LogitsModel
-// session.
+// HeadRow is a copy of the classifier's row for token (dequantized, for a
+// quantized model): Detail.Computed of the token is this row times
+// Detail.Hidden (for a quantized model, times Detail.Hidden quantized as
+// package quant's kernels do). It is nil for a LogitsModel session.
 func (s *Session) HeadRow(token int) []float32 {
 	if s.tr == nil || token < 0 || token >= s.tr.Config.VocabSize {
 		return nil
 	}
-	dim := s.tr.Config.Dim
-	return slices.Clone(s.tr.W.Classifier[token*dim : (token+1)*dim])
+	row := make([]float32, s.tr.Config.Dim)
+	s.tr.Matrices.Classifier.Row(token, row)
+	return row
 }
 
 // KeepTop sets how many of its most probable tokens each step from now on

@@ -26,7 +26,8 @@ type benchModel struct {
 }
 
 // benchModels are the models benchmarked, each with the default options and,
-// named -runc, with run.c's arithmetic.
+// named -runc, with run.c's arithmetic; then the quantized ones
+// (quantBenchModels).
 func benchModels(b *testing.B) []benchModel {
 	var all []benchModel
 	for _, m := range []benchModel{
@@ -36,7 +37,7 @@ func benchModels(b *testing.B) []benchModel {
 	} {
 		all = append(all, m, benchModel{m.name + "-runc", m.model, Options{RunC: true}})
 	}
-	return all
+	return append(all, quantBenchModels(b)...)
 }
 
 // BenchmarkDecode generates a whole context, seq_len positions, one decode

@@ -23,6 +23,12 @@
 // A Transformer owns every buffer it needs, so Forward allocates nothing: the
 // decode step of a browser playground runs at the speed of its arithmetic.
 //
+// The weight matrices may be float32 or quantized (package quant, from a
+// GGUF file). A quantized matrix is multiplied by its format's kernel,
+// which quantizes the vector to 8-bit integers first, as llama.cpp does;
+// its logits follow llama.cpp's rather than run.c's, and Options.RunC
+// concerns only float32 matrices.
+//
 // Every operation but the matrix products is run.c's, operation for
 // operation in float32 with C's expf, sinf, cosf and powf (packages expf and
 // sincosf), and no product fused into a sum. The products W·x sum their
@@ -38,6 +44,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/expf"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
 )
@@ -54,12 +61,14 @@ type Options struct {
 // Transformer is a model together with its run state: the activations of the
 // latest forward pass and the KV cache of every position so far.
 type Transformer struct {
-	Config checkpoint.Config
-	W      *checkpoint.Weights
-	Cache  KVCache
+	Config   checkpoint.Config
+	W        *checkpoint.Weights  // for the RMSNorm gains
+	Matrices *checkpoint.Matrices // the weight matrices, float32 or quantized
+	Cache    KVCache
 
 	opts   Options
-	matmul func(out, x, w []float32, n, d int) // by opts
+	matmul func(out, x, w []float32, n, d int) // by opts, for float32 matrices
+	vec    quant.Vec                           // x quantized, for quantized ones
 
 	act   activations  // of the latest Forward
 	probe *activations // of the latest Probe, made on first use
@@ -106,15 +115,16 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 	c := m.Config
 	hs := c.HeadSize()
 	t := &Transformer{
-		Config: c,
-		W:      &m.Weights,
-		Cache:  newKVCache(c),
-		act:    *newActivations(c),
-		cos:    make([]float32, hs/2),
-		sin:    make([]float32, hs/2),
-		opts:   opts,
-		matmul: matmul,
-		eps:    c.Eps(),
+		Config:   c,
+		W:        &m.Weights,
+		Matrices: m.Matrices(),
+		Cache:    newKVCache(c),
+		act:      *newActivations(c),
+		cos:      make([]float32, hs/2),
+		sin:      make([]float32, hs/2),
+		opts:     opts,
+		matmul:   matmul,
+		eps:      c.Eps(),
 	}
 	if opts.RunC {
 		t.matmul = matmulRunC
@@ -205,10 +215,9 @@ func (t *Transformer) check(token, pos, last int) error {
 func (t *Transformer) forward(a *activations, token, pos int) {
 	c := t.Config
 	w := t.W
-	dim, hidden, kvDim, hs := c.Dim, c.HiddenDim, c.KVDim(), c.HeadSize()
+	dim, kvDim, hs := c.Dim, c.KVDim(), c.HeadSize()
 	kvMul := c.Heads / c.KVHeads
 	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
-	matmul := t.matmul
 
 	a.pos = pos
 	t.Cache.reserve(pos + 1)
@@ -216,16 +225,17 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		a.attRows = t.Cache.rows
 		a.att = make([]float32, c.Layers*c.Heads*a.attRows)
 	}
-	copy(a.x, w.TokenEmbedding[token*dim:(token+1)*dim])
+	t.Matrices.TokenEmbedding.Row(token, a.x)
 	t.ropeAngles(pos)
 
 	for l := range c.Layers {
+		m := &t.Matrices.Layers[l]
 		// Attention: this position's key and value go straight into the cache.
 		rmsnorm(a.xb, a.x, w.RMSAtt[l*dim:(l+1)*dim], t.eps)
 		k, v := t.Cache.row(l, pos)
-		matmul(a.q, a.xb, w.WQ[l*dim*dim:], dim, dim)
-		matmul(k, a.xb, w.WK[l*kvDim*dim:], dim, kvDim)
-		matmul(v, a.xb, w.WV[l*kvDim*dim:], dim, kvDim)
+		t.mul(a.q, a.xb, &m.WQ)
+		t.mul(k, a.xb, &m.WK)
+		t.mul(v, a.xb, &m.WV)
 		t.rope(a.q)
 		t.rope(k)
 
@@ -248,26 +258,36 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 				}
 			}
 		}
-		matmul(a.xb2, a.xb, w.WO[l*dim*dim:], dim, dim)
+		t.mul(a.xb2, a.xb, &m.WO)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
 
 		// Feed-forward: SwiGLU.
 		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
-		matmul(a.hb, a.xb, w.W1[l*hidden*dim:], dim, hidden)
-		matmul(a.hb2, a.xb, w.W3[l*hidden*dim:], dim, hidden)
+		t.mul(a.hb, a.xb, &m.W1)
+		t.mul(a.hb2, a.xb, &m.W3)
 		for i, g := range a.hb {
 			a.hb[i] = g * (1 / (1 + expf.Exp(-g))) * a.hb2[i]
 		}
-		matmul(a.xb2, a.hb, w.W2[l*dim*hidden:], hidden, dim)
+		t.mul(a.xb2, a.hb, &m.W2)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
 	}
 
 	rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
-	matmul(a.logits, a.x, w.Classifier, dim, c.VocabSize)
+	t.mul(a.logits, a.x, &t.Matrices.Classifier)
+}
+
+// mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
+// platform's fastest), a quantized one through its format's kernel.
+func (t *Transformer) mul(out, x []float32, w *quant.Matrix) {
+	if w.Type == quant.F32 {
+		t.matmul(out, x, w.F32, w.Cols, w.Rows)
+		return
+	}
+	w.MulVec(out, x, &t.vec)
 }
 
 // Prefill feeds tokens at positions start, start+1, … and returns the logits

@@ -1,0 +1,91 @@
+package quant
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkMulVec measures each format's product at the shapes of
+// stories15M's layers with dim 256 (the K formats need rows of whole
+// 256-weight blocks): W1 (768 × 256), W2 (256 × 768) and the classifier
+// (32000 × 256); and, for Q8_0 and Q4_0, the alternative of multiplying in
+// float32 without quantizing x (floatQ8_0, floatQ4_0). Run it natively and
+// under js/wasm.
+func BenchmarkMulVec(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	kernels := []struct {
+		name string
+		t    Type
+		mul  func(m *Matrix, out, x []float32, v *Vec)
+	}{
+		{"Q8_0", Q8_0, (*Matrix).MulVec},
+		{"Q4_0", Q4_0, (*Matrix).MulVec},
+		{"Q4_K", Q4_K, (*Matrix).MulVec},
+		{"Q6_K", Q6_K, (*Matrix).MulVec},
+		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }},
+		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }},
+	}
+	for _, shape := range [][2]int{{768, 256}, {256, 768}, {32000, 256}} {
+		rows, cols := shape[0], shape[1]
+		x := make([]float32, cols)
+		for j := range x {
+			x[j] = rng.Float32()*2 - 1
+		}
+		out := make([]float32, rows)
+		for _, k := range kernels {
+			m := Random(k.t, rows, cols, 0.1, rng)
+			var v Vec
+			b.Run(fmt.Sprintf("%s/%dx%d", k.name, rows, cols), func(b *testing.B) {
+				b.SetBytes(int64(m.Bytes()))
+				for b.Loop() {
+					k.mul(&m, out, x, &v)
+				}
+			})
+		}
+	}
+}
+
+// floatQ8_0 multiplies Q8_0 rows by x in float32: per block, Σ q·x, times
+// d. The alternative to quantizing x that BenchmarkMulVec measures.
+func floatQ8_0(out []float32, w []byte, x []float32) {
+	rowBytes := len(x) / 32 * q8_0Bytes
+	for i := range out {
+		row := w[i*rowBytes : (i+1)*rowBytes]
+		var sum float32
+		for b := range len(x) / 32 {
+			blk := (*[q8_0Bytes]byte)(row[b*q8_0Bytes:])
+			xs := (*[32]float32)(x[b*32:])
+			var s0, s1, s2, s3 float32
+			for j := 0; j < 32; j += 4 {
+				s0 += float32(int8(blk[2+j])) * xs[j]
+				s1 += float32(int8(blk[3+j])) * xs[j+1]
+				s2 += float32(int8(blk[4+j])) * xs[j+2]
+				s3 += float32(int8(blk[5+j])) * xs[j+3]
+			}
+			sum += ((s0 + s1) + (s2 + s3)) * half(blk[:])
+		}
+		out[i] = sum
+	}
+}
+
+// floatQ4_0 is floatQ8_0 for Q4_0 rows.
+func floatQ4_0(out []float32, w []byte, x []float32) {
+	rowBytes := len(x) / 32 * q4_0Bytes
+	for i := range out {
+		row := w[i*rowBytes : (i+1)*rowBytes]
+		var sum float32
+		for b := range len(x) / 32 {
+			blk := (*[q4_0Bytes]byte)(row[b*q4_0Bytes:])
+			lo := (*[16]float32)(x[b*32:])
+			hi := (*[16]float32)(x[b*32+16:])
+			var s0, s1 float32
+			for j, q := range blk[2:] {
+				s0 += float32(int32(q&0xf)-8) * lo[j]
+				s1 += float32(int32(q>>4)-8) * hi[j]
+			}
+			sum += (s0 + s1) * half(blk[:])
+		}
+		out[i] = sum
+	}
+}
