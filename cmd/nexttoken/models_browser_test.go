@@ -3,11 +3,15 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"nexttoken/engine/gguf"
 )
 
 // firstPageLimit is what the first page may cost on the wire: the worked
@@ -100,4 +104,62 @@ func TestModelFetchProgress(t *testing.T) {
 	throttle(-1)
 	setInput(tab, "#model", "stories260K")
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#tokens")?.textContent.startsWith("∅Once␣upon␣a␣time")`)
+}
+
+// TestModelFiles opens models from the reader's own files: a llama2.c
+// checkpoint with its tokenizer chosen in the file field, a GGUF file
+// dropped on the page. A link to such a session names the files and asks
+// for them, refusing others, and reopens the session exactly.
+func TestModelFiles(t *testing.T) {
+	ckpt, tok := absolute(t, stories260KFile), absolute(t, tok512File)
+	choose := func(tab context.Context, field string, files ...string) {
+		must(tab, "choose files", chromedp.SetUploadFiles(chromedp.CSS(field), files))
+	}
+	tab := openPage(t, "/")
+	choose(tab, "#model-file", tok)
+	waitFor(tab, `document.querySelector("#file-status")?.textContent.includes("tok512.bin is a tokenizer: choose its checkpoint with it")`)
+	choose(tab, "#model-file", ckpt, tok)
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "stories260K.bin + tok512.bin (your files)" &&
+		document.querySelector("#tokens")?.textContent.startsWith("∅The␣cat")`)
+	click(tab, "#step")
+	click(tab, "#step")
+	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 2`)
+	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
+	shared := evaluate[string](tab, `document.querySelector('#share-url').value`)
+
+	// The link in a fresh tab: the page asks for the files.
+	again := openTab(t, needBrowser(t).browser)
+	must(again, "open the link", chromedp.Navigate(shared))
+	waitFor(again, `document.querySelector("#wanted-files")?.textContent.includes("stories260K.bin + tok512.bin (1062767 bytes, SHA-256 ")`)
+	// Other files are refused, by name and hash.
+	evaluate[bool](again, `fetch("/web/models/toy.bin").then(r => r.blob()).then(b => {
+		const dt = new DataTransfer();
+		dt.items.add(new File([b], "toy.bin"));
+		fetch("/web/models/toy-tokenizer.bin").then(r => r.blob()).then(t => {
+			dt.items.add(new File([t], "toy-tokenizer.bin"));
+			document.body.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt}));
+		});
+		return true;
+	})`)
+	waitFor(again, `document.querySelector("#file-status")?.textContent.includes("these files are toy.bin + toy-tokenizer.bin") &&
+		document.querySelector("#file-status").textContent.includes("but the session needs stories260K.bin + tok512.bin")`)
+	choose(again, "#wanted-file", tok, ckpt)
+	waitFor(again, `document.querySelector("#wanted-files") === null && document.querySelector("#tokens")?.textContent === `+jsString(want))
+
+	// The same model as llama.cpp's converter writes it, as a GGUF file:
+	// a new session on it, with the same prompt, steps to the same tokens.
+	choose(tab, "#model-file", writeGGUF(t, gguf.F32, nil))
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "stories260K.gguf (your files)"`)
+	click(tab, "#step")
+	click(tab, "#step")
+	waitFor(tab, `document.querySelector("#tokens")?.textContent === `+jsString(want))
+}
+
+func absolute(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

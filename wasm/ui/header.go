@@ -59,7 +59,7 @@ func (h *Header) Render() app.UI {
 				app.Span().Text("or your own model"),
 				app.Input().ID("model-file").Type("file").Attr("multiple", true).Attr("accept", ".gguf,.bin").
 					Title("a GGUF file, or a llama2.c checkpoint with its tokenizer.bin; or drop them on the page").
-					OnChange(h.Page.onPicked("model-file")),
+					OnChange(h.onModelFile),
 				fileStatus(h.Files),
 			),
 			prompt,
@@ -81,6 +81,11 @@ func (h *Header) onModel(ctx app.Context, e app.Event) {
 	// playground's shortcuts.
 	_ = focusPlayground()
 }
+
+// onModelFile opens the files chosen in the file field. (A method, not a
+// closure over Page: go-app keeps the handler of the prerendered header,
+// which has no Page.)
+func (h *Header) onModelFile(ctx app.Context, e app.Event) { h.Page.openPicked("model-file") }
 
 // onPrompt runs the prompt as typed. The field takes link.MaxPrompt
 // characters, far more than any context here: a full field is most likely

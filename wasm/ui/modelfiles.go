@@ -114,14 +114,12 @@ func (p *Playground) filesBanner() app.UI {
 		app.Strong().Text(w.Describe()),
 		app.Text(". Open the same files to go on: "),
 		app.Input().ID("wanted-file").Type("file").Attr("multiple", true).Attr("accept", ".gguf,.bin").
-			Attr("aria-label", "the model's files").OnChange(p.onPicked("wanted-file")),
+			Attr("aria-label", "the model's files").OnChange(p.onWantedFile),
 		fileStatus(p.files),
 	)
 }
 
-func (p *Playground) onPicked(id string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { p.openPicked(id) }
-}
+func (p *Playground) onWantedFile(ctx app.Context, e app.Event) { p.openPicked("wanted-file") }
 
 // fileStatus is the line under a file field: reading, or why the files
 // did not open.
