@@ -3,10 +3,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -87,14 +95,15 @@ func TestModelFetchProgress(t *testing.T) {
 	const link = "/?model=stories260K&prompt=Once+upon+a+time"
 	must(tab, "navigate", chromedp.Navigate(needBrowser(t).url+link))
 	waitFor(tab, `document.querySelector("#loading progress")?.value > 0`)
-	if got := text(tab, "#loading"); !strings.Contains(got, "Loading TinyStories 260K:") || !strings.Contains(got, "of 1.0 MiB") || !strings.Contains(got, "s left") {
+	// textContent, not chromedp's text: the banner redraws ten times a
+	// second, which chromedp's node lookup does not survive.
+	if got := evaluate[string](tab, `document.querySelector("#loading").textContent`); !strings.Contains(got, "Loading TinyStories 260K:") || !strings.Contains(got, "of 1.0 MiB") || !strings.Contains(got, "s left") {
 		t.Errorf("the progress says %q", got)
 	}
 	if got := evaluate[string](tab, `document.querySelector("#playground").dataset.ready + " " + location.search`); got != "false ?model=stories260K&prompt=Once+upon+a+time" {
 		t.Errorf("while loading, the page's ready and address are %q", got)
 	}
-	// A click by script: the banner redraws its progress ten times a
-	// second, which chromedp's node lookup does not survive.
+	// A click by script, for the same reason.
 	evaluate[bool](tab, `(document.querySelector("#loading-cancel").click(), true)`)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#notice")?.textContent.includes("Stopped loading TinyStories 260K")`)
 	if got := evaluate[string](tab, `document.querySelector("#model").value`); got != "toy" {
@@ -162,4 +171,71 @@ func absolute(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestModelURL opens GGUF files from another server: a 404, a page that is
+// not GGUF (refused from its first bytes), a server that does not allow
+// the page to read it, and a model that opens, whose share link reopens
+// it from the browser's cache; a link whose hash the file no longer has
+// says so.
+func TestModelURL(t *testing.T) {
+	data, err := os.ReadFile(writeGGUF(t, gguf.F32, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int64 // bytes of the model sent whole
+	cors := func(w http.ResponseWriter) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/models/m.gguf", func(w http.ResponseWriter, r *http.Request) {
+		cors(w)
+		if r.Header.Get("Range") == "" {
+			served.Add(int64(len(data)))
+		}
+		http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(data))
+	})
+	mux.HandleFunc("/models/closed.gguf", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "closed.gguf", time.Time{}, bytes.NewReader(data))
+	})
+	mux.HandleFunc("/models/page.gguf", func(w http.ResponseWriter, r *http.Request) {
+		cors(w)
+		http.ServeContent(w, r, "page.html", time.Time{}, strings.NewReader("<!doctype html><title>Not found</title>"+strings.Repeat(" ", 5000)))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { cors(w); http.NotFound(w, r) })
+	models := httptest.NewServer(mux)
+	defer models.Close()
+
+	tab := openPage(t, "/")
+	evaluate[bool](tab, `caches.delete("nexttoken-models").then(() => true)`)
+	for _, tc := range []struct{ path, want string }{
+		{"/models/missing.gguf", "the server answered 404"},
+		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
+		{"/models/closed.gguf", "could not be fetched (offline, or the server does not allow this page to read it)"},
+	} {
+		setInput(tab, "#model-url", models.URL+tc.path)
+		waitFor(tab, `document.querySelector("#loading")?.textContent.includes(`+jsString(tc.want)+`)`)
+		if got := evaluate[string](tab, `document.querySelector("#model").value`); got != "toy" {
+			t.Errorf("%s: the page left the toy model for %q", tc.path, got)
+		}
+	}
+	u := models.URL + "/models/m.gguf"
+	setInput(tab, "#model-url", u)
+	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(u)+
+		` && document.querySelector("#tokens")?.textContent.startsWith("∅The␣cat")`)
+	click(tab, "#step")
+	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 1`)
+	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
+	shared := evaluate[string](tab, `document.querySelector('#share-url').value`)
+	before := served.Load()
+	again := openPage(t, strings.TrimPrefix(shared, needBrowser(t).url))
+	waitFor(again, `document.querySelector("#tokens")?.textContent === `+jsString(want))
+	if served.Load() != before {
+		t.Errorf("the shared link downloaded the model again (%d bytes), not from the cache", served.Load()-before)
+	}
+	// A link made when the file had another hash.
+	stale := "/?model=" + url.QueryEscape("url:0000000000000000:"+strconv.Itoa(len(data))+":"+u) + "&prompt=The+cat"
+	changed := openPage(t, stale)
+	waitFor(changed, `document.querySelector("#loading")?.textContent.includes("has changed since the link was made")`)
 }

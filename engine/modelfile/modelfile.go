@@ -9,7 +9,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,41 +30,57 @@ type File struct {
 }
 
 // Ref names a model opened from files: what a session's Spec.Model and a
-// link hold, "file:" hash ":" size ":" name. Hash is the first 16 hex
+// link hold, "file:" hash ":" size ":" name, or for a GGUF file fetched
+// from the web "url:" hash ":" size ":" URL. Hash is the first 16 hex
 // digits of the SHA-256 of the files' contents, the model's file first,
 // then the tokenizer's if there is one; Size their total; Name the files'
-// names, joined by " + ".
+// names, joined by " + ", or the URL.
 type Ref struct {
 	Hash string
 	Size int64
 	Name string
+	URL  bool // Name is the URL the file is fetched from
 }
 
-// refPrefix starts every Ref's string.
-const refPrefix = "file:"
+// The prefixes of a Ref's string.
+const (
+	filePrefix = "file:"
+	urlPrefix  = "url:"
+)
 
-// maxName bounds a Ref's name, which every link to the model carries.
-const maxName = 200
+// maxName and maxURL bound a Ref's name, which every link to the model
+// carries.
+const (
+	maxName = 200
+	maxURL  = 2000
+)
 
 func (r Ref) String() string {
-	return refPrefix + r.Hash + ":" + strconv.FormatInt(r.Size, 10) + ":" + r.Name
+	prefix := filePrefix
+	if r.URL {
+		prefix = urlPrefix
+	}
+	return prefix + r.Hash + ":" + strconv.FormatInt(r.Size, 10) + ":" + r.Name
 }
 
 // IsRef reports whether s is meant as a Ref (it may still be malformed).
-func IsRef(s string) bool { return strings.HasPrefix(s, refPrefix) }
+func IsRef(s string) bool { return strings.HasPrefix(s, filePrefix) || strings.HasPrefix(s, urlPrefix) }
 
 // ParseRef reads a Ref's string.
 func ParseRef(s string) (Ref, error) {
-	rest, ok := strings.CutPrefix(s, refPrefix)
-	if !ok {
-		return Ref{}, fmt.Errorf("%q is not a model file's reference (file:HASH:SIZE:NAME)", s)
+	rest, isFile := strings.CutPrefix(s, filePrefix)
+	if !isFile {
+		var isURL bool
+		if rest, isURL = strings.CutPrefix(s, urlPrefix); !isURL {
+			return Ref{}, fmt.Errorf("%q is not a model file's reference (file:HASH:SIZE:NAME or url:HASH:SIZE:URL)", s)
+		}
 	}
 	hash, rest, ok1 := strings.Cut(rest, ":")
 	size, name, ok2 := strings.Cut(rest, ":")
 	if !ok1 || !ok2 {
 		return Ref{}, fmt.Errorf("model file %q: want file:HASH:SIZE:NAME", s)
 	}
-	r := Ref{Hash: hash, Name: name}
+	r := Ref{Hash: hash, Name: name, URL: !isFile}
 	var err error
 	if r.Size, err = strconv.ParseInt(size, 10, 64); err != nil || r.Size <= 0 || strconv.FormatInt(r.Size, 10) != size {
 		return Ref{}, fmt.Errorf("model file %q: the size %q is not a positive whole number", s, size)
@@ -69,15 +88,37 @@ func ParseRef(s string) (Ref, error) {
 	if _, err := hex.DecodeString(hash); err != nil || len(hash) != 16 || strings.ToLower(hash) != hash {
 		return Ref{}, fmt.Errorf("model file %q: the hash %q is not 16 lower-case hex digits", s, hash)
 	}
+	if r.URL {
+		if err := CheckURL(name); err != nil {
+			return Ref{}, fmt.Errorf("model file %.80q: %w", s, err)
+		}
+		return r, nil
+	}
 	if name == "" || len(name) > maxName || !utf8.ValidString(name) || strings.ContainsFunc(name, isControl) {
 		return Ref{}, fmt.Errorf("model file %q: the name must be 1 to %d printable characters", s, maxName)
 	}
 	return r, nil
 }
 
+// CheckURL says what is wrong with a model's URL, if anything: it must be
+// an absolute http or https URL of at most 2,000 printable characters.
+func CheckURL(u string) error {
+	parsed, err := url.Parse(u)
+	switch {
+	case len(u) > maxURL:
+		return fmt.Errorf("the URL has %d characters, more than %d", len(u), maxURL)
+	case err != nil || strings.ContainsFunc(u, isControl) || strings.ContainsRune(u, ' '):
+		return fmt.Errorf("%.80q is not a URL", u)
+	case parsed.Scheme != "http" && parsed.Scheme != "https" || parsed.Host == "":
+		return fmt.Errorf("%.80q is not an http or https URL", u)
+	}
+	return nil
+}
+
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// Describe says which files r is, for a reader asked to open them.
+// Describe says which files r is, for a reader asked to open them, or
+// which file at which URL.
 func (r Ref) Describe() string {
 	return fmt.Sprintf("%s (%s bytes, SHA-256 %s…)", r.Name, strconv.FormatInt(r.Size, 10), r.Hash)
 }
@@ -194,4 +235,59 @@ func looksLikeTokenizer(data []byte) bool {
 	}
 	_, err := tokenizer.Read(data)
 	return err == nil
+}
+
+// OpenURL reads the GGUF file fetched from u; its Ref names the URL.
+func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
+	if err := CheckHead(u, data, int64(len(data))); err != nil {
+		return nil, Ref{}, err
+	}
+	ref := RefOf(File{Data: data})
+	ref.Name, ref.URL = u, true
+	m, err := open(ref.String(), &File{Name: u, Data: data}, nil)
+	if err != nil {
+		return nil, Ref{}, err
+	}
+	return m, ref, nil
+}
+
+// CheckHead refuses, from the first bytes of the file at u (head, of a file
+// of size bytes), a file that is not a GGUF file of a model this engine
+// runs, so that its weights are never fetched. A head too short to hold
+// the file's metadata is let through: the whole file is checked once in.
+func CheckHead(u string, head []byte, size int64) error {
+	if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
+		return fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
+	}
+	f, err := gguf.Read(prefixReader(head), size)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil // metadata beyond the head: checked once the file is in
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", u, err)
+	}
+	if _, err := f.LlamaConfig(); err != nil {
+		return fmt.Errorf("%s: %w", u, err)
+	}
+	for i := range f.Tensors {
+		if err := f.Tensors[i].CheckType(); err != nil {
+			return fmt.Errorf("%s: %w", u, err)
+		}
+	}
+	return nil
+}
+
+// prefixReader reads the first bytes of a file, and fails with
+// io.ErrUnexpectedEOF beyond them.
+type prefixReader []byte
+
+func (p prefixReader) ReadAt(b []byte, off int64) (int, error) {
+	if off >= int64(len(p)) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	n := copy(b, p[off:])
+	if n < len(b) {
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, nil
 }

@@ -137,3 +137,44 @@ func FuzzParseRef(f *testing.F) {
 		}
 	})
 }
+
+func TestOpenURL(t *testing.T) {
+	g := stories260KGGUF(t)
+	const u = "https://example.com/models/stories260K.gguf?download=1"
+	m, ref, err := modelfile.OpenURL(u, g.Data)
+	if err != nil || !ref.URL || ref.Name != u || ref.Size != int64(len(g.Data)) || m.Name != ref.String() {
+		t.Fatalf("OpenURL = %v, %+v, %v", m, ref, err)
+	}
+	if back, err := modelfile.ParseRef(ref.String()); err != nil || back != ref {
+		t.Errorf("ParseRef(%q) = %+v, %v", ref.String(), back, err)
+	}
+	if _, files, _ := modelfile.Open(g); files.Hash != ref.Hash {
+		t.Errorf("the same bytes from a file hash to %s, from a URL to %s", files.Hash, ref.Hash)
+	}
+	for _, tc := range []struct {
+		name string
+		head []byte
+		size int64
+		err  string
+	}{
+		{"whole", g.Data, int64(len(g.Data)), ""},
+		{"metadata beyond the head", g.Data[:1000], int64(len(g.Data)), ""},
+		{"a checkpoint", read(t, "stories260K.bin").Data[:64], 1056540, "is not a GGUF file"},
+		{"html", []byte("<!doctype html>"), 15, `is not a GGUF file (it starts with "<!do")`},
+		{"empty", nil, 0, "is not a GGUF file"},
+		{"a lying size", g.Data[:1000], 500, u + ": gguf: "},
+	} {
+		err := modelfile.CheckHead(u, tc.head, tc.size)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: CheckHead = %v, want %q", tc.name, err, tc.err)
+		}
+	}
+	for _, bad := range []string{"ftp://x/y.gguf", "/models/y.gguf", "https://", "https://x/a b", "https://x/" + strings.Repeat("a", 2000)} {
+		if err := modelfile.CheckURL(bad); err == nil {
+			t.Errorf("CheckURL(%q) accepted it", bad)
+		}
+		if _, err := modelfile.ParseRef("url:0123456789abcdef:5:" + bad); err == nil {
+			t.Errorf("ParseRef accepted the URL %q", bad)
+		}
+	}
+}

@@ -36,3 +36,5 @@ type fileList struct{}
 func pickedFiles(string) (fileList, error)                { return fileList{}, errNoBrowser }
 func onFileDrop(func(fileList)) error                     { return errNoBrowser }
 func readFiles(fileList, int64) ([]modelfile.File, error) { return nil, errNoBrowser }
+
+func downloadHead(string, int) ([]byte, int64, error) { return nil, 0, errNoBrowser }

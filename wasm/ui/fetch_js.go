@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hack-pad/safejs"
 )
@@ -248,4 +249,48 @@ func isClosed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// downloadHead reads the first n bytes of the file at url with a range
+// request, and the file's size from Content-Range (-1 if the server does
+// not show it). head is nil when the server sends the whole file instead:
+// it does not serve ranges.
+func downloadHead(url string, n int) (head []byte, size int64, err error) {
+	init, err := newObject("Object")
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := init.Set("headers", map[string]any{"Range": "bytes=0-" + strconv.Itoa(n-1)}); err != nil {
+		return nil, 0, err
+	}
+	resp, err := await(safejs.Global().Call("fetch", url, init))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s could not be fetched (offline, or the server does not allow this page to read it): %w", url, err)
+	}
+	switch status, _ := intOf(resp, "status"); status {
+	case 206:
+	case 200:
+		if body, err := resp.Get("body"); err == nil && truthy(body) {
+			_, _ = body.Call("cancel")
+		}
+		return nil, -1, nil
+	default:
+		return nil, 0, fmt.Errorf("%s: the server answered %d", url, status)
+	}
+	size = -1
+	if headers, err := resp.Get("headers"); err == nil {
+		if v, err := headers.Call("get", "Content-Range"); err == nil && truthy(v) {
+			s, _ := v.String()
+			if _, total, ok := strings.Cut(s, "/"); ok {
+				if t, err := strconv.ParseInt(total, 10, 64); err == nil && t > 0 {
+					size = t
+				}
+			}
+		}
+	}
+	head, err = readBody(resp, url, int64(n), func(int64, int64) {}, nil)
+	if size < 0 {
+		return nil, -1, err // the metadata cannot be checked against an unknown size
+	}
+	return head, size, err
 }

@@ -30,7 +30,11 @@ func (h *Header) Render() app.UI {
 		options[i] = option(m.Name, m.Label, m.Name == h.Model)
 	}
 	if ref, err := modelfile.ParseRef(h.Model); err == nil {
-		options = append(options, option(h.Model, ref.Name+" (your files)", true))
+		label := ref.Name + " (your files)"
+		if ref.URL {
+			label = ref.Name
+		}
+		options = append(options, option(h.Model, label, true))
 	}
 	var prompt app.UI = app.Text("")
 	if h.Model != session.LogitsModel {
@@ -62,6 +66,11 @@ func (h *Header) Render() app.UI {
 					OnChange(h.onModelFile),
 				fileStatus(h.Files),
 			),
+			app.Label().Class("field").Body(
+				app.Span().Text("or a GGUF file's URL"),
+				app.Input().ID("model-url").Type("url").Placeholder("https://…/model.gguf").
+					Attr("autocomplete", "off").OnChange(h.onModelURL),
+			),
 			prompt,
 		),
 	)
@@ -86,6 +95,13 @@ func (h *Header) onModel(ctx app.Context, e app.Event) {
 // closure over Page: go-app keeps the handler of the prerendered header,
 // which has no Page.)
 func (h *Header) onModelFile(ctx app.Context, e app.Event) { h.Page.openPicked("model-file") }
+
+// onModelURL fetches the model at the URL typed.
+func (h *Header) onModelURL(ctx app.Context, e app.Event) {
+	if u := strings.TrimSpace(ctx.JSSrc().Get("value").String()); u != "" {
+		h.Page.openURL(u)
+	}
+}
 
 // onPrompt runs the prompt as typed. The field takes link.MaxPrompt
 // characters, far more than any context here: a full field is most likely

@@ -2,91 +2,181 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
 )
 
-// fetching is a built-in model on its way from the server: app.wasm holds
-// only the toy model, so that the first page costs no model nobody looked
-// at. The page shows another session meanwhile; once the files are in,
-// again opens what was asked for.
+// fetching is a model on its way over the network: a built-in model
+// other than the toy (app.wasm holds only the toy model, so that the first
+// page costs no model nobody looked at), or a GGUF file at a URL. The page
+// shows another session meanwhile; once the files are in, open reads them
+// and again opens the session that was asked for.
 type fetching struct {
-	name     string
-	got      int64 // bytes so far, of both files
-	total    int64
+	name     string // the model's name in a Spec, or the URL for a new URL model
+	label    string // for people
+	urls     []string
+	head     bool  // check the first file's head before fetching it whole
+	got      int64 // bytes so far, of all files
+	total    int64 // expected; -1 until the server says
 	began    time.Time
 	cancel   chan struct{}
-	again    func()
+	open     func(data [][]byte) (*session.Model, error)
+	again    func(name string)
 	err      string // why it failed
 	canceled bool
 }
 
-// fetchModel starts fetching the model that err says this build does not
-// embed, and reports whether it did; again runs when the model is in.
+// fetchModel starts fetching the model that err says is not in the page:
+// a built-in model this build does not embed, or a link's URL model. It
+// reports whether it did; again runs when the model is in.
 func (p *Playground) fetchModel(err error, again func()) bool {
 	var missing *models.NotEmbeddedError
-	if !p.live || !errors.As(err, &missing) {
+	var remote *notFetchedError
+	switch {
+	case !p.live:
+		return false
+	case errors.As(err, &missing):
+		files, name := missing.Files, missing.Name
+		resolve := func(file string) string { return p.ctx.ResolveStaticResource("/web/models/" + file) }
+		p.startFetch(&fetching{name: name, label: modelLabel(name), total: files.Size,
+			urls: []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
+			open: func(data [][]byte) (*session.Model, error) { return models.FromFiles(name, data[0], data[1]) },
+			again: func(string) { again() }})
+	case errors.As(err, &remote):
+		ref := remote.ref
+		p.startFetch(&fetching{name: ref.String(), label: ref.Name, urls: []string{ref.Name}, total: ref.Size, head: true,
+			open: func(data [][]byte) (*session.Model, error) {
+				m, got, err := modelfile.OpenURL(ref.Name, data[0])
+				if err == nil && got != ref {
+					err = fmt.Errorf("the file at %s has changed since the link was made: it is %s, the link's was %s",
+						ref.Name, got.Describe(), ref.Describe())
+				}
+				return m, err
+			},
+			again: func(string) { again() }})
+	default:
 		return false
 	}
-	if f := p.fetch; f != nil {
-		if f.name == missing.Name && f.err == "" {
-			f.again = again // already on its way
-			return true
+	return true
+}
+
+// openURL fetches the GGUF file at u and opens a new session on it.
+func (p *Playground) openURL(u string) {
+	if err := modelfile.CheckURL(u); err != nil {
+		p.files.err = err.Error()
+		return
+	}
+	p.files.err = ""
+	p.startFetch(&fetching{name: u, label: u, urls: []string{u}, total: -1, head: true,
+		open: func(data [][]byte) (*session.Model, error) {
+			m, _, err := modelfile.OpenURL(u, data[0])
+			return m, err
+		},
+		again: p.openModel})
+}
+
+// notFetchedError is load's error for a link's URL model not fetched yet.
+type notFetchedError struct{ ref modelfile.Ref }
+
+func (e *notFetchedError) Error() string { return "this session runs on " + e.ref.Describe() }
+
+// startFetch fetches f's files in the background.
+func (p *Playground) startFetch(f *fetching) {
+	if old := p.fetch; old != nil {
+		if old.name == f.name && old.err == "" {
+			old.again = f.again // already on its way
+			return
 		}
 		p.stopFetch()
 	}
-	f := &fetching{name: missing.Name, total: missing.Files.Size, began: time.Now(), cancel: make(chan struct{}), again: again}
+	f.began, f.cancel = time.Now(), make(chan struct{})
 	p.fetch = f
-	ctx, files := p.ctx, missing.Files
+	ctx := p.ctx
 	ctx.Async(func() {
-		var data [2][]byte
+		data := make([][]byte, len(f.urls))
 		var err error
 		var done int64
 		shown := time.Now()
-		for i, name := range []string{files.Checkpoint, files.Tokenizer} {
-			progress := func(got, _ int64) {
-				if time.Since(shown) >= progressEvery {
+		for i, u := range f.urls {
+			progress := func(got, total int64) {
+				if time.Since(shown) >= progressEvery || got == total {
 					shown = time.Now()
-					ctx.Dispatch(func(app.Context) { f.got = done + got })
+					ctx.Dispatch(func(app.Context) {
+						f.got = done + got
+						if f.total < 0 && total >= 0 {
+							f.total = total
+						}
+					})
 				}
 			}
-			if data[i], err = download(ctx.ResolveStaticResource("/web/models/"+name), files.Size, progress, f.cancel); err != nil {
+			limit := int64(maxModelFiles)
+			if f.total >= 0 {
+				limit = f.total - done
+			}
+			if i == 0 && f.head {
+				err = checkHead(u, limit)
+			}
+			if err == nil {
+				data[i], err = download(u, limit, progress, f.cancel)
+			}
+			if err != nil {
 				break
 			}
 			done += int64(len(data[i]))
 		}
-		ctx.Dispatch(func(app.Context) { p.fetched(f, data, err) })
+		var m *session.Model
+		if err == nil {
+			m, err = f.open(data)
+		}
+		ctx.Dispatch(func(app.Context) { p.fetched(f, m, err) })
 	})
-	return true
+}
+
+// headBytes is how much of a URL model's file is read, where the server
+// allows a range, to refuse an unsupported file before its weights come.
+const headBytes = 4 << 20
+
+// checkHead refuses the file at u from its first bytes, when the server
+// sends them alone, if it is not a GGUF file of a model this engine runs.
+func checkHead(u string, limit int64) error {
+	head, size, err := downloadHead(u, headBytes)
+	switch {
+	case err != nil:
+		return err
+	case head == nil:
+		return nil // no ranges here: the whole file is checked once in
+	case size > limit:
+		return fmt.Errorf("%s is %s, more than the %s this page can hold", u, byteSize(int(size)), byteSize(int(limit)))
+	}
+	return modelfile.CheckHead(u, head, size)
 }
 
 // progressEvery is how often a download redraws its progress.
 const progressEvery = 100 * time.Millisecond
 
-// fetched takes f's files in, or its error, unless f was stopped.
-func (p *Playground) fetched(f *fetching, data [2][]byte, err error) {
+// fetched takes f's model in, or its error, unless f was stopped.
+func (p *Playground) fetched(f *fetching, m *session.Model, err error) {
 	if p.fetch != f || f.canceled {
 		return
 	}
-	if err == nil {
-		var m *session.Model
-		if m, err = models.FromFiles(f.name, data[0], data[1]); err == nil {
-			if p.models == nil {
-				p.models = map[string]*session.Model{}
-			}
-			p.models[f.name] = m
-			p.fetch = nil
-			f.again()
-			return
-		}
+	if err != nil {
+		f.err = err.Error()
+		return
 	}
-	f.err = err.Error()
+	if p.models == nil {
+		p.models = map[string]*session.Model{}
+	}
+	p.models[m.Name] = m
+	p.fetch = nil
+	f.again(m.Name)
 }
 
 // stopFetch cancels the download under way, if any.
@@ -106,7 +196,7 @@ func (p *Playground) cancelFetch() {
 	if p.fetch == nil {
 		return
 	}
-	p.notice = "Stopped loading " + modelLabel(p.fetch.name) + "."
+	p.notice = "Stopped loading " + p.fetch.label + "."
 	p.stopFetch()
 	p.syncAddress()
 }
@@ -115,7 +205,7 @@ func (p *Playground) cancelFetch() {
 func (p *Playground) retryFetch() {
 	if f := p.fetch; f != nil && f.err != "" {
 		p.fetch = nil
-		f.again()
+		p.startFetch(&fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again})
 	}
 }
 
@@ -132,7 +222,7 @@ func (p *Playground) loadingBanner() app.UI {
 	if f == nil {
 		return app.Text("")
 	}
-	return &Loading{Label: modelLabel(f.name), Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Page: p}
+	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Page: p}
 }
 
 // Loading is a model's download: how much has come, how fast, how long
@@ -154,15 +244,20 @@ func (l *Loading) Render() app.UI {
 			app.Button().ID("loading-retry").Text("Try again").OnClick(l.onRetry),
 		)
 	}
-	status := "Loading " + l.Label + ": " + byteSize(int(l.Got)) + " of " + byteSize(int(l.Total))
+	status := "Loading " + l.Label + ": " + byteSize(int(l.Got))
+	bar := app.Progress() // without a value: how much is to come is not known yet
+	if l.Total >= 0 {
+		status += " of " + byteSize(int(l.Total))
+		bar = bar.Max(l.Total).Value(l.Got)
+	}
 	if rate := float64(l.Got) / l.Seconds; l.Got > 0 && l.Seconds > 0 {
 		status += ", " + byteSize(int(rate)) + "/s"
-		if l.Total > l.Got {
+		if l.Total >= l.Got {
 			status += ", " + strconv.FormatFloat(float64(l.Total-l.Got)/rate, 'f', 1, 64) + " s left"
 		}
 	}
 	return app.Div().ID("loading").Class("notice loading").Attr("role", "status").Body(
-		app.Progress().Max(l.Total).Value(l.Got),
+		bar,
 		app.Span().Text(" "+status+" "),
 		app.Button().ID("loading-cancel").Text("Cancel").OnClick(l.onCancel),
 	)

@@ -176,8 +176,11 @@ func (p *Playground) load(name string) (*session.Model, error) {
 	}
 	if modelfile.IsRef(name) {
 		ref, err := modelfile.ParseRef(name)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, err
+		case ref.URL:
+			return nil, &notFetchedError{ref}
 		}
 		return nil, &notOpenedError{ref}
 	}
