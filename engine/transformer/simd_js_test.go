@@ -110,35 +110,19 @@ func BenchmarkMatmulSIMD(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeKernels is BenchmarkDecode, default arithmetic, with the
-// SIMD kernel and with the Go loop, in one run.
+// BenchmarkDecodeKernels is BenchmarkDecode with the SIMD kernel and with
+// the Go loop, in one run; -bench 'DecodeKernels/.*/(stories260K|stories15M-shape)$'
+// picks the default arithmetic (run.c's has a kernel of its own).
 func BenchmarkDecodeKernels(b *testing.B) {
 	kernel := simd
 	defer func() { simd = kernel }()
-	for _, bm := range benchModels(b) {
-		if bm.opts.RunC {
-			continue
-		}
-		for _, k := range []struct {
-			name   string
-			kernel *wasmsimd.Kernel
-		}{{"simd", kernel}, {"go", nil}} {
-			b.Run(bm.name+"/"+k.name, func(b *testing.B) {
-				simd = k.kernel
-				tr := NewWith(bm.model, bm.opts)
-				n := bm.model.Config.SeqLen
-				for b.Loop() {
-					tok := 1
-					for pos := range n {
-						logits, err := tr.Forward(tok, pos)
-						if err != nil {
-							b.Fatal(err)
-						}
-						tok = argmax(logits)
-					}
-				}
-				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "tok/s")
-			})
-		}
+	for _, k := range []struct {
+		name   string
+		kernel *wasmsimd.Kernel
+	}{{"simd", kernel}, {"go", nil}} {
+		b.Run(k.name, func(b *testing.B) {
+			simd = k.kernel
+			BenchmarkDecode(b)
+		})
 	}
 }

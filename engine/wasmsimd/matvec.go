@@ -107,6 +107,31 @@ func matvec() *body {
 		f.set(local)
 	}
 
+	// multiplyAdd loads xt := x[j+offset…] (a vector of four when wide,
+	// else a float) and adds r_k[j+offset…]·xt to sums[k] for k < rows.
+	multiplyAdd := func(rows int, sums [4]uint32, xt, offset uint32, wide bool) {
+		load, mul, add := f.f32Load, f.f32Mul, f.f32Add
+		if wide {
+			load, mul, add = f.v128Load, f.f32x4Mul, f.f32x4Add
+		}
+		f.get(x)
+		f.get(j)
+		f.i32Add()
+		load(offset)
+		f.set(xt)
+		for k := range rows {
+			f.get(sums[k])
+			f.get(r[k])
+			f.get(j)
+			f.i32Add()
+			load(offset)
+			f.get(xt)
+			mul()
+			add()
+			f.set(sums[k])
+		}
+	}
+
 	for _, rows := range []int{4, 1} {
 		// while outEnd - o ≥ 4·rows
 		f.block()
@@ -136,22 +161,7 @@ func matvec() *body {
 		for _, chunks := range []int{chunksPerStep, 1} {
 			whileBelow(j, int32(16*chunks-1))
 			for c := range chunks {
-				f.get(x)
-				f.get(j)
-				f.i32Add()
-				f.v128Load(uint32(16 * c))
-				f.set(xv)
-				for k := range rows {
-					f.get(acc[k])
-					f.get(r[k])
-					f.get(j)
-					f.i32Add()
-					f.v128Load(uint32(16 * c))
-					f.get(xv)
-					f.f32x4Mul()
-					f.f32x4Add()
-					f.set(acc[k])
-				}
+				multiplyAdd(rows, acc, xv, uint32(16*c), true)
 			}
 			addTo(j, int32(16*chunks))
 			endWhile()
@@ -164,22 +174,7 @@ func matvec() *body {
 			f.set(t[k])
 		}
 		whileBelow(j, 0)
-		f.get(x)
-		f.get(j)
-		f.i32Add()
-		f.f32Load(0)
-		f.set(xs)
-		for k := range rows {
-			f.get(t[k])
-			f.get(r[k])
-			f.get(j)
-			f.i32Add()
-			f.f32Load(0)
-			f.get(xs)
-			f.f32Mul()
-			f.f32Add()
-			f.set(t[k])
-		}
+		multiplyAdd(rows, t, xs, 0, false)
 		addTo(j, 4)
 		endWhile()
 		for k := range rows {
@@ -228,30 +223,25 @@ func matvec() *body {
 //	u = [c0 e0 c2 e2] + [c1 e1 c3 e3] = [c01 e01 c23 e23]
 //	[a01 b01 c01 e01] + [a23 b23 c23 e23]
 func storeRowSums(f *body, o uint32, acc [4]uint32) {
+	shuffleAdd(f, acc[0], acc[1], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
+	f.set(acc[0]) // s: the accumulators are free now, scratch
+	shuffleAdd(f, acc[2], acc[3], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
+	f.set(acc[2]) // u
 	f.get(o)
-	for pair := range 2 {
-		a, b := acc[2*pair], acc[2*pair+1]
-		f.get(a)
-		f.get(b)
-		f.shuffle([4]byte{0, 4, 2, 6})
-		f.get(a)
-		f.get(b)
-		f.shuffle([4]byte{1, 5, 3, 7})
-		f.f32x4Add()
-	}
-	// The stack holds s, u; shuffling needs each twice.
-	u := acc[3] // free now: reuse as scratch
-	s := acc[2]
-	f.set(u)
-	f.set(s)
-	f.get(s)
-	f.get(u)
-	f.shuffle([4]byte{0, 1, 4, 5})
-	f.get(s)
-	f.get(u)
-	f.shuffle([4]byte{2, 3, 6, 7})
-	f.f32x4Add()
+	shuffleAdd(f, acc[0], acc[2], [4]byte{0, 1, 4, 5}, [4]byte{2, 3, 6, 7})
 	f.v128Store(0)
+}
+
+// shuffleAdd pushes the lanes first of the vectors a and b plus their
+// lanes second (see body.shuffle).
+func shuffleAdd(f *body, a, b uint32, first, second [4]byte) {
+	f.get(a)
+	f.get(b)
+	f.shuffle(first)
+	f.get(a)
+	f.get(b)
+	f.shuffle(second)
+	f.f32x4Add()
 }
 
 // matvecArgs is the body of matvec_f32_args: it loads the five arguments

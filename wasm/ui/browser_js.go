@@ -123,11 +123,7 @@ func reportHeight() error {
 // "%" in a hand-edited link does that), so a broken link would leave a dead
 // page instead of a message. Call it before app.RunWhenOnBrowser.
 func RepairAddress() {
-	href, err := global("location", "href")
-	if err != nil {
-		return
-	}
-	s, err := href.String()
+	s, err := address()
 	if err != nil {
 		return
 	}
@@ -139,16 +135,21 @@ func RepairAddress() {
 	}
 }
 
+// address is the page's address, location.href.
+func address() (string, error) {
+	href, err := global("location", "href")
+	if err != nil {
+		return "", err
+	}
+	return href.String()
+}
+
 // ChooseKernel turns the engine's SIMD kernel off when the address asks
 // for it with simd=0 (to compare, or to step around a broken engine), and
 // names the kernel in use on the page's root element, data-kernel="SIMD"
 // or "Go". Call it after RepairAddress.
 func ChooseKernel() {
-	href, err := global("location", "href")
-	if err != nil {
-		return
-	}
-	s, err := href.String()
+	s, err := address()
 	if err != nil {
 		return
 	}
