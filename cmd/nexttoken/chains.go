@@ -63,6 +63,7 @@ func (c *chainsTrace) step(s *session.Session, i int, d *session.Detail) error {
 	fmt.Fprintf(w, "  the chains on step %d's logits, each drawing u = %s:\n", i+1, num(u))
 	outs := make([]compare.Outcome, len(c.chains))
 	for k, ch := range c.chains {
+		ch.Llama.Vocab = compare.Vocab(s.Model().Tokenizer) // for DRY's sequence breakers
 		out, err := compare.Run(ch, d.Logits, d.Context)
 		if err != nil {
 			fmt.Fprintf(w, "    %s: %v\n", ch.Name, err)

@@ -24,6 +24,8 @@ func TestTraceCompare(t *testing.T) {
 			[]string{"kt\n      top-k", "3 and 3 tokens drawable, 3 in both"}},
 		{"a model, every step", []string{"--model=stories260K", "--steps=2", "--temperature=1", "--top-p=0.9", "--compare=chain,llama.cpp,hf,runc"},
 			[]string{"the chains on step 1's logits, each drawing u = ", "the chains on step 2's logits", "chain vs runc: total variation"}},
+		{"DRY with the model's vocabulary", []string{"--model=stories260K", "--steps=2", "--sampler=llama.cpp", "--dry-multiplier=0.8",
+			"--compare=chain,dkt,mirostat2"}, []string{"dkt\n      dry ", "mirostat2\n      temp ", "      mirostat-v2 "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tracePrints(t, tc.args, tc.want) })
 	}

@@ -159,12 +159,78 @@ func TestTraceGGUF(t *testing.T) {
 			t.Errorf("%v: trace differs from stories260K's:\n%s\nwant:\n%s", extra, got, want)
 		}
 	}
-	gpt2 := writeGGUF(t, gguf.F32, setText("tokenizer.ggml.model", "gpt2"))
-	code, _, errs := runCmd("trace", "--model="+gpt2, "--steps=1")
-	if want := `tokenizer.ggml.model "gpt2" (byte-level BPE with merges (GPT-2, Llama 3)) is not supported yet; only llama (SentencePiece BPE with byte fallback) is (--tokenizer can give a llama2.c tokenizer file instead)`; code != 1 || !strings.Contains(errs, want) {
-		t.Errorf("gpt2 tokenizer: exit %d, %q; want 1 and %q", code, errs, want)
+	bert := writeGGUF(t, gguf.F32, setText("tokenizer.ggml.model", "bert"))
+	code, _, errs := runCmd("trace", "--model="+bert, "--steps=1")
+	if want := `tokenizer.ggml.model "bert" (WordPiece) is not supported yet; only llama (SentencePiece BPE with byte fallback) and gpt2 (byte-level BPE with merges) are (--tokenizer can give a llama2.c tokenizer file instead)`; code != 1 || !strings.Contains(errs, want) {
+		t.Errorf("bert tokenizer: exit %d, %q; want 1 and %q", code, errs, want)
 	}
-	if code, _, errs := runCmd("trace", "--model="+gpt2, "--tokenizer="+tok512File, "--steps=1"); code != 0 {
-		t.Errorf("gpt2 tokenizer replaced by --tokenizer: exit %d: %s", code, errs)
+	if code, _, errs := runCmd("trace", "--model="+bert, "--tokenizer="+tok512File, "--steps=1"); code != 0 {
+		t.Errorf("bert tokenizer replaced by --tokenizer: exit %d: %s", code, errs)
+	}
+}
+
+// gpt2Vocab replaces a file's 512-token SentencePiece vocabulary by a
+// byte-level one of as many tokens: the 256 bytes and 256 merges (a space
+// before each letter, then pairs of lower-case letters), with
+// <|endoftext|> for BOS and EOS as GPT-2 has it.
+func gpt2Vocab(f *gguf.File) {
+	var tokens, merges []string
+	for b := range 256 {
+		tokens = append(tokens, tokenizer.ByteLevel(string([]byte{byte(b)})))
+	}
+	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for _, c := range letters {
+		merges = append(merges, "Ġ "+string(c))
+	}
+	for _, a := range letters[:26] {
+		for _, b := range letters[:26] {
+			merges = append(merges, string(a)+" "+string(b))
+		}
+	}
+	merges = merges[:255]
+	for _, m := range merges {
+		tokens = append(tokens, strings.ReplaceAll(m, " ", ""))
+	}
+	tokens = append(tokens, "<|endoftext|>")
+	types := make([]int32, len(tokens))
+	for i := range types {
+		types[i] = int32(tokenizer.TokenNormal)
+	}
+	types[511] = int32(tokenizer.TokenControl)
+	set := map[string]any{
+		"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2", "tokenizer.ggml.tokens": tokens,
+		"tokenizer.ggml.token_type": types, "tokenizer.ggml.merges": merges,
+		"tokenizer.ggml.bos_token_id": uint32(511), "tokenizer.ggml.eos_token_id": uint32(511),
+	}
+	for i := range f.Metadata {
+		if x, ok := set[f.Metadata[i].Key]; ok {
+			f.Metadata[i].Value, _ = gguf.NewValue(x)
+			delete(set, f.Metadata[i].Key)
+		}
+	}
+	for key, x := range set {
+		v, _ := gguf.NewValue(x)
+		f.Metadata = append(f.Metadata, gguf.KV{Key: key, Value: v})
+	}
+}
+
+// TestTraceGGUFGPT2 traces a GGUF file whose vocabulary is byte-level BPE:
+// the prompt is split into its words and merged, and the trace names
+// tokens by the text they spell.
+func TestTraceGGUFGPT2(t *testing.T) {
+	path := writeGGUF(t, gguf.F32, gpt2Vocab)
+	code, out, errs := runCmd("trace", "--model="+path, "--prompt=Once upon a time", "--steps=3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// "c e" and "Ġ u" are merges, "p o" and "o n" are not (ranks 456 and
+	// 429 are past the 255 merges).
+	for _, want := range []string{`prompt "Once upon a time": 12 tokens`, `"ce"`, `" u"`, `" t"`, "step 3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+	if code, out, errs := runInput("Once upon", "tokenize", "--tokenizer="+path); code != 0 || out != " 79 110 364 276 112 111 110\n" {
+		t.Errorf("tokenize: exit %d, %q, %s", code, out, errs)
 	}
 }

@@ -14,8 +14,13 @@ import (
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
+	return runInput("", args...)
+}
+
+// runInput runs a command line with input as its standard input.
+func runInput(input string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = run(args, strings.NewReader(input), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -69,6 +74,15 @@ func TestTraceModels(t *testing.T) {
 		{[]string{"--model=stories260K", "--steps=1", "--sampler=hf", "--repetition-penalty=1.2"},
 			[]string{"sampler hf, temperature 1, top-k 50, repetition penalty 1.2, seed 42", "TopKLogitsWarper removed",
 				"(torch.multinomial's generator cannot be reproduced: drawn with nexttoken's xorshift by the cumulative sum in token-id order)"}},
+		// llama.cpp's mirostat and sequences of its letters, with its
+		// defaults for a stage switched on.
+		{[]string{"--model=stories260K", "--steps=2", "--sampler=mirostat2", "--seed=42"},
+			[]string{"sampler mirostat2, temperature 0.8, mirostat tau 5, mirostat eta 0.1, seed 42", "mirostat-v2 removed"}},
+		{[]string{"--model=stories260K", "--steps=2", "--sampler=llama.cpp", "--mirostat=1", "--mirostat-tau=3", "--temperature=1"},
+			[]string{"sampler mirostat, temperature 1, mirostat tau 3, mirostat eta 0.1, seed 42", "mirostat removed"}},
+		{[]string{"--model=stories260K", "--steps=2", "--chain=edkt", "--dry-multiplier=0.8", "--dry-allowed-length=3"},
+			[]string{"sampler edkt, temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, DRY multiplier 0.8, DRY base 1.75, DRY allowed length 3, DRY last n 64, seed 42",
+				"top-k removed"}},
 		// Greedy hand-typed logits say so, rather than "temperature 1".
 		{[]string{workedLogits, workedVocab, "--temperature=0"},
 			[]string{"6 tokens, greedy (temperature 0)", "greedy: argmax p = sat"}},
@@ -173,6 +187,11 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--sampler=runc", "--top-k=5", "--temperature=1"}, "run.c has no top-k"},
 		{[]string{"--sampler=hf", "--temperature=0"}, "greedy decoding is do_sample=False, not temperature 0"},
 		{[]string{"--sampler=llama.cpp", "--seed=4294967296"}, "seed 4294967296 does not fit llama.cpp's 32 bits"},
+		{[]string{"--mirostat=2"}, "mirostat is llama.cpp's: it must be 0 in chain mode, not 2"},
+		{[]string{"--sampler=hf", "--dry-multiplier=0.5"}, "dry_multiplier is llama.cpp's: it must be 0 in hf mode"},
+		{[]string{"--sampler=edkq"}, `--sampler: chain "edkq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf`},
+		{[]string{"--sampler=llama.cpp", "--chain=hf"}, "--sampler and --chain are the same flag: give one"},
+		{[]string{"--sampler=llama.cpp", "--dry-multiplier=1", "--dry-base=0.9"}, "dry_base: 0.9 is below 1"},
 		{[]string{"--steps=-1"}, "negative"},
 		{[]string{"--top=-1"}, "--top=-1"},
 		{[]string{"--prompt-file=/nonexistent"}, "--prompt-file: stat /nonexistent"},

@@ -430,6 +430,36 @@ func TestCompareChains(t *testing.T) {
 	}
 }
 
+// TestCompareStageEditor reorders and switches llama.cpp's stages on the
+// compare card: a stage switched on, one dragged onto another, one
+// switched off, each running the chain its letters now spell.
+func TestCompareStageEditor(t *testing.T) {
+	tab := openPage(t, "/?model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&compare=chain,kt")
+	chain := func(seq string) string { return `document.querySelector('#compare .chain[data-chain="` + seq + `"]')` }
+	waitFor(tab, chain("kt")+` !== null`)
+	click(tab, `#compare-b-stages button[title="switch min_p on"]`)
+	// min-p at temperature 1, before the temperature, as llama.cpp does.
+	waitFor(tab, chain("kmt")+`?.textContent.includes('min-p: 2 kept')`)
+	// Drag temperature (the third) onto top-k (the first): the DragEvents
+	// a reader's mouse makes, dispatched with one DataTransfer.
+	evaluate[bool](tab, `(() => {
+		const chips = document.querySelectorAll('#compare-b-stages li[draggable="true"]');
+		const dt = new DataTransfer();
+		const fire = (type, el) => el.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: dt}));
+		fire('dragstart', chips[2]); fire('dragover', chips[0]); fire('drop', chips[0]); fire('dragend', chips[2]);
+		return true;
+	})()`)
+	// Temperature first: min-p sees T = 2's flatter distribution and keeps all three.
+	waitFor(tab, chain("tkm")+`?.textContent.includes('min-p: 3 kept')`)
+	if got := evaluate[string](tab, `document.querySelector('#compare-b-seq').value`); got != "tkm" {
+		t.Errorf("the letters field says %q after the drag, want tkm", got)
+	}
+	click(tab, `#compare-b-stages button[title="switch top_k off"]`)
+	waitFor(tab, chain("tm")+` !== null`)
+	click(tab, `#compare-b-stages li[data-stage="m"] button[title="earlier"]`)
+	waitFor(tab, chain("mt")+`?.textContent.includes('min-p: 2 kept')`)
+}
+
 // TestSamplerRuntimes chooses llama.cpp's and Hugging Face's chains in the
 // decoding select: each sets the settings to its runtime's defaults, shown
 // in the fields, and the steps are taken with that chain.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
@@ -148,7 +148,7 @@ func describeSettings(s sampler.Settings) string {
 	if s.Temperature == 0 && !s.Runtime() {
 		return "greedy (temperature 0)"
 	}
-	parts := []string{cmp.Or(s.Mode, sampler.Chain), "temperature " + num(s.Temperature)}
+	parts := []string{compare.ChainName(s), "temperature " + num(s.Temperature)}
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -159,8 +159,13 @@ func describeSettings(s sampler.Settings) string {
 		{"min-p", s.MinP, s.MinP == 0},
 		{"repetition penalty", s.RepetitionPenalty, s.RepetitionPenalty == 0 || s.RepetitionPenalty == 1},
 	} {
-		if !f.off {
+		if !f.off && s.Mirostat == 0 { // mirostat's chain is the temperature and mirostat alone
 			parts = append(parts, f.name+" "+num(f.v))
+		}
+	}
+	for _, p := range sampler.LlamaParams {
+		if v := p.Get(s); v != 0 && p.Name != "mirostat" { // the chain's name says mirostat
+			parts = append(parts, p.Label+" "+num(v))
 		}
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(", seed %d", s.Seed)

@@ -658,7 +658,7 @@ func TestServeSignal(t *testing.T) {
 			stdout := make(lines, 4)
 			var stderr bytes.Buffer
 			code := make(chan int)
-			go func() { code <- run([]string{"serve", "--web=" + dir, "--addr=127.0.0.1:0"}, stdout, &stderr) }()
+			go func() { code <- run([]string{"serve", "--web=" + dir, "--addr=127.0.0.1:0"}, nil, stdout, &stderr) }()
 			if line := stdout.next(t); !strings.HasPrefix(line, "nexttoken: the playground is at http://127.0.0.1:") {
 				t.Fatalf("first line %q", line)
 			}

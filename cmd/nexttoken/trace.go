@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/web/models"
 )
 
@@ -42,6 +44,7 @@ type traceFlags struct {
 	json, vectors            bool
 	settings                 sampler.Settings
 	set                      map[string]bool // the flags given
+	chain                    string          // --sampler, or --chain
 	compare                  string
 }
 
@@ -60,11 +63,13 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
-	fs.StringVar(&f.settings.Mode, "sampler", sampler.Chain, "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
-		"with its defaults for the sampler flags not given (llama.cpp: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05; hf: temperature 1, top-k 50)")
+	fs.StringVar(&f.chain, "sampler", sampler.Chain, "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
+		"with its defaults for the sampler flags not given (llama.cpp: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05; hf: temperature 1, top-k 50); "+
+		"mirostat or mirostat2 for llama.cpp's --mirostat 1 or 2, or llama.cpp's stages by letter, such as edkt")
+	fs.StringVar(&f.chain, "chain", sampler.Chain, "the same as --sampler")
 	fs.StringVar(&f.compare, "compare", "", "after each step, run these chains on its logits, side by side: "+strings.Join(compare.Names, ", ")+
 		" or a llama.cpp letter sequence such as edskypmxt, each with its runtime's defaults for the sampler flags not given")
-	for _, p := range sampler.Params {
+	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		// The back-quoted word names the flag's argument in the usage.
 		usage := p.Doc + "; " + strings.Replace(p.Range(), "number", "`number`", 1)
 		fs.Var(settingFlag{p, &f.settings}, strings.ReplaceAll(p.Name, "_", "-"), usage)
@@ -77,19 +82,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if f.settings.Runtime() {
-		// The runtime's defaults, as --compare and the page's select take
-		// them, but for the flags given.
-		set, err := compare.Defaults(f.settings.Mode, f.settings.Seed)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range sampler.Params {
-			if f.set[strings.ReplaceAll(p.Name, "_", "-")] {
-				p.Set(&set, p.Get(f.settings))
-			}
-		}
-		f.settings = set
+	if err := f.chooseChain(); err != nil {
+		return nil, err
 	}
 	f.promptSet = f.set["prompt"]
 	if f.promptFile != "" {
@@ -112,6 +106,41 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 		return nil, errors.New("--compare prints text: --json does not carry the chains yet")
 	}
 	return f, nil
+}
+
+// chooseChain makes the settings those of the chain --sampler (or
+// --chain) names: in another runtime's mode that runtime's defaults, as
+// --compare and the page's select take them, but for the flags given; a
+// stage of llama.cpp's switched on (--mirostat, --dry-multiplier) with
+// llama.cpp's defaults for its settings not given.
+func (f *traceFlags) chooseChain() error {
+	if f.set["sampler"] && f.set["chain"] {
+		return errors.New("--sampler and --chain are the same flag: give one")
+	}
+	var chosen sampler.Settings
+	if err := compare.SetChain(&chosen, f.chain); err != nil {
+		return fmt.Errorf("--sampler: %s", strings.TrimPrefix(err.Error(), "sampler: "))
+	}
+	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
+	set := f.settings
+	if chosen.Runtime() {
+		var err error
+		if set, err = compare.Defaults(chosen.Mode, f.settings.Seed); err != nil {
+			return err
+		}
+		for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
+			if given(p.Name) {
+				p.Set(&set, p.Get(f.settings))
+			}
+		}
+	}
+	set.Mode, set.Sequence = chosen.Mode, chosen.Sequence
+	if !given("mirostat") {
+		set.Mirostat = chosen.Mirostat
+	}
+	compare.StageDefaults(&set, given)
+	f.settings = set
+	return nil
 }
 
 // settingFlag is the flag of a numeric sampler setting: p reads and checks
@@ -321,12 +350,11 @@ func defaultPrompts() string {
 	return strings.Join(p, ", ")
 }
 
-// Files read whole are bounded before they are read: far longer than any
-// context, or than llama2.c's largest tokenizer (a 32,000-token tokenizer.bin
-// is 434 KB), and short enough to hold at once.
+// Files read whole are bounded before they are read: a prompt far longer
+// than any context, a tokenizer as tokenizer.Read bounds it.
 const (
 	maxPromptFile    = 16 << 20
-	maxTokenizerFile = 64 << 20
+	maxTokenizerFile = tokenizer.MaxFile
 )
 
 // readSmallFile reads a file whole, once it is known to be a regular file

@@ -1,5 +1,5 @@
 // Command toymodel writes the worked example's toy model and its vocabulary
-// (see package nexttoken/engine/toymodel) into a folder:
+// (package nexttoken/engine/toymodel; Build says how it is made) into a folder:
 //
 //	go run ./cmd/toymodel web/models
 //
@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/toymodel"
 )
 
 func main() {
@@ -29,7 +28,7 @@ func main() {
 }
 
 func write(dir string) error {
-	m, vocab, err := toymodel.Build()
+	m, vocab, err := Build()
 	if err != nil {
 		return err
 	}

@@ -407,7 +407,6 @@ func FloatToBF16(x float32) uint16 {
 
 // knownTokenizers says what this package makes of each tokenizer.ggml.model.
 var knownTokenizers = map[string]string{
-	"gpt2": "byte-level BPE with merges (GPT-2, Llama 3)",
 	"bert": "WordPiece",
 	"t5":   "Unigram",
 	"rwkv": "RWKV's",
@@ -420,7 +419,7 @@ func unsupportedTokenizer(name string) error {
 	if what == "" {
 		what = "unknown"
 	}
-	return fmt.Errorf("gguf: tokenizer.ggml.model %q (%s) is not supported yet; only llama (SentencePiece BPE with byte fallback) is", name, what)
+	return fmt.Errorf("gguf: tokenizer.ggml.model %q (%s) is not supported yet; only llama (SentencePiece BPE with byte fallback) and gpt2 (byte-level BPE with merges) are", name, what)
 }
 
 // spaceMark is SentencePiece's "▁" (U+2581), which stands for a space in its

@@ -225,7 +225,8 @@ func TestModelRefuses(t *testing.T) {
 		{"negative", setKV("llama.block_count", int32(-5)), "llama.block_count is -5, want 1 to"},
 		{"no dim", dropKV("llama.embedding_length"), "llama.embedding_length is missing"},
 		{"vocab", setKV("llama.vocab_size", uint64(500)), "token_embd.weight has dims [64 512], want [64 500]"},
-		{"gpt2 tokenizer", setKV("tokenizer.ggml.model", "gpt2"), `tokenizer.ggml.model "gpt2" (byte-level BPE with merges (GPT-2, Llama 3)) is not supported yet; only llama`},
+		{"gpt2 without merges", setKV("tokenizer.ggml.model", "gpt2"), "tokenizer.ggml.merges is missing"},
+		{"bert tokenizer", setKV("tokenizer.ggml.model", "bert"), `tokenizer.ggml.model "bert" (WordPiece) is not supported yet; only llama (SentencePiece BPE with byte fallback) and gpt2`},
 		{"bos", setKV("tokenizer.ggml.bos_token_id", uint32(512)), "bos_token_id is 512, outside the vocabulary of 512 tokens"},
 		{"scores", setKV("tokenizer.ggml.scores", []float32{1}), "tokenizer.ggml.scores is 1 × float32, want 512 float32"},
 		{"tokens", setKV("tokenizer.ggml.tokens", make([]int32, 512)), "tokenizer.ggml.tokens is 512 × int32, want strings"},
@@ -351,5 +352,36 @@ func TestRotaryLayout(t *testing.T) {
 	}
 	if slices.Equal(got.logits[7], want.logits[7]) {
 		t.Error("position 7's logits are the same in the other layout")
+	}
+}
+
+// TestPiece checks the text of single tokens as llama.cpp's detokenize
+// gives it, from llama2.c pieces through the converter's rule: the names
+// of tokens 0 to 2 (stories260K's BOS is "\n<s>\n" in tokenizer.bin), a
+// byte's byte, "▁" as a space, one leading space removed.
+func TestPiece(t *testing.T) {
+	tests := []struct {
+		id          int
+		piece, want string
+	}{
+		{0, "<unk>", "<unk>"},
+		{1, "\n<s>\n", "<s>"},
+		{2, "\n</s>\n", "</s>"},
+		{3, "<0x0A>", "\n"},
+		{35, "<0x20>", ""}, // a space, removed as the leading one
+		{40, "<0x3A>", ":"},
+		{300, " the", "the"},
+		{301, "  a", " a"},
+		{302, "ing", "ing"},
+		{303, "", ""},
+		{304, "a b", "a b"},
+	}
+	for _, tt := range tests {
+		if got := Piece(Llama2cToken(tt.id, tt.piece)); got != tt.want {
+			t.Errorf("token %d %q: %q, want %q", tt.id, tt.piece, got, tt.want)
+		}
+	}
+	if got := Piece("<0x41>", tokenizer.TokenUnused); got != "" {
+		t.Errorf("an unused token: %q, want none", got)
 	}
 }

@@ -3,18 +3,9 @@ package gguf
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"nexttoken/engine/tokenizer"
-)
-
-// Token types of tokenizer.ggml.token_type (llama.cpp's llama_token_type).
-const (
-	TokenNormal      = 1
-	TokenUnknown     = 2
-	TokenControl     = 3
-	TokenUserDefined = 4
-	TokenUnused      = 5
-	TokenByte        = 6
 )
 
 // Vocab returns the tokenizer.ggml.* metadata of a file whose
@@ -29,15 +20,19 @@ const (
 //	tokenizer.ggml.add_space_prefix  whether it puts " " before the text (absent: true)
 //
 // An id of -1 (or 2^32-1, -1 written as a uint32) means none. Token types,
-// the unknown token and the rest play no part in run.c's algorithm; "gpt2"
-// and the other tokenizer models are refused.
+// the unknown token and the rest play no part in run.c's algorithm. The
+// other tokenizer models are refused (gpt2's vocabulary is GPT2Vocab's).
 func (f *File) Vocab() (*tokenizer.Vocab, tokenizer.BPEOptions, error) {
 	var o tokenizer.BPEOptions
 	model, err := f.text("tokenizer.ggml.model")
 	if err != nil {
 		return nil, o, err
 	}
-	if model != "llama" {
+	switch model {
+	case "llama":
+	case "gpt2":
+		return nil, o, fmt.Errorf("gguf: tokenizer.ggml.model is gpt2, not llama: see GPT2Vocab")
+	default:
 		return nil, o, unsupportedTokenizer(model)
 	}
 	tokens, err := f.array("tokenizer.ggml.tokens")
@@ -82,9 +77,25 @@ func (f *File) Vocab() (*tokenizer.Vocab, tokenizer.BPEOptions, error) {
 	return v, o, nil
 }
 
-// Tokenizer returns the run.c BPE tokenizer of the file's vocabulary (see
-// Vocab).
-func (f *File) Tokenizer() (*tokenizer.BPE, error) {
+// Tokenizer returns the tokenizer of the file's metadata: for
+// tokenizer.ggml.model llama, run.c's BPE tokenizer of Vocab; for gpt2, the
+// byte-level BPE tokenizer of GPT2Vocab.
+func (f *File) Tokenizer() (tokenizer.Tokenizer, error) {
+	model, err := f.text("tokenizer.ggml.model")
+	if err != nil {
+		return nil, err
+	}
+	if model == "gpt2" {
+		v, err := f.GPT2Vocab()
+		if err != nil {
+			return nil, err
+		}
+		t, err := tokenizer.NewGPT2(v)
+		if err != nil {
+			return nil, fmt.Errorf("gguf: %w", err)
+		}
+		return t, nil
+	}
 	v, o, err := f.Vocab()
 	if err != nil {
 		return nil, err
@@ -94,6 +105,99 @@ func (f *File) Tokenizer() (*tokenizer.BPE, error) {
 		return nil, fmt.Errorf("gguf: %w", err)
 	}
 	return t, nil
+}
+
+// GPT2Vocab returns the tokenizer.ggml.* metadata of a file whose
+// tokenizer.ggml.model is gpt2 (byte-level BPE), read as llama.cpp's
+// llama_vocab::impl::load reads it:
+//
+//	tokenizer.ggml.tokens         tokens in GPT-2's byte-level alphabet
+//	tokenizer.ggml.token_type     int32 per token (absent: all normal)
+//	tokenizer.ggml.merges         "a b" per merge, rank = index
+//	tokenizer.ggml.pre            pre-tokenizer (absent: default)
+//	tokenizer.ggml.bos_token_id   BOS (absent: 11, llama.cpp's default for gpt2, if the vocabulary has it)
+//	tokenizer.ggml.eos_token_id   EOS (absent: 11 likewise)
+//	tokenizer.ggml.unknown_token_id  (absent: none)
+//	tokenizer.ggml.add_bos_token  whether Encode starts with BOS (absent: the pre-tokenizer's default)
+func (f *File) GPT2Vocab() (tokenizer.GPT2Vocab, error) {
+	var v tokenizer.GPT2Vocab
+	model, err := f.text("tokenizer.ggml.model")
+	if err != nil {
+		return v, err
+	}
+	if model != "gpt2" {
+		return v, fmt.Errorf("gguf: tokenizer.ggml.model is %q, not gpt2", model)
+	}
+	tokens, err := f.array("tokenizer.ggml.tokens")
+	if err != nil {
+		return v, err
+	}
+	if v.Tokens, _ = tokens.Strings(); len(v.Tokens) == 0 {
+		return v, fmt.Errorf("gguf: tokenizer.ggml.tokens is %d × %s, want strings", tokens.Len(), tokens.Elem)
+	}
+	n := len(v.Tokens)
+	if _, ok := f.Metadata.Lookup("tokenizer.ggml.token_type"); ok {
+		a, err := f.array("tokenizer.ggml.token_type")
+		if err != nil {
+			return v, err
+		}
+		types, ok := a.raw.([]int32)
+		if !ok || len(types) != n {
+			return v, fmt.Errorf("gguf: tokenizer.ggml.token_type is %d × %s, want %d int32", a.Len(), a.Elem, n)
+		}
+		v.Types = make([]tokenizer.TokenType, n)
+		for i, t := range types {
+			v.Types[i] = tokenizer.TokenType(t)
+		}
+	}
+	merges, err := f.array("tokenizer.ggml.merges")
+	if err != nil {
+		return v, err
+	}
+	list, ok := merges.Strings()
+	if !ok {
+		return v, fmt.Errorf("gguf: tokenizer.ggml.merges is %d × %s, want strings", merges.Len(), merges.Elem)
+	}
+	if v.Merges, err = SplitMerges(list); err != nil {
+		return v, err
+	}
+	pre := ""
+	if _, ok := f.Metadata.Lookup("tokenizer.ggml.pre"); ok {
+		if pre, err = f.text("tokenizer.ggml.pre"); err != nil {
+			return v, err
+		}
+	}
+	if v.Pre, err = tokenizer.LookupPre(pre); err != nil {
+		return v, fmt.Errorf("gguf: tokenizer.ggml.pre: %w", err)
+	}
+	if v.BOS, err = f.tokenID("tokenizer.ggml.bos_token_id", 11, n); err != nil {
+		return v, err
+	}
+	if v.EOS, err = f.tokenID("tokenizer.ggml.eos_token_id", 11, n); err != nil {
+		return v, err
+	}
+	if v.UNK, err = f.tokenID("tokenizer.ggml.unknown_token_id", -1, n); err != nil {
+		return v, err
+	}
+	if v.AddBOS, err = f.flag("tokenizer.ggml.add_bos_token", v.Pre.AddBOS); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// SplitMerges reads merges written "a b": the two tokens a merge joins,
+// split at the first space after the first byte (llama.cpp's
+// word.find(' ', 1)), so that the first token may be a lone space.
+func SplitMerges(merges []string) ([][2]string, error) {
+	pairs := make([][2]string, len(merges))
+	for i, m := range merges {
+		k := strings.IndexByte(m[min(1, len(m)):], ' ') + 1
+		if k <= 0 || k == len(m)-1 {
+			return nil, fmt.Errorf("gguf: tokenizer.ggml.merges[%d] is %q, want two tokens separated by a space", i, m)
+		}
+		pairs[i] = [2]string{m[:k], m[k+1:]}
+	}
+	return pairs, nil
 }
 
 // array returns the array value of key.

@@ -86,7 +86,11 @@ const (
 	hasChanges = 1 << 1 // a section of changes of settings follows the edits
 	hasAt      = 1 << 2 // the step on display follows
 	hasExtras  = 1 << 3 // a section of tagged records follows, last
-	knownFlags = deflated | hasChanges | hasAt | hasExtras
+	// changesSession says that the extras hold a record that changes the
+	// session, so that a reader from before such records refuses the
+	// link rather than skip the record and open another session.
+	changesSession = 1 << 4
+	knownFlags     = deflated | hasChanges | hasAt | hasExtras | changesSession
 
 	// compressAbove is the size below which Encode does not try DEFLATE:
 	// on short data its headers cost what it saves (none of the typical

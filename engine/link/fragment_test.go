@@ -137,6 +137,22 @@ func shareTests(t testing.TB) []link.State {
 			s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: math.Inf(-1)}, {Step: 1, Token: 0, Logit: 2}}
 			return s
 		}()},
+		// llama.cpp's own settings, in the extras: mirostat from step 0, then
+		// a chain of the reader's own letters with DRY, then llama.cpp's
+		// default chain again.
+		{Spec: with(func(s *session.Spec) {
+			s.Model, s.Prompt, s.Steps = "stories260K", "Once upon a time", 40
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}
+			s.Changes = []session.Change{
+				{Step: 10, Sampler: sampler.Settings{Mode: sampler.HF, Temperature: 1, Seed: 7}},
+				{Step: 20, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt",
+					DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 0, DryPenaltyLastN: 1 << 20}},
+				{Step: 30, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7}},
+			}
+		}), Compare: link.Compare{Chains: [2]string{"mirostat2", "llama.cpp"}}},
+		{Spec: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
+		})},
 	}
 }
 

@@ -25,13 +25,24 @@
 //	vocab               comma-separated tokens; the default is 0,1,2,…
 //	prompt              UTF-8 text of at most 4096 bytes; prompt= is the empty prompt
 //	steps               a whole number in [0, 4096]
-//	sampler             chain, runc, llama.cpp or hf
+//	sampler             chain, runc, llama.cpp or hf, in any case; or one of
+//	                    llama.cpp's other chains: mirostat, mirostat2
+//	                    (llama.cpp mode with mirostat=1 or 2), or letters
+//	                    such as edkt (llama.cpp mode with that sequence of
+//	                    stages), as compare.SetChain reads them
 //	temperature         a number from 0 to 100; 0 is greedy
 //	top_k               a whole number from 0 to 2^20; 0 is off
 //	top_p               a number from 0 to 1; 0 or 1 is off
 //	min_p               a number from 0 to 1; 0 is off
 //	repetition_penalty  a number from 0 to 100; 0 or 1 is off
 //	seed                a whole number from 1 to 2^53 − 1
+//	mirostat            llama.cpp mode only: 0 (off), 1 or 2
+//	mirostat_tau        a number from 0 to 100 (llama.cpp's default 5)
+//	mirostat_eta        a number from 0 to 10 (llama.cpp's default 0.1)
+//	dry_multiplier      llama.cpp mode only: a number from 0 to 100; 0 is off
+//	dry_base            a number from 0 to 100, at least 1 with DRY on (1.75)
+//	dry_allowed_length  a whole number from 0 to 4096 (2)
+//	dry_penalty_last_n  a whole number from 0 to 2^20; 0 is off (64)
 //	view                the playground's open view: at most 32 letters a–z
 //	at                  the step on display, numbered as the page labels it
 //	                    ("Step N"): a whole number from 1 to steps; absent,
@@ -50,8 +61,12 @@
 // fbclid=, ref=), and some belong to the page, not the session (embed=,
 // theme=: PageOf reads them).
 //
-// The sampler's settings, temperature to seed, are sampler.Params, which
-// holds their ranges; the error for a value outside one says it in words.
+// The sampler's settings, temperature to seed, are sampler.Params, and
+// mirostat to dry_penalty_last_n sampler.LlamaParams, which hold their
+// ranges; the error for a value outside one says it in words. Mirostat or
+// DRY switched on takes llama.cpp's defaults (in brackets above) for its
+// settings the query does not give (compare.StageDefaults):
+// sampler=mirostat2 is llama.cpp's --mirostat 2.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
 // beyond a float64 (1e999) are errors; whole numbers are decimal. The
 // ranges were wider before sampler.Params: any temperature, top_k and
@@ -123,6 +138,7 @@
 //	bit 1  a changes section follows the edits; Encode sets it only when there are changes
 //	bit 2  the step on display follows the changes; Encode sets it only when there is one
 //	bit 3  the extras section follows last; Encode sets it only when it has a record
+//	bit 4  the extras hold a record that changes the session (a tag of 32 or more)
 //
 // and the other bits are 0, so that a link made before a section existed
 // reads as it always did; Decode refuses a link with another bit set. The data is these fields, in this order:
@@ -148,15 +164,23 @@
 // The extras section is where new fields go without a new flag or
 // version: each record is a tag and its fields written as one string,
 // whose length lets a reader skip a tag it does not know. Tags are at
-// least 1 and ascending, so each appears once; n is at most 64. Decode
-// skips unknown tags, so a newer link opens in an older playground without
-// what that playground cannot show: records carry only what the page
-// shows, and a field that changes the session takes a flag bit instead,
-// which an older Decode refuses. A known record holds exactly its fields.
-// The tags are
+// least 1 and ascending, so each appears once; n is at most 64. A record
+// of a tag below 32 carries only what the page shows: Decode skips one it
+// does not know, so a newer link opens in an older playground without what
+// that playground cannot show. A record of tag 32 or more changes the
+// session: Decode refuses one it does not know, and bit 4 says that there
+// is one, so that a Decode from before such records (which skipped every
+// unknown tag) refuses the link too rather than open another session. A
+// known record holds exactly its fields. The tags are
 //
-//	1  compare: chain A, chain B (strings, both "" for the card's default
-//	   pair), own defaults (uint, 0 or 1); State.Compare
+//	1   compare: chain A, chain B (strings, both "" for the card's default
+//	    pair), own defaults (uint, 0 or 1); State.Compare
+//	32  llama.cpp's own settings (sampler.Settings' Sequence and
+//	    sampler.LlamaParams) of the session's settings and of the changes
+//	    that have any: uint n, then n × (uint k: 0 for the session's
+//	    settings, k for change k − 1, ascending; sequence string;
+//	    mirostat uint; mirostat_tau, mirostat_eta, dry_multiplier,
+//	    dry_base numbers; dry_allowed_length, dry_penalty_last_n uints)
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -204,6 +228,7 @@
 package link
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -215,7 +240,9 @@ import (
 	"unicode/utf8"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
@@ -248,10 +275,7 @@ var params = slices.Concat([]param{
 	{"vocab", onSpec(readVocab)},
 	{"prompt", onSpec(readPrompt)},
 	{"steps", onSpec(readSteps)},
-	{"sampler", onSpec(func(s *session.Spec, v string) (err error) {
-		s.Sampler.Mode, err = oneOf(v, sampler.Modes)
-		return err
-	})},
+	{"sampler", onSpec(readSampler)},
 }, settings(), []param{
 	{"view", func(s *State, v string) error {
 		s.View = v
@@ -274,10 +298,12 @@ func onSpec(read func(s *session.Spec, v string) error) func(*State, string) err
 	return func(s *State, v string) error { return read(&s.Spec, v) }
 }
 
-// settings are the parameters of sampler.Params.
+// settings are the parameters of sampler.Params, then of
+// sampler.LlamaParams.
 func settings() []param {
-	ps := make([]param, len(sampler.Params))
-	for i, p := range sampler.Params {
+	all := slices.Concat(sampler.Params, sampler.LlamaParams)
+	ps := make([]param, len(all))
+	for i, p := range all {
 		ps[i] = param{p.Name, onSpec(func(s *session.Spec, v string) error {
 			x, err := readSetting(p, v)
 			if err == nil {
@@ -340,6 +366,7 @@ func parse(base State, q url.Values) (State, error) {
 		}
 	}
 	sampleIfFiltered(&s.Spec.Sampler, given)
+	compare.StageDefaults(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
 	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
@@ -358,7 +385,10 @@ func parse(base State, q url.Values) (State, error) {
 // the default sampler: for the logits model, without the worked example's
 // vocabulary and logits if the query gives logits of its own.
 func opening(model string, ownLogits bool) session.Spec {
-	m, _ := catalog.Lookup(model) // queryModel read it there
+	m, ok := catalog.Lookup(model)
+	if !ok {
+		m = catalog.Model{Name: model} // a model file's Ref (queryModel read it): no prompt of its own
+	}
 	spec := m.Spec(sampler.DefaultSettings())
 	if ownLogits {
 		spec.Vocab, spec.Logits = nil, nil
@@ -404,17 +434,22 @@ func Query(s State) (q url.Values, lossy bool) {
 	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
-	put("sampler", set.Mode, set.Mode == "" || set.Mode == ds.Mode)
+	put("sampler", cmp.Or(set.Sequence, set.Mode), set.Mode == "" || set.Mode == ds.Mode)
 	// A greedy session with a filter on says temperature=0, or Parse
 	// would sample (sampleIfFiltered).
 	filtering := slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return filterOn(p, set) })
-	for _, p := range sampler.Params {
+	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		v := p.Get(set)
 		text := format(v)
 		if p.Integer {
 			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
 		}
-		put(p.Name, text, v == p.Get(ds) && !(p.Name == "temperature" && filtering))
+		// Left out, would Parse read it back? Not when it is a setting of
+		// a stage switched on that Parse gives llama.cpp's default.
+		absent := set
+		p.Set(&absent, p.Get(ds))
+		compare.StageDefaults(&absent, func(name string) bool { return name != p.Name })
+		put(p.Name, text, v == p.Get(ds) && p.Get(absent) == v && !(p.Name == "temperature" && filtering))
 	}
 	if logits {
 		l := make([]string, len(spec.Logits))
@@ -519,6 +554,16 @@ func paramNamed(name string) (string, bool) {
 		return "", false
 	}
 	return params[i].name, true
+}
+
+// readSampler reads the chain the session samples with: a mode, or one of
+// llama.cpp's chains as compare.SetChain reads it (mirostat, mirostat2,
+// letters such as edkt).
+func readSampler(s *session.Spec, v string) error {
+	if err := compare.SetChain(&s.Sampler, v); err != nil {
+		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", quote(v), strings.Join(compare.Names, ", "))
+	}
+	return nil
 }
 
 func readLogits(s *session.Spec, v string) error {
@@ -654,10 +699,15 @@ func split(v string) ([]string, error) {
 	return strings.Split(v, ","), nil
 }
 
-// modelName returns the catalog's spelling of the model v names.
+// modelName returns the catalog's spelling of the model v names, or the
+// reference of a model opened from files (package modelfile).
 func modelName(v string) (string, error) {
 	if m, ok := catalog.Lookup(v); ok {
 		return m.Name, nil
+	}
+	if modelfile.IsRef(v) {
+		r, err := modelfile.ParseRef(v)
+		return r.String(), err
 	}
 	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
 }

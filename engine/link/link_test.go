@@ -56,6 +56,18 @@ var parseTests = []struct {
 	{query: "sampler=hf&top_k=50", want: with(func(s *session.Spec) { // a filter means sampling, at temperature 1
 		s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 42}
 	})},
+	// llama.cpp's own chains, and its stages switched on with its defaults
+	// for their settings not given.
+	{query: "sampler=Mirostat2&temperature=1", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, RepetitionPenalty: 1, Seed: 42, Mirostat: 2, MirostatTau: 5, MirostatEta: 0.1}
+	})},
+	{query: "sampler=llama.cpp&temperature=1&mirostat=1&mirostat_tau=3", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, RepetitionPenalty: 1, Seed: 42, Mirostat: 1, MirostatTau: 3, MirostatEta: 0.1}
+	})},
+	{query: "sampler=edkt&temperature=0.8&top_k=40&dry_multiplier=0.8&dry_allowed_length=0", want: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, RepetitionPenalty: 1, Seed: 42, Sequence: "edkt",
+			DryMultiplier: 0.8, DryBase: 1.75, DryPenaltyLastN: 64}
+	})},
 	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
 	{query: "logits=-2.1,0.3,-inf&vocab=The,cat,sat&steps=1", want: func() session.Spec {
 		s := logits([]string{"The", "cat", "sat"}, -2.1, 0.3, math.Inf(-1))
@@ -93,7 +105,12 @@ var parseTests = []struct {
 	{query: "steps=1.5", err: `steps: "1.5" is not a whole number`},
 	{query: "steps=", err: `steps: "" is not a whole number`},
 	{query: "steps=99999999999999999999", err: `steps: "99999999999999999999" is out of range`},
-	{query: "sampler=greedy", err: `sampler: "greedy" is not one of chain, runc, llama.cpp, hf`},
+	{query: "sampler=greedy", err: `sampler: "greedy" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor llama.cpp letters such as edkt`},
+	{query: "mirostat=2", err: "mirostat: mirostat is llama.cpp's: it must be 0 in chain mode, not 2"},
+	{query: "sampler=llama.cpp&mirostat=3", err: `mirostat: "3" is not a whole number from 0 to 2`},
+	{query: "sampler=hf&temperature=1&dry_multiplier=0.8", err: "dry_multiplier: dry_multiplier is llama.cpp's: it must be 0 in hf mode, not 0.8"},
+	{query: "sampler=llama.cpp&dry_multiplier=0.8&dry_base=0.5", err: "sampler: dry_base: 0.5 is below 1, which would switch DRY off (llama.cpp's default is 1.75)"},
+	{query: "sampler=ekq", err: `sampler: "ekq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor llama.cpp letters such as edkt`},
 	{query: "temperature=abc", err: `temperature: "abc" is not a number from 0 to 100`},
 	{query: "temperature=NaN", err: `temperature: "NaN" is not a number from 0 to 100`},
 	{query: "temperature=Inf", err: `temperature: "Inf" is not a number from 0 to 100`},
@@ -155,8 +172,24 @@ func TestParseUnderflow(t *testing.T) {
 	}
 }
 
-// The models Parse knows are the embedded ones and LogitsModel.
+// The models Parse knows are the embedded ones, LogitsModel and models
+// opened from files, by their references; a malformed reference is blamed
+// on model=.
 func TestModels(t *testing.T) {
+	const ref = "file:0123456789abcdef:60816028:stories15M.bin + tokenizer.bin"
+	if s, err := link.Parse(url.Values{"model": {ref}}); err != nil || s.Model != ref || s.Prompt != "" || s.Sampler != sampler.DefaultSettings() {
+		t.Errorf("model=%s: %+v, %v", ref, s, err)
+	}
+	roundTrip(t, with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = ref, "Hello", 2 }))
+	fileSession := link.State{Spec: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = ref, "Hello", 2 })}
+	if f, err := link.Encode(fileSession); err != nil {
+		t.Errorf("Encode: %v", err)
+	} else if back, err := link.Decode(f); err != nil || !reflect.DeepEqual(back, fileSession) {
+		t.Errorf("Decode(Encode(%+v)) = %+v, %v", fileSession, back, err)
+	}
+	if _, err := link.Parse(url.Values{"model": {"file:0123:1:x"}}); err == nil || !strings.HasPrefix(err.Error(), "model: ") || !strings.Contains(err.Error(), "16 lower-case hex digits") {
+		t.Errorf("a malformed reference: %v", err)
+	}
 	for _, name := range append(slices.Clone(models.Names), session.LogitsModel) {
 		q := url.Values{"model": {name}}
 		if name == session.LogitsModel {

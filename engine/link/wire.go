@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,6 +111,10 @@ func (w *writer) state(s State) (flags byte) {
 		body.uint(boolUint(c.Own))
 		records = append(records, record{tagCompare, body})
 	}
+	if body, ok := llamaRecord(spec); ok {
+		records = append(records, record{tagLlama, body})
+		flags |= changesSession
+	}
 	if len(records) > 0 {
 		flags |= hasExtras
 		w.int(len(records))
@@ -131,14 +136,58 @@ type record struct {
 	body writer
 }
 
-// The tags of the records.
+// The tags of the records. Those below sessionTags carry what the page
+// shows, and a reader skips one it does not know; those from sessionTags
+// on change the session, and a reader refuses one it does not know.
 const (
-	tagCompare = 1 // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
+	tagCompare  = 1  // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
+	sessionTags = 32 // the first tag of a record that changes the session
+	tagLlama    = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
 
 	// maxRecords bounds the section: far more tags than will ever be
 	// defined, and far fewer than the data could claim.
 	maxRecords = 64
 )
+
+// llamaRecord writes the settings only llama.cpp mode has (Sequence and
+// sampler.LlamaParams) of the session's settings and of each change that
+// has any: uint n, then n × (uint k: 0 for Spec.Sampler, k for change
+// k − 1, ascending; sequence string; mirostat uint; mirostat_tau,
+// mirostat_eta, dry_multiplier, dry_base numbers; dry_allowed_length,
+// dry_penalty_last_n uints). ok is false when no settings have any.
+func llamaRecord(spec session.Spec) (body writer, ok bool) {
+	all := []sampler.Settings{spec.Sampler}
+	for _, c := range spec.Changes {
+		all = append(all, c.Sampler)
+	}
+	var entries writer
+	n := 0
+	for k, set := range all {
+		if !hasLlamaOwn(set) {
+			continue
+		}
+		n++
+		entries.int(k)
+		entries.string(set.Sequence)
+		entries.int(set.Mirostat)
+		entries.float(set.MirostatTau)
+		entries.float(set.MirostatEta)
+		entries.float(set.DryMultiplier)
+		entries.float(set.DryBase)
+		entries.int(set.DryAllowedLength)
+		entries.int(set.DryPenaltyLastN)
+	}
+	if n == 0 {
+		return nil, false
+	}
+	body.int(n)
+	return append(body, entries...), true
+}
+
+// hasLlamaOwn reports whether set has any setting only llama.cpp has.
+func hasLlamaOwn(set sampler.Settings) bool {
+	return set.Sequence != "" || slices.ContainsFunc(sampler.LlamaParams, func(p sampler.Param) bool { return p.Get(set) != 0 })
+}
 
 func boolUint(b bool) uint64 {
 	if b {
@@ -300,7 +349,9 @@ func (r *reader) state(flags byte) State {
 		s.At = r.int("at")
 	}
 	if flags&hasExtras != 0 {
-		r.extras(&s)
+		r.extras(&s, flags)
+	} else if flags&changesSession != 0 {
+		r.fail("extras", "flag bit 4 says a record changes the session, but there is no extras section")
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("%d bytes after the last field", len(r.b))
@@ -309,10 +360,17 @@ func (r *reader) state(flags byte) State {
 }
 
 // extras reads the extras section into s, skipping the records of tags it
-// does not know: a newer nexttoken's, for what this page cannot show.
-func (r *reader) extras(s *State) {
+// does not know below sessionTags: a newer nexttoken's, for what this page
+// cannot show. flags must say whether a record changes the session.
+func (r *reader) extras(s *State, flags byte) {
 	n := r.count("extras", 2, maxRecords) // a tag and a length, at least
 	last := uint64(0)
+	sessionRecord := false
+	defer func() {
+		if r.err == nil && sessionRecord != (flags&changesSession != 0) {
+			r.fail("extras", "flag bit 4 is %v, but a record that changes the session is %v", flags&changesSession != 0, sessionRecord)
+		}
+	}()
 	for i := range n {
 		tag := r.uint("extras")
 		body := reader{b: []byte(r.string("extras"))}
@@ -324,8 +382,15 @@ func (r *reader) extras(s *State) {
 			return
 		}
 		last = tag
-		if tag == tagCompare {
+		switch {
+		case tag == tagCompare:
 			s.Compare = body.compare()
+		case tag == tagLlama:
+			body.llama(&s.Spec)
+			sessionRecord = true
+		case tag >= sessionTags:
+			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (was the link made by a newer nexttoken?)", i, tag)
+			return
 		}
 		if body.err != nil {
 			r.err = body.err
@@ -346,6 +411,38 @@ func (r *reader) compare() Compare {
 		c.Own = own == 1
 	}
 	return c
+}
+
+// llama reads the record of tag tagLlama, all of r, into spec's settings.
+func (r *reader) llama(spec *session.Spec) {
+	// An entry takes at least 13 bytes: 6 uints and strings, 4 numbers.
+	n := r.count("llama", 13, len(spec.Changes)+1)
+	prev := -1
+	for range n {
+		k := r.int("llama")
+		if r.err == nil && (k <= prev || k > len(spec.Changes)) {
+			r.fail("llama", "settings %d, not above %d and at most the %d changes", k, prev, len(spec.Changes))
+		}
+		if r.err != nil {
+			return
+		}
+		prev = k
+		set := &spec.Sampler
+		if k > 0 {
+			set = &spec.Changes[k-1].Sampler
+		}
+		set.Sequence = r.string("llama")
+		set.Mirostat = r.int("llama")
+		set.MirostatTau = r.float("llama")
+		set.MirostatEta = r.float("llama")
+		set.DryMultiplier = r.float("llama")
+		set.DryBase = r.float("llama")
+		set.DryAllowedLength = r.int("llama")
+		set.DryPenaltyLastN = r.int("llama")
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("llama", "%d bytes after the record's last field", len(r.b))
+	}
 }
 
 // compressors keeps flate writers for reuse: a new one allocates about

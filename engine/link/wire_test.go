@@ -89,14 +89,36 @@ func twoE400() []byte {
 // withExtras is the default session's data, then an extras section of
 // records, flagged.
 func withExtras(records ...record) string {
-	w := writer(unchecked(State{Spec: catalog.Default()}))
+	return withExtrasOf(catalog.Default(), hasExtras, records...)
+}
+
+// withExtrasOf is spec's data, then an extras section of records, with
+// flags.
+func withExtrasOf(spec session.Spec, flags byte, records ...record) string {
+	w := writer(unchecked(State{Spec: spec}))
 	w.int(len(records))
 	for _, r := range records {
 		w.uint(r.tag)
 		w.string(string(r.body))
 	}
-	return fragment(hasExtras, w)
+	return fragment(flags, w)
 }
+
+// llamaEntries is the body of a llama record: a count, then the given
+// fields as they are, uints.
+func llamaEntries(n int, fields ...uint64) writer {
+	var w writer
+	w.int(n)
+	for _, f := range fields {
+		w.uint(f)
+	}
+	return w
+}
+
+// mirostat2 is an entry of a llama record for settings k: no sequence,
+// mirostat 2, tau 5 (u = 10, e = 0), eta 0.1 (u = 2, e = −1, zig-zag 1),
+// no DRY.
+func mirostat2(k uint64) []uint64 { return []uint64{k, 0, 2, 10, 0, 2, 1, 0, 0, 0, 0, 0, 0} }
 
 // compareRecord is the body of a compare record.
 func compareRecord(a, b string, own uint64) writer {
@@ -157,6 +179,26 @@ var decodeErrors = []struct {
 	{"compare without own", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:9]}), "compare: the data ends early"},
 	{"compare, own 2", withExtras(record{tagCompare, compareRecord("chain", "hf", 2)}), "compare: own defaults 2 is not 0 or 1"},
 	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
+	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{sessionTags + 1, nil}),
+		"extras: record 0 has tag 33, which changes the session, but this nexttoken does not know it"},
+	{"a session record, not flagged", withExtras(record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
+		"extras: flag bit 4 is false, but a record that changes the session is true"},
+	{"flagged, no session record", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagCompare, compareRecord("chain", "hf", 0)}),
+		"extras: flag bit 4 is true, but a record that changes the session is false"},
+	{"flagged, no extras", fragment(changesSession, unchecked(State{Spec: catalog.Default()})),
+		"extras: flag bit 4 says a record changes the session, but there is no extras section"},
+	{"llama settings of a change not there", withExtrasOf(llamaSpec(), hasExtras|changesSession, record{tagLlama, llamaEntries(1, mirostat2(1)...)}),
+		"llama: settings 1, not above -1 and at most the 0 changes"},
+	{"llama settings twice", withExtrasOf(changes(session.Change{Step: 1, Sampler: llamaSpec().Sampler}).Spec, hasChanges|hasExtras|changesSession,
+		record{tagLlama, llamaEntries(2, append(mirostat2(1), mirostat2(1)...)...)}), "llama: settings 1, not above 1"},
+	{"llama settings, two entries in one's room", withExtrasOf(llamaSpec(), hasExtras|changesSession, record{tagLlama, llamaEntries(2, mirostat2(0)...)}),
+		"llama: 2 entries, more than 1"},
+	{"llama settings cut short", withExtrasOf(llamaSpec(), hasExtras|changesSession, record{tagLlama, llamaEntries(1, mirostat2(0)[:12]...)}),
+		"llama: 1 entries cannot fit in the 12 bytes that remain"},
+	{"llama settings, a byte more", withExtrasOf(llamaSpec(), hasExtras|changesSession, record{tagLlama, llamaEntries(1, append(mirostat2(0), 0)...)}),
+		"llama: 1 bytes after the record's last field"},
+	{"mirostat in the chain's mode", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
+		"sampler: mirostat is llama.cpp's: it must be 0 in chain mode, not 2"},
 	{"compare, unknown chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "kq"}}}),
 		`compare: chain "kq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'q' in "kq"`},
 	{"compare, one chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"", "hf"}}}),
@@ -231,19 +273,28 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// llamaSpec is the default session in llama.cpp mode, at temperature 1.
+func llamaSpec() session.Spec {
+	spec := catalog.Default()
+	spec.Sampler.Mode, spec.Sampler.Temperature = sampler.LlamaCpp, 1
+	return spec
+}
+
 // TestDecodeCut cuts a share link's data at every byte: each is an error.
 func TestDecodeCut(t *testing.T) {
 	state := tokens(six, []float64{-2.1, 0.3, 3.1, 0.8, 0.1, math.Inf(-1)}, func(s *session.Spec) {
 		s.Steps, s.Sampler.Temperature, s.Sampler.TopP = 1, 0.8, 0.9
 		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
 		s.Forced = []session.Force{{Step: 0, Token: 3}}
-		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}}}
+		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}},
+			{Step: 2, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, Sequence: "dkt", Mirostat: 2, MirostatTau: 5,
+				MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}}
 	})
 	state.At = 1
 	state.Compare = Compare{Chains: [2]string{"hf", "kt"}, Own: true}
 	var data writer
 	flags := data.state(state)
-	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt|hasExtras {
+	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt|hasExtras|changesSession {
 		t.Fatalf("flags %#x: %v", flags, err)
 	}
 	for n := range len(data) {
@@ -253,8 +304,9 @@ func TestDecodeCut(t *testing.T) {
 	}
 }
 
-// TestUnknownTags decodes records of tags this nexttoken does not know:
-// they are skipped, and the rest of the link opens.
+// TestUnknownTags decodes records of tags this nexttoken does not know
+// below sessionTags: they are skipped, and the rest of the link opens.
+// (An unknown tag from sessionTags on is refused: decodeErrors.)
 func TestUnknownTags(t *testing.T) {
 	compared := State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "hf"}, Own: true}}
 	for _, c := range []struct {
@@ -263,7 +315,7 @@ func TestUnknownTags(t *testing.T) {
 		want     State
 	}{
 		{"alone", withExtras(record{2, writer("a newer field")}), State{Spec: catalog.Default()}},
-		{"empty", withExtras(record{1 << 40, nil}), State{Spec: catalog.Default()}},
+		{"empty", withExtras(record{sessionTags - 1, nil}), State{Spec: catalog.Default()}},
 		{"around compare", withExtras(record{tagCompare, compareRecord("chain", "hf", 1)}, record{2, writer{0, 1}}, record{9, nil}), compared},
 		{"no records", withExtras(), State{Spec: catalog.Default()}},
 	} {

@@ -88,7 +88,10 @@
 // a whole number 0 to 2^20, top-p and min-p 0 to 1, repetition penalty 0
 // to 100, seed a whole number 1 to 2^53 − 1 — and is the one place those
 // rules live: Validate, links, the command line and the playground all
-// read them there.
+// read them there. LlamaParams are the settings only llama.cpp mode has —
+// mirostat with its tau and eta, DRY's multiplier, base, allowed length
+// and last n — and Settings.Sequence its stages by letter; they are 0 in
+// every other mode.
 //
 // # Random numbers
 //

@@ -70,6 +70,44 @@ var Params = []Param{
 		set: func(s *Settings, v float64) { s.Seed = uint64(v) }},
 }
 
+// LlamaParams are the numeric settings only llama.cpp mode reads, which
+// the chain and run.c do not have: llama.cpp's mirostat and DRY stages
+// (common/common.h's common_params_sampling names them). Their zero values
+// are off, and in every other mode they must be 0. A stage switched on
+// takes llama.cpp's defaults for its other settings where they are 0 and
+// not given (compare.StageDefaults); the settings of a stage left off play
+// no part.
+var LlamaParams = []Param{
+	{Name: "mirostat", Label: "mirostat", Integer: true, Min: 0, Max: 2, Step: 1, Off: []float64{0},
+		Doc: "1 or 2: llama.cpp's mirostat (v1 or v2) instead of its chain, aiming at a surprise of tau bits; 0 is off",
+		get: func(s Settings) float64 { return float64(s.Mirostat) },
+		set: func(s *Settings, v float64) { s.Mirostat = int(v) }},
+	{Name: "mirostat_tau", Label: "mirostat tau", Min: 0, Max: 100, Step: 0.1,
+		Doc: "mirostat's target surprise, in bits (llama.cpp's default 5); mu starts at 2·tau",
+		get: func(s Settings) float64 { return s.MirostatTau },
+		set: func(s *Settings, v float64) { s.MirostatTau = v }},
+	{Name: "mirostat_eta", Label: "mirostat eta", Min: 0, Max: 10, Step: 0.01,
+		Doc: "mirostat's learning rate: how far mu moves after each token (llama.cpp's default 0.1)",
+		get: func(s Settings) float64 { return s.MirostatEta },
+		set: func(s *Settings, v float64) { s.MirostatEta = v }},
+	{Name: "dry_multiplier", Label: "DRY multiplier", Min: 0, Max: 100, Step: 0.05, Off: []float64{0},
+		Doc: "DRY: a token that would extend a repetition of n ≥ allowed length tokens loses multiplier·base^(n − allowed length) of logit; 0 is off",
+		get: func(s Settings) float64 { return s.DryMultiplier },
+		set: func(s *Settings, v float64) { s.DryMultiplier = v }},
+	{Name: "dry_base", Label: "DRY base", Min: 0, Max: 100, Step: 0.05,
+		Doc: "DRY's base, at least 1 when DRY is on (llama.cpp's default 1.75)",
+		get: func(s Settings) float64 { return s.DryBase },
+		set: func(s *Settings, v float64) { s.DryBase = v }},
+	{Name: "dry_allowed_length", Label: "DRY allowed length", Integer: true, Min: 0, Max: 4096, Step: 1,
+		Doc: "the longest repetition DRY lets pass unpenalised (llama.cpp's default 2)",
+		get: func(s Settings) float64 { return float64(s.DryAllowedLength) },
+		set: func(s *Settings, v float64) { s.DryAllowedLength = int(v) }},
+	{Name: "dry_penalty_last_n", Label: "DRY last n", Integer: true, Min: 0, Max: 1 << 20, Step: 1, Off: []float64{0},
+		Doc: "how many of the last tokens DRY scans for repetitions (llama.cpp's default 64); 0 is off",
+		get: func(s Settings) float64 { return float64(s.DryPenaltyLastN) },
+		set: func(s *Settings, v float64) { s.DryPenaltyLastN = int(v) }},
+}
+
 // Get returns p's value in s.
 func (p Param) Get(s Settings) float64 { return p.get(s) }
 

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,7 +31,24 @@ type Settings struct {
 	MinP              float64 // m; 0 is off (chain only)
 	RepetitionPenalty float64 // r; 0 or 1 is off (chain only)
 	Seed              uint64  // initial RNG state, ≥ 1 (xorshift's state 0 never changes)
+
+	// llama.cpp mode only (LlamaParams, and Sequence); the zero values
+	// are llama.cpp's default chain with mirostat and DRY off.
+	// (In JSON they are left out when 0, so that settings without them
+	// read as they did before them.)
+	Sequence         string  `json:",omitempty"` // llama.cpp's stages by letter, such as "edkt" (--sampling-seq); "" is its default, edskypmxt
+	Mirostat         int     `json:",omitempty"` // 1 or 2: mirostat v1 or v2 in place of the sequence; 0 is off
+	MirostatTau      float64 `json:",omitempty"` // mirostat's target surprise, in bits
+	MirostatEta      float64 `json:",omitempty"` // mirostat's learning rate
+	DryMultiplier    float64 `json:",omitempty"` // DRY; 0 is off
+	DryBase          float64 `json:",omitempty"` // at least 1 when DRY is on
+	DryAllowedLength int     `json:",omitempty"`
+	DryPenaltyLastN  int     `json:",omitempty"` // 0 is off
 }
+
+// MaxSequence is the most letters Settings.Sequence may have: each stage
+// copies the candidates, and llama.cpp's own sequence has 9.
+const MaxSequence = 32
 
 // DefaultSettings are greedy chain decoding with every filter off and seed
 // 42, so that switching the temperature on gives a reproducible draw.
@@ -40,13 +58,31 @@ func DefaultSettings() Settings {
 
 // Validate reports the first invalid field, by its Param's name: an
 // unknown mode, a value outside its Param's range (a NaN or an infinity
-// is outside every range), or a chain-only stage switched on in run.c
-// mode. What llama.cpp and Hugging Face refuse in their modes (a seed
-// beyond 32 bits, temperature 0 for Hugging Face) is theirs to say:
-// package compare checks it.
+// is outside every range), a chain-only stage switched on in run.c mode,
+// a setting of llama.cpp's own (LlamaParams, Sequence) that is not 0 in
+// another mode, or a Sequence of more than MaxSequence letters. What
+// needs the settings together in llama.cpp and Hugging Face modes (a seed
+// beyond 32 bits, temperature 0 for Hugging Face, a letter llama.cpp has
+// no stage for, DRY on with a base below 1) is package compare's to
+// check, once all are set.
 func (s Settings) Validate() error {
 	if s.Mode != "" && !slices.Contains(Modes, s.Mode) {
 		return fmt.Errorf("sampler: mode %q is none of %s", s.Mode, strings.Join(Modes, ", "))
+	}
+	for _, p := range LlamaParams {
+		v := p.Get(s)
+		if err := p.Check(v); err != nil {
+			return fmt.Errorf("sampler: %w", err)
+		}
+		if s.Mode != LlamaCpp && v != 0 {
+			return fmt.Errorf("sampler: %s is llama.cpp's: it must be 0 in %s mode, not %s", p.Name, cmp.Or(s.Mode, Chain), Readable(v))
+		}
+	}
+	switch {
+	case s.Sequence != "" && s.Mode != LlamaCpp:
+		return fmt.Errorf("sampler: a sequence of stages (%.12q) is llama.cpp's, not %s mode's", s.Sequence, cmp.Or(s.Mode, Chain))
+	case len(s.Sequence) > MaxSequence:
+		return fmt.Errorf("sampler: sequence %.12q…: %d letters, more than the %d stages a chain may have", s.Sequence, len(s.Sequence), MaxSequence)
 	}
 	for _, p := range Params {
 		v := p.Get(s)
@@ -73,3 +109,17 @@ func (s Settings) penalised() bool {
 // Runtime reports whether s's mode is another runtime's chain (LlamaCpp or
 // HF), which package compare runs, rather than one Sample runs.
 func (s Settings) Runtime() bool { return s.Mode == LlamaCpp || s.Mode == HF }
+
+// InMode is s switched to mode: the settings of llama.cpp's own
+// (LlamaParams, Sequence) go back to 0 when mode is not llama.cpp's, which
+// has no use for them and would refuse them.
+func (s Settings) InMode(mode string) Settings {
+	s.Mode = mode
+	if mode != LlamaCpp {
+		for _, p := range LlamaParams {
+			p.Set(&s, 0)
+		}
+		s.Sequence = ""
+	}
+	return s
+}

@@ -3,6 +3,7 @@ package sampler_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"nexttoken/engine/sampler"
@@ -17,6 +18,9 @@ func TestValidate(t *testing.T) {
 	}
 	runc := func(f func(*sampler.Settings)) sampler.Settings {
 		return chain(func(s *sampler.Settings) { s.Mode = sampler.RunC; f(s) })
+	}
+	llama := func(f func(*sampler.Settings)) sampler.Settings {
+		return chain(func(s *sampler.Settings) { s.Mode = sampler.LlamaCpp; f(s) })
 	}
 	for _, tc := range []struct {
 		name string
@@ -64,6 +68,19 @@ func TestValidate(t *testing.T) {
 		{"runc top-k", runc(func(s *sampler.Settings) { s.TopK = 40 }), "sampler: run.c has no top-k, so top_k must be 0 in run.c mode, not 40"},
 		{"runc min-p", runc(func(s *sampler.Settings) { s.MinP = 0.1 }), "sampler: run.c has no min-p, so min_p must be 0 in run.c mode, not 0.1"},
 		{"runc penalty", runc(func(s *sampler.Settings) { s.RepetitionPenalty = 1.2 }), "sampler: run.c has no repetition penalty, so repetition_penalty must be 0 or 1 in run.c mode, not 1.2"},
+
+		{"llama.cpp's own stages", llama(func(s *sampler.Settings) {
+			s.Sequence, s.Mirostat, s.MirostatTau, s.MirostatEta = "edkt", 2, 5, 0.1
+			s.DryMultiplier, s.DryBase, s.DryAllowedLength, s.DryPenaltyLastN = 0.8, 1.75, 2, 64
+		}), ""},
+		{"DRY's settings while it is off", llama(func(s *sampler.Settings) { s.DryBase = 0.5 }), ""},
+		{"mirostat in chain mode", chain(func(s *sampler.Settings) { s.Mirostat = 2 }), "sampler: mirostat is llama.cpp's: it must be 0 in chain mode, not 2"},
+		{"DRY in hf mode", chain(func(s *sampler.Settings) { s.Mode, s.DryMultiplier = sampler.HF, 0.8 }), "sampler: dry_multiplier is llama.cpp's: it must be 0 in hf mode, not 0.8"},
+		{"tau in run.c mode", runc(func(s *sampler.Settings) { s.MirostatTau = 5 }), "sampler: mirostat_tau is llama.cpp's: it must be 0 in runc mode, not 5"},
+		{"a sequence in chain mode", chain(func(s *sampler.Settings) { s.Mode, s.Sequence = "", "kt" }), `sampler: a sequence of stages ("kt") is llama.cpp's, not chain mode's`},
+		{"a long sequence", llama(func(s *sampler.Settings) { s.Sequence = strings.Repeat("k", 33) }), `sampler: sequence "kkkkkkkkkkkk"…: 33 letters, more than the 32 stages a chain may have`},
+		{"mirostat 3", llama(func(s *sampler.Settings) { s.Mirostat = 3 }), "sampler: mirostat: 3 is not a whole number from 0 to 2"},
+		{"negative DRY multiplier", llama(func(s *sampler.Settings) { s.DryMultiplier = -1 }), "sampler: dry_multiplier: -1 is not a number from 0 to 100"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.s.Validate()
@@ -77,11 +94,11 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestParams checks the table's own consistency, and that Get and Set
+// TestParams checks the tables' own consistency, and that Get and Set
 // reach the field each Param names.
 func TestParams(t *testing.T) {
 	var names []string
-	for _, p := range sampler.Params {
+	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		names = append(names, p.Name)
 		if p.Label == "" || p.Doc == "" || !(p.Min < p.Max) || !(p.Step > 0) || p.Integer && p.Step != 1 {
 			t.Errorf("%s: label %q, doc %q, range [%v, %v], step %v", p.Name, p.Label, p.Doc, p.Min, p.Max, p.Step)
@@ -100,7 +117,8 @@ func TestParams(t *testing.T) {
 			t.Errorf("%s: Set then Get gave %v, want %v", p.Name, p.Get(s), p.Max)
 		}
 	}
-	if want := []string{"temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed"}; !slices.Equal(names, want) {
+	if want := []string{"temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed",
+		"mirostat", "mirostat_tau", "mirostat_eta", "dry_multiplier", "dry_base", "dry_allowed_length", "dry_penalty_last_n"}; !slices.Equal(names, want) {
 		t.Errorf("names %v, want %v", names, want)
 	}
 	d := sampler.DefaultSettings()
@@ -158,5 +176,25 @@ func TestReadable(t *testing.T) {
 		if got := sampler.Readable(tc.x); got != tc.want {
 			t.Errorf("Readable(%v) = %q, want %q", tc.x, got, tc.want)
 		}
+	}
+}
+
+func TestInMode(t *testing.T) {
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt", Mirostat: 2, MirostatTau: 5,
+		MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: -1}
+	for _, mode := range []string{sampler.Chain, sampler.RunC, sampler.HF} {
+		got := llama.InMode(mode)
+		want := sampler.Settings{Mode: mode, Temperature: 0.8, TopK: 40, Seed: 7}
+		if got != want {
+			t.Errorf("InMode(%s) = %+v, want %+v", mode, got, want)
+		}
+		if mode != sampler.RunC { // run.c mode refuses top-k: not InMode's to clear
+			if err := got.Validate(); err != nil {
+				t.Errorf("InMode(%s): %v", mode, err)
+			}
+		}
+	}
+	if got := llama.InMode(sampler.LlamaCpp); got != llama {
+		t.Errorf("InMode(llama.cpp) = %+v, want the settings unchanged", got)
 	}
 }

@@ -32,7 +32,8 @@ func loadOnce(name string) (*session.Model, error) {
 const maxActions = 30
 
 // fuzzSettings makes sampler settings from two bytes: greedy or sampled,
-// chain, run.c, llama.cpp or Hugging Face, a few filters and seeds, and
+// chain, run.c, llama.cpp (with mirostat, or DRY in a sequence of its
+// own) or Hugging Face, a few filters and seeds, and
 // now and then settings that are refused (top-k in run.c mode,
 // temperature 0 in Hugging Face mode).
 func fuzzSettings(a, b byte) sampler.Settings {
@@ -52,6 +53,12 @@ func fuzzSettings(a, b byte) sampler.Settings {
 	switch {
 	case a&64 == 0 && b&4 != 0:
 		set.Mode = sampler.LlamaCpp
+		if b&16 != 0 {
+			set.Mirostat, set.MirostatTau, set.MirostatEta = 1+int(b>>7), 3, 0.2
+		}
+		if b&32 != 0 {
+			set.Sequence, set.DryMultiplier, set.DryBase, set.DryAllowedLength, set.DryPenaltyLastN = "dkt", 0.8, 1.75, 1, 32
+		}
 	case a&64 == 0 && b&8 != 0:
 		set.Mode = sampler.HF
 	case a&64 != 0:

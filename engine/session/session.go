@@ -48,9 +48,13 @@
 // prompt included, for its penalties. Its Choice has the runtime's stages
 // and draw. llama.cpp's generators are its own std::mt19937, seeded with
 // the session's seed and carried from step to step as llama.cpp carries
-// them; a step records how far they had run (llamacpp.State), not their
-// state, and a change of seed starts them afresh as it does the xorshift
-// generator. A Hugging Face step draws one u from the xorshift generator.
+// them; a step records how far they had run and mirostat's mu
+// (llamacpp.State), not their state, and a change of seed starts them
+// afresh as it does the xorshift generator. llama.cpp's chain may be its
+// mirostat (v1 or v2) or a sequence of stages of the reader's own, and
+// its DRY reads the model's vocabulary as llama.cpp would load it
+// (compare.Vocab). A Hugging Face step draws one u from the xorshift
+// generator.
 package session
 
 import (
@@ -409,7 +413,7 @@ func (s *Session) choose(i int, logits []float64, context []int, gen *generators
 	switch {
 	case set.Runtime():
 		if s.stepper == nil || s.stepper.Settings() != set {
-			if s.stepper, err = compare.NewStepper(set); err != nil {
+			if s.stepper, err = compare.NewStepper(set, compare.Vocab(s.model.Tokenizer)); err != nil {
 				return nil, nil, fmt.Errorf("step %d: %w", i, err)
 			}
 		}

@@ -94,14 +94,22 @@ func newBPE(v *Vocab) (*BPE, error) {
 // Encode returns BOS (if the vocabulary has one and the options do not say
 // otherwise) followed by the tokens of text. Any bytes can be encoded, so the error is always nil.
 func (t *BPE) Encode(text string) ([]int, error) {
-	return t.merge(t.spell(text)), nil
+	return t.merge(t.spell(text, t.addsBOS())), nil
 }
 
-// spell returns the tokens the merges start from: BOS, the dummy prefix
-// and a piece per code point of text, or the byte pieces of its bytes.
-func (t *BPE) spell(text string) []int {
+// addsBOS reports whether Encode starts with BOS.
+func (t *BPE) addsBOS() bool { return t.bos >= 0 && !t.noBOS }
+
+// EncodeText returns the tokens of text without BOS (the dummy prefix
+// stays, as in llama.cpp's tokenize with add_special false).
+func (t *BPE) EncodeText(text string) []int { return t.merge(t.spell(text, false)) }
+
+// spell returns the tokens the merges start from: BOS if bos, the dummy
+// prefix and a piece per code point of text, or the byte pieces of its
+// bytes.
+func (t *BPE) spell(text string, bos bool) []int {
 	tokens := make([]int, 0, 2+len(text))
-	if t.bos >= 0 && !t.noBOS {
+	if bos {
 		tokens = append(tokens, t.bos)
 	}
 	if text != "" && !t.noPrefix {
@@ -130,7 +138,7 @@ func (t *BPE) spell(text string) []int {
 // at most the longest piece's length.
 func (t *BPE) MinTokens(text string) int {
 	n, prefix := 0, 1
-	if t.bos >= 0 && !t.noBOS {
+	if t.addsBOS() {
 		n++
 	}
 	if t.noPrefix {
@@ -163,34 +171,74 @@ func (t *BPE) pair(a, b int) candidate {
 // merges the adjacent pair of tokens whose piece has the highest score, the
 // leftmost on ties, and never one scoring -1e10 or less (run.c's starting
 // best score). run.c scans every pair for each merge, quadratic time that
-// is seconds on a 100 KB prompt; here the tokens are a linked list and the
-// pairs that merge wait in a heap, so that n tokens take O(n log n) time
-// and O(n) memory (each merge queues at most two pairs).
-//
-// A merged token keeps the position of its left token, so the order of
-// positions is the order of the tokens in the list, and the heap, by score
-// and then position, pops the pair run.c's scan would pick.
+// is seconds on a 100 KB prompt; mergeAll keeps the pairs in a heap.
 func (t *BPE) merge(tokens []int) []int {
-	n := len(tokens)
-	if n < 2 {
-		return tokens
+	left := mergeAll(len(tokens), spmTokens{t, tokens})
+	for k, i := range left {
+		tokens[k] = tokens[i]
 	}
-	// tokens[i] is the token at position i, or -1 once it has merged into
-	// the token on its left; next and prev link the tokens left.
+	return tokens[:len(left)]
+}
+
+// spmTokens are the tokens of a text being merged by run.c's rule; a
+// position merged into its left neighbour holds -1.
+type spmTokens struct {
+	t      *BPE
+	tokens []int
+}
+
+func (s spmTokens) pair(i, j int) (queued, bool) {
+	a, b := s.tokens[i], s.tokens[j]
+	c := s.t.pair(a, b)
+	return queued{score: c.score, a: int32(a), b: int32(b), id: int32(c.id)}, c.id >= 0 && c.score > -1e10
+}
+
+func (s spmTokens) current(q queued, i, j int) bool {
+	return s.tokens[i] == int(q.a) && s.tokens[j] == int(q.b)
+}
+
+func (s spmTokens) join(q queued, i, j int) { s.tokens[i], s.tokens[j] = int(q.id), -1 }
+
+// symbols is a sequence of symbols that merge pairwise: a text's tokens
+// under run.c's rule, or a word's characters under GPT-2's merges.
+type symbols interface {
+	// pair returns what the adjacent symbols at positions i and j merge
+	// to, with its priority, if they merge.
+	pair(i, j int) (queued, bool)
+	// current reports whether q, queued for positions i and j, still
+	// describes the symbols there (neither has merged since).
+	current(q queued, i, j int) bool
+	// join merges the symbol at j into the one at i, as q says.
+	join(q queued, i, j int)
+}
+
+// mergeAll merges the adjacent pair of s that comes first (the highest
+// score, the leftmost on ties) until no pair merges, and returns the
+// positions of the symbols left, in order. Scanning every pair for each
+// merge would take quadratic time; here the symbols are a linked list and
+// the pairs that merge wait in a heap, so that n symbols take O(n log n)
+// time and O(n) memory (each merge queues at most two pairs).
+//
+// A merged symbol keeps the position of its left part, so the order of
+// positions is the order of the symbols in the list, and the heap, by score
+// and then position, pops the pair a scan from the left would pick. It is
+// generic rather than taking the interface so that s is not boxed, one
+// allocation per Encode fewer.
+func mergeAll[S symbols](n int, s S) []int {
+	// next and prev link the symbols left: n after the last, -1 before the first.
 	links := make([]int, 2*n)
-	next, prev := links[:n], links[n:] // n after the last, -1 before the first
+	next, prev := links[:n], links[n:]
 	for i := range n {
 		next[i], prev[i] = i+1, i-1
 	}
 	q := make(pairHeap, 0, n)
 	// add queues the pair at position i if it merges.
 	add := func(i int) {
-		j := next[i]
-		if j == n {
-			return
-		}
-		if c := t.pair(tokens[i], tokens[j]); c.id >= 0 && c.score > -1e10 {
-			q.push(queued{left: i, score: c.score, a: int32(tokens[i]), b: int32(tokens[j]), id: int32(c.id)})
+		if j := next[i]; j < n {
+			if p, ok := s.pair(i, j); ok {
+				p.left = i
+				q.push(p)
+			}
 		}
 	}
 	for i := range n - 1 {
@@ -200,12 +248,12 @@ func (t *BPE) merge(tokens []int) []int {
 		p := q.pop()
 		i, j := p.left, next[p.left]
 		// Rather than remove a pair from the heap when a side merges, check
-		// that its tokens are still the ones at its position (a merged-away
-		// position holds -1): then it is what queuing that pair anew would be.
-		if tokens[i] != int(p.a) || j == n || tokens[j] != int(p.b) {
+		// that its symbols are still the ones at its position: then it is
+		// what queuing that pair anew would be.
+		if j == n || !s.current(p, i, j) {
 			continue
 		}
-		tokens[i], tokens[j] = int(p.id), -1
+		s.join(p, i, j)
 		next[i] = next[j]
 		if next[i] < n {
 			prev[next[i]] = i
@@ -215,17 +263,16 @@ func (t *BPE) merge(tokens []int) []int {
 		}
 		add(i)
 	}
-	k := 0
+	left := prev[:0] // prev is no longer needed
 	for i := 0; i < n; i = next[i] {
-		tokens[k] = tokens[i]
-		k++
+		left = append(left, i)
 	}
-	return tokens[:k]
+	return left
 }
 
-// queued is a pair of adjacent tokens a and b, a at position left, that
-// merge into id with score. Token ids fit int32, as Read allows at most
-// 1<<21 pieces.
+// queued is a pair of adjacent symbols a and b, a at position left, that
+// merge into id with score (what a, b and id hold is the symbols' own).
+// Token ids fit int32, as Read allows at most 1<<21 pieces.
 type queued struct {
 	left     int
 	score    float32

@@ -1,5 +1,6 @@
 // Package tokenizer turns text into the token ids a language model reads,
-// and token ids back into text, the way llama2.c's run.c does.
+// and token ids back into text: SentencePiece BPE the way llama2.c's run.c
+// does it, GPT-2's byte-level BPE the way llama.cpp does it, and words.
 //
 // # File format
 //
@@ -33,6 +34,13 @@
 //
 // Decoding concatenates the pieces, reading a byte piece as its byte and
 // dropping the dummy prefix's space after BOS.
+//
+// # Byte-level BPE
+//
+// GPT-2 and most models since (Llama 3, Qwen, SmolLM, DeepSeek, …) spell
+// every byte as a printable character and learn merges of those: [GPT2]
+// splits the text into words with the pre-tokenizer its vocabulary names
+// ([Pre]), then replays the merges within each word, lowest rank first.
 //
 // # Words
 //
@@ -88,6 +96,16 @@ func New(v *Vocab) (Tokenizer, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// EncodeText returns the tokens of text without BOS, as llama.cpp's
+// llama_tokenize with add_special false (and parse_special false): the
+// ids of its tokenizer tests' .out files.
+func EncodeText(t Tokenizer, text string) ([]int, error) {
+	if e, ok := t.(interface{ EncodeText(string) []int }); ok {
+		return e.EncodeText(text), nil
+	}
+	return t.Encode(text) // Words has no BOS
 }
 
 // decode concatenates t.Piece over ids.

@@ -13,6 +13,10 @@ const (
 	maxPieces      = 1 << 21
 )
 
+// MaxFile is the largest tokenizer.bin Read accepts: llama2.c's largest,
+// of 32,000 tokens, is 434 KB.
+const MaxFile = 64 << 20
+
 // Vocab is the content of a llama2.c tokenizer.bin file: token id i is
 // Pieces[i], with merge score Scores[i].
 type Vocab struct {
@@ -28,6 +32,9 @@ type Vocab struct {
 func Read(data []byte) (*Vocab, error) {
 	if len(data) < 4 {
 		return nil, fmt.Errorf("tokenizer: %d-byte file is too short for the max_token_length header", len(data))
+	}
+	if len(data) > MaxFile {
+		return nil, fmt.Errorf("tokenizer: a %d-byte file is larger than the %d bytes a tokenizer.bin may have", len(data), MaxFile)
 	}
 	le := binary.LittleEndian
 	// Each piece takes at least 8 bytes, which bounds the count by the file size.

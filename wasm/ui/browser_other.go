@@ -25,3 +25,7 @@ func RepairAddress() {}
 
 // ChooseKernel has no page to mark outside the browser.
 func ChooseKernel() {}
+
+func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
+	return nil, errNoBrowser
+}

@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
+	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/session"
 )
 
@@ -48,7 +51,12 @@ type CompareCard struct {
 	Draws  [2][]int // by token id, compareDraws draws from each chain; nil unless asked for
 	Vocab  *Vocab
 	Page   *Playground
+
+	drag stageAt // the stage being dragged, while it is
 }
+
+// stageAt is one stage of one chain's letter sequence.
+type stageAt struct{ chain, index int }
 
 func (c *CompareCard) Render() app.UI {
 	body := []app.UI{app.Summary().Body(app.H3().Text("Compare chains: nexttoken, run.c, llama.cpp, Hugging Face"))}
@@ -123,7 +131,7 @@ func (c *CompareCard) column(k int) app.UI {
 		stages = append(stages, app.Li().Text("no filter: every token can be drawn"))
 	}
 	landed := out.Land(c.U)
-	body := []app.UI{head, app.Ol().Class("stages").Body(stages...),
+	body := []app.UI{head, c.stageEditor(k), app.Ol().Class("stages").Body(stages...),
 		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Vocab.Name(landed)),
 			app.Text(" (p = "+sig(out.Final[landed])+")"))}
 	if out.Note != "" {
@@ -326,4 +334,138 @@ func (p *Playground) compareChanged() {
 		p.link = p.shareURL()
 		p.syncAddress()
 	}
+}
+
+// stageEditor lets the reader reorder and switch off the stages of a
+// llama.cpp chain: drag a stage onto another, or use its arrows, and
+// switch it off (×) or on (+). The stages that are on come first, in the chain's order;
+// those that are off follow in llama.cpp's. Any edit turns the chain into
+// its letters, which setCompareChain runs at once.
+func (c *CompareCard) stageEditor(k int) app.UI {
+	seq, ok := editableSequence(c.Chains[k])
+	if !ok {
+		return app.Text("")
+	}
+	chips := make([]app.UI, 0, len(canonicalStages))
+	for i, s := range []byte(seq) {
+		chip := app.Li().Class("stage-chip").DataSet("stage", string(s)).
+			Attr("draggable", "true").
+			OnDragStart(c.onDragStart(k, i)).OnDragOver(onDragOver).OnDrop(c.onDrop(k, i)).
+			Body(
+				app.Span().Class("grip").Attr("aria-hidden", "true").Text("⠿ "),
+				app.Span().Text(stageName(s)),
+				app.Button().Class("move").Text("‹").Title("earlier").Disabled(i == 0).OnClick(c.onMove(k, i, i-1)),
+				app.Button().Class("move").Text("›").Title("later").Disabled(i == len(seq)-1).OnClick(c.onMove(k, i, i+1)),
+				// Buttons, not checkboxes: a box keeps the state the reader
+				// clicked when go-app reuses it for the stage that moves
+				// into its place.
+				app.Button().Class("off").Text("×").Title("switch "+stageName(s)+" off").
+					Disabled(len(seq) == 1).OnClick(c.onStageOff(k, i)),
+			)
+		chips = append(chips, chip)
+	}
+	for _, s := range canonicalStages {
+		if !strings.ContainsRune(seq, rune(s)) {
+			chips = append(chips, app.Li().Class("stage-chip off").DataSet("stage", string(s)).Body(
+				app.Button().Class("on").Text("+ "+stageName(byte(s))).Title("switch "+stageName(byte(s))+" on").
+					OnClick(c.onStageOn(k, byte(s)))))
+		}
+	}
+	return app.Ol().Class("stage-editor").ID([]string{"compare-a", "compare-b"}[k]+"-stages").
+		Attr("aria-label", "the chain's stages: drag to reorder, × to switch one off, + to switch one on").Body(chips...)
+}
+
+// stageName is a stage's name as llama.cpp's --samplers spells it.
+func stageName(s byte) string { return llamacpp.Sampler(s).String() }
+
+func (c *CompareCard) onDragStart(k, i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		c.drag = stageAt{k, i}
+		// Firefox starts a drag only with data set.
+		if dt := e.Get("dataTransfer"); dt.Truthy() {
+			dt.Set("effectAllowed", "move")
+			dt.Call("setData", "text/plain", strconv.Itoa(i))
+		}
+	}
+}
+
+// onDragOver lets a stage be dropped on another.
+func onDragOver(ctx app.Context, e app.Event) { e.PreventDefault() }
+
+func (c *CompareCard) onDrop(k, i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		e.PreventDefault()
+		if c.drag.chain == k {
+			c.move(k, c.drag.index, i)
+		}
+	}
+}
+
+func (c *CompareCard) onMove(k, from, to int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { c.move(k, from, to) }
+}
+
+func (c *CompareCard) move(k, from, to int) {
+	if seq, ok := editableSequence(c.Chains[k]); ok {
+		c.Page.setCompareChain(k, moveStage(seq, from, to))
+	}
+}
+
+func (c *CompareCard) onStageOff(k, i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if seq, ok := editableSequence(c.Chains[k]); ok && i < len(seq) && len(seq) > 1 {
+			c.Page.setCompareChain(k, seq[:i]+seq[i+1:])
+		}
+	}
+}
+
+func (c *CompareCard) onStageOn(k int, s byte) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if seq, ok := editableSequence(c.Chains[k]); ok {
+			c.Page.setCompareChain(k, stageOn(seq, s))
+		}
+	}
+}
+
+// canonicalStages are llama.cpp's default stages in its default order.
+var canonicalStages = llamacpp.Defaults().Samplers
+
+// editableSequence is chain's llama.cpp letters, when it has an order the
+// reader can change: llama.cpp's preset or letters of its stages.
+// Mirostat replaces the chain, and the other runtimes' orders are fixed.
+func editableSequence(chain string) (string, bool) {
+	if chain == compare.LlamaCpp {
+		return customChain, true
+	}
+	if _, preset := chainLabels[chain]; preset || chain == "" {
+		return "", false
+	}
+	if _, err := llamacpp.ParseSequence(chain); err != nil {
+		return "", false
+	}
+	return chain, true
+}
+
+// moveStage moves seq's letter at from to index to, shifting those
+// between; indices out of range leave seq as it is.
+func moveStage(seq string, from, to int) string {
+	if from < 0 || to < 0 || from >= len(seq) || to >= len(seq) || from == to {
+		return seq
+	}
+	b := []byte(seq)
+	s := b[from]
+	b = slices.Delete(b, from, from+1)
+	return string(slices.Insert(b, to, s))
+}
+
+// stageOn puts stage s back into seq where llama.cpp's default order has
+// it: after the last stage on that comes before it there, or first.
+func stageOn(seq string, s byte) string {
+	rank := func(x byte) int { return slices.Index(canonicalStages, llamacpp.Sampler(x)) }
+	for i := len(seq) - 1; i >= 0; i-- {
+		if rank(seq[i]) < rank(s) {
+			return seq[:i+1] + string(s) + seq[i+1:]
+		}
+	}
+	return string(s) + seq
 }

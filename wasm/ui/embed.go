@@ -52,9 +52,10 @@ func (p *Playground) renderEmbed() app.UI {
 	default:
 		body = []app.UI{p.strip(), p.controls(), p.stepViews(d), p.kvCard(d)}
 	}
-	return app.Main().ID("playground").Class("embed").DataSet("ready", "true").DataSet("view", p.view).
+	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", p.view).
 		DataSet("theme", p.theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		p.renderNotice(),
+		p.loadingBanner(),
 		app.Div().Body(body...),
 		app.P().Class("open-full").Body(
 			app.A().ID("open-full").Href(p.link).Target("_blank").Attr("rel", "noopener").

@@ -104,3 +104,16 @@ func option(value, label string, selected bool) app.HTMLOption {
 	}
 	return o
 }
+
+// byteSize writes n bytes for people, in binary units: "1.0 MiB".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}

@@ -51,7 +51,7 @@ func TestFormat(t *testing.T) {
 		{fixed(math.NaN(), 4), "NaN"},
 		{visible(" the\n"), "␣the↵"},
 		{visible(""), "∅"},
-		{visible("\x01"), "<01>"},
+		{visible("\x01"), "<0x01>"},
 		{byteSize(1280), "1.2 KiB"},
 	} {
 		if tc.got != tc.want {

@@ -59,7 +59,11 @@ func (h *Header) onModel(ctx app.Context, e app.Event) {
 	if m, ok := catalog.Lookup(ctx.JSSrc().Get("value").String()); ok {
 		// The new model starts with the settings the next step would use.
 		p := h.Page
-		p.notify(p.replace(m.Spec(p.sess.Sampler(len(p.sess.Trace().Steps)))))
+		spec := m.Spec(p.sess.Sampler(len(p.sess.Trace().Steps)))
+		err := p.replace(spec)
+		if !p.fetchModel(err, func() { p.notify(p.replace(spec)) }) {
+			p.notify(err)
+		}
 	}
 	// The arrow keys would go on changing the model: give them back to the
 	// playground's shortcuts.

@@ -378,13 +378,3 @@ func (c *KVCard) growth() app.UI {
 }
 
 func num1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-	case n >= 1<<10:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
-	}
-	return itoa(n) + " bytes"
-}

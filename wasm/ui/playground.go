@@ -26,7 +26,9 @@ type Playground struct {
 	app.Compo
 
 	live   bool                      // OnMount ran: the wasm program drives the page
+	ctx    app.Context               // OnMount's, for work that outlives an event
 	models map[string]*session.Model // loaded models, by name
+	fetch  *fetching                 // a model on its way, or nil
 	sess   *session.Session
 	vocab  *Vocab // how the session's tokens are labelled
 	rev    int    // counts changes of the session, so views know to redraw
@@ -79,7 +81,7 @@ const maxUndo = 100
 
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
-	p.live = true
+	p.live, p.ctx = true, ctx
 	p.runN = 16
 }
 
@@ -130,6 +132,11 @@ func (p *Playground) start(rawQuery, fragment string) {
 	}
 	if err == nil && state.At > 0 {
 		p.selectStep(state.At - 1)
+	}
+	if p.fetchModel(err, func() { p.start(rawQuery, fragment); p.syncAddress() }) {
+		// The default session meanwhile; the address keeps the link
+		// (syncAddress).
+		err = p.open(catalog.Default())
 	}
 	if err != nil {
 		p.view, p.cmp = "all", compareState{}
@@ -506,10 +513,11 @@ func (p *Playground) Render() (page app.UI) {
 	}
 	d := p.shown()
 	spec := p.sess.Spec()
-	return app.Main().ID("playground").DataSet("ready", "true").DataSet("theme", p.theme).TabIndex(-1).
+	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("theme", p.theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
-		&Header{Model: spec.Model, Prompt: p.prompt, Error: p.promptError, Page: p},
+		&Header{Model: p.shownModel(), Prompt: p.prompt, Error: p.promptError, Page: p},
 		p.renderNotice(),
+		p.loadingBanner(),
 		p.strip(),
 		p.controls(),
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
@@ -517,6 +525,24 @@ func (p *Playground) Render() (page app.UI) {
 		p.kvCard(d),
 		footer(),
 	)
+}
+
+// shownModel is the model the picker shows: the one on its way while it
+// is, so that Cancel puts the picker back.
+func (p *Playground) shownModel() string {
+	if p.fetch != nil {
+		return p.fetch.name
+	}
+	return p.sess.Spec().Model
+}
+
+// ready is the page's data-ready: "true" once it shows what was asked for,
+// or why it cannot, and not while a model is on its way.
+func (p *Playground) ready() string {
+	if p.fetch != nil && p.fetch.err == "" {
+		return "false"
+	}
+	return "true"
 }
 
 func (p *Playground) renderNotice() app.UI {

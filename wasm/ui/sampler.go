@@ -130,11 +130,11 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 	switch ctx.JSSrc().Get("value").String() {
 	case "greedy":
 		if s.Runtime() {
-			s.Mode = sampler.Chain // Hugging Face has no temperature 0; llama.cpp's is its own field
+			s = s.InMode(sampler.Chain) // Hugging Face has no temperature 0; llama.cpp's is its own field
 		}
 		s.Temperature = 0
 	case "sample":
-		s.Mode = sampler.Chain
+		s = s.InMode(sampler.Chain)
 		if s.Temperature == 0 {
 			s.Temperature = 1
 		}

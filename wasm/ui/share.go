@@ -56,8 +56,8 @@ func embedURL(path string, spec session.Spec, view string, cmp link.Compare) str
 // last change: a slider drag makes one update, not fifty, and the update
 // stays out of the time between a click and the page showing its effect.
 func (p *Playground) syncAddress() {
-	if !p.live || p.embed || p.sess == nil {
-		return
+	if !p.live || p.embed || p.sess == nil || p.fetch != nil {
+		return // while a model is on its way, the address keeps the link that asked for it
 	}
 	if p.addressTimer != nil {
 		p.addressTimer.Stop()

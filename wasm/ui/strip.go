@@ -1,10 +1,11 @@
 package ui
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/tokenizer"
 )
 
 // Chip is one token of the strip.
@@ -125,27 +126,8 @@ func chip(c Chip, step int, selected bool) app.UI {
 		Text(visible(c.Piece))
 }
 
-// visible makes white space and control characters in a token visible.
-func visible(piece string) string {
-	if piece == "" {
-		return "∅"
-	}
-	out := make([]rune, 0, len(piece))
-	for _, r := range piece {
-		switch {
-		case r == ' ':
-			out = append(out, '␣')
-		case r == '\n':
-			out = append(out, '↵')
-		case r == '\t':
-			out = append(out, '⇥')
-		case r < 0x20 || r == 0xFFFD:
-			out = append(out, []rune(fmt.Sprintf("<%02X>", r))...)
-		default:
-			out = append(out, r)
-		}
-	}
-	return string(out)
-}
+// visible makes white space, control characters and bytes that are not
+// UTF-8 in a token visible (package tokenizer's one rule for it).
+func visible(piece string) string { return tokenizer.Readable(piece) }
 
 func quote(s string) string { return "“" + visible(s) + "”" }

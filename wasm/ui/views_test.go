@@ -391,6 +391,11 @@ func TestCompareCard(t *testing.T) {
 	html, text = render(p.compareCard(p.shown()))
 	contains(t, "compare card, kt", text, "llama.cpp, kt", "top-k: 3 kept")
 	contains(t, "compare card, kt", html, `id="compare-b-seq"`)
+	// The stage editor: kt's two stages on, in order, and llama.cpp's
+	// others off, each with its button; none for the fixed chains.
+	contains(t, "compare card, kt editor", html, `id="compare-b-stages"`, `title="switch top_k off"`,
+		`title="switch min_p on"`)
+	lacks(t, "compare card, kt editor", html, `id="compare-a-stages"`, `title="switch temperature on"`)
 	p.setCompareChain(1, "kq")
 	_, text = render(p.compareCard(p.shown()))
 	contains(t, "compare card, kq", text, `unknown letter 'q'`)
@@ -464,5 +469,80 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 		t.Errorf("with chain kq: the link %s has no state", p.link)
 	} else if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{Chains: defaultChains, Own: true}) {
 		t.Errorf("with chain kq: the link %s holds %+v, %v", p.link, s.Compare, err)
+	}
+}
+
+func TestStageEditing(t *testing.T) {
+	for _, tc := range []struct {
+		chain string
+		ok    bool
+		seq   string
+	}{
+		{"llama.cpp", true, "edskypmxt"},
+		{"kt", true, "kt"},
+		{"ttk", true, "ttk"},
+		{"kq", false, ""},
+		{"hf", false, ""},
+		{"chain", false, ""},
+		{"mirostat2", false, ""},
+		{"", false, ""},
+	} {
+		seq, ok := editableSequence(tc.chain)
+		if ok != tc.ok || seq != tc.seq {
+			t.Errorf("editableSequence(%q) = %q, %v; want %q, %v", tc.chain, seq, ok, tc.seq, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		seq      string
+		from, to int
+		want     string
+	}{
+		{"kmt", 2, 0, "tkm"},
+		{"kmt", 0, 2, "mtk"},
+		{"kmt", 1, 2, "ktm"},
+		{"kmt", 1, 1, "kmt"},
+		{"kmt", 3, 0, "kmt"},
+		{"kmt", 0, -1, "kmt"},
+	} {
+		if got := moveStage(tc.seq, tc.from, tc.to); got != tc.want {
+			t.Errorf("moveStage(%q, %d, %d) = %q, want %q", tc.seq, tc.from, tc.to, got, tc.want)
+		}
+	}
+	// A stage switched on goes where llama.cpp's default order has it.
+	for _, tc := range []struct {
+		seq  string
+		s    byte
+		want string
+	}{
+		{"kt", 'm', "kmt"},
+		{"kt", 'e', "ekt"},
+		{"kt", 'x', "kxt"},
+		{"km", 't', "kmt"},
+		{"tk", 'p', "tkp"}, // after k, which comes before p; t is no guide
+		{"t", 'e', "et"},
+	} {
+		if got := stageOn(tc.seq, tc.s); got != tc.want {
+			t.Errorf("stageOn(%q, %c) = %q, want %q", tc.seq, tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestLoadingBanner(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    Loading
+		want []string
+		not  []string
+	}{
+		{"under way", Loading{Label: "TinyStories 260K", Got: 512 << 10, Total: 1 << 20, Seconds: 0.5},
+			[]string{"Loading TinyStories 260K: 512.0 KiB of 1.0 MiB, 1.0 MiB/s, 0.5 s left", "Cancel"}, []string{"Try again"}},
+		{"starting", Loading{Label: "TinyStories 260K", Total: 1 << 20},
+			[]string{"Loading TinyStories 260K: 0 bytes of 1.0 MiB", "Cancel"}, []string{"/s", "left"}},
+		{"failed", Loading{Label: "TinyStories 260K", Err: "web/models/tok512.bin: the server answered 404"},
+			[]string{"Could not load TinyStories 260K: web/models/tok512.bin: the server answered 404.", "Try again"}, []string{"Cancel"}},
+	} {
+		_, text := render(&tc.l)
+		contains(t, tc.name, text, tc.want...)
+		lacks(t, tc.name, text, tc.not...)
 	}
 }

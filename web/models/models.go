@@ -1,5 +1,9 @@
-// Package models embeds the models every nexttoken build ships with, so that
-// the playground and the command line work without any files beside them.
+// Package models holds the files of the models every nexttoken build ships
+// with. The command line embeds them all, so that it works without any
+// files beside it. The browser program embeds only the toy model, which
+// the playground opens with: the others are fetched from this folder,
+// which the server publishes at /web/models/, when a reader asks for them,
+// so that the first page costs no download of a model nobody looked at.
 // LICENSE.md in this folder says where each file comes from.
 package models
 
@@ -17,23 +21,32 @@ var (
 	toyCheckpoint []byte
 	//go:embed toy-tokenizer.bin
 	toyTokenizer []byte
-	//go:embed stories260K.bin
-	stories260KCheckpoint []byte
-	//go:embed tok512.bin
-	tok512 []byte
 )
 
-// files are the checkpoint and tokenizer of each model of the catalog but
-// the worked example, which has no model.
-var files = map[string]struct{ checkpoint, tokenizer []byte }{
-	"toy":         {toyCheckpoint, toyTokenizer},
-	"stories260K": {stories260KCheckpoint, tok512},
+// Files are the names, in this folder, of the checkpoint and the tokenizer
+// of each model of the catalog but the worked example, which has no model.
+var Files = map[string]File{
+	"toy":         {Checkpoint: "toy.bin", Tokenizer: "toy-tokenizer.bin", Size: 1708 + 69},
+	"stories260K": {Checkpoint: "stories260K.bin", Tokenizer: "tok512.bin", Size: 1056540 + 6227},
 }
 
-// Names lists the embedded models in the catalog's order, smallest first.
-var Names = embedded()
+// File names a model's two files in this folder; Size is their sizes'
+// sum, for a download's progress before the server says.
+type File struct {
+	Checkpoint, Tokenizer string
+	Size                  int64
+}
 
-func embedded() []string {
+// embedded are the files this build holds, by model name (embed_native.go
+// adds those the browser fetches).
+var embedded = map[string][2][]byte{
+	"toy": {toyCheckpoint, toyTokenizer},
+}
+
+// Names lists the catalog's models in its order, smallest first.
+var Names = names()
+
+func names() []string {
 	var names []string
 	for _, m := range catalog.Models {
 		if m.Name != session.LogitsModel {
@@ -43,12 +56,32 @@ func embedded() []string {
 	return names
 }
 
-// Load reads the embedded model called name. Each call returns a fresh copy,
-// so sessions never share mutable state.
+// NotEmbeddedError is Load's error for a model of the catalog whose files
+// this build does not hold: fetch its Files and call FromFiles.
+type NotEmbeddedError struct {
+	Name  string
+	Files File
+}
+
+func (e *NotEmbeddedError) Error() string {
+	return fmt.Sprintf("model %s is not part of this program: its files %s and %s are fetched when asked for",
+		e.Name, e.Files.Checkpoint, e.Files.Tokenizer)
+}
+
+// Load reads the model called name from the files this build embeds. Each
+// call returns a fresh copy, so sessions never share mutable state.
 func Load(name string) (*session.Model, error) {
-	f, ok := files[name]
+	f, ok := embedded[name]
 	if !ok {
+		if files, known := Files[name]; known {
+			return nil, &NotEmbeddedError{Name: name, Files: files}
+		}
 		return nil, fmt.Errorf("no model called %q (there are %s)", name, strings.Join(Names, ", "))
 	}
-	return session.LoadModel(name, f.checkpoint, f.tokenizer)
+	return FromFiles(name, f[0], f[1])
+}
+
+// FromFiles reads the model called name from the contents of its Files.
+func FromFiles(name string, checkpoint, tokenizer []byte) (*session.Model, error) {
+	return session.LoadModel(name, checkpoint, tokenizer)
 }

@@ -43,10 +43,6 @@ const (
 	Mirostat2 = "mirostat2"
 )
 
-// maxStages bounds a llama.cpp letter sequence: each stage copies the
-// candidates, and llama.cpp's own sequence has 9.
-const maxStages = 32
-
 // Names are the chains' names, in the order the help lists them.
 var Names = []string{Ours, RunC, LlamaCpp, Mirostat, Mirostat2, HF}
 
@@ -75,8 +71,8 @@ func Preset(name string, seed uint64) (Chain, error) {
 		return c, nil
 	}
 	c.Llama = llamacpp.Defaults()
-	if len(name) > maxStages {
-		return Chain{}, fmt.Errorf("chain %.12q…: %d letters, more than the %d stages a chain may have", name, len(name), maxStages)
+	if len(name) > sampler.MaxSequence {
+		return Chain{}, fmt.Errorf("chain %.12q…: %d letters, more than the %d stages a chain may have", name, len(name), sampler.MaxSequence)
 	}
 	switch name {
 	case LlamaCpp:
@@ -99,18 +95,27 @@ func Preset(name string, seed uint64) (Chain, error) {
 }
 
 // Follow sets c's settings named by given (sampler.Params names:
-// "temperature", "top_k", "top_p", "min_p", "repetition_penalty") to s's,
-// in c's runtime's terms: a stage s switches off is switched off there
-// too, so that top_p 0, off here, is top_p 1 for llama.cpp and Hugging
-// Face, where 0 keeps one token. The seed is the preset's. For nexttoken's
-// and run.c's chains c takes s whole, its mode aside.
+// "temperature", "top_k", "top_p", "min_p", "repetition_penalty"; and
+// for llama.cpp sampler.LlamaParams names but "mirostat", which names a
+// chain, not a setting of one) to s's, in c's runtime's terms: a stage s
+// switches off is switched off there too, so that top_p 0, off here, is
+// top_p 1 for llama.cpp and Hugging Face, where 0 keeps one token. The
+// settings of mirostat and DRY follow only when s runs that stage, so
+// that a chain of s's mode keeps llama.cpp's defaults for a stage s leaves
+// off. The seed is the preset's. For nexttoken's and run.c's chains c
+// takes s whole, its mode and what only llama.cpp has aside.
 func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 	switch c.Runtime() {
 	case Ours, RunC:
 		mode, seed := c.Name, c.Settings.Seed
 		c.Settings = s
-		c.Settings.Mode, c.Settings.Seed = mode, seed
+		c.Settings.Mode, c.Settings.Seed, c.Settings.Sequence = mode, seed, ""
+		for _, p := range sampler.LlamaParams {
+			p.Set(&c.Settings, 0)
+		}
 		return
+	case LlamaCpp:
+		c.followLlama(s, given)
 	}
 	for _, p := range sampler.Params {
 		if !given(p.Name) {
@@ -137,6 +142,40 @@ func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 			l.PenaltyRepeat, h.RepetitionPenalty = float32(v), v
 		}
 	}
+}
+
+// followLlama is Follow for sampler.LlamaParams, onto a llama.cpp chain.
+func (c *Chain) followLlama(s sampler.Settings, given func(param string) bool) {
+	l := &c.Llama
+	for _, p := range sampler.LlamaParams {
+		if !given(p.Name) {
+			continue
+		}
+		v := float32(p.Get(s))
+		mirostat, dry := s.Mirostat != 0, s.DryMultiplier != 0
+		switch p.Name {
+		case "mirostat_tau":
+			l.MirostatTau = cond(mirostat, v, l.MirostatTau)
+		case "mirostat_eta":
+			l.MirostatEta = cond(mirostat, v, l.MirostatEta)
+		case "dry_multiplier":
+			l.DryMultiplier = v
+		case "dry_base":
+			l.DryBase = cond(dry, v, l.DryBase)
+		case "dry_allowed_length":
+			l.DryAllowedLength = cond(dry, int32(v), l.DryAllowedLength)
+		case "dry_penalty_last_n":
+			l.DryPenaltyLastN = cond(dry, int32(v), l.DryPenaltyLastN)
+		}
+	}
+}
+
+// cond is a if c, else b.
+func cond[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
 }
 
 // Validate reports a setting c's runtime cannot run, naming it.

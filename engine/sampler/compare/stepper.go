@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,15 +14,20 @@ import (
 )
 
 // ForSession returns the chain that a session in s's mode, sampler.LlamaCpp
-// or sampler.HF, samples with: the runtime's Preset with every numeric
-// setting of s mapped onto it by Follow, checked by the runtime's own rules
-// (Validate). What Follow does not map keeps the runtime's default:
+// or sampler.HF, samples with: the Preset of ChainName(s) with every
+// numeric setting of s mapped onto it by Follow, checked by the runtime's
+// own rules (Validate). What Follow does not map keeps the runtime's
+// default:
 //
-//   - llama.cpp (common_params_sampling): the sequence edskypmxt,
+//   - llama.cpp (common_params_sampling): the sequence edskypmxt (or s's
+//     Sequence; with s's Mirostat, temp then mirostat),
 //     penalty_last_n 64, frequency and presence penalties 0, min_keep 0,
 //     typical_p 1, top_n_sigma −1, XTC off (probability 0), dynamic
-//     temperature off (range 0), DRY and mirostat off; the seed is s's,
-//     which must fit llama.cpp's 32 bits and not be LLAMA_DEFAULT_SEED.
+//     temperature off (range 0), DRY's sequence breakers "\n", ":", "\"",
+//     "*"; the seed is s's, which must fit llama.cpp's 32 bits and not be
+//     LLAMA_DEFAULT_SEED. DRY reads the breakers through a vocabulary,
+//     which the Stepper is given; a DRY multiplier with a base below 1,
+//     which llama.cpp would silently switch off, is an error.
 //   - Hugging Face (GenerationConfig, do_sample=True): typical_p 1,
 //     epsilon_cutoff and eta_cutoff 0. Temperature 0 is an error there, as
 //     in transformers: its greedy decoding is do_sample=False.
@@ -30,15 +37,96 @@ func ForSession(s sampler.Settings) (Chain, error) {
 	if !s.Runtime() {
 		return Chain{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", s.Mode)
 	}
-	c, err := Preset(s.Mode, s.Seed)
+	c, err := Preset(ChainName(s), s.Seed)
 	if err != nil {
 		return Chain{}, fmt.Errorf("sampler: %w", err)
 	}
 	c.Follow(s, func(string) bool { return true })
+	if s.DryMultiplier != 0 && s.DryBase < 1 {
+		return Chain{}, fmt.Errorf("sampler: dry_base: %s is below 1, which would switch DRY off (llama.cpp's default is 1.75)", sampler.Readable(s.DryBase))
+	}
 	if err := c.Validate(); err != nil {
 		return Chain{}, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
 	}
 	return c, nil
+}
+
+// ChainName is the name of the chain a session with settings s samples
+// with: its mode, but for llama.cpp mirostat or mirostat2 when s's
+// Mirostat is 1 or 2, else its Sequence when it has one.
+func ChainName(s sampler.Settings) string {
+	switch {
+	case s.Mode != sampler.LlamaCpp:
+		return cmp.Or(s.Mode, Ours)
+	case s.Mirostat == 1:
+		return Mirostat
+	case s.Mirostat == 2:
+		return Mirostat2
+	}
+	return cmp.Or(s.Sequence, LlamaCpp)
+}
+
+// SetChain makes s sample with the chain called name, the inverse of
+// ChainName: one of Names (in any case) or llama.cpp letters such as
+// "edkt", which mean llama.cpp mode with that Sequence (none for its
+// default, edskypmxt). It sets s's Mode, Mirostat and Sequence, and leaves
+// the rest, so that a runtime's defaults may come after (Defaults).
+func SetChain(s *sampler.Settings, name string) error {
+	for _, n := range Names {
+		if strings.EqualFold(name, n) {
+			name = n
+		}
+	}
+	if name == "" { // Preset's llama.cpp chain of no stages
+		return fmt.Errorf("sampler: no chain named: one of %s, or llama.cpp letters such as edkt", strings.Join(Names, ", "))
+	}
+	c, err := Preset(name, 0)
+	if err != nil {
+		return fmt.Errorf("sampler: %w", err)
+	}
+	s.Mode, s.Mirostat, s.Sequence = c.Runtime(), int(c.Llama.Mirostat), ""
+	if s.Mode == sampler.LlamaCpp && s.Mirostat == 0 && name != LlamaCpp && name != defaultSequence {
+		s.Sequence = name
+	}
+	return nil
+}
+
+// defaultSequence is llama.cpp's default sequence in letters.
+var defaultSequence = func() string {
+	var b strings.Builder
+	for _, st := range llamacpp.Defaults().Samplers {
+		b.WriteByte(byte(st))
+	}
+	return b.String()
+}()
+
+// StageDefaults gives the llama.cpp stages that s switches on, mirostat
+// and DRY, llama.cpp's defaults (common_params_sampling) for their
+// settings that are 0 and that given does not name: mirostat's tau 5 and
+// eta 0.1; DRY's base 1.75, allowed length 2 and last 64 tokens. So
+// mirostat=2 alone, on the command line or in a link, is llama.cpp's
+// --mirostat 2.
+func StageDefaults(s *sampler.Settings, given func(param string) bool) {
+	d := llamacpp.Defaults()
+	fill := func(on bool, name string, v float64) {
+		i := slices.IndexFunc(sampler.LlamaParams, func(p sampler.Param) bool { return p.Name == name })
+		if p := sampler.LlamaParams[i]; on && !given(name) && p.Get(*s) == 0 {
+			p.Set(s, v)
+		}
+	}
+	mirostat, dry := s.Mirostat != 0, s.DryMultiplier != 0
+	fill(mirostat, "mirostat_tau", shortest(d.MirostatTau))
+	fill(mirostat, "mirostat_eta", shortest(d.MirostatEta))
+	fill(dry, "dry_base", shortest(d.DryBase))
+	fill(dry, "dry_allowed_length", float64(d.DryAllowedLength))
+	fill(dry, "dry_penalty_last_n", float64(d.DryPenaltyLastN))
+}
+
+// shortest is x as the shortest decimal that reads back as x in float32:
+// 0.8, not the float64 0.800000011920929 that x is.
+func shortest(x float32) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	return v
 }
 
 // Defaults are the settings of a session in mode, sampler.LlamaCpp or
@@ -55,10 +143,7 @@ func Defaults(mode string, seed uint64) (sampler.Settings, error) {
 		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
 	}
 	s := sampler.Settings{Mode: mode, Seed: seed}
-	short := func(x float32) float64 { // 0.8, not the float32's 0.800000011920929
-		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
-		return v
-	}
+	short := shortest
 	if mode == sampler.HF {
 		h := c.HF
 		s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty = h.Temperature, h.TopK, h.TopP, h.MinP, h.RepetitionPenalty
@@ -96,8 +181,10 @@ type Stepper struct {
 }
 
 // NewStepper returns the stepper of settings s, whose mode is LlamaCpp or
-// HF, or ForSession's error.
-func NewStepper(s sampler.Settings) (*Stepper, error) {
+// HF, or ForSession's error. vocab is the model's vocabulary, which
+// llama.cpp's DRY reads its sequence breakers with (see Vocab); it may
+// be nil when DRY is off.
+func NewStepper(s sampler.Settings, vocab llamacpp.Vocab) (*Stepper, error) {
 	c, err := ForSession(s)
 	if err != nil {
 		return nil, err
@@ -106,6 +193,7 @@ func NewStepper(s sampler.Settings) (*Stepper, error) {
 	if s.Mode == sampler.HF {
 		st.procs, err = hf.Processors(c.HF)
 	} else {
+		c.Llama.Vocab = vocab
 		st.llama, err = llamacpp.New(c.Llama)
 	}
 	if err != nil {

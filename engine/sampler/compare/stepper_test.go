@@ -8,6 +8,8 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
+	"nexttoken/engine/tokenizer"
+	"nexttoken/web/models"
 )
 
 // TestDefaults checks that the runtimes' defaults in nexttoken's terms map
@@ -58,6 +60,12 @@ func TestForSession(t *testing.T) {
 		{"hf greedy", with(llama, func(s *sampler.Settings) { s.Mode, s.Temperature = sampler.HF, 0 }),
 			"sampler: hf mode: hf: temperature = 0, must be positive and finite (greedy decoding is do_sample=False, not temperature 0)"},
 		{"chain", with(llama, func(s *sampler.Settings) { s.Mode = sampler.Chain }), "not another runtime's chain"},
+		{"llama.cpp mirostat 2", with(llama, func(s *sampler.Settings) { s.Mirostat, s.MirostatTau, s.MirostatEta = 2, 5, 0.1 }), ""},
+		{"llama.cpp's letters", with(llama, func(s *sampler.Settings) { s.Sequence = "edkt" }), ""},
+		{"llama.cpp, a letter it has not", with(llama, func(s *sampler.Settings) { s.Sequence = "ekq" }), "unknown letter 'q'"},
+		{"llama.cpp DRY", with(llama, func(s *sampler.Settings) { s.DryMultiplier, s.DryBase, s.DryPenaltyLastN = 0.8, 1.75, 64 }), ""},
+		{"llama.cpp DRY, base below 1", with(llama, func(s *sampler.Settings) { s.DryMultiplier, s.DryBase = 0.8, 0.5 }),
+			"sampler: dry_base: 0.5 is below 1, which would switch DRY off (llama.cpp's default is 1.75)"},
 	} {
 		_, err := compare.ForSession(tc.s)
 		switch {
@@ -76,17 +84,26 @@ func TestForSession(t *testing.T) {
 func TestStepper(t *testing.T) {
 	logits := []float64{2, 1.5, 1.4, 0.3, -1, 0.7, 1.45, -2}
 	history := []int{1, 2, 1}
+	words, err := tokenizer.NewWords(tokenizer.WordVocab([]string{"a", "b", "c", ":", "d", "e", "f", "g"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := compare.Vocab(words)
 	for _, s := range []sampler.Settings{
 		{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.2, Seed: 7},
 		{Mode: sampler.LlamaCpp, Temperature: 0, TopK: 3, Seed: 7},
 		{Mode: sampler.LlamaCpp, Temperature: 1.5, TopK: 1, Seed: 3}, // one candidate: drawn without a sum
+		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.3},
+		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, Mirostat: 1, MirostatTau: 2, MirostatEta: 0.1},
+		{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, Sequence: "dkt", TopK: 4, DryMultiplier: 0.8, DryBase: 1.75, DryPenaltyLastN: 64},
 		{Mode: sampler.HF, Temperature: 1.3, TopK: 5, TopP: 0.9, RepetitionPenalty: 1.2, Seed: 7},
 	} {
-		st, err := compare.NewStepper(s)
+		st, err := compare.NewStepper(s, vocab)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c, _ := compare.ForSession(s)
+		c.Llama.Vocab = vocab
 		out, err := compare.Run(c, logits, history)
 		if err != nil {
 			t.Fatal(err)
@@ -125,14 +142,15 @@ func TestStepper(t *testing.T) {
 			}
 			continue
 		}
-		// Step after step: the generators carry over as in one chain.
+		// Step after step: the generators (and mirostat's mu) carry over
+		// as in one chain.
 		ref, _ := llamacpp.New(c.Llama)
+		g := llamacpp.State{}
 		for step := range 5 {
 			res, err := ref.Sample(narrow(logits), []int32{1, 2, 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := llamacpp.State{Dist: uint64(2 * step)}
 			got, err := st.Choose(logits, history, &rng, &g, false)
 			if err != nil {
 				t.Fatal(err)
@@ -148,6 +166,115 @@ func narrow(x []float64) []float32 {
 	y := make([]float32, len(x))
 	for i, v := range x {
 		y[i] = float32(v)
+	}
+	return y
+}
+
+// TestSetChain checks that SetChain and ChainName are each other's
+// inverse on every kind of chain name, and that SetChain keeps the other
+// settings.
+func TestSetChain(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, sequence, back string
+		mirostat                   int
+	}{
+		{"chain", sampler.Chain, "", "chain", 0},
+		{"RUNC", sampler.RunC, "", "runc", 0},
+		{"hf", sampler.HF, "", "hf", 0},
+		{"llama.cpp", sampler.LlamaCpp, "", "llama.cpp", 0},
+		{"edskypmxt", sampler.LlamaCpp, "", "llama.cpp", 0}, // the default sequence is no sequence
+		{"edkt", sampler.LlamaCpp, "edkt", "edkt", 0},
+		{"Mirostat", sampler.LlamaCpp, "", "mirostat", 1},
+		{"mirostat2", sampler.LlamaCpp, "", "mirostat2", 2},
+	} {
+		s := sampler.Settings{Mode: sampler.LlamaCpp, Sequence: "kt", Mirostat: 2, Temperature: 0.5, Seed: 3}
+		if err := compare.SetChain(&s, tc.name); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if s.Mode != tc.mode || s.Sequence != tc.sequence || s.Mirostat != tc.mirostat || s.Temperature != 0.5 || s.Seed != 3 {
+			t.Errorf("%s: %+v", tc.name, s)
+		}
+		if got := compare.ChainName(s); got != tc.back {
+			t.Errorf("%s: ChainName %q, want %q", tc.name, got, tc.back)
+		}
+	}
+	for _, bad := range []string{"", "beam", "kq", strings.Repeat("k", 33)} {
+		s := sampler.DefaultSettings()
+		if err := compare.SetChain(&s, bad); err == nil || s != sampler.DefaultSettings() {
+			t.Errorf("SetChain(%q): %v, %+v", bad, err, s)
+		}
+	}
+}
+
+// TestStageDefaults: a stage switched on takes llama.cpp's defaults for
+// the settings not given and still 0; a stage left off takes none.
+func TestStageDefaults(t *testing.T) {
+	s := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, MirostatEta: 0.3, DryMultiplier: 0.8, DryAllowedLength: 0}
+	compare.StageDefaults(&s, func(p string) bool { return p == "dry_allowed_length" })
+	if s.MirostatTau != 5 || s.MirostatEta != 0.3 || s.DryBase != 1.75 || s.DryAllowedLength != 0 || s.DryPenaltyLastN != 64 {
+		t.Errorf("mirostat and DRY on: %+v", s)
+	}
+	off := sampler.Settings{Mode: sampler.LlamaCpp}
+	compare.StageDefaults(&off, func(string) bool { return false })
+	if off != (sampler.Settings{Mode: sampler.LlamaCpp}) {
+		t.Errorf("both off: %+v", off)
+	}
+}
+
+// TestFollowLlama: DRY's and mirostat's settings follow the session's only
+// where it runs the stage, and mirostat names a chain, so it never
+// follows: the card's mirostat chain stays mirostat over a session without
+// it, and nexttoken's chain drops what only llama.cpp has.
+func TestFollowLlama(t *testing.T) {
+	all := func(string) bool { return true }
+	plain := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7}
+	m := preset(t, compare.Mirostat2, func(c *compare.Chain) { c.Follow(plain, all) })
+	if l := m.Llama; l.Mirostat != 2 || l.MirostatTau != 5 || l.MirostatEta != 0.1 || l.DryMultiplier != 0 {
+		t.Errorf("mirostat2 over a session without it: %+v", l)
+	}
+	tuned := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 1, MirostatTau: 3, MirostatEta: 0.2,
+		DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 16}
+	d := preset(t, compare.LlamaCpp, func(c *compare.Chain) { c.Follow(tuned, all) })
+	if l := d.Llama; l.Mirostat != 0 || l.MirostatTau != 3 || l.MirostatEta != 0.2 || l.DryMultiplier != 0.5 || l.DryBase != 2 ||
+		l.DryAllowedLength != 3 || l.DryPenaltyLastN != 16 {
+		t.Errorf("llama.cpp over a session with mirostat and DRY: %+v", l)
+	}
+	ours := preset(t, compare.Ours, func(c *compare.Chain) { c.Follow(tuned, all) })
+	if err := ours.Validate(); err != nil {
+		t.Errorf("chain over a llama.cpp session: %v", err)
+	}
+}
+
+// TestVocab checks stories260K's vocabulary as llama.cpp's DRY reads it.
+func TestVocab(t *testing.T) {
+	m, err := models.Load("stories260K")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := compare.Vocab(m.Tokenizer)
+	if v.Len() != 512 {
+		t.Errorf("%d tokens", v.Len())
+	}
+	for id, want := range map[int32]string{0: "<unk>", 1: "<s>", 2: "</s>", 13: "\n", 61: ":"} {
+		if got := v.Piece(id); got != want {
+			t.Errorf("token %d (%q): %q, want %q", id, m.Tokenizer.Token(int(id)), got, want)
+		}
+	}
+	for id := range int32(512) {
+		if tok := m.Tokenizer.Token(int(id)); strings.HasPrefix(tok, " ") && len(tok) > 1 && v.Piece(id) != tok[1:] {
+			t.Errorf("token %d (%q): %q, want it without its space", id, tok, v.Piece(id))
+		}
+	}
+	ids := v.Tokenize("Lily")
+	if got := m.Tokenizer.Decode(toInts(ids)); got != " Lily" || len(ids) == 0 || ids[0] == 1 {
+		t.Errorf("Tokenize(Lily) = %v (%q), want the tokens of \" Lily\" without BOS", ids, got)
+	}
+}
+
+func toInts(x []int32) []int {
+	y := make([]int, len(x))
+	for i, v := range x {
+		y[i] = int(v)
 	}
 	return y
 }

@@ -67,15 +67,30 @@ type Chain struct {
 	mu        float32 // mirostat's
 	cur       []Token
 	counts    map[int32]int
+
+	// DRY's: the breakers' token sequences by head token, and scratch.
+	breakers   map[int32][][]int32
+	dryCount   []int
+	dryLongest map[int32]int
 }
 
 // New checks p and returns its chain, both generators seeded with p.Seed.
+// With DRY on and breakers it reads every piece of p.Vocab, as
+// llama_sampler_init_dry does, to find the breakers' tokens; without a
+// Vocab that is an error.
 func New(p Params) (*Chain, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	p.Samplers = slices.Clone(p.Samplers)
+	p.DryBreakers = slices.Clone(p.DryBreakers)
 	c := &Chain{p: p, counts: map[int32]int{}}
+	if p.Mirostat == 0 && slices.Contains(p.Samplers, DRY) && p.dryOn() {
+		if p.Vocab == nil && slices.ContainsFunc(p.DryBreakers, func(b string) bool { return b != "" }) {
+			return nil, errors.New("dry_sequence_breakers: DRY needs the vocabulary's pieces (Params.Vocab) to find its breakers")
+		}
+		c.breakers, c.dryLongest = dryBreakers(&p), map[int32]int{}
+	}
 	c.Reset()
 	return c, nil
 }
@@ -133,7 +148,8 @@ func (c *Chain) Restore(s State) {
 // Sample runs the chain on logits, one per token id, and chooses a token.
 // history is the context so far, oldest first, as llama_sampler_accept
 // would have been given it: the penalties read its last PenaltyLastN
-// tokens. A logit may be −Inf, not NaN or +Inf.
+// tokens, DRY its last DryPenaltyLastN. A logit may be −Inf, not NaN or
+// +Inf.
 func (c *Chain) Sample(logits []float32, history []int32) (*Result, error) {
 	if len(logits) == 0 {
 		return nil, errors.New("logits: none")
@@ -215,7 +231,10 @@ func (c *Chain) apply(s Sampler, a *array, history []int32) Stage {
 			c.penalties(a, history)
 		}
 	case DRY:
-		st.Name = "?dry"
+		st.Name = name("dry", p.dryOn())
+		if p.dryOn() {
+			c.dry(a, history)
+		}
 	case TopNSigma:
 		st.Name = name("top-n-sigma", p.TopNSigma > 0)
 		if p.TopNSigma > 0 {

@@ -11,6 +11,7 @@ static void logf_range(uint32_t b0, int n, float *out) { for (int i = 0; i < n; 
 static void log2f_range(uint32_t b0, int n, float *out) { for (int i = 0; i < n; i++) { union { uint32_t u; float f; } v; v.u = b0 + (uint32_t)i; out[i] = log2f(v.f); } }
 static void powf_pairs(const float *x, const float *y, int n, float *out) { for (int i = 0; i < n; i++) out[i] = powf(x[i], y[i]); }
 static double exp_d(double x) { return exp(x); }
+static double pow_d(double x, double y) { return pow(x, y); }
 */
 import "C"
 
@@ -28,4 +29,5 @@ func cLog2fRange(b0 uint32, out []float32) {
 func cPowf(x, y, out []float32) {
 	C.powf_pairs((*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])), C.int(len(x)), (*C.float)(unsafe.Pointer(&out[0])))
 }
-func cExp(x float64) float64 { return float64(C.exp_d(C.double(x))) }
+func cExp(x float64) float64    { return float64(C.exp_d(C.double(x))) }
+func cPow(x, y float64) float64 { return float64(C.pow_d(C.double(x), C.double(y))) }

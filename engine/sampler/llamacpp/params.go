@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -58,8 +59,18 @@ type Params struct {
 	PenaltyRepeat    float32
 	PenaltyFreq      float32
 	PenaltyPresent   float32
-	DryMultiplier    float32 // DRY is not implemented: only 0 (off) is accepted
 	TopNSigma        float32 // ≤ 0 is off
+	// DRY (see dry.go) is on when DryMultiplier is not 0, DryBase is at
+	// least 1 and DryPenaltyLastN is above 0 (a negative one is 0, as
+	// llama_sampler_init_dry makes it). Its DryBreakers are text, which
+	// it turns into token sequences through Vocab when the chain is made;
+	// Vocab may be nil when DRY is off or has no breakers.
+	DryMultiplier    float32
+	DryBase          float32
+	DryAllowedLength int32 // a repetition this long is not yet penalised
+	DryPenaltyLastN  int32 // DRY reads the last n tokens of the history
+	DryBreakers      []string
+	Vocab            Vocab
 	// Mirostat 1 or 2 replaces the chain as common_sampler_init does:
 	// temp, then mirostat (v1, m = 100) or mirostat v2 with MirostatTau
 	// and MirostatEta, each drawing from its own generator seeded with
@@ -81,8 +92,9 @@ const llamaDefaultSeed = 0xFFFFFFFF
 // Defaults returns common_params_sampling's defaults, but for Seed
 // (DefaultSeed): penalties, DRY, top-n-sigma, top-k 40, typical, top-p 0.95,
 // min-p 0.05, XTC, temperature 0.8, in the order "edskypmxt", with the
-// penalties, DRY, top-n-sigma, typical and XTC switched off by their values;
-// mirostat off, with tau 5 and eta 0.1.
+// penalties, DRY, top-n-sigma, typical and XTC switched off by their values
+// (DRY by multiplier 0, with base 1.75, allowed length 2, the last 64
+// tokens and DefaultBreakers); mirostat off, with tau 5 and eta 0.1.
 func Defaults() Params {
 	return Params{
 		Seed:             DefaultSeed,
@@ -96,6 +108,10 @@ func Defaults() Params {
 		DynatempExponent: 1,
 		PenaltyLastN:     64,
 		PenaltyRepeat:    1,
+		DryBase:          1.75,
+		DryAllowedLength: 2,
+		DryPenaltyLastN:  64,
+		DryBreakers:      slices.Clone(DefaultBreakers),
 		TopNSigma:        -1,
 		MirostatTau:      5,
 		MirostatEta:      0.1,
@@ -145,9 +161,10 @@ func ParseNames(list string) ([]Sampler, error) {
 // Validate reports the first setting the chain cannot run, naming it:
 // NaN or infinite numbers, what common_sampler_init refuses (a repetition
 // penalty that is not positive with a finite inverse), negative counts,
-// LLAMA_DEFAULT_SEED, a mirostat version other than 0, 1 and 2, and the
-// stages not implemented here when they are switched on (not checked with
-// mirostat, whose chain does not use Samplers).
+// LLAMA_DEFAULT_SEED, a mirostat version other than 0, 1 and 2, a DRY
+// breaker holding a NUL byte (which ends a C string), and the stages not
+// implemented here (not checked with mirostat, whose chain does not use
+// Samplers). The vocabulary is not a setting: New checks that DRY has one.
 func (p *Params) Validate() error {
 	floats := []struct {
 		name string
@@ -157,7 +174,7 @@ func (p *Params) Validate() error {
 		{"xtc_threshold", p.XTCThreshold}, {"typ_p", p.TypP}, {"temp", p.Temp},
 		{"dynatemp_range", p.DynatempRange}, {"dynatemp_exponent", p.DynatempExponent},
 		{"penalty_repeat", p.PenaltyRepeat}, {"penalty_freq", p.PenaltyFreq},
-		{"penalty_present", p.PenaltyPresent}, {"dry_multiplier", p.DryMultiplier},
+		{"penalty_present", p.PenaltyPresent}, {"dry_multiplier", p.DryMultiplier}, {"dry_base", p.DryBase},
 		{"top_n_sigma", p.TopNSigma}, {"mirostat_tau", p.MirostatTau},
 		{"mirostat_eta", p.MirostatEta},
 	}
@@ -187,8 +204,10 @@ func (p *Params) Validate() error {
 		switch s {
 		case Penalties, TopNSigma, TopK, Typical, TopP, MinP, XTC, Temp:
 		case DRY:
-			if p.DryMultiplier != 0 {
-				return fmt.Errorf("dry_multiplier: %v, but DRY is not implemented here (only 0, off)", p.DryMultiplier)
+			for _, b := range p.DryBreakers {
+				if strings.IndexByte(b, 0) >= 0 {
+					return fmt.Errorf("dry_sequence_breakers: %q holds a NUL byte", b)
+				}
 			}
 		default:
 			return fmt.Errorf("samplers: %v is not implemented here", s)

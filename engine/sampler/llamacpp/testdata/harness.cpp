@@ -5,7 +5,9 @@
 // (common/sampling.cpp) builds it with no grammar or logit bias: the
 // samplers of the letter sequence, then dist(seed); with mirostat 1 or 2,
 // temp(temp) then mirostat(n_vocab, seed, tau, eta, 100) or
-// mirostat_v2(seed, tau, eta). Output:
+// mirostat_v2(seed, tau, eta). DRY (d) reads its breakers through the
+// case's own vocabulary, which stubs.cpp's llama_vocab serves from
+// g_pieces. Output:
 //
 //   case NAME
 //   stage NAME SIZE SORTED IDS_FNV VALS_FNV [ID...]   (one per sampler, then dist)
@@ -21,6 +23,7 @@
 // array order. The ids are listed when there are at most 64.
 
 #include "llama.h"
+#include "llama-vocab.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -44,6 +47,29 @@ static float f32(const std::string & hex) {
     return f;
 }
 
+// g_pieces is the vocabulary of the case or session being run, which
+// stubs.cpp's llama_vocab reads.
+std::vector<std::string> g_pieces;
+
+// text reads "x" and the bytes in hex.
+static std::string text(const std::string & field) {
+    std::string t;
+    for (size_t i = 1; i + 1 < field.size(); i += 2) t += (char) std::stoi(field.substr(i, 2), nullptr, 16);
+    return t;
+}
+
+static std::vector<std::string> read_texts(std::istream & in) {
+    size_t n;
+    in >> n;
+    std::vector<std::string> texts(n);
+    for (auto & t : texts) {
+        std::string f;
+        in >> f;
+        t = text(f);
+    }
+    return texts;
+}
+
 static void expect(std::istream & in, const char * word) {
     std::string w;
     in >> w;
@@ -57,8 +83,9 @@ static void expect(std::istream & in, const char * word) {
 struct params {
     std::string seq;
     uint32_t seed;
-    int32_t min_keep, top_k, last_n, steps, mirostat;
-    float f[12], tau, eta;
+    int32_t min_keep, top_k, last_n, steps, mirostat, dry_allowed, dry_last_n;
+    float f[12], tau, eta, dry_mult, dry_base;
+    std::vector<std::string> breakers, pieces;
     std::vector<llama_token> history;
 };
 
@@ -80,6 +107,15 @@ static params read_params(std::istream & in) {
     in >> p.mirostat >> tau >> eta;
     p.tau = f32(tau);
     p.eta = f32(eta);
+    std::string mult, base;
+    expect(in, "dry");
+    in >> mult >> base >> p.dry_allowed >> p.dry_last_n;
+    p.dry_mult = f32(mult);
+    p.dry_base = f32(base);
+    expect(in, "breakers");
+    p.breakers = read_texts(in);
+    expect(in, "vocab");
+    p.pieces = read_texts(in);
     size_t n;
     expect(in, "history");
     in >> n;
@@ -104,6 +140,10 @@ static std::vector<float> read_logits(std::istream & in) {
 // common_sampler_type_to_chr, then dist(seed), or with mirostat its temp
 // and mirostat; every sampler accepts the history.
 static std::vector<llama_sampler *> build_chain(const params & p, int32_t n_vocab) {
+    static llama_vocab vocab;
+    g_pieces = p.pieces;
+    std::vector<const char *> breakers;
+    for (const auto & b : p.breakers) breakers.push_back(b.c_str());
     const float top_p = p.f[0], min_p = p.f[1], xtc_p = p.f[2], xtc_t = p.f[3], typ_p = p.f[4], temp = p.f[5],
                 dyn_range = p.f[6], dyn_exp = p.f[7], repeat = p.f[8], freq = p.f[9], present = p.f[10], top_n_sigma = p.f[11];
     std::vector<llama_sampler *> chain;
@@ -115,7 +155,7 @@ static std::vector<llama_sampler *> build_chain(const params & p, int32_t n_voca
         for (char c : p.seq) {
             switch (c) {
                 case 'e': chain.push_back(llama_sampler_init_penalties(n_vocab, p.last_n, repeat, freq, present)); break;
-                case 'd': chain.push_back(llama_sampler_init_dry(nullptr, 0.0f, 1.75f, 2, 64, nullptr, 0)); break;
+                case 'd': chain.push_back(llama_sampler_init_dry(&vocab, p.dry_mult, p.dry_base, p.dry_allowed, p.dry_last_n, breakers.data(), breakers.size())); break;
                 case 's': chain.push_back(llama_sampler_init_top_n_sigma(top_n_sigma)); break;
                 case 'k': chain.push_back(llama_sampler_init_top_k(p.top_k)); break;
                 case 'y': chain.push_back(llama_sampler_init_typical(typ_p, p.min_keep)); break;

@@ -106,7 +106,7 @@ func history(r *rng, n int) []int32 {
 }
 
 // stageParams switches on stage s with settings drawn from r, boundaries
-// included, for a vocabulary of n.
+// included, for a vocabulary of n; DRY is dryParams'.
 func stageParams(r *rng, p *llamacpp.Params, s llamacpp.Sampler, n int) {
 	switch s {
 	case llamacpp.Penalties:
@@ -136,12 +136,25 @@ func stageParams(r *rng, p *llamacpp.Params, s llamacpp.Sampler, n int) {
 	}
 }
 
+// dryParams switches DRY on, or leaves it off by one of its values, with
+// settings and breakers drawn from r. (stageParams leaves DRY as Defaults
+// has it, off, so that the cases made before DRY stay as they were.)
+func dryParams(r *rng, p *llamacpp.Params) {
+	p.DryMultiplier = pick(r, float32(0.8), 0.8, 0.5, 2, 1e-3, -0.5, 0)
+	p.DryBase = pick(r, float32(1.75), 1.75, 1, 1.000001, 1.0000011, 1.5, 2, 3, 50, 0.9)
+	p.DryAllowedLength = pick(r, int32(2), 2, 0, 1, 3, 5, -1)
+	p.DryPenaltyLastN = pick(r, int32(64), 64, 16, 200, 1000, 5, 1, 0, -1)
+	p.DryBreakers = pick(r, llamacpp.DefaultBreakers, llamacpp.DefaultBreakers, nil,
+		[]string{"ab", "*"}, []string{"a:b", "\n\n", ""}, []string{"…"}, []string{"c…a", " *", ":"},
+		[]string{strings.Repeat("ab:", 15)}, []string{"a" + strings.Repeat("d", 30)}, []string{"\"", "b\"a", "*c*"})
+}
+
 var chains = []string{
 	"edskypmxt", "kypmxt", "kpmt", "tkpm", "mt", "tm", "pt", "tp", "kt", "yt",
 	"xt", "st", "et", "sk", "mk", "pmk", "xkpt", "typm", "ekt", "epmt", "kyp", "smxt",
 }
 
-// Cases returns the cases, about 1,600, in a fixed order.
+// Cases returns the cases, about 1,900, in a fixed order.
 func Cases() []Case {
 	r := &rng{s: 20240601}
 	var cs []Case
@@ -214,7 +227,123 @@ func Cases() []Case {
 		p.Temp = pick(r, float32(1), 0.8, 0.5, 1.5, 0)
 		add(fmt.Sprintf("mirostat%d", p.Mirostat), p, logits(r, n, r.intn(6)), history(r, n), 2+r.intn(7))
 	}
+	// DRY over a synthetic vocabulary, alone, then in chains, then over a
+	// full one, on histories that repeat themselves.
+	for i := range 300 {
+		n := pick(r, 16, 31, 64, 100, 256, 257, 1000, 2048)
+		seq := "d"
+		switch {
+		case i >= 280:
+			n, seq = 32000, pick(r, "d", "edskypmxt")
+		case i >= 160:
+			seq = dryChains[i%len(dryChains)]
+		}
+		p := llamacpp.Defaults()
+		p.Seed = seed()
+		p.Samplers, _ = llamacpp.ParseSequence(seq)
+		p.MinKeep = pick(r, int32(0), 0, 1, 5)
+		for _, s := range p.Samplers {
+			stageParams(r, &p, s, n)
+		}
+		dryParams(r, &p)
+		v := vocabulary(r, n)
+		p.Vocab = v
+		add("dry-"+seq, p, logits(r, n, r.intn(6)), repetitive(r, v), 1+r.intn(3))
+	}
 	return cs
+}
+
+var dryChains = []string{"dkt", "edskypmxt", "kdt", "dpmt", "ed", "de", "tdk", "xdt", "mdt"}
+
+// Pieces is a synthetic vocabulary for the DRY cases: token id i's text
+// is the i-th piece. It tokenizes greedily: at each place the longest
+// piece that starts there, the lowest id among equals, and a byte that
+// starts no piece is skipped. harness.cpp's llama_vocab does the same.
+type Pieces struct {
+	texts   []string
+	ids     map[string]int32 // the lowest id of each text
+	longest int              // bytes in the longest text
+}
+
+// NewPieces returns the vocabulary of texts.
+func NewPieces(texts []string) *Pieces {
+	v := &Pieces{texts: texts, ids: map[string]int32{}}
+	for i, t := range texts {
+		if _, dup := v.ids[t]; !dup && t != "" {
+			v.ids[t] = int32(i)
+		}
+		v.longest = max(v.longest, len(t))
+	}
+	return v
+}
+
+// Len is the number of tokens.
+func (v *Pieces) Len() int { return len(v.texts) }
+
+// Piece is token id's text.
+func (v *Pieces) Piece(id int32) string { return v.texts[id] }
+
+// Tokenize is the greedy tokenization of text.
+func (v *Pieces) Tokenize(text string) []int32 {
+	var ids []int32
+	for len(text) > 0 {
+		n := min(v.longest, len(text))
+		for ; n > 0; n-- {
+			if id, ok := v.ids[text[:n]]; ok {
+				ids = append(ids, id)
+				break
+			}
+		}
+		text = text[max(n, 1):]
+	}
+	return ids
+}
+
+// atoms are the bytes and strings the synthetic pieces are made of: the
+// default breakers, letters, a space, and "…" whole and byte by byte.
+var atoms = []string{"a", "b", "c", "d", " ", "\n", ":", "\"", "*", "\xe2", "\x80", "\xa6", "…"}
+
+// vocabulary makes n pieces: the atoms first, then joins of two to four.
+func vocabulary(r *rng, n int) *Pieces {
+	v := make([]string, n)
+	for i := range v {
+		if i < len(atoms) {
+			v[i] = atoms[i]
+			continue
+		}
+		for range 2 + r.intn(3) {
+			if r.intn(3) == 0 {
+				v[i] += pick(r, atoms...)
+			} else {
+				v[i] += pick(r, "a", "b", "c", "d", " ")
+			}
+		}
+	}
+	return NewPieces(v)
+}
+
+// repetitive makes a history of 2 to 300 tokens that repeats a few
+// segments of tokens, whole or in part, with some tokens between them.
+func repetitive(r *rng, v *Pieces) []int32 {
+	segs := make([][]int32, 1+r.intn(3))
+	for i := range segs {
+		segs[i] = make([]int32, 1+r.intn(12))
+		for j := range segs[i] {
+			segs[i][j] = int32(r.intn(min(v.Len(), 40)))
+		}
+	}
+	h := []int32{}
+	for want := 2 + r.intn(300); len(h) < want; {
+		switch seg := segs[r.intn(len(segs))]; r.intn(5) {
+		case 0:
+			h = append(h, int32(r.intn(v.Len())))
+		case 1:
+			h = append(h, seg[r.intn(len(seg)):]...)
+		default:
+			h = append(h, seg...)
+		}
+	}
+	return h
 }
 
 // Sequence is p.Samplers as llama.cpp's letters.
@@ -234,8 +363,14 @@ func Sequence(p llamacpp.Params) string {
 //	ints SEED MIN_KEEP TOP_K PENALTY_LAST_N STEPS
 //	floats TOP_P MIN_P XTC_P XTC_T TYP_P TEMP DYN_RANGE DYN_EXP REPEAT FREQ PRESENT TOP_N_SIGMA
 //	mirostat VERSION TAU ETA
+//	dry MULTIPLIER BASE ALLOWED_LENGTH PENALTY_LAST_N
+//	breakers N TEXT…
+//	vocab N TEXT…        (the pieces of Params.Vocab; 0 when it is nil)
 //	history N ID…
 //	logits N BITS…
+//
+// where TEXT is "x" and the bytes in hex, so that an empty string or one
+// with spaces is one field.
 func Write(w io.Writer, cs []Case) error {
 	for _, c := range cs {
 		writeParams(w, "case", c.Name, c.Params, c.Steps, c.History)
@@ -256,9 +391,26 @@ func writeParams(w io.Writer, kind, name string, p llamacpp.Params, steps int, h
 		fmt.Fprintf(w, " %08x", math.Float32bits(f))
 	}
 	fmt.Fprintf(w, "\nmirostat %d %08x %08x", p.Mirostat, math.Float32bits(p.MirostatTau), math.Float32bits(p.MirostatEta))
+	fmt.Fprintf(w, "\ndry %08x %08x %d %d", math.Float32bits(p.DryMultiplier), math.Float32bits(p.DryBase), p.DryAllowedLength, p.DryPenaltyLastN)
+	writeTexts(w, "breakers", p.DryBreakers)
+	var pieces []string
+	if p.Vocab != nil {
+		pieces = make([]string, p.Vocab.Len())
+		for i := range pieces {
+			pieces[i] = p.Vocab.Piece(int32(i))
+		}
+	}
+	writeTexts(w, "vocab", pieces)
 	fmt.Fprintf(w, "\nhistory %d", len(history))
 	for _, h := range history {
 		fmt.Fprintf(w, " %d", h)
+	}
+}
+
+func writeTexts(w io.Writer, name string, texts []string) {
+	fmt.Fprintf(w, "\n%s %d", name, len(texts))
+	for _, t := range texts {
+		fmt.Fprintf(w, " x%x", t)
 	}
 }
 

@@ -20,7 +20,10 @@ type SessionCase struct {
 // Sessions are the sessions compared: stories260K with llama.cpp's
 // default settings and several seeds, a high temperature, every filter
 // off, a repetition penalty, greedy decoding (temperature 0, which
-// llama.cpp still draws for), and one to the end of the context.
+// llama.cpp still draws for), one to the end of the context; then
+// mirostat v2 and v1, whose mu carries from step to step, and DRY in a
+// sequence of its own and in llama.cpp's default chain, reading the
+// model's vocabulary.
 func Sessions() []SessionCase {
 	llama := func(seed uint64, change func(*sampler.Settings)) sampler.Settings {
 		s, err := compare.Defaults(sampler.LlamaCpp, seed)
@@ -49,12 +52,25 @@ func Sessions() []SessionCase {
 		}))},
 		{"greedy", spec("Once upon a time", 100, llama(19, func(s *sampler.Settings) { s.Temperature = 0 }))},
 		{"to-the-end", spec("", 512, llama(23, func(s *sampler.Settings) { s.Temperature = 1 }))},
+		{"mirostat2-tau-3", spec("Once upon a time", 200, llama(29, func(s *sampler.Settings) {
+			s.Temperature, s.Mirostat, s.MirostatTau, s.MirostatEta = 1, 2, 3, 0.1
+		}))},
+		{"mirostat1", spec("Lily", 200, llama(31, func(s *sampler.Settings) { s.Mirostat, s.MirostatTau, s.MirostatEta = 1, 5, 0.1 }))},
+		{"dry-edkt", spec("Once upon a time", 200, llama(37, func(s *sampler.Settings) {
+			s.Sequence, s.Temperature = "edkt", 1
+			s.DryMultiplier, s.DryBase, s.DryAllowedLength, s.DryPenaltyLastN = 0.8, 1.75, 2, 64
+		}))},
+		{"dry-defaults-cool", spec("Tom", 200, llama(41, func(s *sampler.Settings) {
+			s.Temperature = 0.5
+			s.DryMultiplier, s.DryBase, s.DryAllowedLength, s.DryPenaltyLastN = 2, 1.5, 1, 128
+		}))},
 	}
 }
 
 // WriteSessions runs each session and writes it in the harness's input
 // format: the llama.cpp parameters the session's settings map to
-// (compare.ForSession), the prompt as the history llama.cpp accepts
+// (compare.ForSession) with the model's pieces (compare.Vocab), the
+// prompt as the history llama.cpp accepts
 // before the first step, then the logits of every step the session took,
 // the model's after the session's own tokens:
 //
@@ -73,6 +89,7 @@ func WriteSessions(w io.Writer, cases []SessionCase, load session.Loader) error 
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
+		ch.Llama.Vocab = compare.Vocab(s.Model().Tokenizer) // DRY's, as the session's Stepper reads it
 		var steps [][]float32
 		for range c.Spec.Steps {
 			d, err := s.Detail(len(steps)) // the next step: the live model's logits

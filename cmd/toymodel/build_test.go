@@ -1,4 +1,4 @@
-package toymodel
+package main
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/toymodel"
 	"nexttoken/engine/transformer"
 )
 
@@ -62,9 +63,9 @@ func TestDesignedLogits(t *testing.T) {
 		if pos == 0 {
 			continue
 		}
-		for i, want := range targetLogits[pos-1] {
+		for i, want := range toymodel.TargetLogits[pos-1] {
 			if d := math.Abs(float64(logits[i]) - want); d > 1e-4 {
-				t.Errorf("after %s, logit of %s = %.6f, want %v", Words[tok], Words[i], logits[i], want)
+				t.Errorf("after %s, logit of %s = %.6f, want %v", toymodel.Words[tok], toymodel.Words[i], logits[i], want)
 			}
 		}
 	}

@@ -1,0 +1,139 @@
+package modelfile_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
+	"nexttoken/engine/modelfile"
+	"nexttoken/engine/tokenizer"
+)
+
+func read(t *testing.T, name string) modelfile.File {
+	t.Helper()
+	data, err := os.ReadFile("../../web/models/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return modelfile.File{Name: name, Data: data}
+}
+
+// stories260KGGUF is stories260K as llama.cpp's converter writes it.
+func stories260KGGUF(t *testing.T) modelfile.File {
+	t.Helper()
+	ckpt, tok := read(t, "stories260K.bin"), read(t, "tok512.bin")
+	m, err := checkpoint.Read(ckpt.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tokenizer.Read(tok.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := gguf.WriteLlama2c(&buf, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
+		t.Fatal(err)
+	}
+	return modelfile.File{Name: "stories260K.gguf", Data: buf.Bytes()}
+}
+
+func TestOpen(t *testing.T) {
+	ckpt, tok, toy, toyTok := read(t, "stories260K.bin"), read(t, "tok512.bin"), read(t, "toy.bin"), read(t, "toy-tokenizer.bin")
+	g := stories260KGGUF(t)
+	for _, tc := range []struct {
+		name  string
+		files []modelfile.File
+		vocab int    // the model's vocabulary, when it opens
+		named string // its Ref's name
+		err   string
+	}{
+		{"checkpoint and tokenizer", []modelfile.File{ckpt, tok}, 512, "stories260K.bin + tok512.bin", ""},
+		{"tokenizer first", []modelfile.File{tok, ckpt}, 512, "stories260K.bin + tok512.bin", ""},
+		{"gguf", []modelfile.File{g}, 512, "stories260K.gguf", ""},
+		{"gguf and a tokenizer", []modelfile.File{g, tok}, 512, "stories260K.gguf + tok512.bin", ""},
+		{"a checkpoint alone", []modelfile.File{ckpt}, 0, "", "stories260K.bin: a llama2.c checkpoint needs its tokenizer.bin"},
+		{"a tokenizer alone", []modelfile.File{tok}, 0, "", "tok512.bin is a tokenizer: choose its checkpoint with it"},
+		{"two checkpoints", []modelfile.File{ckpt, toy}, 0, "", "stories260K.bin and toy.bin are both models"},
+		{"two tokenizers", []modelfile.File{tok, toyTok}, 0, "", "tok512.bin and toy-tokenizer.bin are both tokenizers"},
+		{"three files", []modelfile.File{tok, toyTok, ckpt}, 0, "", "3 files"},
+		{"mismatched", []modelfile.File{ckpt, toyTok}, 0, "", "the tokenizer has 6 tokens but the checkpoint's vocabulary has 512"},
+		{"nothing", nil, 0, "", "0 files"},
+		{"garbage", []modelfile.File{{Name: "x.bin", Data: []byte("not a model at all, not at all")}, tok}, 0, "", "x.bin: "},
+		{"truncated gguf", []modelfile.File{{Name: "cut.gguf", Data: g.Data[:len(g.Data)/2]}}, 0, "", "cut.gguf: "},
+	} {
+		m, ref, err := modelfile.Open(tc.files...)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if m.Checkpoint.Config.VocabSize != tc.vocab || m.Tokenizer.VocabSize() != tc.vocab || ref.Name != tc.named || m.Name != ref.String() {
+			t.Errorf("%s: model %s of %d tokens, ref %+v", tc.name, m.Name, m.Checkpoint.Config.VocabSize, ref)
+		}
+		var size int64
+		for _, f := range tc.files {
+			size += int64(len(f.Data))
+		}
+		if ref.Size != size {
+			t.Errorf("%s: ref size %d, the files have %d bytes", tc.name, ref.Size, size)
+		}
+	}
+	// The same files in either order are the same model; other files are not.
+	_, a, _ := modelfile.Open(ckpt, tok)
+	_, b, _ := modelfile.Open(tok, ckpt)
+	_, c, _ := modelfile.Open(g)
+	if a != b || a.Hash == c.Hash {
+		t.Errorf("refs %v, %v, %v", a, b, c)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	good := modelfile.Ref{Hash: "0123456789abcdef", Size: 1063, Name: "stories260K.bin + tok512.bin"}
+	if got, err := modelfile.ParseRef(good.String()); err != nil || got != good {
+		t.Errorf("ParseRef(%q) = %+v, %v", good.String(), got, err)
+	}
+	for _, tc := range []struct{ s, err string }{
+		{"stories260K", "not a model file's reference"},
+		{"file:0123456789abcdef:12", "want file:HASH:SIZE:NAME"},
+		{"file:0123456789abcdef:0:x.bin", "not a positive whole number"},
+		{"file:0123456789abcdef:-5:x.bin", "not a positive whole number"},
+		{"file:0123456789abcdef:1e9:x.bin", "not a positive whole number"},
+		{"file:0123456789abcdef:+12:x.bin", "not a positive whole number"},
+		{"file:0123456789abcdef:012:x.bin", "not a positive whole number"},
+		{"file:0123456789ABCDEF:12:x.bin", "16 lower-case hex digits"},
+		{"file:0123:12:x.bin", "16 lower-case hex digits"},
+		{"file:0123456789abcdef:12:", "printable characters"},
+		{"file:0123456789abcdef:12:a\nb", "printable characters"},
+		{"file:0123456789abcdef:12:" + strings.Repeat("x", 201), "printable characters"},
+		{"file:0123456789abcdef:12:\xff", "printable characters"},
+	} {
+		if _, err := modelfile.ParseRef(tc.s); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("ParseRef(%q): %v, want an error saying %q", tc.s, err, tc.err)
+		}
+	}
+}
+
+// FuzzParseRef: a reference in a link is outside input. Whatever parses
+// prints back as itself.
+func FuzzParseRef(f *testing.F) {
+	f.Add("file:0123456789abcdef:1063:stories260K.bin + tok512.bin")
+	f.Add("file:0123456789abcdef:1:a:b")
+	f.Add("file::::")
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := modelfile.ParseRef(s)
+		if err != nil {
+			return
+		}
+		if r.String() != s {
+			t.Errorf("ParseRef(%q).String() = %q", s, r.String())
+		}
+	})
+}
