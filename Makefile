@@ -64,10 +64,14 @@ unit: web/app.wasm.br chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures how long the playground takes to go live in Chromium
-# (cold and warm) and how long an edit or a step takes to reach the DOM
-# (measurements, not tests).
+# (cold and warm), how long an edit or a step takes to reach the DOM, and
+# the engine's decode speed with its SIMD and Go kernels (measurements, not
+# tests). make timing WLLAMA=/path compares the decode speed with wllama's
+# (llama.cpp in WebAssembly), installed outside the project with
+# cd /path && npm install @wllama/wllama@3.8.1.
+WLLAMA ?=
 timing: web/app.wasm.br chromium
-	$(withBrowser) NEXTTOKEN_TIMING=1 $(GO) test -run 'Timing$$' -count=1 -v ./cmd/nexttoken
+	$(withBrowser) GO=$(GO) NEXTTOKEN_WLLAMA=$(WLLAMA) NEXTTOKEN_TIMING=1 $(GO) test -run 'Timing$$' -count=1 -v ./cmd/nexttoken
 
 # loadtest sends LOAD_REQUESTS requests, LOAD_CONCURRENCY at a time, in turn
 # over /, /app.wasm, /web/app.css and /docs/, to nexttoken serve on a

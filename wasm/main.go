@@ -19,5 +19,6 @@ func main() {
 	debug.SetGCPercent(400)
 	ui.Register()
 	ui.RepairAddress()
+	ui.ChooseKernel()
 	app.RunWhenOnBrowser()
 }

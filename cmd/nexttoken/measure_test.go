@@ -69,17 +69,31 @@ func TestMeasure(t *testing.T) {
 		float64(vectors.bytes)/float64(vectors.steps)/(1<<20), float64(vectors.maxRSS)/1024)
 }
 
-// buildCommand builds nexttoken into a temporary folder, with the go
-// command in $GO, or on the PATH, and returns the program's path.
+// buildCommand builds nexttoken into a temporary folder and returns the
+// program's path.
 func buildCommand(t *testing.T) string {
 	t.Helper()
-	goCmd := os.Getenv("GO")
-	if goCmd == "" {
-		goCmd = "go"
+	return goBuild(t, ".", "nexttoken")
+}
+
+// goCommand is the go command: $GO, or go on the PATH.
+func goCommand() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
 	}
-	bin := filepath.Join(t.TempDir(), "nexttoken")
-	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	return "go"
+}
+
+// goBuild builds the package pkg into the file name of a temporary
+// folder, with env added to the go command's environment, and returns the
+// file's path.
+func goBuild(t *testing.T, pkg, name string, env ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command(goCommand(), "build", "-o", bin, pkg)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }

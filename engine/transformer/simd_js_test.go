@@ -1,0 +1,128 @@
+//go:build js
+
+package transformer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/wasmsimd"
+)
+
+// TestSIMDMatchesUnrolled checks that the SIMD kernel loads under node and
+// gives matmulUnrolled's results bit for bit (the same summation order),
+// at shapes that are and are not multiples of its four rows and eight
+// columns, and on slices that start off a 16-byte boundary.
+func TestSIMDMatchesUnrolled(t *testing.T) {
+	if simd == nil {
+		t.Fatal("the SIMD kernel did not load")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, shape := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {7, 9}, {9, 7}, {17, 13}, {64, 172}, {288, 288}, {768, 6}} {
+		n, d := shape[0], shape[1]
+		for _, skew := range []int{0, 1, 2, 3} { // in float32s
+			w, x := randomVector(rng, n*d+skew)[skew:], randomVector(rng, n+skew)[skew:]
+			got, want := make([]float32, d+skew)[skew:], make([]float32, d)
+			if err := simd.MatVec(got, x, w, n, d); err != nil {
+				t.Fatal(err)
+			}
+			matmulUnrolled(want, x, w, n, d)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Errorf("%dx%d skew %d row %d: SIMD %v, unrolled %v", n, d, skew, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestDisableSIMDKeepsLogits checks that turning the SIMD kernel off
+// changes nothing a forward pass computes: the greedy tokens and the
+// logits of stories260K, bit for bit.
+func TestDisableSIMDKeepsLogits(t *testing.T) {
+	m := loadModel(t, stories260K)
+	decode := func() [][]float32 {
+		tr := New(m)
+		var all [][]float32
+		tok := 1
+		for pos := range 40 {
+			logits, err := tr.Forward(tok, pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, append([]float32(nil), logits...))
+			tok = argmax(logits)
+		}
+		return all
+	}
+	kernel := simd
+	defer func() { simd = kernel }()
+	if Kernel() != "SIMD" {
+		t.Fatalf("Kernel() = %q under node, want SIMD", Kernel())
+	}
+	withSIMD := decode()
+	DisableSIMD()
+	if Kernel() != "Go" {
+		t.Fatalf("Kernel() = %q after DisableSIMD, want Go", Kernel())
+	}
+	withGo := decode()
+	for pos := range withGo {
+		for i := range withGo[pos] {
+			if math.Float32bits(withSIMD[pos][i]) != math.Float32bits(withGo[pos][i]) {
+				t.Fatalf("position %d logit %d: SIMD %v, Go %v", pos, i, withSIMD[pos][i], withGo[pos][i])
+			}
+		}
+	}
+}
+
+// BenchmarkMatmulSIMD measures the SIMD kernel and the unrolled Go loop it
+// replaces under js/wasm, at every matrix shape of stories260K and
+// stories15M (n×d: W is d rows of n).
+func BenchmarkMatmulSIMD(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	stories260KConfig := loadModel(b, stories260K).Config
+	for _, c := range []checkpoint.Config{stories260KConfig, randmodel.Stories15M} {
+		var shapes [][2]int
+		for _, s := range [][2]int{{c.Dim, c.Dim}, {c.Dim, c.KVDim()}, {c.Dim, c.HiddenDim}, {c.HiddenDim, c.Dim}, {c.Dim, c.VocabSize}} {
+			if !slices.Contains(shapes, s) {
+				shapes = append(shapes, s)
+			}
+		}
+		for _, shape := range shapes {
+			n, d := shape[0], shape[1]
+			w, x, out := randomVector(rng, n*d), randomVector(rng, n), make([]float32, d)
+			for _, k := range []struct {
+				name string
+				f    func(out, x, w []float32, n, d int)
+			}{{"simd", matmul}, {"unrolled", matmulUnrolled}} {
+				b.Run(fmt.Sprintf("%s/%dx%d", k.name, n, d), func(b *testing.B) {
+					for b.Loop() {
+						k.f(out, x, w, n, d)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeKernels is BenchmarkDecode with the SIMD kernel and with
+// the Go loop, in one run; -bench 'DecodeKernels/.*/(stories260K|stories15M-shape)$'
+// picks the default arithmetic (run.c's has a kernel of its own).
+func BenchmarkDecodeKernels(b *testing.B) {
+	kernel := simd
+	defer func() { simd = kernel }()
+	for _, k := range []struct {
+		name   string
+		kernel *wasmsimd.Kernel
+	}{{"simd", kernel}, {"go", nil}} {
+		b.Run(k.name, func(b *testing.B) {
+			simd = k.kernel
+			BenchmarkDecode(b)
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package wasmsimd
+
+// A tiny encoder of the WebAssembly binary format, for the few instructions
+// the kernels use: the module's sections (WebAssembly Core Specification
+// 2.0, chapter 5, "Binary Format") and a function body as a byte stream of
+// opcodes with their immediates. Integers are LEB128, as the format wants;
+// SIMD instructions are the prefix 0xFD followed by their opcode as an
+// unsigned LEB128 (the "fixed-width SIMD" proposal, standard since 2.0).
+
+// Value types.
+const (
+	i32  = 0x7F
+	f32  = 0x7D
+	v128 = 0x7B
+)
+
+// Section ids.
+const (
+	typeSection     = 1
+	importSection   = 2
+	functionSection = 3
+	exportSection   = 7
+	codeSection     = 10
+)
+
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+func appendI32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7F)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+func appendName(b []byte, s string) []byte {
+	return append(appendU32(b, uint32(len(s))), s...)
+}
+
+// appendVector appends a vector: its length, then its items, already encoded.
+func appendVector(b []byte, items ...[]byte) []byte {
+	b = appendU32(b, uint32(len(items)))
+	for _, it := range items {
+		b = append(b, it...)
+	}
+	return b
+}
+
+func appendSection(b []byte, id byte, content []byte) []byte {
+	return append(appendU32(append(b, id), uint32(len(content))), content...)
+}
+
+// funcType is the encoding of a function type with the given parameters and
+// no results.
+func funcType(params ...byte) []byte {
+	return append(appendVector([]byte{0x60}, bytesOf(params)...), 0)
+}
+
+func bytesOf(bs []byte) [][]byte {
+	out := make([][]byte, len(bs))
+	for i := range bs {
+		out[i] = bs[i : i+1]
+	}
+	return out
+}
+
+// body is one function's code under construction: its locals beyond the
+// parameters, then its instructions.
+type body struct {
+	params int
+	locals []byte // the type of each local after the parameters
+	code   []byte
+}
+
+// local declares a new local of type t and returns its index.
+func (f *body) local(t byte) uint32 {
+	f.locals = append(f.locals, t)
+	return uint32(f.params + len(f.locals) - 1)
+}
+
+// encode is the body as the code section holds it: its size, the locals
+// (as runs of one type), the instructions and end.
+func (f *body) encode() []byte {
+	var runs [][]byte
+	for i := 0; i < len(f.locals); {
+		j := i
+		for j < len(f.locals) && f.locals[j] == f.locals[i] {
+			j++
+		}
+		runs = append(runs, append(appendU32(nil, uint32(j-i)), f.locals[i]))
+		i = j
+	}
+	b := append(appendVector(nil, runs...), f.code...)
+	b = append(b, 0x0B) // end
+	return append(appendU32(nil, uint32(len(b))), b...)
+}
+
+// Control and variable instructions. Blocks and loops have no result
+// (block type 0x40).
+func (f *body) block()            { f.code = append(f.code, 0x02, 0x40) }
+func (f *body) loop()             { f.code = append(f.code, 0x03, 0x40) }
+func (f *body) end()              { f.code = append(f.code, 0x0B) }
+func (f *body) br(depth uint32)   { f.code = appendU32(append(f.code, 0x0C), depth) }
+func (f *body) brIf(depth uint32) { f.code = appendU32(append(f.code, 0x0D), depth) }
+func (f *body) call(fn uint32)    { f.code = appendU32(append(f.code, 0x10), fn) }
+func (f *body) get(local uint32)  { f.code = appendU32(append(f.code, 0x20), local) }
+func (f *body) set(local uint32)  { f.code = appendU32(append(f.code, 0x21), local) }
+func (f *body) i32Const(v int32)  { f.code = appendI32(append(f.code, 0x41), v) }
+func (f *body) i32Add()           { f.code = append(f.code, 0x6A) }
+func (f *body) i32Sub()           { f.code = append(f.code, 0x6B) }
+func (f *body) i32LtU()           { f.code = append(f.code, 0x49) }
+func (f *body) i32Mul()           { f.code = append(f.code, 0x6C) }
+func (f *body) i32And()           { f.code = append(f.code, 0x71) }
+func (f *body) i32Shl()           { f.code = append(f.code, 0x74) }
+func (f *body) i32GeU()           { f.code = append(f.code, 0x4F) }
+func (f *body) f32Add()           { f.code = append(f.code, 0x92) }
+func (f *body) f32Mul()           { f.code = append(f.code, 0x94) }
+func (f *body) memarg(align, offset uint32) {
+	f.code = appendU32(appendU32(f.code, align), offset)
+}
+
+// Memory instructions; align is log2 of the alignment the access may
+// assume, a hint only: an unaligned address works, perhaps more slowly.
+// Float32 data is 4-byte aligned in Go, so the hint is 2 throughout.
+func (f *body) i32Load(offset uint32) { f.code = append(f.code, 0x28); f.memarg(2, offset) }
+func (f *body) f32Load(offset uint32) { f.code = append(f.code, 0x2A); f.memarg(2, offset) }
+func (f *body) f32Store(offset uint32) {
+	f.code = append(f.code, 0x38)
+	f.memarg(2, offset)
+}
+
+// SIMD instructions.
+func (f *body) simd(op uint32) { f.code = appendU32(append(f.code, 0xFD), op) }
+func (f *body) v128Load(offset uint32) {
+	f.simd(0x00)
+	f.memarg(2, offset)
+}
+func (f *body) v128Store(offset uint32) {
+	f.simd(0x0B)
+	f.memarg(2, offset)
+}
+func (f *body) v128Const0() {
+	f.simd(0x0C)
+	f.code = append(f.code, make([]byte, 16)...)
+}
+
+// shuffle takes four float32 lanes from the two vectors on the stack:
+// lanes 0–3 are the first's, 4–7 the second's (i8x16.shuffle, by bytes).
+func (f *body) shuffle(lanes [4]byte) {
+	f.simd(0x0D)
+	for _, l := range lanes {
+		f.code = append(f.code, 4*l, 4*l+1, 4*l+2, 4*l+3)
+	}
+}
+func (f *body) f32x4ExtractLane(lane byte) { f.simd(0x1F); f.code = append(f.code, lane) }
+func (f *body) f32x4ReplaceLane(lane byte) { f.simd(0x20); f.code = append(f.code, lane) }
+func (f *body) f32x4Add()                  { f.simd(0xE4) }
+func (f *body) f32x4Mul()                  { f.simd(0xE6) }

@@ -1,0 +1,39 @@
+package wasmsimd
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestGenerateReproducesModule(t *testing.T) {
+	if got := Generate(); !bytes.Equal(got, module) {
+		t.Errorf("Generate gives %d bytes that differ from matvec.wasm's %d: run go generate ./engine/wasmsimd", len(got), len(module))
+	}
+	if len(module) > maxSyncModule {
+		t.Errorf("matvec.wasm is %d bytes; Chromium compiles at most %d synchronously", len(module), maxSyncModule)
+	}
+}
+
+func TestLEB128(t *testing.T) {
+	for _, c := range []struct {
+		unsigned uint32
+		signed   int32
+		u, s     []byte
+	}{
+		// The examples of the specification's section 5.2.2 and the edges.
+		{0, 0, []byte{0x00}, []byte{0x00}},
+		{63, 63, []byte{0x3F}, []byte{0x3F}},
+		{64, 64, []byte{0x40}, []byte{0xC0, 0x00}},
+		{127, -1, []byte{0x7F}, []byte{0x7F}},
+		{128, -64, []byte{0x80, 0x01}, []byte{0x40}},
+		{624485, -65, []byte{0xE5, 0x8E, 0x26}, []byte{0xBF, 0x7F}},
+		{1<<32 - 1, -1 << 31, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0x0F}, []byte{0x80, 0x80, 0x80, 0x80, 0x78}},
+	} {
+		if got := appendU32(nil, c.unsigned); !bytes.Equal(got, c.u) {
+			t.Errorf("unsigned %d: % x, want % x", c.unsigned, got, c.u)
+		}
+		if got := appendI32(nil, c.signed); !bytes.Equal(got, c.s) {
+			t.Errorf("signed %d: % x, want % x", c.signed, got, c.s)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+//go:build js
+
+package wasmsimd
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall/js"
+	"unsafe"
+
+	"github.com/hack-pad/safejs"
+)
+
+// Kernel is the module instantiated on this Go program's memory.
+type Kernel struct {
+	// matvec is matvec_f32_args bound to args' address, so that a call
+	// passes no arguments (see call).
+	matvec js.Value
+	args   *[5]uint32 // out, x, w, n, d; on the heap, which does not move
+}
+
+// Load instantiates the kernel module on the Go program's own memory. It
+// fails where the browser's WebAssembly has no SIMD, or where the Go
+// instance's memory cannot be reached; the caller then keeps its Go kernels.
+func Load() (*Kernel, error) {
+	mem, err := goMemory()
+	if err != nil {
+		return nil, fmt.Errorf("the Go program's memory: %w", err)
+	}
+	wasm, err := safejs.Global().Get("WebAssembly")
+	if err != nil {
+		return nil, err
+	}
+	bytes, err := jsBytes(module)
+	if err != nil {
+		return nil, err
+	}
+	valid, err := wasm.Call("validate", bytes)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := valid.Bool(); err != nil || !ok {
+		return nil, errors.New("this WebAssembly engine has no SIMD (the kernel module does not validate)")
+	}
+	moduleType, err := wasm.Get("Module")
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := moduleType.New(bytes)
+	if err != nil {
+		return nil, err
+	}
+	instanceType, err := wasm.Get("Instance")
+	if err != nil {
+		return nil, err
+	}
+	imports := map[string]any{"env": map[string]any{"mem": mem}}
+	instance, err := instanceType.New(compiled, imports)
+	if err != nil {
+		return nil, err
+	}
+	exports, err := instance.Get("exports")
+	if err != nil {
+		return nil, err
+	}
+	matvec, err := exports.Get("matvec_f32_args")
+	if err != nil {
+		return nil, err
+	}
+	args := new([5]uint32)
+	bound, err := matvec.Call("bind", safejs.Null(), address(unsafe.Pointer(args)))
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{matvec: safejs.Unsafe(bound), args: args}, nil
+}
+
+// MatVec sets out[i] = Σ_j w[i·n + j]·x[j] for i < d, W row-major, summing
+// in the order of transformer's matmulUnrolled (see Generate). Short slices
+// panic, as slicing them would: the kernel itself reads memory unchecked.
+// An error means the call into JavaScript failed; out is then undefined.
+func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
+	out, x, w = out[:d], x[:n], w[:d*n]
+	if d == 0 || n == 0 {
+		clear(out)
+		return nil
+	}
+	k.args[0] = address(unsafe.Pointer(&out[0]))
+	k.args[1] = address(unsafe.Pointer(&x[0]))
+	k.args[2] = address(unsafe.Pointer(&w[0]))
+	k.args[3] = uint32(n)
+	k.args[4] = uint32(d)
+	err := k.call()
+	runtime.KeepAlive(out)
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(w)
+	return err
+}
+
+// call runs the bound kernel. The decode step must not allocate, and
+// safejs's Invoke allocates on every call (it copies the arguments into a
+// new []any, boxed), so call uses syscall/js's Invoke of no arguments,
+// which does not, and turns its panic (a JavaScript exception, such as a
+// trap) into an error, as safejs does.
+func (k *Kernel) call() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the SIMD kernel failed: %v", r)
+		}
+	}()
+	k.matvec.Invoke()
+	return nil
+}
+
+// address is p's offset in the Go program's linear memory (wasm32: below
+// 4 GiB, although Go's pointers are 64 bits wide).
+func address(p unsafe.Pointer) uint32 { return uint32(uintptr(p)) }
+
+// jsBytes copies b into a new Uint8Array.
+func jsBytes(b []byte) (safejs.Value, error) {
+	array, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	v, err := array.New(len(b))
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	_, err = safejs.CopyBytesToJS(v, b)
+	return v, err
+}
+
+// goMemory returns the WebAssembly.Memory the Go program runs in: the
+// "mem" export of its instance. Neither loader publishes the instance:
+// wasm_exec.js's Go object keeps it as go._inst, and go-app's app.js (like
+// Go's own wasm_exec_node.js) holds that Go object in a local variable only.
+// The one place JavaScript hands the Go object to Go is js.FuncOf, which
+// calls go._makeFuncWrapper(id), a method of the Go class's prototype, and
+// keeps what it returns as the new function's value. For one FuncOf,
+// goMemory makes that method Object.prototype.valueOf, which returns its
+// receiver: the Go object. The method is put back at once; nothing else
+// runs meanwhile (Go's wasm is single-threaded and this code does not yield).
+func goMemory() (safejs.Value, error) {
+	goClass, err := safejs.Global().Get("Go")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if goClass.Type() != safejs.TypeFunction {
+		return safejs.Value{}, errors.New("no Go class (wasm_exec.js)")
+	}
+	proto, err := goClass.Get("prototype")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	makeFuncWrapper, err := proto.Get("_makeFuncWrapper")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if makeFuncWrapper.Type() != safejs.TypeFunction {
+		return safejs.Value{}, errors.New("wasm_exec.js's Go class has no _makeFuncWrapper")
+	}
+	object, err := safejs.Global().Get("Object")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	objectProto, err := object.Get("prototype")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	valueOf, err := objectProto.Get("valueOf")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if err := proto.Set("_makeFuncWrapper", valueOf); err != nil {
+		return safejs.Value{}, err
+	}
+	f, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { return nil })
+	if restoreErr := proto.Set("_makeFuncWrapper", makeFuncWrapper); err == nil {
+		err = restoreErr
+	}
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	goObject := f.Value()
+	f.Release()
+	inst, err := goObject.Get("_inst")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if inst.Type() != safejs.TypeObject {
+		return safejs.Value{}, errors.New("the Go object has no instance (_inst)")
+	}
+	exports, err := inst.Get("exports")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	mem, err := exports.Get("mem")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	memoryType, err := safejs.Global().Get("WebAssembly")
+	if err == nil {
+		memoryType, err = memoryType.Get("Memory")
+	}
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if ok, err := mem.InstanceOf(memoryType); err != nil || !ok {
+		return safejs.Value{}, errors.New("the Go instance exports no memory named mem")
+	}
+	return mem, nil
+}

@@ -1,0 +1,257 @@
+package wasmsimd
+
+// Generate returns the kernel module, the bytes of matvec.wasm
+// (go run ./engine/wasmsimd/gen writes them; TestGenerateReproducesModule
+// checks that it did). The module imports the memory it works on as
+// env.mem and exports
+//
+//	matvec_f32(out, x, w, n, d)   out[i] = Σ_j w[i·n + j]·x[j] for i < d
+//	matvec_f32_args(p)            the same, its five arguments read from p
+//
+// where out, x and w are byte offsets in that memory of float32 arrays (d,
+// n and d·n of them, row-major W) and n and d are counts.
+// matvec_f32_args lets a caller that has bound p once (Function.bind) make
+// the call without passing numbers, which would allocate in Go.
+//
+// The sums are those of transformer's matmulUnrolled, bit for bit: each row
+// sums its products in four lanes, lane k taking j ≡ k (mod 4) in order of
+// j (one f32x4 accumulator per row); the last n mod 4 products go to lane 0
+// in order; then (lane0 + lane1) + (lane2 + lane3). WebAssembly rounds every
+// f32x4.mul and f32x4.add (there is no fused multiply-add), as Go's wasm
+// code does, so the same order is the same result. The speed comes from
+// taking four rows at a time, each with its own accumulator, so that four
+// sums proceed independently and each load of x serves them all, and from
+// unrolling the loop over j by chunksPerStep vectors of four.
+func Generate() []byte {
+	var m []byte
+	m = append(m, 0x00, 'a', 's', 'm', 1, 0, 0, 0)
+	m = appendSection(m, typeSection, appendVector(nil,
+		funcType(i32, i32, i32, i32, i32), // 0: matvec_f32
+		funcType(i32),                     // 1: matvec_f32_args
+	))
+	memory := []byte{0x02, 0x00, 0x00} // a memory with limits {min 0, no max}: any size fits
+	m = appendSection(m, importSection, appendVector(nil,
+		append(appendName(appendName(nil, "env"), "mem"), memory...)))
+	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}))
+	m = appendSection(m, exportSection, appendVector(nil,
+		append(appendName(nil, "matvec_f32"), 0x00, 0),
+		append(appendName(nil, "matvec_f32_args"), 0x00, 1)))
+	m = appendSection(m, codeSection, appendVector(nil, matvec().encode(), matvecArgs().encode()))
+	return m
+}
+
+// chunksPerStep was tuned under node (V8) at stories15M's shapes: two
+// vectors a step beat one and four (288×288: 4.5 µs, against 4.7 and
+// 6.5), and blocks of four rows beat blocks of eight, 12 or 16 (5.7–18
+// µs: V8 then spills accumulators to the stack).
+const chunksPerStep = 2
+
+// matvec is the body of matvec_f32. In outline:
+//
+//	nb := 4n; row := w; o := out; outEnd := out + 4d
+//	for R in 4, 1:                     // rows at a time, while R rows remain
+//	  while outEnd - o ≥ 4R:
+//	    r_k := row + k·nb; acc_k := 0 for k < R
+//	    j := 0
+//	    while j < nb &^ (16·chunksPerStep − 1): chunksPerStep vectors into each acc_k
+//	    while j < nb &^ 15:                     one vector into each acc_k
+//	    t_k := acc_k[0]; while j < nb: t_k += w_k[j]·x[j]; acc_k[0] = t_k
+//	    store (acc_k[0] + acc_k[1]) + (acc_k[2] + acc_k[3]) at o + 4k
+//	    row += R·nb; o += 4R
+func matvec() *body {
+	f := &body{params: 5}
+	const out, x, w, n, d = 0, 1, 2, 3, 4
+	nb, row, o, outEnd, j := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+	xv, xs := f.local(v128), f.local(f32)
+	var r, t, acc [4]uint32
+	for k := range 4 {
+		r[k], t[k], acc[k] = f.local(i32), f.local(f32), f.local(v128)
+	}
+
+	f.get(n)
+	f.i32Const(2)
+	f.i32Shl()
+	f.set(nb)
+	f.get(w)
+	f.set(row)
+	f.get(out)
+	f.set(o)
+	f.get(out)
+	f.get(d)
+	f.i32Const(2)
+	f.i32Shl()
+	f.i32Add()
+	f.set(outEnd)
+
+	// whileBelow opens a loop that runs while local a < (nb &^ mask),
+	// unsigned; endWhile closes it.
+	whileBelow := func(a uint32, mask int32) {
+		f.block()
+		f.loop()
+		f.get(a)
+		f.get(nb)
+		f.i32Const(^mask)
+		f.i32And()
+		f.i32GeU()
+		f.brIf(1)
+	}
+	endWhile := func() {
+		f.br(0)
+		f.end()
+		f.end()
+	}
+	addTo := func(local uint32, step int32) {
+		f.get(local)
+		f.i32Const(step)
+		f.i32Add()
+		f.set(local)
+	}
+
+	// multiplyAdd loads xt := x[j+offset…] (a vector of four when wide,
+	// else a float) and adds r_k[j+offset…]·xt to sums[k] for k < rows.
+	multiplyAdd := func(rows int, sums [4]uint32, xt, offset uint32, wide bool) {
+		load, mul, add := f.f32Load, f.f32Mul, f.f32Add
+		if wide {
+			load, mul, add = f.v128Load, f.f32x4Mul, f.f32x4Add
+		}
+		f.get(x)
+		f.get(j)
+		f.i32Add()
+		load(offset)
+		f.set(xt)
+		for k := range rows {
+			f.get(sums[k])
+			f.get(r[k])
+			f.get(j)
+			f.i32Add()
+			load(offset)
+			f.get(xt)
+			mul()
+			add()
+			f.set(sums[k])
+		}
+	}
+
+	for _, rows := range []int{4, 1} {
+		// while outEnd - o ≥ 4·rows
+		f.block()
+		f.loop()
+		f.get(outEnd)
+		f.get(o)
+		f.i32Sub()
+		f.i32Const(int32(4 * rows))
+		f.i32LtU()
+		f.brIf(1)
+
+		for k := range rows {
+			f.get(row)
+			if k > 0 {
+				f.get(nb)
+				f.i32Const(int32(k))
+				f.i32Mul()
+				f.i32Add()
+			}
+			f.set(r[k])
+			f.v128Const0()
+			f.set(acc[k])
+		}
+		f.i32Const(0)
+		f.set(j)
+
+		for _, chunks := range []int{chunksPerStep, 1} {
+			whileBelow(j, int32(16*chunks-1))
+			for c := range chunks {
+				multiplyAdd(rows, acc, xv, uint32(16*c), true)
+			}
+			addTo(j, int32(16*chunks))
+			endWhile()
+		}
+
+		// The last n mod 4 products, into lane 0.
+		for k := range rows {
+			f.get(acc[k])
+			f.f32x4ExtractLane(0)
+			f.set(t[k])
+		}
+		whileBelow(j, 0)
+		multiplyAdd(rows, t, xs, 0, false)
+		addTo(j, 4)
+		endWhile()
+		for k := range rows {
+			f.get(acc[k])
+			f.get(t[k])
+			f.f32x4ReplaceLane(0)
+			f.set(acc[k])
+		}
+
+		if rows == 1 {
+			f.get(o)
+			f.get(acc[0])
+			f.f32x4ExtractLane(0)
+			f.get(acc[0])
+			f.f32x4ExtractLane(1)
+			f.f32Add()
+			f.get(acc[0])
+			f.f32x4ExtractLane(2)
+			f.get(acc[0])
+			f.f32x4ExtractLane(3)
+			f.f32Add()
+			f.f32Add()
+			f.f32Store(0)
+		} else {
+			storeRowSums(f, o, acc)
+		}
+
+		f.get(row)
+		f.get(nb)
+		f.i32Const(int32(rows))
+		f.i32Mul()
+		f.i32Add()
+		f.set(row)
+		addTo(o, int32(4*rows))
+		f.br(0)
+		f.end()
+		f.end()
+	}
+	return f
+}
+
+// storeRowSums stores at o the sums (a0 + a1) + (a2 + a3) of the
+// lanes of each of the four accumulators a, b, c, e, by a transposition:
+//
+//	s = [a0 b0 a2 b2] + [a1 b1 a3 b3] = [a01 b01 a23 b23]
+//	u = [c0 e0 c2 e2] + [c1 e1 c3 e3] = [c01 e01 c23 e23]
+//	[a01 b01 c01 e01] + [a23 b23 c23 e23]
+func storeRowSums(f *body, o uint32, acc [4]uint32) {
+	shuffleAdd(f, acc[0], acc[1], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
+	f.set(acc[0]) // s: the accumulators are free now, scratch
+	shuffleAdd(f, acc[2], acc[3], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
+	f.set(acc[2]) // u
+	f.get(o)
+	shuffleAdd(f, acc[0], acc[2], [4]byte{0, 1, 4, 5}, [4]byte{2, 3, 6, 7})
+	f.v128Store(0)
+}
+
+// shuffleAdd pushes the lanes first of the vectors a and b plus their
+// lanes second (see body.shuffle).
+func shuffleAdd(f *body, a, b uint32, first, second [4]byte) {
+	f.get(a)
+	f.get(b)
+	f.shuffle(first)
+	f.get(a)
+	f.get(b)
+	f.shuffle(second)
+	f.f32x4Add()
+}
+
+// matvecArgs is the body of matvec_f32_args: it loads the five arguments
+// from p, p+4, …, p+16 and calls matvec_f32.
+func matvecArgs() *body {
+	f := &body{params: 1}
+	for i := range 5 {
+		f.get(0)
+		f.i32Load(uint32(4 * i))
+	}
+	f.call(0)
+	return f
+}

@@ -1,0 +1,28 @@
+// Package wasmsimd gives the browser engine WebAssembly SIMD kernels, which
+// the Go compiler does not emit: a small companion module (matvec.wasm,
+// written by Generate with a hand-made encoder, see matvec.go) that works
+// directly on the Go program's own linear memory. It imports the Go
+// instance's exported memory, so a Go slice's address is a valid offset
+// into it: Go's heap does not move, and when Go grows its memory the module
+// sees the growth, as both hold the same WebAssembly.Memory.
+//
+// Under js, Load instantiates the module and Kernel.MatVec calls it, once
+// per matrix. The bytes are embedded in the Go program rather than served
+// next to it: they are 1.3 KB, there is then no second request, cache entry
+// or version to keep in step with app.wasm, and tests under node load them
+// as the browser does.
+package wasmsimd
+
+import _ "embed"
+
+//go:generate go run ./gen matvec.wasm
+
+// module is matvec.wasm, Generate's output.
+//
+//go:embed matvec.wasm
+var module []byte
+
+// maxSyncModule is the largest module Chromium compiles synchronously on
+// the main thread (new WebAssembly.Module); larger ones need the
+// asynchronous WebAssembly.compile, which a Go call cannot wait for.
+const maxSyncModule = 4096

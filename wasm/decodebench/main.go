@@ -1,0 +1,134 @@
+//go:build js
+
+// Command decodebench measures the engine's decode speed in a browser,
+// without the playground around it. It takes a model — by default the
+// random checkpoint of stories15M's shape that cmd/randmodel writes
+// (package randmodel, seed 15), or a built-in one (web/models) — prefills
+// "Once upon a time" (after BOS), then takes greedy decode steps
+// (transformer.Forward and the first largest logit), timed, prefill
+// excluded, after an untimed run of 16, and leaves in the page's global
+// decodeBench
+//
+//	{kernel: "SIMD" or "Go", tokens: [ids], ms: decode time}
+//
+// or {error: "…"}. The address's query chooses: model=stories260K (a
+// built-in model), tokens=N (default 128), simd=0 for the Go kernel.
+// TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
+package main
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hack-pad/safejs"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/tokenizer"
+	"nexttoken/engine/transformer"
+	"nexttoken/web/models"
+)
+
+// Seed is cmd/randmodel's: the network is the one its files hold.
+const seed = 15
+
+func main() {
+	result, err := measure()
+	if err != nil {
+		result = map[string]any{"error": err.Error()}
+	}
+	_ = safejs.Global().Set("decodeBench", result)
+}
+
+func measure() (map[string]any, error) {
+	href, err := safejs.Global().Get("location")
+	if err == nil {
+		href, err = href.Get("href")
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := href.String()
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	steps := 128
+	if v := u.Query().Get("tokens"); v != "" {
+		if steps, err = strconv.Atoi(v); err != nil || steps < 1 {
+			return nil, errors.New("tokens must be a positive count")
+		}
+	}
+	if u.Query().Get("simd") == "0" {
+		transformer.DisableSIMD()
+	}
+
+	m, tok, err := load(u.Query().Get("model"))
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := tok.Encode("Once upon a time")
+	if err != nil {
+		return nil, err
+	}
+	if len(prompt)+steps > m.Config.SeqLen {
+		return nil, errors.New("tokens do not fit the context")
+	}
+	// A first, untimed run of warmUp steps lets the browser compile the
+	// hot functions with its optimising compiler (V8 starts every
+	// WebAssembly function in a baseline compiler and tiers up in the
+	// background, late on a busy machine).
+	const warmUp = 16
+	if _, err := decode(m, prompt, min(warmUp, steps)); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	tokens, err := decode(m, prompt, steps)
+	if err != nil {
+		return nil, err
+	}
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	return map[string]any{"kernel": transformer.Kernel(), "tokens": tokens, "ms": ms}, nil
+}
+
+// decode prefills prompt on a new transformer of m, then takes steps greedy
+// steps and returns the tokens chosen.
+func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
+	tr := transformer.New(m)
+	logits, err := tr.Prefill(prompt, 0)
+	if err != nil {
+		return nil, err
+	}
+	tokens := make([]any, 0, steps)
+	for pos := len(prompt); len(tokens) < steps; pos++ {
+		tok := slices.Index(logits, slices.Max(logits))
+		tokens = append(tokens, tok)
+		if logits, err = tr.Forward(tok, pos); err != nil {
+			return nil, err
+		}
+	}
+	return tokens, nil
+}
+
+// load returns the model called name, the random one for "".
+func load(name string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
+	if name != "" {
+		m, err := models.Load(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m.Checkpoint, m.Tokenizer, nil
+	}
+	m, v, err := randmodel.Build(randmodel.Stories15M, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	bpe, err := tokenizer.NewBPE(v)
+	return m, bpe, err
+}
