@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,7 +205,20 @@ func openTab(t *testing.T, browser context.Context) context.Context {
 		}
 		closeTab()
 	})
-	return context.WithValue(tab, testKey{}, t)
+	return context.WithValue(context.WithValue(tab, testKey{}, t), consoleKey{}, console)
+}
+
+// consoleKey holds a tab's console log in its context.
+type consoleKey struct{}
+
+// expectConsole lets the tab's console show errors matching pattern
+// without failing the test: the errors a test provokes on purpose, such as
+// the browser's own line for a 404.
+func expectConsole(tab context.Context, pattern string) {
+	c := tab.Value(consoleKey{}).(*consoleLog)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expected = append(c.expected, regexp.MustCompile(pattern))
 }
 
 // pageLoad is when a page load reached each stage, in ms after the
@@ -332,6 +346,7 @@ func jsString(s string) string {
 type consoleLog struct {
 	mu       sync.Mutex
 	messages []chromedp.ConsoleMessage
+	expected []*regexp.Regexp // errors the test provokes (expectConsole)
 }
 
 func watchConsole(tab context.Context) *consoleLog {
@@ -366,7 +381,7 @@ func (c *consoleLog) problems() []chromedp.ConsoleMessage {
 	defer c.mu.Unlock()
 	var bad []chromedp.ConsoleMessage
 	for _, m := range c.messages {
-		if isProblem(m) {
+		if isProblem(m) && !slices.ContainsFunc(c.expected, func(re *regexp.Regexp) bool { return re.MatchString(m.Text) }) {
 			bad = append(bad, m)
 		}
 	}

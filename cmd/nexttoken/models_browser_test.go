@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,7 +31,23 @@ const firstPageLimit = 2_000_000
 // adds up every byte that came over the network: the page, its scripts,
 // its styles and app.wasm, brotli-compressed. No model is fetched.
 func TestFirstPageBytes(t *testing.T) {
-	tab := openPage(t, "/")
+	// A tab of its own without the browser's cache, which the other tests
+	// filled: every byte comes over the network.
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tab, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	// go-app's service worker would answer from its own cache.
+	if _, err := chromedp.Call(tab, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadPage(tab, h.url+"/"); err != nil {
+		t.Fatal(err)
+	}
 	type resource struct {
 		Name     string  `json:"name"`
 		Bytes    float64 `json:"bytes"`
@@ -47,6 +64,9 @@ func TestFirstPageBytes(t *testing.T) {
 		t.Logf("%-28s %9.0f bytes %s", r.Name, r.Bytes, r.Encoding)
 	}
 	t.Logf("the first page: %.0f bytes on the wire", total)
+	if wasm := slices.IndexFunc(all, func(r resource) bool { return r.Name == "/web/app.wasm" }); wasm < 0 || all[wasm].Bytes < 1e6 {
+		t.Errorf("app.wasm did not come over the network: %+v", all)
+	}
 	if total > firstPageLimit {
 		t.Errorf("the first page cost %.0f bytes, more than %d", total, firstPageLimit)
 	}
@@ -208,6 +228,8 @@ func TestModelURL(t *testing.T) {
 	defer models.Close()
 
 	tab := openPage(t, "/")
+	expectConsole(tab, `^Failed to load resource: (the server responded with a status of 404|net::ERR_FAILED)`)
+	expectConsole(tab, `has been blocked by CORS policy`)
 	evaluate[bool](tab, `caches.delete("nexttoken-models").then(() => true)`)
 	for _, tc := range []struct{ path, want string }{
 		{"/models/missing.gguf", "the server answered 404"},

@@ -47,9 +47,10 @@ flags:
 // scripts are files (no inline script), WebAssembly needs 'wasm-unsafe-eval',
 // and the components set style attributes (bar widths, CSS variables) but
 // never inline <style> elements. frame-ancestors * lets any site embed the
-// playground, e.g. a documentation page.
+// playground, e.g. a documentation page. connect-src lets a reader's model
+// come from any web server that allows it (CORS), such as Hugging Face.
 const contentSecurityPolicy = "default-src 'self'; " +
-	"script-src 'self' 'wasm-unsafe-eval'; " +
+	"script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' https: http:; " +
 	"style-src 'self'; style-src-attr 'unsafe-inline'; " +
 	"object-src 'none'; base-uri 'self'; form-action 'self'; " +
 	"frame-ancestors *"

@@ -47,8 +47,8 @@ func (p *Playground) fetchModel(err error, again func()) bool {
 		files, name := missing.Files, missing.Name
 		resolve := func(file string) string { return p.ctx.ResolveStaticResource("/web/models/" + file) }
 		p.startFetch(&fetching{name: name, label: modelLabel(name), total: files.Size,
-			urls: []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
-			open: func(data [][]byte) (*session.Model, error) { return models.FromFiles(name, data[0], data[1]) },
+			urls:  []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
+			open:  func(data [][]byte) (*session.Model, error) { return models.FromFiles(name, data[0], data[1]) },
 			again: func(string) { again() }})
 	case errors.As(err, &remote):
 		ref := remote.ref
