@@ -125,7 +125,7 @@ func (c *CompareCard) column(k int) app.UI {
 		if len(st.Removed) > 0 {
 			line += ", removed " + itoa(len(st.Removed)) + " (" + pct(st.RemovedMass) + " of the probability)"
 		}
-		stages = append(stages, app.Li().Text(line))
+		stages = append(stages, app.Li().Body(app.Text(line), c.shifts(st.Top)))
 	}
 	if len(stages) == 0 {
 		stages = append(stages, app.Li().Text("no filter: every token can be drawn"))
@@ -138,6 +138,22 @@ func (c *CompareCard) column(k int) app.UI {
 		body = append(body, app.P().Class("hint").Text(out.Note+"."))
 	}
 	return app.Div().Class("chain").DataSet("chain", c.Chains[k]).Body(body...)
+}
+
+// shifts is how a stage reshaped the distribution: its most probable
+// tokens after it, each with its probability before → after.
+func (c *CompareCard) shifts(top []compare.Shift) app.UI {
+	if len(top) == 0 {
+		return app.Text("")
+	}
+	text := ""
+	for i, s := range top {
+		if i > 0 {
+			text += ", "
+		}
+		text += c.Vocab.Name(s.ID) + " " + sig(s.Before) + " → " + sig(s.After)
+	}
+	return app.Span().Class("shift").Text(" · " + text)
 }
 
 // table lists the most probable tokens of either chain with both

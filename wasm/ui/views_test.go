@@ -369,7 +369,7 @@ func TestCompareCard(t *testing.T) {
 	// llama.cpp applies min-p at temperature 1: .3 × .665 > .090 removes c
 	// (package compare works this out); nexttoken's chain divides by T first.
 	contains(t, "compare card", text, "nexttoken's chain", "min_p: 3 kept", "llama.cpp (edskypmxt)",
-		"min-p: 2 kept, removed 1 (9.003% of the probability)", "Total variation distance 0.1863")
+		"min-p: 2 kept, removed 1 (9.003% of the probability) · a 0.6652 → 0.7311, b 0.2447 → 0.2689", "Total variation distance 0.1863")
 	if n := strings.Count(html, `class="differs"`); n != 1 {
 		t.Errorf("%d rows marked as drawable in one chain only, want 1 (c):\n%s", n, html)
 	}

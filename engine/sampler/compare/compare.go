@@ -208,6 +208,30 @@ type Stage struct {
 	Kept        []int
 	Removed     []int
 	RemovedMass float64
+
+	// Top are the stage's most probable tokens after it (ShownTop of
+	// them), with their probability in the softmax of the scores it was
+	// given and of the scores it gave: how it reshaped the distribution.
+	Top []Shift
+}
+
+// Shift is a token's probability before and after a stage.
+type Shift struct {
+	ID            int
+	Before, After float64
+}
+
+// ShownTop is how many tokens a Stage's Top holds.
+const ShownTop = 3
+
+// shifts is Top for a stage from the distribution before to after.
+func shifts(before, after []float64) []Shift {
+	ids := sampler.Top(after, ShownTop, nil)
+	out := make([]Shift, len(ids))
+	for i, id := range ids {
+		out[i] = Shift{ID: id, Before: before[id], After: after[id]}
+	}
+	return out
 }
 
 // Outcome is a chain's run on one step's logits.
@@ -310,13 +334,17 @@ func runOurs(c Chain, wide []float64, history []int) (Outcome, error) {
 	}
 	kept := allTokens(len(wide), func(i int) bool { return !math.IsInf(wide[i], -1) })
 	final := ch.Softmax.Probs
+	before := distribution(wide)
 	for _, st := range ch.Stages {
 		if st.Name == "repetition_penalty" || st.Name == "temperature" {
+			if st.Probs != nil {
+				before = st.Probs
+			}
 			continue // they change logits, not which tokens can be drawn
 		}
 		out.Stages = append(out.Stages, Stage{Name: st.Name, Removed: st.Removed, RemovedMass: st.RemovedMass,
-			Kept: without(kept, st.Removed)})
-		kept, final = out.Stages[len(out.Stages)-1].Kept, st.Probs
+			Kept: without(kept, st.Removed), Top: shifts(before, st.Probs)})
+		kept, final, before = out.Stages[len(out.Stages)-1].Kept, st.Probs, st.Probs
 	}
 	if ch.Greedy {
 		final = make([]float64, len(wide))
@@ -398,11 +426,11 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 }
 
 // stageBetween is the stage that turned the scores in into out: the
-// tokens it left drawable (a finite score), those it removed, and their
-// probability in the softmax of in.
+// tokens it left drawable (a finite score), those it removed, their
+// probability in the softmax of in, and its most probable tokens then.
 func stageBetween(name string, in, out []float64) Stage {
-	st := Stage{Name: name}
 	p := distribution(in)
+	st := Stage{Name: name, Top: shifts(p, distribution(out))}
 	for i := range out {
 		switch {
 		case !math.IsInf(out[i], -1):

@@ -229,3 +229,35 @@ func TestDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestStageShifts: each stage names its most probable tokens after it,
+// with their probability before and after; top-k 2 on logits 2, 1, 0
+// takes softmax (.665, .245, .090) to (.731, .269, 0) in every runtime.
+func TestStageShifts(t *testing.T) {
+	logits := []float64{2, 1, 0}
+	want := []compare.Shift{{ID: 0, Before: 0.66524096, After: 0.73105858}, {ID: 1, Before: 0.24472847, After: 0.26894142}}
+	for _, name := range []string{compare.Ours, "k", compare.HF} {
+		c, err := compare.Preset(name, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Follow(sampler.Settings{Mode: sampler.Chain, Temperature: 1, TopK: 2, Seed: 1}, func(string) bool { return true })
+		out, err := compare.Run(c, logits, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		i := slices.IndexFunc(out.Stages, func(st compare.Stage) bool { return len(st.Removed) == 1 })
+		if i < 0 {
+			t.Fatalf("%s: no stage removed a token: %+v", name, out.Stages)
+		}
+		got := out.Stages[i].Top
+		if len(got) != len(want) {
+			t.Fatalf("%s: %s's top %+v, want %+v", name, out.Stages[i].Name, got, want)
+		}
+		for j := range want {
+			if got[j].ID != want[j].ID || math.Abs(got[j].Before-want[j].Before) > 1e-6 || math.Abs(got[j].After-want[j].After) > 1e-6 {
+				t.Errorf("%s: %s's top %+v, want %+v", name, out.Stages[i].Name, got, want)
+			}
+		}
+	}
+}
