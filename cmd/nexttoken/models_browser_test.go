@@ -91,6 +91,15 @@ func TestModelFetch(t *testing.T) {
 	if strings.Join(cached, " ") != "/web/models/stories260K.bin /web/models/tok512.bin" {
 		t.Errorf("Cache Storage holds %v", cached)
 	}
+	// The list of stored models, and Delete.
+	click(tab, "#stored-models summary")
+	waitFor(tab, `document.querySelector("#stored-list")?.textContent.includes("models/stories260K.bin, 1.0 MiB") &&
+		document.querySelector("#stored-models").textContent.includes("1.0 MiB in all")`)
+	click(tab, `#stored-list li[data-url$="stories260K.bin"] button`)
+	waitFor(tab, `document.querySelectorAll("#stored-list li").length === 1`)
+	if got := evaluate[int](tab, `caches.open("nexttoken-models").then(c => c.keys()).then(ks => ks.length)`); got != 1 {
+		t.Errorf("after Delete, Cache Storage holds %d files", got)
+	}
 }
 
 // TestModelFetchProgress opens a link to stories260K on a slow network:

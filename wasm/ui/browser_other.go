@@ -41,3 +41,6 @@ func onFileDrop(func(fileList)) error                     { return errNoBrowser 
 func readFiles(fileList, int64) ([]modelfile.File, error) { return nil, errNoBrowser }
 
 func downloadHead(string, int) ([]byte, int64, error) { return nil, 0, errNoBrowser }
+
+func storedModels() ([]storedModel, error) { return nil, errNoBrowser }
+func forgetModel(string) error             { return errNoBrowser }

@@ -294,3 +294,49 @@ func downloadHead(url string, n int) (head []byte, size int64, err error) {
 	}
 	return head, size, err
 }
+
+// storedModels lists the files in the model cache with their sizes.
+func storedModels() ([]storedModel, error) {
+	cache, err := openCache()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := await(cache.Call("keys"))
+	if err != nil {
+		return nil, err
+	}
+	n, err := keys.Length()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]storedModel, 0, n)
+	for i := range n {
+		req, err := keys.Index(i)
+		if err != nil {
+			return nil, err
+		}
+		u, _ := req.Get("url")
+		url, _ := u.String()
+		m := storedModel{url: url, size: -1}
+		if resp, err := await(cache.Call("match", req)); err == nil && truthy(resp) {
+			if headers, err := resp.Get("headers"); err == nil {
+				if v, err := headers.Call("get", "Content-Length"); err == nil && truthy(v) {
+					s, _ := v.String()
+					m.size, _ = strconv.ParseInt(s, 10, 64)
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// forgetModel deletes url's file from the model cache.
+func forgetModel(url string) error {
+	cache, err := openCache()
+	if err != nil {
+		return err
+	}
+	_, err = await(cache.Call("delete", url))
+	return err
+}

@@ -538,6 +538,7 @@ func (p *Playground) Render() (page app.UI) {
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
 		p.stepViews(d),
 		p.kvCard(d),
+		&StoredModels{},
 		footer(),
 	)
 }

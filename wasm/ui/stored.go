@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// storedModel is a file in the browser's model cache.
+type storedModel struct {
+	url  string
+	size int64 // -1 if not known
+}
+
+// StoredModels lists the model files the browser keeps, with their sizes
+// and a Delete button each; it reads the cache when opened.
+type StoredModels struct {
+	app.Compo
+
+	open  bool
+	files []storedModel
+	err   string
+}
+
+func (s *StoredModels) Render() app.UI {
+	body := []app.UI{app.Summary().Text("Models stored in this browser")}
+	if s.open {
+		var rows []app.UI
+		var total int64
+		for i, f := range s.files {
+			size := "size unknown"
+			if f.size >= 0 {
+				size = byteSize(int(f.size))
+				total += f.size
+			}
+			rows = append(rows, app.Li().DataSet("url", f.url).Body(
+				app.Span().Text(shortURL(f.url)+", "+size+" "),
+				app.Button().Class("forget").Text("Delete").OnClick(s.onForget(i), app.EventScope(f.url)),
+			))
+		}
+		switch {
+		case s.err != "":
+			body = append(body, app.P().Class("field-error").Attr("role", "alert").Text(s.err))
+		case len(rows) == 0:
+			body = append(body, app.P().Class("hint").Text("None: a model fetched from the server or a URL is kept here, so that the next visit need not download it."))
+		default:
+			body = append(body, app.Ul().ID("stored-list").Body(rows...),
+				app.P().Class("hint").Text(byteSize(int(total))+" in all."))
+		}
+	}
+	return app.Details().ID("stored-models").Class("stored").OnToggle(s.onToggle).Body(body...)
+}
+
+// shortURL is url without this page's origin, which every built-in file
+// shares.
+func shortURL(url string) string {
+	if i := strings.Index(url, "/web/models/"); i >= 0 {
+		return url[i+len("/web/"):]
+	}
+	return url
+}
+
+func (s *StoredModels) onToggle(ctx app.Context, e app.Event) {
+	s.open = ctx.JSSrc().Get("open").Bool()
+	if s.open {
+		s.refresh(ctx)
+	}
+}
+
+func (s *StoredModels) refresh(ctx app.Context) {
+	ctx.Async(func() {
+		files, err := storedModels()
+		ctx.Dispatch(func(app.Context) {
+			s.files, s.err = files, ""
+			if err != nil {
+				s.err = "The browser's Cache Storage cannot be read here: " + err.Error()
+			}
+		})
+	})
+}
+
+func (s *StoredModels) onForget(i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if i >= len(s.files) {
+			return
+		}
+		url := s.files[i].url
+		ctx.Async(func() {
+			err := forgetModel(url)
+			ctx.Dispatch(func(ctx app.Context) {
+				if err != nil {
+					s.err = err.Error()
+					return
+				}
+				s.refresh(ctx)
+			})
+		})
+	}
+}
