@@ -232,6 +232,20 @@ func TestModelURL(t *testing.T) {
 		cors(w)
 		http.ServeContent(w, r, "page.html", time.Time{}, strings.NewReader("<!doctype html><title>Not found</title>"+strings.Repeat(" ", 5000)))
 	})
+	// Files that say they are larger than they are, in the head a range
+	// request gets: the page refuses one too large to hold, and asks
+	// before downloading a large one.
+	claim := func(size int64) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			cors(w)
+			head := data[:min(len(data), 4<<20)]
+			w.Header().Set("Content-Range", "bytes 0-"+strconv.Itoa(len(head)-1)+"/"+strconv.FormatInt(size, 10))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(head)
+		}
+	}
+	mux.HandleFunc("/models/huge.gguf", claim(3_000_000_000))
+	mux.HandleFunc("/models/large.gguf", claim(300_000_000))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { cors(w); http.NotFound(w, r) })
 	models := httptest.NewServer(mux)
 	defer models.Close()
@@ -244,6 +258,7 @@ func TestModelURL(t *testing.T) {
 		{"/models/missing.gguf", "the server answered 404"},
 		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
 		{"/models/closed.gguf", "could not be fetched (offline, or the server does not allow this page to read it)"},
+		{"/models/huge.gguf", "is 2.8 GiB; the page can hold models of at most 1.0 GiB"},
 	} {
 		setInput(tab, "#model-url", models.URL+tc.path)
 		waitFor(tab, `document.querySelector("#loading")?.textContent.includes(`+jsString(tc.want)+`)`)
@@ -251,6 +266,10 @@ func TestModelURL(t *testing.T) {
 			t.Errorf("%s: the page left the toy model for %q", tc.path, got)
 		}
 	}
+	setInput(tab, "#model-url", models.URL+"/models/large.gguf")
+	waitFor(tab, `document.querySelector("#loading")?.textContent.includes("large.gguf is 286.1 MiB: download it?")`)
+	evaluate[bool](tab, `(document.querySelector("#loading-cancel").click(), true)`)
+	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#notice")?.textContent.includes("Stopped loading")`)
 	u := models.URL + "/models/m.gguf"
 	setInput(tab, "#model-url", u)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(u)+

@@ -32,7 +32,13 @@ type fetching struct {
 	again    func(name string)
 	err      string // why it failed
 	canceled bool
+	asking   int64         // the size of a large file the reader is asked about, until they answer
+	confirm  chan struct{} // closed when they say download it
 }
+
+// askAbove is the size above which the page asks before downloading a
+// URL's file.
+const askAbove = 200 << 20
 
 // fetchModel starts fetching the model that err says is not in the page:
 // a built-in model this build does not embed, or a link's URL model. It
@@ -97,7 +103,7 @@ func (p *Playground) startFetch(f *fetching) {
 		}
 		p.stopFetch()
 	}
-	f.began, f.cancel = time.Now(), make(chan struct{})
+	f.began, f.cancel, f.confirm = time.Now(), make(chan struct{}), make(chan struct{})
 	p.fetch = f
 	ctx := p.ctx
 	ctx.Async(func() {
@@ -122,7 +128,16 @@ func (p *Playground) startFetch(f *fetching) {
 				limit = f.total - done
 			}
 			if i == 0 && f.head {
-				err = checkHead(u, limit)
+				var size int64
+				if size, err = checkHead(u, limit); err == nil && size > askAbove {
+					ctx.Dispatch(func(app.Context) { f.asking = size })
+					select {
+					case <-f.confirm:
+						ctx.Dispatch(func(app.Context) { f.asking = 0 })
+					case <-f.cancel:
+						err = errors.New("cancelled")
+					}
+				}
 			}
 			if err == nil {
 				data[i], err = download(u, limit, progress, f.cancel)
@@ -145,18 +160,28 @@ func (p *Playground) startFetch(f *fetching) {
 const headBytes = 4 << 20
 
 // checkHead refuses the file at u from its first bytes, when the server
-// sends them alone, if it is not a GGUF file of a model this engine runs.
-func checkHead(u string, limit int64) error {
+// sends them alone, if it is not a GGUF file of a model this engine runs
+// or is larger than limit; it returns the file's size (-1 if not known).
+func checkHead(u string, limit int64) (int64, error) {
 	head, size, err := downloadHead(u, headBytes)
 	switch {
 	case err != nil:
-		return err
+		return -1, err
 	case head == nil:
-		return nil // no ranges here: the whole file is checked once in
+		return -1, nil // no ranges here: the whole file is checked once in
 	case size > limit:
-		return fmt.Errorf("%s is %s, more than the %s this page can hold", u, byteSize(int(size)), byteSize(int(limit)))
+		return size, fmt.Errorf("%s is %s; the page can hold models of at most %s: a WebAssembly program has at most 4 GiB, and a file is held whole while its weights are decoded",
+			u, byteSize(int(size)), byteSize(int(limit)))
 	}
-	return modelfile.CheckHead(u, head, size)
+	return size, modelfile.CheckHead(u, head, size)
+}
+
+// confirmFetch is the reader's yes to downloading a large file.
+func (p *Playground) confirmFetch() {
+	if f := p.fetch; f != nil && f.asking > 0 {
+		f.asking = 0
+		close(f.confirm)
+	}
 }
 
 // progressEvery is how often a download redraws its progress.
@@ -222,7 +247,7 @@ func (p *Playground) loadingBanner() app.UI {
 	if f == nil {
 		return app.Text("")
 	}
-	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Page: p}
+	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Asking: f.asking, Page: p}
 }
 
 // Loading is a model's download: how much has come, how fast, how long
@@ -234,6 +259,7 @@ type Loading struct {
 	Got, Total int64
 	Seconds    float64 // since the download began
 	Err        string
+	Asking     int64 // the size of a large file to ask about before downloading it
 	Page       *Playground
 }
 
@@ -242,6 +268,13 @@ func (l *Loading) Render() app.UI {
 		return app.Div().ID("loading").Class("notice").Attr("role", "alert").Body(
 			app.Text("Could not load "+l.Label+": "+l.Err+". "),
 			app.Button().ID("loading-retry").Text("Try again").OnClick(l.onRetry),
+		)
+	}
+	if l.Asking > 0 {
+		return app.Div().ID("loading").Class("notice").Attr("role", "alert").Body(
+			app.Text(l.Label+" is "+byteSize(int(l.Asking))+": download it? "),
+			app.Button().ID("loading-confirm").Text("Download").OnClick(l.onConfirm),
+			app.Button().ID("loading-cancel").Text("Cancel").OnClick(l.onCancel),
 		)
 	}
 	status := "Loading " + l.Label + ": " + byteSize(int(l.Got))
@@ -263,5 +296,6 @@ func (l *Loading) Render() app.UI {
 	)
 }
 
-func (l *Loading) onCancel(ctx app.Context, e app.Event) { l.Page.cancelFetch() }
-func (l *Loading) onRetry(ctx app.Context, e app.Event)  { l.Page.retryFetch() }
+func (l *Loading) onCancel(ctx app.Context, e app.Event)  { l.Page.cancelFetch() }
+func (l *Loading) onRetry(ctx app.Context, e app.Event)   { l.Page.retryFetch() }
+func (l *Loading) onConfirm(ctx app.Context, e app.Event) { l.Page.confirmFetch() }
