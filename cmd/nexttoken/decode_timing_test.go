@@ -119,6 +119,7 @@ func TestDecodeTiming(t *testing.T) {
 		pages["/wllama.html"] = wllamaPage
 		engines = append(engines, struct{ name, path string }{"wllama f32", "/wllama.html?tokens=" + strconv.Itoa(tokens)})
 	}
+	mux.Handle("/models/", http.StripPrefix("/models/", http.FileServer(http.Dir("../../web/models"))))
 	for path, file := range files {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, file) })
 	}

@@ -29,6 +29,7 @@ import (
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
+	"nexttoken/wasm/jsx"
 	"nexttoken/web/models"
 )
 
@@ -116,10 +117,21 @@ func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
 	return tokens, nil
 }
 
-// load returns the model called name, the random one for "".
+// load returns the model called name, the random one for "". A built-in
+// model other than the toy is fetched from /models/, where the page's
+// server serves web/models, as the playground fetches it.
 func load(name string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 	if name != "" {
 		m, err := models.Load(name)
+		var missing *models.NotEmbeddedError
+		if errors.As(err, &missing) {
+			var ckpt, tok []byte
+			if ckpt, err = jsx.Fetch("/models/" + missing.Files.Checkpoint); err == nil {
+				if tok, err = jsx.Fetch("/models/" + missing.Files.Tokenizer); err == nil {
+					m, err = models.FromFiles(name, ckpt, tok)
+				}
+			}
+		}
 		if err != nil {
 			return nil, nil, err
 		}

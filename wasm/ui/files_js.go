@@ -8,6 +8,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/modelfile"
+	"nexttoken/wasm/jsx"
 )
 
 // fileList is a FileList the reader gave: picked in a file field or
@@ -21,7 +22,7 @@ func pickedFiles(id string) (fileList, error) {
 		return fileList{}, err
 	}
 	input, err := doc.Call("getElementById", id)
-	if err != nil || !truthy(input) {
+	if err != nil || !jsx.Truthy(input) {
 		return fileList{}, fmt.Errorf("no file field %s", id)
 	}
 	files, err := input.Get("files")
@@ -68,7 +69,7 @@ func onFileDrop(f func(fileList)) error {
 // element of the page (the compare card's stages are dragged too).
 func carriesFiles(event safejs.Value) bool {
 	dt, err := event.Get("dataTransfer")
-	if err != nil || !truthy(dt) {
+	if err != nil || !jsx.Truthy(dt) {
 		return false
 	}
 	types, err := dt.Get("types")
@@ -76,13 +77,13 @@ func carriesFiles(event safejs.Value) bool {
 		return false
 	}
 	has, err := types.Call("includes", "Files")
-	return err == nil && truthy(has)
+	return err == nil && jsx.Truthy(has)
 }
 
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit.
 func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
-	n, err := intOf(list.v, "length")
+	n, err := jsx.Int(list.v, "length")
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 		if files[i], err = list.v.Call("item", i); err != nil {
 			return nil, err
 		}
-		size, err := intOf(files[i], "size")
+		size, err := jsx.Int(files[i], "size")
 		if err != nil {
 			return nil, err
 		}
@@ -106,21 +107,12 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 	for i, f := range files {
 		name, _ := f.Get("name")
 		out[i].Name, _ = name.String()
-		buf, err := await(f.Call("arrayBuffer"))
+		buf, err := jsx.Await(f.Call("arrayBuffer"))
+		if err == nil {
+			out[i].Data, err = jsx.Bytes(buf)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
-		}
-		array, err := newObject("Uint8Array", buf)
-		if err != nil {
-			return nil, err
-		}
-		size, err := intOf(array, "length")
-		if err != nil {
-			return nil, err
-		}
-		out[i].Data = make([]byte, size)
-		if _, err := safejs.CopyBytesToGo(out[i].Data, array); err != nil {
-			return nil, err
 		}
 	}
 	return out, nil
