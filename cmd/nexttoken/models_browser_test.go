@@ -289,3 +289,35 @@ func TestModelURL(t *testing.T) {
 	changed := openPage(t, stale)
 	waitFor(changed, `document.querySelector("#loading")?.textContent.includes("has changed since the link was made")`)
 }
+
+// TestModelOffline reloads a stories260K page once its server is gone:
+// go-app's service worker serves the page and app.wasm, and the model
+// comes from Cache Storage.
+func TestModelOffline(t *testing.T) {
+	h := needBrowser(t)
+	handler, err := newServer("../../web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler) // a server of its own, to stop
+	defer srv.Close()
+	const link = "/?model=stories260K&prompt=Once+upon+a+time&steps=2"
+	tab := openTab(t, h.browser)
+	if _, err := loadPage(tab, srv.URL+link); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tab, `document.querySelector("#tokens .tok.gen") !== null`)
+	evaluate[bool](tab, `navigator.serviceWorker.ready.then(() => true)`)
+	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
+	srv.CloseClientConnections()
+	srv.Close()
+	expectConsole(tab, `^Failed to load resource: net::ERR_FAILED`) // the probe below
+	if got := evaluate[string](tab, `fetch("/web/models/toy.bin?" + Date.now()).then(() => "fetched", () => "offline")`); got != "offline" {
+		t.Fatalf("the server is still there: %s", got)
+	}
+	if _, err := loadPage(tab, srv.URL+link); err != nil {
+		t.Fatalf("reload without the server: %v", err)
+	}
+	waitFor(tab, `document.querySelector("#tokens")?.textContent === `+jsString(want))
+}
+

@@ -3,7 +3,11 @@
 // lay it out. It builds natively too, so the server can prerender pages.
 package ui
 
-import "github.com/maxence-charriere/go-app/v10/pkg/app"
+import (
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
 
 // Register routes every page of the playground. Call it before
 // app.RunWhenOnBrowser in the browser, and before serving Handler.
@@ -26,5 +30,34 @@ func Handler() *app.Handler {
 		Styles:       []string{"/web/app.css"},
 		LoadingLabel: "Loading the playground…",
 		ThemeColor:   "#1f2937",
+
+		ServiceWorkerTemplate: appWorker(),
 	}
+}
+
+// appWorker is go-app's service worker with two changes. A new version
+// deletes every other cache, the reader's models too (modelCache): caches
+// named nexttoken-… now stay. And a page opened offline is served whatever
+// its query, which the page reads, not the server: go-app's worker looks up
+// the address with its query, and only "/" is cached. (The server's only:
+// the browser's build of go-app has no worker script.)
+func appWorker() string {
+	return patch(app.DefaultAppWorkerJS,
+		`if (key !== cacheName) {`,
+		`if (key !== cacheName && !key.startsWith("nexttoken-")) {`,
+		`const cachedResponse = await caches.match(request);`,
+		`const cachedResponse = await caches.match(request, {ignoreSearch: request.mode === "navigate"});`)
+}
+
+// patch replaces each old string of s, which must be there once, with its
+// new one: a go-app update that changes its worker fails here (TestAppWorker),
+// not silently in the browser.
+func patch(s string, oldNew ...string) string {
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if strings.Count(s, oldNew[i]) != 1 {
+			panic("go-app's service worker has changed: " + oldNew[i] + " is not there once")
+		}
+		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
+	}
+	return s
 }

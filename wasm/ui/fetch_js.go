@@ -13,10 +13,6 @@ import (
 	"nexttoken/wasm/jsx"
 )
 
-// modelCache is the Cache Storage cache that keeps downloaded models, so
-// that a second visit costs no download.
-const modelCache = "nexttoken-models"
-
 // download reads the file at url, from the model cache when it is there
 // and from the network otherwise, keeping a network copy in the cache. It
 // calls progress as bytes arrive, and refuses a file larger than limit

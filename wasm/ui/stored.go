@@ -6,6 +6,11 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
+// modelCache is the Cache Storage cache that keeps downloaded models, so
+// that a second visit costs no download. Its name starts nexttoken-, which
+// the service worker keeps (appWorker).
+const modelCache = "nexttoken-models"
+
 // storedModel is a file in the browser's model cache.
 type storedModel struct {
 	url  string

@@ -546,3 +546,12 @@ func TestLoadingBanner(t *testing.T) {
 		lacks(t, tc.name, text, tc.not...)
 	}
 }
+
+// TestAppWorker: the service worker keeps the reader's models across
+// versions and serves the page offline whatever its query.
+func TestAppWorker(t *testing.T) {
+	contains(t, "app worker", appWorker(), `!key.startsWith("nexttoken-")`, `ignoreSearch: request.mode === "navigate"`)
+	if !strings.HasPrefix(modelCache, "nexttoken-") {
+		t.Errorf("the model cache %q would be deleted by a new version", modelCache)
+	}
+}
