@@ -320,4 +320,3 @@ func TestModelOffline(t *testing.T) {
 	}
 	waitFor(tab, `document.querySelector("#tokens")?.textContent === `+jsString(want))
 }
-
