@@ -469,8 +469,17 @@ func TestSamplerRuntimes(t *testing.T) {
 	setInput(tab, "#decoding", "llama.cpp")
 	waitFor(tab, field("temperature")+` === '0.8' && `+field("top_k")+` === '40' && `+field("top_p")+` === '0.95' && `+field("min_p")+` === '0.05'`)
 	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('temp-ext')`)
+	// llama.cpp's own stages: mirostat 2 takes its tau and eta defaults.
+	if got := evaluate[bool](tab, `document.querySelector('#set-mirostat') !== null && document.querySelector('#set-dry_multiplier') !== null`); !got {
+		t.Errorf("llama.cpp mode shows no mirostat or DRY fields")
+	}
+	setInput(tab, "#set-mirostat", "2")
+	waitFor(tab, field("mirostat_tau")+` === '5' && `+field("mirostat_eta")+` === '0.1' && document.querySelector('#stages')?.textContent.includes('mirostat')`)
 	setInput(tab, "#decoding", "hf")
 	waitFor(tab, field("temperature")+` === '1' && `+field("top_k")+` === '50' && `+field("top_p")+` === '0'`)
+	if got := evaluate[bool](tab, `document.querySelector('#set-mirostat') === null`); !got {
+		t.Errorf("Hugging Face mode shows llama.cpp's mirostat field")
+	}
 	waitFor(tab, `document.querySelector('#stages')?.textContent.includes('TopKLogitsWarper')`)
 	if got := evaluate[string](tab, `location.search + location.hash`); !strings.Contains(got, "sampler=hf") && !strings.Contains(got, "#s1.") {
 		t.Errorf("the address %q does not carry the mode", got)

@@ -93,33 +93,45 @@ func (c *SamplerCard) settings() app.UI {
 		),
 	)}
 	if mode != "greedy" {
-		for i, f := range sampler.Params {
+		for _, f := range sampler.Params {
 			if f.ChainOnly && mode == "runc" {
 				continue
 			}
-			v := f.Get(s)
-			input := []app.UI{
-				app.Input().ID("set-"+f.Name).Type("text").Attr("inputmode", "decimal").Class("setting").
-					Value(strconv.FormatFloat(v, 'f', -1, 64)).Attr("aria-label", f.Label).Title(f.Doc).
-					OnChange(c.onSetting(i), app.EventScope(i)),
-			}
-			if end, ok := sliderEnds[f.Name]; ok {
-				input = append(input, app.Input().ID("slide-"+f.Name).Type("range").TabIndex(-1).
-					Min(f.Min).Max(end).Step(f.Step).Value(math.Min(v, end)).
-					Attr("aria-label", f.Label+" slider").
-					On("pointerdown", c.hold).OnChange(c.release).
-					OnInput(c.onSetting(i), app.EventScope(i)))
-			}
-			if msg := c.errs[f.Name]; msg != "" {
-				input = append(input, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
-			}
-			fields = append(fields, app.Label().Class("field").Body(
-				app.Span().Text(f.Label),
-				app.Div().Class("setting-row").Body(input...),
-			))
+			fields = append(fields, c.field(f))
+		}
+	}
+	if mode == sampler.LlamaCpp {
+		// llama.cpp's own stages: mirostat in place of the chain, and DRY.
+		for _, f := range sampler.LlamaParams {
+			fields = append(fields, c.field(f))
 		}
 	}
 	return app.Div().Class("settings").Body(fields...)
+}
+
+// field is setting f's number field, with a slider where it has one, and
+// the reason a value was refused.
+func (c *SamplerCard) field(f sampler.Param) app.UI {
+	v := f.Get(c.Settings)
+	input := []app.UI{
+		app.Input().ID("set-"+f.Name).Type("text").Attr("inputmode", "decimal").Class("setting").
+			Value(strconv.FormatFloat(v, 'f', -1, 64)).Attr("aria-label", f.Label).Title(f.Doc).
+			OnChange(c.onSetting(f), app.EventScope(f.Name)),
+	}
+	if end, ok := sliderEnds[f.Name]; ok {
+		input = append(input, app.Input().ID("slide-"+f.Name).Type("range").TabIndex(-1).
+			Min(f.Min).Max(end).Step(f.Step).Value(math.Min(v, end)).
+			Attr("aria-label", f.Label+" slider").
+			On("pointerdown", c.hold).OnChange(c.release).
+			OnInput(c.onSetting(f), app.EventScope(f.Name)))
+	}
+	if msg := c.errs[f.Name]; msg != "" {
+		input = append(input, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
+	}
+	return app.Label().Class("field").Body(
+		app.Span().Text(f.Label),
+		app.Div().Class("setting-row").Body(input...),
+	)
 }
 
 func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Page.beginGesture() }
@@ -154,8 +166,7 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 	_ = focusPlayground()
 }
 
-func (c *SamplerCard) onSetting(i int) app.EventHandler {
-	f := sampler.Params[i]
+func (c *SamplerCard) onSetting(f sampler.Param) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		v, err := parseNumber(ctx.JSSrc().Get("value").String(), math.MaxFloat64, false)
 		if _, huge := err.(errTooLarge); huge || err == nil && f.Check(v) != nil {
@@ -164,6 +175,8 @@ func (c *SamplerCard) onSetting(i int) app.EventHandler {
 		if err == nil {
 			s := c.Settings
 			f.Set(&s, v)
+			// A llama.cpp stage switched on takes its defaults, as in a link.
+			compare.StageDefaults(&s, func(p string) bool { return p == f.Name })
 			err = c.Page.setSampler(s)
 		}
 		if c.errs == nil {
