@@ -475,6 +475,13 @@ func TestSamplerRuntimes(t *testing.T) {
 	}
 	setInput(tab, "#set-mirostat", "2")
 	waitFor(tab, field("mirostat_tau")+` === '5' && `+field("mirostat_eta")+` === '0.1' && document.querySelector('#stages')?.textContent.includes('mirostat')`)
+	// llama.cpp's stages in an order of the reader's: letters it has no
+	// stage for are refused by the field.
+	setInput(tab, "#set-mirostat", "0")
+	setInput(tab, "#set-sequence", "kq")
+	waitFor(tab, `document.querySelector('#set-sequence')?.parentElement.textContent.includes("'q'")`)
+	setInput(tab, "#set-sequence", "tk")
+	waitFor(tab, `(t => t.indexOf('temp-ext') >= 0 && t.indexOf('temp-ext') < t.indexOf('top-k'))(document.querySelector('#stages')?.textContent ?? '')`)
 	setInput(tab, "#decoding", "hf")
 	waitFor(tab, field("temperature")+` === '1' && `+field("top_k")+` === '50' && `+field("top_p")+` === '0'`)
 	if got := evaluate[bool](tab, `document.querySelector('#set-mirostat') === null`); !got {

@@ -105,6 +105,19 @@ func (c *SamplerCard) settings() app.UI {
 		for _, f := range sampler.LlamaParams {
 			fields = append(fields, c.field(f))
 		}
+		fields = append(fields, app.Label().Class("field").Body(
+			app.Span().Text("stages"),
+			app.Div().Class("setting-row").Body(
+				app.Input().ID("set-sequence").Type("text").Class("setting").Value(c.Settings.Sequence).
+					Placeholder("edskypmxt").Attr("autocomplete", "off").Attr("spellcheck", "false").
+					Attr("aria-label", "llama.cpp's stages, one letter each").
+					Title("llama.cpp's --sampling-seq: e penalties, d DRY, s top-n-sigma, k top-k, y typical, p top-p, m min-p, x XTC, t temperature; empty for its default order").
+					OnChange(c.onSequence),
+				app.If(c.errs["sequence"] != "", func() app.UI {
+					return app.Span().Class("field-error").Attr("role", "alert").Text(c.errs["sequence"])
+				}),
+			),
+		))
 	}
 	return app.Div().Class("settings").Body(fields...)
 }
@@ -187,6 +200,21 @@ func (c *SamplerCard) onSetting(f sampler.Param) app.EventHandler {
 			c.errs[f.Name] = capitalize(err.Error()) + "; the last good value is back."
 			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(c.Settings), 'f', -1, 64))
 		}
+	}
+}
+
+// onSequence runs llama.cpp's stages in the order the letters give.
+func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
+	s := c.Settings
+	s.Sequence = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+	err := c.Page.setSampler(s)
+	if c.errs == nil {
+		c.errs = map[string]string{}
+	}
+	delete(c.errs, "sequence")
+	if err != nil {
+		c.errs["sequence"] = capitalize(err.Error()) + "; the last good letters are back."
+		ctx.JSSrc().Set("value", c.Settings.Sequence)
 	}
 }
 
