@@ -76,7 +76,7 @@ type decodeResult struct {
 
 // TestDecodeTiming measures decoding in headless Chromium, engine only
 // (wasm/decodebench, no page around it): 128 greedy tokens on the random
-// checkpoint of stories15M's shape and on stories260K, with the WebAssembly
+// checkpoint of stories15M's shape (in F32, and in Q8_0: format=q8_0) and on stories260K, with the WebAssembly
 // SIMD kernel and with the Go loop (simd=0); and, when NEXTTOKEN_WLLAMA names a folder
 // where npm installed @wllama/wllama (make timing WLLAMA=/path), wllama
 // single-threaded on the same network written as an F32 GGUF. The engines
@@ -106,6 +106,8 @@ func TestDecodeTiming(t *testing.T) {
 	engines := []struct{ name, path string }{
 		{"nexttoken SIMD", "/decode.html?tokens=" + strconv.Itoa(tokens)},
 		{"nexttoken Go", "/decode.html?simd=0&tokens=" + strconv.Itoa(tokens)},
+		{"nexttoken Q8_0 SIMD", "/decode.html?format=q8_0&tokens=" + strconv.Itoa(tokens)},
+		{"nexttoken Q8_0 Go", "/decode.html?format=q8_0&simd=0&tokens=" + strconv.Itoa(tokens)},
 		{"stories260K SIMD", "/decode.html?model=stories260K&tokens=" + strconv.Itoa(tokens)},
 		{"stories260K Go", "/decode.html?model=stories260K&simd=0&tokens=" + strconv.Itoa(tokens)},
 	}
@@ -152,7 +154,7 @@ func TestDecodeTiming(t *testing.T) {
 			t.Logf("round %d, %s (kernel %s): %d tokens in %.0f ms, %.1f tok/s", round+1, e.name, r.Kernel, n, r.Ms, rates[i][round])
 		}
 	}
-	for i := 0; i < 4; i += 2 {
+	for i := 0; i < 6; i += 2 {
 		if !slices.Equal(first[i].Tokens, first[i+1].Tokens) {
 			t.Errorf("%s and %s decode different tokens:\n%v\n%v", engines[i].name, engines[i+1].name, first[i].Tokens, first[i+1].Tokens)
 		}
@@ -163,11 +165,12 @@ func TestDecodeTiming(t *testing.T) {
 		medians[i] = rates[i][rounds/2]
 		t.Logf("%s: median %.1f tok/s (min %.1f, max %.1f) over %d rounds", e.name, medians[i], rates[i][0], rates[i][rounds-1], rounds)
 	}
-	t.Logf("SIMD ÷ Go kernel: %.2f× (stories260K: %.2f×)", medians[0]/medians[1], medians[2]/medians[3])
-	if len(engines) == 5 {
-		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[4], medians[1]/medians[4])
+	t.Logf("SIMD ÷ Go kernel: %.2f× (Q8_0: %.2f×, stories260K: %.2f×)", medians[0]/medians[1], medians[2]/medians[3], medians[4]/medians[5])
+	t.Logf("Q8_0 ÷ F32: %.2f× with SIMD, %.2f× with the Go kernels", medians[2]/medians[0], medians[3]/medians[1])
+	if len(engines) == 7 {
+		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[6], medians[1]/medians[6])
 		same := 0
-		for same < min(len(first[0].Tokens), len(first[4].Tokens)) && first[0].Tokens[same] == first[4].Tokens[same] {
+		for same < min(len(first[0].Tokens), len(first[6].Tokens)) && first[0].Tokens[same] == first[6].Tokens[same] {
 			same++
 		}
 		t.Logf("nexttoken and wllama agree on the first %d of %d greedy tokens", same, tokens)

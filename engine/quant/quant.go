@@ -38,6 +38,7 @@ package quant
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Type is a matrix's storage format, numbered as ggml's enum ggml_type.
@@ -87,6 +88,16 @@ func (t Type) String() string {
 		return f.name
 	}
 	return fmt.Sprintf("type %d", uint32(t))
+}
+
+// TypeNamed is the format called name, in any case ("q8_0" is Q8_0).
+func TypeNamed(name string) (Type, bool) {
+	for t, f := range formats {
+		if strings.EqualFold(f.name, name) {
+			return t, true
+		}
+	}
+	return 0, false
 }
 
 // Matrix is a Rows × Cols weight matrix, row-major: float32 values in F32,

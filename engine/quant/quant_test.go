@@ -230,3 +230,15 @@ func TestHalf(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want Type
+		ok   bool
+	}{{"q8_0", Q8_0, true}, {"Q4_K", Q4_K, true}, {"f32", F32, true}, {"q5_0", 0, false}, {"", 0, false}} {
+		if got, ok := TypeNamed(tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("TypeNamed(%q) = %v, %v", tc.name, got, ok)
+		}
+	}
+}

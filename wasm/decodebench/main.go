@@ -26,6 +26,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
@@ -70,7 +71,7 @@ func measure() (map[string]any, error) {
 		transformer.DisableSIMD()
 	}
 
-	m, tok, err := load(u.Query().Get("model"))
+	m, tok, err := load(u.Query().Get("model"), u.Query().Get("format"))
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +118,11 @@ func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
 	return tokens, nil
 }
 
-// load returns the model called name, the random one for "". A built-in
-// model other than the toy is fetched from /models/, where the page's
-// server serves web/models, as the playground fetches it.
-func load(name string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
+// load returns the model called name, the random one for "", its
+// matrices quantized to format if it is a quantized type's name (q8_0,
+// q4_0). A built-in model other than the toy is fetched from /models/,
+// where the page's server serves web/models, as the playground fetches it.
+func load(name, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 	if name != "" {
 		m, err := models.Load(name)
 		var missing *models.NotEmbeddedError
@@ -138,6 +140,13 @@ func load(name string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 		return m.Checkpoint, m.Tokenizer, nil
 	}
 	m, v, err := randmodel.Build(randmodel.Stories15M, seed)
+	if format != "" {
+		t, ok := quant.TypeNamed(format)
+		if !ok {
+			return nil, nil, errors.New("format " + format + " is not a quantized type of package quant")
+		}
+		m, v, err = randmodel.BuildQuantized(randmodel.Stories15M, seed, func(string, int) quant.Type { return t })
+	}
 	if err != nil {
 		return nil, nil, err
 	}
