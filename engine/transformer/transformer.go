@@ -90,18 +90,23 @@ type activations struct {
 	att     []float32 // layers × heads × attRows: attention weights of the query
 	attRows int       // positions att holds per head, growing like the cache
 	logits  []float32
-	pos     int // the position the pass fed
+	// residuals are x after every layer (layers × dim), before the final
+	// RMSNorm: what the logit lens reads. Copying them costs dim floats per
+	// layer, nothing beside the layer's matrix products.
+	residuals []float32
+	pos       int // the position the pass fed
 }
 
 func newActivations(c checkpoint.Config) *activations {
 	return &activations{
-		x:      make([]float32, c.Dim),
-		xb:     make([]float32, c.Dim),
-		xb2:    make([]float32, c.Dim),
-		hb:     make([]float32, c.HiddenDim),
-		hb2:    make([]float32, c.HiddenDim),
-		q:      make([]float32, c.Dim),
-		logits: make([]float32, c.VocabSize),
+		x:         make([]float32, c.Dim),
+		xb:        make([]float32, c.Dim),
+		xb2:       make([]float32, c.Dim),
+		hb:        make([]float32, c.HiddenDim),
+		hb2:       make([]float32, c.HiddenDim),
+		q:         make([]float32, c.Dim),
+		logits:    make([]float32, c.VocabSize),
+		residuals: make([]float32, c.Layers*c.Dim),
 	}
 }
 
@@ -150,7 +155,7 @@ func (t *Transformer) Forward(token, pos int) ([]float32, error) {
 		return nil, err
 	}
 	t.Cache.Len = pos + 1
-	t.forward(&t.act, token, pos)
+	t.forward(&t.act, token, pos, true)
 	return t.act.logits, nil
 }
 
@@ -167,7 +172,7 @@ func (t *Transformer) Probe(token, pos int) (*Pass, error) {
 	if t.probe == nil {
 		t.probe = newActivations(t.Config)
 	}
-	t.forward(t.probe, token, pos)
+	t.forward(t.probe, token, pos, true)
 	return &Pass{t: t, a: t.probe}, nil
 }
 
@@ -211,8 +216,9 @@ func (t *Transformer) check(token, pos, last int) error {
 }
 
 // forward is the forward pass of token at pos into a, writing the key and
-// value of pos into the cache.
-func (t *Transformer) forward(a *activations, token, pos int) {
+// value of pos into the cache. Without logits it stops at the residual
+// stream, for a position whose next token nobody asks about.
+func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	c := t.Config
 	w := t.W
 	dim, kvDim, hs := c.Dim, c.KVDim(), c.HeadSize()
@@ -274,10 +280,13 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
+		copy(a.residuals[l*dim:(l+1)*dim], a.x)
 	}
 
-	rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
-	t.mul(a.logits, a.x, &t.Matrices.Classifier)
+	if logits {
+		rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
+		t.mul(a.logits, a.x, &t.Matrices.Classifier)
+	}
 }
 
 // mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
