@@ -152,3 +152,34 @@ func BenchmarkRecompute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrefillBatched feeds prompts of 64 and 256 tokens one position
+// at a time (Prefill) and a chunk of positions per matrix-matrix product
+// (PrefillBatched).
+func BenchmarkPrefillBatched(b *testing.B) {
+	for _, bm := range []benchModel{
+		{name: "stories260K", model: loadModel(b, stories260K)},
+		{name: "stories15M-shape", model: randomModel(b, randmodel.Stories15M)},
+	} {
+		for _, n := range []int{64, 256} {
+			prompt := make([]int, min(n, bm.model.Config.SeqLen))
+			for i := range prompt {
+				prompt[i] = (i * 7) % bm.model.Config.VocabSize
+			}
+			tr := New(bm.model)
+			for _, way := range []struct {
+				name    string
+				prefill func([]int, int) ([]float32, error)
+			}{{"one-at-a-time", tr.Prefill}, {"batched", tr.PrefillBatched}} {
+				b.Run(fmt.Sprintf("%s/%d/%s", bm.name, n, way.name), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := way.prefill(prompt, 0); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
+				})
+			}
+		}
+	}
+}

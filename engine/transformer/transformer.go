@@ -221,16 +221,9 @@ func (t *Transformer) check(token, pos, last int) error {
 func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	c := t.Config
 	w := t.W
-	dim, kvDim, hs := c.Dim, c.KVDim(), c.HeadSize()
-	kvMul := c.Heads / c.KVHeads
-	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	dim := c.Dim
 
-	a.pos = pos
-	t.Cache.reserve(pos + 1)
-	if a.attRows < pos+1 {
-		a.attRows = t.Cache.rows
-		a.att = make([]float32, c.Layers*c.Heads*a.attRows)
-	}
+	t.reserve(a, pos)
 	t.Matrices.TokenEmbedding.Row(token, a.x)
 	t.ropeAngles(pos)
 
@@ -244,26 +237,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		t.mul(v, a.xb, &m.WV)
 		t.rope(a.q)
 		t.rope(k)
-
-		keys, values := t.Cache.layer(l)
-		for h := range c.Heads {
-			q := a.q[h*hs : (h+1)*hs]
-			att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
-			off := (h / kvMul) * hs
-			for p := range att {
-				k := keys[p*kvDim+off:][:hs]
-				att[p] = dot(q, k) / sqrtHS
-			}
-			softmax.Float32(att)
-			out := a.xb[h*hs : (h+1)*hs]
-			clear(out)
-			for p, w := range att {
-				v := values[p*kvDim+off:][:hs]
-				for i := range out {
-					out[i] += float32(w * v[i])
-				}
-			}
-		}
+		t.attend(a, l, pos, a.q, a.xb)
 		t.mul(a.xb2, a.xb, &m.WO)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
@@ -273,9 +247,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
 		t.mul(a.hb, a.xb, &m.W1)
 		t.mul(a.hb2, a.xb, &m.W3)
-		for i, g := range a.hb {
-			a.hb[i] = g * (1 / (1 + expf.Exp(-g))) * a.hb2[i]
-		}
+		swiglu(a.hb, a.hb2)
 		t.mul(a.xb2, a.hb, &m.W2)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
@@ -284,9 +256,60 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	}
 
 	if logits {
-		rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
-		t.mul(a.logits, a.x, &t.Matrices.Classifier)
+		t.classify(a)
 	}
+}
+
+// reserve readies the cache and a's attention weights for a pass at pos.
+func (t *Transformer) reserve(a *activations, pos int) {
+	a.pos = pos
+	t.Cache.reserve(pos + 1)
+	if a.attRows < pos+1 {
+		a.attRows = t.Cache.rows
+		a.att = make([]float32, t.Config.Layers*t.Config.Heads*a.attRows)
+	}
+}
+
+// attend sets out to layer l's attention of the query q at pos over the
+// cache's positions 0..pos, keeping each head's weights in a.att.
+func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
+	c := t.Config
+	kvDim, hs := c.KVDim(), c.HeadSize()
+	kvMul := c.Heads / c.KVHeads
+	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	keys, values := t.Cache.layer(l)
+	for h := range c.Heads {
+		qh := q[h*hs : (h+1)*hs]
+		att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
+		off := (h / kvMul) * hs
+		for p := range att {
+			k := keys[p*kvDim+off:][:hs]
+			att[p] = dot(qh, k) / sqrtHS
+		}
+		softmax.Float32(att)
+		oh := out[h*hs : (h+1)*hs]
+		clear(oh)
+		for p, w := range att {
+			v := values[p*kvDim+off:][:hs]
+			for i := range oh {
+				oh[i] += float32(w * v[i])
+			}
+		}
+	}
+}
+
+// swiglu sets gate to silu(gate) ⊙ up, silu(z) = z·σ(z).
+func swiglu(gate, up []float32) {
+	for i, g := range gate {
+		gate[i] = g * (1 / (1 + expf.Exp(-g))) * up[i]
+	}
+}
+
+// classify ends a's pass: the final RMSNorm of its residual stream, then
+// the logits.
+func (t *Transformer) classify(a *activations) {
+	rmsnorm(a.x, a.x, t.W.RMSFinal, t.eps)
+	t.mul(a.logits, a.x, &t.Matrices.Classifier)
 }
 
 // mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
