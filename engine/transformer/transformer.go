@@ -23,6 +23,12 @@
 // A Transformer owns every buffer it needs, so Forward allocates nothing: the
 // decode step of a browser playground runs at the speed of its arithmetic.
 //
+// Beside the cached decode step: Recompute runs a whole sequence without
+// the cache's earlier rows (MultiplyAdds and RecomputeMultiplyAdds count
+// the two ways' cost), Pass.Lens reads the logit lens of a pass from the
+// residual stream it keeps after every layer, and PrefillBatched feeds a
+// prompt a chunk of positions per matrix-matrix product.
+//
 // The weight matrices may be float32 or quantized (package quant, from a
 // GGUF file). A quantized matrix is multiplied by its format's kernel,
 // which quantizes the vector to 8-bit integers first, as llama.cpp does;
