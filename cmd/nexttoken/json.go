@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
 )
 
 // jsonTrace writes a session as one JSON object, a step at a time as the
@@ -18,9 +19,20 @@ import (
 // hold (a masked token's −Inf) are written as the strings "-Inf", "+Inf"
 // and "NaN". A step carries its top candidates and what each sampler stage
 // did; with vectors, also every vector as long as the vocabulary.
+//
+// With recompute, a step also carries "recompute_max_abs_diff", the largest
+// difference between its logits and those of the whole sequence run again
+// without the cache, and "multiply_adds" of the step both ways; with lens
+// > 0, "lens": the logit lens of the step's pass, each layer's lens most
+// probable tokens.
 type jsonTrace struct {
-	w       io.Writer
-	vectors bool
+	w         io.Writer
+	vectors   bool
+	recompute bool
+	lens      int // tokens per layer of the logit lens; 0 for none
+
+	fresh *transformer.Transformer // the recomputing one, made on first use
+	next  jsonModel                // what prepare read for the coming step
 }
 
 type (
@@ -38,7 +50,26 @@ type (
 		Draw    *jsonDraw       `json:"draw,omitempty"`
 		KVLen   int             `json:"kv_len"`
 		KVBytes int             `json:"kv_bytes"`
+		jsonModel
 		*jsonVectors
+	}
+	// jsonModel is what --recompute and --lens read from the model.
+	jsonModel struct {
+		RecomputeMaxAbsDiff *jsonFloat        `json:"recompute_max_abs_diff,omitempty"`
+		MultiplyAdds        *jsonMultiplyAdds `json:"multiply_adds,omitempty"`
+		Lens                []jsonLensLayer   `json:"lens,omitempty"`
+	}
+	jsonMultiplyAdds struct {
+		Cached     int `json:"cached"`
+		Recomputed int `json:"recomputed"`
+	}
+	jsonLensLayer struct {
+		Layer int             `json:"layer"`
+		Top   []jsonLensToken `json:"top"`
+	}
+	jsonLensToken struct {
+		Token int       `json:"token"`
+		P     jsonFloat `json:"p"`
 	}
 	jsonCandidate struct {
 		Token int       `json:"token"`
@@ -79,6 +110,55 @@ type (
 
 func (j *jsonTrace) wantsDetail() bool { return j.vectors }
 
+// prepare reads the latest pass, whose logits step i samples from: its
+// logit lens, and the same logits recomputed without the cache.
+func (j *jsonTrace) prepare(s *session.Session, i int) error {
+	j.next = jsonModel{}
+	if j.lens == 0 && !j.recompute {
+		return nil // a --logits trace has no model to read
+	}
+	tr := s.Transformer()
+	pass := tr.Latest()
+	if j.lens > 0 {
+		lens, err := pass.Lens(j.lens)
+		if err != nil {
+			return err
+		}
+		for _, l := range lens {
+			jl := jsonLensLayer{Layer: l.Layer, Top: []jsonLensToken{}}
+			for _, t := range l.Top {
+				jl.Top = append(jl.Top, jsonLensToken{t.Token, jsonFloat(t.P)})
+			}
+			j.next.Lens = append(j.next.Lens, jl)
+		}
+	}
+	if !j.recompute {
+		return nil
+	}
+	if j.fresh == nil {
+		j.fresh = transformer.NewWith(s.Model().Checkpoint, tr.Options())
+	}
+	var context []int // every token fed so far: the prompt, then the steps'
+	for _, p := range s.Trace().Prompt {
+		context = append(context, p.ID)
+	}
+	for _, st := range s.Trace().Steps {
+		context = append(context, st.Token)
+	}
+	again, err := j.fresh.Recompute(context[:pass.Pos()+1])
+	if err != nil {
+		return err
+	}
+	var diff float64
+	for k, v := range pass.Logits() {
+		diff = max(diff, math.Abs(float64(v)-float64(again[k])))
+	}
+	c := tr.Config
+	j.next.RecomputeMaxAbsDiff = (*jsonFloat)(&diff)
+	j.next.MultiplyAdds = &jsonMultiplyAdds{transformer.MultiplyAdds(c, pass.Pos()), transformer.RecomputeMultiplyAdds(c, pass.Pos())}
+	return nil
+}
+
 func (j *jsonTrace) start(s *session.Session) error {
 	prompt := []int{}
 	for _, p := range s.Trace().Prompt {
@@ -95,7 +175,7 @@ func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
 	js := jsonStep{
 		Pos: st.Pos, Input: st.Input, Token: st.Token, Piece: st.Piece, Prob: jsonFloat(st.Prob),
 		Forced: st.Forced, Edited: st.Edited, Greedy: c.Greedy, KVLen: st.KVLen, KVBytes: st.KVBytes,
-		Top: []jsonCandidate{}, Stages: []jsonStage{},
+		Top: []jsonCandidate{}, Stages: []jsonStage{}, jsonModel: j.next,
 	}
 	for _, t := range st.Top {
 		js.Top = append(js.Top, jsonCandidate{t.Token, jsonFloat(t.Prob), jsonFloat(t.Logit)})

@@ -42,6 +42,7 @@ type traceFlags struct {
 	promptFile               string
 	steps, top               int
 	json, vectors            bool
+	recompute, lens          bool
 	settings                 sampler.Settings
 	set                      map[string]bool // the flags given
 	chain                    string          // --sampler, or --chain
@@ -63,6 +64,8 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
+	fs.BoolVar(&f.recompute, "recompute", false, "with --json: also run every step without the KV cache, the whole sequence again, and write the largest difference from the cached logits and both ways' multiply-adds")
+	fs.BoolVar(&f.lens, "lens", false, "with --json: the logit lens of every step, each layer's --top most probable tokens (layers numbered from 0)")
 	fs.StringVar(&f.chain, "sampler", sampler.Chain, "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
 		"with its defaults for the sampler flags not given (llama.cpp: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05; hf: temperature 1, top-k 50); "+
 		"mirostat or mirostat2 for llama.cpp's --mirostat 1 or 2, or llama.cpp's stages by letter, such as edkt")
@@ -99,8 +102,10 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
 	}
-	if f.vectors && !f.json {
-		return nil, errors.New("--vectors needs --json")
+	for name, on := range map[string]bool{"vectors": f.vectors, "recompute": f.recompute, "lens": f.lens} {
+		if on && !f.json {
+			return nil, fmt.Errorf("--%s needs --json", name)
+		}
 	}
 	if f.compare != "" && f.json {
 		return nil, errors.New("--compare prints text: --json does not carry the chains yet")
@@ -190,7 +195,14 @@ func trace(args []string, stdout, stderr io.Writer) error {
 	var out traceWriter = &textTrace{w: stdout}
 	switch {
 	case f.json:
-		out = &jsonTrace{w: stdout, vectors: f.vectors}
+		j := &jsonTrace{w: stdout, vectors: f.vectors, recompute: f.recompute}
+		if f.lens {
+			j.lens = f.top
+		}
+		if (f.recompute || f.lens) && s.Transformer() == nil {
+			return errors.New("trace: --recompute and --lens need a model, not --logits")
+		}
+		out = j
 	case spec.Model == session.LogitsModel:
 		out = &softmaxSteps{w: stdout}
 	}
@@ -214,6 +226,13 @@ type traceWriter interface {
 	wantsDetail() bool
 }
 
+// preparer is a traceWriter that reads the model before each step is
+// taken, while the latest forward pass is the one whose logits the step
+// samples from.
+type preparer interface {
+	prepare(s *session.Session, i int) error
+}
+
 // runTrace runs up to steps steps of s through out.
 func runTrace(s *session.Session, steps int, out traceWriter) error {
 	if err := out.start(s); err != nil {
@@ -227,6 +246,11 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 			if d, err = s.Detail(i); errors.Is(err, session.ErrStopped) {
 				break
 			} else if err != nil {
+				return fmt.Errorf("trace: %w", err)
+			}
+		}
+		if p, ok := out.(preparer); ok && s.Trace().Stopped == "" {
+			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)
 			}
 		}

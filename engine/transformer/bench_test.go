@@ -106,3 +106,80 @@ func BenchmarkMatmul(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecompute generates n tokens of stories260K from position 0
+// (greedy), with the cache (Forward per step) and without it (Recompute of
+// the whole sequence per step), reporting the multiply-adds of the n steps
+// (MultiplyAdds, RecomputeMultiplyAdds): linear against quadratic.
+func BenchmarkRecompute(b *testing.B) {
+	m := loadModel(b, stories260K)
+	for _, n := range []int{64, 256, 512} {
+		var cachedMA, recomputedMA int
+		for pos := range n {
+			cachedMA += MultiplyAdds(m.Config, pos)
+			recomputedMA += RecomputeMultiplyAdds(m.Config, pos)
+		}
+		b.Run(fmt.Sprintf("cached/%d", n), func(b *testing.B) {
+			tr := New(m)
+			for b.Loop() {
+				tok := 1
+				for pos := range n {
+					logits, err := tr.Forward(tok, pos)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tok = argmax(logits)
+				}
+			}
+			b.ReportMetric(float64(cachedMA), "madds/op")
+		})
+		b.Run(fmt.Sprintf("recomputed/%d", n), func(b *testing.B) {
+			tr := New(m)
+			tokens := make([]int, 0, n)
+			for b.Loop() {
+				tokens = append(tokens[:0], 1)
+				for pos := range n {
+					logits, err := tr.Recompute(tokens)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if pos+1 < n {
+						tokens = append(tokens, argmax(logits))
+					}
+				}
+			}
+			b.ReportMetric(float64(recomputedMA), "madds/op")
+		})
+	}
+}
+
+// BenchmarkPrefillBatched feeds prompts of 64 and 256 tokens one position
+// at a time (Prefill) and a chunk of positions per matrix-matrix product
+// (PrefillBatched).
+func BenchmarkPrefillBatched(b *testing.B) {
+	for _, bm := range []benchModel{
+		{name: "stories260K", model: loadModel(b, stories260K)},
+		{name: "stories15M-shape", model: randomModel(b, randmodel.Stories15M)},
+	} {
+		for _, n := range []int{64, 256} {
+			prompt := make([]int, min(n, bm.model.Config.SeqLen))
+			for i := range prompt {
+				prompt[i] = (i * 7) % bm.model.Config.VocabSize
+			}
+			tr := New(bm.model)
+			for _, way := range []struct {
+				name    string
+				prefill func([]int, int) ([]float32, error)
+			}{{"one-at-a-time", tr.Prefill}, {"batched", tr.PrefillBatched}} {
+				b.Run(fmt.Sprintf("%s/%d/%s", bm.name, n, way.name), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := way.prefill(prompt, 0); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
+				})
+			}
+		}
+	}
+}

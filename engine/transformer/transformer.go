@@ -23,6 +23,12 @@
 // A Transformer owns every buffer it needs, so Forward allocates nothing: the
 // decode step of a browser playground runs at the speed of its arithmetic.
 //
+// Beside the cached decode step: Recompute runs a whole sequence without
+// the cache's earlier rows (MultiplyAdds and RecomputeMultiplyAdds count
+// the two ways' cost), Pass.Lens reads the logit lens of a pass from the
+// residual stream it keeps after every layer, and PrefillBatched feeds a
+// prompt a chunk of positions per matrix-matrix product.
+//
 // The weight matrices may be float32 or quantized (package quant, from a
 // GGUF file). A quantized matrix is multiplied by its format's kernel,
 // which quantizes the vector to 8-bit integers first, as llama.cpp does;
@@ -90,18 +96,23 @@ type activations struct {
 	att     []float32 // layers × heads × attRows: attention weights of the query
 	attRows int       // positions att holds per head, growing like the cache
 	logits  []float32
-	pos     int // the position the pass fed
+	// residuals are x after every layer (layers × dim), before the final
+	// RMSNorm: what the logit lens reads. Copying them costs dim floats per
+	// layer, nothing beside the layer's matrix products.
+	residuals []float32
+	pos       int // the position the pass fed
 }
 
 func newActivations(c checkpoint.Config) *activations {
 	return &activations{
-		x:      make([]float32, c.Dim),
-		xb:     make([]float32, c.Dim),
-		xb2:    make([]float32, c.Dim),
-		hb:     make([]float32, c.HiddenDim),
-		hb2:    make([]float32, c.HiddenDim),
-		q:      make([]float32, c.Dim),
-		logits: make([]float32, c.VocabSize),
+		x:         make([]float32, c.Dim),
+		xb:        make([]float32, c.Dim),
+		xb2:       make([]float32, c.Dim),
+		hb:        make([]float32, c.HiddenDim),
+		hb2:       make([]float32, c.HiddenDim),
+		q:         make([]float32, c.Dim),
+		logits:    make([]float32, c.VocabSize),
+		residuals: make([]float32, c.Layers*c.Dim),
 	}
 }
 
@@ -150,7 +161,7 @@ func (t *Transformer) Forward(token, pos int) ([]float32, error) {
 		return nil, err
 	}
 	t.Cache.Len = pos + 1
-	t.forward(&t.act, token, pos)
+	t.forward(&t.act, token, pos, true)
 	return t.act.logits, nil
 }
 
@@ -167,7 +178,7 @@ func (t *Transformer) Probe(token, pos int) (*Pass, error) {
 	if t.probe == nil {
 		t.probe = newActivations(t.Config)
 	}
-	t.forward(t.probe, token, pos)
+	t.forward(t.probe, token, pos, true)
 	return &Pass{t: t, a: t.probe}, nil
 }
 
@@ -211,20 +222,14 @@ func (t *Transformer) check(token, pos, last int) error {
 }
 
 // forward is the forward pass of token at pos into a, writing the key and
-// value of pos into the cache.
-func (t *Transformer) forward(a *activations, token, pos int) {
+// value of pos into the cache. Without logits it stops at the residual
+// stream, for a position whose next token nobody asks about.
+func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	c := t.Config
 	w := t.W
-	dim, kvDim, hs := c.Dim, c.KVDim(), c.HeadSize()
-	kvMul := c.Heads / c.KVHeads
-	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	dim := c.Dim
 
-	a.pos = pos
-	t.Cache.reserve(pos + 1)
-	if a.attRows < pos+1 {
-		a.attRows = t.Cache.rows
-		a.att = make([]float32, c.Layers*c.Heads*a.attRows)
-	}
+	t.reserve(a, pos)
 	t.Matrices.TokenEmbedding.Row(token, a.x)
 	t.ropeAngles(pos)
 
@@ -238,26 +243,7 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		t.mul(v, a.xb, &m.WV)
 		t.rope(a.q)
 		t.rope(k)
-
-		keys, values := t.Cache.layer(l)
-		for h := range c.Heads {
-			q := a.q[h*hs : (h+1)*hs]
-			att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
-			off := (h / kvMul) * hs
-			for p := range att {
-				k := keys[p*kvDim+off:][:hs]
-				att[p] = dot(q, k) / sqrtHS
-			}
-			softmax.Float32(att)
-			out := a.xb[h*hs : (h+1)*hs]
-			clear(out)
-			for p, w := range att {
-				v := values[p*kvDim+off:][:hs]
-				for i := range out {
-					out[i] += float32(w * v[i])
-				}
-			}
-		}
+		t.attend(a, l, pos, a.q, a.xb)
 		t.mul(a.xb2, a.xb, &m.WO)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
@@ -267,16 +253,68 @@ func (t *Transformer) forward(a *activations, token, pos int) {
 		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
 		t.mul(a.hb, a.xb, &m.W1)
 		t.mul(a.hb2, a.xb, &m.W3)
-		for i, g := range a.hb {
-			a.hb[i] = g * (1 / (1 + expf.Exp(-g))) * a.hb2[i]
-		}
+		swiglu(a.hb, a.hb2)
 		t.mul(a.xb2, a.hb, &m.W2)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
+		copy(a.residuals[l*dim:(l+1)*dim], a.x)
 	}
 
-	rmsnorm(a.x, a.x, w.RMSFinal, t.eps)
+	if logits {
+		t.classify(a)
+	}
+}
+
+// reserve readies the cache and a's attention weights for a pass at pos.
+func (t *Transformer) reserve(a *activations, pos int) {
+	a.pos = pos
+	t.Cache.reserve(pos + 1)
+	if a.attRows < pos+1 {
+		a.attRows = t.Cache.rows
+		a.att = make([]float32, t.Config.Layers*t.Config.Heads*a.attRows)
+	}
+}
+
+// attend sets out to layer l's attention of the query q at pos over the
+// cache's positions 0..pos, keeping each head's weights in a.att.
+func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
+	c := t.Config
+	kvDim, hs := c.KVDim(), c.HeadSize()
+	kvMul := c.Heads / c.KVHeads
+	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	keys, values := t.Cache.layer(l)
+	for h := range c.Heads {
+		qh := q[h*hs : (h+1)*hs]
+		att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
+		off := (h / kvMul) * hs
+		for p := range att {
+			k := keys[p*kvDim+off:][:hs]
+			att[p] = dot(qh, k) / sqrtHS
+		}
+		softmax.Float32(att)
+		oh := out[h*hs : (h+1)*hs]
+		clear(oh)
+		for p, w := range att {
+			v := values[p*kvDim+off:][:hs]
+			for i := range oh {
+				oh[i] += float32(w * v[i])
+			}
+		}
+	}
+}
+
+// swiglu sets gate to silu(gate) ⊙ up, silu(z) = z·σ(z).
+func swiglu(gate, up []float32) {
+	for i, g := range gate {
+		gate[i] = g * (1 / (1 + expf.Exp(-g))) * up[i]
+	}
+}
+
+// classify ends a's pass: the final RMSNorm of its residual stream, then
+// the logits.
+func (t *Transformer) classify(a *activations) {
+	rmsnorm(a.x, a.x, t.W.RMSFinal, t.eps)
 	t.mul(a.logits, a.x, &t.Matrices.Classifier)
 }
 
