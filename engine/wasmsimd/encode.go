@@ -148,9 +148,22 @@ func (f *body) v128Store(offset uint32) {
 	f.simd(0x0B)
 	f.memarg(2, offset)
 }
-func (f *body) v128Const0() {
+func (f *body) v128Const0() { f.i32x4Const(0) }
+
+// i32x4Const pushes a vector of four lanes of v (v128.const).
+func (f *body) i32x4Const(v uint32) {
 	f.simd(0x0C)
-	f.code = append(f.code, make([]byte, 16)...)
+	for range 4 {
+		f.code = append(f.code, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+}
+
+// load16Lane replaces 16-bit lane of the vector on the stack with the
+// two bytes at the address below it (v128.load16_lane; align 1, natural).
+func (f *body) load16Lane(offset uint32, lane byte) {
+	f.simd(0x55)
+	f.memarg(1, offset)
+	f.code = append(f.code, lane)
 }
 
 // shuffle takes four float32 lanes from the two vectors on the stack:
@@ -165,3 +178,14 @@ func (f *body) f32x4ExtractLane(lane byte) { f.simd(0x1F); f.code = append(f.cod
 func (f *body) f32x4ReplaceLane(lane byte) { f.simd(0x20); f.code = append(f.code, lane) }
 func (f *body) f32x4Add()                  { f.simd(0xE4) }
 func (f *body) f32x4Mul()                  { f.simd(0xE6) }
+func (f *body) f32x4Splat()                { f.simd(0x13) }
+func (f *body) f32x4ConvertI32x4S()        { f.simd(0xFA) }
+func (f *body) v128And()                   { f.simd(0x4E) }
+func (f *body) v128Or()                    { f.simd(0x50) }
+func (f *body) v128Bitselect()             { f.simd(0x52) }
+func (f *body) i16x8ExtendLowI8x16S()      { f.simd(0x87) }
+func (f *body) i16x8ExtendHighI8x16S()     { f.simd(0x88) }
+func (f *body) i32x4Eq()                   { f.simd(0x37) }
+func (f *body) i32x4Shl()                  { f.simd(0xAB) }
+func (f *body) i32x4Add()                  { f.simd(0xAE) }
+func (f *body) i32x4DotI16x8S()            { f.simd(0xBA) }
