@@ -22,14 +22,20 @@ func matmul(out, x, w []float32, n, d int) {
 	matmulUnrolled(out, x, w, n, d)
 }
 
-// mulQuantized under js/wasm multiplies Q8_0 weights with the SIMD kernel,
-// which gives quant's results bit for bit, 8–15 times faster
-// (BenchmarkMulQ8_0 in package wasmsimd); other formats, or no SIMD, with
-// quant's Go kernels.
+// mulQuantized under js/wasm multiplies Q8_0 and Q4_0 weights with the
+// SIMD kernels, which give quant's results bit for bit, several times
+// faster (BenchmarkMulQuant in package wasmsimd); other formats, or no
+// SIMD, with quant's Go kernels.
 func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
-	if simd != nil && w.Type == quant.Q8_0 {
-		q, d, _ := v.Q8_0(x[:w.Cols])
-		if simd.MulQ8_0(out[:w.Rows], w.Q, q, d) == nil {
+	if simd != nil && (w.Type == quant.Q8_0 || w.Type == quant.Q4_0) {
+		q, d, sums := v.Q8_0(x[:w.Cols])
+		var err error
+		if w.Type == quant.Q8_0 {
+			err = simd.MulQ8_0(out[:w.Rows], w.Q, q, d)
+		} else {
+			err = simd.MulQ4_0(out[:w.Rows], w.Q, q, d, sums)
+		}
+		if err == nil {
 			return
 		}
 	}

@@ -44,22 +44,24 @@ func TestSIMDMatchesUnrolled(t *testing.T) {
 // TestDisableSIMDKeepsLogits checks that turning the SIMD kernels off
 // changes nothing a forward pass computes: the greedy tokens and the
 // logits, bit for bit, of stories260K (float32 matrices) and of random
-// Q8_0 models, one whose rows are 8 blocks (smallQuant) and one of 9
-// (stories15M's dim 288, two layers).
+// Q8_0, Q4_0 and Q4_K_M models (the last has no SIMD kernel, the others
+// one each), with rows of 8 blocks (smallQuant) and of 9 (stories15M's
+// dim 288, two layers).
 func TestDisableSIMDKeepsLogits(t *testing.T) {
-	q8 := func(c checkpoint.Config) *checkpoint.Model {
-		return quantModel(t, c, quantFormats(c)["Q8_0"])
-	}
 	shape288 := randmodel.Stories15M
 	shape288.Layers, shape288.SeqLen = 2, 40
-	for _, c := range []struct {
+	type model struct {
 		name  string
 		model *checkpoint.Model
-	}{
-		{"stories260K", loadModel(t, stories260K)},
-		{"smallQuant-Q8_0", q8(smallQuant)},
-		{"dim288-Q8_0", q8(shape288)},
-	} {
+	}
+	models := []model{{"stories260K", loadModel(t, stories260K)}}
+	for _, format := range []string{"Q8_0", "Q4_0", "Q4_K_M"} {
+		models = append(models, model{"smallQuant-" + format, quantModel(t, smallQuant, quantFormats(smallQuant)[format])})
+	}
+	for _, format := range []string{"Q8_0", "Q4_0"} {
+		models = append(models, model{"dim288-" + format, quantModel(t, shape288, quantFormats(shape288)[format])})
+	}
+	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
 			decode := func() [][]float32 {
 				tr := New(c.model)

@@ -122,6 +122,9 @@ func (f *body) i32Mul()           { f.code = append(f.code, 0x6C) }
 func (f *body) i32And()           { f.code = append(f.code, 0x71) }
 func (f *body) i32Shl()           { f.code = append(f.code, 0x74) }
 func (f *body) i32GeU()           { f.code = append(f.code, 0x4F) }
+func (f *body) i32GtU()           { f.code = append(f.code, 0x4B) }
+func (f *body) i32LeU()           { f.code = append(f.code, 0x4D) }
+func (f *body) selectOp()         { f.code = append(f.code, 0x1B) }
 func (f *body) f32Add()           { f.code = append(f.code, 0x92) }
 func (f *body) f32Mul()           { f.code = append(f.code, 0x94) }
 func (f *body) memarg(align, offset uint32) {
@@ -188,4 +191,7 @@ func (f *body) i16x8ExtendHighI8x16S()     { f.simd(0x88) }
 func (f *body) i32x4Eq()                   { f.simd(0x37) }
 func (f *body) i32x4Shl()                  { f.simd(0xAB) }
 func (f *body) i32x4Add()                  { f.simd(0xAE) }
+func (f *body) i32x4Sub()                  { f.simd(0xB1) }
+func (f *body) i32x4Splat()                { f.simd(0x11) }
+func (f *body) i8x16ShrU()                 { f.simd(0x6D) }
 func (f *body) i32x4DotI16x8S()            { f.simd(0xBA) }

@@ -5,11 +5,12 @@ package wasmsimd
 // checks that it did). The module imports the memory it works on as
 // env.mem and exports
 //
-//	matvec_f32(out, x, w, n, d)            out[i] = Σ_j w[i·n + j]·x[j] for i < d
-//	mul_q8_0(out, w, q, d, blocks, rows)   out[i] = row i of Q8_0 w · (q, d), see mulQ8_0
-//	matvec_f32_args(p), mul_q8_0_args(p)   the same, their arguments read from p
+//	matvec_f32(out, x, w, n, d)                   out[i] = Σ_j w[i·n + j]·x[j] for i < d
+//	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
+//	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
+//	matvec_f32_args(p), mul_q8_0_args(p), …       the same, their arguments read from p
 //
-// where out, x, w, q and d are byte offsets in that memory and n, d,
+// where out, x, w, q, d and sums are byte offsets in that memory and n, d,
 // blocks and rows are counts. The _args forms let a caller that has bound p
 // once (Function.bind) make the call without passing numbers, which would
 // allocate in Go.
@@ -17,22 +18,25 @@ func Generate() []byte {
 	var m []byte
 	m = append(m, 0x00, 'a', 's', 'm', 1, 0, 0, 0)
 	m = appendSection(m, typeSection, appendVector(nil,
-		funcType(i32, i32, i32, i32, i32),      // 0: matvec_f32
-		funcType(i32),                          // 1: the _args forms
-		funcType(i32, i32, i32, i32, i32, i32), // 2: mul_q8_0
+		funcType(i32, i32, i32, i32, i32),           // 0: matvec_f32
+		funcType(i32),                               // 1: the _args forms
+		funcType(i32, i32, i32, i32, i32, i32, i32), // 2: mul_q8_0, mul_q4_0
 	))
 	memory := []byte{0x02, 0x00, 0x00} // a memory with limits {min 0, no max}: any size fits
 	m = appendSection(m, importSection, appendVector(nil,
 		append(appendName(appendName(nil, "env"), "mem"), memory...)))
-	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}, []byte{2}, []byte{1}))
+	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}, []byte{2}, []byte{1}, []byte{2}, []byte{1}))
 	m = appendSection(m, exportSection, appendVector(nil,
 		append(appendName(nil, "matvec_f32"), 0x00, 0),
 		append(appendName(nil, "matvec_f32_args"), 0x00, 1),
 		append(appendName(nil, "mul_q8_0"), 0x00, 2),
-		append(appendName(nil, "mul_q8_0_args"), 0x00, 3)))
+		append(appendName(nil, "mul_q8_0_args"), 0x00, 3),
+		append(appendName(nil, "mul_q4_0"), 0x00, 4),
+		append(appendName(nil, "mul_q4_0_args"), 0x00, 5)))
 	m = appendSection(m, codeSection, appendVector(nil,
 		matvec().encode(), callWithArgs(0, 5).encode(),
-		mulQ8_0().encode(), callWithArgs(2, 6).encode()))
+		mulQuant(q8_0).encode(), callWithArgs(2, 7).encode(),
+		mulQuant(q4_0).encode(), callWithArgs(4, 7).encode()))
 	return m
 }
 
