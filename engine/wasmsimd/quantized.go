@@ -23,24 +23,14 @@ var (
 	q4_0 = quantFormat{blockBytes: 2 + 16, dot: dotQ4_0, offset8: true, weightScaleFirst: true}
 )
 
-// dotQ8_0 sign-extends the block's weights to int16 and sums their
-// products with x in pairs (i32x4.dot_i16x8_s, pmaddwd on x86): a product
-// of two int8 fits an int16. It beats i16x8.extmul, whose high half costs
-// V8 more instructions.
+// dotQ8_0 sums the products of the block's weights and x, 16 at a time
+// (dot16).
 func dotQ8_0(f *body, r uint32, x [4]uint32, v, _, p uint32) {
 	for half := range 2 {
 		f.get(r)
 		f.v128Load(uint32(2 + 16*half))
 		f.set(v)
-		f.get(v)
-		f.i16x8ExtendLowI8x16S()
-		f.get(x[2*half])
-		f.i32x4DotI16x8S()
-		f.get(v)
-		f.i16x8ExtendHighI8x16S()
-		f.get(x[2*half+1])
-		f.i32x4DotI16x8S()
-		f.i32x4Add()
+		dot16(f, v, x[2*half], x[2*half+1])
 		if half == 1 {
 			f.get(p)
 			f.i32x4Add()
@@ -66,20 +56,29 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 			f.i8x16ShrU()
 		}
 		f.set(n)
-		f.get(n)
-		f.i16x8ExtendLowI8x16S()
-		f.get(x[2*half])
-		f.i32x4DotI16x8S()
-		f.get(n)
-		f.i16x8ExtendHighI8x16S()
-		f.get(x[2*half+1])
-		f.i32x4DotI16x8S()
-		f.i32x4Add()
+		dot16(f, n, x[2*half], x[2*half+1])
 		if half == 1 {
 			f.i32x4Add()
 		}
 	}
 	f.set(p)
+}
+
+// dot16 pushes the products of the 16 int8 in local w with the int16 in
+// locals lo and hi, summed in four lanes. It sign-extends w to int16 and
+// sums the products in pairs (i32x4.dot_i16x8_s, pmaddwd on x86): a
+// product of two int8 fits an int16. That beats i16x8.extmul, whose high
+// half costs V8 more instructions.
+func dot16(f *body, w, lo, hi uint32) {
+	f.get(w)
+	f.i16x8ExtendLowI8x16S()
+	f.get(lo)
+	f.i32x4DotI16x8S()
+	f.get(w)
+	f.i16x8ExtendHighI8x16S()
+	f.get(hi)
+	f.i32x4DotI16x8S()
+	f.i32x4Add()
 }
 
 // mulQuant is the body of mul_q8_0 and mul_q4_0(out, w, q, d, sums,
