@@ -7,9 +7,9 @@ import (
 	"nexttoken/engine/wasmsimd"
 )
 
-// simd is the WebAssembly SIMD kernel, loaded at start-up; nil where the
-// engine has no SIMD or the module could not be loaded, or once
-// UseSIMD(false) turned it off.
+// simd holds the WebAssembly SIMD kernels, loaded at start-up; nil where
+// the engine has no SIMD or the module could not be loaded, or once
+// DisableSIMD turned them off.
 var simd, _ = wasmsimd.Load()
 
 // matmul under js/wasm is the SIMD kernel, which sums in matmulUnrolled's

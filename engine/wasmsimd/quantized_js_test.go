@@ -24,11 +24,13 @@ var quantKernels = []struct {
 }
 
 // TestMulQuantMatchesGo checks that mul_q8_0 and mul_q4_0 give package
-// quant's MulVec (the Go kernels) bit for bit: at row counts that are and are not
-// multiples of its four rows, with rows that start anywhere (a GGUF file's
-// tensors need not be aligned), and with block scales that are float16
-// subnormals, zeros of either sign, infinities and NaN, which its
-// half-to-float conversion must turn into quant.HalfToFloat's values.
+// quant's MulVec (the Go kernels) bit for bit: at row counts that are and
+// are not multiples of their four rows, with rows that start anywhere (a
+// GGUF file's tensors need not be aligned), with block scales that are
+// float16 subnormals, zeros of either sign, infinities and NaN, which
+// their half-to-float conversion must turn into quant.HalfToFloat's
+// values, and with sums large enough that the order of the two
+// multiplications by scales changes the result.
 func TestMulQuantMatchesGo(t *testing.T) {
 	k, err := Load()
 	if err != nil {
