@@ -24,6 +24,15 @@ func (v *Vec) resize(n, size, group int) {
 	v.q, v.d, v.sums = v.q[:n], v.d[:n/size], v.sums[:n/group]
 }
 
+// Q8_0 quantizes x into v as MulVec does for Q8_0 and Q4_0 weights and
+// returns its blocks, for kernels outside this package (package wasmsimd's):
+// q, 32 values a block, d, the scale of each block, and sums, the sum of
+// each block's q.
+func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
+	v.quantizeQ8_0(x)
+	return v.q, v.d, v.sums
+}
+
 // quantizeQ8_0 quantizes x into blocks of 32 as llama.cpp's CPU backend
 // does on x86-64 (quantize_row_q8_0 in ggml-cpu/arch/x86/quants.c, its
 // AVX version): d = max|x|/127, stored as float16, and q = x·(127/max|x|)

@@ -2,11 +2,14 @@
 
 package transformer
 
-import "nexttoken/engine/wasmsimd"
+import (
+	"nexttoken/engine/quant"
+	"nexttoken/engine/wasmsimd"
+)
 
-// simd is the WebAssembly SIMD kernel, loaded at start-up; nil where the
-// engine has no SIMD or the module could not be loaded, or once
-// UseSIMD(false) turned it off.
+// simd holds the WebAssembly SIMD kernels, loaded at start-up; nil where
+// the engine has no SIMD or the module could not be loaded, or once
+// DisableSIMD turned them off.
 var simd, _ = wasmsimd.Load()
 
 // matmul under js/wasm is the SIMD kernel, which sums in matmulUnrolled's
@@ -17,6 +20,26 @@ func matmul(out, x, w []float32, n, d int) {
 		return
 	}
 	matmulUnrolled(out, x, w, n, d)
+}
+
+// mulQuantized under js/wasm multiplies Q8_0 and Q4_0 weights with the
+// SIMD kernels, which give quant's results bit for bit, several times
+// faster (BenchmarkMulQuant in package wasmsimd); other formats, or no
+// SIMD, with quant's Go kernels.
+func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
+	if simd != nil && (w.Type == quant.Q8_0 || w.Type == quant.Q4_0) {
+		q, d, sums := v.Q8_0(x[:w.Cols])
+		var err error
+		if w.Type == quant.Q8_0 {
+			err = simd.MulQ8_0(out[:w.Rows], w.Q, q, d)
+		} else {
+			err = simd.MulQ4_0(out[:w.Rows], w.Q, q, d, sums)
+		}
+		if err == nil {
+			return
+		}
+	}
+	w.MulVec(out, x, v)
 }
 
 // Kernel names the matrix-vector kernel of the default arithmetic:

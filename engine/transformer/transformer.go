@@ -319,13 +319,14 @@ func (t *Transformer) classify(a *activations) {
 }
 
 // mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
-// platform's fastest), a quantized one through its format's kernel.
+// platform's fastest), a quantized one through mulQuantized (its format's
+// kernel, in SIMD where the platform has one).
 func (t *Transformer) mul(out, x []float32, w *quant.Matrix) {
 	if w.Type == quant.F32 {
 		t.matmul(out, x, w.F32, w.Cols, w.Rows)
 		return
 	}
-	w.MulVec(out, x, &t.vec)
+	mulQuantized(out, x, w, &t.vec)
 }
 
 // Prefill feeds tokens at positions start, start+1, … and returns the logits

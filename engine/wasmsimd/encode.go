@@ -122,6 +122,9 @@ func (f *body) i32Mul()           { f.code = append(f.code, 0x6C) }
 func (f *body) i32And()           { f.code = append(f.code, 0x71) }
 func (f *body) i32Shl()           { f.code = append(f.code, 0x74) }
 func (f *body) i32GeU()           { f.code = append(f.code, 0x4F) }
+func (f *body) i32GtU()           { f.code = append(f.code, 0x4B) }
+func (f *body) i32LeU()           { f.code = append(f.code, 0x4D) }
+func (f *body) selectOp()         { f.code = append(f.code, 0x1B) }
 func (f *body) f32Add()           { f.code = append(f.code, 0x92) }
 func (f *body) f32Mul()           { f.code = append(f.code, 0x94) }
 func (f *body) memarg(align, offset uint32) {
@@ -148,9 +151,22 @@ func (f *body) v128Store(offset uint32) {
 	f.simd(0x0B)
 	f.memarg(2, offset)
 }
-func (f *body) v128Const0() {
+func (f *body) v128Const0() { f.i32x4Const(0) }
+
+// i32x4Const pushes a vector of four lanes of v (v128.const).
+func (f *body) i32x4Const(v uint32) {
 	f.simd(0x0C)
-	f.code = append(f.code, make([]byte, 16)...)
+	for range 4 {
+		f.code = append(f.code, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+}
+
+// load16Lane replaces 16-bit lane of the vector on the stack with the
+// two bytes at the address below it (v128.load16_lane; align 1, natural).
+func (f *body) load16Lane(offset uint32, lane byte) {
+	f.simd(0x55)
+	f.memarg(1, offset)
+	f.code = append(f.code, lane)
 }
 
 // shuffle takes four float32 lanes from the two vectors on the stack:
@@ -165,3 +181,17 @@ func (f *body) f32x4ExtractLane(lane byte) { f.simd(0x1F); f.code = append(f.cod
 func (f *body) f32x4ReplaceLane(lane byte) { f.simd(0x20); f.code = append(f.code, lane) }
 func (f *body) f32x4Add()                  { f.simd(0xE4) }
 func (f *body) f32x4Mul()                  { f.simd(0xE6) }
+func (f *body) f32x4Splat()                { f.simd(0x13) }
+func (f *body) f32x4ConvertI32x4S()        { f.simd(0xFA) }
+func (f *body) v128And()                   { f.simd(0x4E) }
+func (f *body) v128Or()                    { f.simd(0x50) }
+func (f *body) v128Bitselect()             { f.simd(0x52) }
+func (f *body) i16x8ExtendLowI8x16S()      { f.simd(0x87) }
+func (f *body) i16x8ExtendHighI8x16S()     { f.simd(0x88) }
+func (f *body) i32x4Eq()                   { f.simd(0x37) }
+func (f *body) i32x4Shl()                  { f.simd(0xAB) }
+func (f *body) i32x4Add()                  { f.simd(0xAE) }
+func (f *body) i32x4Sub()                  { f.simd(0xB1) }
+func (f *body) i32x4Splat()                { f.simd(0x11) }
+func (f *body) i8x16ShrU()                 { f.simd(0x6D) }
+func (f *body) i32x4DotI16x8S()            { f.simd(0xBA) }

@@ -14,10 +14,11 @@ import (
 
 // Kernel is the module instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec is matvec_f32_args bound to args' address, so that a call
-	// passes no arguments (see call).
-	matvec js.Value
-	args   *[5]uint32 // out, x, w, n, d; on the heap, which does not move
+	// matvec, mulQ8_0 and mulQ4_0 are matvec_f32_args, mul_q8_0_args and
+	// mul_q4_0_args bound to args' address, so that a call passes no
+	// arguments (see call).
+	matvec, mulQ8_0, mulQ4_0 js.Value
+	args                     *[7]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel module on the Go program's own memory. It
@@ -64,16 +65,28 @@ func Load() (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	matvec, err := exports.Get("matvec_f32_args")
+	args := new([7]uint32)
+	bind := func(name string) (js.Value, error) {
+		f, err := exports.Get(name)
+		if err != nil {
+			return js.Value{}, err
+		}
+		bound, err := f.Call("bind", safejs.Null(), address(unsafe.Pointer(args)))
+		return safejs.Unsafe(bound), err
+	}
+	matvec, err := bind("matvec_f32_args")
 	if err != nil {
 		return nil, err
 	}
-	args := new([5]uint32)
-	bound, err := matvec.Call("bind", safejs.Null(), address(unsafe.Pointer(args)))
+	mulQ8_0, err := bind("mul_q8_0_args")
 	if err != nil {
 		return nil, err
 	}
-	return &Kernel{matvec: safejs.Unsafe(bound), args: args}, nil
+	mulQ4_0, err := bind("mul_q4_0_args")
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{matvec: matvec, mulQ8_0: mulQ8_0, mulQ4_0: mulQ4_0, args: args}, nil
 }
 
 // MatVec sets out[i] = Σ_j w[i·n + j]·x[j] for i < d, W row-major, summing
@@ -91,25 +104,63 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 	k.args[2] = address(unsafe.Pointer(&w[0]))
 	k.args[3] = uint32(n)
 	k.args[4] = uint32(d)
-	err := k.call()
+	err := k.call(k.matvec)
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(w)
 	return err
 }
 
-// call runs the bound kernel. The decode step must not allocate, and
+// MulQ8_0 sets out[i] for i < len(out) to row i of w, Q8_0 blocks of
+// len(d) blocks a row, times the vector quantized to Q8_0 blocks: q (32
+// values a block) and their scales d, as quant.Vec.Q8_0 gives them. The
+// results are those of quant's Q8_0 MulVec, bit for bit (see mulQuant).
+// Short slices panic; an error means the call into JavaScript failed.
+func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
+	return k.mulQuant(k.mulQ8_0, q8_0, out, w, q, d, nil)
+}
+
+// MulQ4_0 is MulQ8_0 for Q4_0 rows, which also need the sum of each block
+// of q, sums, as quant.Vec.Q8_0 gives them.
+func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums[:len(d)])
+}
+
+func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	blocks, rows := len(d), len(out)
+	w, q = w[:rows*blocks*int(format.blockBytes)], q[:32*blocks]
+	if blocks == 0 || rows == 0 {
+		clear(out)
+		return nil
+	}
+	k.args[0] = address(unsafe.Pointer(&out[0]))
+	k.args[1] = address(unsafe.Pointer(&w[0]))
+	k.args[2] = address(unsafe.Pointer(&q[0]))
+	k.args[3] = address(unsafe.Pointer(&d[0]))
+	k.args[4] = address(unsafe.Pointer(unsafe.SliceData(sums))) // 0 when nil, unread
+	k.args[5] = uint32(blocks)
+	k.args[6] = uint32(rows)
+	err := k.call(kernel)
+	runtime.KeepAlive(out)
+	runtime.KeepAlive(w)
+	runtime.KeepAlive(q)
+	runtime.KeepAlive(d)
+	runtime.KeepAlive(sums)
+	return err
+}
+
+// call runs a bound kernel. The decode step must not allocate, and
 // safejs's Invoke allocates on every call (it copies the arguments into a
 // new []any, boxed), so call uses syscall/js's Invoke of no arguments,
 // which does not, and turns its panic (a JavaScript exception, such as a
 // trap) into an error, as safejs does.
-func (k *Kernel) call() (err error) {
+func (k *Kernel) call(kernel js.Value) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the SIMD kernel failed: %v", r)
 		}
 	}()
-	k.matvec.Invoke()
+	kernel.Invoke()
 	return nil
 }
 

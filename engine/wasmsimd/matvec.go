@@ -5,38 +5,38 @@ package wasmsimd
 // checks that it did). The module imports the memory it works on as
 // env.mem and exports
 //
-//	matvec_f32(out, x, w, n, d)   out[i] = Σ_j w[i·n + j]·x[j] for i < d
-//	matvec_f32_args(p)            the same, its five arguments read from p
+//	matvec_f32(out, x, w, n, d)                   out[i] = Σ_j w[i·n + j]·x[j] for i < d
+//	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
+//	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
+//	matvec_f32_args(p), mul_q8_0_args(p), …       the same, their arguments read from p
 //
-// where out, x and w are byte offsets in that memory of float32 arrays (d,
-// n and d·n of them, row-major W) and n and d are counts.
-// matvec_f32_args lets a caller that has bound p once (Function.bind) make
-// the call without passing numbers, which would allocate in Go.
-//
-// The sums are those of transformer's matmulUnrolled, bit for bit: each row
-// sums its products in four lanes, lane k taking j ≡ k (mod 4) in order of
-// j (one f32x4 accumulator per row); the last n mod 4 products go to lane 0
-// in order; then (lane0 + lane1) + (lane2 + lane3). WebAssembly rounds every
-// f32x4.mul and f32x4.add (there is no fused multiply-add), as Go's wasm
-// code does, so the same order is the same result. The speed comes from
-// taking four rows at a time, each with its own accumulator, so that four
-// sums proceed independently and each load of x serves them all, and from
-// unrolling the loop over j by chunksPerStep vectors of four.
+// where out, x, w, q, d and sums are byte offsets in that memory and n, d,
+// blocks and rows are counts. The _args forms let a caller that has bound p
+// once (Function.bind) make the call without passing numbers, which would
+// allocate in Go.
 func Generate() []byte {
 	var m []byte
 	m = append(m, 0x00, 'a', 's', 'm', 1, 0, 0, 0)
 	m = appendSection(m, typeSection, appendVector(nil,
-		funcType(i32, i32, i32, i32, i32), // 0: matvec_f32
-		funcType(i32),                     // 1: matvec_f32_args
+		funcType(i32, i32, i32, i32, i32),           // 0: matvec_f32
+		funcType(i32),                               // 1: the _args forms
+		funcType(i32, i32, i32, i32, i32, i32, i32), // 2: mul_q8_0, mul_q4_0
 	))
 	memory := []byte{0x02, 0x00, 0x00} // a memory with limits {min 0, no max}: any size fits
 	m = appendSection(m, importSection, appendVector(nil,
 		append(appendName(appendName(nil, "env"), "mem"), memory...)))
-	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}))
+	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}, []byte{2}, []byte{1}, []byte{2}, []byte{1}))
 	m = appendSection(m, exportSection, appendVector(nil,
 		append(appendName(nil, "matvec_f32"), 0x00, 0),
-		append(appendName(nil, "matvec_f32_args"), 0x00, 1)))
-	m = appendSection(m, codeSection, appendVector(nil, matvec().encode(), matvecArgs().encode()))
+		append(appendName(nil, "matvec_f32_args"), 0x00, 1),
+		append(appendName(nil, "mul_q8_0"), 0x00, 2),
+		append(appendName(nil, "mul_q8_0_args"), 0x00, 3),
+		append(appendName(nil, "mul_q4_0"), 0x00, 4),
+		append(appendName(nil, "mul_q4_0_args"), 0x00, 5)))
+	m = appendSection(m, codeSection, appendVector(nil,
+		matvec().encode(), callWithArgs(0, 5).encode(),
+		mulQuant(q8_0).encode(), callWithArgs(2, 7).encode(),
+		mulQuant(q4_0).encode(), callWithArgs(4, 7).encode()))
 	return m
 }
 
@@ -46,7 +46,18 @@ func Generate() []byte {
 // µs: V8 then spills accumulators to the stack).
 const chunksPerStep = 2
 
-// matvec is the body of matvec_f32. In outline:
+// matvec is the body of matvec_f32, whose sums are those of
+// transformer's matmulUnrolled, bit for bit: each row sums its products in
+// four lanes, lane k taking j ≡ k (mod 4) in order of j (one f32x4
+// accumulator per row); the last n mod 4 products go to lane 0 in order;
+// then (lane0 + lane1) + (lane2 + lane3). WebAssembly rounds every
+// f32x4.mul and f32x4.add (there is no fused multiply-add), as Go's wasm
+// code does, so the same order is the same result. The speed comes from
+// taking four rows at a time, each with its own accumulator, so that four
+// sums proceed independently and each load of x serves them all, and from
+// unrolling the loop over j by chunksPerStep vectors of four.
+//
+// In outline:
 //
 //	nb := 4n; row := w; o := out; outEnd := out + 4d
 //	for R in 4, 1:                     // rows at a time, while R rows remain
@@ -99,12 +110,6 @@ func matvec() *body {
 		f.br(0)
 		f.end()
 		f.end()
-	}
-	addTo := func(local uint32, step int32) {
-		f.get(local)
-		f.i32Const(step)
-		f.i32Add()
-		f.set(local)
 	}
 
 	// multiplyAdd loads xt := x[j+offset…] (a vector of four when wide,
@@ -163,7 +168,7 @@ func matvec() *body {
 			for c := range chunks {
 				multiplyAdd(rows, acc, xv, uint32(16*c), true)
 			}
-			addTo(j, int32(16*chunks))
+			addTo(f, j, int32(16*chunks))
 			endWhile()
 		}
 
@@ -175,7 +180,7 @@ func matvec() *body {
 		}
 		whileBelow(j, 0)
 		multiplyAdd(rows, t, xs, 0, false)
-		addTo(j, 4)
+		addTo(f, j, 4)
 		endWhile()
 		for k := range rows {
 			f.get(acc[k])
@@ -208,7 +213,7 @@ func matvec() *body {
 		f.i32Mul()
 		f.i32Add()
 		f.set(row)
-		addTo(o, int32(4*rows))
+		addTo(f, o, int32(4*rows))
 		f.br(0)
 		f.end()
 		f.end()
@@ -217,41 +222,56 @@ func matvec() *body {
 }
 
 // storeRowSums stores at o the sums (a0 + a1) + (a2 + a3) of the
-// lanes of each of the four accumulators a, b, c, e, by a transposition:
+// lanes of each of the four float32 accumulators a, b, c, e.
+func storeRowSums(f *body, o uint32, acc [4]uint32) {
+	f.get(o)
+	transposeSum(f, acc, f.f32x4Add)
+	f.v128Store(0)
+}
+
+// transposeSum pushes [a, b, c, e], the sums (a0 + a1) + (a2 + a3) of
+// the lanes of each of the four vectors acc (added by add, f32x4 or i32x4),
+// by a transposition; it overwrites acc[0] and acc[2]:
 //
 //	s = [a0 b0 a2 b2] + [a1 b1 a3 b3] = [a01 b01 a23 b23]
 //	u = [c0 e0 c2 e2] + [c1 e1 c3 e3] = [c01 e01 c23 e23]
 //	[a01 b01 c01 e01] + [a23 b23 c23 e23]
-func storeRowSums(f *body, o uint32, acc [4]uint32) {
-	shuffleAdd(f, acc[0], acc[1], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
-	f.set(acc[0]) // s: the accumulators are free now, scratch
-	shuffleAdd(f, acc[2], acc[3], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7})
+func transposeSum(f *body, acc [4]uint32, add func()) {
+	shuffleAdd(f, acc[0], acc[1], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7}, add)
+	f.set(acc[0]) // s
+	shuffleAdd(f, acc[2], acc[3], [4]byte{0, 4, 2, 6}, [4]byte{1, 5, 3, 7}, add)
 	f.set(acc[2]) // u
-	f.get(o)
-	shuffleAdd(f, acc[0], acc[2], [4]byte{0, 1, 4, 5}, [4]byte{2, 3, 6, 7})
-	f.v128Store(0)
+	shuffleAdd(f, acc[0], acc[2], [4]byte{0, 1, 4, 5}, [4]byte{2, 3, 6, 7}, add)
 }
 
 // shuffleAdd pushes the lanes first of the vectors a and b plus their
 // lanes second (see body.shuffle).
-func shuffleAdd(f *body, a, b uint32, first, second [4]byte) {
+func shuffleAdd(f *body, a, b uint32, first, second [4]byte, add func()) {
 	f.get(a)
 	f.get(b)
 	f.shuffle(first)
 	f.get(a)
 	f.get(b)
 	f.shuffle(second)
-	f.f32x4Add()
+	add()
 }
 
-// matvecArgs is the body of matvec_f32_args: it loads the five arguments
-// from p, p+4, …, p+16 and calls matvec_f32.
-func matvecArgs() *body {
+// addTo adds step to the i32 local.
+func addTo(f *body, local uint32, step int32) {
+	f.get(local)
+	f.i32Const(step)
+	f.i32Add()
+	f.set(local)
+}
+
+// callWithArgs is the body of an _args form: it loads n i32 arguments
+// from p, p+4, … and calls function fn with them.
+func callWithArgs(fn uint32, n int) *body {
 	f := &body{params: 1}
-	for i := range 5 {
+	for i := range n {
 		f.get(0)
 		f.i32Load(uint32(4 * i))
 	}
-	f.call(0)
+	f.call(fn)
 	return f
 }

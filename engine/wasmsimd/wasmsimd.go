@@ -6,9 +6,11 @@
 // into it: Go's heap does not move, and when Go grows its memory the module
 // sees the growth, as both hold the same WebAssembly.Memory.
 //
-// Under js, Load instantiates the module and Kernel.MatVec calls it, once
-// per matrix. The bytes are embedded in the Go program rather than served
-// next to it: they are 1.3 KB, there is then no second request, cache entry
+// Under js, Load instantiates the module and Kernel.MatVec (float32),
+// Kernel.MulQ8_0 and Kernel.MulQ4_0 (quantized weights times a vector
+// quantized to Q8_0, as package quant multiplies them) call it, once per
+// matrix. The bytes are embedded in the Go program rather than served
+// next to it: they are 3.6 KB, there is then no second request, cache entry
 // or version to keep in step with app.wasm, and tests under node load them
 // as the browser does.
 package wasmsimd
