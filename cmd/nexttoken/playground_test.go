@@ -477,8 +477,17 @@ func TestSamplerRuntimes(t *testing.T) {
 	waitFor(tab, field("mirostat_tau")+` === '5' && `+field("mirostat_eta")+` === '0.1' && document.querySelector('#stages')?.textContent.includes('mirostat')`)
 	// llama.cpp's stages in an order of the reader's: letters it has no
 	// stage for are refused by the field.
-	setInput(tab, "#set-mirostat", "0")
-	setInput(tab, "#set-sequence", "kq")
+	// Two changes in one go, before go-app draws the first: the second
+	// handler must build on the first (it once read the card's stale copy
+	// and put mirostat back).
+	evaluate[bool](tab, `(() => {
+		for (const [id, v] of [["#set-mirostat", "0"], ["#set-sequence", "kq"]]) {
+			const el = document.querySelector(id);
+			el.value = v;
+			el.dispatchEvent(new Event("change", {bubbles: true}));
+		}
+		return true;
+	})()`)
 	waitFor(tab, `document.querySelector('#set-sequence')?.parentElement.textContent.includes("'q'")`)
 	setInput(tab, "#set-sequence", "tk")
 	waitFor(tab, `(t => t.indexOf('temp-ext') >= 0 && t.indexOf('temp-ext') < t.indexOf('top-k'))(document.querySelector('#stages')?.textContent ?? '')`)

@@ -80,7 +80,7 @@ func (h *Header) onModel(ctx app.Context, e app.Event) {
 	if m, ok := catalog.Lookup(ctx.JSSrc().Get("value").String()); ok {
 		// The new model starts with the settings the next step would use.
 		p := h.Page
-		spec := m.Spec(p.sess.Sampler(len(p.sess.Trace().Steps)))
+		spec := m.Spec(p.nextSettings())
 		err := p.replace(spec)
 		if !p.fetchModel(err, func() { p.notify(p.replace(spec)) }) {
 			p.notify(err)

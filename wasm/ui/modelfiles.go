@@ -101,7 +101,7 @@ func (p *Playground) openedFiles(m *session.Model, ref modelfile.Ref, err error)
 // openModel opens a new session on the model called name, which the page
 // holds, with the prompt and settings of the session it replaces.
 func (p *Playground) openModel(name string) {
-	spec := session.Spec{Model: name, Prompt: p.sess.Spec().Prompt, Sampler: p.sess.Sampler(len(p.sess.Trace().Steps))}
+	spec := session.Spec{Model: name, Prompt: p.sess.Spec().Prompt, Sampler: p.nextSettings()}
 	if p.replace(spec) != nil {
 		spec.Prompt = "" // the old prompt does not fit the new model: start from BOS
 		p.notify(p.replace(spec))

@@ -151,7 +151,7 @@ func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Page.beginGestur
 func (c *SamplerCard) release(ctx app.Context, e app.Event) { c.Page.endGesture() }
 
 func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
-	s := c.Settings
+	s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
 	switch ctx.JSSrc().Get("value").String() {
 	case "greedy":
 		if s.Runtime() {
@@ -186,7 +186,7 @@ func (c *SamplerCard) onSetting(f sampler.Param) app.EventHandler {
 			err = errors.New("want " + f.Range())
 		}
 		if err == nil {
-			s := c.Settings
+			s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
 			f.Set(&s, v)
 			// A llama.cpp stage switched on takes its defaults, as in a link.
 			compare.StageDefaults(&s, func(p string) bool { return p == f.Name })
@@ -198,14 +198,14 @@ func (c *SamplerCard) onSetting(f sampler.Param) app.EventHandler {
 		delete(c.errs, f.Name)
 		if err != nil {
 			c.errs[f.Name] = capitalize(err.Error()) + "; the last good value is back."
-			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(c.Settings), 'f', -1, 64))
+			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(c.Page.nextSettings()), 'f', -1, 64))
 		}
 	}
 }
 
 // onSequence runs llama.cpp's stages in the order the letters give.
 func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
-	s := c.Settings
+	s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
 	s.Sequence = strings.TrimSpace(ctx.JSSrc().Get("value").String())
 	err := c.Page.setSampler(s)
 	if c.errs == nil {
@@ -214,11 +214,18 @@ func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
 	delete(c.errs, "sequence")
 	if err != nil {
 		c.errs["sequence"] = capitalize(err.Error()) + "; the last good letters are back."
-		ctx.JSSrc().Set("value", c.Settings.Sequence)
+		ctx.JSSrc().Set("value", c.Page.nextSettings().Sequence)
 	}
 }
 
 func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Page.rerun() }
+
+// nextSettings are the settings the next step will use: what a handler
+// changes, rather than its card's copy, which go-app updates only when it
+// next draws, after a quick second event may have come.
+func (p *Playground) nextSettings() sampler.Settings {
+	return p.sess.Sampler(len(p.sess.Trace().Steps))
+}
 
 // setSampler changes the sampler's settings from the next step on: the
 // steps taken keep theirs.
