@@ -186,7 +186,7 @@ func TestEmbedCodeHeight(t *testing.T) {
 	setInput(tab, "#embed-view", "kv")
 	// The preview fetches stories260K before it is ready, showing the
 	// default session meanwhile: its height settles once it is.
-	waitFor(tab, `document.querySelector('#embed-preview').contentDocument?.querySelector('#playground[data-ready="true"]') &&
+	waitFor(tab, `document.querySelector('#embed-preview')?.contentDocument?.querySelector('#playground[data-ready="true"]') &&
 		Math.abs(/height="(\d+)"/.exec(document.querySelector('#embed-code').value)?.[1] -
 			document.querySelector('#embed-preview').contentDocument.body.getBoundingClientRect().height) <= 1`)
 	reported := evaluate[int](tab, `Number(/height="(\d+)"/.exec(document.querySelector('#embed-code').value)[1])`)
