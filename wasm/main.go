@@ -19,6 +19,6 @@ func main() {
 	debug.SetGCPercent(400)
 	ui.Register()
 	ui.RepairAddress()
-	ui.ChooseKernel()
+	chooseKernel()
 	app.RunWhenOnBrowser()
 }

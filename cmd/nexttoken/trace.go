@@ -357,10 +357,7 @@ func loadGGUF(path, tokenizerPath string) (*session.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w (--tokenizer can give a llama2.c tokenizer file instead)", path, err)
 	}
-	if tok.VocabSize() != m.Config.VocabSize {
-		return nil, fmt.Errorf("model %s: the tokenizer has %d tokens but the model's vocabulary has %d", path, tok.VocabSize(), m.Config.VocabSize)
-	}
-	return &session.Model{Name: path, Checkpoint: m, Tokenizer: tok}, nil
+	return session.Pair(path, m, tok)
 }
 
 // defaultPrompts lists the embedded models' own prompts for --prompt's help.

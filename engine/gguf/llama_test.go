@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 )
@@ -120,21 +121,11 @@ func greedy(t *testing.T, m *checkpoint.Model, force []int, n int) run {
 		r.logits = append(r.logits, slices.Clone(logits))
 		next := force
 		if next == nil {
-			next = append(r.tokens, argmax(logits))
+			next = append(r.tokens, sampler.Argmax(logits))
 		}
 		r.tokens = next[:pos+2]
 	}
 	return r
-}
-
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // TestTokenizer checks that the vocabulary read from GGUF metadata encodes

@@ -159,18 +159,17 @@ func Open(files ...File) (*session.Model, Ref, error) {
 	var model, tok *File
 	for i := range files {
 		f := &files[i]
-		switch {
-		case !bytes.HasPrefix(f.Data, []byte(gguf.Magic)) && looksLikeTokenizer(f.Data):
+		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
 			if tok != nil {
 				return nil, Ref{}, fmt.Errorf("%s and %s are both tokenizers: choose one", tok.Name, f.Name)
 			}
 			tok = f
-		default:
-			if model != nil {
-				return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", model.Name, f.Name)
-			}
-			model = f
+			continue
 		}
+		if model != nil {
+			return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", model.Name, f.Name)
+		}
+		model = f
 	}
 	if model == nil {
 		return nil, Ref{}, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", tok.Name)
@@ -188,27 +187,27 @@ func Open(files ...File) (*session.Model, Ref, error) {
 }
 
 func open(name string, model, tok *File) (*session.Model, error) {
-	if !bytes.HasPrefix(model.Data, []byte(gguf.Magic)) {
-		if tok == nil {
-			return nil, fmt.Errorf("%s: a llama2.c checkpoint needs its tokenizer.bin: choose both files together", model.Name)
+	var ckpt *checkpoint.Model
+	var own tokenizer.Tokenizer // a GGUF file's, when no tokenizer.bin is given
+	if isGGUF(model.Data) {
+		f, err := gguf.Read(bytes.NewReader(model.Data), int64(len(model.Data)))
+		if err == nil {
+			ckpt, err = f.Model()
 		}
-		ckpt, err := checkpoint.Read(model.Data)
+		if err == nil && tok == nil {
+			own, err = f.Tokenizer()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", model.Name, err)
 		}
-		m, err := session.NewModel(name, ckpt, tok.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%s with %s: %w", model.Name, tok.Name, err)
+	} else {
+		if tok == nil {
+			return nil, fmt.Errorf("%s: a llama2.c checkpoint needs its tokenizer.bin: choose both files together", model.Name)
 		}
-		return m, nil
-	}
-	f, err := gguf.Read(bytes.NewReader(model.Data), int64(len(model.Data)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", model.Name, err)
-	}
-	ckpt, err := f.Model()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", model.Name, err)
+		var err error
+		if ckpt, err = checkpoint.Read(model.Data); err != nil {
+			return nil, fmt.Errorf("%s: %w", model.Name, err)
+		}
 	}
 	if tok != nil {
 		m, err := session.NewModel(name, ckpt, tok.Data)
@@ -217,15 +216,15 @@ func open(name string, model, tok *File) (*session.Model, error) {
 		}
 		return m, nil
 	}
-	t, err := f.Tokenizer()
+	m, err := session.Pair(name, ckpt, own)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model.Name, err)
 	}
-	if t.VocabSize() != ckpt.Config.VocabSize {
-		return nil, fmt.Errorf("%s: the tokenizer has %d tokens but the model's vocabulary has %d", model.Name, t.VocabSize(), ckpt.Config.VocabSize)
-	}
-	return &session.Model{Name: name, Checkpoint: ckpt, Tokenizer: t}, nil
+	return m, nil
 }
+
+// isGGUF reports whether data starts with GGUF's magic.
+func isGGUF(data []byte) bool { return bytes.HasPrefix(data, []byte(gguf.Magic)) }
 
 // looksLikeTokenizer reports whether data reads as a llama2.c tokenizer
 // file, which has no magic number of its own.
@@ -256,7 +255,7 @@ func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
 // runs, so that its weights are never fetched. A head too short to hold
 // the file's metadata is let through: the whole file is checked once in.
 func CheckHead(u string, head []byte, size int64) error {
-	if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
+	if !isGGUF(head) {
 		return fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
 	}
 	f, err := gguf.Read(prefixReader(head), size)

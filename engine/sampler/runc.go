@@ -26,7 +26,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		return err
 	}
 	if t == 0 {
-		c.Token, c.Greedy = argmax(x), true
+		c.Token, c.Greedy = Argmax(x), true
 		return nil
 	}
 

@@ -137,7 +137,7 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 		return err
 	}
 	if s.Temperature == 0 {
-		c.Token, c.Greedy = argmax(logits), true
+		c.Token, c.Greedy = Argmax(logits), true
 		return nil
 	}
 

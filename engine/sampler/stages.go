@@ -251,9 +251,9 @@ func (r *ranking) draw(d *Draw, u float64, record bool) {
 	}
 }
 
-// argmax returns the index of the largest value, the first one on ties, as
-// run.c's sample_argmax.
-func argmax[F float32 | float64](x []F) int {
+// Argmax returns the index of the largest value, the first one on ties, as
+// run.c's sample_argmax: greedy decoding's choice.
+func Argmax[F float32 | float64](x []F) int {
 	best := 0
 	for i, v := range x {
 		if v > x[best] {

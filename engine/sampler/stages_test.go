@@ -148,8 +148,8 @@ func TestArgmax(t *testing.T) {
 		{[]float64{-inf, -inf, -5}, 2},
 		{[]float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5}, 2},
 	} {
-		if got := argmax(tc.x); got != tc.want {
-			t.Errorf("argmax(%v) = %d, want %d", tc.x, got, tc.want)
+		if got := Argmax(tc.x); got != tc.want {
+			t.Errorf("Argmax(%v) = %d, want %d", tc.x, got, tc.want)
 		}
 	}
 }

@@ -40,14 +40,26 @@ func NewModel(name string, m *checkpoint.Model, tokenizerData []byte) (*Model, e
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
 	if len(v.Pieces) != m.Config.VocabSize {
-		return nil, fmt.Errorf("model %s: the tokenizer has %d tokens but the checkpoint's vocabulary has %d",
-			name, len(v.Pieces), m.Config.VocabSize)
+		return nil, vocabMismatch(name, len(v.Pieces), m.Config.VocabSize)
 	}
 	tok, err := tokenizer.New(v)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
+	return Pair(name, m, tok)
+}
+
+// Pair pairs a checkpoint with a tokenizer already made (a GGUF file's
+// own) and checks that they belong together: a token for every logit.
+func Pair(name string, m *checkpoint.Model, tok tokenizer.Tokenizer) (*Model, error) {
+	if n := tok.VocabSize(); n != m.Config.VocabSize {
+		return nil, vocabMismatch(name, n, m.Config.VocabSize)
+	}
 	return &Model{Name: name, Checkpoint: m, Tokenizer: tok}, nil
+}
+
+func vocabMismatch(name string, tokens, vocab int) error {
+	return fmt.Errorf("model %s: the tokenizer has %d tokens but the checkpoint's vocabulary has %d", name, tokens, vocab)
 }
 
 // maxLogitsVocab bounds a hand-typed vocabulary; it is a teaching tool, and a

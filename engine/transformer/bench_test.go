@@ -7,6 +7,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
 )
 
 // randomModel is a model of configuration c with random weights, which
@@ -50,14 +51,7 @@ func BenchmarkDecode(b *testing.B) {
 			n := bm.model.Config.SeqLen
 			b.ReportAllocs()
 			for b.Loop() {
-				tok := 1
-				for pos := range n {
-					logits, err := tr.Forward(tok, pos)
-					if err != nil {
-						b.Fatal(err)
-					}
-					tok = argmax(logits)
-				}
+				decodeGreedy(b, tr, n)
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "tok/s")
 		})
@@ -122,14 +116,7 @@ func BenchmarkRecompute(b *testing.B) {
 		b.Run(fmt.Sprintf("cached/%d", n), func(b *testing.B) {
 			tr := New(m)
 			for b.Loop() {
-				tok := 1
-				for pos := range n {
-					logits, err := tr.Forward(tok, pos)
-					if err != nil {
-						b.Fatal(err)
-					}
-					tok = argmax(logits)
-				}
+				decodeGreedy(b, tr, n)
 			}
 			b.ReportMetric(float64(cachedMA), "madds/op")
 		})
@@ -144,7 +131,7 @@ func BenchmarkRecompute(b *testing.B) {
 						b.Fatal(err)
 					}
 					if pos+1 < n {
-						tokens = append(tokens, argmax(logits))
+						tokens = append(tokens, sampler.Argmax(logits))
 					}
 				}
 			}
@@ -181,5 +168,18 @@ func BenchmarkPrefillBatched(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// decodeGreedy feeds n positions from BOS (id 1), each the argmax of the
+// logits before it, as run.c's generate loop does at temperature 0.
+func decodeGreedy(b *testing.B, tr *Transformer, n int) {
+	tok := 1
+	for pos := range n {
+		logits, err := tr.Forward(tok, pos)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tok = sampler.Argmax(logits)
 	}
 }

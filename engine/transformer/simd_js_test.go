@@ -11,6 +11,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/wasmsimd"
 )
 
@@ -73,7 +74,7 @@ func TestDisableSIMDKeepsLogits(t *testing.T) {
 						t.Fatal(err)
 					}
 					all = append(all, append([]float32(nil), logits...))
-					tok = argmax(logits)
+					tok = sampler.Argmax(logits)
 				}
 				return all
 			}

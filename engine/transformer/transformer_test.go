@@ -9,6 +9,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
 )
 
 func loadModel(t testing.TB, path string) *checkpoint.Model {
@@ -126,16 +127,6 @@ func reference(m *checkpoint.Model, tokens []int) [][]float64 {
 	return logits
 }
 
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
-}
-
 // TestForwardMatchesReference runs 32 greedy steps of stories260K from BOS and
 // compares every step's logits with the float64 reference pass.
 func TestForwardMatchesReference(t *testing.T) {
@@ -163,7 +154,7 @@ func matchReference(t *testing.T, m *checkpoint.Model) {
 			t.Fatal(err)
 		}
 		got = append(got, append([]float32(nil), logits...))
-		tokens = append(tokens, argmax(logits))
+		tokens = append(tokens, sampler.Argmax(logits))
 	}
 	want := reference(m, tokens[:32])
 	worst := 0.0
@@ -464,14 +455,14 @@ func TestPrefillBatched(t *testing.T) {
 		if diff > tolerance*scale || rows > tolerance*scale || batched.Cache.Len != one.Cache.Len || batched.Latest().Pos() != one.Latest().Pos() {
 			t.Errorf("%d positions from %d: batched prefill differs from one at a time", tc.n, tc.start)
 		}
-		tokA, tokB := argmax(want), argmax(got)
+		tokA, tokB := sampler.Argmax(want), sampler.Argmax(got)
 		for pos := len(tokens); pos < len(tokens)+10; pos++ {
 			a, errA := one.Forward(tokA, pos)
 			b, errB := batched.Forward(tokB, pos)
 			if errA != nil || errB != nil || tokA != tokB {
 				t.Fatalf("%d positions from %d: decoding after it differs at position %d", tc.n, tc.start, pos)
 			}
-			tokA, tokB = argmax(a), argmax(b)
+			tokA, tokB = sampler.Argmax(a), sampler.Argmax(b)
 		}
 	}
 	c := m.Config

@@ -19,7 +19,6 @@ package main
 import (
 	"errors"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 	"nexttoken/wasm/jsx"
@@ -109,7 +109,7 @@ func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
 	}
 	tokens := make([]any, 0, steps)
 	for pos := len(prompt); len(tokens) < steps; pos++ {
-		tok := slices.Index(logits, slices.Max(logits))
+		tok := sampler.Argmax(logits)
 		tokens = append(tokens, tok)
 		if logits, err = tr.Forward(tok, pos); err != nil {
 			return nil, err

@@ -5,12 +5,9 @@ package ui
 import (
 	"errors"
 	"math"
-	"net/url"
 	"strings"
 
 	"github.com/hack-pad/safejs"
-
-	"nexttoken/engine/transformer"
 )
 
 // The page's surroundings that go-app has no API for: the clipboard, the
@@ -123,7 +120,11 @@ func reportHeight() error {
 // "%" in a hand-edited link does that), so a broken link would leave a dead
 // page instead of a message. Call it before app.RunWhenOnBrowser.
 func RepairAddress() {
-	s, err := address()
+	href, err := global("location", "href")
+	if err != nil {
+		return
+	}
+	s, err := href.String()
 	if err != nil {
 		return
 	}
@@ -133,34 +134,6 @@ func RepairAddress() {
 		}
 		_ = replaceURL(fixed)
 	}
-}
-
-// address is the page's address, location.href.
-func address() (string, error) {
-	href, err := global("location", "href")
-	if err != nil {
-		return "", err
-	}
-	return href.String()
-}
-
-// ChooseKernel turns the engine's SIMD kernel off when the address asks
-// for it with simd=0 (to compare, or to step around a broken engine), and
-// names the kernel in use on the page's root element, data-kernel="SIMD"
-// or "Go". Call it after RepairAddress.
-func ChooseKernel() {
-	s, err := address()
-	if err != nil {
-		return
-	}
-	if u, err := url.Parse(s); err == nil && u.Query().Get("simd") == "0" {
-		transformer.DisableSIMD()
-	}
-	root, err := global("document", "documentElement")
-	if err != nil {
-		return
-	}
-	_, _ = root.Call("setAttribute", "data-kernel", transformer.Kernel())
 }
 
 // nextFrame calls f before the browser next paints.

@@ -27,9 +27,6 @@ func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
 
-// ChooseKernel has no page to mark outside the browser.
-func ChooseKernel() {}
-
 func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
 	return nil, errNoBrowser
 }

@@ -52,15 +52,14 @@ func download(url string, limit int64, progress func(got, total int64), cancel <
 	if err != nil {
 		return nil, err
 	}
-	resp, err := jsx.Await(safejs.Global().Call("fetch", url, init))
+	resp, status, err := fetch(url, init)
 	if err != nil {
 		if isClosed(cancel) {
 			return nil, errCancelled
 		}
-		// fetch rejects only when no response came: the network, or CORS.
-		return nil, fmt.Errorf("%s could not be fetched (offline, or the server does not allow this page to read it): %w", url, err)
+		return nil, err
 	}
-	if status, _ := jsx.Int(resp, "status"); status != 200 {
+	if status != 200 {
 		return nil, fmt.Errorf("%s: the server answered %d", url, status)
 	}
 	data, err := readBody(resp, url, limit, progress, cancel)
@@ -75,18 +74,45 @@ func download(url string, limit int64, progress func(got, total int64), cancel <
 
 var errCancelled = errors.New("cancelled")
 
+// fetch asks for url with fetch's init object and returns the response
+// and its status. fetch rejects only when no response came: the network
+// is down, or the server does not allow this page to read it (CORS).
+func fetch(url string, init safejs.Value) (resp safejs.Value, status int, err error) {
+	resp, err = jsx.Await(safejs.Global().Call("fetch", url, init))
+	if err != nil {
+		return resp, 0, fmt.Errorf("%s could not be fetched (offline, or the server does not allow this page to read it): %w", url, err)
+	}
+	status, err = jsx.Int(resp, "status")
+	return resp, status, err
+}
+
+// header is a response's header called name, "" when it has none.
+func header(resp safejs.Value, name string) string {
+	headers, err := resp.Get("headers")
+	if err != nil {
+		return ""
+	}
+	v, err := headers.Call("get", name)
+	if err != nil || !jsx.Truthy(v) {
+		return ""
+	}
+	s, _ := v.String()
+	return s
+}
+
+// contentLength is a response's Content-Length, -1 when it has none.
+func contentLength(resp safejs.Value) int64 {
+	n, err := strconv.ParseInt(header(resp, "Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
 // readBody reads a response's body chunk by chunk, checking its length
 // against the Content-Length header and limit.
 func readBody(resp safejs.Value, url string, limit int64, progress func(got, total int64), cancel <-chan struct{}) ([]byte, error) {
-	total := int64(-1)
-	if headers, err := resp.Get("headers"); err == nil {
-		if v, err := headers.Call("get", "Content-Length"); err == nil && jsx.Truthy(v) {
-			s, _ := v.String()
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
-				total = n
-			}
-		}
-	}
+	total := contentLength(resp)
 	if total > limit {
 		return nil, fmt.Errorf("%s is %s, more than the %s this page reads", url, byteSize(int(total)), byteSize(int(limit)))
 	}
@@ -187,11 +213,11 @@ func downloadHead(url string, n int) (head []byte, size int64, err error) {
 	if err := init.Set("headers", map[string]any{"Range": "bytes=0-" + strconv.Itoa(n-1)}); err != nil {
 		return nil, 0, err
 	}
-	resp, err := jsx.Await(safejs.Global().Call("fetch", url, init))
+	resp, status, err := fetch(url, init)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s could not be fetched (offline, or the server does not allow this page to read it): %w", url, err)
+		return nil, 0, err
 	}
-	switch status, _ := jsx.Int(resp, "status"); status {
+	switch status {
 	case 206:
 	case 200:
 		if body, err := resp.Get("body"); err == nil && jsx.Truthy(body) {
@@ -202,14 +228,9 @@ func downloadHead(url string, n int) (head []byte, size int64, err error) {
 		return nil, 0, fmt.Errorf("%s: the server answered %d", url, status)
 	}
 	size = -1
-	if headers, err := resp.Get("headers"); err == nil {
-		if v, err := headers.Call("get", "Content-Range"); err == nil && jsx.Truthy(v) {
-			s, _ := v.String()
-			if _, total, ok := strings.Cut(s, "/"); ok {
-				if t, err := strconv.ParseInt(total, 10, 64); err == nil && t > 0 {
-					size = t
-				}
-			}
+	if _, total, ok := strings.Cut(header(resp, "Content-Range"), "/"); ok {
+		if t, err := strconv.ParseInt(total, 10, 64); err == nil && t > 0 {
+			size = t
 		}
 	}
 	head, err = readBody(resp, url, int64(n), func(int64, int64) {}, nil)
@@ -243,12 +264,7 @@ func storedModels() ([]storedModel, error) {
 		url, _ := u.String()
 		m := storedModel{url: url, size: -1}
 		if resp, err := jsx.Await(cache.Call("match", req)); err == nil && jsx.Truthy(resp) {
-			if headers, err := resp.Get("headers"); err == nil {
-				if v, err := headers.Call("get", "Content-Length"); err == nil && jsx.Truthy(v) {
-					s, _ := v.String()
-					m.size, _ = strconv.ParseInt(s, 10, 64)
-				}
-			}
+			m.size = contentLength(resp)
 		}
 		out = append(out, m)
 	}
