@@ -154,6 +154,9 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
 	}
+	if err := CheckBranches(spec.Steps, spec.Branches); err != nil {
+		return nil, err
+	}
 	for i, b := range spec.Branches {
 		if err := s.checkEdits(b.Forced, b.Edits); err != nil {
 			return nil, fmt.Errorf("branch %d: %w", i+1, err)

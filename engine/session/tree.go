@@ -56,8 +56,8 @@ type Refill struct {
 	Kept, Refilled int
 }
 
-// maxBranches bounds the tree: a link carries it, and a page keeps it.
-const maxBranches = 256
+// MaxBranches bounds the tree: a link carries it, and a page keeps it.
+const MaxBranches = 256
 
 // branch is a Branch with its own steps.
 type branch struct {
@@ -238,8 +238,8 @@ func (s *Session) fork(target path) error {
 			return err
 		}
 	}
-	if len(s.branches) >= maxBranches {
-		return fmt.Errorf("the tree has %d branches, the most it may have: delete one first", maxBranches)
+	if len(s.branches) >= MaxBranches {
+		return fmt.Errorf("the tree has %d branches, the most it may have: delete one first", MaxBranches)
 	}
 	s.regrow(target, s.ids(-1))
 	_, err := s.follow(target)
@@ -315,24 +315,34 @@ func (s *Session) Text(id int) (string, error) {
 	return text, nil
 }
 
-// growTree grows the spec's branches, path after path, and comes back to
-// the session's own path: New's last part.
-func (s *Session) growTree(branches []Branch) error {
-	if len(branches) > maxBranches {
-		return fmt.Errorf("%d branches, more than %d", len(branches), maxBranches)
+// CheckBranches applies New's rules to a Spec's branches, given the
+// steps of its own path: at most MaxBranches, each leaving a path before
+// it at one of that path's steps, with its own edits at its own steps and
+// its own changes in order (CheckChanges).
+func CheckBranches(steps int, branches []Branch) error {
+	if len(branches) > MaxBranches {
+		return fmt.Errorf("%d branches, more than %d", len(branches), MaxBranches)
 	}
+	all := []int{steps}
+	for i, b := range branches {
+		if err := b.check(i+1, all); err != nil {
+			return fmt.Errorf("branch %d: %w", i+1, err)
+		}
+		all = append(all, b.Steps)
+	}
+	return nil
+}
+
+// growTree grows the spec's branches, path after path, and comes back to
+// the session's own path: New's last part. A path that stops before its
+// Steps has fewer, which the paths leaving it must allow for.
+func (s *Session) growTree(branches []Branch) error {
 	home := s.pathOf(0)
 	paths := []path{home}
 	for i, b := range branches {
 		id := i + 1
-		if b.From < 0 || b.From >= id {
-			return fmt.Errorf("branch %d leaves path %d: want a path before it, 0 to %d", id, b.From, id-1)
-		}
-		if n := paths[b.From].steps; b.At < 0 || b.At > n || b.Steps < b.At {
-			return fmt.Errorf("branch %d leaves path %d at step %d and has %d steps: want 0 ≤ at ≤ %d (the steps of path %d) and at ≤ steps", id, b.From, b.At, b.Steps, n, b.From)
-		}
-		if err := b.check(); err != nil {
-			return fmt.Errorf("branch %d: %w", id, err)
+		if n := paths[b.From].steps; b.At > n {
+			return fmt.Errorf("branch %d leaves path %d at step %d, but path %d stops after %d steps", id, b.From, b.At, b.From, n)
 		}
 		p := cut(paths[b.From], b.At, b)
 		if err := CheckChanges(p.changes); err != nil {
@@ -342,7 +352,7 @@ func (s *Session) growTree(branches []Branch) error {
 		if _, err := s.follow(p); err != nil {
 			return fmt.Errorf("branch %d: %w", id, err)
 		}
-		p.steps = len(s.trace.Steps) // fewer when it stops first
+		p.steps = len(s.trace.Steps)
 		s.branches[i].Steps = p.steps
 		s.branches[i].own = slices.Clone(s.trace.Steps[b.At:])
 		paths = append(paths, p)
@@ -357,8 +367,15 @@ func (b Branch) clone() Branch {
 	return b
 }
 
-// check applies New's rules to a branch's own edits: each at a step ≥ At.
-func (b Branch) check() error {
+// check applies CheckBranches' rules to branch id, given the steps of the
+// paths before it.
+func (b Branch) check(id int, steps []int) error {
+	if b.From < 0 || b.From >= id {
+		return fmt.Errorf("it leaves path %d: want a path before it, 0 to %d", b.From, id-1)
+	}
+	if n := steps[b.From]; b.At < 0 || b.At > n || b.Steps < b.At {
+		return fmt.Errorf("it leaves path %d at step %d and has %d steps: want 0 ≤ at ≤ %d (the steps of path %d) and at ≤ steps", b.From, b.At, b.Steps, n, b.From)
+	}
 	for _, f := range b.Forced {
 		if f.Step < b.At {
 			return fmt.Errorf("forced token %d at step %d, before the branch's first step %d", f.Token, f.Step, b.At)
@@ -374,5 +391,5 @@ func (b Branch) check() error {
 			return fmt.Errorf("change at step %d, before the branch's first step %d", c.Step, b.At)
 		}
 	}
-	return nil
+	return CheckChanges(b.Changes)
 }
