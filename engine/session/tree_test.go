@@ -234,3 +234,20 @@ func TestTreeMemory(t *testing.T) {
 		t.Errorf("the tree takes %d bytes, more than 10 MB", grown)
 	}
 }
+
+// BenchmarkSwitch switches back and forth between two paths of 64 steps of
+// stories260K that part at step 9: each switch truncates the cache there
+// and runs 56 steps again.
+func BenchmarkSwitch(b *testing.B) {
+	s, err := session.New(session.Spec{Model: "stories260K", Prompt: "Once upon a time", Steps: 64,
+		Sampler:  sampler.Settings{Mode: sampler.Chain, Temperature: 1, Seed: 3},
+		Branches: []session.Branch{{From: 0, At: 8, Steps: 64, Forced: []session.Force{{Step: 8, Token: 300}}}}}, loadOnce)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Switch(1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
