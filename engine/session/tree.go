@@ -304,6 +304,9 @@ func (s *Session) Text(id int) (string, error) {
 	if id < 0 || id > len(s.branches) {
 		return "", fmt.Errorf("branch %d does not exist (the tree has %d besides the session's path)", id, len(s.branches))
 	}
+	if id == 0 {
+		return s.trace.Text, nil
+	}
 	prompt := make([]int, len(s.trace.Prompt))
 	for i, t := range s.trace.Prompt {
 		prompt[i] = t.ID

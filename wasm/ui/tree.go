@@ -165,9 +165,14 @@ func logProb(x float64) string {
 	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
-// treeCard is the tree card's input: the session's paths.
+// treeCard is the tree card's input: the session's paths. The full page
+// shows the card once there is a branch: a path alone is the token strip
+// again, which a long Run would redraw at every step.
 func (p *Playground) treeCard() app.UI {
 	tree := p.sess.Tree()
+	if len(tree) == 1 && !p.embed {
+		return app.Text("")
+	}
 	paths := make([]TreePath, len(tree))
 	for id, path := range tree {
 		text, _ := p.sess.Text(id) // id is one of the tree's

@@ -14,9 +14,14 @@ import (
 // cache line after a switch.
 func TestTreeCard(t *testing.T) {
 	p := page(t, toySpec(4), -1)
+	if html, _ := render(p.treeCard()); html != "" {
+		t.Errorf("the page shows a tree of one path: %s", html)
+	}
+	p.embed = true // an embed of view=tree shows it
 	html, text := render(p.treeCard())
 	contains(t, "a tree of one path", text, "Generation tree", "the session's path", "ln p = ", "Compare")
 	lacks(t, "a tree of one path", html, "branch-switch", "branch-delete")
+	p.embed = false
 
 	p.force(1, 5) // "mat" instead of "on"
 	p.force(0, 1) // "cat" instead of "sat"
