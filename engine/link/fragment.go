@@ -122,6 +122,16 @@ func Encode(s State) (string, error) {
 	}
 	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
 	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	spec.Branches = nilIfEmpty(slices.Clone(spec.Branches))
+	for i := range spec.Branches {
+		b := &spec.Branches[i]
+		b.Forced, b.Edits = nilIfEmpty(b.Forced), nilIfEmpty(b.Edits)
+		b.Changes = nilIfEmpty(slices.Clone(b.Changes))
+		for k := range b.Changes {
+			c := &b.Changes[k].Sampler
+			c.Mode = chainIfEmpty(c.Mode)
+		}
+	}
 	if err := check(&s); err != nil {
 		return "", fmt.Errorf("share link: %w", err)
 	}
@@ -285,18 +295,11 @@ func check(s *State) error {
 	if err := session.CheckChanges(spec.Changes); err != nil {
 		return err
 	}
-	for i, f := range spec.Forced {
-		if err := checkPlace(f.Step, f.Token, vocab); err != nil {
-			return fmt.Errorf("forced token %d: %w", i, err)
-		}
+	if err := checkHandEdits(spec.Forced, spec.Edits, vocab); err != nil {
+		return err
 	}
-	for i, e := range spec.Edits {
-		if err := checkPlace(e.Step, e.Token, vocab); err != nil {
-			return fmt.Errorf("edit %d: %w", i, err)
-		}
-		if !isLogit(e.Logit) {
-			return fmt.Errorf("edit %d: logit %v is neither a finite number nor -inf", i, e.Logit)
-		}
+	if err := checkTree(spec, vocab); err != nil {
+		return fmt.Errorf("tree: %w", err)
 	}
 	if err := checkView(s.View); err != nil {
 		return fmt.Errorf("view: %w", err)
@@ -310,6 +313,47 @@ func check(s *State) error {
 		return fmt.Errorf("compare: %w", err)
 	}
 	return nil
+}
+
+// checkHandEdits checks forced tokens and edits; vocab is the
+// vocabulary's size, or 0 when only the model knows it.
+func checkHandEdits(forced []session.Force, edits []session.Edit, vocab int) error {
+	for i, f := range forced {
+		if err := checkPlace(f.Step, f.Token, vocab); err != nil {
+			return fmt.Errorf("forced token %d: %w", i, err)
+		}
+	}
+	for i, e := range edits {
+		if err := checkPlace(e.Step, e.Token, vocab); err != nil {
+			return fmt.Errorf("edit %d: %w", i, err)
+		}
+		if !isLogit(e.Logit) {
+			return fmt.Errorf("edit %d: logit %v is neither a finite number nor -inf", i, e.Logit)
+		}
+	}
+	return nil
+}
+
+// checkTree checks the branches of spec's generation tree: the session's
+// rules (session.CheckBranches), steps as the session's own have them,
+// and their settings spelled as Parse spells them.
+func checkTree(spec *session.Spec, vocab int) error {
+	for i := range spec.Branches {
+		b := &spec.Branches[i]
+		if most := stepLimit(spec.Model); b.Steps > most {
+			return fmt.Errorf("branch %d: steps: %w", i+1, outside(strconv.Itoa(b.Steps), most))
+		}
+		if err := checkHandEdits(b.Forced, b.Edits, vocab); err != nil {
+			return fmt.Errorf("branch %d: %w", i+1, err)
+		}
+		for k, c := range b.Changes {
+			var err error
+			if b.Changes[k].Sampler.Mode, err = oneOf(c.Sampler.Mode, sampler.Modes); err != nil {
+				return fmt.Errorf("branch %d: change %d: sampler: %w", i+1, k, err)
+			}
+		}
+	}
+	return session.CheckBranches(spec.Steps, spec.Branches)
 }
 
 // checkPlace checks the step and token of a forced token or an edit; vocab

@@ -153,7 +153,23 @@ func shareTests(t testing.TB) []link.State {
 		{Spec: with(func(s *session.Spec) {
 			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
 		})},
+		tree(),
 	}
+}
+
+// tree is a stories260K session with a generation tree: a branch forced at
+// step 3, and one that leaves it at step 5 with a masked token and a
+// change to llama.cpp's mirostat.
+func tree() link.State {
+	return link.State{View: "tree", Spec: with(func(s *session.Spec) {
+		s.Model, s.Prompt, s.Steps = "stories260K", "Once upon a time", 12
+		s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 0.9, TopK: 40, Seed: 7}
+		s.Branches = []session.Branch{
+			{From: 0, At: 3, Steps: 10, Forced: []session.Force{{Step: 3, Token: 300}}},
+			{From: 1, At: 5, Steps: 8, Edits: []session.Edit{{Step: 5, Token: 20, Logit: math.Inf(-1)}},
+				Changes: []session.Change{{Step: 6, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}}}},
+		}
+	})}
 }
 
 // urlSafe reports whether f uses only characters a URL carries unescaped.
@@ -200,6 +216,7 @@ var recorded = []struct {
 	{10, "s1.AAtzdG9yaWVzMjYwSxNhJmI9YytkICUyQywACfCfmIAjIHp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6gCAEcnVuYwIEAAqHBQAAAAD_________DwAAAA"},
 	{11, "s1.AAN0b3kAAAAFY2hhaW6q1YLUxOnrCx-AgEACAAqHBQIEAQACgCD__________38AAAKAIICU69wD67z98o_77j_IBAAAAv8E"},
 	{12, "s1.AAZsb2dpdHMAAAAFY2hhaW4AAAAAAAAAAgAqBANhLGID4oKsAQAGPDB4MEE-AQAC2AQDzg8D1wQAAA"},
+	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
 }
 
 func TestRecordedLinks(t *testing.T) {

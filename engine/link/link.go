@@ -123,7 +123,8 @@
 // # Share links
 //
 // A share link carries a State — the whole session, forced tokens, edited
-// logits and changes of settings included, the playground's open view, the
+// logits, changes of settings and the generation tree included, the
+// playground's open view, the
 // step on display and the compare card — in the URL's fragment, which the browser never
 // sends to a server. Encode writes the fragment and Decode reads it; the
 // worked example with "mat" forced at step 0, open at the softmax view, is
@@ -181,6 +182,12 @@
 //	    settings, k for change k − 1, ascending; sequence string;
 //	    mirostat uint; mirostat_tau, mirostat_eta, dry_multiplier,
 //	    dry_base numbers; dry_allowed_length, dry_penalty_last_n uints)
+//	33  the generation tree (session.Spec.Branches): uint n, 1 to 256,
+//	    then n × (from, at, steps uints; forced and edits as above; uint
+//	    m, then m × (step uint, settings, then the change's llama.cpp
+//	    settings as tag 32 writes them: sequence string, mirostat uint,
+//	    four numbers, two uints)), each branch as session.CheckBranches
+//	    accepts it, with at most 4096 steps
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -418,8 +425,8 @@ func filterOn(p sampler.Param, set sampler.Settings) bool {
 // default: a reader of the link sees the prompt it opens with.
 // Merge of the query gives s back, unless s is one Merge would reject,
 // such as one with a comma in a vocabulary token. lossy reports that s has
-// forced tokens, edited logits or changes of settings, which the readable
-// form cannot carry. url.Values.Encode escapes the commas of logits and
+// forced tokens, edited logits, changes of settings or branches, which the
+// readable form cannot carry. url.Values.Encode escapes the commas of logits and
 // vocab as %2C, which Parse reads the same.
 func Query(s State) (q url.Values, lossy bool) {
 	q = url.Values{}
@@ -464,7 +471,7 @@ func Query(s State) (q url.Values, lossy bool) {
 	c := s.Compare
 	put("compare", c.Chains[0]+","+c.Chains[1], c.Chains == [2]string{})
 	put("compare_own", "1", !c.Own)
-	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0
+	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0 || len(spec.Branches) > 0
 }
 
 // known gathers the values of q's parameters that Parse reads, by their

@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func FuzzLinkSession(f *testing.F) {
 			return // named by ParseQuery; FuzzParse checks how
 		}
 		state, err := link.Merge(q, strings.TrimPrefix(fragment, "#"))
-		if err != nil || state.Spec.Steps > maxFuzzSteps {
+		if err != nil || state.Spec.Steps > maxFuzzSteps || slices.ContainsFunc(state.Spec.Branches, func(b session.Branch) bool { return b.Steps > maxFuzzSteps }) {
 			return
 		}
 		first, err := session.New(state.Spec, models.Load)
@@ -59,6 +60,9 @@ func FuzzLinkSession(f *testing.F) {
 		}
 		if a, b := first.Trace(), again.Trace(); a.Text != b.Text || !reflect.DeepEqual(tokens(a), tokens(b)) {
 			t.Fatalf("the link of %q #%q reopens\n%q, not\n%q", query, fragment, b.Text, a.Text)
+		}
+		if !reflect.DeepEqual(first.Tree(), again.Tree()) {
+			t.Fatalf("the link of %q #%q reopens another tree", query, fragment)
 		}
 	})
 }

@@ -78,17 +78,8 @@ func (w *writer) state(s State) (flags byte) {
 	for _, l := range spec.Logits {
 		w.float(l)
 	}
-	w.int(len(spec.Forced))
-	for _, f := range spec.Forced {
-		w.int(f.Step)
-		w.int(f.Token)
-	}
-	w.int(len(spec.Edits))
-	for _, e := range spec.Edits {
-		w.int(e.Step)
-		w.int(e.Token)
-		w.float(e.Logit)
-	}
+	w.forced(spec.Forced)
+	w.edits(spec.Edits)
 	if len(spec.Changes) > 0 {
 		flags |= hasChanges
 		w.int(len(spec.Changes))
@@ -113,6 +104,10 @@ func (w *writer) state(s State) (flags byte) {
 	}
 	if body, ok := llamaRecord(spec); ok {
 		records = append(records, record{tagLlama, body})
+		flags |= changesSession
+	}
+	if len(spec.Branches) > 0 {
+		records = append(records, record{tagTree, treeRecord(spec.Branches)})
 		flags |= changesSession
 	}
 	if len(records) > 0 {
@@ -143,6 +138,7 @@ const (
 	tagCompare  = 1  // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
 	sessionTags = 32 // the first tag of a record that changes the session
 	tagLlama    = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
+	tagTree     = 33 // the generation tree, Spec.Branches: see treeRecord
 
 	// maxRecords bounds the section: far more tags than will ever be
 	// defined, and far fewer than the data could claim.
@@ -168,20 +164,67 @@ func llamaRecord(spec session.Spec) (body writer, ok bool) {
 		}
 		n++
 		entries.int(k)
-		entries.string(set.Sequence)
-		entries.int(set.Mirostat)
-		entries.float(set.MirostatTau)
-		entries.float(set.MirostatEta)
-		entries.float(set.DryMultiplier)
-		entries.float(set.DryBase)
-		entries.int(set.DryAllowedLength)
-		entries.int(set.DryPenaltyLastN)
+		entries.llamaOwn(set)
 	}
 	if n == 0 {
 		return nil, false
 	}
 	body.int(n)
 	return append(body, entries...), true
+}
+
+// treeRecord writes the branches of the generation tree: uint n, then n ×
+// (from, at, steps uints; forced, edits as the session's own; changes:
+// uint m, then m × (step uint, settings, llama.cpp's own settings as
+// llamaRecord writes them)).
+func treeRecord(branches []session.Branch) (body writer) {
+	body.int(len(branches))
+	for _, b := range branches {
+		body.int(b.From)
+		body.int(b.At)
+		body.int(b.Steps)
+		body.forced(b.Forced)
+		body.edits(b.Edits)
+		body.int(len(b.Changes))
+		for _, c := range b.Changes {
+			body.int(c.Step)
+			body.settings(c.Sampler)
+			body.llamaOwn(c.Sampler)
+		}
+	}
+	return body
+}
+
+// forced writes forced tokens: uint n, then n × (step, token uints).
+func (w *writer) forced(forced []session.Force) {
+	w.int(len(forced))
+	for _, f := range forced {
+		w.int(f.Step)
+		w.int(f.Token)
+	}
+}
+
+// edits writes edited logits: uint n, then n × (step, token uints, logit
+// number).
+func (w *writer) edits(edits []session.Edit) {
+	w.int(len(edits))
+	for _, e := range edits {
+		w.int(e.Step)
+		w.int(e.Token)
+		w.float(e.Logit)
+	}
+}
+
+// llamaOwn writes the settings only llama.cpp mode has.
+func (w *writer) llamaOwn(set sampler.Settings) {
+	w.string(set.Sequence)
+	w.int(set.Mirostat)
+	w.float(set.MirostatTau)
+	w.float(set.MirostatEta)
+	w.float(set.DryMultiplier)
+	w.float(set.DryBase)
+	w.int(set.DryAllowedLength)
+	w.int(set.DryPenaltyLastN)
 }
 
 // hasLlamaOwn reports whether set has any setting only llama.cpp has.
@@ -324,18 +367,8 @@ func (r *reader) state(flags byte) State {
 			spec.Logits[i] = r.float("logits")
 		}
 	}
-	if n := r.count("forced", 2, math.MaxInt); n > 0 {
-		spec.Forced = make([]session.Force, n)
-		for i := range spec.Forced {
-			spec.Forced[i] = session.Force{Step: r.int("forced"), Token: r.int("forced")}
-		}
-	}
-	if n := r.count("edits", 4, math.MaxInt); n > 0 {
-		spec.Edits = make([]session.Edit, n)
-		for i := range spec.Edits {
-			spec.Edits[i] = session.Edit{Step: r.int("edits"), Token: r.int("edits"), Logit: r.float("edits")}
-		}
-	}
+	spec.Forced = r.forced("forced")
+	spec.Edits = r.edits("edits")
 	if flags&hasChanges != 0 {
 		// Changes are at distinct steps in [1, maxSteps]; check says so.
 		if n := r.count("changes", 1+minSettings, maxSteps); n > 0 {
@@ -388,6 +421,9 @@ func (r *reader) extras(s *State, flags byte) {
 		case tag == tagLlama:
 			body.llama(&s.Spec)
 			sessionRecord = true
+		case tag == tagTree:
+			s.Spec.Branches = body.tree()
+			sessionRecord = true
 		case tag >= sessionTags:
 			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (was the link made by a newer nexttoken?)", i, tag)
 			return
@@ -431,19 +467,85 @@ func (r *reader) llama(spec *session.Spec) {
 		if k > 0 {
 			set = &spec.Changes[k-1].Sampler
 		}
-		set.Sequence = r.string("llama")
-		set.Mirostat = r.int("llama")
-		set.MirostatTau = r.float("llama")
-		set.MirostatEta = r.float("llama")
-		set.DryMultiplier = r.float("llama")
-		set.DryBase = r.float("llama")
-		set.DryAllowedLength = r.int("llama")
-		set.DryPenaltyLastN = r.int("llama")
+		r.llamaOwn("llama", set)
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.fail("llama", "%d bytes after the record's last field", len(r.b))
 	}
 }
+
+// llamaOwn reads what writer.llamaOwn writes into set.
+func (r *reader) llamaOwn(field string, set *sampler.Settings) {
+	set.Sequence = r.string(field)
+	set.Mirostat = r.int(field)
+	set.MirostatTau = r.float(field)
+	set.MirostatEta = r.float(field)
+	set.DryMultiplier = r.float(field)
+	set.DryBase = r.float(field)
+	set.DryAllowedLength = r.int(field)
+	set.DryPenaltyLastN = r.int(field)
+}
+
+// forced reads what writer.forced writes; a forced token takes at least 2
+// bytes.
+func (r *reader) forced(field string) []session.Force {
+	n := r.count(field, 2, math.MaxInt)
+	if n == 0 {
+		return nil
+	}
+	forced := make([]session.Force, n)
+	for i := range forced {
+		forced[i] = session.Force{Step: r.int(field), Token: r.int(field)}
+	}
+	return forced
+}
+
+// edits reads what writer.edits writes; an edit takes at least 4 bytes.
+func (r *reader) edits(field string) []session.Edit {
+	n := r.count(field, 4, math.MaxInt)
+	if n == 0 {
+		return nil
+	}
+	edits := make([]session.Edit, n)
+	for i := range edits {
+		edits[i] = session.Edit{Step: r.int(field), Token: r.int(field), Logit: r.float(field)}
+	}
+	return edits
+}
+
+// tree reads the record of tag tagTree, all of r: the branches, at least
+// one and at most session.MaxBranches, each at least 6 bytes (3 uints and
+// 3 counts), a change at least 1+minSettings+minLlamaOwn.
+func (r *reader) tree() []session.Branch {
+	n := r.count("tree", 6, session.MaxBranches)
+	if r.err == nil && n == 0 {
+		r.fail("tree", "no branches")
+	}
+	branches := make([]session.Branch, n)
+	for i := range branches {
+		b := &branches[i]
+		b.From, b.At, b.Steps = r.int("tree"), r.int("tree"), r.int("tree")
+		b.Forced = r.forced("tree")
+		b.Edits = r.edits("tree")
+		if m := r.count("tree", 1+minSettings+minLlamaOwn, maxSteps); m > 0 {
+			b.Changes = make([]session.Change, m)
+			for k := range b.Changes {
+				c := &b.Changes[k]
+				c.Step = r.int("tree")
+				c.Sampler = r.settings("tree")
+				r.llamaOwn("tree", &c.Sampler)
+			}
+		}
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("tree", "%d bytes after the record's last field", len(r.b))
+	}
+	return branches
+}
+
+// minLlamaOwn is the fewest bytes llama.cpp's own settings take: a byte
+// for the sequence's length and for each uint, two for each number.
+const minLlamaOwn = 1 + 1 + 4*2 + 1 + 1
 
 // compressors keeps flate writers for reuse: a new one allocates about
 // 800 KB, and the playground encodes its address after every change.

@@ -179,8 +179,30 @@ var decodeErrors = []struct {
 	{"compare without own", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:9]}), "compare: the data ends early"},
 	{"compare, own 2", withExtras(record{tagCompare, compareRecord("chain", "hf", 2)}), "compare: own defaults 2 is not 0 or 1"},
 	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
-	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{sessionTags + 1, nil}),
-		"extras: record 0 has tag 33, which changes the session, but this nexttoken does not know it"},
+	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree + 1, nil}),
+		"extras: record 0 has tag 34, which changes the session, but this nexttoken does not know it"},
+	{"a tree of no branches", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(0)}), "tree: no branches"},
+	{"a tree of too many branches", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(257, make([]uint64, 6*257)...)}),
+		"tree: 257 entries, more than 256"},
+	{"a tree of more branches than bytes", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(2, 0, 0, 0, 0, 0, 0)}),
+		"tree: 2 entries cannot fit in the 6 bytes that remain"},
+	{"a branch with more changes than bytes", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(1, 0, 0, 0, 0, 0, 9)}),
+		"tree: 9 entries cannot fit in the 0 bytes that remain"},
+	{"a tree, a byte more", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(1, 0, 0, 0, 0, 0, 0, 0)}),
+		"tree: 1 bytes after the record's last field"},
+	{"a branch from a later path", hostile(spec(func(s *session.Spec) { s.Branches = []session.Branch{{From: 1, Steps: 1}} })),
+		"tree: branch 1: it leaves path 1: want a path before it, 0 to 0"},
+	{"a branch beyond the session's steps", hostile(spec(func(s *session.Spec) { s.Branches = []session.Branch{{At: 1, Steps: 2}} })),
+		"tree: branch 1: it leaves path 0 at step 1 and has 2 steps: want 0 ≤ at ≤ 0"},
+	{"a branch of too many steps", hostile(spec(func(s *session.Spec) { s.Branches = []session.Branch{{Steps: 4097}} })),
+		"tree: branch 1: steps: "},
+	{"a branch's edit that is +Inf", hostile(spec(func(s *session.Spec) {
+		s.Branches = []session.Branch{{Steps: 1, Edits: []session.Edit{{Token: 1, Logit: math.Inf(1)}}}}
+	})), "tree: branch 1: edit 0: logit +Inf is neither a finite number nor -inf"},
+	{"a branch's change out of order", hostile(spec(func(s *session.Spec) {
+		set := sampler.DefaultSettings()
+		s.Branches = []session.Branch{{Steps: 9, Changes: []session.Change{{Step: 3, Sampler: set}, {Step: 2, Sampler: set}}}}
+	})), "tree: branch 1: change 1: step 2 does not come after step 3"},
 	{"a session record, not flagged", withExtras(record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
 		"extras: flag bit 4 is false, but a record that changes the session is true"},
 	{"flagged, no session record", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagCompare, compareRecord("chain", "hf", 0)}),

@@ -71,9 +71,9 @@ func fuzzSettings(a, b byte) sampler.Settings {
 }
 
 // FuzzActions runs a sequence of actions — step, undo, force, edit, mask,
-// set the sampler, re-run, reset — on a toy or stories260K session, and
-// checks after each that New(s.Spec()) rebuilds the identical trace and
-// the same next decision. Each action takes four bytes: what, then its
+// set the sampler, re-run, reset, switch branch, delete branch — on a toy
+// or stories260K session, and checks after each that New(s.Spec())
+// rebuilds the identical trace and tree and the same next decision. Each action takes four bytes: what, then its
 // arguments. An action may fail (undo with no steps, a step after the end,
 // refused settings, every token masked); the session must stay consistent
 // all the same.
@@ -91,6 +91,8 @@ func FuzzActions(f *testing.F) {
 		{true, []byte{5, 61, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 0, 0, 0, 0, 5, 46, 9, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 3, 1, 5, 9, 7, 0, 0, 0}},
 		// llama.cpp greedy on the toy model, a change of seed, Hugging Face greedy refused.
 		{false, []byte{5, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 5, 0, 0, 0, 0, 0, 5, 0, 8, 0, 0, 0, 0, 0}},
+		// A tree: steps, two forks, a switch, a step, a delete, an undo.
+		{true, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 44, 1, 0, 0, 0, 0, 2, 3, 45, 1, 8, 1, 0, 0, 0, 0, 0, 0, 9, 2, 0, 0, 1, 0, 0, 0}},
 	} {
 		f.Add(seed.stories, seed.actions)
 	}
@@ -105,7 +107,7 @@ func FuzzActions(f *testing.F) {
 		}
 		vocab := s.Model().Tokenizer.VocabSize()
 		for n := 0; len(actions) >= 4 && n < maxActions; n, actions = n+1, actions[4:] {
-			what, a, b, c := actions[0]%8, actions[1], actions[2], actions[3]
+			what, a, b, c := actions[0]%10, actions[1], actions[2], actions[3]
 			steps := len(s.Trace().Steps)
 			at := int(a) % (steps + 1) // a step taken, or the next one
 			token := (int(b) | int(c)<<8) % vocab
@@ -130,12 +132,16 @@ func FuzzActions(f *testing.F) {
 				err = s.Rerun()
 			case 7:
 				err = s.Reset()
+			case 8:
+				_, err = s.Switch(int(a) % (len(s.Tree()) + 1))
+			case 9:
+				err = s.Delete(int(a) % (len(s.Tree()) + 1))
 			}
 			again, err2 := session.New(s.Spec(), loadOnce)
 			if err2 != nil {
 				t.Fatalf("action %d (%d, %v): New of the spec: %v\nspec %+v", n, what, err, err2, s.Spec())
 			}
-			if !reflect.DeepEqual(again.Trace(), s.Trace()) {
+			if !reflect.DeepEqual(again.Trace(), s.Trace()) || !reflect.DeepEqual(again.Tree(), s.Tree()) {
 				t.Fatalf("action %d (%d, %v): the spec rebuilds another trace\nspec %+v", n, what, err, s.Spec())
 			}
 			next, nextErr := s.Next()

@@ -80,6 +80,9 @@ type Spec struct {
 	Steps   int              `json:"steps"`
 	Forced  []Force          `json:"forced,omitempty"`
 	Edits   []Edit           `json:"edits,omitempty"`
+
+	// Branches are the other paths of the generation tree (see Branch).
+	Branches []Branch `json:"branches,omitempty"`
 }
 
 // Change makes step Step and the steps after it, up to the next change,
@@ -110,18 +113,19 @@ var ErrStopped = errors.New("the session has ended")
 
 // Session is a running Spec.
 type Session struct {
-	spec    Spec
-	model   *Model
-	tr      *transformer.Transformer // nil for LogitsModel sessions
-	gen     generators
-	tokens  []int     // the context: prompt, then every chosen token
-	logits  []float64 // the model's logits for the next step, before edits
-	edited  []float64 // the same with the next step's edits: what the sampler reads
-	scratch sampler.Scratch
-	stepper *compare.Stepper // the latest runtime mode's, kept while its settings last
-	top     []int            // scratch of Top
-	keepTop int              // candidates each step keeps
-	trace   Trace
+	spec     Spec
+	model    *Model
+	tr       *transformer.Transformer // nil for LogitsModel sessions
+	gen      generators
+	tokens   []int     // the context: prompt, then every chosen token
+	logits   []float64 // the model's logits for the next step, before edits
+	edited   []float64 // the same with the next step's edits: what the sampler reads
+	scratch  sampler.Scratch
+	stepper  *compare.Stepper // the latest runtime mode's, kept while its settings last
+	top      []int            // scratch of Top
+	keepTop  int              // candidates each step keeps
+	trace    Trace
+	branches []branch // the other paths of the tree (spec.Branches is nil)
 }
 
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
@@ -137,6 +141,7 @@ func New(spec Spec, load Loader) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{spec: spec, keepTop: DefaultTop}
+	s.spec.Branches = nil
 	var err error
 	if spec.Model == LogitsModel {
 		err = s.startLogits()
@@ -146,8 +151,16 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkEdits(); err != nil {
+	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
+	}
+	if err := CheckBranches(spec.Steps, spec.Branches); err != nil {
+		return nil, err
+	}
+	for i, b := range spec.Branches {
+		if err := s.checkEdits(b.Forced, b.Edits); err != nil {
+			return nil, fmt.Errorf("branch %d: %w", i+1, err)
+		}
 	}
 	if spec.Steps < 0 {
 		return nil, fmt.Errorf("steps = %d is negative", spec.Steps)
@@ -160,6 +173,9 @@ func New(spec Spec, load Loader) (*Session, error) {
 		}
 	}
 	s.spec.Steps = len(s.trace.Steps)
+	if err := s.growTree(spec.Branches); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -244,15 +260,15 @@ func CheckChanges(changes []Change) error {
 	return nil
 }
 
-// checkEdits validates the hand-made parts of the spec against the model.
-func (s *Session) checkEdits() error {
+// checkEdits validates hand-made parts of the spec against the model.
+func (s *Session) checkEdits(forced []Force, edits []Edit) error {
 	n := s.model.Tokenizer.VocabSize()
-	for _, f := range s.spec.Forced {
+	for _, f := range forced {
 		if f.Step < 0 || f.Token < 0 || f.Token >= n {
 			return fmt.Errorf("forced token %d at step %d: want a step ≥ 0 and a token in 0..%d", f.Token, f.Step, n-1)
 		}
 	}
-	for _, e := range s.spec.Edits {
+	for _, e := range edits {
 		if e.Step < 0 || e.Token < 0 || e.Token >= n {
 			return fmt.Errorf("edited logit of token %d at step %d: want a step ≥ 0 and a token in 0..%d", e.Token, e.Step, n-1)
 		}
@@ -463,21 +479,23 @@ func (s *Session) stopReason(i, token int) string {
 	return ""
 }
 
-// Undo removes the last step.
+// Undo removes the last step; the branches stay.
 func (s *Session) Undo() error {
 	n := len(s.trace.Steps)
 	if n == 0 {
 		return errors.New("nothing to undo")
 	}
+	s.regrow(s.retake(n-1, n-1), s.ids(0))
 	return s.truncate(n - 1)
 }
 
-// Reset goes back to the state after prefill and forgets every hand edit
-// and every change of settings but the last: the settings the next step
-// would have used become the session's from step 0.
+// Reset goes back to the state after prefill and forgets every hand edit,
+// every branch and every change of settings but the last: the settings
+// the next step would have used become the session's from step 0.
 func (s *Session) Reset() error {
 	set := s.Sampler(len(s.trace.Steps))
 	s.spec.Forced, s.spec.Edits, s.spec.Changes = nil, nil, nil
+	s.branches = nil
 	if err := s.truncate(0); err != nil {
 		return err
 	}
@@ -501,7 +519,8 @@ func (s *Session) Sampler(i int) sampler.Settings {
 // SetSampler makes set the sampler's settings from the next step on; the
 // steps taken keep theirs. It replaces any change at or after the next
 // step, and records none if set is what the next step would use anyway.
-// Before the first step it sets Spec.Sampler instead.
+// Before the first step it sets Spec.Sampler instead, which every path
+// of the tree starts from: new settings there clear the tree.
 func (s *Session) SetSampler(set sampler.Settings) error {
 	if err := CheckSettings(set); err != nil {
 		return err
@@ -510,6 +529,9 @@ func (s *Session) SetSampler(set sampler.Settings) error {
 	s.spec.Changes = slices.DeleteFunc(s.spec.Changes, func(c Change) bool { return c.Step >= n })
 	switch {
 	case n == 0:
+		if set != s.spec.Sampler {
+			s.branches = nil
+		}
 		return s.restartWith(set)
 	case set != s.Sampler(n):
 		s.spec.Changes = append(s.spec.Changes, Change{Step: n, Sampler: set})
@@ -519,7 +541,8 @@ func (s *Session) SetSampler(set sampler.Settings) error {
 
 // Rerun chooses every step again with the settings the next step would
 // use, as if they had been the session's from the start: they become
-// Spec.Sampler and the changes go. Forced tokens and edits stay. It runs
+// Spec.Sampler and the changes go. Forced tokens and edits stay; the
+// branches go, as every path would change. It runs
 // as many steps as there were, fewer if the session stops sooner; after
 // an error, the steps re-run before it.
 func (s *Session) Rerun() error {
@@ -528,7 +551,7 @@ func (s *Session) Rerun() error {
 	if err := s.rewind(0); err != nil {
 		return err
 	}
-	s.spec.Changes = nil
+	s.spec.Changes, s.branches = nil, nil
 	if err := s.restartWith(set); err != nil {
 		return err
 	}
@@ -588,54 +611,72 @@ func CheckSettings(set sampler.Settings) error {
 	return nil
 }
 
-// Force re-runs step i with token chosen by hand, dropping the steps after
-// it: the session forks there.
+// Force makes step i choose token by hand. At the next step it is one
+// more step; at a step taken it starts a branch of the tree there, keeping
+// the path it leaves (or switches to the branch that already forces token
+// there).
 func (s *Session) Force(i, token int) error {
-	if err := s.rewindTo(i); err != nil {
+	if err := s.checkStep(i, token); err != nil {
 		return err
 	}
-	if token < 0 || token >= s.model.Tokenizer.VocabSize() {
-		return fmt.Errorf("token %d is not in the vocabulary of %d", token, s.model.Tokenizer.VocabSize())
+	if i == len(s.trace.Steps) {
+		s.spec.Forced = append(unforced(s.spec.Forced, i), Force{Step: i, Token: token})
+		return s.Step()
 	}
-	s.spec.Forced = append(s.spec.Forced, Force{Step: i, Token: token})
-	return s.Step()
+	target := s.retake(i, i+1)
+	target.forced = append(unforced(target.forced, i), Force{Step: i, Token: token})
+	return s.fork(target)
 }
 
 // EditLogit sets the logit of token at step i to value (−Inf masks it). An
 // edit of the next step (i = the number of steps) changes what Next shows;
-// an edit of an earlier step re-runs that step and drops the steps after it.
+// an edit of an earlier step starts a branch there, as Force does.
 func (s *Session) EditLogit(i, token int, value float64) error {
-	if token < 0 || token >= s.model.Tokenizer.VocabSize() {
-		return fmt.Errorf("token %d is not in the vocabulary of %d", token, s.model.Tokenizer.VocabSize())
+	if err := s.checkStep(i, token); err != nil {
+		return err
 	}
 	if math.IsNaN(value) || math.IsInf(value, 1) {
 		return fmt.Errorf("a logit must be a number or −Inf, not %v", value)
 	}
-	pending := i == len(s.trace.Steps)
-	if !pending {
-		if err := s.rewindTo(i); err != nil {
-			return err
-		}
+	edit := func(edits []Edit) []Edit {
+		edits = slices.DeleteFunc(edits, func(e Edit) bool { return e.Step == i && e.Token == token })
+		return append(edits, Edit{Step: i, Token: token, Logit: value})
 	}
-	s.spec.Edits = slices.DeleteFunc(s.spec.Edits, func(e Edit) bool { return e.Step == i && e.Token == token })
-	s.spec.Edits = append(s.spec.Edits, Edit{Step: i, Token: token, Logit: value})
-	if pending {
+	if i == len(s.trace.Steps) {
+		s.spec.Edits = edit(s.spec.Edits)
 		return nil
 	}
-	return s.Step()
+	target := s.retake(i, i+1)
+	target.forced, target.edits = unforced(target.forced, i), edit(target.edits)
+	return s.fork(target)
 }
 
-// rewindTo truncates the session to i steps and forgets a forced token at
-// step i, ready for step i to run again. Edits at step i are kept.
-func (s *Session) rewindTo(i int) error {
+// unforced is forced without a token forced at step i.
+func unforced(forced []Force, i int) []Force {
+	return slices.DeleteFunc(forced, func(f Force) bool { return f.Step == i })
+}
+
+// checkStep says whether step i (taken, or the next) and token exist.
+func (s *Session) checkStep(i, token int) error {
 	if i < 0 || i > len(s.trace.Steps) {
 		return fmt.Errorf("step %d does not exist (the session has %d)", i, len(s.trace.Steps))
 	}
-	if err := s.truncate(i); err != nil {
-		return err
+	if n := s.model.Tokenizer.VocabSize(); token < 0 || token >= n {
+		return fmt.Errorf("token %d is not in the vocabulary of %d", token, n)
 	}
-	s.spec.Forced = slices.DeleteFunc(s.spec.Forced, func(f Force) bool { return f.Step == i })
 	return nil
+}
+
+// retake is the session's path cut to n steps, ready for step i ≤ n to be
+// taken (again): with the hand edits of the steps up to i.
+func (s *Session) retake(i, n int) path {
+	p := s.pathOf(0)
+	return path{
+		steps:   n,
+		forced:  slices.DeleteFunc(slices.Clone(p.forced), func(f Force) bool { return f.Step > i }),
+		edits:   slices.DeleteFunc(slices.Clone(p.edits), func(e Edit) bool { return e.Step > i }),
+		changes: slices.DeleteFunc(slices.Clone(p.changes), func(c Change) bool { return c.Step > i }),
+	}
 }
 
 // truncate keeps the first n steps and the forced tokens, edits and
@@ -740,6 +781,9 @@ func (s *Session) Spec() Spec {
 	spec.Changes = slices.Clone(spec.Changes)
 	spec.Forced = slices.Clone(spec.Forced)
 	spec.Edits = slices.Clone(spec.Edits)
+	for _, b := range s.branches {
+		spec.Branches = append(spec.Branches, b.clone())
+	}
 	return spec
 }
 

@@ -329,10 +329,10 @@ func TestSpecReproducesTrace(t *testing.T) {
 			[]edit{
 				{"edit", func(s *session.Session) error { return s.EditLogit(3, 300, 25) }},
 				{"step", step}, {"step", step},
-				{"mask", func(s *session.Session) error { return s.EditLogit(4, 432, math.Inf(-1)) }},
-				{"undo", undo},
 				{"force", func(s *session.Session) error { return s.Force(2, 410) }},
 				{"step", step},
+				{"mask", func(s *session.Session) error { return s.EditLogit(4, 432, math.Inf(-1)) }},
+				{"undo", undo},
 			}},
 		{"260K reset", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampled, Steps: 5},
 			[]edit{{"reset", func(s *session.Session) error { return s.Reset() }}, {"step", step}}},

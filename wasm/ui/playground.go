@@ -46,6 +46,7 @@ type Playground struct {
 	detailRev, detailSel int
 
 	notice string // a message about the whole page, such as a broken link
+	refill string // what the last switch of branch did to the KV cache, until the next change
 
 	undo, redo []snapshot // the user's actions, to undo and redo
 	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
@@ -199,6 +200,7 @@ func (p *Playground) load(name string) (*session.Model, error) {
 // selection (the next step) and the link follow it.
 func (p *Playground) changed() {
 	p.rev++
+	p.refill = ""
 	p.next, p.stopped = nil, ""
 	if next, err := p.sess.Next(); err != nil {
 		p.stopped = err.Error()
@@ -535,6 +537,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.filesBanner(),
 		p.strip(),
 		p.controls(),
+		p.treeCard(),
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
 		p.stepViews(d),
 		p.kvCard(d),

@@ -1,0 +1,205 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/session"
+)
+
+// TreePath is one path of the generation tree as the tree card draws it.
+type TreePath struct {
+	ID, From, At int        // as session.Path: path From's steps before At are this one's
+	Tokens       []TreeStep // its own steps, from At on
+	LogProb      float64    // Σ ln p of every token of the path
+	Text         string     // the prompt and every token of the path
+}
+
+// TreeStep is one step of a path.
+type TreeStep struct {
+	Piece  string
+	Prob   float64
+	Forced bool
+}
+
+// TreeCard draws the generation tree: every path the session has taken,
+// as nested lists, each branch under the path it left, with its own
+// tokens tinted by their probability and the path's total log-probability.
+// A branch switches to it or goes; two paths picked show their texts side
+// by side. The last switch says what it did to the KV cache.
+type TreeCard struct {
+	app.Compo
+
+	Paths  []TreePath // path 0 is the session's
+	Refill string     // what the last switch did to the cache, or ""
+	Page   *Playground
+
+	picked []int // the paths picked to compare, at most two
+}
+
+func (c *TreeCard) Render() app.UI {
+	if len(c.picked) > 0 && c.picked[len(c.picked)-1] >= len(c.Paths) {
+		c.picked = nil // the tree changed under the pick
+	}
+	body := []app.UI{app.Ul().Class("tree").Body(c.branch(0))}
+	if c.Refill != "" {
+		body = append([]app.UI{app.P().ID("tree-refill").Class("hint").Text(c.Refill)}, body...)
+	}
+	if len(c.picked) == 2 {
+		body = append(body, c.compare(c.Paths[c.picked[0]], c.Paths[c.picked[1]]))
+	}
+	hint := "Force another token (click a bar) or edit a logit at an earlier step: the session branches there and keeps the path it leaves. " +
+		"Each token is tinted by its probability; ln p is the path's total log-probability. " +
+		"Switch goes back to the last step two paths share, truncating the KV cache there, and runs the branch's steps again."
+	return app.Section().ID("tree").Class("card").OnClick(c.onClick).Body(
+		append([]app.UI{app.H3().Text("Generation tree"), app.P().Class("hint").Text(hint)}, body...)...,
+	)
+}
+
+// branch is path id with the branches that leave it, by step.
+func (c *TreeCard) branch(id int) app.UI {
+	p := c.Paths[id]
+	toks := make([]app.UI, len(p.Tokens))
+	for j, t := range p.Tokens {
+		class := "tok gen"
+		if t.Forced {
+			class += " forced"
+		}
+		toks[j] = app.Span().Class(class).Style("--p", strconv.FormatFloat(t.Prob, 'f', 3, 64)).
+			Title("step " + itoa(p.At+j+1) + ": p = " + sig(t.Prob)).Text(visible(t.Piece))
+	}
+	where := "the session's path"
+	if id > 0 {
+		where = "path " + itoa(id) + ", from step " + itoa(p.At+1)
+	}
+	row := []app.UI{
+		app.Span().Class("branch-name").Text(where),
+		app.Span().Class("branch-tokens").Body(toks...),
+		app.Span().Class("branch-logp").Title("the path's total log-probability, Σ ln p").Text("ln p = " + logProb(p.LogProb)),
+	}
+	if id > 0 {
+		row = append(row, app.Button().Class("branch-switch").Title("make this path the session's").Text("Switch"))
+	}
+	pick := app.Button().Class("branch-pick").Title("compare this path's text with another's").Text("Compare")
+	for _, k := range c.picked {
+		if k == id {
+			pick = pick.Class("picked").Attr("aria-pressed", "true")
+		}
+	}
+	row = append(row, pick)
+	if id > 0 {
+		row = append(row, app.Button().Class("branch-delete").Title("delete this path").Text("Delete"))
+	}
+	var children []app.UI
+	for k := range c.Paths {
+		if c.Paths[k].From == id && k != id {
+			children = append(children, c.branch(k))
+		}
+	}
+	body := []app.UI{app.Div().Class("branch-row").Body(row...)}
+	if len(children) > 0 {
+		body = append(body, app.Ul().Body(children...))
+	}
+	return app.Li().Class("branch").DataSet("path", id).Body(body...)
+}
+
+// compare shows two paths' texts side by side, what they share plain and
+// where they differ marked.
+func (c *TreeCard) compare(a, b TreePath) app.UI {
+	n := 0
+	for n < len(a.Text) && n < len(b.Text) && a.Text[n] == b.Text[n] {
+		n++
+	}
+	for n > 0 && (n < len(a.Text) && !utf8.RuneStart(a.Text[n]) || n < len(b.Text) && !utf8.RuneStart(b.Text[n])) {
+		n-- // not inside a character either text has there
+	}
+	side := func(p TreePath) app.UI {
+		return app.Div().Class("compare-side").DataSet("path", p.ID).Body(
+			app.H4().Text("Path "+itoa(p.ID)+" · ln p = "+logProb(p.LogProb)),
+			app.P().Class("compare-text").Body(
+				app.Span().Class("same").Text(p.Text[:n]),
+				app.Mark().Class("diff").Text(p.Text[n:]),
+			),
+		)
+	}
+	return app.Div().ID("tree-compare").Class("tree-compare").Body(side(a), side(b))
+}
+
+// onClick handles the buttons of every branch (see listEvent).
+func (c *TreeCard) onClick(ctx app.Context, e app.Event) {
+	if id, _, ok := listEvent(e, "branch-switch", "path"); ok {
+		c.picked = nil
+		c.Page.switchBranch(id)
+	} else if id, _, ok := listEvent(e, "branch-delete", "path"); ok {
+		c.picked = nil
+		c.Page.deleteBranch(id)
+	} else if id, _, ok := listEvent(e, "branch-pick", "path"); ok {
+		c.pick(id)
+	}
+}
+
+// pick adds path id to the two compared, or takes it out.
+func (c *TreeCard) pick(id int) {
+	for k, p := range c.picked {
+		if p == id {
+			c.picked = append(c.picked[:k:k], c.picked[k+1:]...)
+			return
+		}
+	}
+	c.picked = append(c.picked, id)
+	if len(c.picked) > 2 {
+		c.picked = c.picked[1:]
+	}
+}
+
+// logProb writes a log-probability, −∞ for a path through a token of
+// probability 0.
+func logProb(x float64) string {
+	if math.IsInf(x, -1) {
+		return "−∞"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// treeCard is the tree card's input: the session's paths. The full page
+// shows the card once there is a branch: a path alone is the token strip
+// again, which a long Run would redraw at every step.
+func (p *Playground) treeCard() app.UI {
+	tree := p.sess.Tree()
+	if len(tree) == 1 && !p.embed {
+		return app.Text("")
+	}
+	paths := make([]TreePath, len(tree))
+	for id, path := range tree {
+		text, _ := p.sess.Text(id) // id is one of the tree's
+		tp := TreePath{ID: id, From: path.From, At: path.At, LogProb: path.Prob, Text: text, Tokens: make([]TreeStep, len(path.Own))}
+		for j, st := range path.Own {
+			tp.Tokens[j] = TreeStep{Piece: st.Piece, Prob: st.Prob, Forced: st.Forced}
+		}
+		paths[id] = tp
+	}
+	return &TreeCard{Paths: paths, Refill: p.refill, Page: p}
+}
+
+// switchBranch makes path id the session's, and says what it did to the
+// KV cache.
+func (p *Playground) switchBranch(id int) {
+	var r session.Refill
+	err := p.act(func(s *session.Session) (err error) {
+		r, err = s.Switch(id)
+		return err
+	})
+	p.notify(err)
+	if err == nil {
+		p.refill = fmt.Sprintf("Switched: the KV cache was truncated to %d positions and %d were refilled.", r.Kept, r.Refilled)
+	}
+}
+
+// deleteBranch removes path id from the tree.
+func (p *Playground) deleteBranch(id int) {
+	p.notify(p.act(func(s *session.Session) error { return s.Delete(id) }))
+}
