@@ -179,10 +179,12 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	switch m.Type {
 	case Q8_0:
 		v.quantizeQ8_0(x)
-		mulQ8_0(out, m.Q, v)
+		n := mulQ8_0SIMD(out, m.Q, v)
+		mulQ8_0(out[n:], m.Q[n*RowBytes(Q8_0, m.Cols):], v)
 	case Q4_0:
 		v.quantizeQ8_0(x)
-		mulQ4_0(out, m.Q, v)
+		n := mulQ4_0SIMD(out, m.Q, v)
+		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
 		mulQ4_K(out, m.Q, v)

@@ -1,0 +1,94 @@
+//go:build amd64 && !purego
+
+package quant
+
+// The Q8_0 and Q4_0 products in AVX2 assembly (kernel_amd64.s), four rows
+// at a time. They give the Go kernels' results bit for bit (TestSIMDMatchesGo):
+// a block's integer products are summed exactly, in any order; then each
+// row, one float32 lane of four, adds its blocks' sums times the two scales
+// in block order, rounded as mulQ8_0 and mulQ4_0 round them.
+
+// simd reports whether MulVec uses the assembly kernels: where the CPU
+// runs them, unless UseSIMD turned them off.
+var simd = hasAVX2
+
+// hasAVX2 reports whether the CPU runs the assembly kernels: AVX2 for the
+// integer products, F16C for the scales (VCVTPH2PS, exact for every half),
+// and an operating system that saves the YMM registers (OSXSAVE, and XCR0's
+// SSE and AVX state bits).
+var hasAVX2 = func() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	const osxsave, avx, f16c = 1 << 27, 1 << 28, 1 << 29
+	_, _, ecx1, _ := cpuid(1, 0)
+	if ecx1&(osxsave|avx|f16c) != osxsave|avx|f16c || xgetbv()&6 != 6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	const avx2 = 1 << 5
+	return ebx7&avx2 != 0
+}()
+
+// UseSIMD turns the assembly kernels on, where the CPU runs them, or off.
+// The results do not change, only the speed; tests compare the two.
+func UseSIMD(on bool) { simd = on && hasAVX2 }
+
+// Kernel names the kernels MulVec uses for Q8_0 and Q4_0: "AVX2" or "Go".
+func Kernel() string {
+	if simd {
+		return "AVX2"
+	}
+	return "Go"
+}
+
+func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+
+// xgetbv returns the low half of XCR0: which register states the
+// operating system saves.
+func xgetbv() uint32
+
+// mulQ8_0AVX2 and mulQ4_0AVX2 set out[0 … 4·groups) to rows of w
+// (rowBytes apart, blocks blocks each) times the vector q, d (and sums,
+// for Q4_0's −8).
+//
+//go:noescape
+func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, blocks, groups int)
+
+//go:noescape
+func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+
+// mulQ8_0SIMD multiplies the first rows of w by v as mulQ8_0 does, four at
+// a time in assembly, and returns how many it did: none without AVX2, and
+// never the last len(out) mod 4, which are left to the Go kernel.
+func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
+	n, rowBytes := simdRows(out, w, v, q8_0Bytes)
+	if n > 0 {
+		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], len(v.d), n/4)
+	}
+	return n
+}
+
+// mulQ4_0SIMD is mulQ8_0SIMD for Q4_0 rows (mulQ4_0).
+func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
+	n, rowBytes := simdRows(out, w, v, q4_0Bytes)
+	if n > 0 {
+		mulQ4_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
+	}
+	return n
+}
+
+// simdRows is the number of rows the assembly multiplies, and their size,
+// after checking that w and v hold what those rows read: the assembly
+// checks no bounds.
+func simdRows(out []float32, w []byte, v *Vec, blockBytes int) (n, rowBytes int) {
+	n, rowBytes = len(out)&^3, len(v.d)*blockBytes
+	if !simd || n == 0 || len(v.d) == 0 {
+		return 0, rowBytes
+	}
+	if len(w) < n*rowBytes || len(v.q) < 32*len(v.d) || len(v.sums) < len(v.d) {
+		panic("quant: a product's matrix or vector is shorter than its shape")
+	}
+	return n, rowBytes
+}

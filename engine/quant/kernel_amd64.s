@@ -1,0 +1,178 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The integer dot product of a block's 32 weights with the vector's 32
+// int8 follows ggml-cpu's AVX2 kernels (ggml-cpu/arch/x86/quants.c,
+// ggml_vec_dot_q8_0_q8_0 and mul_sum_i8_pairs_float): VPMADDUBSW multiplies
+// unsigned bytes by signed ones and adds pairs into int16, then VPMADDWD
+// by ones adds pairs into int32. For Q8_0 the weights' signs move onto the
+// vector first (VPSIGNB), |w|·(x·sign w) = w·x. A pair of products stays
+// below the int16 limit: |w| ≤ 128 and the vector's |q| ≤ 127 (Vec never
+// holds −128), so 2·128·127 = 32,512; Q4_0's nibbles are at most 15.
+//
+// Four rows go through the blocks together. Their eight-lane sums become
+// one vector of four row sums with three VPHADDD and a fold of the two
+// halves; the float part then runs one row per lane, in the Go kernels'
+// order.
+
+// ROWDOT_Q8_0 sets Y(dst) to eight int32 lanes summing to the dot product
+// of the Q8_0 block at mem with the vector's block in Y0.
+#define ROWDOT_Q8_0(mem, dst) \
+	VMOVDQU    mem, Y1        \
+	VPSIGNB    Y1, Y1, Y2     \
+	VPSIGNB    Y1, Y0, Y3     \
+	VPMADDUBSW Y3, Y2, dst    \
+	VPMADDWD   Y15, dst, dst
+
+// ROWDOT_Q4_0 is ROWDOT_Q8_0 for the Q4_0 block whose 16 bytes of nibbles
+// are at mem: low nibbles are weights 0–15, high ones 16–31, each 0–15
+// (the −8 is taken out later, as −8·Σq).
+#define ROWDOT_Q4_0(mem, dst) \
+	VMOVDQU     mem, X1       \
+	VPSRLW      $4, X1, X2    \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPAND       Y14, Y1, Y1   \
+	VPMADDUBSW  Y0, Y1, dst   \
+	VPMADDWD    Y15, dst, dst
+
+// SUM4 folds the eight-lane sums of rows 0–3 in Y4–Y7 into X4, one row a
+// lane, exactly (integers).
+#define SUM4 \
+	VPHADDD      Y5, Y4, Y4 \
+	VPHADDD      Y7, Y6, Y6 \
+	VPHADDD      Y6, Y4, Y4 \
+	VEXTRACTI128 $1, Y4, X5 \
+	VPADDD       X5, X4, X4
+
+// SCALES4 sets X8 to the float16 scales at the start of the four rows'
+// blocks (AX, then rowBytes R8 apart; R13 = 3·rowBytes) as float32.
+#define SCALES4 \
+	MOVWLZX   (AX), BX               \
+	VMOVD     BX, X8                 \
+	VPINSRW   $1, (AX)(R8*1), X8, X8 \
+	VPINSRW   $2, (AX)(R8*2), X8, X8 \
+	VPINSRW   $3, (AX)(R13*1), X8, X8 \
+	VCVTPH2PS X8, X8
+
+// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, blocks, groups int)
+TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ rowBytes+16(FP), R8
+	MOVQ q+24(FP), R9
+	MOVQ d+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	MOVQ groups+48(FP), R12
+	LEAQ (R8)(R8*2), R13
+	MOVL $0x00010001, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15 // int16 ones
+
+q8group:
+	MOVQ SI, AX // the current block of the group's first row
+	MOVQ R9, DX // the vector's current block
+	XORQ CX, CX // its number
+	VXORPS X10, X10, X10 // the four row sums
+
+q8block:
+	VMOVDQU (DX), Y0
+	ROWDOT_Q8_0(2(AX), Y4)
+	ROWDOT_Q8_0(2(AX)(R8*1), Y5)
+	ROWDOT_Q8_0(2(AX)(R8*2), Y6)
+	ROWDOT_Q8_0(2(AX)(R13*1), Y7)
+	SUM4
+	VCVTDQ2PS X4, X4
+	SCALES4
+	// sum += float32(s) * (d_w·d_x)
+	VBROADCASTSS (R10)(CX*4), X9
+	VMULPS X9, X8, X8
+	VMULPS X8, X4, X4
+	VADDPS X4, X10, X10
+	ADDQ $34, AX
+	ADDQ $32, DX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  q8block
+
+	VMOVUPS X10, (DI)
+	ADDQ $16, DI
+	LEAQ (SI)(R8*4), SI
+	DECQ R12
+	JNZ  q8group
+	VZEROUPPER
+	RET
+
+// func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ rowBytes+16(FP), R8
+	MOVQ q+24(FP), R9
+	MOVQ d+32(FP), R10
+	MOVQ sums+40(FP), R14
+	MOVQ blocks+48(FP), R11
+	MOVQ groups+56(FP), R12
+	LEAQ (R8)(R8*2), R13
+	MOVL $0x00010001, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15 // int16 ones
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+
+q4group:
+	MOVQ SI, AX
+	MOVQ R9, DX
+	XORQ CX, CX
+	VXORPS X10, X10, X10
+
+q4block:
+	VMOVDQU (DX), Y0
+	ROWDOT_Q4_0(2(AX), Y4)
+	ROWDOT_Q4_0(2(AX)(R8*1), Y5)
+	ROWDOT_Q4_0(2(AX)(R8*2), Y6)
+	ROWDOT_Q4_0(2(AX)(R13*1), Y7)
+	SUM4
+	// s −= 8·Σq
+	VPBROADCASTD (R14)(CX*4), X5
+	VPSLLD $3, X5, X5
+	VPSUBD X5, X4, X4
+	VCVTDQ2PS X4, X4
+	SCALES4
+	// sum += float32(s) · d_w · d_x
+	VBROADCASTSS (R10)(CX*4), X9
+	VMULPS X8, X4, X4
+	VMULPS X9, X4, X4
+	VADDPS X4, X10, X10
+	ADDQ $18, AX
+	ADDQ $32, DX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  q4block
+
+	VMOVUPS X10, (DI)
+	ADDQ $16, DI
+	LEAQ (SI)(R8*4), SI
+	DECQ R12
+	JNZ  q4group
+	VZEROUPPER
+	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() uint32
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	XORL CX, CX
+	XGETBV
+	MOVL AX, ret+0(FP)
+	RET
