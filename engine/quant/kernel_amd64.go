@@ -51,10 +51,10 @@ func xgetbv() uint32
 
 // mulQ8_0AVX2 and mulQ4_0AVX2 set out[0 … 4·groups) to rows of w
 // (rowBytes apart, blocks blocks each) times the vector q, d (and sums,
-// for Q4_0's −8).
+// for Q4_0's −8; Q8_0 takes it only to share the other's arguments).
 //
 //go:noescape
-func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, blocks, groups int)
+func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 
 //go:noescape
 func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
@@ -65,7 +65,7 @@ func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums 
 func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q8_0Bytes)
 	if n > 0 {
-		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], len(v.d), n/4)
+		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
 	}
 	return n
 }

@@ -60,6 +60,16 @@
 	PREFETCHT0 (reg)(R13*1)  \
 	ADDQ       $size, reg
 
+// DOT4 sets X4 to the integer dot products of the four rows' blocks (the
+// format's ROWDOT) with the vector's block at DX, one row a lane.
+#define DOT4(rowdot) \
+	VMOVDQU (DX), Y0             \
+	rowdot(2(AX), Y4)            \
+	rowdot(2(AX)(R8*1), Y5)      \
+	rowdot(2(AX)(R8*2), Y6)      \
+	rowdot(2(AX)(R13*1), Y7)     \
+	SUM4
+
 // SCALES4 sets X8 to the float16 scales at the start of the four rows'
 // blocks (AX, then rowBytes R8 apart; R13 = 3·rowBytes) as float32.
 #define SCALES4 \
@@ -70,35 +80,63 @@
 	VPINSRW   $3, (AX)(R13*1), X8, X8 \
 	VCVTPH2PS X8, X8
 
-// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, blocks, groups int)
-TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-56
-	MOVQ out+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rowBytes+16(FP), R8
-	MOVQ q+24(FP), R9
-	MOVQ d+32(FP), R10
-	MOVQ blocks+40(FP), R11
-	MOVQ groups+48(FP), R12
-	LEAQ (R8)(R8*2), R13
-	MOVL $0x00010001, AX
-	VMOVD AX, X15
-	VPBROADCASTD X15, Y15 // int16 ones
+// PROLOGUE loads the arguments both kernels take, (out *float32, w *byte,
+// rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int), and
+// sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
+#define PROLOGUE \
+	MOVQ         out+0(FP), DI       \
+	MOVQ         w+8(FP), SI         \
+	MOVQ         rowBytes+16(FP), R8 \
+	MOVQ         q+24(FP), R9        \
+	MOVQ         d+32(FP), R10       \
+	MOVQ         sums+40(FP), R14    \
+	MOVQ         blocks+48(FP), R11  \
+	MOVQ         groups+56(FP), R12  \
+	LEAQ         (R8)(R8*2), R13     \
+	MOVL         $0x00010001, AX     \
+	VMOVD        AX, X15             \
+	VPBROADCASTD X15, Y15
+
+// GROUP starts a group of four rows at SI: AX at the current block of its
+// first row, R15 at the same block two groups on (to prefetch), DX at the
+// vector's current block, CX its number, X10 the four row sums.
+#define GROUP \
+	MOVQ   SI, AX            \
+	LEAQ   (SI)(R8*8), R15   \
+	MOVQ   R9, DX            \
+	XORQ   CX, CX            \
+	VXORPS X10, X10, X10
+
+// NEXT_BLOCK moves on by a block of size bytes, back to label while blocks
+// remain.
+#define NEXT_BLOCK(size, label) \
+	ADDQ $size, AX \
+	ADDQ $32, DX   \
+	INCQ CX        \
+	CMPQ CX, R11   \
+	JLT  label
+
+// NEXT_GROUP stores the four row sums and moves on to the next group of
+// rows, back to label while groups remain; then returns.
+#define NEXT_GROUP(label) \
+	VMOVUPS X10, (DI)         \
+	ADDQ    $16, DI           \
+	LEAQ    (SI)(R8*4), SI    \
+	DECQ    R12               \
+	JNZ     label             \
+	VZEROUPPER                \
+	RET
+
+// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
 
 q8group:
-	MOVQ SI, AX // the current block of the group's first row
-	LEAQ (SI)(R8*8), R14 // the same block two groups on
-	MOVQ R9, DX // the vector's current block
-	XORQ CX, CX // its number
-	VXORPS X10, X10, X10 // the four row sums
+	GROUP
 
 q8block:
-	PREFETCH4(R14, 34)
-	VMOVDQU (DX), Y0
-	ROWDOT_Q8_0(2(AX), Y4)
-	ROWDOT_Q8_0(2(AX)(R8*1), Y5)
-	ROWDOT_Q8_0(2(AX)(R8*2), Y6)
-	ROWDOT_Q8_0(2(AX)(R13*1), Y7)
-	SUM4
+	PREFETCH4(R15, 34)
+	DOT4(ROWDOT_Q8_0)
 	VCVTDQ2PS X4, X4
 	SCALES4
 	// sum += float32(s) * (d_w·d_x)
@@ -106,53 +144,22 @@ q8block:
 	VMULPS X9, X8, X8
 	VMULPS X8, X4, X4
 	VADDPS X4, X10, X10
-	ADDQ $34, AX
-	ADDQ $32, DX
-	INCQ CX
-	CMPQ CX, R11
-	JLT  q8block
-
-	VMOVUPS X10, (DI)
-	ADDQ $16, DI
-	LEAQ (SI)(R8*4), SI
-	DECQ R12
-	JNZ  q8group
-	VZEROUPPER
-	RET
+	NEXT_BLOCK(34, q8block)
+	NEXT_GROUP(q8group)
 
 // func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-64
-	MOVQ out+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rowBytes+16(FP), R8
-	MOVQ q+24(FP), R9
-	MOVQ d+32(FP), R10
-	MOVQ sums+40(FP), R14
-	MOVQ blocks+48(FP), R11
-	MOVQ groups+56(FP), R12
-	LEAQ (R8)(R8*2), R13
-	MOVL $0x00010001, AX
-	VMOVD AX, X15
-	VPBROADCASTD X15, Y15 // int16 ones
+	PROLOGUE
 	MOVL $0x0f0f0f0f, AX
 	VMOVD AX, X14
 	VPBROADCASTD X14, Y14 // the low-nibble mask
 
 q4group:
-	MOVQ SI, AX
-	LEAQ (SI)(R8*8), R15
-	MOVQ R9, DX
-	XORQ CX, CX
-	VXORPS X10, X10, X10
+	GROUP
 
 q4block:
 	PREFETCH4(R15, 18)
-	VMOVDQU (DX), Y0
-	ROWDOT_Q4_0(2(AX), Y4)
-	ROWDOT_Q4_0(2(AX)(R8*1), Y5)
-	ROWDOT_Q4_0(2(AX)(R8*2), Y6)
-	ROWDOT_Q4_0(2(AX)(R13*1), Y7)
-	SUM4
+	DOT4(ROWDOT_Q4_0)
 	// s −= 8·Σq
 	VPBROADCASTD (R14)(CX*4), X5
 	VPSLLD $3, X5, X5
@@ -164,19 +171,8 @@ q4block:
 	VMULPS X8, X4, X4
 	VMULPS X9, X4, X4
 	VADDPS X4, X10, X10
-	ADDQ $18, AX
-	ADDQ $32, DX
-	INCQ CX
-	CMPQ CX, R11
-	JLT  q4block
-
-	VMOVUPS X10, (DI)
-	ADDQ $16, DI
-	LEAQ (SI)(R8*4), SI
-	DECQ R12
-	JNZ  q4group
-	VZEROUPPER
-	RET
+	NEXT_BLOCK(18, q4block)
+	NEXT_GROUP(q4group)
 
 // func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
