@@ -79,6 +79,52 @@ func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 	return n
 }
 
+//go:noescape
+func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, pairs *int32, blocks, rows int)
+
+// q4_KChunk is how many rows dotsQ4_KAVX2 takes at a time: their integer
+// sums stay in the caches until the Go loop scales them.
+const q4_KChunk = 64
+
+// mulQ4_KSIMD multiplies the rows of w by v as mulQ4_K does: the integer
+// sums of each block (dotQ4_K's) in assembly, a chunk of rows at a time,
+// then their float part in Go (scaleQ4_K), in the same order. It returns
+// how many rows it did: all of them, or none without AVX2.
+func mulQ4_KSIMD(out []float32, w []byte, v *Vec) int {
+	blocks := len(v.d)
+	if !simd || len(out) == 0 || blocks == 0 {
+		return 0
+	}
+	rowBytes := blocks * q4_KBytes
+	if len(w) < len(out)*rowBytes || len(v.q) < blocks*QK_K || len(v.sums) < blocks*QK_K/16 {
+		panic("quant: a product's matrix or vector is shorter than its shape")
+	}
+	// The vector's sums over groups of 32, which the mins multiply, then
+	// room for a chunk's pairs (sumi, mins).
+	need := blocks*8 + q4_KChunk*blocks*2
+	if cap(v.scratch) < need {
+		v.scratch = make([]int32, need)
+	}
+	pairs, dots := v.scratch[:blocks*8], v.scratch[blocks*8:need]
+	for g := range pairs {
+		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
+	}
+	for first := 0; first < len(out); first += q4_KChunk {
+		n := min(q4_KChunk, len(out)-first)
+		dotsQ4_KAVX2(&dots[0], &w[first*rowBytes], rowBytes, &v.q[0], &pairs[0], blocks, n)
+		for i := range n {
+			row := w[(first+i)*rowBytes:]
+			var sum float32
+			for b, vd := range v.d {
+				blk := (*[q4_KBytes]byte)(row[b*q4_KBytes:])
+				sum += scaleQ4_K(blk, vd, dots[2*(i*blocks+b)], dots[2*(i*blocks+b)+1])
+			}
+			out[first+i] = sum
+		}
+	}
+	return len(out)
+}
+
 // simdRows is the number of rows the assembly multiplies, and their size,
 // after checking that w and v hold what those rows read: the assembly
 // checks no bounds.

@@ -174,6 +174,109 @@ q4block:
 	NEXT_BLOCK(18, q4block)
 	NEXT_GROUP(q4group)
 
+// DOTS_Q4_K_GROUPS adds to Y10 the products of the 64 weights at
+// off(AX) (32 bytes: group 2c in the low nibbles, 2c+1 in the high ones)
+// with the vector's 64 int8 at 2·off(DX)… , each group's pair sums times
+// its scale: the next two int16 at the bottom of X8, shifted out.
+#define DOTS_Q4_K_GROUPS(qoff, yoff) \
+	VMOVDQU      qoff(AX), Y1           \
+	VPSRLW       $4, Y1, Y2             \
+	VPAND        Y14, Y1, Y1            \
+	VPAND        Y14, Y2, Y2            \
+	VPMADDUBSW   yoff(DX), Y1, Y1       \
+	VPMADDUBSW   yoff+32(DX), Y2, Y2    \
+	VPBROADCASTW X8, Y3                 \
+	VPSRLDQ      $2, X8, X8             \
+	VPMADDWD     Y3, Y1, Y1             \
+	VPBROADCASTW X8, Y3                 \
+	VPSRLDQ      $2, X8, X8             \
+	VPMADDWD     Y3, Y2, Y2             \
+	VPADDD       Y1, Y10, Y10           \
+	VPADDD       Y2, Y10, Y10
+
+// func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, pairs *int32, blocks, rows int)
+//
+// For each of rows rows of w and each of its blocks, dst gets the pair
+// (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·pairs[g]): dotQ4_K's integers. The six-bit
+// scales and mins are unpacked as ggml-cpu's AVX2 ggml_vec_dot_q4_K_q8_K
+// does, four bytes at a time (its utmp and kmask1–3).
+TEXT ·dotsQ4_KAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ rowBytes+16(FP), R8
+	MOVQ q+24(FP), R9
+	MOVQ pairs+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	MOVQ rows+48(FP), R12
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+
+k4row:
+	MOVQ SI, AX  // the current block
+	MOVQ R9, DX  // the vector's
+	MOVQ R10, BX // its pair sums
+	XORQ CX, CX
+
+k4block:
+	// Scales 0–3: the low six bits of bytes 0–3; 4–7: the low nibbles
+	// of bytes 8–11, with the top two bits of bytes 0–3 above them.
+	MOVL 4(AX), R13
+	MOVL 12(AX), R14
+	MOVL R13, R15
+	ANDL $0x3f3f3f3f, R15
+	VMOVD R15, X8
+	SHRL $6, R13
+	ANDL $0x03030303, R13
+	SHLL $4, R13
+	MOVL R14, R15
+	ANDL $0x0f0f0f0f, R15
+	ORL  R13, R15
+	VPINSRD $1, R15, X8, X8
+	VPMOVZXBW X8, X8 // the eight scales as int16
+	// Mins 0–3: the low six bits of bytes 4–7; 4–7: the high nibbles of
+	// bytes 8–11, with the top two bits of bytes 4–7 above them.
+	MOVL 8(AX), R13
+	MOVL R13, R15
+	ANDL $0x3f3f3f3f, R15
+	VMOVD R15, X9
+	SHRL $6, R13
+	ANDL $0x03030303, R13
+	SHLL $4, R13
+	SHRL $4, R14
+	ANDL $0x0f0f0f0f, R14
+	ORL  R13, R14
+	VPINSRD $1, R14, X9, X9
+	VPMOVZXBD X9, Y9 // the eight mins as int32
+	VPMULLD (BX), Y9, Y9
+
+	VPXOR Y10, Y10, Y10
+	DOTS_Q4_K_GROUPS(16, 0)
+	DOTS_Q4_K_GROUPS(48, 64)
+	DOTS_Q4_K_GROUPS(80, 128)
+	DOTS_Q4_K_GROUPS(112, 192)
+
+	// [Σ Y10, Σ Y9] into dst
+	VPHADDD      Y9, Y10, Y10
+	VEXTRACTI128 $1, Y10, X11
+	VPADDD       X11, X10, X10
+	VPHADDD      X10, X10, X10
+	VMOVQ        X10, (DI)
+	ADDQ         $8, DI
+
+	ADDQ $144, AX
+	ADDQ $256, DX
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  k4block
+
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  k4row
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

@@ -13,3 +13,5 @@ func Kernel() string { return "Go" }
 func mulQ8_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ4_0SIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ4_KSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -17,8 +17,11 @@ func TestSIMDMatchesGo(t *testing.T) {
 	}
 	defer UseSIMD(true)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, format := range []Type{Q8_0, Q4_0} {
+	for _, format := range []Type{Q8_0, Q4_0, Q4_K} {
 		for _, c := range KernelCases {
+			if c.Cols%format.BlockSize() != 0 {
+				continue
+			}
 			t.Run(format.String()+"/"+c.String(), func(t *testing.T) {
 				m, x := c.Make(format, rng)
 				multiply := func(simd bool) []float32 {

@@ -22,7 +22,8 @@ type KernelCase struct {
 	Special, Large bool
 }
 
-// KernelCases are the cases the kernel tests run, for Q8_0 and Q4_0.
+// KernelCases are the cases the kernel tests run; a format takes those
+// whose Cols are whole blocks of it.
 var KernelCases = func() []KernelCase {
 	var all []KernelCase
 	for _, c := range []KernelCase{
@@ -31,6 +32,8 @@ var KernelCases = func() []KernelCase {
 		{Rows: 64, Cols: 288}, {Rows: 768, Cols: 288},
 		{Rows: 9, Cols: 64, Special: true}, {Rows: 16, Cols: 288, Special: true},
 		{Rows: 64, Cols: 288, Large: true}, {Rows: 6, Cols: 1536, Large: true},
+		{Rows: 1, Cols: 256}, {Rows: 3, Cols: 512}, {Rows: 70, Cols: 768},
+		{Rows: 5, Cols: 512, Special: true}, {Rows: 9, Cols: 256, Large: true},
 	} {
 		for _, skew := range []int{0, 1, 3} {
 			c.Skew = skew
@@ -55,12 +58,16 @@ func (c KernelCase) Make(t Type, rng *rand.Rand) (Matrix, []float32) {
 			m.Q[i] = 0x80 // an int8 of −128
 		}
 	}
+	// Where each format keeps its float16 scales (Q4_K: d and dmin).
+	offsets := map[Type][]int{Q8_0: {0}, Q4_0: {0}, Q4_K: {0, 2}, Q6_K: {q6_KBytes - 2}}[t]
 	for b := 0; b < len(m.Q); b += t.BlockBytes() {
-		h := FloatToHalf(rng.Float32() / 64)
-		if c.Special && rng.IntN(3) == 0 {
-			h = specialScales[rng.IntN(len(specialScales))]
+		for _, off := range offsets {
+			h := FloatToHalf(rng.Float32() / 64)
+			if c.Special && rng.IntN(3) == 0 {
+				h = specialScales[rng.IntN(len(specialScales))]
+			}
+			m.Q[b+off], m.Q[b+off+1] = byte(h), byte(h>>8)
 		}
-		m.Q[b], m.Q[b+1] = byte(h), byte(h>>8)
 	}
 	m.Q = append(make([]byte, c.Skew), m.Q...)[c.Skew:]
 	x := make([]float32, c.Cols)

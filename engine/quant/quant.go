@@ -187,7 +187,8 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
-		mulQ4_K(out, m.Q, v)
+		n := mulQ4_KSIMD(out, m.Q, v)
+		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
 		mulQ6_K(out, m.Q, v)

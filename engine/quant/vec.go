@@ -12,6 +12,9 @@ type Vec struct {
 	q    []int8
 	d    []float32
 	sums []int32
+	// scratch of the assembly kernels that leave the float part to Go
+	// (kernel_amd64.go), grown once like the rest.
+	scratch []int32
 }
 
 // resize makes room for n values in blocks of size, with a sum per group.
