@@ -79,45 +79,75 @@ func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 	return n
 }
 
+// dotsQ4_KAVX2 and dotsQ6_KAVX2 set, for rows rows of w (rowBytes apart,
+// blocks blocks each), each block's integer sums with the vector q:
+// dotQ4_K's pair (with pairs, the vector's sums over groups of 32) and
+// dotQ6_K's one (with sums, over groups of 16).
+//
 //go:noescape
 func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, pairs *int32, blocks, rows int)
 
-// q4_KChunk is how many rows dotsQ4_KAVX2 takes at a time: their integer
-// sums stay in the caches until the Go loop scales them.
-const q4_KChunk = 64
+//go:noescape
+func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, sums *int32, blocks, rows int)
 
-// mulQ4_KSIMD multiplies the rows of w by v as mulQ4_K does: the integer
-// sums of each block (dotQ4_K's) in assembly, a chunk of rows at a time,
-// then their float part in Go (scaleQ4_K), in the same order. It returns
-// how many rows it did: all of them, or none without AVX2.
+// kChunk is how many rows the K formats' assembly takes at a time: their
+// integer sums stay in the caches until the Go loop scales them.
+const kChunk = 64
+
+// mulQ4_KSIMD multiplies the rows of w by v as mulQ4_K does, the integer
+// sums of its blocks in assembly (mulKSIMD), and returns how many rows it
+// did: all of them, or none without AVX2.
 func mulQ4_KSIMD(out []float32, w []byte, v *Vec) int {
 	blocks := len(v.d)
 	if !simd || len(out) == 0 || blocks == 0 {
 		return 0
 	}
-	rowBytes := blocks * q4_KBytes
-	if len(w) < len(out)*rowBytes || len(v.q) < blocks*QK_K || len(v.sums) < blocks*QK_K/16 {
-		panic("quant: a product's matrix or vector is shorter than its shape")
-	}
 	// The vector's sums over groups of 32, which the mins multiply, then
-	// room for a chunk's pairs (sumi, mins).
-	need := blocks*8 + q4_KChunk*blocks*2
-	if cap(v.scratch) < need {
-		v.scratch = make([]int32, need)
-	}
-	pairs, dots := v.scratch[:blocks*8], v.scratch[blocks*8:need]
+	// a chunk's integer sums, two a block.
+	scratch := v.grow(blocks*8 + kChunk*blocks*2)
+	pairs := scratch[:blocks*8]
 	for g := range pairs {
 		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
 	}
-	for first := 0; first < len(out); first += q4_KChunk {
-		n := min(q4_KChunk, len(out)-first)
-		dotsQ4_KAVX2(&dots[0], &w[first*rowBytes], rowBytes, &v.q[0], &pairs[0], blocks, n)
+	return mulKSIMD(out, w, v, q4_KBytes, scratch[blocks*8:], func(dst *int32, w *byte, rowBytes, rows int) {
+		dotsQ4_KAVX2(dst, w, rowBytes, &v.q[0], &pairs[0], blocks, rows)
+	}, func(blk []byte, vd float32, ints []int32) float32 {
+		return scaleQ4_K((*[q4_KBytes]byte)(blk), vd, ints[0], ints[1])
+	})
+}
+
+// mulQ6_KSIMD is mulQ4_KSIMD for Q6_K rows (mulQ6_K).
+func mulQ6_KSIMD(out []float32, w []byte, v *Vec) int {
+	blocks := len(v.d)
+	if !simd || len(out) == 0 || blocks == 0 {
+		return 0
+	}
+	return mulKSIMD(out, w, v, q6_KBytes, v.grow(kChunk*blocks), func(dst *int32, w *byte, rowBytes, rows int) {
+		dotsQ6_KAVX2(dst, w, rowBytes, &v.q[0], &v.sums[0], blocks, rows)
+	}, func(blk []byte, vd float32, ints []int32) float32 {
+		return scaleQ6_K((*[q6_KBytes]byte)(blk), vd, ints[0])
+	})
+}
+
+// mulKSIMD multiplies a K format's rows by v in two parts, a chunk of rows
+// at a time: dots, in assembly, sets the integer sums of each of their
+// blocks in sums, the same number for each; then, in Go, each row adds its
+// blocks' float parts (scale) in order, as the Go kernel does.
+func mulKSIMD(out []float32, w []byte, v *Vec, blockBytes int, sums []int32,
+	dots func(dst *int32, w *byte, rowBytes, rows int), scale func(blk []byte, vd float32, ints []int32) float32) int {
+	blocks := len(v.d)
+	rowBytes, ints := blocks*blockBytes, len(sums)/(kChunk*blocks)
+	if len(w) < len(out)*rowBytes || len(v.q) < blocks*QK_K || len(v.sums) < blocks*QK_K/16 {
+		panic("quant: a product's matrix or vector is shorter than its shape")
+	}
+	for first := 0; first < len(out); first += kChunk {
+		n := min(kChunk, len(out)-first)
+		dots(&sums[0], &w[first*rowBytes], rowBytes, n)
 		for i := range n {
 			row := w[(first+i)*rowBytes:]
 			var sum float32
 			for b, vd := range v.d {
-				blk := (*[q4_KBytes]byte)(row[b*q4_KBytes:])
-				sum += scaleQ4_K(blk, vd, dots[2*(i*blocks+b)], dots[2*(i*blocks+b)+1])
+				sum += scale(row[b*blockBytes:], vd, sums[(i*blocks+b)*ints:])
 			}
 			out[first+i] = sum
 		}

@@ -277,6 +277,123 @@ k4block:
 	VZEROUPPER
 	RET
 
+// Q6_QUARTER adds to Y15 the products of the 32 six-bit weights in q
+// with the vector's 32 int8 at y(DX), each group of 16's pair sums times
+// its int8 scale: the bytes of X9 that the shuffle X10 picks (8 × the
+// group's, 8 × the next one's), X10 moved on to the next two.
+#define Q6_QUARTER(q, y) \
+	VPMADDUBSW y(DX), q, q  \
+	VPSHUFB    X10, X9, X8  \
+	VPADDB     X11, X10, X10 \
+	VPMOVSXBW  X8, Y8       \
+	VPMADDWD   Y8, q, q     \
+	VPADDD     q, Y15, Y15
+
+// Q6_HALF adds the products of the 128 weights of half a Q6_K block (ql
+// at ql(AX), 64 bytes, qh at qh(AX), 32) with the vector's 128 at y(DX):
+// quarter 0 is ql[0:32]'s low nibbles with qh's bits 0–1 above them,
+// quarter 1 ql[32:64]'s with bits 2–3, quarter 2 ql[0:32]'s high nibbles
+// with bits 4–5, quarter 3 ql[32:64]'s with bits 6–7.
+#define Q6_HALF(ql, qh, y) \
+	VMOVDQU qh(AX), Y0       \
+	VMOVDQU ql(AX), Y1       \
+	VMOVDQU ql+32(AX), Y2    \
+	VPAND   Y14, Y1, Y3      \
+	VPAND   Y13, Y0, Y7      \
+	VPSLLW  $4, Y7, Y7       \
+	VPOR    Y7, Y3, Y3       \
+	Q6_QUARTER(Y3, y)        \
+	VPAND   Y14, Y2, Y3      \
+	VPSRLW  $2, Y0, Y7       \
+	VPAND   Y13, Y7, Y7      \
+	VPSLLW  $4, Y7, Y7       \
+	VPOR    Y7, Y3, Y3       \
+	Q6_QUARTER(Y3, y+32)     \
+	VPSRLW  $4, Y1, Y3       \
+	VPAND   Y14, Y3, Y3      \
+	VPSRLW  $4, Y0, Y7       \
+	VPAND   Y13, Y7, Y7      \
+	VPSLLW  $4, Y7, Y7       \
+	VPOR    Y7, Y3, Y3       \
+	Q6_QUARTER(Y3, y+64)     \
+	VPSRLW  $4, Y2, Y3       \
+	VPAND   Y14, Y3, Y3      \
+	VPSRLW  $6, Y0, Y7       \
+	VPAND   Y13, Y7, Y7      \
+	VPSLLW  $4, Y7, Y7       \
+	VPOR    Y7, Y3, Y3       \
+	Q6_QUARTER(Y3, y+96)
+
+// func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, sums *int32, blocks, rows int)
+//
+// For each of rows rows of w and each of its blocks, dst gets
+// Σ_g sc[g]·(Σ q·v.q − 32·sums[g]): dotQ6_K's integer, the −32 taken out
+// with the vector's group sums, as ggml-cpu's AVX2 ggml_vec_dot_q6_K_q8_K
+// takes it out with its q8sclsub.
+TEXT ·dotsQ6_KAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ rowBytes+16(FP), R8
+	MOVQ q+24(FP), R9
+	MOVQ sums+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	MOVQ rows+48(FP), R12
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+	MOVL $0x03030303, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // the two-bit mask
+	MOVL $0x02020202, AX
+	VMOVD AX, X11
+	VPBROADCASTD X11, X11 // the shuffle's step, two scales on
+	MOVQ $0x0101010101010101, AX
+	VMOVQ AX, X12
+	VPSLLDQ $8, X12, X12  // the first shuffle: 8 × scale 0, 8 × scale 1
+
+k6row:
+	MOVQ SI, AX  // the current block
+	MOVQ R9, DX  // the vector's
+	MOVQ R10, BX // its group sums
+	XORQ CX, CX
+
+k6block:
+	VMOVDQU 192(AX), X9 // the 16 int8 scales
+	VMOVDQU X12, X10
+	VPXOR   Y15, Y15, Y15
+	Q6_HALF(0, 128, 0)
+	Q6_HALF(64, 160, 128)
+
+	// − 32·Σ_g sc[g]·sums[g]
+	VPMOVSXBD X9, Y7
+	VPMULLD   (BX), Y7, Y7
+	VPSRLDQ   $8, X9, X8
+	VPMOVSXBD X8, Y8
+	VPMULLD   32(BX), Y8, Y8
+	VPADDD    Y8, Y7, Y7
+	VPSLLD    $5, Y7, Y7
+	VPSUBD    Y7, Y15, Y15
+
+	VEXTRACTI128 $1, Y15, X7
+	VPADDD       X7, X15, X15
+	VPHADDD      X15, X15, X15
+	VPHADDD      X15, X15, X15
+	VMOVD        X15, (DI)
+	ADDQ         $4, DI
+
+	ADDQ $210, AX
+	ADDQ $256, DX
+	ADDQ $64, BX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  k6block
+
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  k6row
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

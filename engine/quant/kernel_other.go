@@ -15,3 +15,5 @@ func mulQ8_0SIMD([]float32, []byte, *Vec) int { return 0 }
 func mulQ4_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ4_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ6_KSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -17,7 +17,7 @@ func TestSIMDMatchesGo(t *testing.T) {
 	}
 	defer UseSIMD(true)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, format := range []Type{Q8_0, Q4_0, Q4_K} {
+	for _, format := range []Type{Q8_0, Q4_0, Q4_K, Q6_K} {
 		for _, c := range KernelCases {
 			if c.Cols%format.BlockSize() != 0 {
 				continue

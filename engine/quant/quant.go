@@ -191,7 +191,8 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
-		mulQ6_K(out, m.Q, v)
+		n := mulQ6_KSIMD(out, m.Q, v)
+		mulQ6_K(out[n:], m.Q[n*RowBytes(Q6_K, m.Cols):], v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}

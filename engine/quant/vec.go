@@ -17,6 +17,15 @@ type Vec struct {
 	scratch []int32
 }
 
+// grow sets v.scratch to n values, reusing its room, and returns them.
+func (v *Vec) grow(n int) []int32 {
+	if cap(v.scratch) < n {
+		v.scratch = make([]int32, n)
+	}
+	v.scratch = v.scratch[:n]
+	return v.scratch
+}
+
 // resize makes room for n values in blocks of size, with a sum per group.
 func (v *Vec) resize(n, size, group int) {
 	if cap(v.q) < n {
