@@ -81,14 +81,14 @@ func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 
 // dotsQ4_KAVX2 and dotsQ6_KAVX2 set, for rows rows of w (rowBytes apart,
 // blocks blocks each), each block's integer sums with the vector q:
-// dotQ4_K's pair (with pairs, the vector's sums over groups of 32) and
-// dotQ6_K's one (with sums, over groups of 16).
+// dotQ4_K's pair (groupSums the vector's sums over groups of 32) and
+// dotQ6_K's one (over groups of 16).
 //
 //go:noescape
-func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, pairs *int32, blocks, rows int)
+func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 
 //go:noescape
-func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, sums *int32, blocks, rows int)
+func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 
 // kChunk is how many rows the K formats' assembly takes at a time: their
 // integer sums stay in the caches until the Go loop scales them.

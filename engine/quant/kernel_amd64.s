@@ -127,6 +127,21 @@
 	VZEROUPPER                \
 	RET
 
+// K_PROLOGUE loads the arguments both K kernels take, (dst *int32, w
+// *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int), and
+// sets Y14 to the low-nibble mask.
+#define K_PROLOGUE \
+	MOVQ         dst+0(FP), DI        \
+	MOVQ         w+8(FP), SI          \
+	MOVQ         rowBytes+16(FP), R8  \
+	MOVQ         q+24(FP), R9         \
+	MOVQ         groupSums+32(FP), R10 \
+	MOVQ         blocks+40(FP), R11   \
+	MOVQ         rows+48(FP), R12     \
+	MOVL         $0x0f0f0f0f, AX      \
+	VMOVD        AX, X14              \
+	VPBROADCASTD X14, Y14
+
 // func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
 	PROLOGUE
@@ -194,23 +209,15 @@ q4block:
 	VPADDD       Y1, Y10, Y10           \
 	VPADDD       Y2, Y10, Y10
 
-// func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, pairs *int32, blocks, rows int)
+// func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 //
 // For each of rows rows of w and each of its blocks, dst gets the pair
-// (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·pairs[g]): dotQ4_K's integers. The six-bit
+// (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·groupSums[g]): dotQ4_K's integers, groupSums
+// the vector's sums over groups of 32. The six-bit
 // scales and mins are unpacked as ggml-cpu's AVX2 ggml_vec_dot_q4_K_q8_K
 // does, four bytes at a time (its utmp and kmask1–3).
 TEXT ·dotsQ4_KAVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rowBytes+16(FP), R8
-	MOVQ q+24(FP), R9
-	MOVQ pairs+32(FP), R10
-	MOVQ blocks+40(FP), R11
-	MOVQ rows+48(FP), R12
-	MOVL $0x0f0f0f0f, AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14 // the low-nibble mask
+	K_PROLOGUE
 
 k4row:
 	MOVQ SI, AX  // the current block
@@ -289,58 +296,40 @@ k4block:
 	VPMADDWD   Y8, q, q     \
 	VPADDD     q, Y15, Y15
 
+// Q6_WEIGHTS adds the products of a quarter's 32 weights, the nibbles of
+// Y(ql) at bit lo with the two bits of qh (Y0) at bit hi above them, with
+// the vector's 32 int8 at y(DX) (Q6_QUARTER).
+#define Q6_WEIGHTS(ql, lo, hi, y) \
+	VPSRLW $lo, ql, Y3  \
+	VPAND  Y14, Y3, Y3  \
+	VPSRLW $hi, Y0, Y7  \
+	VPAND  Y13, Y7, Y7  \
+	VPSLLW $4, Y7, Y7   \
+	VPOR   Y7, Y3, Y3   \
+	Q6_QUARTER(Y3, y)
+
 // Q6_HALF adds the products of the 128 weights of half a Q6_K block (ql
 // at ql(AX), 64 bytes, qh at qh(AX), 32) with the vector's 128 at y(DX):
 // quarter 0 is ql[0:32]'s low nibbles with qh's bits 0–1 above them,
 // quarter 1 ql[32:64]'s with bits 2–3, quarter 2 ql[0:32]'s high nibbles
 // with bits 4–5, quarter 3 ql[32:64]'s with bits 6–7.
 #define Q6_HALF(ql, qh, y) \
-	VMOVDQU qh(AX), Y0       \
-	VMOVDQU ql(AX), Y1       \
-	VMOVDQU ql+32(AX), Y2    \
-	VPAND   Y14, Y1, Y3      \
-	VPAND   Y13, Y0, Y7      \
-	VPSLLW  $4, Y7, Y7       \
-	VPOR    Y7, Y3, Y3       \
-	Q6_QUARTER(Y3, y)        \
-	VPAND   Y14, Y2, Y3      \
-	VPSRLW  $2, Y0, Y7       \
-	VPAND   Y13, Y7, Y7      \
-	VPSLLW  $4, Y7, Y7       \
-	VPOR    Y7, Y3, Y3       \
-	Q6_QUARTER(Y3, y+32)     \
-	VPSRLW  $4, Y1, Y3       \
-	VPAND   Y14, Y3, Y3      \
-	VPSRLW  $4, Y0, Y7       \
-	VPAND   Y13, Y7, Y7      \
-	VPSLLW  $4, Y7, Y7       \
-	VPOR    Y7, Y3, Y3       \
-	Q6_QUARTER(Y3, y+64)     \
-	VPSRLW  $4, Y2, Y3       \
-	VPAND   Y14, Y3, Y3      \
-	VPSRLW  $6, Y0, Y7       \
-	VPAND   Y13, Y7, Y7      \
-	VPSLLW  $4, Y7, Y7       \
-	VPOR    Y7, Y3, Y3       \
-	Q6_QUARTER(Y3, y+96)
+	VMOVDQU qh(AX), Y0              \
+	VMOVDQU ql(AX), Y1              \
+	VMOVDQU ql+32(AX), Y2           \
+	Q6_WEIGHTS(Y1, 0, 0, y)         \
+	Q6_WEIGHTS(Y2, 0, 2, y+32)      \
+	Q6_WEIGHTS(Y1, 4, 4, y+64)      \
+	Q6_WEIGHTS(Y2, 4, 6, y+96)
 
-// func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, sums *int32, blocks, rows int)
+// func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 //
 // For each of rows rows of w and each of its blocks, dst gets
-// Σ_g sc[g]·(Σ q·v.q − 32·sums[g]): dotQ6_K's integer, the −32 taken out
-// with the vector's group sums, as ggml-cpu's AVX2 ggml_vec_dot_q6_K_q8_K
+// Σ_g sc[g]·(Σ q·v.q − 32·groupSums[g]): dotQ6_K's integer, the −32 taken
+// out with the vector's sums over groups of 16, as ggml-cpu's AVX2 ggml_vec_dot_q6_K_q8_K
 // takes it out with its q8sclsub.
 TEXT ·dotsQ6_KAVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rowBytes+16(FP), R8
-	MOVQ q+24(FP), R9
-	MOVQ sums+32(FP), R10
-	MOVQ blocks+40(FP), R11
-	MOVQ rows+48(FP), R12
-	MOVL $0x0f0f0f0f, AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14 // the low-nibble mask
+	K_PROLOGUE
 	MOVL $0x03030303, AX
 	VMOVD AX, X13
 	VPBROADCASTD X13, Y13 // the two-bit mask
