@@ -77,7 +77,9 @@ type decodeResult struct {
 // TestDecodeTiming measures decoding in headless Chromium, engine only
 // (wasm/decodebench, no page around it): 128 greedy tokens on the random
 // checkpoint of stories15M's shape (in F32, and in Q8_0: format=q8_0) and on stories260K, with the WebAssembly
-// SIMD kernel and with the Go loop (simd=0); and, when NEXTTOKEN_WLLAMA names a folder
+// SIMD kernel and with the Go loop (simd=0); 32 tokens of the random
+// SmolLM2-135M-shape Q8_0 model with the SIMD kernel (its Go loop would
+// take minutes a round); and, when NEXTTOKEN_WLLAMA names a folder
 // where npm installed @wllama/wllama (make timing WLLAMA=/path), wllama
 // single-threaded on the same network written as an F32 GGUF. The engines
 // take turns, a fresh tab each, NEXTTOKEN_TIMING_ROUNDS rounds (default 5),
@@ -110,7 +112,9 @@ func TestDecodeTiming(t *testing.T) {
 		{"nexttoken Q8_0 Go", "/decode.html?format=q8_0&simd=0&tokens=" + strconv.Itoa(tokens)},
 		{"stories260K SIMD", "/decode.html?model=stories260K&tokens=" + strconv.Itoa(tokens)},
 		{"stories260K Go", "/decode.html?model=stories260K&simd=0&tokens=" + strconv.Itoa(tokens)},
+		{"SmolLM2 shape Q8_0 SIMD", "/decode.html?shape=smollm2&format=q8_0&tokens=32"},
 	}
+	wllama := -1 // its index among the engines, if it runs
 	if dir := os.Getenv("NEXTTOKEN_WLLAMA"); dir != "" {
 		esm := filepath.Join(dir, "node_modules", "@wllama", "wllama", "esm")
 		if _, err := os.Stat(filepath.Join(esm, "index.js")); err != nil {
@@ -119,6 +123,7 @@ func TestDecodeTiming(t *testing.T) {
 		mux.Handle("/wllama/", http.StripPrefix("/wllama/", http.FileServer(http.Dir(esm))))
 		files["/model.gguf"] = writeRandomGGUF(t)
 		pages["/wllama.html"] = wllamaPage
+		wllama = len(engines)
 		engines = append(engines, struct{ name, path string }{"wllama f32", "/wllama.html?tokens=" + strconv.Itoa(tokens)})
 	}
 	mux.Handle("/models/", http.StripPrefix("/models/", http.FileServer(http.Dir("../../web/models"))))
@@ -146,7 +151,7 @@ func TestDecodeTiming(t *testing.T) {
 			if round == 0 {
 				first = append(first, r)
 			}
-			n := tokens
+			n := len(r.Tokens)
 			if r.Decoded != 0 {
 				n = r.Decoded
 			}
@@ -167,10 +172,10 @@ func TestDecodeTiming(t *testing.T) {
 	}
 	t.Logf("SIMD ÷ Go kernel: %.2f× (Q8_0: %.2f×, stories260K: %.2f×)", medians[0]/medians[1], medians[2]/medians[3], medians[4]/medians[5])
 	t.Logf("Q8_0 ÷ F32: %.2f× with SIMD, %.2f× with the Go kernels", medians[2]/medians[0], medians[3]/medians[1])
-	if len(engines) == 7 {
-		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[6], medians[1]/medians[6])
+	if wllama >= 0 {
+		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[wllama], medians[1]/medians[wllama])
 		same := 0
-		for same < min(len(first[0].Tokens), len(first[6].Tokens)) && first[0].Tokens[same] == first[6].Tokens[same] {
+		for same < min(len(first[0].Tokens), len(first[wllama].Tokens)) && first[0].Tokens[same] == first[wllama].Tokens[same] {
 			same++
 		}
 		t.Logf("nexttoken and wllama agree on the first %d of %d greedy tokens", same, tokens)

@@ -10,7 +10,12 @@
 // DIR/model.gguf instead, float32, laid out as llama.cpp's llama2.c
 // converter writes one with the classifier tied to the embedding, for
 // llama.cpp's tools (llama-quantize makes quantized models of it); the
-// other flags change the shape.
+// other flags change the shape. With -type it writes quantized matrices
+// instead (randmodel.BuildQuantized: random blocks, not a quantization of
+// the float32 weights), for example SmolLM2-135M's shape in Q8_0:
+//
+//	go run ./cmd/randmodel -gguf -type q8_0 -dim 576 -hidden 1536 -layers 30 \
+//	    -heads 9 -kvheads 3 -vocab 49152 -seqlen 2048 DIR
 package main
 
 import (
@@ -19,16 +24,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/tokenizer"
 )
 
 func main() {
 	seed := flag.Uint64("seed", 15, "seed of the weights and the generated pieces")
 	asGGUF := flag.Bool("gguf", false, "write DIR/model.gguf (F32) instead of model.bin and tokenizer.bin")
 	gains := flag.Bool("gains", false, "random RMSNorm gains instead of ones (randmodel.RandomGains)")
+	format := flag.String("type", "F32", "with -gguf, the matrices' format: F32, "+quant.Types+" (every matrix), or Q4_K_M (llama-quantize's mixture)")
 	c := randmodel.Stories15M
 	flag.IntVar(&c.Dim, "dim", c.Dim, "width of the residual stream")
 	flag.IntVar(&c.HiddenDim, "hidden", c.HiddenDim, "width of the feed-forward layer")
@@ -48,9 +57,9 @@ func main() {
 	}
 	var err error
 	if *asGGUF {
-		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *gains)
-	} else if *gains {
-		err = fmt.Errorf("-gains needs -gguf")
+		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *format, *gains)
+	} else if *gains || !strings.EqualFold(*format, "F32") {
+		err = fmt.Errorf("-gains and -type need -gguf")
 	} else {
 		err = randmodel.Write(flag.Arg(0), c, *seed)
 	}
@@ -60,8 +69,8 @@ func main() {
 	}
 }
 
-func writeGGUF(path string, c checkpoint.Config, seed uint64, gains bool) error {
-	m, v, err := randmodel.Build(c, seed)
+func writeGGUF(path string, c checkpoint.Config, seed uint64, format string, gains bool) error {
+	m, v, err := build(c, seed, format)
 	if err != nil {
 		return err
 	}
@@ -82,4 +91,19 @@ func writeGGUF(path string, c checkpoint.Config, seed uint64, gains bool) error 
 		return err
 	}
 	return f.Close()
+}
+
+// build makes the model of configuration c in format, a -type value.
+func build(c checkpoint.Config, seed uint64, format string) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	if strings.EqualFold(format, "Q4_K_M") {
+		return randmodel.BuildQuantized(c, seed, randmodel.Q4_K_M(c))
+	}
+	t, ok := quant.TypeNamed(format)
+	switch {
+	case !ok:
+		return nil, nil, fmt.Errorf("-type %s is not a format this writes (F32, %s, Q4_K_M are)", format, quant.Types)
+	case t == quant.F32:
+		return randmodel.Build(c, seed)
+	}
+	return randmodel.BuildQuantized(c, seed, func(string, int) quant.Type { return t })
 }

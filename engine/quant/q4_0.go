@@ -40,7 +40,7 @@ func mulQ4_0(out []float32, w []byte, v *Vec) {
 				s3 += (q1 >> 4) * int32(hi[j+1])
 			}
 			s := (s0 + s1) + (s2 + s3) - 8*v.sums[b]
-			sum += float32(s) * half(blk[:]) * vd
+			sum += float32(float32(s) * half(blk[:]) * vd) // rounded as in mulQ8_0
 		}
 		out[i] = sum
 	}

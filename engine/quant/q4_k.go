@@ -54,28 +54,42 @@ func mulQ4_K(out []float32, w []byte, v *Vec) {
 		var sum float32
 		for b, vd := range v.d {
 			blk := (*[q4_KBytes]byte)(row[b*q4_KBytes:])
-			scales := (*[12]byte)(blk[4:])
-			bsums := (*[QK_K / 16]int32)(v.sums[b*QK_K/16:])
-			var sumi, mins int32
-			for c := range 4 {
-				qs := (*[32]byte)(blk[16+32*c:])
-				lo := (*[32]int8)(v.q[b*QK_K+64*c:])
-				hi := (*[32]int8)(v.q[b*QK_K+64*c+32:])
-				var l0, l1, h0, h1 int32
-				for l := 0; l < 32; l += 2 {
-					q0, q1 := int32(qs[l]), int32(qs[l+1])
-					l0 += (q0 & 0xf) * int32(lo[l])
-					h0 += (q0 >> 4) * int32(hi[l])
-					l1 += (q1 & 0xf) * int32(lo[l+1])
-					h1 += (q1 >> 4) * int32(hi[l+1])
-				}
-				sc1, m1 := scaleMinK4(2*c, scales)
-				sc2, m2 := scaleMinK4(2*c+1, scales)
-				sumi += int32(sc1)*(l0+l1) + int32(sc2)*(h0+h1)
-				mins += int32(m1)*(bsums[4*c]+bsums[4*c+1]) + int32(m2)*(bsums[4*c+2]+bsums[4*c+3])
-			}
-			sum += half(blk[0:])*vd*float32(sumi) - half(blk[2:])*vd*float32(mins)
+			sumi, mins := dotQ4_K(blk, v, b)
+			sum += scaleQ4_K(blk, vd, sumi, mins)
 		}
 		out[i] = sum
 	}
+}
+
+// dotQ4_K is the integer part of a Q4_K block's product with block b of
+// v: Σ_g sc[g]·(Σ q·v.q) and Σ_g m[g]·(Σ v.q over group g).
+func dotQ4_K(blk *[q4_KBytes]byte, v *Vec, b int) (sumi, mins int32) {
+	scales := (*[12]byte)(blk[4:])
+	bsums := (*[QK_K / 16]int32)(v.sums[b*QK_K/16:])
+	for c := range 4 {
+		qs := (*[32]byte)(blk[16+32*c:])
+		lo := (*[32]int8)(v.q[b*QK_K+64*c:])
+		hi := (*[32]int8)(v.q[b*QK_K+64*c+32:])
+		var l0, l1, h0, h1 int32
+		for l := 0; l < 32; l += 2 {
+			q0, q1 := int32(qs[l]), int32(qs[l+1])
+			l0 += (q0 & 0xf) * int32(lo[l])
+			h0 += (q0 >> 4) * int32(hi[l])
+			l1 += (q1 & 0xf) * int32(lo[l+1])
+			h1 += (q1 >> 4) * int32(hi[l+1])
+		}
+		sc1, m1 := scaleMinK4(2*c, scales)
+		sc2, m2 := scaleMinK4(2*c+1, scales)
+		sumi += int32(sc1)*(l0+l1) + int32(sc2)*(h0+h1)
+		mins += int32(m1)*(bsums[4*c]+bsums[4*c+1]) + int32(m2)*(bsums[4*c+2]+bsums[4*c+3])
+	}
+	return sumi, mins
+}
+
+// scaleQ4_K is what a Q4_K block adds to its row's sum, given its integer
+// sums (dotQ4_K) and the vector block's scale vd: d·vd·sumi − dmin·vd·mins,
+// each product rounded, so that no FMA (GOAMD64=v3) fuses it with the
+// subtraction, which the assembly kernel's results depend on not happening.
+func scaleQ4_K(blk *[q4_KBytes]byte, vd float32, sumi, mins int32) float32 {
+	return float32(half(blk[0:])*vd*float32(sumi)) - float32(half(blk[2:])*vd*float32(mins))
 }

@@ -38,7 +38,10 @@ func mulQ8_0(out []float32, w []byte, v *Vec) {
 				s3 += int32(int8(w8[6]))*int32(x8[6]) + int32(int8(w8[7]))*int32(x8[7])
 			}
 			s := (s0 + s1) + (s2 + s3)
-			sum += float32(s) * (half(blk[:]) * vd)
+			// The product rounded before the sum: Go fuses them into
+			// one FMA where it may (GOAMD64=v3), which the assembly
+			// kernels do not.
+			sum += float32(float32(s) * (half(blk[:]) * vd))
 		}
 		out[i] = sum
 	}

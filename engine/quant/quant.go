@@ -33,6 +33,12 @@
 // 0.1. It is not faster in pure Go: BenchmarkMulVec measures the float32
 // alternative at 0.7× the time for Q8_0 natively and about the same for
 // Q4_0, and about the same under js/wasm.
+//
+// On amd64 with AVX2 the integer sums run in assembly (kernel_amd64.s,
+// kernel_amd64.go), many times faster, and give the Go kernels' results
+// bit for bit (TestSIMDMatchesGo): integer sums are exact in any order,
+// and the float part keeps the Go kernels' order. The Go kernels remain
+// for other platforms and CPUs, and with the purego build tag.
 package quant
 
 import (
@@ -179,16 +185,20 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	switch m.Type {
 	case Q8_0:
 		v.quantizeQ8_0(x)
-		mulQ8_0(out, m.Q, v)
+		n := mulQ8_0SIMD(out, m.Q, v)
+		mulQ8_0(out[n:], m.Q[n*RowBytes(Q8_0, m.Cols):], v)
 	case Q4_0:
 		v.quantizeQ8_0(x)
-		mulQ4_0(out, m.Q, v)
+		n := mulQ4_0SIMD(out, m.Q, v)
+		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
-		mulQ4_K(out, m.Q, v)
+		n := mulQ4_KSIMD(out, m.Q, v)
+		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
-		mulQ6_K(out, m.Q, v)
+		n := mulQ6_KSIMD(out, m.Q, v)
+		mulQ6_K(out[n:], m.Q[n*RowBytes(Q6_K, m.Cols):], v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}

@@ -12,6 +12,18 @@ type Vec struct {
 	q    []int8
 	d    []float32
 	sums []int32
+	// scratch of the assembly kernels that leave the float part to Go
+	// (kernel_amd64.go), grown once like the rest.
+	scratch []int32
+}
+
+// grow sets v.scratch to n values, reusing its room, and returns them.
+func (v *Vec) grow(n int) []int32 {
+	if cap(v.scratch) < n {
+		v.scratch = make([]int32, n)
+	}
+	v.scratch = v.scratch[:n]
+	return v.scratch
 }
 
 // resize makes room for n values in blocks of size, with a sum per group.

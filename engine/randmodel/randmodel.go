@@ -37,6 +37,16 @@ var Stories15M = checkpoint.Config{
 	VocabSize: 32000, SeqLen: 256, SharedHead: true,
 }
 
+// SmolLM2 is the shape of Hugging Face's SmolLM2-135M (its config.json):
+// 30 layers, grouped-query attention with 3 key/value heads for 9 query
+// heads, the classifier tied to the embedding. Its context of 8192 is cut
+// to 2048 here: the cache grows with the positions fed, so the length only
+// bounds a session.
+var SmolLM2 = checkpoint.Config{
+	Dim: 576, HiddenDim: 1536, Layers: 30, Heads: 9, KVHeads: 3,
+	VocabSize: 49152, SeqLen: 2048, SharedHead: true,
+}
+
 // Build returns a model of configuration c whose weights are drawn
 // uniformly from [-0.1, 0.1) by a PCG generator seeded with seed, with
 // RMSNorm gains of one, and a BPE vocabulary of c.VocabSize pieces.

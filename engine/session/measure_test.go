@@ -1,18 +1,26 @@
 package session_test
 
 // Measurements of a session against the bare engine, on stories260K and on
-// a random checkpoint of stories15M's shape (package randmodel), decoding
+// a random checkpoint of stories15M's shape (package randmodel), and in the
+// benchmarks also on random Q8_0 models of stories15M's and SmolLM2-135M's
+// shapes (quantizedModels), decoding
 // "Once upon a time" with temperature 0.8 and top-p 0.9 for up to 256
 // steps, in the sampler's chain mode (BenchmarkDecode also in run.c mode).
 // make measure runs them; see the Makefile.
 
 import (
+	"bufio"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -65,6 +73,28 @@ func measuredModels(tb testing.TB) []measured {
 	return []measured{{name: "stories260K", model: m260K}, {name: "stories15M-shape", model: m15M}}
 }
 
+// quantizedModels are random Q8_0 models (randmodel.BuildQuantized) of
+// stories15M's shape and of SmolLM2-135M's, for the benchmarks only: the
+// second holds 144 MB.
+var quantizedModels = sync.OnceValues(func() ([]measured, error) {
+	var all []measured
+	for _, c := range []struct {
+		name   string
+		config checkpoint.Config
+	}{{"stories15M-shape-Q8_0", randmodel.Stories15M}, {"SmolLM2-135M-shape-Q8_0", randmodel.SmolLM2}} {
+		ckpt, v, err := randmodel.BuildQuantized(c.config, 15, func(string, int) quant.Type { return quant.Q8_0 })
+		if err != nil {
+			return nil, err
+		}
+		tok, err := tokenizer.New(v)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, measured{name: c.name, model: &session.Model{Name: c.name, Checkpoint: ckpt, Tokenizer: tok}})
+	}
+	return all, nil
+})
+
 // newMeasured starts a session of m after prefill: no steps yet.
 func newMeasured(tb testing.TB, m measured) *session.Session {
 	tb.Helper()
@@ -108,6 +138,11 @@ func BenchmarkDecode(b *testing.B) {
 		runc.mode = sampler.RunC
 		all = append(all, m, runc)
 	}
+	quantized, err := quantizedModels()
+	if err != nil {
+		b.Fatal(err)
+	}
+	all = append(all, quantized...)
 	for _, m := range all {
 		name := m.name
 		if m.mode == sampler.RunC {
@@ -309,3 +344,85 @@ func BenchmarkSessionMemory(b *testing.B) {
 }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+// BenchmarkGGUFHeap measures the memory goal of issue 10: the peak heap of
+// a 256-step session of SmolLM2-135M's shape in Q8_0 (randmodel.SmolLM2,
+// random blocks) against the size of its GGUF file. The file is written
+// to a temporary folder, then loaded as nexttoken trace loads one
+// (gguf.Open: the weights are read from the file into the matrices, never
+// held twice). The heap is runtime.MemStats.HeapAlloc, garbage not yet
+// collected included, read after loading and after every step, less the
+// heap before loading; reported as heap-MB, file-MB and heap/file.
+func BenchmarkGGUFHeap(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "model.gguf")
+	if err := writeQ8_0GGUF(path, randmodel.SmolLM2); err != nil {
+		b.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ms runtime.MemStats
+	var peak int64
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base := int64(ms.HeapAlloc)
+		read := func() {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, int64(ms.HeapAlloc)-base)
+		}
+		m, err := loadGGUF(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		read()
+		s := newMeasured(b, measured{name: m.Name, model: m})
+		read()
+		decode(b, s, read)
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(mb(peak), "heap-MB")
+	b.ReportMetric(mb(info.Size()), "file-MB")
+	b.ReportMetric(float64(peak)/float64(info.Size()), "heap/file")
+}
+
+// writeQ8_0GGUF writes a random Q8_0 model of configuration c to path.
+func writeQ8_0GGUF(path string, c checkpoint.Config) error {
+	m, v, err := randmodel.BuildQuantized(c, 15, func(string, int) quant.Type { return quant.Q8_0 })
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	err = gguf.WriteLlama2c(w, m, v, gguf.Llama2cOptions{TiedOutput: true})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// loadGGUF loads the model and tokenizer of a GGUF file as nexttoken
+// trace's loadGGUF does.
+func loadGGUF(path string) (*session.Model, error) {
+	f, closer, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	m, err := f.Model()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := f.Tokenizer()
+	if err != nil {
+		return nil, err
+	}
+	return session.Pair(path, m, tok)
+}

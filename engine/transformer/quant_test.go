@@ -113,8 +113,9 @@ var stories15M256 = func() checkpoint.Config {
 	return c
 }()
 
-// quantBenchModels are stories15M's shape in Q8_0 and Q4_0, and
-// stories15M256 in F32, Q8_0, Q4_0 and Q4_K_M.
+// quantBenchModels are stories15M's shape in Q8_0 and Q4_0, stories15M256
+// in F32, Q8_0, Q4_0 and Q4_K_M, and SmolLM2-135M's shape in Q8_0 with
+// 256 positions (BenchmarkDecode decodes a whole context).
 func quantBenchModels(b *testing.B) []benchModel {
 	var all []benchModel
 	for _, name := range []string{"Q8_0", "Q4_0"} {
@@ -124,5 +125,7 @@ func quantBenchModels(b *testing.B) []benchModel {
 	for _, name := range []string{"Q8_0", "Q4_0", "Q4_K_M"} {
 		all = append(all, benchModel{name: fmt.Sprint("stories15M256-", name), model: quantModel(b, stories15M256, quantFormats(stories15M256)[name])})
 	}
-	return all
+	smol := randmodel.SmolLM2
+	smol.SeqLen = 256
+	return append(all, benchModel{name: "SmolLM2-135M-shape-Q8_0", model: quantModel(b, smol, quantFormats(smol)["Q8_0"])})
 }

@@ -12,7 +12,9 @@
 //	{kernel: "SIMD" or "Go", tokens: [ids], ms: decode time}
 //
 // or {error: "…"}. The address's query chooses: model=stories260K (a
-// built-in model), tokens=N (default 128), simd=0 for the Go kernel.
+// built-in model), shape=smollm2 (the random model in SmolLM2-135M's shape,
+// randmodel.SmolLM2, instead of stories15M's), format=q8_0 (its matrices
+// quantized), tokens=N (default 128), simd=0 for the Go kernel.
 // TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
 package main
 
@@ -71,7 +73,7 @@ func measure() (map[string]any, error) {
 		transformer.DisableSIMD()
 	}
 
-	m, tok, err := load(u.Query().Get("model"), u.Query().Get("format"))
+	m, tok, err := load(u.Query().Get("model"), u.Query().Get("shape"), u.Query().Get("format"))
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +120,11 @@ func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
 	return tokens, nil
 }
 
-// load returns the model called name, the random one for "", its
-// matrices quantized to format if it is a quantized type's name (q8_0,
-// q4_0). A built-in model other than the toy is fetched from /models/,
+// load returns the model called name, or for "" the random one of shape
+// (stories15M's for "", SmolLM2-135M's for smollm2), its matrices
+// quantized to format if it is a quantized type's name (q8_0, q4_0). A built-in model other than the toy is fetched from /models/,
 // where the page's server serves web/models, as the playground fetches it.
-func load(name, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
+func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 	if name != "" {
 		m, err := models.Load(name)
 		var missing *models.NotEmbeddedError
@@ -139,13 +141,21 @@ func load(name, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 		}
 		return m.Checkpoint, m.Tokenizer, nil
 	}
-	m, v, err := randmodel.Build(randmodel.Stories15M, seed)
+	c := randmodel.Stories15M
+	switch shape {
+	case "":
+	case "smollm2":
+		c = randmodel.SmolLM2
+	default:
+		return nil, nil, errors.New("shape " + shape + " is not one decodebench knows (smollm2 is)")
+	}
+	m, v, err := randmodel.Build(c, seed)
 	if format != "" {
 		t, ok := quant.TypeNamed(format)
 		if !ok {
 			return nil, nil, errors.New("format " + format + " is not a quantized type of package quant")
 		}
-		m, v, err = randmodel.BuildQuantized(randmodel.Stories15M, seed, func(string, int) quant.Type { return t })
+		m, v, err = randmodel.BuildQuantized(c, seed, func(string, int) quant.Type { return t })
 	}
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
+)
+
+// TestWriteGGUF writes a small model of SmolLM2-135M's kind (grouped
+// keys and values, the classifier tied to the embedding) in each -type and
+// reads it back: the shape, the formats, one embedding for both ends; an
+// unknown -type is refused, naming the ones there are.
+func TestWriteGGUF(t *testing.T) {
+	c := checkpoint.Config{Dim: 64, HiddenDim: 96, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 16, SharedHead: true}
+	for _, tc := range []struct {
+		format    string
+		wq, embed quant.Type
+	}{
+		{"F32", quant.F32, quant.F32},
+		{"q8_0", quant.Q8_0, quant.Q8_0},
+		{"Q4_0", quant.Q4_0, quant.Q4_0},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "model.gguf")
+			if err := writeGGUF(path, c, 3, tc.format, false); err != nil {
+				t.Fatal(err)
+			}
+			f, closer, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closer.Close()
+			if _, ok := f.Tensor("output.weight"); ok {
+				t.Errorf("output.weight is written: the classifier should be tied to token_embd")
+			}
+			m, err := f.Model()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Config; got.Dim != c.Dim || got.HiddenDim != c.HiddenDim || got.Layers != c.Layers ||
+				got.Heads != c.Heads || got.KVHeads != c.KVHeads || got.VocabSize != c.VocabSize || got.SeqLen != c.SeqLen || !got.SharedHead {
+				t.Errorf("read back %+v, wrote %+v", got, c)
+			}
+			q := m.Matrices()
+			if q.Layers[1].WQ.Type != tc.wq || q.TokenEmbedding.Type != tc.embed || q.Layers[0].WK.Rows != c.KVDim() {
+				t.Errorf("wq %s, token embedding %s, wk %d rows; want %s, %s, %d", q.Layers[1].WQ.Type, q.TokenEmbedding.Type, q.Layers[0].WK.Rows, tc.wq, tc.embed, c.KVDim())
+			}
+		})
+	}
+	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "Q5_1", false)
+	if err == nil || !strings.Contains(err.Error(), "-type Q5_1 is not a format") || !strings.Contains(err.Error(), "Q4_K_M") {
+		t.Errorf("-type Q5_1: %v", err)
+	}
+}

@@ -1,0 +1,402 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The integer dot product of a block's 32 weights with the vector's 32
+// int8 follows ggml-cpu's AVX2 kernels (ggml-cpu/arch/x86/quants.c,
+// ggml_vec_dot_q8_0_q8_0 and mul_sum_i8_pairs_float): VPMADDUBSW multiplies
+// unsigned bytes by signed ones and adds pairs into int16, then VPMADDWD
+// by ones adds pairs into int32. For Q8_0 the weights' signs move onto the
+// vector first (VPSIGNB), |w|·(x·sign w) = w·x. A pair of products stays
+// below the int16 limit: |w| ≤ 128 and the vector's |q| ≤ 127 (Vec never
+// holds −128), so 2·128·127 = 32,512; Q4_0's nibbles are at most 15.
+//
+// The weights stream from memory once per product (a model's matrices
+// are larger than the caches): each block step prefetches the same block of
+// the rows two groups on, which the hardware's prefetchers, seeing four
+// interleaved rows, do not fetch early enough on their own (BenchmarkMulVec
+// at 49152 × 576: 9–18 GB/s with, 1.5–3 without, on a loaded machine).
+//
+// Four rows go through the blocks together. Their eight-lane sums become
+// one vector of four row sums with three VPHADDD and a fold of the two
+// halves; the float part then runs one row per lane, in the Go kernels'
+// order.
+
+// ROWDOT_Q8_0 sets Y(dst) to eight int32 lanes summing to the dot product
+// of the Q8_0 block at mem with the vector's block in Y0.
+#define ROWDOT_Q8_0(mem, dst) \
+	VMOVDQU    mem, Y1        \
+	VPSIGNB    Y1, Y1, Y2     \
+	VPSIGNB    Y1, Y0, Y3     \
+	VPMADDUBSW Y3, Y2, dst    \
+	VPMADDWD   Y15, dst, dst
+
+// ROWDOT_Q4_0 is ROWDOT_Q8_0 for the Q4_0 block whose 16 bytes of nibbles
+// are at mem: low nibbles are weights 0–15, high ones 16–31, each 0–15
+// (the −8 is taken out later, as −8·Σq).
+#define ROWDOT_Q4_0(mem, dst) \
+	VMOVDQU     mem, X1       \
+	VPSRLW      $4, X1, X2    \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPAND       Y14, Y1, Y1   \
+	VPMADDUBSW  Y0, Y1, dst   \
+	VPMADDWD    Y15, dst, dst
+
+// SUM4 folds the eight-lane sums of rows 0–3 in Y4–Y7 into X4, one row a
+// lane, exactly (integers).
+#define SUM4 \
+	VPHADDD      Y5, Y4, Y4 \
+	VPHADDD      Y7, Y6, Y6 \
+	VPHADDD      Y6, Y4, Y4 \
+	VEXTRACTI128 $1, Y4, X5 \
+	VPADDD       X5, X4, X4
+
+// PREFETCH4 fetches the block at reg of four rows into the caches and
+// moves reg on by a block of size bytes.
+#define PREFETCH4(reg, size) \
+	PREFETCHT0 (reg)         \
+	PREFETCHT0 (reg)(R8*1)   \
+	PREFETCHT0 (reg)(R8*2)   \
+	PREFETCHT0 (reg)(R13*1)  \
+	ADDQ       $size, reg
+
+// DOT4 sets X4 to the integer dot products of the four rows' blocks (the
+// format's ROWDOT) with the vector's block at DX, one row a lane.
+#define DOT4(rowdot) \
+	VMOVDQU (DX), Y0             \
+	rowdot(2(AX), Y4)            \
+	rowdot(2(AX)(R8*1), Y5)      \
+	rowdot(2(AX)(R8*2), Y6)      \
+	rowdot(2(AX)(R13*1), Y7)     \
+	SUM4
+
+// SCALES4 sets X8 to the float16 scales at the start of the four rows'
+// blocks (AX, then rowBytes R8 apart; R13 = 3·rowBytes) as float32.
+#define SCALES4 \
+	MOVWLZX   (AX), BX               \
+	VMOVD     BX, X8                 \
+	VPINSRW   $1, (AX)(R8*1), X8, X8 \
+	VPINSRW   $2, (AX)(R8*2), X8, X8 \
+	VPINSRW   $3, (AX)(R13*1), X8, X8 \
+	VCVTPH2PS X8, X8
+
+// PROLOGUE loads the arguments both kernels take, (out *float32, w *byte,
+// rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int), and
+// sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
+#define PROLOGUE \
+	MOVQ         out+0(FP), DI       \
+	MOVQ         w+8(FP), SI         \
+	MOVQ         rowBytes+16(FP), R8 \
+	MOVQ         q+24(FP), R9        \
+	MOVQ         d+32(FP), R10       \
+	MOVQ         sums+40(FP), R14    \
+	MOVQ         blocks+48(FP), R11  \
+	MOVQ         groups+56(FP), R12  \
+	LEAQ         (R8)(R8*2), R13     \
+	MOVL         $0x00010001, AX     \
+	VMOVD        AX, X15             \
+	VPBROADCASTD X15, Y15
+
+// GROUP starts a group of four rows at SI: AX at the current block of its
+// first row, R15 at the same block two groups on (to prefetch), DX at the
+// vector's current block, CX its number, X10 the four row sums.
+#define GROUP \
+	MOVQ   SI, AX            \
+	LEAQ   (SI)(R8*8), R15   \
+	MOVQ   R9, DX            \
+	XORQ   CX, CX            \
+	VXORPS X10, X10, X10
+
+// NEXT_BLOCK moves on by a block of size bytes, back to label while blocks
+// remain.
+#define NEXT_BLOCK(size, label) \
+	ADDQ $size, AX \
+	ADDQ $32, DX   \
+	INCQ CX        \
+	CMPQ CX, R11   \
+	JLT  label
+
+// NEXT_GROUP stores the four row sums and moves on to the next group of
+// rows, back to label while groups remain; then returns.
+#define NEXT_GROUP(label) \
+	VMOVUPS X10, (DI)         \
+	ADDQ    $16, DI           \
+	LEAQ    (SI)(R8*4), SI    \
+	DECQ    R12               \
+	JNZ     label             \
+	VZEROUPPER                \
+	RET
+
+// K_PROLOGUE loads the arguments both K kernels take, (dst *int32, w
+// *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int), and
+// sets Y14 to the low-nibble mask.
+#define K_PROLOGUE \
+	MOVQ         dst+0(FP), DI        \
+	MOVQ         w+8(FP), SI          \
+	MOVQ         rowBytes+16(FP), R8  \
+	MOVQ         q+24(FP), R9         \
+	MOVQ         groupSums+32(FP), R10 \
+	MOVQ         blocks+40(FP), R11   \
+	MOVQ         rows+48(FP), R12     \
+	MOVL         $0x0f0f0f0f, AX      \
+	VMOVD        AX, X14              \
+	VPBROADCASTD X14, Y14
+
+// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
+
+q8group:
+	GROUP
+
+q8block:
+	PREFETCH4(R15, 34)
+	DOT4(ROWDOT_Q8_0)
+	VCVTDQ2PS X4, X4
+	SCALES4
+	// sum += float32(s) * (d_w·d_x)
+	VBROADCASTSS (R10)(CX*4), X9
+	VMULPS X9, X8, X8
+	VMULPS X8, X4, X4
+	VADDPS X4, X10, X10
+	NEXT_BLOCK(34, q8block)
+	NEXT_GROUP(q8group)
+
+// func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+
+q4group:
+	GROUP
+
+q4block:
+	PREFETCH4(R15, 18)
+	DOT4(ROWDOT_Q4_0)
+	// s −= 8·Σq
+	VPBROADCASTD (R14)(CX*4), X5
+	VPSLLD $3, X5, X5
+	VPSUBD X5, X4, X4
+	VCVTDQ2PS X4, X4
+	SCALES4
+	// sum += float32(s) · d_w · d_x
+	VBROADCASTSS (R10)(CX*4), X9
+	VMULPS X8, X4, X4
+	VMULPS X9, X4, X4
+	VADDPS X4, X10, X10
+	NEXT_BLOCK(18, q4block)
+	NEXT_GROUP(q4group)
+
+// DOTS_Q4_K_GROUPS adds to Y10 the products of the 64 weights at
+// off(AX) (32 bytes: group 2c in the low nibbles, 2c+1 in the high ones)
+// with the vector's 64 int8 at 2·off(DX)… , each group's pair sums times
+// its scale: the next two int16 at the bottom of X8, shifted out.
+#define DOTS_Q4_K_GROUPS(qoff, yoff) \
+	VMOVDQU      qoff(AX), Y1           \
+	VPSRLW       $4, Y1, Y2             \
+	VPAND        Y14, Y1, Y1            \
+	VPAND        Y14, Y2, Y2            \
+	VPMADDUBSW   yoff(DX), Y1, Y1       \
+	VPMADDUBSW   yoff+32(DX), Y2, Y2    \
+	VPBROADCASTW X8, Y3                 \
+	VPSRLDQ      $2, X8, X8             \
+	VPMADDWD     Y3, Y1, Y1             \
+	VPBROADCASTW X8, Y3                 \
+	VPSRLDQ      $2, X8, X8             \
+	VPMADDWD     Y3, Y2, Y2             \
+	VPADDD       Y1, Y10, Y10           \
+	VPADDD       Y2, Y10, Y10
+
+// func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+//
+// For each of rows rows of w and each of its blocks, dst gets the pair
+// (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·groupSums[g]): dotQ4_K's integers, groupSums
+// the vector's sums over groups of 32. The six-bit
+// scales and mins are unpacked as ggml-cpu's AVX2 ggml_vec_dot_q4_K_q8_K
+// does, four bytes at a time (its utmp and kmask1–3).
+TEXT ·dotsQ4_KAVX2(SB), NOSPLIT, $0-56
+	K_PROLOGUE
+
+k4row:
+	MOVQ SI, AX  // the current block
+	MOVQ R9, DX  // the vector's
+	MOVQ R10, BX // its pair sums
+	XORQ CX, CX
+
+k4block:
+	// Scales 0–3: the low six bits of bytes 0–3; 4–7: the low nibbles
+	// of bytes 8–11, with the top two bits of bytes 0–3 above them.
+	MOVL 4(AX), R13
+	MOVL 12(AX), R14
+	MOVL R13, R15
+	ANDL $0x3f3f3f3f, R15
+	VMOVD R15, X8
+	SHRL $6, R13
+	ANDL $0x03030303, R13
+	SHLL $4, R13
+	MOVL R14, R15
+	ANDL $0x0f0f0f0f, R15
+	ORL  R13, R15
+	VPINSRD $1, R15, X8, X8
+	VPMOVZXBW X8, X8 // the eight scales as int16
+	// Mins 0–3: the low six bits of bytes 4–7; 4–7: the high nibbles of
+	// bytes 8–11, with the top two bits of bytes 4–7 above them.
+	MOVL 8(AX), R13
+	MOVL R13, R15
+	ANDL $0x3f3f3f3f, R15
+	VMOVD R15, X9
+	SHRL $6, R13
+	ANDL $0x03030303, R13
+	SHLL $4, R13
+	SHRL $4, R14
+	ANDL $0x0f0f0f0f, R14
+	ORL  R13, R14
+	VPINSRD $1, R14, X9, X9
+	VPMOVZXBD X9, Y9 // the eight mins as int32
+	VPMULLD (BX), Y9, Y9
+
+	VPXOR Y10, Y10, Y10
+	DOTS_Q4_K_GROUPS(16, 0)
+	DOTS_Q4_K_GROUPS(48, 64)
+	DOTS_Q4_K_GROUPS(80, 128)
+	DOTS_Q4_K_GROUPS(112, 192)
+
+	// [Σ Y10, Σ Y9] into dst
+	VPHADDD      Y9, Y10, Y10
+	VEXTRACTI128 $1, Y10, X11
+	VPADDD       X11, X10, X10
+	VPHADDD      X10, X10, X10
+	VMOVQ        X10, (DI)
+	ADDQ         $8, DI
+
+	ADDQ $144, AX
+	ADDQ $256, DX
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  k4block
+
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  k4row
+	VZEROUPPER
+	RET
+
+// Q6_QUARTER adds to Y15 the products of the 32 six-bit weights in q
+// with the vector's 32 int8 at y(DX), each group of 16's pair sums times
+// its int8 scale: the bytes of X9 that the shuffle X10 picks (8 × the
+// group's, 8 × the next one's), X10 moved on to the next two.
+#define Q6_QUARTER(q, y) \
+	VPMADDUBSW y(DX), q, q  \
+	VPSHUFB    X10, X9, X8  \
+	VPADDB     X11, X10, X10 \
+	VPMOVSXBW  X8, Y8       \
+	VPMADDWD   Y8, q, q     \
+	VPADDD     q, Y15, Y15
+
+// Q6_WEIGHTS adds the products of a quarter's 32 weights, the nibbles of
+// Y(ql) at bit lo with the two bits of qh (Y0) at bit hi above them, with
+// the vector's 32 int8 at y(DX) (Q6_QUARTER).
+#define Q6_WEIGHTS(ql, lo, hi, y) \
+	VPSRLW $lo, ql, Y3  \
+	VPAND  Y14, Y3, Y3  \
+	VPSRLW $hi, Y0, Y7  \
+	VPAND  Y13, Y7, Y7  \
+	VPSLLW $4, Y7, Y7   \
+	VPOR   Y7, Y3, Y3   \
+	Q6_QUARTER(Y3, y)
+
+// Q6_HALF adds the products of the 128 weights of half a Q6_K block (ql
+// at ql(AX), 64 bytes, qh at qh(AX), 32) with the vector's 128 at y(DX):
+// quarter 0 is ql[0:32]'s low nibbles with qh's bits 0–1 above them,
+// quarter 1 ql[32:64]'s with bits 2–3, quarter 2 ql[0:32]'s high nibbles
+// with bits 4–5, quarter 3 ql[32:64]'s with bits 6–7.
+#define Q6_HALF(ql, qh, y) \
+	VMOVDQU qh(AX), Y0              \
+	VMOVDQU ql(AX), Y1              \
+	VMOVDQU ql+32(AX), Y2           \
+	Q6_WEIGHTS(Y1, 0, 0, y)         \
+	Q6_WEIGHTS(Y2, 0, 2, y+32)      \
+	Q6_WEIGHTS(Y1, 4, 4, y+64)      \
+	Q6_WEIGHTS(Y2, 4, 6, y+96)
+
+// func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+//
+// For each of rows rows of w and each of its blocks, dst gets
+// Σ_g sc[g]·(Σ q·v.q − 32·groupSums[g]): dotQ6_K's integer, the −32 taken
+// out with the vector's sums over groups of 16, as ggml-cpu's AVX2 ggml_vec_dot_q6_K_q8_K
+// takes it out with its q8sclsub.
+TEXT ·dotsQ6_KAVX2(SB), NOSPLIT, $0-56
+	K_PROLOGUE
+	MOVL $0x03030303, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // the two-bit mask
+	MOVL $0x02020202, AX
+	VMOVD AX, X11
+	VPBROADCASTD X11, X11 // the shuffle's step, two scales on
+	MOVQ $0x0101010101010101, AX
+	VMOVQ AX, X12
+	VPSLLDQ $8, X12, X12  // the first shuffle: 8 × scale 0, 8 × scale 1
+
+k6row:
+	MOVQ SI, AX  // the current block
+	MOVQ R9, DX  // the vector's
+	MOVQ R10, BX // its group sums
+	XORQ CX, CX
+
+k6block:
+	VMOVDQU 192(AX), X9 // the 16 int8 scales
+	VMOVDQU X12, X10
+	VPXOR   Y15, Y15, Y15
+	Q6_HALF(0, 128, 0)
+	Q6_HALF(64, 160, 128)
+
+	// − 32·Σ_g sc[g]·sums[g]
+	VPMOVSXBD X9, Y7
+	VPMULLD   (BX), Y7, Y7
+	VPSRLDQ   $8, X9, X8
+	VPMOVSXBD X8, Y8
+	VPMULLD   32(BX), Y8, Y8
+	VPADDD    Y8, Y7, Y7
+	VPSLLD    $5, Y7, Y7
+	VPSUBD    Y7, Y15, Y15
+
+	VEXTRACTI128 $1, Y15, X7
+	VPADDD       X7, X15, X15
+	VPHADDD      X15, X15, X15
+	VPHADDD      X15, X15, X15
+	VMOVD        X15, (DI)
+	ADDQ         $4, DI
+
+	ADDQ $210, AX
+	ADDQ $256, DX
+	ADDQ $64, BX
+	INCQ CX
+	CMPQ CX, R11
+	JLT  k6block
+
+	ADDQ R8, SI
+	DECQ R12
+	JNZ  k6row
+	VZEROUPPER
+	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() uint32
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	XORL CX, CX
+	XGETBV
+	MOVL AX, ret+0(FP)
+	RET

@@ -1,0 +1,19 @@
+//go:build !amd64 || purego
+
+package quant
+
+// Without assembly kernels every row goes to the Go ones.
+
+// UseSIMD does nothing: there are no assembly kernels to turn on.
+func UseSIMD(bool) {}
+
+// Kernel names the kernels MulVec uses: the Go ones.
+func Kernel() string { return "Go" }
+
+func mulQ8_0SIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ4_0SIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ4_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ6_KSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -1,0 +1,93 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSIMDMatchesGo checks that MulVec with the assembly kernels gives what
+// it gives with the Go kernels, bit for bit, on every KernelCase (any NaN
+// for NaN: x86 quiets a signalling one at another step), writing every row
+// and no more.
+func TestSIMDMatchesGo(t *testing.T) {
+	UseSIMD(true)
+	if Kernel() == "Go" {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	defer UseSIMD(true)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, format := range []Type{Q8_0, Q4_0, Q4_K, Q6_K} {
+		for _, c := range KernelCases {
+			if c.Cols%format.BlockSize() != 0 {
+				continue
+			}
+			t.Run(format.String()+"/"+c.String(), func(t *testing.T) {
+				m, x := c.Make(format, rng)
+				multiply := func(simd bool) []float32 {
+					UseSIMD(simd)
+					out := make([]float32, c.Rows+1)
+					for i := range out {
+						out[i] = float32(math.NaN()) // every row must be written
+					}
+					out[c.Rows] = 42 // and no more
+					var v Vec
+					m.MulVec(out[:c.Rows], x, &v)
+					if out[c.Rows] != 42 {
+						t.Errorf("SIMD %v: a row past the last was written", simd)
+					}
+					return out[:c.Rows]
+				}
+				want, got := multiply(false), multiply(true)
+				for i := range want {
+					same := math.Float32bits(got[i]) == math.Float32bits(want[i])
+					if !same && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Errorf("row %d: assembly %v (%#08x), Go %v (%#08x)", i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+					}
+				}
+			})
+		}
+	}
+}
+
+// FuzzSIMDMatchesGo multiplies matrices made of arbitrary bytes (any
+// scales, NaN and infinities included, any integers) by arbitrary vectors
+// with the assembly kernels and with the Go ones: the same bits, any NaN
+// for NaN.
+func FuzzSIMDMatchesGo(f *testing.F) {
+	UseSIMD(true)
+	if Kernel() == "Go" {
+		f.Skip("no assembly kernels on this CPU or build")
+	}
+	f.Add([]byte{0x3c, 0x00, 0x80, 0x7f, 0x01, 0xff}, []byte{1, 2, 3}, uint8(0), uint8(5), uint8(1))
+	f.Add([]byte{0x00, 0x7c, 0xcc, 0xdd}, []byte{0x80, 0x7f}, uint8(2), uint8(9), uint8(2))
+	f.Fuzz(func(t *testing.T, weights, xs []byte, format, rows, blocks uint8) {
+		if len(weights) == 0 || len(xs) == 0 {
+			return
+		}
+		defer UseSIMD(true)
+		ft := []Type{Q8_0, Q4_0, Q4_K, Q6_K}[format%4]
+		m := Matrix{Type: ft, Rows: 1 + int(rows%13), Cols: (1 + int(blocks%3)) * ft.BlockSize()}
+		m.Q = make([]byte, m.Rows*RowBytes(ft, m.Cols))
+		for i := range m.Q {
+			m.Q[i] = weights[i%len(weights)]
+		}
+		x := make([]float32, m.Cols)
+		for j := range x {
+			x[j] = float32(int8(xs[j%len(xs)])) * float32(1+j%7) / 64
+		}
+		multiply := func(simd bool) []float32 {
+			UseSIMD(simd)
+			out := make([]float32, m.Rows)
+			var v Vec
+			m.MulVec(out, x, &v)
+			return out
+		}
+		want, got := multiply(false), multiply(true)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("%s row %d: assembly %v, Go %v", ft, i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package transformer
+
+import (
+	"math"
+	"testing"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
+)
+
+// TestSIMDKeepsLogits checks that turning the platform's SIMD kernels off
+// (setSIMD: WebAssembly SIMD under js, package quant's AVX2 assembly on
+// amd64) changes nothing a forward pass computes: the greedy tokens and the
+// logits, bit for bit, of stories260K (float32 matrices) and of random
+// Q8_0, Q4_0 and Q4_K_M models (the last has no SIMD kernel, the others
+// one each), with rows of 8 blocks (smallQuant) and of 9 (stories15M's
+// dim 288, two layers).
+func TestSIMDKeepsLogits(t *testing.T) {
+	shape288 := randmodel.Stories15M
+	shape288.Layers, shape288.SeqLen = 2, 40
+	type model struct {
+		name  string
+		model *checkpoint.Model
+	}
+	models := []model{{"stories260K", loadModel(t, stories260K)}}
+	for _, format := range []string{"Q8_0", "Q4_0", "Q4_K_M"} {
+		models = append(models, model{"smallQuant-" + format, quantModel(t, smallQuant, quantFormats(smallQuant)[format])})
+	}
+	for _, format := range []string{"Q8_0", "Q4_0"} {
+		models = append(models, model{"dim288-" + format, quantModel(t, shape288, quantFormats(shape288)[format])})
+	}
+	for _, c := range models {
+		t.Run(c.name, func(t *testing.T) {
+			decode := func() [][]float32 {
+				tr := New(c.model)
+				var all [][]float32
+				tok := 1
+				for pos := range min(40, c.model.Config.SeqLen) {
+					logits, err := tr.Forward(tok, pos)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all = append(all, append([]float32(nil), logits...))
+					tok = sampler.Argmax(logits)
+				}
+				return all
+			}
+			defer setSIMD(t, true)
+			setSIMD(t, true)
+			withSIMD := decode()
+			setSIMD(t, false)
+			withGo := decode()
+			for pos := range withGo {
+				for i := range withGo[pos] {
+					if math.Float32bits(withSIMD[pos][i]) != math.Float32bits(withGo[pos][i]) {
+						t.Fatalf("position %d logit %d: SIMD %v, Go %v", pos, i, withSIMD[pos][i], withGo[pos][i])
+					}
+				}
+			}
+		})
+	}
+}
