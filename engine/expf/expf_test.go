@@ -2,6 +2,7 @@ package expf
 
 import (
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -79,4 +80,19 @@ func BenchmarkExp(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestExp2Table derives exp2Table again: 2^(i/32) as five square roots of
+// 2^i in 128-bit arithmetic, rounded once to float64.
+func TestExp2Table(t *testing.T) {
+	for i, got := range exp2Table {
+		v := new(big.Float).SetPrec(128).SetMantExp(big.NewFloat(1), i)
+		for range 5 {
+			v.Sqrt(v)
+		}
+		f, _ := v.Float64()
+		if want := math.Float64bits(f) - uint64(i)<<47; got != want {
+			t.Errorf("exp2Table[%d] = %#016x, want %#016x", i, got, want)
+		}
+	}
 }
