@@ -1,7 +1,9 @@
 package session_test
 
 import (
+	"cmp"
 	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -10,6 +12,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 )
 
 // TestDetailOfPastSteps records the detail of every step while it is the
@@ -213,5 +216,54 @@ func TestDetailContext(t *testing.T) {
 		if i < len(s.Trace().Steps) {
 			want = append(want, s.Trace().Steps[i].Token)
 		}
+	}
+}
+
+// TestStepMeasures checks what each step records for the timeline against
+// its distribution derived again by Detail: the chosen token's
+// log-probability and surprise, the entropy and the rank, counted here by
+// sorting the whole distribution.
+func TestStepMeasures(t *testing.T) {
+	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, Seed: 7}
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		force int // a step whose token is forced to the distribution's least likely, or -1
+	}{
+		{"worked example", workedExample, -1},
+		{"toy greedy", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 6}, -1},
+		{"260K sampled, one step forced", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled, Steps: 20}, 7},
+		{"260K in llama.cpp mode", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Steps: 10,
+			Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.1, TopK: 40, Seed: 7}}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, tc.spec)
+			if tc.force >= 0 {
+				probs := detail(t, s, tc.force).Choice.Softmax.Probs
+				if err := s.Force(tc.force, slices.Index(probs, slices.Min(probs))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, st := range s.Trace().Steps {
+				probs := detail(t, s, i).Choice.Softmax.Probs
+				if st.LogProb != math.Log(probs[st.Token]) || st.Surprise() != -st.LogProb {
+					t.Errorf("step %d: log p = %v, surprise %v, want ln %v", i, st.LogProb, st.Surprise(), probs[st.Token])
+				}
+				if want := softmax.Entropy(probs); st.Entropy != want || !(want >= 0 && want <= math.Log(float64(len(probs)))) {
+					t.Errorf("step %d: entropy %v, want %v, in [0, ln %d]", i, st.Entropy, want, len(probs))
+				}
+				ranked := make([]int, len(probs))
+				for id := range ranked {
+					ranked[id] = id
+				}
+				slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
+				if want := slices.Index(ranked, st.Token) + 1; st.Rank != want {
+					t.Errorf("step %d: rank %d, want %d", i, st.Rank, want)
+				}
+				if i == tc.force && st.Rank < len(probs)/2 {
+					t.Errorf("step %d: the least likely token forced has rank %d of %d", i, st.Rank, len(probs))
+				}
+			}
+		})
 	}
 }

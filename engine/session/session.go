@@ -66,6 +66,7 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
+	"nexttoken/engine/softmax"
 	"nexttoken/engine/transformer"
 )
 
@@ -311,6 +312,9 @@ func (s *Session) decide() (Step, generators, error) {
 	}
 	step := s.newStep(i, edited, choice)
 	step.Prob = probs[step.Token]
+	step.LogProb = math.Log(step.Prob)
+	step.Entropy = softmax.Entropy(probs)
+	step.Rank = sampler.Rank(probs, step.Token)
 	s.top = sampler.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
 	for j, id := range s.top {
