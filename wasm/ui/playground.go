@@ -536,6 +536,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.strip(),
 		p.controls(),
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
+		p.timeline(),
 		p.stepViews(d),
 		p.kvCard(d),
 		&StoredModels{},

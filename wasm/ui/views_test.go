@@ -344,6 +344,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"", []string{"Next step", "sat"}},
 		{"model=stories260K&prompt=Lily&steps=5&temperature=0.9&seed=3", []string{"Next step", "5 steps"}},
 		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
+		{"embed=1&view=timeline&model=stories260K&prompt=Lily&steps=5&at=2", []string{"Timeline", "step 2 ", "5 steps", "Open in nexttoken"}},
 		{"embed=1&view=nope", []string{"could not be opened", "view"}},
 		{"theme=purple", []string{"could not be opened", "theme"}},
 		{"model=stories260K&prompt=100%", []string{"could not be opened", "prompt", "%25"}},
@@ -554,4 +555,43 @@ func TestAppWorker(t *testing.T) {
 	if !strings.HasPrefix(modelCache, "nexttoken-") {
 		t.Errorf("the model cache %q would be deleted by a new version", modelCache)
 	}
+}
+
+func TestTimeline(t *testing.T) {
+	// 20 steps of stories260K, step 3 on display: four series of one path
+	// each, a point per step, and the readout of step 3's own numbers.
+	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 2)
+	html, text := render(p.timeline())
+	st := p.sess.Trace().Steps[2]
+	for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
+		path := regexp.MustCompile(`<path class="` + series + `" d="([^"]*)"`).FindStringSubmatch(html)
+		if path == nil {
+			t.Fatalf("no %s path:\n%s", series, html)
+		}
+		if n := strings.Count(path[1], "L") + 1; n != 20 {
+			t.Errorf("%s: %d points, want 20", series, n)
+		}
+	}
+	contains(t, "timeline", text, "step 3 "+quote(st.Piece), "p = "+sig(st.Prob), "ln p = "+sig(st.LogProb),
+		"surprise "+sig(st.Surprise())+" nats", "entropy "+sig(st.Entropy)+" nats", "rank "+itoa(st.Rank)+" of 512")
+	contains(t, "timeline", html, `class="timeline-mark selected"`, `id="timeline-hit"`)
+
+	// 500 steps: still four paths, and nothing else per step.
+	p = page(t, stories(500, sampler.Settings{Temperature: 1, Seed: 3}), -1)
+	html, _ = render(p.timeline())
+	if n := len(p.sess.Trace().Steps); n < 300 {
+		t.Fatalf("the story stopped after %d steps", n)
+	}
+	if n := strings.Count(html, "<path"); n != 4 {
+		t.Errorf("%d paths for %d steps, want 4", n, len(p.sess.Trace().Steps))
+	}
+	if n := strings.Count(html, "<"); n > 40 {
+		t.Errorf("%d elements for %d steps", n, len(p.sess.Trace().Steps))
+	}
+
+	// No steps: no chart, a hint.
+	p = page(t, stories(0, sampler.DefaultSettings()), -1)
+	html, text = render(p.timeline())
+	lacks(t, "empty timeline", html, "<svg")
+	contains(t, "empty timeline", text, "Take a step")
 }
