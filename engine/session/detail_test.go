@@ -267,3 +267,48 @@ func TestStepMeasures(t *testing.T) {
 		})
 	}
 }
+
+// TestDetailLens checks the logit lens Detail carries once asked for:
+// a layer each, and at the last layer the top k of the softmax of the
+// model's own logits (at temperature 1, before edits), for past steps, an
+// edited one and the next; and nothing when not asked for.
+func TestDetailLens(t *testing.T) {
+	const k = 6
+	for _, spec := range []session.Spec{
+		{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 4},
+		{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.Settings{Temperature: 0.7, TopK: 20, Seed: 3}, Steps: 12,
+			Edits: []session.Edit{{Step: 4, Token: 300, Logit: 30}}},
+	} {
+		s := newSession(t, spec)
+		if d := detail(t, s, 0); d.Lens != nil {
+			t.Errorf("%s: a lens nobody asked for", spec.Model)
+		}
+		if err := s.KeepLens(k); err != nil {
+			t.Fatal(err)
+		}
+		layers := s.Transformer().Config.Layers
+		for i := range len(s.Trace().Steps) + 1 {
+			d := detail(t, s, i)
+			if len(d.Lens) != layers {
+				t.Fatalf("%s step %d: %d lens layers, want %d", spec.Model, i, len(d.Lens), layers)
+			}
+			probs := make([]float64, len(d.Computed))
+			if _, _, err := softmax.Probs(probs, d.Computed, 1); err != nil {
+				t.Fatal(err)
+			}
+			last := d.Lens[layers-1]
+			top := sampler.Top(probs, k, nil)
+			if last.Layer != layers-1 || len(last.Top) != len(top) {
+				t.Fatalf("%s step %d: last lens layer %+v", spec.Model, i, last)
+			}
+			for j, id := range top {
+				if last.Top[j].Token != id || last.Top[j].P != probs[id] {
+					t.Errorf("%s step %d: lens top %d is %+v, the step's softmax has %d (p %v)", spec.Model, i, j, last.Top[j], id, probs[id])
+				}
+			}
+		}
+	}
+	if err := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}).KeepLens(-1); err == nil {
+		t.Error("KeepLens(-1) succeeded")
+	}
+}

@@ -111,18 +111,19 @@ var ErrStopped = errors.New("the session has ended")
 
 // Session is a running Spec.
 type Session struct {
-	spec    Spec
-	model   *Model
-	tr      *transformer.Transformer // nil for LogitsModel sessions
-	gen     generators
-	tokens  []int     // the context: prompt, then every chosen token
-	logits  []float64 // the model's logits for the next step, before edits
-	edited  []float64 // the same with the next step's edits: what the sampler reads
-	scratch sampler.Scratch
-	stepper *compare.Stepper // the latest runtime mode's, kept while its settings last
-	top     []int            // scratch of Top
-	keepTop int              // candidates each step keeps
-	trace   Trace
+	spec     Spec
+	model    *Model
+	tr       *transformer.Transformer // nil for LogitsModel sessions
+	gen      generators
+	tokens   []int     // the context: prompt, then every chosen token
+	logits   []float64 // the model's logits for the next step, before edits
+	edited   []float64 // the same with the next step's edits: what the sampler reads
+	scratch  sampler.Scratch
+	stepper  *compare.Stepper // the latest runtime mode's, kept while its settings last
+	top      []int            // scratch of Top
+	keepTop  int              // candidates each step keeps
+	keepLens int              // tokens per layer of Detail's logit lens; 0 leaves it out
+	trace    Trace
 }
 
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
@@ -393,6 +394,12 @@ func (s *Session) Detail(i int) (*Detail, error) {
 			}
 		}
 		d.KV = s.tr.Cache.View(step.Pos + 1)
+		if s.keepLens > 0 {
+			var err error
+			if d.Lens, err = pass.Lens(s.keepLens); err != nil {
+				return nil, err
+			}
+		}
 	}
 	d.Logits = make([]float64, len(raw))
 	s.applyEdits(i, raw, d.Logits)
@@ -733,6 +740,18 @@ func (s *Session) KeepTop(n int) error {
 		return fmt.Errorf("a step keeps 0 to 1000 candidates, not %d", n)
 	}
 	s.keepTop = n
+	return nil
+}
+
+// KeepLens makes Detail carry the logit lens of its step, the k most
+// probable tokens after every layer (transformer.Pass.Lens), 0 ≤ k ≤ 1000;
+// 0, at first, leaves it out: the lens costs a product by the classifier
+// per layer, for stories15M three and a half decode steps.
+func (s *Session) KeepLens(k int) error {
+	if k < 0 || k > 1000 {
+		return fmt.Errorf("the logit lens keeps 0 to 1000 tokens a layer, not %d", k)
+	}
+	s.keepLens = k
 	return nil
 }
 

@@ -84,4 +84,8 @@ type Detail struct {
 	Attention [][][]float32
 	// KV is the cache as the step read it: positions 0 … Pos.
 	KV transformer.CacheView
+	// Lens is the logit lens of the step's pass, layer by layer from the
+	// first (the last is the model's own softmax at temperature 1, before
+	// edits); nil unless Session.KeepLens asked for it, and for LogitsModel.
+	Lens []transformer.LensLayer
 }
