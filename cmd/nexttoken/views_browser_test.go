@@ -33,3 +33,26 @@ func TestTimelineOpensStep(t *testing.T) {
 		}
 	}
 }
+
+// TestLensFollowsStep opens the logit lens card and selects steps from the
+// strip: the grid is the selected step's, and in greedy decoding the
+// step's token leads the last layer's row.
+func TestLensFollowsStep(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=12")
+	evaluate[bool](tab, `(document.querySelector('#lens summary').click(), true)`)
+	waitFor(tab, `document.getElementById('lens-grid')?.dataset.step === '12'`)
+	grids := map[string]bool{}
+	for _, step := range []int{3, 8, 0} {
+		s := strconv.Itoa(step)
+		evaluate[bool](tab, `(document.querySelector('#tokens .tok[data-step="`+s+`"]').click(), true)`)
+		waitFor(tab, `document.getElementById('lens-grid')?.dataset.step === `+jsString(s))
+		lead := `document.querySelector('#lens-grid tr:last-child td.lens')`
+		if !evaluate[bool](tab, lead+`.classList.contains('chosen')`) {
+			t.Errorf("step %d: the last layer's most probable token %q is not the greedy step's token", step, evaluate[string](tab, lead+`.textContent`))
+		}
+		grids[evaluate[string](tab, `document.getElementById('lens-grid').textContent`)] = true
+	}
+	if len(grids) != 3 {
+		t.Errorf("three steps showed %d different grids", len(grids))
+	}
+}

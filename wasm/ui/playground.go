@@ -41,6 +41,8 @@ type Playground struct {
 	sel     int           // the step on display; len(steps) means the next one
 	cmp     compareState  // the compare card's choices
 
+	lensOpen bool // the logit lens card is open: Detail carries the lens
+
 	// The detail of one step (the one on display), derived once per change.
 	detail               *session.Detail
 	detailRev, detailSel int
@@ -493,6 +495,7 @@ func (p *Playground) detailAt(i int) *session.Detail {
 		return p.detail
 	}
 	p.detail, p.detailRev, p.detailSel = nil, p.rev, i
+	_ = p.sess.KeepLens(p.lensWanted()) // in range by construction
 	d, err := p.sess.Detail(i)
 	if err != nil {
 		p.notice = err.Error()

@@ -281,6 +281,14 @@ func TestKVCard(t *testing.T) {
 	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
 	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
 	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
+	// The attention map's axes: a label per head, and the context's tokens,
+	// the first and the query's own among them.
+	if n := strings.Count(html, "<span>head "); n != p.sess.Transformer().Config.Heads {
+		t.Errorf("%d head labels, want %d", n, p.sess.Transformer().Config.Heads)
+	}
+	first, query := p.sess.Trace().Prompt[0].Piece, p.sess.Trace().Steps[19].Piece
+	contains(t, "260K attention axis", html, `class="att-axis"`, `title="position 0"`, ">"+visible(first)+"<",
+		`title="position 24"`, ">"+visible(query)+"<")
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
@@ -594,4 +602,37 @@ func TestTimeline(t *testing.T) {
 	html, text = render(p.timeline())
 	lacks(t, "empty timeline", html, "<svg")
 	contains(t, "empty timeline", text, "Take a step")
+}
+
+func TestLensCard(t *testing.T) {
+	// Closed, the card asks for no lens and shows none.
+	p := page(t, stories(12, sampler.Settings{Temperature: 1, Seed: 3}), 4)
+	html, _ := render(p.lensCard(p.shown()))
+	lacks(t, "closed lens card", html, "lens-grid")
+	if p.shown().Lens != nil {
+		t.Error("the detail carries a lens while the card is closed")
+	}
+
+	// Open: a row per layer, lensTop tokens each, and the step on display's
+	// lens, which follows the selection.
+	p.setLensOpen(true)
+	for _, sel := range []int{4, 9, 12} {
+		p.sel = sel
+		d := p.shown()
+		html, text := render(p.lensCard(d))
+		if n, want := strings.Count(html, "<tr"), 1+p.sess.Transformer().Config.Layers; n != want {
+			t.Errorf("step %d: %d rows, want %d (a head and a row per layer)", sel, n, want)
+		}
+		if n, want := strings.Count(html, `class="lens`), p.sess.Transformer().Config.Layers*lensTop; n != want {
+			t.Errorf("step %d: %d cells, want %d", sel, n, want)
+		}
+		contains(t, "lens card", html, `data-step="`+itoa(sel)+`"`)
+		last := d.Lens[len(d.Lens)-1].Top[0]
+		contains(t, "lens card", text, p.vocab.Name(last.Token)+" "+sig(last.P))
+	}
+
+	// Hand-typed logits have no layers: no card.
+	p = page(t, workedSpec, -1)
+	html, _ = render(p.lensCard(p.shown()))
+	lacks(t, "worked example", html, "lens")
 }
