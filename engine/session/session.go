@@ -114,6 +114,7 @@ type Session struct {
 	spec     Spec
 	model    *Model
 	tr       *transformer.Transformer // nil for LogitsModel sessions
+	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
 	gen      generators
 	tokens   []int     // the context: prompt, then every chosen token
 	logits   []float64 // the model's logits for the next step, before edits
