@@ -82,7 +82,8 @@ const interactionTime = `(watch, action) => new Promise(resolve => {
 
 // TestInteractionTiming measures, in one browser, how long an edit and a
 // step take to reach the DOM: a logit edit on the toy model, a toy step,
-// and a stories260K step early in a story and 200 tokens in.
+// a stories260K step early in a story and 200 tokens in, and opening a
+// step from the timeline of 200 steps.
 func TestInteractionTiming(t *testing.T) {
 	if os.Getenv("NEXTTOKEN_TIMING") == "" {
 		t.Skip("a measurement: make timing runs it")
@@ -94,6 +95,8 @@ func TestInteractionTiming(t *testing.T) {
 	temperature := `() => { const el = document.getElementById('set-temperature');
 		el.value = (0.5 + Math.random()).toFixed(3); el.dispatchEvent(new Event('change', {bubbles: true})); }`
 	undo := `() => document.getElementById('undo').click()`
+	// Another step than the one on display, 37 steps on (of 200).
+	timelineOther := `() => (` + clickTimeline + `)((Number(document.getElementById('step-title').textContent.match(/\d+/)?.[0] ?? 0) + 36) % 200)`
 	for _, m := range []struct {
 		name, path, watch, action string
 		reset                     string // an action that undoes action, so every round starts alike
@@ -104,6 +107,8 @@ func TestInteractionTiming(t *testing.T) {
 		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo, ""},
+		{"stories260K: open a step from the timeline → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3",
+			"#step-title", timelineOther, "", ""},
 		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&min_p=0.02",
 			`#compare .chain[data-chain="chain"]`, temperature, "", `() => document.querySelector('#compare summary').click()`},
 	} {

@@ -56,3 +56,20 @@ func TestLensFollowsStep(t *testing.T) {
 		t.Errorf("three steps showed %d different grids", len(grids))
 	}
 }
+
+// TestRecomputeShowsDifference turns on recomputing without the cache: the
+// card compares the step on display's logits both ways, and follows the
+// selection.
+func TestRecomputeShowsDifference(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=10&temperature=1&seed=3")
+	evaluate[bool](tab, `(document.getElementById('recompute-toggle').click(), true)`)
+	waitFor(tab, `document.getElementById('recompute-diff')?.textContent.startsWith('Step 11 recomputed over all 15 positions')`)
+	if got := text(tab, "#recompute-diff"); !strings.Contains(got, "bit-identical") {
+		t.Errorf("recomputing stories260K in float32: %q, want bit-identical", got)
+	}
+	evaluate[bool](tab, `(document.querySelector('#tokens .tok[data-step="3"]').click(), true)`)
+	waitFor(tab, `document.getElementById('recompute-diff')?.textContent.startsWith('Step 4 recomputed over all 8 positions')`)
+	if n := evaluate[int](tab, `document.querySelectorAll('#recompute-times circle.recomputed').length`); n != 2 {
+		t.Errorf("%d steps measured on the chart, want 2", n)
+	}
+}

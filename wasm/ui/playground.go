@@ -41,7 +41,8 @@ type Playground struct {
 	sel     int           // the step on display; len(steps) means the next one
 	cmp     compareState  // the compare card's choices
 
-	lensOpen bool // the logit lens card is open: Detail carries the lens
+	lensOpen bool           // the logit lens card is open: Detail carries the lens
+	rec      recomputeState // the cache-versus-recompute card's
 
 	// The detail of one step (the one on display), derived once per change.
 	detail               *session.Detail

@@ -90,15 +90,7 @@ func (c *Timeline) chart() string {
 	}
 	logVocab := math.Log(float64(max(c.Vocab, 2)))
 	series := func(class string, y func(session.Step) float64) string {
-		var d strings.Builder
-		for i, st := range c.Steps {
-			cmd := " L"
-			if i == 0 {
-				cmd = "M"
-			}
-			d.WriteString(cmd + num1(c.x(i)) + " " + num1(y(st)))
-		}
-		return `<path class="` + class + `" d="` + d.String() + `"/>`
+		return svgPath(class, len(c.Steps), func(i int) (float64, float64) { return c.x(i), y(c.Steps[i]) })
 	}
 	nats := func(v float64) float64 { return natsTop + natsHeight*(1-math.Min(v, top)/top) }
 	var svg strings.Builder
@@ -155,4 +147,19 @@ func (c *Timeline) onClick(ctx app.Context, e app.Event) {
 	if i := c.step(e); i >= 0 {
 		c.Page.selectStep(i)
 	}
+}
+
+// svgPath is an SVG path of class through n points, point(i) giving the
+// i-th: one element however many points.
+func svgPath(class string, n int, point func(i int) (x, y float64)) string {
+	var d strings.Builder
+	for i := range n {
+		cmd := " L"
+		if i == 0 {
+			cmd = "M"
+		}
+		x, y := point(i)
+		d.WriteString(cmd + num1(x) + " " + num1(y))
+	}
+	return `<path class="` + class + `" d="` + d.String() + `"/>`
 }

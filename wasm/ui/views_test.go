@@ -13,6 +13,7 @@ import (
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
 )
 
 // Unit tests of each view's HTML, rendered natively with app.HTMLString
@@ -635,4 +636,34 @@ func TestLensCard(t *testing.T) {
 	p = page(t, workedSpec, -1)
 	html, _ = render(p.lensCard(p.shown()))
 	lacks(t, "worked example", html, "lens")
+}
+
+func TestRecomputeCard(t *testing.T) {
+	// Off: the counts' chart only, nothing recomputed.
+	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 6)
+	html, _ := render(p.recomputeCard(p.shown()))
+	contains(t, "recompute card, off", html, `id="recompute-toggle"`, `<path class="recomputed"`, `<path class="cached"`)
+	lacks(t, "recompute card, off", html, "recompute-diff", "recompute-times")
+
+	// On: the step on display recomputed, bit-identical, with the engine's
+	// counts, and a measured time per step recomputed.
+	p.setRecompute(true)
+	c := p.sess.Transformer().Config
+	spaced := func(n int) string { return strings.ReplaceAll(count(n), "\u2009", " ") } // as render's text has it
+	for _, sel := range []int{6, 20} {
+		p.sel = sel
+		d := p.shown()
+		html, text := render(p.recomputeCard(d))
+		contains(t, "recompute card", text, "Step "+itoa(sel+1)+" recomputed over all "+itoa(d.Step.Pos+1)+" positions", "bit-identical",
+			spaced(transformer.MultiplyAdds(c, d.Step.Pos)), spaced(transformer.RecomputeMultiplyAdds(c, d.Step.Pos)))
+		contains(t, "recompute card", html, `id="recompute-times"`)
+	}
+	if n := len(p.rec.times); n != 2 {
+		t.Errorf("%d positions measured, want 2", n)
+	}
+
+	// Hand-typed logits: no card.
+	p = page(t, workedSpec, -1)
+	html, _ = render(p.recomputeCard(p.shown()))
+	lacks(t, "worked example", html, "recompute")
 }
