@@ -40,7 +40,9 @@ func (p *Playground) recomputeCard(d *session.Detail) app.UI {
 	if st.model != p.sess.Spec().Model {
 		st.times, st.model = nil, p.sess.Spec().Model
 	}
-	if st.on && (st.r == nil || st.rev != p.rev || st.sel != d.Index) {
+	// While Run steps, recomputing each frame's step would stall it (a
+	// second at 500 positions of stories260K): the card waits.
+	if st.on && !p.running && (st.r == nil || st.rev != p.rev || st.sel != d.Index) {
 		st.r, st.err, st.rev, st.sel = nil, "", p.rev, d.Index
 		if r, err := p.sess.Recompute(d.Index); err != nil {
 			st.err = err.Error()
@@ -51,7 +53,10 @@ func (p *Playground) recomputeCard(d *session.Detail) app.UI {
 	}
 	c := &RecomputeCard{On: st.on, Config: tr.Config, Positions: len(p.sess.Trace().Prompt) + len(p.sess.Trace().Steps),
 		Pos: d.Step.Pos, Index: d.Index, Error: st.err, Times: st.times, Page: p}
-	if st.on {
+	switch {
+	case st.on && p.running:
+		c.Error = "Recomputing waits until Run stops: it would run every position again for every step shown."
+	case st.on:
 		c.R = st.r
 	}
 	return c

@@ -662,6 +662,14 @@ func TestRecomputeCard(t *testing.T) {
 		t.Errorf("%d positions measured, want 2", n)
 	}
 
+	// While Run steps, the card waits rather than stall it.
+	p.running = true
+	p.sel = 3
+	_, text := render(p.recomputeCard(p.shown()))
+	contains(t, "recompute card while running", text, "waits until Run stops")
+	lacks(t, "recompute card while running", text, "bit-identical")
+	p.running = false
+
 	// Hand-typed logits: no card.
 	p = page(t, workedSpec, -1)
 	html, _ = render(p.recomputeCard(p.shown()))
