@@ -8,19 +8,31 @@ import (
 	"testing"
 )
 
-// clickTimeline is a page script: it clicks the timeline over step i (from
-// 0), at the centre of the step's band, as a reader's click would land.
-const clickTimeline = `(i) => {
+// pointTimeline is a page script: it sends a mouse event of the given
+// type to the timeline over step i (from 0), at the centre of the step's
+// band, where a reader's pointer would be.
+const pointTimeline = `(type, i) => {
 	const hit = document.getElementById('timeline-hit');
 	const r = hit.getBoundingClientRect();
 	const n = document.querySelector('#timeline path.prob').getAttribute('d').split('L').length;
-	hit.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: r.left + r.width * (i + 0.5) / n, clientY: r.top + r.height / 2}));
+	hit.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: r.left + r.width * (i + 0.5) / n, clientY: r.top + r.height / 2}));
 }`
 
-// TestTimelineOpensStep clicks points of the timeline: the step clicked is
-// the one on display, in the title, the strip and the timeline's readout.
+// clickTimeline is a page script: it clicks the timeline over step i.
+const clickTimeline = `(i) => (` + pointTimeline + `)('click', i)`
+
+// TestTimelineOpensStep points at the timeline, whose readout says the
+// step under the pointer, and clicks points of it: the step clicked is the
+// one on display, in the title, the strip and the timeline's readout.
 func TestTimelineOpensStep(t *testing.T) {
 	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=40&temperature=1&seed=3")
+	evaluate[bool](tab, "(("+pointTimeline+")('mousemove', 12), true)")
+	waitFor(tab, `document.getElementById('timeline-readout')?.textContent.startsWith('step 13 ')`)
+	if got := text(tab, "#step-title"); !strings.HasPrefix(got, "Next step") {
+		t.Errorf("pointing at the timeline changed the step on display: %q", got)
+	}
+	evaluate[bool](tab, `(document.getElementById('timeline-hit').dispatchEvent(new MouseEvent('mouseleave')), true)`)
+	waitFor(tab, `document.getElementById('timeline-readout')?.textContent.startsWith('Hover over the chart')`)
 	for _, step := range []int{7, 0, 39, 21} {
 		evaluate[bool](tab, "(("+clickTimeline+")("+strconv.Itoa(step)+"), true)")
 		want := "Step " + strconv.Itoa(step+1) + ":"
