@@ -82,7 +82,8 @@ const interactionTime = `(watch, action) => new Promise(resolve => {
 
 // TestInteractionTiming measures, in one browser, how long an edit and a
 // step take to reach the DOM: a logit edit on the toy model, a toy step,
-// and a stories260K step early in a story and 200 tokens in.
+// a stories260K step early in a story and 200 tokens in, and opening a
+// step from the timeline of 200 steps.
 func TestInteractionTiming(t *testing.T) {
 	if os.Getenv("NEXTTOKEN_TIMING") == "" {
 		t.Skip("a measurement: make timing runs it")
@@ -94,6 +95,8 @@ func TestInteractionTiming(t *testing.T) {
 	temperature := `() => { const el = document.getElementById('set-temperature');
 		el.value = (0.5 + Math.random()).toFixed(3); el.dispatchEvent(new Event('change', {bubbles: true})); }`
 	undo := `() => document.getElementById('undo').click()`
+	// Another step than the one on display, 37 steps on (of 200).
+	timelineOther := `() => (` + clickTimeline + `)((Number(document.getElementById('step-title').textContent.match(/\d+/)?.[0] ?? 0) + 36) % 200)`
 	for _, m := range []struct {
 		name, path, watch, action string
 		reset                     string // an action that undoes action, so every round starts alike
@@ -104,6 +107,8 @@ func TestInteractionTiming(t *testing.T) {
 		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo, ""},
 		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo, ""},
+		{"stories260K: open a step from the timeline → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3",
+			"#step-title", timelineOther, "", ""},
 		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&min_p=0.02",
 			`#compare .chain[data-chain="chain"]`, temperature, "", `() => document.querySelector('#compare summary').click()`},
 	} {
@@ -175,4 +180,48 @@ func TestRunTiming(t *testing.T) {
 	}
 	slices.Sort(rates)
 	t.Logf("Run %d steps of stories260K: median %.0f tok/s (min %.0f, max %.0f) over %d page loads", steps, rates[rounds/2], rates[0], rates[rounds-1], rounds)
+}
+
+// recomputeCosts is a page script: it turns the recompute switch off and
+// on, so that the card measures the step on display again, and resolves
+// with the costs table's rows: multiply-adds and milliseconds, with the
+// cache, recomputed, and prefill per prompt token.
+const recomputeCosts = `() => new Promise(resolve => {
+	const toggle = document.getElementById('recompute-toggle');
+	if (toggle.checked) toggle.click();
+	setTimeout(() => {
+		toggle.click();
+		const read = () => {
+			const rows = [...document.querySelectorAll('#recompute-costs tr')].slice(1);
+			if (rows.length !== 3) return requestAnimationFrame(read);
+			resolve(rows.map(r => [...r.querySelectorAll('td')].map(td => Number(td.textContent.replace(/[^0-9.e-]/g, '')))));
+		};
+		read();
+	}, 50);
+})`
+
+// TestRecomputeTiming measures, in the page, a stories260K step with the
+// cache and recomputed without it at positions 64, 256 and 512 (the
+// context's end), with their multiply-adds, and the prompt's prefill per
+// token: a few rounds each, the median reported.
+func TestRecomputeTiming(t *testing.T) {
+	if os.Getenv("NEXTTOKEN_TIMING") == "" {
+		t.Skip("a measurement: make timing runs it")
+	}
+	const rounds = 7
+	for _, tokens := range []int{64, 256, 512} {
+		// Seed 4 writes a story that fills the context; the prompt is 5 tokens.
+		tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=4&steps="+strconv.Itoa(tokens-5))
+		var cached, recomputed, prefill []float64
+		var rows [][]float64
+		for range rounds {
+			rows = evaluate[[][]float64](tab, "("+recomputeCosts+")()")
+			cached, recomputed, prefill = append(cached, rows[0][1]), append(recomputed, rows[1][1]), append(prefill, rows[2][1])
+		}
+		for _, v := range [][]float64{cached, recomputed, prefill} {
+			slices.Sort(v)
+		}
+		t.Logf("stories260K, %d tokens: cached %.0f multiply-adds, median %.3f ms; recomputed %.0f multiply-adds, median %.2f ms; prefill %.0f multiply-adds a prompt token, median %.3f ms a token (%d rounds)",
+			tokens, rows[0][0], cached[rounds/2], rows[1][0], recomputed[rounds/2], rows[2][0], prefill[rounds/2], rounds)
+	}
 }

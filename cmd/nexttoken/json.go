@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 )
 
 // jsonTrace writes a session as one JSON object, a step at a time as the
@@ -31,8 +30,7 @@ type jsonTrace struct {
 	recompute bool
 	lens      int // tokens per layer of the logit lens; 0 for none
 
-	fresh *transformer.Transformer // the recomputing one, made on first use
-	next  jsonModel                // what prepare read for the coming step
+	next jsonModel // what prepare read for the coming step
 }
 
 type (
@@ -135,27 +133,12 @@ func (j *jsonTrace) prepare(s *session.Session, i int) error {
 	if !j.recompute {
 		return nil
 	}
-	if j.fresh == nil {
-		j.fresh = transformer.NewWith(s.Model().Checkpoint, tr.Options())
-	}
-	var context []int // every token fed so far: the prompt, then the steps'
-	for _, p := range s.Trace().Prompt {
-		context = append(context, p.ID)
-	}
-	for _, st := range s.Trace().Steps {
-		context = append(context, st.Token)
-	}
-	again, err := j.fresh.Recompute(context[:pass.Pos()+1])
+	r, err := s.Recompute(i)
 	if err != nil {
 		return err
 	}
-	var diff float64
-	for k, v := range pass.Logits() {
-		diff = max(diff, math.Abs(float64(v)-float64(again[k])))
-	}
-	c := tr.Config
-	j.next.RecomputeMaxAbsDiff = (*jsonFloat)(&diff)
-	j.next.MultiplyAdds = &jsonMultiplyAdds{transformer.MultiplyAdds(c, pass.Pos()), transformer.RecomputeMultiplyAdds(c, pass.Pos())}
+	j.next.RecomputeMaxAbsDiff = (*jsonFloat)(&r.MaxAbsDiff)
+	j.next.MultiplyAdds = &jsonMultiplyAdds{r.CachedMultiplyAdds, r.RecomputedMultiplyAdds}
 	return nil
 }
 

@@ -174,6 +174,19 @@ func Top(p []float64, n int, ids []int) []int {
 	return ids
 }
 
+// Rank is token's place in p's ranking, 1 for the most probable: one more
+// than the tokens that rank before it (more probable, or as probable with a
+// smaller id, as Top orders them). It reads p once and allocates nothing.
+func Rank(p []float64, token int) int {
+	rank := 1
+	for i := range p {
+		if ranksBefore(p, i, token) {
+			rank++
+		}
+	}
+	return rank
+}
+
 // nucleus is how many tokens top-p keeps: the shortest prefix of the
 // survivors whose renormalised probability reaches pp.
 func (r *ranking) nucleus(pp float64) int {

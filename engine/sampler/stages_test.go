@@ -242,3 +242,26 @@ func TestRankingIsASort(t *testing.T) {
 		}
 	}
 }
+
+// TestRank checks Rank against Top's ranking, ties and zeros included.
+func TestRank(t *testing.T) {
+	for _, p := range [][]float64{
+		{0.1, 0, 0.3, 0.1, 0.2, 0.3, 0, 0.0001},
+		{1},
+		{0.25, 0.25, 0.25, 0.25},
+	} {
+		ranked := Top(p, len(p), nil)
+		for place, id := range ranked {
+			if got := Rank(p, id); got != place+1 {
+				t.Errorf("Rank(%v, %d) = %d, want %d", p, id, got, place+1)
+			}
+		}
+		for id, q := range p { // tokens of zero probability rank after all the others
+			if q == 0 {
+				if got := Rank(p, id); got <= len(ranked) {
+					t.Errorf("Rank(%v, %d) = %d for a token of probability 0, want > %d", p, id, got, len(ranked))
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package session_test
 
 import (
+	"cmp"
 	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -10,6 +12,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 )
 
 // TestDetailOfPastSteps records the detail of every step while it is the
@@ -213,5 +216,99 @@ func TestDetailContext(t *testing.T) {
 		if i < len(s.Trace().Steps) {
 			want = append(want, s.Trace().Steps[i].Token)
 		}
+	}
+}
+
+// TestStepMeasures checks what each step records for the timeline against
+// its distribution derived again by Detail: the chosen token's
+// log-probability and surprise, the entropy and the rank, counted here by
+// sorting the whole distribution.
+func TestStepMeasures(t *testing.T) {
+	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, Seed: 7}
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		force int // a step whose token is forced to the distribution's least likely, or -1
+	}{
+		{"worked example", workedExample, -1},
+		{"toy greedy", session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 6}, -1},
+		{"260K sampled, one step forced", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampled, Steps: 20}, 7},
+		{"260K in llama.cpp mode", session.Spec{Model: "stories260K", Prompt: "Once upon a time", Steps: 10,
+			Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.1, TopK: 40, Seed: 7}}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, tc.spec)
+			if tc.force >= 0 {
+				probs := detail(t, s, tc.force).Choice.Softmax.Probs
+				if err := s.Force(tc.force, slices.Index(probs, slices.Min(probs))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, st := range s.Trace().Steps {
+				probs := detail(t, s, i).Choice.Softmax.Probs
+				if st.LogProb != math.Log(probs[st.Token]) || st.Surprise() != -st.LogProb {
+					t.Errorf("step %d: log p = %v, surprise %v, want ln %v", i, st.LogProb, st.Surprise(), probs[st.Token])
+				}
+				if want := softmax.Entropy(probs); st.Entropy != want || !(want >= 0 && want <= math.Log(float64(len(probs)))) {
+					t.Errorf("step %d: entropy %v, want %v, in [0, ln %d]", i, st.Entropy, want, len(probs))
+				}
+				ranked := make([]int, len(probs))
+				for id := range ranked {
+					ranked[id] = id
+				}
+				slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
+				if want := slices.Index(ranked, st.Token) + 1; st.Rank != want {
+					t.Errorf("step %d: rank %d, want %d", i, st.Rank, want)
+				}
+				if i == tc.force && st.Rank < len(probs)/2 {
+					t.Errorf("step %d: the least likely token forced has rank %d of %d", i, st.Rank, len(probs))
+				}
+			}
+		})
+	}
+}
+
+// TestDetailLens checks the logit lens Detail carries once asked for:
+// a layer each, and at the last layer the top k of the softmax of the
+// model's own logits (at temperature 1, before edits), for past steps, an
+// edited one and the next; and nothing when not asked for.
+func TestDetailLens(t *testing.T) {
+	const k = 6
+	for _, spec := range []session.Spec{
+		{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 4},
+		{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.Settings{Temperature: 0.7, TopK: 20, Seed: 3}, Steps: 12,
+			Edits: []session.Edit{{Step: 4, Token: 300, Logit: 30}}},
+	} {
+		s := newSession(t, spec)
+		if d := detail(t, s, 0); d.Lens != nil {
+			t.Errorf("%s: a lens nobody asked for", spec.Model)
+		}
+		if err := s.KeepLens(k); err != nil {
+			t.Fatal(err)
+		}
+		layers := s.Transformer().Config.Layers
+		for i := range len(s.Trace().Steps) + 1 {
+			d := detail(t, s, i)
+			if len(d.Lens) != layers {
+				t.Fatalf("%s step %d: %d lens layers, want %d", spec.Model, i, len(d.Lens), layers)
+			}
+			probs := make([]float64, len(d.Computed))
+			if _, _, err := softmax.Probs(probs, d.Computed, 1); err != nil {
+				t.Fatal(err)
+			}
+			last := d.Lens[layers-1]
+			top := sampler.Top(probs, k, nil)
+			if last.Layer != layers-1 || len(last.Top) != len(top) {
+				t.Fatalf("%s step %d: last lens layer %+v", spec.Model, i, last)
+			}
+			for j, id := range top {
+				if last.Top[j].Token != id || last.Top[j].P != probs[id] {
+					t.Errorf("%s step %d: lens top %d is %+v, the step's softmax has %d (p %v)", spec.Model, i, j, last.Top[j], id, probs[id])
+				}
+			}
+		}
+	}
+	if err := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}).KeepLens(-1); err == nil {
+		t.Error("KeepLens(-1) succeeded")
 	}
 }

@@ -35,8 +35,15 @@ type Step struct {
 	Token  int            // the token appended to the context
 	Forced bool           // Token was chosen by hand, not by Choice
 	Prob   float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
-	Piece  string         // the text Token adds
-	Top    []Candidate    // the most probable tokens of the step's softmax (KeepTop)
+
+	// How the step's softmax looked to the token chosen, for the timeline
+	// (package softmax and sampler.Rank say how each is computed).
+	LogProb float64 // ln Prob (−Inf for a forced token of probability 0)
+	Entropy float64 // of the step's softmax, in nats (ln 2 nats is a bit)
+	Rank    int     // Token's place in the softmax, 1 for the most probable
+
+	Piece string      // the text Token adds
+	Top   []Candidate // the most probable tokens of the step's softmax (KeepTop)
 
 	// The KV cache once the chosen token was fed to the model (unchanged
 	// when the session stopped at this step, or in a step from Next).
@@ -46,6 +53,11 @@ type Step struct {
 	genWas  generators // generator state the steps before left, for undo and Detail (genFor re-seeds it at a change of seed)
 	context int        // context length before the step
 }
+
+// Surprise is the information the chosen token carried, −ln Prob, in nats:
+// 0 for a certain token, large for an unlikely one. Averaged over the steps
+// it is the text's cross-entropy under the model (the log of perplexity).
+func (s Step) Surprise() float64 { return -s.LogProb }
 
 // Candidate is one of a step's most probable tokens.
 type Candidate struct {
@@ -72,4 +84,8 @@ type Detail struct {
 	Attention [][][]float32
 	// KV is the cache as the step read it: positions 0 … Pos.
 	KV transformer.CacheView
+	// Lens is the logit lens of the step's pass, layer by layer from the
+	// first (the last is the model's own softmax at temperature 1, before
+	// edits); nil unless Session.KeepLens asked for it, and for LogitsModel.
+	Lens []transformer.LensLayer
 }

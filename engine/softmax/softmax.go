@@ -140,3 +140,21 @@ func Float32(x []float32) {
 		x[i] /= z
 	}
 }
+
+// Entropy is the Shannon entropy of the distribution p, in nats:
+//
+//	H = −Σᵢ pᵢ ln pᵢ,
+//
+// with 0 ln 0 = 0, so masked tokens add nothing. It is 0 when one token has
+// all the probability and ln n when n tokens share it equally: e^H is how
+// many equally likely tokens the model is hesitating between. Divide by
+// ln 2 for bits.
+func Entropy(p []float64) float64 {
+	var h float64
+	for _, q := range p {
+		if q > 0 {
+			h -= q * math.Log(q)
+		}
+	}
+	return h
+}

@@ -215,3 +215,22 @@ func ramp(n int) []float32 {
 	}
 	return x
 }
+
+// TestEntropy checks Entropy on distributions whose entropy is known in
+// closed form.
+func TestEntropy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    []float64
+		want float64
+	}{
+		{"certain", []float64{0, 1, 0}, 0},
+		{"uniform over 4", []float64{0.25, 0.25, 0.25, 0.25}, math.Log(4)},
+		{"uniform over 2 with a masked token", []float64{0.5, 0, 0.5}, math.Log(2)},
+		{"a coin of p = 0.9", []float64{0.9, 0.1}, -0.9*math.Log(0.9) - 0.1*math.Log(0.1)},
+	} {
+		if got := softmax.Entropy(tc.p); !near(got, tc.want, 1e-15) {
+			t.Errorf("%s: Entropy = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

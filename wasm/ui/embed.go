@@ -12,7 +12,7 @@ import (
 
 // views are the parts of the playground a documentation page can embed
 // alone (?embed=1&view=…); "all" is everything but the page header.
-var views = []string{"all", "softmax", "kv", "tokens", "sampler", "compare", "tree"}
+var views = []string{"all", "softmax", "kv", "tokens", "sampler", "compare", "tree", "timeline"}
 
 // themes are the colour schemes an embed can ask for (?theme=…): auto
 // follows the reader's system, which a light blog on a dark system may not
@@ -24,7 +24,7 @@ var themes = []string{"auto", "light", "dark"}
 // playground in a new tab.
 func (p *Playground) renderEmbed() app.UI {
 	var d *session.Detail
-	if p.view != "tokens" && p.view != "tree" { // the views that show no step
+	if p.view != "tokens" && p.view != "tree" && p.view != "timeline" { // the views that show no step's detail
 		d = p.shown()
 	}
 	cards := func(views ...func(*session.Detail) app.UI) app.UI {
@@ -51,6 +51,8 @@ func (p *Playground) renderEmbed() app.UI {
 		body = []app.UI{p.strip(), p.controls()}
 	case "tree":
 		body = []app.UI{p.strip(), p.controls(), p.treeCard()}
+	case "timeline":
+		body = []app.UI{p.controls(), p.timeline()}
 	default:
 		body = []app.UI{p.strip(), p.controls(), p.stepViews(d), p.kvCard(d)}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // fixed formats x with d decimals, as a logit is typed.
@@ -117,3 +118,15 @@ func byteSize(n int) string {
 	}
 	return itoa(n) + " bytes"
 }
+
+// count writes a count with thin spaces between thousands, as 12 345 678.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "\u2009" + s[i:]
+	}
+	return s
+}
+
+// millis is a duration in milliseconds, four significant digits.
+func millis(d time.Duration) string { return sig(float64(d)/float64(time.Millisecond)) + " ms" }

@@ -314,14 +314,50 @@ func (c *KVCard) attention(l int) app.UI {
 	for h, weights := range heads {
 		tops[h] = app.Li().Text("head " + itoa(h) + ": " + topAttended(weights, c.Tokens, 3))
 	}
+	headLabels := make([]app.UI, len(heads))
+	for h := range heads {
+		headLabels[h] = app.Span().Text("head " + itoa(h))
+	}
 	return app.Div().ID("attention").Body(
 		title,
-		app.Canvas().ID("canvas-attention").Class("heat attention").Width(n).Height(len(heads)).
-			Attr("aria-label", "attention weights, a row per head, a column per position").
-			OnMouseMove(c.onAttentionHover(l), app.EventScope(l)).OnMouseLeave(c.leave),
+		app.Div().Class("att-frame").Body(
+			app.Div().Class("att-heads").Body(headLabels...),
+			app.Div().Class("att-map").Body(
+				app.Canvas().ID("canvas-attention").Class("heat attention").Width(n).Height(len(heads)).
+					Attr("aria-label", "attention weights, a row per head, a column per position").
+					OnMouseMove(c.onAttentionHover(l), app.EventScope(l)).OnMouseLeave(c.leave),
+				c.positionAxis(n),
+			),
+		),
 		app.P().Class("hint").Text(itoa(len(heads))+" heads (rows) × "+itoa(n)+" positions (columns); darker is more attention."),
 		app.Ul().Class("attended").Body(tops...),
 	)
+}
+
+// axisLabels is about how many token labels the attention map's axis
+// holds: more would overlap.
+const axisLabels = 24
+
+// positionAxis labels the attention map's columns with the context's
+// tokens: every few positions, so that the labels do not overlap, and the
+// query's own, the last.
+func (c *KVCard) positionAxis(n int) app.UI {
+	stride := (n + axisLabels - 1) / axisLabels
+	var labels []app.UI
+	for pos := 0; pos < n; pos += stride {
+		if n-1-pos < stride/2 && pos != n-1 {
+			continue // too close to the last one, which is always labelled
+		}
+		labels = append(labels, c.axisLabel(pos, n))
+	}
+	if (n-1)%stride != 0 {
+		labels = append(labels, c.axisLabel(n-1, n))
+	}
+	return app.Div().Class("att-axis").Attr("aria-hidden", "true").Body(labels...)
+}
+
+func (c *KVCard) axisLabel(pos, n int) app.UI {
+	return app.Span().Style("left", pct((float64(pos)+0.5)/float64(n))).Title("position " + itoa(pos)).Text(c.Tokens[pos])
 }
 
 func (c *KVCard) onAttentionHover(l int) app.EventHandler {

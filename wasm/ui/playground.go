@@ -41,6 +41,9 @@ type Playground struct {
 	sel     int           // the step on display; len(steps) means the next one
 	cmp     compareState  // the compare card's choices
 
+	lensOpen bool           // the logit lens card is open: Detail carries the lens
+	rec      recomputeState // the cache-versus-recompute card's
+
 	// The detail of one step (the one on display), derived once per change.
 	detail               *session.Detail
 	detailRev, detailSel int
@@ -495,6 +498,7 @@ func (p *Playground) detailAt(i int) *session.Detail {
 		return p.detail
 	}
 	p.detail, p.detailRev, p.detailSel = nil, p.rev, i
+	_ = p.sess.KeepLens(p.lensWanted()) // in range by construction
 	d, err := p.sess.Detail(i)
 	if err != nil {
 		p.notice = err.Error()
@@ -539,6 +543,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.controls(),
 		p.treeCard(),
 		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
+		p.timeline(),
 		p.stepViews(d),
 		p.kvCard(d),
 		&StoredModels{},

@@ -19,7 +19,7 @@ func (p *Playground) stepViews(d *session.Detail) app.UI {
 }
 
 func (p *Playground) stepCards(d *session.Detail) []app.UI {
-	return []app.UI{p.hiddenCard(d), p.logitsCard(d), p.softmaxCard(d), p.barsCard(d), p.samplerCard(d), p.compareCard(d)}
+	return []app.UI{p.hiddenCard(d), p.logitsCard(d), p.softmaxCard(d), p.barsCard(d), p.samplerCard(d), p.compareCard(d), p.lensCard(d), p.recomputeCard(d)}
 }
 
 // ended says why the session stopped.

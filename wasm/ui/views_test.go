@@ -13,6 +13,7 @@ import (
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
 )
 
 // Unit tests of each view's HTML, rendered natively with app.HTMLString
@@ -281,6 +282,14 @@ func TestKVCard(t *testing.T) {
 	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
 	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
 	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
+	// The attention map's axes: a label per head, and the context's tokens,
+	// the first and the query's own among them.
+	if n := strings.Count(html, "<span>head "); n != p.sess.Transformer().Config.Heads {
+		t.Errorf("%d head labels, want %d", n, p.sess.Transformer().Config.Heads)
+	}
+	first, query := p.sess.Trace().Prompt[0].Piece, p.sess.Trace().Steps[19].Piece
+	contains(t, "260K attention axis", html, `class="att-axis"`, `title="position 0"`, ">"+visible(first)+"<",
+		`title="position 24"`, ">"+visible(query)+"<")
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
@@ -344,6 +353,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"", []string{"Next step", "sat"}},
 		{"model=stories260K&prompt=Lily&steps=5&temperature=0.9&seed=3", []string{"Next step", "5 steps"}},
 		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
+		{"embed=1&view=timeline&model=stories260K&prompt=Lily&steps=5&at=2", []string{"Timeline", "step 2 ", "5 steps", "Open in nexttoken"}},
 		{"embed=1&view=nope", []string{"could not be opened", "view"}},
 		{"theme=purple", []string{"could not be opened", "theme"}},
 		{"model=stories260K&prompt=100%", []string{"could not be opened", "prompt", "%25"}},
@@ -554,4 +564,114 @@ func TestAppWorker(t *testing.T) {
 	if !strings.HasPrefix(modelCache, "nexttoken-") {
 		t.Errorf("the model cache %q would be deleted by a new version", modelCache)
 	}
+}
+
+func TestTimeline(t *testing.T) {
+	// 20 steps of stories260K, step 3 on display: four series of one path
+	// each, a point per step, and the readout of step 3's own numbers.
+	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 2)
+	html, text := render(p.timeline())
+	st := p.sess.Trace().Steps[2]
+	for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
+		path := regexp.MustCompile(`<path class="` + series + `" d="([^"]*)"`).FindStringSubmatch(html)
+		if path == nil {
+			t.Fatalf("no %s path:\n%s", series, html)
+		}
+		if n := strings.Count(path[1], "L") + 1; n != 20 {
+			t.Errorf("%s: %d points, want 20", series, n)
+		}
+	}
+	contains(t, "timeline", text, "step 3 "+quote(st.Piece), "p = "+sig(st.Prob), "ln p = "+sig(st.LogProb),
+		"surprise "+sig(st.Surprise())+" nats", "entropy "+sig(st.Entropy)+" nats", "rank "+itoa(st.Rank)+" of 512")
+	contains(t, "timeline", html, `class="timeline-mark selected"`, `id="timeline-hit"`)
+
+	// 500 steps: still four paths, and nothing else per step.
+	p = page(t, stories(500, sampler.Settings{Temperature: 1, Seed: 3}), -1)
+	html, _ = render(p.timeline())
+	if n := len(p.sess.Trace().Steps); n < 300 {
+		t.Fatalf("the story stopped after %d steps", n)
+	}
+	if n := strings.Count(html, "<path"); n != 4 {
+		t.Errorf("%d paths for %d steps, want 4", n, len(p.sess.Trace().Steps))
+	}
+	if n := strings.Count(html, "<"); n > 40 {
+		t.Errorf("%d elements for %d steps", n, len(p.sess.Trace().Steps))
+	}
+
+	// No steps: no chart, a hint.
+	p = page(t, stories(0, sampler.DefaultSettings()), -1)
+	html, text = render(p.timeline())
+	lacks(t, "empty timeline", html, "<svg")
+	contains(t, "empty timeline", text, "Take a step")
+}
+
+func TestLensCard(t *testing.T) {
+	// Closed, the card asks for no lens and shows none.
+	p := page(t, stories(12, sampler.Settings{Temperature: 1, Seed: 3}), 4)
+	html, _ := render(p.lensCard(p.shown()))
+	lacks(t, "closed lens card", html, "lens-grid")
+	if p.shown().Lens != nil {
+		t.Error("the detail carries a lens while the card is closed")
+	}
+
+	// Open: a row per layer, lensTop tokens each, and the step on display's
+	// lens, which follows the selection.
+	p.setLensOpen(true)
+	for _, sel := range []int{4, 9, 12} {
+		p.sel = sel
+		d := p.shown()
+		html, text := render(p.lensCard(d))
+		if n, want := strings.Count(html, "<tr"), 1+p.sess.Transformer().Config.Layers; n != want {
+			t.Errorf("step %d: %d rows, want %d (a head and a row per layer)", sel, n, want)
+		}
+		if n, want := strings.Count(html, `class="lens`), p.sess.Transformer().Config.Layers*lensTop; n != want {
+			t.Errorf("step %d: %d cells, want %d", sel, n, want)
+		}
+		contains(t, "lens card", html, `data-step="`+itoa(sel)+`"`)
+		last := d.Lens[len(d.Lens)-1].Top[0]
+		contains(t, "lens card", text, p.vocab.Name(last.Token)+" "+sig(last.P))
+	}
+
+	// Hand-typed logits have no layers: no card.
+	p = page(t, workedSpec, -1)
+	html, _ = render(p.lensCard(p.shown()))
+	lacks(t, "worked example", html, "lens")
+}
+
+func TestRecomputeCard(t *testing.T) {
+	// Off: the counts' chart only, nothing recomputed.
+	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 6)
+	html, _ := render(p.recomputeCard(p.shown()))
+	contains(t, "recompute card, off", html, `id="recompute-toggle"`, `<path class="recomputed"`, `<path class="cached"`)
+	lacks(t, "recompute card, off", html, "recompute-diff", "recompute-times")
+
+	// On: the step on display recomputed, bit-identical, with the engine's
+	// counts, and a measured time per step recomputed.
+	p.setRecompute(true)
+	c := p.sess.Transformer().Config
+	spaced := func(n int) string { return strings.ReplaceAll(count(n), "\u2009", " ") } // as render's text has it
+	for _, sel := range []int{6, 20} {
+		p.sel = sel
+		d := p.shown()
+		html, text := render(p.recomputeCard(d))
+		contains(t, "recompute card", text, "Step "+itoa(sel+1)+" recomputed over all "+itoa(d.Step.Pos+1)+" positions", "bit-identical",
+			spaced(transformer.MultiplyAdds(c, d.Step.Pos)), spaced(transformer.RecomputeMultiplyAdds(c, d.Step.Pos)))
+		contains(t, "recompute card", html, `id="recompute-times"`)
+	}
+	if n := len(p.rec.times); n != 2 {
+		t.Errorf("%d positions measured, want 2", n)
+	}
+
+	// While Run steps, the card waits rather than stall it.
+	p.running = true
+	p.sel = 3
+	_, text := render(p.recomputeCard(p.shown()))
+	contains(t, "recompute card while running", text, "waits until Run stops")
+	lacks(t, "recompute card while running", text, "bit-identical")
+	p.running = false
+
+	// Hand-typed logits: no card.
+	p = page(t, workedSpec, -1)
+	html, _ = render(p.recomputeCard(p.shown()))
+	lacks(t, "worked example", html, "recompute")
 }

@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
+)
+
+// lensTop is how many tokens a layer of the logit lens shows.
+const lensTop = session.DefaultTop
+
+// lensCard is the logit lens card's input: the lens of the step on display,
+// which Detail carries while the card is open (detailAt asks for it).
+func (p *Playground) lensCard(d *session.Detail) app.UI {
+	if p.sess.Transformer() == nil {
+		return app.Text("") // hand-typed logits: no layers to look into
+	}
+	return &LensCard{Open: p.lensOpen, Lens: d.Lens, Chosen: d.Step.Token, Index: d.Index, Vocab: p.vocab, Page: p}
+}
+
+// lensWanted is how many tokens a layer the session's Detail should carry.
+func (p *Playground) lensWanted() int {
+	if p.lensOpen {
+		return lensTop
+	}
+	return 0
+}
+
+// setLensOpen opens or closes the lens card; the detail on display is
+// derived again, with or without its lens.
+func (p *Playground) setLensOpen(open bool) {
+	p.lensOpen = open
+	p.detail = nil
+}
+
+// LensCard is the logit lens as a grid: a row per layer, from the first to
+// the last, its most probable tokens left to right, each cell shaded by its
+// probability; the token the step chose is marked wherever it appears.
+type LensCard struct {
+	app.Compo
+
+	Open   bool
+	Lens   []transformer.LensLayer
+	Chosen int // the token the step chose (or would choose)
+	Index  int // the step on display
+	Vocab  *Vocab
+	Page   *Playground
+}
+
+func (c *LensCard) Render() app.UI {
+	body := []app.UI{app.Summary().Body(app.H3().Text("Logit lens: what each layer would predict"))}
+	if c.Open && c.Lens != nil {
+		head := []app.UI{app.Th().Text("after layer")}
+		for j := range len(c.Lens[0].Top) {
+			head = append(head, app.Th().Text("#"+itoa(j+1)))
+		}
+		rows := []app.UI{app.Tr().Body(head...)}
+		for _, layer := range c.Lens {
+			cells := []app.UI{app.Th().Text(itoa(layer.Layer))}
+			for _, tok := range layer.Top {
+				cell := app.Td().Class("lens").DataSet("token", tok.Token).
+					Style("--p", strconv.FormatFloat(tok.P, 'f', 3, 64)).
+					Title("token "+itoa(tok.Token)+", p = "+sig(tok.P)).
+					Body(app.Span().Class("piece").Text(c.Vocab.Name(tok.Token)), app.Span().Class("p").Text(sig(tok.P)))
+				if tok.Token == c.Chosen {
+					cell = cell.Class("chosen")
+				}
+				cells = append(cells, cell)
+			}
+			rows = append(rows, app.Tr().DataSet("layer", layer.Layer).Body(cells...))
+		}
+		body = append(body,
+			app.P().Class("hint").Text("The residual stream after each layer, put through the model's final RMSNorm and classifier "+
+				"and a softmax at temperature 1 (no sampler settings, no edits): the tokens the model would predict if it stopped there. "+
+				"The last row is the model's own output. The step's token, "+quote(c.Vocab.Name(c.Chosen))+", is outlined."),
+			app.Div().Class("scroll").Body(app.Table().ID("lens-grid").Class("num lens").DataSet("step", c.Index).Body(rows...)),
+		)
+	}
+	details := app.Details().ID("lens").Class("card lens-card").OnToggle(c.onToggle)
+	if c.Open {
+		details = details.Open(true) // go-app would write open="false", which opens it
+	}
+	return details.Body(body...)
+}
+
+func (c *LensCard) onToggle(ctx app.Context, e app.Event) {
+	c.Page.setLensOpen(ctx.JSSrc().Get("open").Bool())
+}

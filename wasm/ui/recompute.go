@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
+)
+
+// recomputeState is the cache-versus-recompute card's: whether it
+// recomputes, the step on display recomputed (once per change), and the
+// times measured so far, by position, for the chart.
+type recomputeState struct {
+	on       bool
+	r        *session.Recomputed
+	rev, sel int
+	err      string
+	times    []timing // a position's latest, for the model measured
+	model    string
+}
+
+// timing is one position's measured step, both ways.
+type timing struct {
+	pos                int
+	cached, recomputed time.Duration
+}
+
+// recomputeCard is the card's input: the model's shape for the counts and,
+// when the switch is on, the step on display recomputed without the cache.
+func (p *Playground) recomputeCard(d *session.Detail) app.UI {
+	tr := p.sess.Transformer()
+	if tr == nil {
+		return app.Text("") // hand-typed logits: no model, no cache
+	}
+	st := &p.rec
+	if st.model != p.sess.Spec().Model {
+		st.times, st.model = nil, p.sess.Spec().Model
+	}
+	// While Run steps, recomputing each frame's step would stall it (a
+	// second at 500 positions of stories260K): the card waits.
+	if st.on && !p.running && (st.r == nil || st.rev != p.rev || st.sel != d.Index) {
+		st.r, st.err, st.rev, st.sel = nil, "", p.rev, d.Index
+		if r, err := p.sess.Recompute(d.Index); err != nil {
+			st.err = err.Error()
+		} else {
+			st.r = r
+			st.measured(timing{r.Pos, r.CachedTime, r.RecomputedTime})
+		}
+	}
+	c := &RecomputeCard{On: st.on, Config: tr.Config, Positions: len(p.sess.Trace().Prompt) + len(p.sess.Trace().Steps),
+		Pos: d.Step.Pos, Index: d.Index, Error: st.err, Times: st.times, Page: p}
+	switch {
+	case st.on && p.running:
+		c.Error = "Recomputing waits until Run stops: it would run every position again for every step shown."
+	case st.on:
+		c.R = st.r
+	}
+	return c
+}
+
+// measured keeps the latest time measured at a position: the chart draws
+// a point per position, in any order.
+func (st *recomputeState) measured(t timing) {
+	for i := range st.times {
+		if st.times[i].pos == t.pos {
+			st.times[i] = t
+			return
+		}
+	}
+	st.times = append(st.times, t)
+}
+
+func (p *Playground) setRecompute(on bool) { p.rec.on, p.rec.r = on, nil }
+
+// RecomputeCard shows what the KV cache saves: a "recompute without cache"
+// switch that runs the step on display again over the whole context and
+// compares the logits, the multiply-adds of a step both ways as the
+// sequence grows, the measured times, the cache's memory, and the prompt's
+// prefill against a decode step.
+type RecomputeCard struct {
+	app.Compo
+
+	On        bool
+	Config    checkpoint.Config
+	Positions int                 // the context so far: the chart's width
+	Pos       int                 // the position the step on display fed
+	Index     int                 // the step on display
+	R         *session.Recomputed // the step recomputed, while On
+	Error     string
+	Times     []timing // measured, a point per position
+	Page      *Playground
+}
+
+func (c *RecomputeCard) Render() app.UI {
+	toggle := app.Label().Class("switch").Body(
+		app.Input().ID("recompute-toggle").Type("checkbox").Checked(c.On).OnChange(c.onToggle),
+		app.Text(" Recompute without cache: run the whole sequence through the model again for the step on display"),
+	)
+	body := []app.UI{toggle}
+	switch {
+	case c.Error != "":
+		body = append(body, app.P().ID("recompute-diff").Class("notice").Text(c.Error))
+	case c.R != nil:
+		body = append(body, c.result(), c.costs())
+	}
+	body = append(body, c.chart())
+	return card("recompute", "Cache versus recompute",
+		"With the KV cache a step feeds one token: its query reads the keys and values kept from every earlier position. "+
+			"Without it, each step runs every position of the sequence again. Same numbers, very different work.", body...)
+}
+
+func (c *RecomputeCard) onToggle(ctx app.Context, e app.Event) {
+	c.Page.setRecompute(ctx.JSSrc().Get("checked").Bool())
+}
+
+// result says whether the logits were the same both ways.
+func (c *RecomputeCard) result() app.UI {
+	r := c.R
+	verdict := "bit-identical to the cached step's: the cache changes what is computed, not how"
+	if !r.Identical {
+		verdict = "the same up to a largest difference of " + sig(r.MaxAbsDiff)
+	}
+	return app.P().ID("recompute-diff").Class("recompute-diff").Body(
+		app.Text("Step "+itoa(c.Index+1)+" recomputed over all "+itoa(r.Pos+1)+" positions: its "+itoa(c.Config.VocabSize)+" logits are "),
+		app.Strong().Text(verdict), app.Text("."),
+	)
+}
+
+// costs sets the step's two ways side by side, then the prompt's prefill.
+func (c *RecomputeCard) costs() app.UI {
+	r := c.R
+	row := func(name string, madds int, t time.Duration) app.UI {
+		return app.Tr().Body(app.Th().Text(name), app.Td().Text(count(madds)), app.Td().Text(millis(t)))
+	}
+	perToken := r.PrefillTime / time.Duration(max(r.PromptTokens, 1))
+	return app.Div().Body(
+		app.Table().ID("recompute-costs").Class("num").Body(
+			app.Tr().Body(app.Th().Text("step "+itoa(c.Index+1)+", position "+itoa(r.Pos)), app.Th().Text("multiply-adds"), app.Th().Text("time, measured")),
+			row("with the cache", r.CachedMultiplyAdds, r.CachedTime),
+			row("recomputed", r.RecomputedMultiplyAdds, r.RecomputedTime),
+			row("prefill, per prompt token", r.PrefillMultiplyAdds/max(r.PromptTokens, 1), perToken),
+		),
+		app.P().Class("hint").Text("Recomputing costs "+fixed(float64(r.RecomputedMultiplyAdds)/float64(r.CachedMultiplyAdds), 1)+
+			"× the multiply-adds here; the cache that saves them holds "+byteSize(r.KVBytes)+" for these "+itoa(r.Pos+1)+" positions. "+
+			"Prefill fed the prompt's "+itoa(r.PromptTokens)+" tokens ("+millis(r.PrefillTime)+" in all) a position at a time, as run.c does, "+
+			"so a prompt token costs what a decode step does; batched prefill, matrix by matrix, is the native engine's (nexttoken trace)."),
+	)
+}
+
+// chart plots a step's multiply-adds both ways at every position of the
+// sequence so far — a line and a parabola — and the times measured.
+func (c *RecomputeCard) chart() app.UI {
+	const w, h = 480.0, 120.0
+	n := max(c.Positions, 2)
+	peak := float64(transformer.RecomputeMultiplyAdds(c.Config, n-1))
+	x := func(pos int) float64 { return w * float64(pos) / float64(n-1) }
+	path := func(class string, y func(pos int) float64) string {
+		return svgPath(class, n, func(pos int) (float64, float64) { return x(pos), y(pos) })
+	}
+	madds := func(f func(checkpoint.Config, int) int) func(int) float64 {
+		return func(pos int) float64 { return h - h*float64(f(c.Config, pos))/peak }
+	}
+	var svg strings.Builder
+	svg.WriteString(`<svg class="cost" viewBox="-60 -8 560 150" role="img" aria-label="multiply-adds of a step with and without the cache, by position">`)
+	svg.WriteString(`<rect class="frame" x="0" y="0" width="480" height="120"/>`)
+	svg.WriteString(`<text class="axis" x="-4" y="6" text-anchor="end">` + count(int(peak)) + `</text><text class="axis" x="-4" y="120" text-anchor="end">0</text>`)
+	svg.WriteString(`<text class="axis" x="0" y="136">position 0</text><text class="axis" x="480" y="136" text-anchor="end">position ` + itoa(n-1) + `</text>`)
+	svg.WriteString(path("recomputed", madds(transformer.RecomputeMultiplyAdds)))
+	svg.WriteString(path("cached", madds(transformer.MultiplyAdds)))
+	svg.WriteString(`<circle class="shown" cx="` + num1(x(min(c.Pos, n-1))) + `" cy="` + num1(madds(transformer.RecomputeMultiplyAdds)(min(c.Pos, n-1))) + `" r="4"/>`)
+	svg.WriteString(`</svg>`)
+	figures := []app.UI{app.Figure().Body(app.Raw(svg.String()),
+		app.FigCaption().Text("Multiply-adds of one step at each position so far, counted from the model's shape: "+
+			"with the cache (flat, growing by "+count(2*c.Config.Dim*c.Config.Layers)+" a position for attention) and recomputed (a parabola)."))}
+	if len(c.Times) > 0 {
+		figures = append(figures, c.timesChart(n))
+	}
+	return app.Div().Class("cost-charts").Body(figures...)
+}
+
+// timesChart plots the times measured so far, both ways, by position.
+func (c *RecomputeCard) timesChart(n int) app.UI {
+	const w, h = 480.0, 120.0
+	var peak time.Duration
+	for _, t := range c.Times {
+		peak = max(peak, t.recomputed, t.cached)
+	}
+	peak = max(peak, time.Microsecond)
+	x := func(pos int) float64 { return w * float64(min(pos, n-1)) / float64(n-1) }
+	y := func(d time.Duration) float64 { return h - h*float64(d)/float64(peak) }
+	var svg strings.Builder
+	svg.WriteString(`<svg class="cost" viewBox="-60 -8 560 150" role="img" aria-label="measured time of a step with and without the cache, by position">`)
+	svg.WriteString(`<rect class="frame" x="0" y="0" width="480" height="120"/>`)
+	svg.WriteString(`<text class="axis" x="-4" y="6" text-anchor="end">` + millis(peak) + `</text><text class="axis" x="-4" y="120" text-anchor="end">0</text>`)
+	for _, t := range c.Times {
+		svg.WriteString(`<circle class="recomputed" cx="` + num1(x(t.pos)) + `" cy="` + num1(y(t.recomputed)) + `" r="3"/>`)
+		svg.WriteString(`<circle class="cached" cx="` + num1(x(t.pos)) + `" cy="` + num1(y(t.cached)) + `" r="3"/>`)
+	}
+	svg.WriteString(`</svg>`)
+	return app.Figure().ID("recompute-times").Body(app.Raw(svg.String()),
+		app.FigCaption().Text("Time measured in this browser for each step recomputed so far ("+itoa(len(c.Times))+
+			"), with the cache and without: one run each, so expect noise."))
+}
