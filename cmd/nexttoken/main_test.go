@@ -175,6 +175,7 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--vocab=a,b"}, "--vocab needs --logits"},
 		{[]string{"--model=/nonexistent.bin", "--tokenizer=x"}, "no such file"},
 		{[]string{"--model=llama"}, `no model called "llama"`},
+		{[]string{"--model=../../web/models/stories260K.bin"}, "a llama2.c checkpoint needs its tokenizer, --tokenizer=FILE"},
 		{[]string{"--prompt=The dog"}, `unknown word "dog"`},
 		{[]string{"--temperature=-1"}, `invalid value "-1" for flag -temperature: want a number from 0 to 100`},
 		{[]string{"--temperature=NaN"}, `invalid value "NaN" for flag -temperature: want a number from 0 to 100`},

@@ -296,6 +296,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	if _, embedded := catalog.Lookup(f.model); !embedded && isGGUF(f.model) {
 		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil
 	}
+	if _, embedded := catalog.Lookup(f.model); !embedded && f.tokenizer == "" && isFile(f.model) {
+		return spec, nil, fmt.Errorf("--model=%s is a file, not a GGUF one: a llama2.c checkpoint needs its tokenizer, --tokenizer=FILE (such as tokenizer.bin)", f.model)
+	}
 	if f.tokenizer == "" {
 		if m, ok := catalog.Lookup(f.model); ok && m.Name == f.model && !f.promptSet {
 			spec.Prompt = m.Prompt
@@ -331,6 +334,12 @@ func isGGUF(path string) bool {
 	magic := make([]byte, len(gguf.Magic))
 	_, err = io.ReadFull(fd, magic)
 	return err == nil && string(magic) == gguf.Magic
+}
+
+// isFile reports whether path names a regular file.
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // loadGGUF reads the llama model of a GGUF file, decoding its weights

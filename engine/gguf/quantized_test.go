@@ -30,15 +30,15 @@ var (
 
 const refSeed = 7
 
-// refTensor is a line of the harness's dequant listing.
+// refTensor is a line of the harness's dequant listing (testdata/DIR/NAME.dequant).
 type refTensor struct {
 	typ              string
 	raw, dequantized uint64 // FNV-1a 64 of the tensor's bytes and of ggml's to_float of them
 }
 
-func readListing(t *testing.T, name string) map[string]refTensor {
+func readListing(t *testing.T, dir, name string) map[string]refTensor {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "quantized", name+".dequant"))
+	data, err := os.ReadFile(filepath.Join("testdata", dir, name+".dequant"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
 	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q4_k_m"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := readListing(t, tc.name)
+			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)
 			q := m.Matrices()
 			byName := matricesByName(q)
