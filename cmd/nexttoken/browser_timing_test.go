@@ -136,13 +136,15 @@ const runTime = `(n) => new Promise(resolve => {
 	const input = document.getElementById('run-n');
 	input.value = String(n); input.dispatchEvent(new Event('change', {bubbles: true}));
 	setTimeout(() => {
-		const rows = document.getElementById('kv-rows');
+		// The cache's rows show each new step; a view without the cache card
+		// has the status line.
+		const shownStep = () => (document.getElementById('kv-rows') ?? document.getElementById('status')).textContent;
 		const target = String(Number(document.getElementById('status').textContent.match(/^\d+/)[0]) + n);
-		let frames = 0, shown = 0, last = rows.textContent, running = true;
+		let frames = 0, shown = 0, last = shownStep(), running = true;
 		const count = () => {
 			if (!running) return;
 			frames++;
-			const now = document.getElementById('kv-rows').textContent;
+			const now = shownStep();
 			if (now !== last) { shown++; last = now; }
 			requestAnimationFrame(count);
 		};

@@ -179,14 +179,15 @@ func (sc *Scratch) newDraw(record bool) *Draw {
 // distribution computes the softmax the stages start from into sc.probs,
 // and for a recorded choice its every intermediate value too.
 func (sc *Scratch) distribution(c *Choice, logits []float64, temperature float64, record bool) error {
-	if _, _, err := softmax.Probs(sc.probs, logits, temperature); err != nil {
+	if !record {
+		_, _, err := softmax.Probs(sc.probs, logits, temperature)
 		return err
 	}
-	if record {
-		var err error
-		c.Softmax, err = softmax.Compute(logits, temperature)
+	var err error
+	if c.Softmax, err = softmax.Compute(logits, temperature); err != nil {
 		return err
 	}
+	copy(sc.probs, c.Softmax.Probs) // the same bits Probs gives
 	return nil
 }
 

@@ -254,7 +254,8 @@ func (r *ranking) draw(d *Draw, u float64, record bool) {
 		}
 	}
 	if record {
-		d.Order = slices.Clone(r.order[:0])
+		d.Order = make([]int, 0, r.survivors)
+		d.CDF = make([]float64, 0, r.survivors)
 		cum = 0
 		for i := range r.survivors {
 			cum += r.value(i)

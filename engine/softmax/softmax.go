@@ -64,13 +64,13 @@ func Compute(logits []float64, temperature float64) (*Trace, error) {
 		Probs:       make([]float64, n),
 	}
 	var err error
-	if t.Max, t.Sum, err = Probs(t.Probs, logits, temperature); err != nil {
+	if t.Max, t.Sum, err = exps(t.Exp, logits, temperature); err != nil {
 		return nil, err
 	}
 	for i, l := range logits {
 		t.Scaled[i] = l / temperature
 		t.Shifted[i] = t.Scaled[i] - t.Max
-		t.Exp[i] = math.Exp(t.Shifted[i])
+		t.Probs[i] = t.Exp[i] / t.Sum
 	}
 	return t, nil
 }
@@ -80,13 +80,26 @@ func Compute(logits []float64, temperature float64) (*Trace, error) {
 // the same numbers, computed the same way, as Compute's, without keeping
 // the intermediate vectors. It is what a sampler runs at every step.
 func Probs(p, logits []float64, temperature float64) (m, z float64, err error) {
+	if m, z, err = exps(p, logits, temperature); err != nil {
+		return 0, 0, err
+	}
+	for i := range logits {
+		p[i] /= z
+	}
+	return m, z, nil
+}
+
+// exps writes e^(ℓᵢ/T − m) into e and returns m and their sum Z, in index
+// order: the one home of the arithmetic Probs and Compute share, so that
+// their numbers are the same bits.
+func exps(e, logits []float64, temperature float64) (m, z float64, err error) {
 	if !(temperature > 0) || math.IsInf(temperature, 1) {
 		return 0, 0, fmt.Errorf("softmax: temperature %g is not positive and finite", temperature)
 	}
 	if len(logits) == 0 {
 		return 0, 0, errors.New("softmax: no logits")
 	}
-	p = p[:len(logits)]
+	e = e[:len(logits)]
 	m = math.Inf(-1)
 	for i, l := range logits {
 		switch {
@@ -99,18 +112,15 @@ func Probs(p, logits []float64, temperature float64) (m, z float64, err error) {
 		if math.IsInf(s, 0) && !math.IsInf(l, 0) {
 			return 0, 0, fmt.Errorf("softmax: logit %d (%g) overflows at temperature %g", i, l, temperature)
 		}
-		p[i] = s
+		e[i] = s
 		m = max(m, s)
 	}
 	if math.IsInf(m, -1) {
 		return 0, 0, errors.New("softmax: every logit is −Inf (all tokens masked)")
 	}
-	for i, s := range p {
-		p[i] = math.Exp(s - m)
-		z += p[i]
-	}
-	for i := range p {
-		p[i] /= z
+	for i, s := range e {
+		e[i] = math.Exp(s - m)
+		z += e[i]
 	}
 	return m, z, nil
 }
