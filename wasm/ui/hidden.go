@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
@@ -26,13 +28,7 @@ func (c *HiddenCard) Render() app.UI {
 	if c.Dim == 0 {
 		return card("hidden", "Logits typed by hand", "This session has no model: the logits below are the input. Pick a model to see where logits come from.")
 	}
-	h := make([]app.UI, len(c.D.Hidden))
-	for i, v := range c.D.Hidden {
-		h[i] = app.Span().Title("h[" + itoa(i) + "]").Text(fixed(float64(v), 3))
-	}
-	body := []app.UI{
-		app.Div().ID("hidden-h").Class("vector").Body(append([]app.UI{app.Strong().Text("h =")}, h...)...),
-	}
+	body := []app.UI{app.Raw(hiddenVector(c.D.Hidden))}
 	if c.Head == nil {
 		body = append(body, app.P().Class("hint").Textf(
 			"W is the %d × %d %s; each logit is one row of W times h.", len(c.Vocab.Names), c.Dim, headName(c.Shared)))
@@ -53,6 +49,23 @@ func (c *HiddenCard) Render() app.UI {
 	}
 	return card("hidden", "Hidden state h and LM head W",
 		"h is the last layer's output for the input token, after the final RMSNorm. Each logit is a row of W times h.", body...)
+}
+
+// hiddenVector is h as HTML, a span per number: one string, so that a new
+// step costs the page one element's update rather than one per number
+// (576 for SmolLM2-135M, which made it the slowest view to redraw).
+func hiddenVector(h []float32) string {
+	var b strings.Builder
+	b.WriteString(`<div id="hidden-h" class="vector"><strong>h =</strong>`)
+	for i, v := range h {
+		b.WriteString(`<span title="h[`)
+		b.WriteString(itoa(i))
+		b.WriteString(`]">`)
+		b.WriteString(fixed(float64(v), 3))
+		b.WriteString(`</span>`)
+	}
+	b.WriteString(`</div>`)
+	return b.String()
 }
 
 func headName(shared bool) string {
