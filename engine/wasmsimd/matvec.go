@@ -1,43 +1,73 @@
 package wasmsimd
 
-// Generate returns the kernel module, the bytes of matvec.wasm
-// (go run ./engine/wasmsimd/gen writes them; TestGenerateReproducesModule
-// checks that it did). The module imports the memory it works on as
-// env.mem and exports
+import "slices"
+
+// Generate returns the kernel modules by file name: matvec.wasm and
+// attention.wasm (go run ./engine/wasmsimd/gen writes them;
+// TestGenerateReproducesModules checks that it did). Two modules, not one,
+// because Chromium compiles at most maxSyncModule bytes synchronously.
+// Each imports the memory it works on as env.mem; matvec.wasm exports
 //
 //	matvec_f32(out, x, w, n, d)                   out[i] = Σ_j w[i·n + j]·x[j] for i < d
 //	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
 //	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
-//	matvec_f32_args(p), mul_q8_0_args(p), …       the same, their arguments read from p
 //
 // where out, x, w, q, d and sums are byte offsets in that memory and n, d,
-// blocks and rows are counts. The _args forms let a caller that has bound p
-// once (Function.bind) make the call without passing numbers, which would
+// blocks and rows are counts; attention.wasm exports attention_scores and
+// attention_values (see attentionScores and attentionValues). Every kernel
+// has an _args form, matvec_f32_args(p) and so on, that reads its
+// arguments from p, p+4, …: a caller that has bound p once
+// (Function.bind) then makes the call without passing numbers, which would
 // allocate in Go.
-func Generate() []byte {
-	var m []byte
-	m = append(m, 0x00, 'a', 's', 'm', 1, 0, 0, 0)
-	m = appendSection(m, typeSection, appendVector(nil,
-		funcType(i32, i32, i32, i32, i32),           // 0: matvec_f32
-		funcType(i32),                               // 1: the _args forms
-		funcType(i32, i32, i32, i32, i32, i32, i32), // 2: mul_q8_0, mul_q4_0
-	))
+func Generate() map[string][]byte {
+	return map[string][]byte{
+		"matvec.wasm": assemble(
+			kernel{"matvec_f32", matvec()},
+			kernel{"mul_q8_0", mulQuant(q8_0)},
+			kernel{"mul_q4_0", mulQuant(q4_0)}),
+		"attention.wasm": assemble(
+			kernel{"attention_scores", attentionScores()},
+			kernel{"attention_values", attentionValues()}),
+	}
+}
+
+// kernel is a function a module exports: its name and its body, whose
+// parameters are all i32.
+type kernel struct {
+	name string
+	body *body
+}
+
+// assemble returns the module of the kernels, each followed by its _args
+// form (callWithArgs), with one function type per number of parameters.
+func assemble(kernels ...kernel) []byte {
+	var types, functions, exports, code [][]byte
+	typeOf := map[int]byte{}
+	typeIndex := func(params int) []byte {
+		t, ok := typeOf[params]
+		if !ok {
+			t = byte(len(types))
+			typeOf[params] = t
+			types = append(types, funcType(slices.Repeat([]byte{i32}, params)...))
+		}
+		return []byte{t}
+	}
+	for _, k := range kernels {
+		fn := uint32(len(functions))
+		functions = append(functions, typeIndex(k.body.params), typeIndex(1))
+		exports = append(exports,
+			append(appendName(nil, k.name), 0x00, byte(fn)),
+			append(appendName(nil, k.name+"_args"), 0x00, byte(fn+1)))
+		code = append(code, k.body.encode(), callWithArgs(fn, k.body.params).encode())
+	}
+	m := []byte{0x00, 'a', 's', 'm', 1, 0, 0, 0}
+	m = appendSection(m, typeSection, appendVector(nil, types...))
 	memory := []byte{0x02, 0x00, 0x00} // a memory with limits {min 0, no max}: any size fits
 	m = appendSection(m, importSection, appendVector(nil,
 		append(appendName(appendName(nil, "env"), "mem"), memory...)))
-	m = appendSection(m, functionSection, appendVector(nil, []byte{0}, []byte{1}, []byte{2}, []byte{1}, []byte{2}, []byte{1}))
-	m = appendSection(m, exportSection, appendVector(nil,
-		append(appendName(nil, "matvec_f32"), 0x00, 0),
-		append(appendName(nil, "matvec_f32_args"), 0x00, 1),
-		append(appendName(nil, "mul_q8_0"), 0x00, 2),
-		append(appendName(nil, "mul_q8_0_args"), 0x00, 3),
-		append(appendName(nil, "mul_q4_0"), 0x00, 4),
-		append(appendName(nil, "mul_q4_0_args"), 0x00, 5)))
-	m = appendSection(m, codeSection, appendVector(nil,
-		matvec().encode(), callWithArgs(0, 5).encode(),
-		mulQuant(q8_0).encode(), callWithArgs(2, 7).encode(),
-		mulQuant(q4_0).encode(), callWithArgs(4, 7).encode()))
-	return m
+	m = appendSection(m, functionSection, appendVector(nil, functions...))
+	m = appendSection(m, exportSection, appendVector(nil, exports...))
+	return appendSection(m, codeSection, appendVector(nil, code...))
 }
 
 // chunksPerStep was tuned under node (V8) at stories15M's shapes: two
@@ -106,11 +136,6 @@ func matvec() *body {
 		f.i32GeU()
 		f.brIf(1)
 	}
-	endWhile := func() {
-		f.br(0)
-		f.end()
-		f.end()
-	}
 
 	// multiplyAdd loads xt := x[j+offset…] (a vector of four when wide,
 	// else a float) and adds r_k[j+offset…]·xt to sums[k] for k < rows.
@@ -169,7 +194,7 @@ func matvec() *body {
 				multiplyAdd(rows, acc, xv, uint32(16*c), true)
 			}
 			addTo(f, j, int32(16*chunks))
-			endWhile()
+			endWhile(f)
 		}
 
 		// The last n mod 4 products, into lane 0.
@@ -181,7 +206,7 @@ func matvec() *body {
 		whileBelow(j, 0)
 		multiplyAdd(rows, t, xs, 0, false)
 		addTo(f, j, 4)
-		endWhile()
+		endWhile(f)
 		for k := range rows {
 			f.get(acc[k])
 			f.get(t[k])
