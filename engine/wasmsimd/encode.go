@@ -126,6 +126,7 @@ func (f *body) i32GeU()            { f.code = append(f.code, 0x4F) }
 func (f *body) i32GtU()            { f.code = append(f.code, 0x4B) }
 func (f *body) i32LeU()            { f.code = append(f.code, 0x4D) }
 func (f *body) selectOp()          { f.code = append(f.code, 0x1B) }
+func (f *body) drop()              { f.code = append(f.code, 0x1A) }
 func (f *body) f32Add()            { f.code = append(f.code, 0x92) }
 func (f *body) f32Mul()            { f.code = append(f.code, 0x94) }
 func (f *body) f32ReinterpretI32() { f.code = append(f.code, 0xBE) }
