@@ -47,7 +47,7 @@ func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 // returns how many it scored (none without SIMD): the Go loop scores the
 // rest.
 func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
-	if simd != nil && simd.AttentionScores(att, q, keys, l.simd(), sqrtHS) == nil {
+	if simd != nil && simd.AttentionScores(att, q, keys, l.layout(), sqrtHS) == nil {
 		return l.positions &^ 3
 	}
 	return 0
@@ -57,14 +57,14 @@ func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 // Go loop without SIMD or for heads the kernel does not take (a size not
 // a multiple of four).
 func mixHeads(out, att, values []float32, l heads) {
-	if simd != nil && simd.AttentionValues(out, att, values, l.simd()) == nil {
+	if simd != nil && simd.AttentionValues(out, att, values, l.layout()) == nil {
 		return
 	}
 	mixHeadsGo(out, att, values, l)
 }
 
-// simd is l as package wasmsimd names it.
-func (l heads) simd() wasmsimd.Heads {
+// layout is l as package wasmsimd names it.
+func (l heads) layout() wasmsimd.Heads {
 	return wasmsimd.Heads{Count: l.count, Size: l.size, KVMul: l.kvMul, Positions: l.positions, Stride: l.stride, AttStride: l.attStride}
 }
 

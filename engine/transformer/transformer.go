@@ -319,9 +319,10 @@ func (l heads) keyOffset(h int) int { return (h / l.kvMul) * l.size }
 func mixHeadsGo(out, att, values []float32, l heads) {
 	for h := range l.count {
 		oh := out[h*l.size : (h+1)*l.size]
+		off := l.keyOffset(h)
 		clear(oh)
 		for p, w := range att[h*l.attStride:][:l.positions] {
-			v := values[p*l.stride+l.keyOffset(h):][:l.size]
+			v := values[p*l.stride+off:][:l.size]
 			for i := range oh {
 				oh[i] += float32(w * v[i])
 			}
