@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 )
 
@@ -34,10 +35,11 @@ WebAssembly.instantiateStreaming(fetch("/decodebench.wasm"), go.importObject)
 </script>`
 
 // wllamaPage decodes as decodebench does with wllama (llama.cpp built for
-// WebAssembly with SIMD): the F32 GGUF of the same network, one thread, no
+// WebAssembly with SIMD): a GGUF file of the same network, one thread, no
 // GPU, the same prompt (llama.cpp adds BOS), an untimed run of 16 tokens,
 // then 128 greedy tokens; its decode time is llama.cpp's own timing of the
 // generated tokens (predicted_ms).
+// The query's format (f32 or q8_0) chooses the file, /model-FORMAT.gguf.
 // With ids=1 it decodes once more, untimed, asking for log-probabilities,
 // whose entries carry the token ids.
 const wllamaPage = `<!doctype html><meta charset="utf-8"><title>wllama</title><link rel="icon" href="data:,">
@@ -49,7 +51,8 @@ try {
 	const tokens = Number(query.get("tokens") || 128);
 	const wllama = new Wllama({default: "/wllama/wasm/wllama.wasm"},
 		{logger: {debug: quiet, log: quiet, info: quiet, warn: quiet, error: console.error}});
-	await wllama.loadModelFromUrl(location.origin + "/model.gguf", {n_threads: 1, n_ctx: 256, n_gpu_layers: 0});
+	const format = query.get("format") || "f32";
+	await wllama.loadModelFromUrl(location.origin + "/model-" + format + ".gguf", {n_threads: 1, n_ctx: 256, n_gpu_layers: 0});
 	const greedy = {prompt: "Once upon a time", max_tokens: tokens, temperature: 0, ignore_eos: true};
 	await wllama.createCompletion({...greedy, max_tokens: Math.min(16, tokens)}); // warm-up, as decodebench's
 	const r = await wllama.createCompletion(greedy);
@@ -81,7 +84,8 @@ type decodeResult struct {
 // SmolLM2-135M-shape Q8_0 model with the SIMD kernel (its Go loop would
 // take minutes a round); and, when NEXTTOKEN_WLLAMA names a folder
 // where npm installed @wllama/wllama (make timing WLLAMA=/path), wllama
-// single-threaded on the same network written as an F32 GGUF. The engines
+// single-threaded on the same networks written as GGUF files, the F32 one
+// and the Q8_0 one (the same blocks as decodebench's format=q8_0). The engines
 // take turns, a fresh tab each, NEXTTOKEN_TIMING_ROUNDS rounds (default 5),
 // so that the shared machine's load falls on all of them alike. A
 // measurement, not a test: make timing runs it, with NEXTTOKEN_TIMING=1.
@@ -114,17 +118,20 @@ func TestDecodeTiming(t *testing.T) {
 		{"stories260K Go", "/decode.html?model=stories260K&simd=0&tokens=" + strconv.Itoa(tokens)},
 		{"SmolLM2 shape Q8_0 SIMD", "/decode.html?shape=smollm2&format=q8_0&tokens=32"},
 	}
-	wllama := -1 // its index among the engines, if it runs
+	wllama := -1 // the index of wllama's F32 run among the engines, if it runs; Q8_0 follows
 	if dir := os.Getenv("NEXTTOKEN_WLLAMA"); dir != "" {
 		esm := filepath.Join(dir, "node_modules", "@wllama", "wllama", "esm")
 		if _, err := os.Stat(filepath.Join(esm, "index.js")); err != nil {
 			t.Fatalf("NEXTTOKEN_WLLAMA=%s: no wllama there (npm install @wllama/wllama@3.8.1 in it): %v", dir, err)
 		}
 		mux.Handle("/wllama/", http.StripPrefix("/wllama/", http.FileServer(http.Dir(esm))))
-		files["/model.gguf"] = writeRandomGGUF(t)
+		files["/model-f32.gguf"] = writeRandomGGUF(t, quant.F32)
+		files["/model-q8_0.gguf"] = writeRandomGGUF(t, quant.Q8_0)
 		pages["/wllama.html"] = wllamaPage
 		wllama = len(engines)
-		engines = append(engines, struct{ name, path string }{"wllama f32", "/wllama.html?tokens=" + strconv.Itoa(tokens)})
+		engines = append(engines,
+			struct{ name, path string }{"wllama f32", "/wllama.html?format=f32&tokens=" + strconv.Itoa(tokens)},
+			struct{ name, path string }{"wllama Q8_0", "/wllama.html?format=q8_0&tokens=" + strconv.Itoa(tokens)})
 	}
 	mux.Handle("/models/", http.StripPrefix("/models/", http.FileServer(http.Dir("../../web/models"))))
 	for path, file := range files {
@@ -174,12 +181,19 @@ func TestDecodeTiming(t *testing.T) {
 	t.Logf("Q8_0 ÷ F32: %.2f× with SIMD, %.2f× with the Go kernels", medians[2]/medians[0], medians[3]/medians[1])
 	if wllama >= 0 {
 		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[wllama], medians[1]/medians[wllama])
-		same := 0
-		for same < min(len(first[0].Tokens), len(first[wllama].Tokens)) && first[0].Tokens[same] == first[wllama].Tokens[same] {
-			same++
-		}
-		t.Logf("nexttoken and wllama agree on the first %d of %d greedy tokens", same, tokens)
+		t.Logf("nexttoken Q8_0 SIMD ÷ wllama Q8_0: %.2f× (Go kernel: %.2f×)", medians[2]/medians[wllama+1], medians[3]/medians[wllama+1])
+		t.Logf("nexttoken and wllama agree on the first %d of %d greedy tokens in F32, %d in Q8_0",
+			commonPrefix(first[0].Tokens, first[wllama].Tokens), tokens, commonPrefix(first[2].Tokens, first[wllama+1].Tokens))
 	}
+}
+
+// commonPrefix is how many tokens a and b share from the start.
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < min(len(a), len(b)) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // runDecodePage opens url in a new tab and returns what its decode left.
@@ -203,14 +217,18 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 }
 
 // writeRandomGGUF writes decodebench's network, the random checkpoint of
-// stories15M's shape (randmodel seed 15), as an F32 GGUF file.
-func writeRandomGGUF(t *testing.T) string {
+// stories15M's shape (randmodel seed 15), as a GGUF file: in F32, or with
+// every matrix of format, the blocks decodebench's format= query decodes.
+func writeRandomGGUF(t *testing.T, format quant.Type) string {
 	t.Helper()
 	m, v, err := randmodel.Build(randmodel.Stories15M, 15)
+	if format != quant.F32 {
+		m, v, err = randmodel.BuildQuantized(randmodel.Stories15M, 15, func(string, int) quant.Type { return format })
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "model.gguf")
+	path := filepath.Join(t.TempDir(), "model-"+format.String()+".gguf")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

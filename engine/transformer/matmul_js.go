@@ -42,6 +42,32 @@ func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	w.MulVec(out, x, v)
 }
 
+// scoreHeads under js scores the positions below l.positions &^ 3 of
+// every head with the SIMD kernel, the same bits as attend's Go loop, and
+// returns how many it scored (none without SIMD): the Go loop scores the
+// rest.
+func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
+	if simd != nil && simd.AttentionScores(att, q, keys, l.layout(), sqrtHS) == nil {
+		return l.positions &^ 3
+	}
+	return 0
+}
+
+// mixHeads under js is the SIMD kernel, the same bits as mixHeadsGo; the
+// Go loop without SIMD or for heads the kernel does not take (a size not
+// a multiple of four).
+func mixHeads(out, att, values []float32, l heads) {
+	if simd != nil && simd.AttentionValues(out, att, values, l.layout()) == nil {
+		return
+	}
+	mixHeadsGo(out, att, values, l)
+}
+
+// layout is l as package wasmsimd names it.
+func (l heads) layout() wasmsimd.Heads {
+	return wasmsimd.Heads{Count: l.count, Size: l.size, KVMul: l.kvMul, Positions: l.positions, Stride: l.stride, AttStride: l.attStride}
+}
+
 // Kernel names the matrix-vector kernel of the default arithmetic:
 // "SIMD" for WebAssembly SIMD, "Go" for the Go loop.
 func Kernel() string {

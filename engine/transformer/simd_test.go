@@ -12,7 +12,8 @@ import (
 // TestSIMDKeepsLogits checks that turning the platform's SIMD kernels off
 // (setSIMD: WebAssembly SIMD under js, package quant's AVX2 assembly on
 // amd64) changes nothing a forward pass computes: the greedy tokens and the
-// logits, bit for bit, of stories260K (float32 matrices) and of random
+// logits, bit for bit, of stories260K (float32 matrices; also with run.c's
+// arithmetic, whose attention takes the SIMD kernels too) and of random
 // Q8_0, Q4_0 and Q4_K_M models (the last has no SIMD kernel, the others
 // one each), with rows of 8 blocks (smallQuant) and of 9 (stories15M's
 // dim 288, two layers).
@@ -22,18 +23,20 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	type model struct {
 		name  string
 		model *checkpoint.Model
+		opts  Options
 	}
-	models := []model{{"stories260K", loadModel(t, stories260K)}}
+	stories := loadModel(t, stories260K)
+	models := []model{{"stories260K", stories, Options{}}, {"stories260K-runc", stories, Options{RunC: true}}}
 	for _, format := range []string{"Q8_0", "Q4_0", "Q4_K_M"} {
-		models = append(models, model{"smallQuant-" + format, quantModel(t, smallQuant, quantFormats(smallQuant)[format])})
+		models = append(models, model{"smallQuant-" + format, quantModel(t, smallQuant, quantFormats(smallQuant)[format]), Options{}})
 	}
 	for _, format := range []string{"Q8_0", "Q4_0"} {
-		models = append(models, model{"dim288-" + format, quantModel(t, shape288, quantFormats(shape288)[format])})
+		models = append(models, model{"dim288-" + format, quantModel(t, shape288, quantFormats(shape288)[format]), Options{}})
 	}
 	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
 			decode := func() [][]float32 {
-				tr := New(c.model)
+				tr := NewWith(c.model, c.opts)
 				var all [][]float32
 				tok := 1
 				for pos := range min(40, c.model.Config.SeqLen) {

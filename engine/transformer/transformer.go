@@ -277,26 +277,52 @@ func (t *Transformer) reserve(a *activations, pos int) {
 }
 
 // attend sets out to layer l's attention of the query q at pos over the
-// cache's positions 0..pos, keeping each head's weights in a.att.
+// cache's positions 0..pos, keeping each head's weights in a.att. Under
+// js, scoreHeads and mixHeads take most of the work, a layer a call, in
+// SIMD: the same sums in the same order as the Go loops, so the same bits.
 func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 	c := t.Config
 	kvDim, hs := c.KVDim(), c.HeadSize()
-	kvMul := c.Heads / c.KVHeads
 	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
 	keys, values := t.Cache.layer(l)
+	layer := heads{count: c.Heads, size: hs, kvMul: c.Heads / c.KVHeads, positions: pos + 1, stride: kvDim, attStride: a.attRows}
+	layerAtt := a.att[l*c.Heads*a.attRows:][:c.Heads*a.attRows]
+	scored := scoreHeads(layerAtt, q, keys, layer, sqrtHS)
 	for h := range c.Heads {
 		qh := q[h*hs : (h+1)*hs]
-		att := a.att[(l*c.Heads+h)*a.attRows:][:pos+1]
-		off := (h / kvMul) * hs
-		for p := range att {
-			k := keys[p*kvDim+off:][:hs]
-			att[p] = dot(qh, k) / sqrtHS
+		att := layerAtt[h*a.attRows:][:pos+1]
+		off := layer.keyOffset(h)
+		for p := scored; p < len(att); p++ {
+			att[p] = dot(qh, keys[p*kvDim+off:]) / sqrtHS
 		}
 		softmax.Float32(att)
-		oh := out[h*hs : (h+1)*hs]
+	}
+	mixHeads(out, layerAtt, values, layer)
+}
+
+// heads lays out one layer's attention, in float32s: head h's query and
+// output at h·size, position p's key and value rows at p·stride, key head
+// g's part of them at g·size, and head h's weights at h·attStride.
+type heads struct {
+	count, size int
+	kvMul       int // query heads per key head: h's is h / kvMul
+	positions   int // attended to, from 0
+	stride      int
+	attStride   int
+}
+
+// keyOffset is where head h's key (and value) head starts in a cache row.
+func (l heads) keyOffset(h int) int { return (h / l.kvMul) * l.size }
+
+// mixHeadsGo sets each head's output to the sum of the value rows weighted
+// by its attention, out_h[i] = Σ_p att_h[p]·v_p[i], summed in order of p.
+func mixHeadsGo(out, att, values []float32, l heads) {
+	for h := range l.count {
+		oh := out[h*l.size : (h+1)*l.size]
+		off := l.keyOffset(h)
 		clear(oh)
-		for p, w := range att {
-			v := values[p*kvDim+off:][:hs]
+		for p, w := range att[h*l.attStride:][:l.positions] {
+			v := values[p*l.stride+off:][:l.size]
 			for i := range oh {
 				oh[i] += float32(w * v[i])
 			}

@@ -106,27 +106,30 @@ func (f *body) encode() []byte {
 
 // Control and variable instructions. Blocks and loops have no result
 // (block type 0x40).
-func (f *body) block()            { f.code = append(f.code, 0x02, 0x40) }
-func (f *body) loop()             { f.code = append(f.code, 0x03, 0x40) }
-func (f *body) end()              { f.code = append(f.code, 0x0B) }
-func (f *body) br(depth uint32)   { f.code = appendU32(append(f.code, 0x0C), depth) }
-func (f *body) brIf(depth uint32) { f.code = appendU32(append(f.code, 0x0D), depth) }
-func (f *body) call(fn uint32)    { f.code = appendU32(append(f.code, 0x10), fn) }
-func (f *body) get(local uint32)  { f.code = appendU32(append(f.code, 0x20), local) }
-func (f *body) set(local uint32)  { f.code = appendU32(append(f.code, 0x21), local) }
-func (f *body) i32Const(v int32)  { f.code = appendI32(append(f.code, 0x41), v) }
-func (f *body) i32Add()           { f.code = append(f.code, 0x6A) }
-func (f *body) i32Sub()           { f.code = append(f.code, 0x6B) }
-func (f *body) i32LtU()           { f.code = append(f.code, 0x49) }
-func (f *body) i32Mul()           { f.code = append(f.code, 0x6C) }
-func (f *body) i32And()           { f.code = append(f.code, 0x71) }
-func (f *body) i32Shl()           { f.code = append(f.code, 0x74) }
-func (f *body) i32GeU()           { f.code = append(f.code, 0x4F) }
-func (f *body) i32GtU()           { f.code = append(f.code, 0x4B) }
-func (f *body) i32LeU()           { f.code = append(f.code, 0x4D) }
-func (f *body) selectOp()         { f.code = append(f.code, 0x1B) }
-func (f *body) f32Add()           { f.code = append(f.code, 0x92) }
-func (f *body) f32Mul()           { f.code = append(f.code, 0x94) }
+func (f *body) block()             { f.code = append(f.code, 0x02, 0x40) }
+func (f *body) loop()              { f.code = append(f.code, 0x03, 0x40) }
+func (f *body) end()               { f.code = append(f.code, 0x0B) }
+func (f *body) br(depth uint32)    { f.code = appendU32(append(f.code, 0x0C), depth) }
+func (f *body) brIf(depth uint32)  { f.code = appendU32(append(f.code, 0x0D), depth) }
+func (f *body) call(fn uint32)     { f.code = appendU32(append(f.code, 0x10), fn) }
+func (f *body) get(local uint32)   { f.code = appendU32(append(f.code, 0x20), local) }
+func (f *body) set(local uint32)   { f.code = appendU32(append(f.code, 0x21), local) }
+func (f *body) i32Const(v int32)   { f.code = appendI32(append(f.code, 0x41), v) }
+func (f *body) i32Add()            { f.code = append(f.code, 0x6A) }
+func (f *body) i32Sub()            { f.code = append(f.code, 0x6B) }
+func (f *body) i32LtU()            { f.code = append(f.code, 0x49) }
+func (f *body) i32Mul()            { f.code = append(f.code, 0x6C) }
+func (f *body) i32DivU()           { f.code = append(f.code, 0x6E) }
+func (f *body) i32And()            { f.code = append(f.code, 0x71) }
+func (f *body) i32Shl()            { f.code = append(f.code, 0x74) }
+func (f *body) i32GeU()            { f.code = append(f.code, 0x4F) }
+func (f *body) i32GtU()            { f.code = append(f.code, 0x4B) }
+func (f *body) i32LeU()            { f.code = append(f.code, 0x4D) }
+func (f *body) selectOp()          { f.code = append(f.code, 0x1B) }
+func (f *body) drop()              { f.code = append(f.code, 0x1A) }
+func (f *body) f32Add()            { f.code = append(f.code, 0x92) }
+func (f *body) f32Mul()            { f.code = append(f.code, 0x94) }
+func (f *body) f32ReinterpretI32() { f.code = append(f.code, 0xBE) }
 func (f *body) memarg(align, offset uint32) {
 	f.code = appendU32(appendU32(f.code, align), offset)
 }
@@ -152,6 +155,12 @@ func (f *body) v128Store(offset uint32) {
 	f.memarg(2, offset)
 }
 func (f *body) v128Const0() { f.i32x4Const(0) }
+
+// v128Load32Splat loads a float32 into all four lanes.
+func (f *body) v128Load32Splat(offset uint32) {
+	f.simd(0x09)
+	f.memarg(2, offset)
+}
 
 // i32x4Const pushes a vector of four lanes of v (v128.const).
 func (f *body) i32x4Const(v uint32) {
@@ -181,6 +190,7 @@ func (f *body) f32x4ExtractLane(lane byte) { f.simd(0x1F); f.code = append(f.cod
 func (f *body) f32x4ReplaceLane(lane byte) { f.simd(0x20); f.code = append(f.code, lane) }
 func (f *body) f32x4Add()                  { f.simd(0xE4) }
 func (f *body) f32x4Mul()                  { f.simd(0xE6) }
+func (f *body) f32x4Div()                  { f.simd(0xE7) }
 func (f *body) f32x4Splat()                { f.simd(0x13) }
 func (f *body) f32x4ConvertI32x4S()        { f.simd(0xFA) }
 func (f *body) v128And()                   { f.simd(0x4E) }

@@ -5,12 +5,21 @@ import (
 	"testing"
 )
 
-func TestGenerateReproducesModule(t *testing.T) {
-	if got := Generate(); !bytes.Equal(got, module) {
-		t.Errorf("Generate gives %d bytes that differ from matvec.wasm's %d: run go generate ./engine/wasmsimd", len(got), len(module))
+// TestGenerateReproducesModules checks that the embedded modules are
+// Generate's, and small enough for Chromium to compile synchronously.
+func TestGenerateReproducesModules(t *testing.T) {
+	modules := map[string][]byte{"matvec.wasm": matvecModule, "attention.wasm": attentionModule}
+	generated := Generate()
+	if len(generated) != len(modules) {
+		t.Errorf("Generate gives %d modules, %d are embedded", len(generated), len(modules))
 	}
-	if len(module) > maxSyncModule {
-		t.Errorf("matvec.wasm is %d bytes; Chromium compiles at most %d synchronously", len(module), maxSyncModule)
+	for name, got := range generated {
+		if !bytes.Equal(got, modules[name]) {
+			t.Errorf("Generate gives %d bytes that differ from %s's %d: run go generate ./engine/wasmsimd", len(got), name, len(modules[name]))
+		}
+		if len(got) > maxSyncModule {
+			t.Errorf("%s is %d bytes; Chromium compiles at most %d synchronously", name, len(got), maxSyncModule)
+		}
 	}
 }
 

@@ -12,16 +12,17 @@ import (
 	"github.com/hack-pad/safejs"
 )
 
-// Kernel is the module instantiated on this Go program's memory.
+// Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0 and mulQ4_0 are matvec_f32_args, mul_q8_0_args and
-	// mul_q4_0_args bound to args' address, so that a call passes no
+	// matvec, mulQ8_0, mulQ4_0, scores and values are the _args forms of
+	// matvec_f32, mul_q8_0, mul_q4_0, attention_scores and
+	// attention_values, bound to args' address, so that a call passes no
 	// arguments (see call).
-	matvec, mulQ8_0, mulQ4_0 js.Value
-	args                     *[7]uint32 // the arguments of a call; on the heap, which does not move
+	matvec, mulQ8_0, mulQ4_0, scores, values js.Value
+	args                                     *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
-// Load instantiates the kernel module on the Go program's own memory. It
+// Load instantiates the kernel modules on the Go program's own memory. It
 // fails where the browser's WebAssembly has no SIMD, or where the Go
 // instance's memory cannot be reached; the caller then keeps its Go kernels.
 func Load() (*Kernel, error) {
@@ -29,64 +30,73 @@ func Load() (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the Go program's memory: %w", err)
 	}
+	k := &Kernel{args: new([10]uint32)}
+	for _, m := range []struct {
+		bytes   []byte
+		exports map[string]*js.Value
+	}{
+		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
+		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "attention_values_args": &k.values}},
+	} {
+		exports, err := instantiate(m.bytes, mem)
+		if err != nil {
+			return nil, err
+		}
+		for name, f := range m.exports {
+			if *f, err = bindArgs(exports, name, k.args); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return k, nil
+}
+
+// instantiate compiles a module and instantiates it on mem, returning its
+// exports.
+func instantiate(module []byte, mem safejs.Value) (safejs.Value, error) {
 	wasm, err := safejs.Global().Get("WebAssembly")
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	bytes, err := jsBytes(module)
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	valid, err := wasm.Call("validate", bytes)
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	if ok, err := valid.Bool(); err != nil || !ok {
-		return nil, errors.New("this WebAssembly engine has no SIMD (the kernel module does not validate)")
+		return safejs.Value{}, errors.New("this WebAssembly engine has no SIMD (the kernel module does not validate)")
 	}
 	moduleType, err := wasm.Get("Module")
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	compiled, err := moduleType.New(bytes)
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	instanceType, err := wasm.Get("Instance")
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
 	imports := map[string]any{"env": map[string]any{"mem": mem}}
 	instance, err := instanceType.New(compiled, imports)
 	if err != nil {
-		return nil, err
+		return safejs.Value{}, err
 	}
-	exports, err := instance.Get("exports")
+	return instance.Get("exports")
+}
+
+// bindArgs returns the export name bound to the address of args.
+func bindArgs(exports safejs.Value, name string, args *[10]uint32) (js.Value, error) {
+	f, err := exports.Get(name)
 	if err != nil {
-		return nil, err
+		return js.Value{}, err
 	}
-	args := new([7]uint32)
-	bind := func(name string) (js.Value, error) {
-		f, err := exports.Get(name)
-		if err != nil {
-			return js.Value{}, err
-		}
-		bound, err := f.Call("bind", safejs.Null(), address(unsafe.Pointer(args)))
-		return safejs.Unsafe(bound), err
-	}
-	matvec, err := bind("matvec_f32_args")
-	if err != nil {
-		return nil, err
-	}
-	mulQ8_0, err := bind("mul_q8_0_args")
-	if err != nil {
-		return nil, err
-	}
-	mulQ4_0, err := bind("mul_q4_0_args")
-	if err != nil {
-		return nil, err
-	}
-	return &Kernel{matvec: matvec, mulQ8_0: mulQ8_0, mulQ4_0: mulQ4_0, args: args}, nil
+	bound, err := f.Call("bind", safejs.Null(), address(unsafe.Pointer(args)))
+	return safejs.Unsafe(bound), err
 }
 
 // MatVec sets out[i] = Σ_j w[i·n + j]·x[j] for i < d, W row-major, summing

@@ -1,28 +1,33 @@
 // Package wasmsimd gives the browser engine WebAssembly SIMD kernels, which
-// the Go compiler does not emit: a small companion module (matvec.wasm,
-// written by Generate with a hand-made encoder, see matvec.go) that works
-// directly on the Go program's own linear memory. It imports the Go
+// the Go compiler does not emit: two small companion modules (matvec.wasm
+// and attention.wasm, written by Generate with a hand-made encoder, see
+// matvec.go) that work directly on the Go program's own linear memory.
+// Each imports the Go
 // instance's exported memory, so a Go slice's address is a valid offset
 // into it: Go's heap does not move, and when Go grows its memory the module
 // sees the growth, as both hold the same WebAssembly.Memory.
 //
-// Under js, Load instantiates the module and Kernel.MatVec (float32),
+// Under js, Load instantiates the modules and Kernel.MatVec (float32),
 // Kernel.MulQ8_0 and Kernel.MulQ4_0 (quantized weights times a vector
-// quantized to Q8_0, as package quant multiplies them) call it, once per
-// matrix. The bytes are embedded in the Go program rather than served
-// next to it: they are 3.6 KB, there is then no second request, cache entry
+// quantized to Q8_0, as package quant multiplies them) call them, once per
+// matrix, and Kernel.AttentionScores and Kernel.AttentionValues once per
+// layer. The bytes are embedded in the Go program rather than served
+// next to it: they are 4.5 KB, there is then no second request, cache entry
 // or version to keep in step with app.wasm, and tests under node load them
 // as the browser does.
 package wasmsimd
 
 import _ "embed"
 
-//go:generate go run ./gen matvec.wasm
+//go:generate go run ./gen .
 
-// module is matvec.wasm, Generate's output.
-//
-//go:embed matvec.wasm
-var module []byte
+// The modules, Generate's output.
+var (
+	//go:embed matvec.wasm
+	matvecModule []byte
+	//go:embed attention.wasm
+	attentionModule []byte
+)
 
 // maxSyncModule is the largest module Chromium compiles synchronously on
 // the main thread (new WebAssembly.Module); larger ones need the

@@ -1,21 +1,25 @@
-// Command gen writes the SIMD kernel module, engine/wasmsimd/matvec.wasm,
-// from wasmsimd.Generate: go run ./engine/wasmsimd/gen [FILE].
+// Command gen writes the SIMD kernel modules, engine/wasmsimd/matvec.wasm
+// and attention.wasm, from wasmsimd.Generate: go run ./engine/wasmsimd/gen
+// [DIR].
 package main
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"nexttoken/engine/wasmsimd"
 )
 
 func main() {
-	file := "engine/wasmsimd/matvec.wasm"
+	dir := "engine/wasmsimd"
 	if len(os.Args) > 1 {
-		file = os.Args[1]
+		dir = os.Args[1]
 	}
-	if err := os.WriteFile(file, wasmsimd.Generate(), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	for name, bytes := range wasmsimd.Generate() {
+		if err := os.WriteFile(filepath.Join(dir, name), bytes, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }
