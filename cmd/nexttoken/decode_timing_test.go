@@ -221,10 +221,7 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 // every matrix of format, the blocks decodebench's format= query decodes.
 func writeRandomGGUF(t *testing.T, format quant.Type) string {
 	t.Helper()
-	m, v, err := randmodel.Build(randmodel.Stories15M, 15)
-	if format != quant.F32 {
-		m, v, err = randmodel.BuildQuantized(randmodel.Stories15M, 15, func(string, int) quant.Type { return format })
-	}
+	m, v, err := randmodel.BuildAs(randmodel.Stories15M, 15, format)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestRunTimingSmolLM2(t *testing.T) {
 	if os.Getenv("NEXTTOKEN_TIMING") == "" {
 		t.Skip("a measurement: make timing runs it")
 	}
-	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, func(string, int) quant.Type { return quant.Q8_0 })
+	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		t.Fatal(err)
 	}

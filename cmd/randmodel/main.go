@@ -99,11 +99,8 @@ func build(c checkpoint.Config, seed uint64, format string) (*checkpoint.Model, 
 		return randmodel.BuildQuantized(c, seed, randmodel.Q4_K_M(c))
 	}
 	t, ok := quant.TypeNamed(format)
-	switch {
-	case !ok:
+	if !ok {
 		return nil, nil, fmt.Errorf("-type %s is not a format this writes (F32, %s, Q4_K_M are)", format, quant.Types)
-	case t == quant.F32:
-		return randmodel.Build(c, seed)
 	}
-	return randmodel.BuildQuantized(c, seed, func(string, int) quant.Type { return t })
+	return randmodel.BuildAs(c, seed, t)
 }

@@ -289,7 +289,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(buf.Bytes())
 	// A quantized model: Q8_0 matrices of 32 columns, one block a row.
 	qc := checkpoint.Config{Dim: 32, HiddenDim: 32, Layers: 1, Heads: 1, KVHeads: 1, VocabSize: 354, SeqLen: 4, SharedHead: true}
-	qm, qv, err := randmodel.BuildQuantized(qc, 1, func(string, int) quant.Type { return quant.Q8_0 })
+	qm, qv, err := randmodel.BuildQuantized(qc, 1, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -143,6 +143,20 @@ func ones(n int) []float32 {
 	return x
 }
 
+// Every is the format that gives every matrix type t, for BuildQuantized.
+func Every(t quant.Type) func(name string, layer int) quant.Type {
+	return func(string, int) quant.Type { return t }
+}
+
+// BuildAs returns Build's model for F32, and otherwise BuildQuantized's
+// with every matrix of type t.
+func BuildAs(c checkpoint.Config, seed uint64, t quant.Type) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	if t == quant.F32 {
+		return Build(c, seed)
+	}
+	return BuildQuantized(c, seed, Every(t))
+}
+
 // Q4_K_M picks the formats llama.cpp's llama-quantize gives a llama model
 // of configuration c for its Q4_K_M mixture (llama_tensor_get_type_impl in
 // src/llama-quant.cpp, without experts): Q6_K for the classifier (the

@@ -82,7 +82,7 @@ var quantizedModels = sync.OnceValues(func() ([]measured, error) {
 		name   string
 		config checkpoint.Config
 	}{{"stories15M-shape-Q8_0", randmodel.Stories15M}, {"SmolLM2-135M-shape-Q8_0", randmodel.SmolLM2}} {
-		ckpt, v, err := randmodel.BuildQuantized(c.config, 15, func(string, int) quant.Type { return quant.Q8_0 })
+		ckpt, v, err := randmodel.BuildQuantized(c.config, 15, randmodel.Every(quant.Q8_0))
 		if err != nil {
 			return nil, err
 		}
@@ -389,7 +389,7 @@ func BenchmarkGGUFHeap(b *testing.B) {
 
 // writeQ8_0GGUF writes a random Q8_0 model of configuration c to path.
 func writeQ8_0GGUF(path string, c checkpoint.Config) error {
-	m, v, err := randmodel.BuildQuantized(c, 15, func(string, int) quant.Type { return quant.Q8_0 })
+	m, v, err := randmodel.BuildQuantized(c, 15, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		return err
 	}

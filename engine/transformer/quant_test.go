@@ -18,9 +18,8 @@ var smallQuant = checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4
 // quantFormats are the mixtures the tests and benchmarks run: one format
 // everywhere, or llama-quantize's Q4_K_M.
 func quantFormats(c checkpoint.Config) map[string]func(string, int) quant.Type {
-	one := func(t quant.Type) func(string, int) quant.Type { return func(string, int) quant.Type { return t } }
 	return map[string]func(string, int) quant.Type{
-		"Q8_0": one(quant.Q8_0), "Q4_0": one(quant.Q4_0), "Q4_K_M": randmodel.Q4_K_M(c),
+		"Q8_0": randmodel.Every(quant.Q8_0), "Q4_0": randmodel.Every(quant.Q4_0), "Q4_K_M": randmodel.Q4_K_M(c),
 	}
 }
 

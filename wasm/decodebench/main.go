@@ -149,14 +149,14 @@ func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, e
 	default:
 		return nil, nil, errors.New("shape " + shape + " is not one decodebench knows (smollm2 is)")
 	}
-	m, v, err := randmodel.Build(c, seed)
+	t := quant.F32
 	if format != "" {
-		t, ok := quant.TypeNamed(format)
-		if !ok {
+		var ok bool
+		if t, ok = quant.TypeNamed(format); !ok {
 			return nil, nil, errors.New("format " + format + " is not a quantized type of package quant")
 		}
-		m, v, err = randmodel.BuildQuantized(c, seed, func(string, int) quant.Type { return t })
 	}
+	m, v, err := randmodel.BuildAs(c, seed, t)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -38,7 +38,7 @@ func BenchmarkRender(b *testing.B) {
 // smolLM2Page is the page on a random network of SmolLM2-135M's shape in
 // Q8_0, steps in.
 func smolLM2Page(b *testing.B, steps int) *Playground {
-	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, func(string, int) quant.Type { return quant.Q8_0 })
+	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		b.Fatal(err)
 	}
