@@ -34,6 +34,17 @@ type Recomputed struct {
 	PrefillTime         time.Duration
 }
 
+// MultiplyAdds is the multiply-adds of a step that feeds position pos,
+// with the cache and recomputed without it, counted exactly from the
+// model's shape (transformer.MultiplyAdds and RecomputeMultiplyAdds); 0
+// and 0 for a LogitsModel session.
+func (s *Session) MultiplyAdds(pos int) (cached, recomputed int) {
+	if s.tr == nil {
+		return 0, 0
+	}
+	return transformer.MultiplyAdds(s.tr.Config, pos), transformer.RecomputeMultiplyAdds(s.tr.Config, pos)
+}
+
 // Recompute computes step i (as Detail numbers it) without the cache and
 // compares it with the cached pass, which it runs again (Transformer.Probe)
 // to time it. The recomputation runs on a second Transformer that the
@@ -57,9 +68,8 @@ func (s *Session) Recompute(i int) (*Recomputed, error) {
 	if s.fresh == nil || s.fresh.Options() != s.tr.Options() {
 		s.fresh = transformer.NewWith(s.model.Checkpoint, s.tr.Options())
 	}
-	c := s.tr.Config
-	r := &Recomputed{Pos: pos, Identical: true, KVBytes: s.tr.Cache.View(pos + 1).Bytes(),
-		CachedMultiplyAdds: transformer.MultiplyAdds(c, pos), RecomputedMultiplyAdds: transformer.RecomputeMultiplyAdds(c, pos)}
+	r := &Recomputed{Pos: pos, Identical: true, KVBytes: s.tr.Cache.View(pos + 1).Bytes()}
+	r.CachedMultiplyAdds, r.RecomputedMultiplyAdds = s.MultiplyAdds(pos)
 
 	// The cached step runs second, as warm as the recomputation: the
 	// first run after the page idled pays for waking up.
@@ -83,7 +93,8 @@ func (s *Session) Recompute(i int) (*Recomputed, error) {
 	prompt := s.tokens[:len(s.trace.Prompt)]
 	r.PromptTokens = len(prompt)
 	for p := range prompt { // Prefill is Forward at each position, classifier included, as run.c
-		r.PrefillMultiplyAdds += transformer.MultiplyAdds(c, p)
+		cached, _ := s.MultiplyAdds(p)
+		r.PrefillMultiplyAdds += cached
 	}
 	start = time.Now()
 	if _, err := s.fresh.Prefill(prompt, 0); err != nil {

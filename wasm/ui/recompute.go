@@ -6,9 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 )
 
 // recomputeState is the cache-versus-recompute card's: whether it
@@ -32,8 +30,7 @@ type timing struct {
 // recomputeCard is the card's input: the model's shape for the counts and,
 // when the switch is on, the step on display recomputed without the cache.
 func (p *Playground) recomputeCard(d *session.Detail) app.UI {
-	tr := p.sess.Transformer()
-	if tr == nil {
+	if p.sess.Transformer() == nil {
 		return app.Text("") // hand-typed logits: no model, no cache
 	}
 	st := &p.rec
@@ -51,7 +48,13 @@ func (p *Playground) recomputeCard(d *session.Detail) app.UI {
 			st.measured(timing{r.Pos, r.CachedTime, r.RecomputedTime})
 		}
 	}
-	c := &RecomputeCard{On: st.on, Config: tr.Config, Positions: len(p.sess.Trace().Prompt) + len(p.sess.Trace().Steps),
+	// A step's multiply-adds at every position so far, both ways: the chart.
+	n := max(len(p.sess.Trace().Prompt)+len(p.sess.Trace().Steps), 2)
+	cached, recomputed := make([]int, n), make([]int, n)
+	for pos := range n {
+		cached[pos], recomputed[pos] = p.sess.MultiplyAdds(pos)
+	}
+	c := &RecomputeCard{On: st.on, Vocab: p.sess.Model().Tokenizer.VocabSize(), Cached: cached, Recomputed: recomputed,
 		Pos: d.Step.Pos, Index: d.Index, Error: st.err, Times: st.times, Page: p}
 	switch {
 	case st.on && p.running:
@@ -84,15 +87,16 @@ func (p *Playground) setRecompute(on bool) { p.rec.on, p.rec.r = on, nil }
 type RecomputeCard struct {
 	app.Compo
 
-	On        bool
-	Config    checkpoint.Config
-	Positions int                 // the context so far: the chart's width
-	Pos       int                 // the position the step on display fed
-	Index     int                 // the step on display
-	R         *session.Recomputed // the step recomputed, while On
-	Error     string
-	Times     []timing // measured, a point per position
-	Page      *Playground
+	On         bool
+	Vocab      int                 // the vocabulary's size: how many logits are compared
+	Cached     []int               // a step's multiply-adds with the cache, by position, over the context so far (at least 2)
+	Recomputed []int               // the same recomputed without the cache
+	Pos        int                 // the position the step on display fed
+	Index      int                 // the step on display
+	R          *session.Recomputed // the step recomputed, while On
+	Error      string
+	Times      []timing // measured, a point per position
+	Page       *Playground
 }
 
 func (c *RecomputeCard) Render() app.UI {
@@ -125,7 +129,7 @@ func (c *RecomputeCard) result() app.UI {
 		verdict = "the same up to a largest difference of " + sig(r.MaxAbsDiff)
 	}
 	return app.P().ID("recompute-diff").Class("recompute-diff").Body(
-		app.Text("Step "+itoa(c.Index+1)+" recomputed over all "+itoa(r.Pos+1)+" positions: its "+itoa(c.Config.VocabSize)+" logits are "),
+		app.Text("Step "+itoa(c.Index+1)+" recomputed over all "+itoa(r.Pos+1)+" positions: its "+itoa(c.Vocab)+" logits are "),
 		app.Strong().Text(verdict), app.Text("."),
 	)
 }
@@ -155,27 +159,27 @@ func (c *RecomputeCard) costs() app.UI {
 // sequence so far — a line and a parabola — and the times measured.
 func (c *RecomputeCard) chart() app.UI {
 	const w, h = 480.0, 120.0
-	n := max(c.Positions, 2)
-	peak := float64(transformer.RecomputeMultiplyAdds(c.Config, n-1))
+	n := len(c.Cached)
+	peak := float64(c.Recomputed[n-1])
 	x := func(pos int) float64 { return w * float64(pos) / float64(n-1) }
 	path := func(class string, y func(pos int) float64) string {
 		return svgPath(class, n, func(pos int) (float64, float64) { return x(pos), y(pos) })
 	}
-	madds := func(f func(checkpoint.Config, int) int) func(int) float64 {
-		return func(pos int) float64 { return h - h*float64(f(c.Config, pos))/peak }
+	madds := func(series []int) func(int) float64 {
+		return func(pos int) float64 { return h - h*float64(series[pos])/peak }
 	}
 	var svg strings.Builder
 	svg.WriteString(`<svg class="cost" viewBox="-60 -8 560 150" role="img" aria-label="multiply-adds of a step with and without the cache, by position">`)
 	svg.WriteString(`<rect class="frame" x="0" y="0" width="480" height="120"/>`)
 	svg.WriteString(`<text class="axis" x="-4" y="6" text-anchor="end">` + count(int(peak)) + `</text><text class="axis" x="-4" y="120" text-anchor="end">0</text>`)
 	svg.WriteString(`<text class="axis" x="0" y="136">position 0</text><text class="axis" x="480" y="136" text-anchor="end">position ` + itoa(n-1) + `</text>`)
-	svg.WriteString(path("recomputed", madds(transformer.RecomputeMultiplyAdds)))
-	svg.WriteString(path("cached", madds(transformer.MultiplyAdds)))
-	svg.WriteString(`<circle class="shown" cx="` + num1(x(min(c.Pos, n-1))) + `" cy="` + num1(madds(transformer.RecomputeMultiplyAdds)(min(c.Pos, n-1))) + `" r="4"/>`)
+	svg.WriteString(path("recomputed", madds(c.Recomputed)))
+	svg.WriteString(path("cached", madds(c.Cached)))
+	svg.WriteString(`<circle class="shown" cx="` + num1(x(min(c.Pos, n-1))) + `" cy="` + num1(madds(c.Recomputed)(min(c.Pos, n-1))) + `" r="4"/>`)
 	svg.WriteString(`</svg>`)
 	figures := []app.UI{app.Figure().Body(app.Raw(svg.String()),
 		app.FigCaption().Text("Multiply-adds of one step at each position so far, counted from the model's shape: "+
-			"with the cache (flat, growing by "+count(2*c.Config.Dim*c.Config.Layers)+" a position for attention) and recomputed (a parabola)."))}
+			"with the cache (flat, growing by "+count(c.Cached[1]-c.Cached[0])+" a position for attention) and recomputed (a parabola)."))}
 	if len(c.Times) > 0 {
 		figures = append(figures, c.timesChart(n))
 	}
