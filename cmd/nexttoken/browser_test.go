@@ -281,9 +281,15 @@ func testOf(ctx context.Context) *testing.T {
 // must runs a browser action for the tab's test within actionTimeout, and
 // fails the test if it fails.
 func must[T any](ctx context.Context, what string, action chromedp.Action[T]) T {
+	testOf(ctx).Helper()
+	return mustWithin(ctx, what, actionTimeout, action)
+}
+
+// mustWithin is must with d for the action's time.
+func mustWithin[T any](ctx context.Context, what string, d time.Duration, action chromedp.Action[T]) T {
 	t := testOf(ctx)
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	v, err := chromedp.Run(ctx, action)
 	if err != nil {
@@ -332,7 +338,14 @@ func evaluate[T any](ctx context.Context, expression string) T {
 // updates asynchronously, so a test waits for the effect of a click.
 func waitFor(ctx context.Context, expression string) {
 	testOf(ctx).Helper()
-	must(ctx, "wait for "+expression, chromedp.Poll[chromedp.Void](expression,
+	waitWithin(ctx, expression, actionTimeout)
+}
+
+// waitWithin is waitFor with d to wait, for longer waits (a large model's
+// download, a long run).
+func waitWithin(ctx context.Context, expression string, d time.Duration) {
+	testOf(ctx).Helper()
+	mustWithin(ctx, "wait for "+expression, d, chromedp.Poll[chromedp.Void](expression,
 		chromedp.WithPollingInterval(5*time.Millisecond), chromedp.WithPollingTimeout(0)))
 }
 

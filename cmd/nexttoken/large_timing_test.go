@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -55,11 +54,11 @@ func TestRunTimingSmolLM2(t *testing.T) {
 	} {
 		start := time.Now()
 		tab := openPage(t, link+page.query)
-		waitLong(t, tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
+		waitWithin(tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
 		t.Logf("%s: SmolLM2-135M shape, Q8_0, %.1f MiB, fetched (or read from the cache) and opened in %.1f s", page.name, float64(len(data))/(1<<20), time.Since(start).Seconds())
 		const steps = 32
 		evaluate[bool](tab, `(globalThis.runResult = null, (`+runTime+`)(`+strconv.Itoa(steps)+`).then(r => globalThis.runResult = r), true)`)
-		waitLong(t, tab, `globalThis.runResult !== null`, 5*time.Minute)
+		waitWithin(tab, `globalThis.runResult !== null`, 5*time.Minute)
 		type run struct {
 			Ms            float64
 			Frames, Shown int
@@ -92,15 +91,3 @@ const stepTime = `(n) => new Promise(resolve => {
 	};
 	next();
 })`
-
-// waitLong polls expression until it is true or d has passed, for waits
-// longer than waitFor allows (a download of a large model, a long run).
-func waitLong(t *testing.T, tab context.Context, expression string, d time.Duration) {
-	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if evaluate[bool](tab, `(() => { try { return !!(`+expression+`); } catch { return false; } })()`) {
-			return
-		}
-	}
-	t.Fatalf("waited %v for %s", d, expression)
-}
