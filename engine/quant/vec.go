@@ -45,6 +45,15 @@ func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
 	return v.q, v.d, v.sums
 }
 
+// Q8_K quantizes x into v as MulVec does for Q4_K and Q6_K weights and
+// returns its blocks, for kernels outside this package: q, 256 values a
+// block, d, the scale of each block, and sums, the sum of each group of 16
+// of q (ggml's bsums).
+func (v *Vec) Q8_K(x []float32) (q []int8, d []float32, sums []int32) {
+	v.quantizeQ8_K(x)
+	return v.q, v.d, v.sums
+}
+
 // quantizeQ8_0 quantizes x into blocks of 32 as llama.cpp's CPU backend
 // does on x86-64 (quantize_row_q8_0 in ggml-cpu/arch/x86/quants.c, its
 // AVX version): d = max|x|/127, stored as float16, and q = x·(127/max|x|)

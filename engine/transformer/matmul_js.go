@@ -3,6 +3,8 @@
 package transformer
 
 import (
+	"errors"
+
 	"nexttoken/engine/quant"
 	"nexttoken/engine/wasmsimd"
 )
@@ -22,25 +24,38 @@ func matmul(out, x, w []float32, n, d int) {
 	matmulUnrolled(out, x, w, n, d)
 }
 
-// mulQuantized under js/wasm multiplies Q8_0 and Q4_0 weights with the
-// SIMD kernels, which give quant's results bit for bit, several times
-// faster (BenchmarkMulQuant in package wasmsimd); other formats, or no
-// SIMD, with quant's Go kernels.
+// mulQuantized under js/wasm multiplies quantized weights with the SIMD
+// kernels, which give quant's results bit for bit, several times faster
+// (BenchmarkMulQuant in package wasmsimd); without SIMD, with quant's Go
+// kernels.
 func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
-	if simd != nil && (w.Type == quant.Q8_0 || w.Type == quant.Q4_0) {
-		q, d, sums := v.Q8_0(x[:w.Cols])
-		var err error
-		if w.Type == quant.Q8_0 {
-			err = simd.MulQ8_0(out[:w.Rows], w.Q, q, d)
-		} else {
-			err = simd.MulQ4_0(out[:w.Rows], w.Q, q, d, sums)
-		}
-		if err == nil {
-			return
-		}
+	if simd != nil && simdMul(out[:w.Rows], x[:w.Cols], w, v) == nil {
+		return
 	}
 	w.MulVec(out, x, v)
 }
+
+// simdMul quantizes x as w's format wants it and multiplies.
+func simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error {
+	switch w.Type {
+	case quant.Q8_0:
+		q, d, _ := v.Q8_0(x)
+		return simd.MulQ8_0(out, w.Q, q, d)
+	case quant.Q4_0:
+		q, d, sums := v.Q8_0(x)
+		return simd.MulQ4_0(out, w.Q, q, d, sums)
+	case quant.Q4_K:
+		q, d, sums := v.Q8_K(x)
+		return simd.MulQ4_K(out, w.Q, q, d, sums)
+	case quant.Q6_K:
+		q, d, _ := v.Q8_K(x)
+		return simd.MulQ6_K(out, w.Q, q, d)
+	}
+	return errNoKernel
+}
+
+// errNoKernel says a format has no SIMD kernel.
+var errNoKernel = errors.New("no SIMD kernel for this format")
 
 // scoreHeads under js scores the positions below l.positions &^ 3 of
 // every head with the SIMD kernel, the same bits as attend's Go loop, and

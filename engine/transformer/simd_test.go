@@ -14,9 +14,9 @@ import (
 // amd64) changes nothing a forward pass computes: the greedy tokens and the
 // logits, bit for bit, of stories260K (float32 matrices; also with run.c's
 // arithmetic, whose attention takes the SIMD kernels too) and of random
-// Q8_0, Q4_0 and Q4_K_M models (the last has no SIMD kernel, the others
-// one each), with rows of 8 blocks (smallQuant) and of 9 (stories15M's
-// dim 288, two layers).
+// Q8_0, Q4_0 and Q4_K_M models (Q4_K and Q6_K), each format with a SIMD
+// kernel of its own, with rows of 8 blocks of 32 or one of 256
+// (smallQuant) and of 9 blocks (stories15M's dim 288, two layers).
 func TestSIMDKeepsLogits(t *testing.T) {
 	shape288 := randmodel.Stories15M
 	shape288.Layers, shape288.SeqLen = 2, 40

@@ -122,6 +122,7 @@ func (f *body) i32Mul()            { f.code = append(f.code, 0x6C) }
 func (f *body) i32DivU()           { f.code = append(f.code, 0x6E) }
 func (f *body) i32And()            { f.code = append(f.code, 0x71) }
 func (f *body) i32Shl()            { f.code = append(f.code, 0x74) }
+func (f *body) i32ShrU()           { f.code = append(f.code, 0x76) }
 func (f *body) i32GeU()            { f.code = append(f.code, 0x4F) }
 func (f *body) i32GtU()            { f.code = append(f.code, 0x4B) }
 func (f *body) i32LeU()            { f.code = append(f.code, 0x4D) }
@@ -137,8 +138,9 @@ func (f *body) memarg(align, offset uint32) {
 // Memory instructions; align is log2 of the alignment the access may
 // assume, a hint only: an unaligned address works, perhaps more slowly.
 // Float32 data is 4-byte aligned in Go, so the hint is 2 throughout.
-func (f *body) i32Load(offset uint32) { f.code = append(f.code, 0x28); f.memarg(2, offset) }
-func (f *body) f32Load(offset uint32) { f.code = append(f.code, 0x2A); f.memarg(2, offset) }
+func (f *body) i32Load(offset uint32)   { f.code = append(f.code, 0x28); f.memarg(2, offset) }
+func (f *body) f32Load(offset uint32)   { f.code = append(f.code, 0x2A); f.memarg(2, offset) }
+func (f *body) i32Load8S(offset uint32) { f.code = append(f.code, 0x2C); f.memarg(0, offset) }
 func (f *body) f32Store(offset uint32) {
 	f.code = append(f.code, 0x38)
 	f.memarg(2, offset)
@@ -178,6 +180,22 @@ func (f *body) load16Lane(offset uint32, lane byte) {
 	f.code = append(f.code, lane)
 }
 
+// load32Lane replaces 32-bit lane of the vector on the stack with the
+// four bytes at the address below it (v128.load32_lane; align 1: the
+// blocks of a GGUF file's rows need not be aligned).
+func (f *body) load32Lane(offset uint32, lane byte) {
+	f.simd(0x56)
+	f.memarg(0, offset)
+	f.code = append(f.code, lane)
+}
+
+// shuffleBytes takes sixteen byte lanes from the two vectors on the
+// stack: lanes 0–15 are the first's, 16–31 the second's (i8x16.shuffle).
+func (f *body) shuffleBytes(lanes [16]byte) {
+	f.simd(0x0D)
+	f.code = append(f.code, lanes[:]...)
+}
+
 // shuffle takes four float32 lanes from the two vectors on the stack:
 // lanes 0–3 are the first's, 4–7 the second's (i8x16.shuffle, by bytes).
 func (f *body) shuffle(lanes [4]byte) {
@@ -186,22 +204,31 @@ func (f *body) shuffle(lanes [4]byte) {
 		f.code = append(f.code, 4*l, 4*l+1, 4*l+2, 4*l+3)
 	}
 }
-func (f *body) f32x4ExtractLane(lane byte) { f.simd(0x1F); f.code = append(f.code, lane) }
-func (f *body) f32x4ReplaceLane(lane byte) { f.simd(0x20); f.code = append(f.code, lane) }
-func (f *body) f32x4Add()                  { f.simd(0xE4) }
-func (f *body) f32x4Mul()                  { f.simd(0xE6) }
-func (f *body) f32x4Div()                  { f.simd(0xE7) }
-func (f *body) f32x4Splat()                { f.simd(0x13) }
-func (f *body) f32x4ConvertI32x4S()        { f.simd(0xFA) }
-func (f *body) v128And()                   { f.simd(0x4E) }
-func (f *body) v128Or()                    { f.simd(0x50) }
-func (f *body) v128Bitselect()             { f.simd(0x52) }
-func (f *body) i16x8ExtendLowI8x16S()      { f.simd(0x87) }
-func (f *body) i16x8ExtendHighI8x16S()     { f.simd(0x88) }
-func (f *body) i32x4Eq()                   { f.simd(0x37) }
-func (f *body) i32x4Shl()                  { f.simd(0xAB) }
-func (f *body) i32x4Add()                  { f.simd(0xAE) }
-func (f *body) i32x4Sub()                  { f.simd(0xB1) }
-func (f *body) i32x4Splat()                { f.simd(0x11) }
-func (f *body) i8x16ShrU()                 { f.simd(0x6D) }
-func (f *body) i32x4DotI16x8S()            { f.simd(0xBA) }
+func (f *body) f32x4ExtractLane(lane byte)  { f.simd(0x1F); f.code = append(f.code, lane) }
+func (f *body) f32x4ReplaceLane(lane byte)  { f.simd(0x20); f.code = append(f.code, lane) }
+func (f *body) f32x4Add()                   { f.simd(0xE4) }
+func (f *body) f32x4Mul()                   { f.simd(0xE6) }
+func (f *body) f32x4Div()                   { f.simd(0xE7) }
+func (f *body) f32x4Splat()                 { f.simd(0x13) }
+func (f *body) f32x4ConvertI32x4S()         { f.simd(0xFA) }
+func (f *body) v128And()                    { f.simd(0x4E) }
+func (f *body) v128Or()                     { f.simd(0x50) }
+func (f *body) v128Bitselect()              { f.simd(0x52) }
+func (f *body) i16x8ExtendLowI8x16S()       { f.simd(0x87) }
+func (f *body) i16x8ExtendHighI8x16S()      { f.simd(0x88) }
+func (f *body) i32x4Eq()                    { f.simd(0x37) }
+func (f *body) i32x4Shl()                   { f.simd(0xAB) }
+func (f *body) i32x4Add()                   { f.simd(0xAE) }
+func (f *body) i32x4Sub()                   { f.simd(0xB1) }
+func (f *body) i32x4Splat()                 { f.simd(0x11) }
+func (f *body) i8x16ShrU()                  { f.simd(0x6D) }
+func (f *body) i32x4DotI16x8S()             { f.simd(0xBA) }
+func (f *body) i8x16ExtractLaneU(lane byte) { f.simd(0x16); f.code = append(f.code, lane) }
+func (f *body) i8x16Shl()                   { f.simd(0x6B) }
+func (f *body) i8x16Sub()                   { f.simd(0x71) }
+func (f *body) i16x8NarrowI32x4S()          { f.simd(0x85) }
+func (f *body) i16x8ExtendHighI8x16U()      { f.simd(0x8A) }
+func (f *body) i32x4ExtaddPairwiseI16x8S()  { f.simd(0x7E) }
+func (f *body) i32x4ShrU()                  { f.simd(0xAD) }
+func (f *body) i32x4Mul()                   { f.simd(0xB5) }
+func (f *body) f32x4Sub()                   { f.simd(0xE5) }

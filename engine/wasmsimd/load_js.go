@@ -14,12 +14,12 @@ import (
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, scores and values are the _args forms of
-	// matvec_f32, mul_q8_0, mul_q4_0, attention_scores and
-	// attention_values, bound to args' address, so that a call passes no
-	// arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, scores, values js.Value
-	args                                     *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores and values are
+	// the _args forms of matvec_f32, mul_q8_0, mul_q4_0, mul_q4_k,
+	// mul_q6_k, attention_scores and attention_values, bound to args'
+	// address, so that a call passes no arguments (see call).
+	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, values js.Value
+	args                                                       *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel modules on the Go program's own memory. It
@@ -36,6 +36,8 @@ func Load() (*Kernel, error) {
 		exports map[string]*js.Value
 	}{
 		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
+		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
+		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "attention_values_args": &k.values}},
 	} {
 		exports, err := instantiate(m.bytes, mem)
@@ -133,12 +135,30 @@ func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
 // MulQ4_0 is MulQ8_0 for Q4_0 rows, which also need the sum of each block
 // of q, sums, as quant.Vec.Q8_0 gives them.
 func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums[:len(d)])
+	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums)
 }
 
+// MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K
+// blocks (256 values a block, and the sums of each group of 16), as
+// quant.Vec.Q8_K gives them.
+func (k *Kernel) MulQ4_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return k.mulQuant(k.mulQ4_K, q4_K, out, w, q, d, sums)
+}
+
+// MulQ6_K is MulQ8_0 for Q6_K rows, times the vector quantized to Q8_K
+// blocks, as quant.Vec.Q8_K gives them.
+func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
+	return k.mulQuant(k.mulQ6_K, q6_K, out, w, q, d, nil)
+}
+
+// mulQuant calls a quantized kernel; sums is nil for the formats that do
+// not read them.
 func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []int32) error {
 	blocks, rows := len(d), len(out)
-	w, q = w[:rows*blocks*int(format.blockBytes)], q[:32*blocks]
+	w, q = w[:rows*blocks*int(format.blockBytes)], q[:blocks*int(format.qBlock)]
+	if sums != nil {
+		sums = sums[:blocks*int(format.sumsBytes)/4]
+	}
 	if blocks == 0 || rows == 0 {
 		clear(out)
 		return nil

@@ -2,15 +2,18 @@ package wasmsimd
 
 import "slices"
 
-// Generate returns the kernel modules by file name: matvec.wasm and
-// attention.wasm (go run ./engine/wasmsimd/gen writes them;
-// TestGenerateReproducesModules checks that it did). Two modules, not one,
-// because Chromium compiles at most maxSyncModule bytes synchronously.
-// Each imports the memory it works on as env.mem; matvec.wasm exports
+// Generate returns the kernel modules by file name: matvec.wasm,
+// q4_k.wasm, q6_k.wasm and attention.wasm (go run ./engine/wasmsimd/gen
+// writes them; TestGenerateReproducesModules checks that it did). Several
+// modules, not one, because Chromium compiles at most maxSyncModule bytes
+// synchronously. Each imports the memory it works on as env.mem; they
+// export
 //
 //	matvec_f32(out, x, w, n, d)                   out[i] = Σ_j w[i·n + j]·x[j] for i < d
 //	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
 //	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
+//	mul_q4_k(out, w, q, d, sums, blocks, rows)    the same for Q4_K w, (q, d, sums) in Q8_K blocks
+//	mul_q6_k(out, w, q, d, sums, blocks, rows)    the same for Q6_K w
 //
 // where out, x, w, q, d and sums are byte offsets in that memory and n, d,
 // blocks and rows are counts; attention.wasm exports attention_scores and
@@ -25,6 +28,8 @@ func Generate() map[string][]byte {
 			kernel{"matvec_f32", matvec()},
 			kernel{"mul_q8_0", mulQuant(q8_0)},
 			kernel{"mul_q4_0", mulQuant(q4_0)}),
+		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K)}),
+		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K)}),
 		"attention.wasm": assemble(
 			kernel{"attention_scores", attentionScores()},
 			kernel{"attention_values", attentionValues()}),

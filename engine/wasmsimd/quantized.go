@@ -1,27 +1,261 @@
 package wasmsimd
 
-// A quantized format the kernels multiply: ggml's block_q8_0 (a float16
-// scale, then 32 int8 weights) and block_q4_0 (a float16 scale, then 16
-// bytes holding weight j in the low nibble of byte j and weight j+16 in
-// its high nibble, each worth q−8).
+// A quantized format the kernels multiply by a vector quantized in blocks
+// of its own: qBlock values a block (32, ggml's block_q8_0, or 256,
+// block_q8_K) with their scales d (a float32 a block) and sums (int32s of
+// the vector's q, sumsBytes of them a block: a sum of 32, or sixteen sums
+// of 16).
 type quantFormat struct {
-	blockBytes int32
-	// dot sets local p to a vector whose four lanes sum to the integer
-	// dot product of the block at local r with the vector's block, whose
-	// 32 values are in x as int16 vectors of eight; v and n are scratch.
-	dot func(f *body, r uint32, x [4]uint32, v, n, p uint32)
-	// offset8 subtracts 8·Σq of the vector's block from the sum, Q4_0's −8
-	// taken out of the products.
-	offset8 bool
-	// weightScaleFirst rounds float(s)·d_w, then times d_x, as Go's
-	// mulQ4_0 does, instead of float(s)·(d_w·d_x), as mulQ8_0 does.
-	weightScaleFirst bool
+	blockBytes, qBlock, sumsBytes int32
+	// block adds the products of a block of each of the four rows with
+	// the vector's block (see quantRows) to acc, and leaves each r_k at
+	// its row's next block.
+	block func(k *quantRows)
 }
 
 var (
-	q8_0 = quantFormat{blockBytes: 2 + 32, dot: dotQ8_0}
-	q4_0 = quantFormat{blockBytes: 2 + 16, dot: dotQ4_0, offset8: true, weightScaleFirst: true}
+	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4, block: block32(2+32, dotQ8_0, false, false)}
+	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4, block: block32(2+16, dotQ4_0, true, true)}
+	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64, block: blockQ4_K}
+	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64, block: blockQ6_K}
 )
+
+// quantRows is what a format's block sees of its kernel: the function
+// under construction, the addresses of a block of each of four rows (r)
+// and of the vector's block (qp, dp and sp: its q, d and sums), and acc,
+// the four rows' float sums, a row a lane.
+type quantRows struct {
+	f          *body
+	r          [4]uint32
+	qp, dp, sp uint32
+	acc        uint32
+}
+
+// vectorScale pushes the vector block's scale d in every lane.
+func (k *quantRows) vectorScale() {
+	k.f.get(k.dp)
+	k.f.f32Load(0)
+	k.f.f32x4Splat()
+}
+
+// timesScales multiplies the float32 vector on the stack by half(h)·d[b]:
+// h's float16s, a row a lane, times the vector block's scale, rounded
+// first, as Go's kernels round d·vd·float(sum). bits is scratch.
+func (k *quantRows) timesScales(h, bits uint32) {
+	halfToFloat(k.f, h, bits)
+	k.vectorScale()
+	k.f.f32x4Mul()
+	k.f.f32x4Mul()
+}
+
+// rowScales sets local to the float16 scale at offset in each row's
+// block, in the low half of the row's int32 lane, and with pair the
+// float16 after it in the high half.
+func (k *quantRows) rowScales(local, offset uint32, pair bool) {
+	f := k.f
+	f.v128Const0()
+	for i, r := range k.r {
+		f.set(local)
+		f.get(r)
+		f.get(local)
+		if pair {
+			f.load32Lane(offset, byte(i))
+		} else {
+			f.load16Lane(offset, byte(2*i))
+		}
+	}
+	f.set(local)
+}
+
+// mulQuant is the body of mul_q8_0, mul_q4_0, mul_q4_k and mul_q6_k(out,
+// w, q, d, sums, blocks, rows): out[i] for i < rows is row i of w, blocks
+// blocks of the format a row, times the vector quantized as q, d and sums
+// (see quantFormat). Its results are those of package quant's Go kernels
+// (ggml's ggml_vec_dot_*), bit for bit: a block's products are summed in
+// integers, exactly, in any order; then, in order of blocks, each row adds
+// its block's sums times the scales, rounded as Go rounds them, one lane a
+// row. In outline:
+//
+//	while rows remain:
+//	  r_k := row k of the next four (the first again past the last); acc := 0
+//	  for each block:
+//	    acc += the products of the four rows' blocks and the vector's (format.block)
+//	  store the lanes of acc that are rows
+//
+// Four rows at a time let one transposition (transposeSum) finish four
+// sums and share each load of the vector.
+func mulQuant(format quantFormat) *body {
+	f := &body{params: 7}
+	const out, w, q, d, sums, blocks, rows = 0, 1, 2, 3, 4, 5, 6
+	rowBytes, row, o, outEnd, dEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+	k := &quantRows{f: f, qp: f.local(i32), dp: f.local(i32), sp: f.local(i32), acc: f.local(v128)}
+	for i := range k.r {
+		k.r[i] = f.local(i32)
+	}
+
+	f.get(blocks)
+	f.i32Const(format.blockBytes)
+	f.i32Mul()
+	f.set(rowBytes)
+	f.get(w)
+	f.set(row)
+	f.get(out)
+	f.set(o)
+	f.get(out)
+	f.get(rows)
+	f.i32Const(2)
+	f.i32Shl()
+	f.i32Add()
+	f.set(outEnd)
+	f.get(d)
+	f.get(blocks)
+	f.i32Const(2)
+	f.i32Shl()
+	f.i32Add()
+	f.set(dEnd)
+
+	whileLess(f, o, outEnd)
+	// r_k := row + k·rowBytes if row k is one, else row
+	f.get(row)
+	f.set(k.r[0])
+	for i := 1; i < len(k.r); i++ {
+		f.get(row)
+		f.get(rowBytes)
+		f.i32Const(int32(i))
+		f.i32Mul()
+		f.i32Add()
+		f.get(row)
+		f.get(outEnd)
+		f.get(o)
+		f.i32Sub()
+		f.i32Const(int32(4 * i))
+		f.i32GtU()
+		f.selectOp()
+		f.set(k.r[i])
+	}
+	f.v128Const0()
+	f.set(k.acc)
+	f.get(q)
+	f.set(k.qp)
+	f.get(d)
+	f.set(k.dp)
+	f.get(sums)
+	f.set(k.sp)
+
+	whileLess(f, k.dp, dEnd)
+	format.block(k)
+	addTo(f, k.qp, format.qBlock)
+	addTo(f, k.dp, 4)
+	addTo(f, k.sp, format.sumsBytes)
+	endWhile(f)
+
+	// Store four rows, or the one to three that remain.
+	f.block()
+	f.block()
+	f.get(outEnd)
+	f.get(o)
+	f.i32Sub()
+	f.i32Const(16)
+	f.i32LtU()
+	f.brIf(0)
+	f.get(o)
+	f.get(k.acc)
+	f.v128Store(0)
+	f.br(1)
+	f.end()
+	for i := range 3 {
+		if i > 0 {
+			f.get(outEnd)
+			f.get(o)
+			f.i32Sub()
+			f.i32Const(int32(4 * i))
+			f.i32LeU()
+			f.brIf(0)
+		}
+		f.get(o)
+		f.get(k.acc)
+		f.f32x4ExtractLane(byte(i))
+		f.f32Store(uint32(4 * i))
+	}
+	f.end()
+
+	f.get(row)
+	f.get(rowBytes)
+	f.i32Const(4)
+	f.i32Mul()
+	f.i32Add()
+	f.set(row)
+	addTo(f, o, 16)
+	endWhile(f)
+	return f
+}
+
+// block32 is the block of Q8_0 and Q4_0 (32 weights of blockBytes, their
+// float16 scale first), whose integer products dot sums (see dotQ8_0):
+//
+//	x := the vector's 32 values of q as four int16 vectors of eight
+//	p_k := products of r_k's block and x (dot), in four lanes
+//	s := [Σp_0 Σp_1 Σp_2 Σp_3] (− 8·sums[b] with offset8, Q4_0's −8)
+//	acc += float(s) · half(r_k's scale) · d[b]
+//
+// weightScaleFirst rounds float(s)·half first, then times d[b], as Go's
+// mulQ4_0 does, instead of float(s)·(half·d[b]), as mulQ8_0 does.
+func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p uint32), offset8, weightScaleFirst bool) func(k *quantRows) {
+	return func(k *quantRows) {
+		f := k.f
+		var x, p [4]uint32
+		for i := range x {
+			x[i], p[i] = f.local(v128), f.local(v128)
+		}
+		v, n := f.local(v128), f.local(v128)
+		for half := range 2 {
+			loadInt16(f, k.qp, uint32(16*half), v, x[2*half], x[2*half+1])
+		}
+		for i, r := range k.r {
+			dot(f, r, x, v, n, p[i])
+		}
+
+		f.get(k.acc)
+		transposeSum(f, p, f.i32x4Add)
+		if offset8 {
+			f.get(k.sp)
+			f.i32Load(0)
+			f.i32Const(3)
+			f.i32Shl()
+			f.i32x4Splat()
+			f.i32x4Sub()
+		}
+		f.f32x4ConvertI32x4S()
+		k.rowScales(v, 0, false)
+		if weightScaleFirst {
+			halfToFloat(f, v, n)
+			f.f32x4Mul()
+			k.vectorScale()
+			f.f32x4Mul()
+		} else {
+			k.timesScales(v, n)
+		}
+		f.f32x4Add()
+		f.set(k.acc)
+		for _, r := range k.r {
+			addTo(f, r, blockBytes)
+		}
+	}
+}
+
+// loadInt16 sets locals lo and hi to the 16 int8 at local p + offset,
+// sign-extended to int16; v is scratch.
+func loadInt16(f *body, p, offset, v, lo, hi uint32) {
+	f.get(p)
+	f.v128Load(offset)
+	f.set(v)
+	f.get(v)
+	f.i16x8ExtendLowI8x16S()
+	f.set(lo)
+	f.get(v)
+	f.i16x8ExtendHighI8x16S()
+	f.set(hi)
+}
 
 // dotQ8_0 sums the products of the block's weights and x, 16 at a time
 // (dot16).
@@ -48,13 +282,7 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 	f.set(v)
 	for half := range 2 {
 		f.get(v)
-		if half == 0 {
-			f.i32x4Const(0x0f0f0f0f)
-			f.v128And()
-		} else {
-			f.i32Const(4)
-			f.i8x16ShrU()
-		}
+		nibbles(f, half == 1)
 		f.set(n)
 		dot16(f, n, x[2*half], x[2*half+1])
 		if half == 1 {
@@ -62,6 +290,18 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 		}
 	}
 	f.set(p)
+}
+
+// nibbles turns the 16 bytes on the stack into their low nibbles, or
+// their high ones.
+func nibbles(f *body, high bool) {
+	if high {
+		f.i32Const(4)
+		f.i8x16ShrU()
+		return
+	}
+	f.i32x4Const(0x0f0f0f0f)
+	f.v128And()
 }
 
 // dot16 pushes the products of the 16 int8 in local w with the int16 in
@@ -81,211 +321,294 @@ func dot16(f *body, w, lo, hi uint32) {
 	f.i32x4Add()
 }
 
-// mulQuant is the body of mul_q8_0 and mul_q4_0(out, w, q, d, sums,
-// blocks, rows): out[i] for i < rows is row i of w, blocks blocks of the
-// format a row, times the vector quantized to Q8_0 as q (32 int8 a block),
-// d (a float32 scale a block) and sums (Σq of each block). Its results are
-// those of package quant's mulQ8_0 and mulQ4_0 (ggml's
-// ggml_vec_dot_q8_0_q8_0 and ggml_vec_dot_q4_0_q8_0), bit for bit: a
-// block's products are summed in integers, exactly, in any order; then, in
-// order of blocks, each row adds its block's sum times the two scales,
-// rounded as Go rounds them, one lane a row. In outline:
+// blockQ4_K is the block of Q4_K (package quant's q4_k.go: d and dmin,
+// twelve bytes packing the six-bit scales sc and mins m of eight groups
+// of 32, then 128 bytes of nibbles, group 2c in the low ones of bytes 32c
+// to 32c+31 and group 2c+1 in their high ones), times a Q8_K block, as
+// Go's mulQ4_K:
 //
-//	while rows remain:
-//	  r_k := row k of the next four (the first again past the last); acc := 0
-//	  for each block:
-//	    x := the block's q as four int16 vectors of eight
-//	    p_k := products of r_k's block and x (format.dot), in four lanes
-//	    s := [Σp_0 Σp_1 Σp_2 Σp_3] (− 8·sums[b] for Q4_0)
-//	    acc += float(s) · half(r_k's scales) · d[b]
-//	    r_k += blockBytes
-//	  store the lanes of acc that are rows
-//
-// Four rows at a time let one transposition (transposeSum) finish four
-// sums and share each load of x.
-func mulQuant(format quantFormat) *body {
-	f := &body{params: 7}
-	const out, w, q, d, sums, blocks, rows = 0, 1, 2, 3, 4, 5, 6
-	rowBytes, row, o, outEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32)
-	qp, dp, sp, dEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32)
-	var r [4]uint32
-	for k := range r {
-		r[k] = f.local(i32)
+//	P := the vector's sums over its groups of 32, as int16 (|P| ≤ 32·127)
+//	S_k := r_k's sc and m, unpacked as ggml's get_scale_min_k4 does, all eight groups at once
+//	mins := [Σ_g m_k[g]·P[g] for each k]
+//	for each chunk c of 64 weights, the groups 2c (low nibbles) and 2c+1 (high):
+//	  for each row k: dots_k += sc_k[g] · (r_k's group g · the vector's), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b]) − float(mins)·(dmin·d[b])
+func blockQ4_K(k *quantRows) {
+	f := k.f
+	pairs, halves, mins, v, t, s, n := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var x, dots [4]uint32
+	for i := range x {
+		x[i], dots[i] = f.local(v128), f.local(v128)
 	}
-	var x, p [4]uint32
-	for k := range x {
-		x[k], p[k] = f.local(v128), f.local(v128)
+	var sc [2]uint32 // the scales of rows 0 and 1, and of rows 2 and 3, eight bytes a row
+	sc[0], sc[1] = f.local(v128), f.local(v128)
+	qc, qEnd := f.local(i32), f.local(i32)
+
+	// P, narrowed twice: the sixteen sums of 16 to int16, added in pairs.
+	for h := range 2 {
+		f.get(k.sp)
+		f.v128Load(uint32(32 * h))
+		f.get(k.sp)
+		f.v128Load(uint32(32*h + 16))
+		f.i16x8NarrowI32x4S()
+		f.i32x4ExtaddPairwiseI16x8S()
 	}
-	acc, v, n := f.local(v128), f.local(v128), f.local(v128)
+	f.i16x8NarrowI32x4S()
+	f.set(pairs)
+	k.rowScales(halves, 0, true) // d and dmin
 
-	f.get(blocks)
-	f.i32Const(format.blockBytes)
-	f.i32Mul()
-	f.set(rowBytes)
-	f.get(w)
-	f.set(row)
-	f.get(out)
-	f.set(o)
-	f.get(out)
-	f.get(rows)
-	f.i32Const(2)
-	f.i32Shl()
-	f.i32Add()
-	f.set(outEnd)
-	f.get(d)
-	f.get(blocks)
-	f.i32Const(2)
-	f.i32Shl()
-	f.i32Add()
-	f.set(dEnd)
-
-	// while o < outEnd
-	f.block()
-	f.loop()
-	f.get(o)
-	f.get(outEnd)
-	f.i32GeU()
-	f.brIf(1)
-
-	// r_k := row + k·rowBytes if row k is one, else row
-	f.get(row)
-	f.set(r[0])
-	for k := 1; k < len(r); k++ {
-		f.get(row)
-		f.get(rowBytes)
-		f.i32Const(int32(k))
-		f.i32Mul()
-		f.i32Add()
-		f.get(row)
-		f.get(outEnd)
-		f.get(o)
-		f.i32Sub()
-		f.i32Const(int32(4 * k))
-		f.i32GtU()
-		f.selectOp()
-		f.set(r[k])
-	}
-	f.v128Const0()
-	f.set(acc)
-	f.get(q)
-	f.set(qp)
-	f.get(d)
-	f.set(dp)
-	f.get(sums)
-	f.set(sp)
-
-	// for each block: while dp < dEnd
-	f.block()
-	f.loop()
-	f.get(dp)
-	f.get(dEnd)
-	f.i32GeU()
-	f.brIf(1)
-
-	for half := range 2 {
-		f.get(qp)
-		f.v128Load(uint32(16 * half))
+	// S = [u0 u1 u2 ·], the scale bytes as int32s, becomes
+	// [u0&k1, (u2&k2) | (u0>>6&k3)<<4, u1&k1, (u2>>4&k2) | (u1>>6&k3)<<4]
+	// with ggml's kmask1, 2 and 3: bytes 0–7 the scales, 8–15 the mins.
+	for i, r := range k.r {
+		f.get(r)
+		f.v128Load(4)
 		f.set(v)
 		f.get(v)
-		f.i16x8ExtendLowI8x16S()
-		f.set(x[2*half])
 		f.get(v)
-		f.i16x8ExtendHighI8x16S()
-		f.set(x[2*half+1])
-	}
-	for k := range r {
-		format.dot(f, r[k], x, v, n, p[k])
-	}
-
-	f.get(acc)
-	transposeSum(f, p, f.i32x4Add)
-	if format.offset8 {
-		f.get(sp)
-		f.i32Load(0)
-		f.i32Const(3)
-		f.i32Shl()
-		f.i32x4Splat()
-		f.i32x4Sub()
-	}
-	f.f32x4ConvertI32x4S()
-	// The weights' scales, one a row, in the low halves of v's int32 lanes.
-	f.v128Const0()
-	for k := range r {
+		f.shuffle([4]byte{0, 0, 1, 1})
+		f.set(t) // [u0 u0 u1 u1]
+		f.get(v)
+		f.get(v)
+		f.i32Const(4)
+		f.i32x4ShrU()
+		f.shuffle([4]byte{0, 2, 0, 6})
+		f.i32x4Const(0x0f0f0f0f)
+		f.v128And() // lanes 1 and 3: u2&k2 and u2>>4&k2
+		f.get(t)
+		f.i32Const(6)
+		f.i32x4ShrU()
+		f.i32x4Const(0x03030303)
+		f.v128And()
+		f.i32Const(4)
+		f.i32x4Shl()
+		f.v128Or()
+		f.get(t)
+		f.i32x4Const(0x3f3f3f3f)
+		f.v128And()
+		f.shuffle([4]byte{4, 1, 6, 3})
 		f.set(v)
-		f.get(r[k])
+		// The mins, as int16, times P: row k's mins in four lanes.
 		f.get(v)
-		f.load16Lane(0, byte(2*k))
+		f.i16x8ExtendHighI8x16U()
+		f.get(pairs)
+		f.i32x4DotI16x8S()
+		f.set(dots[i])
+		if i%2 == 0 {
+			f.get(v)
+			f.set(s)
+		} else {
+			f.get(s)
+			f.get(v)
+			f.shuffle([4]byte{0, 1, 4, 5})
+			f.set(sc[i/2])
+		}
 	}
-	f.set(v)
-	halfToFloat(f, v, n)
-	dx := func() {
-		f.get(dp)
-		f.f32Load(0)
-		f.f32x4Splat()
+	transposeSum(f, dots, f.i32x4Add)
+	f.set(mins)
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
 	}
-	if format.weightScaleFirst {
-		f.f32x4Mul()
-		dx()
-		f.f32x4Mul()
-	} else {
-		dx()
-		f.f32x4Mul()
-		f.f32x4Mul()
-	}
-	f.f32x4Add()
-	f.set(acc)
 
-	for k := range r {
-		addTo(f, r[k], format.blockBytes)
+	f.get(k.qp)
+	f.set(qc)
+	f.get(k.qp)
+	f.i32Const(256)
+	f.i32Add()
+	f.set(qEnd)
+	for _, r := range k.r {
+		addTo(f, r, 16) // the nibbles
 	}
-	addTo(f, qp, 32)
-	addTo(f, dp, 4)
-	addTo(f, sp, 4)
-	f.br(0)
-	f.end()
-	f.end()
-
-	// Store four rows, or the one to three that remain.
-	f.block()
-	f.block()
-	f.get(outEnd)
-	f.get(o)
-	f.i32Sub()
-	f.i32Const(16)
+	f.loop()
+	for h := range 2 { // the low nibbles, group 2c, then the high ones, 2c+1
+		for j := range 2 {
+			loadInt16(f, qc, uint32(32*h+16*j), v, x[2*j], x[2*j+1])
+		}
+		for i, r := range k.r {
+			for j := range 2 {
+				f.get(r)
+				f.v128Load(uint32(16 * j))
+				nibbles(f, h == 1)
+				f.set(n)
+				dot16(f, n, x[2*j], x[2*j+1])
+				if j == 1 {
+					f.i32x4Add()
+				}
+			}
+			f.get(sc[i/2])
+			f.i8x16ExtractLaneU(byte(8*(i%2) + h))
+			f.i32x4Splat()
+			f.i32x4Mul()
+			f.get(dots[i])
+			f.i32x4Add()
+			f.set(dots[i])
+		}
+	}
+	// The next chunk's scales to bytes 0, 1, 8 and 9.
+	for _, s := range sc {
+		f.get(s)
+		f.get(s)
+		f.shuffleBytes([16]byte{2, 3, 4, 5, 6, 7, 0, 0, 10, 11, 12, 13, 14, 15, 0, 0})
+		f.set(s)
+	}
+	for _, r := range k.r {
+		addTo(f, r, 32)
+	}
+	addTo(f, qc, 64)
+	f.get(qc)
+	f.get(qEnd)
 	f.i32LtU()
 	f.brIf(0)
-	f.get(o)
-	f.get(acc)
-	f.v128Store(0)
-	f.br(1)
-	f.end()
-	for k := range 3 {
-		if k > 0 {
-			f.get(outEnd)
-			f.get(o)
-			f.i32Sub()
-			f.i32Const(int32(4 * k))
-			f.i32LeU()
-			f.brIf(0)
-		}
-		f.get(o)
-		f.get(acc)
-		f.f32x4ExtractLane(byte(k))
-		f.f32Store(uint32(4 * k))
-	}
 	f.end()
 
-	f.get(row)
-	f.get(rowBytes)
-	f.i32Const(4)
-	f.i32Mul()
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(halves, v) // d
+	f.get(mins)
+	f.f32x4ConvertI32x4S()
+	f.get(halves)
+	f.i32Const(16)
+	f.i32x4ShrU()
+	f.set(halves)
+	k.timesScales(halves, v) // dmin
+	f.f32x4Sub()
+	f.f32x4Add()
+	f.set(k.acc)
+}
+
+// blockQ6_K is the block of Q6_K (package quant's q6_k.go: 128 bytes ql
+// of low four bits, 64 bytes qh of high two bits, 16 int8 scales sc, then
+// d), times a Q8_K block, as Go's mulQ6_K. Its four quarters of 64
+// weights, j = 2n + g, each take 16 bytes of ql at 64n + 16g and at
+// 64n + 16g + 32 and 16 of qh at 32n + 16g, for the weights at
+// 128n + 16g + 32q, q < 4, whose scale is sc[8n + g + 2q]:
+//
+//	for each quarter:
+//	  for each q < 4:
+//	    x := the vector's 16 values at 128n + 16g + 32q, as int16
+//	    for each row k: w := q's six bits from ql and qh, minus 32 (an int8)
+//	      dots_k += sc[8n + g + 2q] · (w · x), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b])
+//
+// Taking 32 off each weight, exactly, replaces the Go kernel's −32·Σx.
+func blockQ6_K(k *quantRows) {
+	f := k.f
+	halves, v, n, lo, hi, low4, high2, offset32 := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var dots [4]uint32
+	for i := range dots {
+		dots[i] = f.local(v128)
+	}
+	j, ql, qh, scales, y := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+
+	k.rowScales(halves, 208, false)
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
+	}
+	f.i32x4Const(0x0f0f0f0f)
+	f.set(low4)
+	f.i32x4Const(0x30303030)
+	f.set(high2)
+	f.i32x4Const(0x20202020)
+	f.set(offset32)
+	f.i32Const(0)
+	f.set(j)
+
+	f.loop()
+	// With g16 = 16·(j&1) and n = j>>1: ql = 64n + g16, qh = 128 + 32n +
+	// g16, scales = 192 + 8n + (j&1), y = qp + 128n + g16.
+	quarter := func(local uint32, base, nShift, gShift int32) {
+		f.get(j)
+		f.i32Const(1)
+		f.i32ShrU()
+		f.i32Const(nShift)
+		f.i32Shl()
+		f.get(j)
+		f.i32Const(1)
+		f.i32And()
+		f.i32Const(gShift)
+		f.i32Shl()
+		f.i32Add()
+		f.i32Const(base)
+		f.i32Add()
+		f.set(local)
+	}
+	quarter(ql, 0, 6, 4)
+	quarter(qh, 128, 5, 4)
+	quarter(scales, 192, 3, 0)
+	quarter(y, 0, 7, 4)
+	f.get(y)
+	f.get(k.qp)
 	f.i32Add()
-	f.set(row)
-	addTo(f, o, 16)
-	f.br(0)
+	f.set(y)
+	for q := range 4 {
+		loadInt16(f, y, uint32(32*q), v, lo, hi)
+		for i, r := range k.r {
+			// The low four bits: ql's low nibbles for q = 0 and 1, high for
+			// 2 and 3, from ql + 32 for odd q.
+			f.get(r)
+			f.get(ql)
+			f.i32Add()
+			f.v128Load(uint32(32 * (q % 2)))
+			if q < 2 {
+				f.get(low4)
+				f.v128And()
+			} else {
+				f.i32Const(4)
+				f.i8x16ShrU()
+			}
+			// The high two bits: bits 2q and 2q+1 of qh, moved to 4 and 5.
+			f.get(r)
+			f.get(qh)
+			f.i32Add()
+			f.v128Load(0)
+			switch q {
+			case 0:
+				f.i32Const(4)
+				f.i8x16Shl()
+			case 1:
+				f.i32Const(2)
+				f.i8x16Shl()
+			case 3:
+				f.i32Const(2)
+				f.i8x16ShrU()
+			}
+			f.get(high2)
+			f.v128And()
+			f.v128Or()
+			f.get(offset32)
+			f.i8x16Sub()
+			f.set(n)
+			dot16(f, n, lo, hi)
+			f.get(r)
+			f.get(scales)
+			f.i32Add()
+			f.i32Load8S(uint32(2 * q))
+			f.i32x4Splat()
+			f.i32x4Mul()
+			f.get(dots[i])
+			f.i32x4Add()
+			f.set(dots[i])
+		}
+	}
+	addTo(f, j, 1)
+	f.get(j)
+	f.i32Const(4)
+	f.i32LtU()
+	f.brIf(0)
 	f.end()
-	f.end()
-	return f
+
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(halves, v)
+	f.f32x4Add()
+	f.set(k.acc)
+	for _, r := range k.r {
+		addTo(f, r, 128+64+16+2)
+	}
 }
 
 // halfToFloat pushes the float32 values of the IEEE half-precision numbers

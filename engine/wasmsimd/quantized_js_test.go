@@ -12,20 +12,25 @@ import (
 )
 
 // quantKernels are the kernel of each quantized format, called with a
-// vector quantized by quant.Vec.Q8_0.
+// vector quantized by quantize.
 var quantKernels = []struct {
-	t   quant.Type
-	mul func(k *Kernel, out []float32, w []byte, q []int8, d []float32, sums []int32) error
+	t        quant.Type
+	mul      func(k *Kernel, out []float32, w []byte, q []int8, d []float32, sums []int32) error
+	quantize func(v *quant.Vec, x []float32) (q []int8, d []float32, sums []int32)
 }{
 	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
 		return k.MulQ8_0(out, w, q, d)
-	}},
-	{quant.Q4_0, (*Kernel).MulQ4_0},
+	}, (*quant.Vec).Q8_0},
+	{quant.Q4_0, (*Kernel).MulQ4_0, (*quant.Vec).Q8_0},
+	{quant.Q4_K, (*Kernel).MulQ4_K, (*quant.Vec).Q8_K},
+	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
+		return k.MulQ6_K(out, w, q, d)
+	}, (*quant.Vec).Q8_K},
 }
 
-// TestMulQuantMatchesGo checks that mul_q8_0 and mul_q4_0 give package
+// TestMulQuantMatchesGo checks that the quantized kernels give package
 // quant's MulVec (the Go kernels) bit for bit on every quant.KernelCase
-// (any NaN for NaN), writing every row and no more.
+// of whole blocks (any NaN for NaN), writing every row and no more.
 func TestMulQuantMatchesGo(t *testing.T) {
 	k, err := Load()
 	if err != nil {
@@ -34,6 +39,9 @@ func TestMulQuantMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, kernel := range quantKernels {
 		for _, c := range quant.KernelCases {
+			if c.Cols%kernel.t.BlockSize() != 0 {
+				continue
+			}
 			t.Run(fmt.Sprintf("%s/%s", kernel.t, c), func(t *testing.T) {
 				m, x := c.Make(kernel.t, rng)
 				want := make([]float32, c.Rows)
@@ -46,7 +54,7 @@ func TestMulQuantMatchesGo(t *testing.T) {
 				}
 				got[c.Rows] = 42 // and no more
 				var v2 quant.Vec
-				q, d, sums := v2.Q8_0(x)
+				q, d, sums := kernel.quantize(&v2, x)
 				if err := kernel.mul(k, got[:c.Rows], m.Q, q, d, sums); err != nil {
 					t.Fatal(err)
 				}
@@ -74,14 +82,23 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 	}
 	const rows, blocks = 4, 2
 	for _, kernel := range quantKernels {
-		size := rows * blocks * kernel.t.BlockBytes()
-		for _, c := range []struct {
+		size, values := rows*blocks*kernel.t.BlockBytes(), blocks*kernel.t.BlockSize()
+		cases := []struct {
 			name       string
 			w, q, sums int
 		}{
-			{"w", size - 1, 32 * blocks, blocks},
-			{"q", size, 32*blocks - 1, blocks},
-		} {
+			{"w", size - 1, values, values / 16},
+			{"q", size, values - 1, values / 16},
+		}
+		// The formats that read the vector's sums: one a block of 32
+		// (Q8_0's), one a group of 16 (Q8_K's).
+		if sums := map[quant.Type]int{quant.Q4_0: blocks, quant.Q4_K: values / 16}[kernel.t]; sums > 0 {
+			cases = append(cases, struct {
+				name       string
+				w, q, sums int
+			}{"sums", size, values, sums - 1})
+		}
+		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%s", kernel.t, c.name), func(t *testing.T) {
 				defer func() {
 					if recover() == nil {
@@ -92,14 +109,6 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 			})
 		}
 	}
-	t.Run("Q4_0/sums", func(t *testing.T) {
-		defer func() {
-			if recover() == nil {
-				t.Errorf("sums too short did not panic")
-			}
-		}()
-		_ = k.MulQ4_0(make([]float32, rows), make([]byte, rows*blocks*quant.Q4_0.BlockBytes()), make([]int8, 32*blocks), make([]float32, blocks), make([]int32, blocks-1))
-	})
 }
 
 func TestMulQuantDoesNotAllocate(t *testing.T) {
@@ -109,29 +118,34 @@ func TestMulQuantDoesNotAllocate(t *testing.T) {
 	}
 	for _, kernel := range quantKernels {
 		out, w := make([]float32, 64), make([]byte, 64*2*kernel.t.BlockBytes())
-		q, d, sums := make([]int8, 64), make([]float32, 2), make([]int32, 2)
+		q, d, sums := make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16)
 		if allocs := testing.AllocsPerRun(100, func() { _ = kernel.mul(k, out, w, q, d, sums) }); allocs != 0 {
 			t.Errorf("%s: the kernel allocates %v times per call", kernel.t, allocs)
 		}
 	}
 }
 
-// BenchmarkMulQuant measures mul_q8_0 and mul_q4_0 and the Go kernels they
-// replace (quant's MulVec; both quantize x first) at stories15M's shapes:
-// rows × cols of WQ, W1, W2 and the classifier.
+// BenchmarkMulQuant measures the quantized kernels and the Go kernels they
+// replace (quant's MulVec; both quantize x first) at stories15M's shapes,
+// rows × cols of WQ, W1, W2 and the classifier, and for the K formats,
+// whose rows are whole blocks of 256, at those shapes with 256 for 288.
 func BenchmarkMulQuant(b *testing.B) {
 	k, err := Load()
 	if err != nil {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, shape := range [][2]int{{288, 288}, {768, 288}, {288, 768}, {32000, 288}} {
-		rows, cols := shape[0], shape[1]
-		x, out := make([]float32, cols), make([]float32, rows)
-		for j := range x {
-			x[j] = rng.Float32()*2 - 1
+	for _, kernel := range quantKernels {
+		dim := 288
+		if kernel.t.BlockSize() == quant.QK_K {
+			dim = 256 // rows of whole blocks
 		}
-		for _, kernel := range quantKernels {
+		for _, shape := range [][2]int{{dim, dim}, {768, dim}, {dim, 768}, {32000, dim}} {
+			rows, cols := shape[0], shape[1]
+			x, out := make([]float32, cols), make([]float32, rows)
+			for j := range x {
+				x[j] = rng.Float32()*2 - 1
+			}
 			m := quant.Random(kernel.t, rows, cols, 0.1, rng)
 			var v quant.Vec
 			for _, impl := range []struct {
@@ -139,7 +153,7 @@ func BenchmarkMulQuant(b *testing.B) {
 				mul  func()
 			}{
 				{"simd", func() {
-					q, d, sums := v.Q8_0(x)
+					q, d, sums := kernel.quantize(&v, x)
 					if err := kernel.mul(k, out, m.Q, q, d, sums); err != nil {
 						b.Fatal(err)
 					}

@@ -1,20 +1,20 @@
 // Package wasmsimd gives the browser engine WebAssembly SIMD kernels, which
-// the Go compiler does not emit: two small companion modules (matvec.wasm
-// and attention.wasm, written by Generate with a hand-made encoder, see
-// matvec.go) that work directly on the Go program's own linear memory.
-// Each imports the Go
-// instance's exported memory, so a Go slice's address is a valid offset
-// into it: Go's heap does not move, and when Go grows its memory the module
-// sees the growth, as both hold the same WebAssembly.Memory.
+// the Go compiler does not emit: small companion modules (matvec.wasm,
+// q4_k.wasm, q6_k.wasm and attention.wasm, written by Generate with a
+// hand-made encoder, see matvec.go) that work directly on the Go program's
+// own linear memory. Each imports the Go instance's exported memory, so a
+// Go slice's address is a valid offset into it: Go's heap does not move,
+// and when Go grows its memory the modules see the growth, as all hold the
+// same WebAssembly.Memory.
 //
 // Under js, Load instantiates the modules and Kernel.MatVec (float32),
-// Kernel.MulQ8_0 and Kernel.MulQ4_0 (quantized weights times a vector
-// quantized to Q8_0, as package quant multiplies them) call them, once per
-// matrix, and Kernel.AttentionScores and Kernel.AttentionValues once per
-// layer. The bytes are embedded in the Go program rather than served
-// next to it: they are 4.5 KB, there is then no second request, cache entry
-// or version to keep in step with app.wasm, and tests under node load them
-// as the browser does.
+// Kernel.MulQ8_0, MulQ4_0, MulQ4_K and MulQ6_K (quantized weights times a
+// vector quantized to 8 bits, as package quant multiplies them) call them,
+// once per matrix, and Kernel.AttentionScores and Kernel.AttentionValues
+// once per layer. The bytes are embedded in the Go program rather than
+// served next to it: they are 10 KB, there is then no second request,
+// cache entry or version to keep in step with app.wasm, and tests under
+// node load them as the browser does.
 package wasmsimd
 
 import _ "embed"
@@ -25,6 +25,10 @@ import _ "embed"
 var (
 	//go:embed matvec.wasm
 	matvecModule []byte
+	//go:embed q4_k.wasm
+	q4_KModule []byte
+	//go:embed q6_k.wasm
+	q6_KModule []byte
 	//go:embed attention.wasm
 	attentionModule []byte
 )
