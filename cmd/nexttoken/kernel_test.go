@@ -3,44 +3,139 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
+	"nexttoken/engine/quant"
+	"nexttoken/engine/randmodel"
 )
 
 // TestKernel checks that the playground decodes with the engine's
-// WebAssembly SIMD kernel and says so (data-kernel on the root element),
-// that simd=0 in the address runs the Go loop instead, and that both give
-// the greedy stories260K text the native engine gives (nexttoken trace),
-// and the same tokens with the same probabilities.
+// WebAssembly SIMD kernels and says so (data-kernel on the root element),
+// that simd=0 in the address runs the Go kernels instead, and that both
+// give the text the native engine gives (nexttoken trace), and the same
+// tokens with the same probabilities: on stories260K (float32 matrices)
+// and on random GGUF models, fetched by URL as a reader's are, whose
+// matrices are Q8_0, Q4_0, and llama-quantize's Q4_K_M mixture (Q4_K and
+// Q6_K), so that each quantized kernel runs in Chromium.
 func TestKernel(t *testing.T) {
-	const steps = 64
-	code, out, errs := runCmd("trace", "--model=stories260K", "--prompt=Once upon a time", "--steps="+strconv.Itoa(steps))
-	if code != 0 {
-		t.Fatalf("trace: exit %d: %s", code, errs)
+	const steps, prompt = 24, "Once upon a time"
+	// Rows of whole blocks of every format, grouped keys and values.
+	shape := checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 64}
+	cases := []struct {
+		name   string
+		format func(name string, layer int) quant.Type // nil: stories260K
+		file   string                                  // the GGUF file written of the format
+	}{
+		{name: "stories260K"},
+		{name: "Q8_0", format: randmodel.Every(quant.Q8_0)},
+		{name: "Q4_0", format: randmodel.Every(quant.Q4_0)},
+		{name: "Q4_K_M", format: randmodel.Q4_K_M(shape)},
 	}
-	m := regexp.MustCompile(`(?m)^text: (".*")$`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("trace printed no text:\n%s", out)
+	mux := http.NewServeMux()
+	for i, c := range cases {
+		if c.format == nil {
+			continue
+		}
+		cases[i].file = writeQuantizedGGUF(t, shape, c.format)
+		mux.HandleFunc("/"+c.name+".gguf", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
+			http.ServeFile(w, r, cases[i].file)
+		})
 	}
-	want, err := strconv.Unquote(m[1])
+	models := httptest.NewServer(mux)
+	defer models.Close()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model, traced := "stories260K", "stories260K"
+			if c.format != nil {
+				traced = c.file
+				data, err := os.ReadFile(traced)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(data)
+				model = "url:" + hex.EncodeToString(sum[:8]) + ":" + strconv.Itoa(len(data)) + ":" + models.URL + "/" + c.name + ".gguf"
+			}
+			code, out, errs := runCmd("trace", "--model="+traced, "--prompt="+prompt, "--steps="+strconv.Itoa(steps))
+			if code != 0 {
+				t.Fatalf("trace: exit %d: %s", code, errs)
+			}
+			m := regexp.MustCompile(`(?m)^text: (".*")$`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("trace printed no text:\n%s", out)
+			}
+			want, err := strconv.Unquote(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A random model may choose </s> before the last step.
+			taken := strings.Count(out, "\n  greedy: ")
+			var tokens []string
+			for _, k := range []struct{ query, kernel string }{{"", "SIMD"}, {"&simd=0", "Go"}} {
+				tab := openPage(t, "/?model="+url.QueryEscape(model)+"&prompt="+url.QueryEscape(prompt)+"&steps="+strconv.Itoa(steps)+k.query)
+				if got := evaluate[string](tab, `document.documentElement.dataset.kernel`); got != k.kernel {
+					t.Errorf("%q: the page reports the %q kernel, want %q", k.query, got, k.kernel)
+				}
+				waitFor(tab, `document.querySelector('#status')?.textContent.startsWith('`+strconv.Itoa(taken)+` steps')`)
+				// The page shows a text that is not UTF-8 as the browser
+				// decodes it, a U+FFFD for each bad sequence.
+				shown := evaluate[string](tab, `new TextDecoder().decode(new Uint8Array(`+jsBytes(want)+`))`)
+				if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != shown {
+					t.Errorf("%s kernel: text %q, want nexttoken trace's %q", k.kernel, got, shown)
+				}
+				// Each chip's title names its step, piece and probability.
+				tokens = append(tokens, evaluate[string](tab, `[...document.querySelectorAll('#tokens .tok.gen')].map(e => e.title).join('\n')`))
+			}
+			if tokens[0] != tokens[1] || tokens[0] == "" {
+				t.Errorf("the generated tokens differ:\nSIMD:\n%s\nGo:\n%s", tokens[0], tokens[1])
+			}
+		})
+	}
+}
+
+// jsBytes is s's bytes as a JavaScript array.
+func jsBytes(s string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range len(s) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(int(s[i])))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// writeQuantizedGGUF writes a random model of shape c, its matrices of
+// format, as a GGUF file in a folder of the test's, and returns its path.
+func writeQuantizedGGUF(t *testing.T, c checkpoint.Config, format func(name string, layer int) quant.Type) string {
+	t.Helper()
+	m, v, err := randmodel.BuildQuantized(c, 7, format)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tokens []string
-	for _, c := range []struct{ query, kernel string }{{"", "SIMD"}, {"&simd=0", "Go"}} {
-		tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps="+strconv.Itoa(steps)+c.query)
-		if got := evaluate[string](tab, `document.documentElement.dataset.kernel`); got != c.kernel {
-			t.Errorf("%q: the page reports the %q kernel, want %q", c.query, got, c.kernel)
-		}
-		waitFor(tab, `document.querySelector('#status').textContent === '`+strconv.Itoa(steps)+` steps'`)
-		if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != want {
-			t.Errorf("%s kernel: text %q, want nexttoken trace's %q", c.kernel, got, want)
-		}
-		// Each chip's title names its step, piece and probability.
-		tokens = append(tokens, evaluate[string](tab, `[...document.querySelectorAll('#tokens .tok.gen')].map(e => e.title).join('\n')`))
+	f, err := os.CreateTemp(t.TempDir(), "*.gguf")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if tokens[0] != tokens[1] || tokens[0] == "" {
-		t.Errorf("the generated tokens differ:\nSIMD:\n%s\nGo:\n%s", tokens[0], tokens[1])
+	if err := gguf.WriteLlama2c(f, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
+		t.Fatal(err)
 	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
