@@ -26,10 +26,10 @@ func Generate() map[string][]byte {
 	return map[string][]byte{
 		"matvec.wasm": assemble(
 			kernel{"matvec_f32", matvec()},
-			kernel{"mul_q8_0", mulQuant(q8_0)},
-			kernel{"mul_q4_0", mulQuant(q4_0)}),
-		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K)}),
-		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K)}),
+			kernel{"mul_q8_0", mulQuant(q8_0, block32(q8_0.blockBytes, dotQ8_0, false, false))},
+			kernel{"mul_q4_0", mulQuant(q4_0, block32(q4_0.blockBytes, dotQ4_0, true, true))}),
+		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K, blockQ4_K)}),
+		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
 		"attention.wasm": assemble(
 			kernel{"attention_scores", attentionScores()},
 			kernel{"attention_values", attentionValues()}),

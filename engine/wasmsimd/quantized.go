@@ -4,21 +4,24 @@ package wasmsimd
 // of its own: qBlock values a block (32, ggml's block_q8_0, or 256,
 // block_q8_K) with their scales d (a float32 a block) and sums (int32s of
 // the vector's q, sumsBytes of them a block: a sum of 32, or sixteen sums
-// of 16).
+// of 16). The callers of the kernels need only this; the generator also
+// needs each format's block (quantBlocks), kept apart so that a program
+// calling the kernels does not link the generator.
 type quantFormat struct {
 	blockBytes, qBlock, sumsBytes int32
-	// block adds the products of a block of each of the four rows with
-	// the vector's block (see quantRows) to acc, and leaves each r_k at
-	// its row's next block.
-	block func(k *quantRows)
 }
 
 var (
-	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4, block: block32(2+32, dotQ8_0, false, false)}
-	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4, block: block32(2+16, dotQ4_0, true, true)}
-	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64, block: blockQ4_K}
-	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64, block: blockQ6_K}
+	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4}
+	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
+	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64}
+	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64}
 )
+
+// quantBlock emits a format's block: it adds the products of a block of
+// each of the four rows with the vector's block (see quantRows) to acc,
+// and leaves each r_k at its row's next block.
+type quantBlock func(k *quantRows)
 
 // quantRows is what a format's block sees of its kernel: the function
 // under construction, the addresses of a block of each of four rows (r)
@@ -79,12 +82,12 @@ func (k *quantRows) rowScales(local, offset uint32, pair bool) {
 //	while rows remain:
 //	  r_k := row k of the next four (the first again past the last); acc := 0
 //	  for each block:
-//	    acc += the products of the four rows' blocks and the vector's (format.block)
+//	    acc += the products of the four rows' blocks and the vector's (block)
 //	  store the lanes of acc that are rows
 //
 // Four rows at a time let one transposition (transposeSum) finish four
 // sums and share each load of the vector.
-func mulQuant(format quantFormat) *body {
+func mulQuant(format quantFormat, block quantBlock) *body {
 	f := &body{params: 7}
 	const out, w, q, d, sums, blocks, rows = 0, 1, 2, 3, 4, 5, 6
 	rowBytes, row, o, outEnd, dEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
@@ -143,7 +146,7 @@ func mulQuant(format quantFormat) *body {
 	f.set(k.sp)
 
 	whileLess(f, k.dp, dEnd)
-	format.block(k)
+	block(k)
 	addTo(f, k.qp, format.qBlock)
 	addTo(f, k.dp, 4)
 	addTo(f, k.sp, format.sumsBytes)
@@ -200,7 +203,7 @@ func mulQuant(format quantFormat) *body {
 //
 // weightScaleFirst rounds float(s)·half first, then times d[b], as Go's
 // mulQ4_0 does, instead of float(s)·(half·d[b]), as mulQ8_0 does.
-func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p uint32), offset8, weightScaleFirst bool) func(k *quantRows) {
+func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p uint32), offset8, weightScaleFirst bool) quantBlock {
 	return func(k *quantRows) {
 		f := k.f
 		var x, p [4]uint32
@@ -607,7 +610,7 @@ func blockQ6_K(k *quantRows) {
 	f.f32x4Add()
 	f.set(k.acc)
 	for _, r := range k.r {
-		addTo(f, r, 128+64+16+2)
+		addTo(f, r, q6_K.blockBytes)
 	}
 }
 
