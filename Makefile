@@ -78,7 +78,10 @@ unit: web/app.wasm.br chromium
 # the engine's decode speed with its SIMD and Go kernels (measurements, not
 # tests). make timing WLLAMA=/path compares the decode speed with wllama's
 # (llama.cpp in WebAssembly), installed outside the project with
-# cd /path && npm install @wllama/wllama@3.8.1.
+# cd /path && npm install @wllama/wllama@3.8.1, type by type (F32, Q8_0,
+# Q4_0, Q4_K, Q6_K, Q4_K_M). NEXTTOKEN_TIMING_FORMATS=q4_k,q6_k make timing
+# decodes only those formats (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m);
+# NEXTTOKEN_TIMING_ROUNDS=1 takes one round instead of five.
 WLLAMA ?=
 timing: web/app.wasm.br chromium
 	$(withBrowser) GO=$(GO) NEXTTOKEN_WLLAMA=$(WLLAMA) NEXTTOKEN_TIMING=1 $(GO) test -run 'Timing$$' -count=1 -v ./cmd/nexttoken

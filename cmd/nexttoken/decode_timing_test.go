@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"nexttoken/engine/gguf"
-	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 )
 
@@ -38,8 +38,11 @@ WebAssembly.instantiateStreaming(fetch("/decodebench.wasm"), go.importObject)
 // WebAssembly with SIMD): a GGUF file of the same network, one thread, no
 // GPU, the same prompt (llama.cpp adds BOS), an untimed run of 16 tokens,
 // then 128 greedy tokens; its decode time is llama.cpp's own timing of the
-// generated tokens (predicted_ms).
-// The query's format (f32 or q8_0) chooses the file, /model-FORMAT.gguf.
+// generated tokens (predicted_ms). Its KV cache is llama.cpp's default,
+// float16, where nexttoken keeps float32, so their greedy tokens part
+// after a few dozen even in F32 (natively, with a float32 cache, llama.cpp
+// gives nexttoken's 128 F32 tokens on both stories15M shapes).
+// The query's gguf names the file, served at /gguf.
 // With ids=1 it decodes once more, untimed, asking for log-probabilities,
 // whose entries carry the token ids.
 const wllamaPage = `<!doctype html><meta charset="utf-8"><title>wllama</title><link rel="icon" href="data:,">
@@ -51,8 +54,7 @@ try {
 	const tokens = Number(query.get("tokens") || 128);
 	const wllama = new Wllama({default: "/wllama/wasm/wllama.wasm"},
 		{logger: {debug: quiet, log: quiet, info: quiet, warn: quiet, error: console.error}});
-	const format = query.get("format") || "f32";
-	await wllama.loadModelFromUrl(location.origin + "/model-" + format + ".gguf", {n_threads: 1, n_ctx: 256, n_gpu_layers: 0});
+	await wllama.loadModelFromUrl(location.origin + "/" + query.get("gguf"), {n_threads: 1, n_ctx: 256, n_gpu_layers: 0});
 	const greedy = {prompt: "Once upon a time", max_tokens: tokens, temperature: 0, ignore_eos: true};
 	await wllama.createCompletion({...greedy, max_tokens: Math.min(16, tokens)}); // warm-up, as decodebench's
 	const r = await wllama.createCompletion(greedy);
@@ -77,17 +79,119 @@ type decodeResult struct {
 	Decoded int     `json:"decoded"` // wllama: the tokens it timed
 }
 
+// The engines that decode a timed network, one row each, in the order
+// they take turns.
+const (
+	simdRow   = iota // nexttoken with its WebAssembly SIMD kernels (decodebench)
+	goRow            // nexttoken with its Go kernels (decodebench's simd=0)
+	wllamaRow        // wllama, on the same network written as a GGUF file
+	rowCount
+)
+
+var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama"}
+
+// A timedNetwork is a network TestDecodeTiming decodes: decodebench's
+// model, or its random model of shape (randmodel.Shapes) in format
+// (randmodel.BuildNamed), seed 15.
+type timedNetwork struct {
+	name                 string
+	model, shape, format string // format also for a model: what NEXTTOKEN_TIMING_FORMATS picks by
+	tokens               int
+	goKernel             bool // also a row with the Go kernels
+	wllama               bool // also a row with wllama, given NEXTTOKEN_WLLAMA
+}
+
+// timedNetworks are the networks TestDecodeTiming measures. The K formats
+// need rows of whole 256-weight blocks, hence their own shape, which has
+// its own F32 baseline. The Go kernels would take minutes a round on
+// SmolLM2's shape; wllama's per-token round trips to its worker dominate
+// on stories260K, so neither is measured there.
+var timedNetworks = []timedNetwork{
+	{"F32", "", "stories15m", "f32", 128, true, true},
+	{"Q8_0", "", "stories15m", "q8_0", 128, true, true},
+	{"Q4_0", "", "stories15m", "q4_0", 128, true, true},
+	{"F32, K shape", "", "stories15mk", "f32", 128, true, true},
+	{"Q4_K", "", "stories15mk", "q4_k", 128, true, true},
+	{"Q6_K", "", "stories15mk", "q6_k", 128, true, true},
+	{"Q4_K_M", "", "stories15mk", "q4_k_m", 128, true, true},
+	{"stories260K", "stories260K", "", "f32", 128, true, false},
+	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, false, false},
+}
+
+// gguf is the name of n's GGUF file for wllama.
+func (n timedNetwork) gguf() string { return "model-" + n.shape + "-" + n.format + ".gguf" }
+
+// path is the page and query of n's row.
+func (n timedNetwork) path(row int) string {
+	q := url.Values{"tokens": {strconv.Itoa(n.tokens)}}
+	if row == wllamaRow {
+		q.Set("gguf", n.gguf())
+		return "/wllama.html?" + q.Encode()
+	}
+	if row == goRow {
+		q.Set("simd", "0")
+	}
+	for key, value := range map[string]string{"model": n.model, "shape": n.shape, "format": n.format} {
+		if value != "" {
+			q.Set(key, value)
+		}
+	}
+	return "/decode.html?" + q.Encode()
+}
+
+// runs reports whether n has row, wllama's only when it is installed.
+func (n timedNetwork) runs(row int, wllama bool) bool {
+	return row == simdRow || row == goRow && n.goKernel || row == wllamaRow && n.wllama && wllama
+}
+
+// timedFormats returns the networks, in timedNetworks' order, of the
+// formats list names (a comma list such as "q4_k,q6_k",
+// NEXTTOKEN_TIMING_FORMATS), all for "".
+func timedFormats(list string) ([]timedNetwork, error) {
+	if list == "" {
+		return timedNetworks, nil
+	}
+	named := map[string]bool{}
+	for _, format := range strings.Split(list, ",") {
+		named[strings.ToLower(strings.TrimSpace(format))] = true
+	}
+	var picked []timedNetwork
+	for _, n := range timedNetworks {
+		if named[n.format] {
+			picked = append(picked, n)
+		}
+	}
+	for format := range named {
+		if !slices.ContainsFunc(picked, func(n timedNetwork) bool { return n.format == format }) {
+			return nil, fmt.Errorf("NEXTTOKEN_TIMING_FORMATS names %q, which no timed network is in (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m are)", format)
+		}
+	}
+	return picked, nil
+}
+
 // TestDecodeTiming measures decoding in headless Chromium, engine only
-// (wasm/decodebench, no page around it): 128 greedy tokens on the random
-// checkpoint of stories15M's shape (in F32, and in Q8_0: format=q8_0) and on stories260K, with the WebAssembly
-// SIMD kernel and with the Go loop (simd=0); 32 tokens of the random
-// SmolLM2-135M-shape Q8_0 model with the SIMD kernel (its Go loop would
-// take minutes a round); and, when NEXTTOKEN_WLLAMA names a folder
-// where npm installed @wllama/wllama (make timing WLLAMA=/path), wllama
-// single-threaded on the same networks written as GGUF files, the F32 one
-// and the Q8_0 one (the same blocks as decodebench's format=q8_0). The engines
-// take turns, a fresh tab each, NEXTTOKEN_TIMING_ROUNDS rounds (default 5),
-// so that the shared machine's load falls on all of them alike. A
+// (wasm/decodebench, no page around it), greedily, single-threaded, on
+// timedNetworks: 128 tokens of the random checkpoint of stories15M's shape
+// in F32, Q8_0 and Q4_0; of the K shape (randmodel.Stories15MK, width 256)
+// in F32, Q4_K, Q6_K (every matrix) and Q4_K_M (llama-quantize's
+// mixture); of stories260K; and 32 tokens of the random SmolLM2-135M-shape
+// Q8_0 model. Each network has up to three rows:
+//
+//   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels (the
+//     formats without one fall back to the Go kernels inside it);
+//   - nexttoken Go: decodebench with simd=0, the Go kernels only, which
+//     must decode the same tokens as the SIMD row;
+//   - wllama: when NEXTTOKEN_WLLAMA names a folder where npm installed
+//     @wllama/wllama (make timing WLLAMA=/path), wllama 3.8.1 on the same
+//     network written as a GGUF file (the same blocks, so the same
+//     weights), for the stories15M and K shapes.
+//
+// NEXTTOKEN_TIMING_FORMATS (a comma list, such as "q4_k,q6_k") measures
+// only the networks of those formats. The rows take turns within each of
+// NEXTTOKEN_TIMING_ROUNDS rounds (default 5), a fresh tab each, so that
+// the shared machine's load falls on all of them alike. It logs each
+// row's median tok/s, and per network SIMD ÷ Go, SIMD ÷ wllama and how
+// many of the greedy tokens nexttoken and wllama share from the start. A
 // measurement, not a test: make timing runs it, with NEXTTOKEN_TIMING=1.
 func TestDecodeTiming(t *testing.T) {
 	if os.Getenv("NEXTTOKEN_TIMING") == "" {
@@ -97,7 +201,10 @@ func TestDecodeTiming(t *testing.T) {
 	if err != nil || rounds < 1 {
 		rounds = 5
 	}
-	const tokens = 128
+	networks, err := timedFormats(os.Getenv("NEXTTOKEN_TIMING_FORMATS"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := needBrowser(t)
 	goroot, err := exec.Command(goCommand(), "env", "GOROOT").Output()
 	if err != nil {
@@ -109,29 +216,20 @@ func TestDecodeTiming(t *testing.T) {
 		"/decodebench.wasm": goBuild(t, "../../wasm/decodebench", "decodebench.wasm", "GOOS=js", "GOARCH=wasm"),
 	}
 	pages := map[string]string{"/decode.html": decodePage}
-	engines := []struct{ name, path string }{
-		{"nexttoken SIMD", "/decode.html?tokens=" + strconv.Itoa(tokens)},
-		{"nexttoken Go", "/decode.html?simd=0&tokens=" + strconv.Itoa(tokens)},
-		{"nexttoken Q8_0 SIMD", "/decode.html?format=q8_0&tokens=" + strconv.Itoa(tokens)},
-		{"nexttoken Q8_0 Go", "/decode.html?format=q8_0&simd=0&tokens=" + strconv.Itoa(tokens)},
-		{"stories260K SIMD", "/decode.html?model=stories260K&tokens=" + strconv.Itoa(tokens)},
-		{"stories260K Go", "/decode.html?model=stories260K&simd=0&tokens=" + strconv.Itoa(tokens)},
-		{"SmolLM2 shape Q8_0 SIMD", "/decode.html?shape=smollm2&format=q8_0&tokens=32"},
-	}
-	wllama := -1 // the index of wllama's F32 run among the engines, if it runs; Q8_0 follows
-	if dir := os.Getenv("NEXTTOKEN_WLLAMA"); dir != "" {
+	dir := os.Getenv("NEXTTOKEN_WLLAMA")
+	wllama := dir != ""
+	if wllama {
 		esm := filepath.Join(dir, "node_modules", "@wllama", "wllama", "esm")
 		if _, err := os.Stat(filepath.Join(esm, "index.js")); err != nil {
 			t.Fatalf("NEXTTOKEN_WLLAMA=%s: no wllama there (npm install @wllama/wllama@3.8.1 in it): %v", dir, err)
 		}
 		mux.Handle("/wllama/", http.StripPrefix("/wllama/", http.FileServer(http.Dir(esm))))
-		files["/model-f32.gguf"] = writeRandomGGUF(t, quant.F32)
-		files["/model-q8_0.gguf"] = writeRandomGGUF(t, quant.Q8_0)
 		pages["/wllama.html"] = wllamaPage
-		wllama = len(engines)
-		engines = append(engines,
-			struct{ name, path string }{"wllama f32", "/wllama.html?format=f32&tokens=" + strconv.Itoa(tokens)},
-			struct{ name, path string }{"wllama Q8_0", "/wllama.html?format=q8_0&tokens=" + strconv.Itoa(tokens)})
+		for _, n := range networks {
+			if n.runs(wllamaRow, wllama) {
+				files["/"+n.gguf()] = writeRandomGGUF(t, n)
+			}
+		}
 	}
 	mux.Handle("/models/", http.StripPrefix("/models/", http.FileServer(http.Dir("../../web/models"))))
 	for path, file := range files {
@@ -146,44 +244,58 @@ func TestDecodeTiming(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	rates := make([][]float64, len(engines))
-	var first []decodeResult
+	rates := make([][rowCount][]float64, len(networks))
+	first := make([][rowCount]decodeResult, len(networks)) // round 1's, with wllama's ids
 	for round := range rounds {
-		for i, e := range engines {
-			path := e.path
-			if round == 0 && strings.HasPrefix(path, "/wllama") {
-				path += "&ids=1"
+		for i, n := range networks {
+			for row := range rowCount {
+				if !n.runs(row, wllama) {
+					continue
+				}
+				path := n.path(row)
+				if round == 0 && row == wllamaRow {
+					path += "&ids=1"
+				}
+				r := runDecodePage(t, h.browser, srv.URL+path)
+				if round == 0 {
+					first[i][row] = r
+				}
+				decoded := len(r.Tokens)
+				if r.Decoded != 0 {
+					decoded = r.Decoded
+				}
+				rate := float64(decoded) / (r.Ms / 1000)
+				rates[i][row] = append(rates[i][row], rate)
+				t.Logf("round %d, %s, %s (kernel %s): %d tokens in %.0f ms, %.1f tok/s", round+1, n.name, rowNames[row], r.Kernel, decoded, r.Ms, rate)
 			}
-			r := runDecodePage(t, h.browser, srv.URL+path)
-			if round == 0 {
-				first = append(first, r)
-			}
-			n := len(r.Tokens)
-			if r.Decoded != 0 {
-				n = r.Decoded
-			}
-			rates[i] = append(rates[i], float64(n)/(r.Ms/1000))
-			t.Logf("round %d, %s (kernel %s): %d tokens in %.0f ms, %.1f tok/s", round+1, e.name, r.Kernel, n, r.Ms, rates[i][round])
 		}
 	}
-	for i := 0; i < 6; i += 2 {
-		if !slices.Equal(first[i].Tokens, first[i+1].Tokens) {
-			t.Errorf("%s and %s decode different tokens:\n%v\n%v", engines[i].name, engines[i+1].name, first[i].Tokens, first[i+1].Tokens)
+	for i, n := range networks {
+		var medians [rowCount]float64
+		for row := range rowCount {
+			if !n.runs(row, wllama) {
+				continue
+			}
+			r := rates[i][row]
+			slices.Sort(r)
+			medians[row] = r[len(r)/2]
+			t.Logf("%s, %s: median %.1f tok/s (min %.1f, max %.1f) over %d rounds", n.name, rowNames[row], medians[row], r[0], r[len(r)-1], rounds)
 		}
-	}
-	medians := make([]float64, len(engines))
-	for i, e := range engines {
-		slices.Sort(rates[i])
-		medians[i] = rates[i][rounds/2]
-		t.Logf("%s: median %.1f tok/s (min %.1f, max %.1f) over %d rounds", e.name, medians[i], rates[i][0], rates[i][rounds-1], rounds)
-	}
-	t.Logf("SIMD ÷ Go kernel: %.2f× (Q8_0: %.2f×, stories260K: %.2f×)", medians[0]/medians[1], medians[2]/medians[3], medians[4]/medians[5])
-	t.Logf("Q8_0 ÷ F32: %.2f× with SIMD, %.2f× with the Go kernels", medians[2]/medians[0], medians[3]/medians[1])
-	if wllama >= 0 {
-		t.Logf("nexttoken SIMD ÷ wllama f32: %.2f× (Go kernel: %.2f×)", medians[0]/medians[wllama], medians[1]/medians[wllama])
-		t.Logf("nexttoken Q8_0 SIMD ÷ wllama Q8_0: %.2f× (Go kernel: %.2f×)", medians[2]/medians[wllama+1], medians[3]/medians[wllama+1])
-		t.Logf("nexttoken and wllama agree on the first %d of %d greedy tokens in F32, %d in Q8_0",
-			commonPrefix(first[0].Tokens, first[wllama].Tokens), tokens, commonPrefix(first[2].Tokens, first[wllama+1].Tokens))
+		var summary []string
+		if n.goKernel {
+			summary = append(summary, fmt.Sprintf("nexttoken SIMD ÷ Go %.2f×", medians[simdRow]/medians[goRow]))
+			if !slices.Equal(first[i][simdRow].Tokens, first[i][goRow].Tokens) {
+				t.Errorf("%s: the SIMD and Go kernels decode different tokens:\n%v\n%v", n.name, first[i][simdRow].Tokens, first[i][goRow].Tokens)
+			}
+		}
+		if n.runs(wllamaRow, wllama) {
+			summary = append(summary, fmt.Sprintf("nexttoken SIMD ÷ wllama %.2f× (%.1f against %.1f tok/s)",
+				medians[simdRow]/medians[wllamaRow], medians[simdRow], medians[wllamaRow]),
+				fmt.Sprintf("they share the first %d of %d greedy tokens", commonPrefix(first[i][simdRow].Tokens, first[i][wllamaRow].Tokens), n.tokens))
+		}
+		if summary != nil {
+			t.Logf("%s: %s", n.name, strings.Join(summary, "; "))
+		}
 	}
 }
 
@@ -216,16 +328,16 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 	return r
 }
 
-// writeRandomGGUF writes decodebench's network, the random checkpoint of
-// stories15M's shape (randmodel seed 15), as a GGUF file: in F32, or with
-// every matrix of format, the blocks decodebench's format= query decodes.
-func writeRandomGGUF(t *testing.T, format quant.Type) string {
+// writeRandomGGUF writes n's random network, decodebench's (randmodel
+// seed 15), as a GGUF file: the same weights, the quantized ones in the
+// same blocks.
+func writeRandomGGUF(t *testing.T, n timedNetwork) string {
 	t.Helper()
-	m, v, err := randmodel.BuildAs(randmodel.Stories15M, 15, format)
+	m, v, err := randmodel.BuildNamed(randmodel.Shapes[n.shape], 15, n.format)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "model-"+format.String()+".gguf")
+	path := filepath.Join(t.TempDir(), n.gguf())
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -237,4 +349,53 @@ func writeRandomGGUF(t *testing.T, format quant.Type) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestTimedFormats checks that NEXTTOKEN_TIMING_FORMATS picks the networks
+// of the formats it names, in the table's order, all for "", and refuses a format no network is
+// in, and that each row's page is given the network's query.
+func TestTimedFormats(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string // the networks' names, nil for all
+		err  string
+	}{
+		{"", nil, ""},
+		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K"}, ""},
+		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0"}, ""},
+		{"f32", []string{"F32", "F32, K shape", "stories260K"}, ""},
+		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k"`},
+	} {
+		networks, err := timedFormats(tc.list)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one saying %s", tc.list, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.list, err)
+			continue
+		}
+		var names []string
+		for _, n := range networks {
+			names = append(names, n.name)
+		}
+		if tc.want == nil && len(networks) != len(timedNetworks) || tc.want != nil && !slices.Equal(names, tc.want) {
+			t.Errorf("%q picks %q, want %q (nil: all)", tc.list, names, tc.want)
+		}
+	}
+	k := timedNetwork{name: "Q4_K", shape: "stories15mk", format: "q4_k", tokens: 128, goKernel: true, wllama: true}
+	for row, want := range [rowCount]string{
+		simdRow:   "/decode.html?format=q4_k&shape=stories15mk&tokens=128",
+		goRow:     "/decode.html?format=q4_k&shape=stories15mk&simd=0&tokens=128",
+		wllamaRow: "/wllama.html?gguf=model-stories15mk-q4_k.gguf&tokens=128",
+	} {
+		if got := k.path(row); got != want {
+			t.Errorf("%s: %s, want %s", rowNames[row], got, want)
+		}
+	}
+	if k.runs(wllamaRow, false) || !k.runs(wllamaRow, true) || (timedNetwork{}).runs(goRow, true) {
+		t.Error("a row runs without its engine, or not with it")
+	}
 }

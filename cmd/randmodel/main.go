@@ -30,7 +30,6 @@ import (
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
-	"nexttoken/engine/tokenizer"
 )
 
 func main() {
@@ -70,9 +69,9 @@ func main() {
 }
 
 func writeGGUF(path string, c checkpoint.Config, seed uint64, format string, gains bool) error {
-	m, v, err := build(c, seed, format)
+	m, v, err := randmodel.BuildNamed(c, seed, format)
 	if err != nil {
-		return err
+		return fmt.Errorf("-type %s: %w", format, err)
 	}
 	if gains {
 		randmodel.RandomGains(m, seed)
@@ -91,16 +90,4 @@ func writeGGUF(path string, c checkpoint.Config, seed uint64, format string, gai
 		return err
 	}
 	return f.Close()
-}
-
-// build makes the model of configuration c in format, a -type value.
-func build(c checkpoint.Config, seed uint64, format string) (*checkpoint.Model, *tokenizer.Vocab, error) {
-	if strings.EqualFold(format, "Q4_K_M") {
-		return randmodel.BuildQuantized(c, seed, randmodel.Q4_K_M(c))
-	}
-	t, ok := quant.TypeNamed(format)
-	if !ok {
-		return nil, nil, fmt.Errorf("-type %s is not a format this writes (F32, %s, Q4_K_M are)", format, quant.Types)
-	}
-	return randmodel.BuildAs(c, seed, t)
 }

@@ -37,6 +37,27 @@ var Stories15M = checkpoint.Config{
 	VocabSize: 32000, SeqLen: 256, SharedHead: true,
 }
 
+// Stories15MK is stories15M's shape narrowed from 288 to 256, so that the
+// K formats fit it: Q4_K and Q6_K cut every row into blocks of 256 weights
+// (quant.QK_K), and a row of 288 is not a whole number of them (for such
+// rows llama-quantize falls back to Q5_0 and Q8_0 instead, so a Q4_K_M
+// file of stories15M holds no Q4_K at all). The rest is stories15M's: 768
+// hidden (three blocks), 6 layers, the 32,000-piece vocabulary, 256
+// positions. Its 4 heads are 64 wide, llama's usual head size, as 48 does
+// not divide 256; attention costs the same multiply-adds for any number of
+// heads. It is for measuring the K formats beside its own F32 baseline
+// (TestDecodeTiming in cmd/nexttoken).
+var Stories15MK = checkpoint.Config{
+	Dim: 256, HiddenDim: 768, Layers: 6, Heads: 4, KVHeads: 4,
+	VocabSize: 32000, SeqLen: 256, SharedHead: true,
+}
+
+// Shapes are the shapes above by the names a measurement's query gives
+// them (decodebench's shape=, TestDecodeTiming).
+var Shapes = map[string]checkpoint.Config{
+	"stories15m": Stories15M, "stories15mk": Stories15MK, "smollm2": SmolLM2,
+}
+
 // SmolLM2 is the shape of Hugging Face's SmolLM2-135M (its config.json):
 // 30 layers, grouped-query attention with 3 key/value heads for 9 query
 // heads, the classifier tied to the embedding. Its context of 8192 is cut
@@ -155,6 +176,22 @@ func BuildAs(c checkpoint.Config, seed uint64, t quant.Type) (*checkpoint.Model,
 		return Build(c, seed)
 	}
 	return BuildQuantized(c, seed, Every(t))
+}
+
+// BuildNamed returns the model of configuration c in the format called
+// name, in any case: "F32" (Build's), a quantized type of package quant
+// such as "Q4_K" (BuildAs's, every matrix of it), or "Q4_K_M"
+// (BuildQuantized's with llama-quantize's mixture, Q4_K_M). A format whose
+// blocks do not fit c's rows is refused with BuildQuantized's error.
+func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	if strings.EqualFold(name, "Q4_K_M") {
+		return BuildQuantized(c, seed, Q4_K_M(c))
+	}
+	t, ok := quant.TypeNamed(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("randmodel: format %q is not F32, Q4_K_M or a quantized type (%s)", name, quant.Types)
+	}
+	return BuildAs(c, seed, t)
 }
 
 // Q4_K_M picks the formats llama.cpp's llama-quantize gives a llama model

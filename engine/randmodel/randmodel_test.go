@@ -125,3 +125,68 @@ func TestBuildQuantized(t *testing.T) {
 		}
 	}
 }
+
+// TestShapes checks that every named shape is valid, and that the K shape
+// holds every format in whole blocks where stories15M's cannot hold the K
+// formats, the reason Stories15MK exists.
+func TestShapes(t *testing.T) {
+	for name, c := range Shapes {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	fits := func(c checkpoint.Config, q quant.Type) bool {
+		return c.Dim%q.BlockSize() == 0 && c.HiddenDim%q.BlockSize() == 0
+	}
+	for _, q := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_K, quant.Q6_K} {
+		if !fits(Stories15MK, q) {
+			t.Errorf("Stories15MK's rows are not whole %s blocks", q)
+		}
+		if k := q.BlockSize() == quant.QK_K; fits(Stories15M, q) == k {
+			t.Errorf("Stories15M's rows fit %s blocks: %v", q, !k)
+		}
+	}
+}
+
+// TestBuildNamed checks that each name gives its formats, in any case, and
+// that an unknown name and a format the rows cannot hold are refused,
+// naming what is wrong.
+func TestBuildNamed(t *testing.T) {
+	c := checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4, KVHeads: 4, VocabSize: 400, SeqLen: 8, SharedHead: true}
+	for _, tc := range []struct {
+		name           string
+		embedding, wq  quant.Type
+		quantizedModel bool
+	}{
+		{"f32", quant.F32, quant.F32, false},
+		{"Q8_0", quant.Q8_0, quant.Q8_0, true},
+		{"q4_0", quant.Q4_0, quant.Q4_0, true},
+		{"q4_k", quant.Q4_K, quant.Q4_K, true},
+		{"Q6_K", quant.Q6_K, quant.Q6_K, true},
+		{"q4_k_m", quant.Q6_K, quant.Q4_K, true},
+	} {
+		m, v, err := BuildNamed(c, 1, tc.name)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(v.Pieces) != c.VocabSize {
+			t.Errorf("%s: %d pieces, want %d", tc.name, len(v.Pieces), c.VocabSize)
+		}
+		q := m.Weights.Quantized
+		if (q != nil) != tc.quantizedModel {
+			t.Errorf("%s: quantized matrices %v, want %v", tc.name, q != nil, tc.quantizedModel)
+			continue
+		}
+		if q != nil && (q.TokenEmbedding.Type != tc.embedding || q.Layers[1].WQ.Type != tc.wq) {
+			t.Errorf("%s: token embedding %s, wq %s; want %s, %s", tc.name, q.TokenEmbedding.Type, q.Layers[1].WQ.Type, tc.embedding, tc.wq)
+		}
+	}
+	if _, _, err := BuildNamed(c, 1, "q5_k"); err == nil || !strings.Contains(err.Error(), `"q5_k"`) {
+		t.Errorf("format q5_k: %v", err)
+	}
+	c.Dim = 288
+	if _, _, err := BuildNamed(c, 1, "q4_k"); err == nil || !strings.Contains(err.Error(), "288 wide, not a whole number of Q4_K blocks") {
+		t.Errorf("q4_k on dim 288: %v", err)
+	}
+}

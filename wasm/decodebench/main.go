@@ -12,14 +12,18 @@
 //	{kernel: "SIMD" or "Go", tokens: [ids], ms: decode time}
 //
 // or {error: "…"}. The address's query chooses: model=stories260K (a
-// built-in model), shape=smollm2 (the random model in SmolLM2-135M's shape,
-// randmodel.SmolLM2, instead of stories15M's), format=q8_0 (its matrices
-// quantized), tokens=N (default 128), simd=0 for the Go kernel.
+// built-in model); shape=stories15mk or smollm2 (the random model in
+// randmodel.Stories15MK's or SmolLM2-135M's shape instead of stories15M's);
+// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type) or q4_k_m
+// (llama-quantize's mixture), f32 by default, refused with the matrix
+// whose rows it cannot cut into blocks (the K formats need stories15mk);
+// tokens=N (default 128); simd=0 for the Go kernel.
 // TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
 package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -27,7 +31,6 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/tokenizer"
@@ -121,9 +124,10 @@ func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
 }
 
 // load returns the model called name, or for "" the random one of shape
-// (stories15M's for "", SmolLM2-135M's for smollm2), its matrices
-// quantized to format if it is a quantized type's name (q8_0, q4_0). A built-in model other than the toy is fetched from /models/,
-// where the page's server serves web/models, as the playground fetches it.
+// (randmodel.Shapes; stories15M's for ""), in format (f32 for "", a
+// quantized type such as q4_k, or q4_k_m: randmodel.BuildNamed). A
+// built-in model other than the toy is fetched from /models/, where the
+// page's server serves web/models, as the playground fetches it.
 func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
 	if name != "" {
 		m, err := models.Load(name)
@@ -141,24 +145,19 @@ func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, e
 		}
 		return m.Checkpoint, m.Tokenizer, nil
 	}
-	c := randmodel.Stories15M
-	switch shape {
-	case "":
-	case "smollm2":
-		c = randmodel.SmolLM2
-	default:
-		return nil, nil, errors.New("shape " + shape + " is not one decodebench knows (smollm2 is)")
+	if shape == "" {
+		shape = "stories15m"
 	}
-	t := quant.F32
-	if format != "" {
-		var ok bool
-		if t, ok = quant.TypeNamed(format); !ok {
-			return nil, nil, errors.New("format " + format + " is not a quantized type of package quant")
-		}
+	c, ok := randmodel.Shapes[shape]
+	if !ok {
+		return nil, nil, fmt.Errorf("shape %s is not one decodebench knows (stories15m, stories15mk and smollm2 are)", shape)
 	}
-	m, v, err := randmodel.BuildAs(c, seed, t)
+	if format == "" {
+		format = "f32"
+	}
+	m, v, err := randmodel.BuildNamed(c, seed, format)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("shape %s in format %s: %w", shape, format, err)
 	}
 	bpe, err := tokenizer.NewBPE(v)
 	return m, bpe, err
