@@ -26,40 +26,57 @@ import "math"
 // Exp returns e^x rounded to float32, as glibc's expf.
 func Exp(x float32) float32 {
 	switch {
-	case x > 0x1.62e42ep6: // e^x > 0x1p128: +Inf, as for x = +Inf
+	case x > Overflow: // e^x > 0x1p128: +Inf, as for x = +Inf
 		return float32(math.Inf(1))
-	case x < -0x1.9fe368p6: // e^x < 0x1p-150: 0, as for x = -Inf
+	case x < Underflow: // e^x < 0x1p-150: 0, as for x = -Inf
 		return 0
 	case x != x:
 		return x
 	}
-	// The inputs where glibc's fused evaluation rounds the other way, found
-	// by comparing every float32 with the expf of glibc 2.36 (x86-64, FMA).
 	switch math.Float32bits(x) {
-	case 0xc27c65d9: // -63.09946
-		return math.Float32frombits(0x11fa2993)
-	case 0x4202422f: // 32.564632
-		return math.Float32frombits(0x56fc9f1c)
+	case FusedIn0:
+		return math.Float32frombits(FusedOut0)
+	case FusedIn1:
+		return math.Float32frombits(FusedOut1)
 	}
-	const (
-		shift = 0x1.8p+52                          // adding it rounds z to an integer, kept in the low bits
-		c0    = 0x1.c6af84b912394p-5 / (n * n * n) // minimax coefficients of 2^(r/32), r in [-1/2, 1/2]
-		c1    = 0x1.ebfce50fac4f3p-3 / (n * n)
-		c2    = 0x1.62e42ff0c52d6p-1 / n
-	)
-	z := float64(0x1.71547652b82fep+0 * n * float64(x)) // x·32/ln2, rounded before the sum below
-	kd := z + shift
+	z := float64(InvLn2N * float64(x)) // x·32/ln2, rounded before the sum below
+	kd := z + Shift
 	ki := math.Float64bits(kd)
-	kd -= shift
+	kd -= Shift
 	r := z - kd
 	s := math.Float64frombits(exp2Table[ki%n] + ki<<(52-5))
 	// Each product is rounded before its sum: the conversions stop Go from
 	// fusing them, which it does on arm64.
-	p := float64(c0*r) + c1
-	q := float64(c2*r) + 1
+	p := float64(C0*r) + C1
+	q := float64(C2*r) + 1
 	y := float64(p*float64(r*r)) + q
 	return float32(y * s)
 }
+
+// The constants of Exp, for kernels that evaluate it elsewhere (package
+// wasmsimd's), in the same order of operations, to the same bits.
+const (
+	Overflow  = 0x1.62e42ep6             // above it e^x rounds to +Inf
+	Underflow = -0x1.9fe368p6            // below it e^x rounds to 0
+	InvLn2N   = 0x1.71547652b82fep+0 * n // 32/ln2
+	Shift     = 0x1.8p+52                // adding it rounds z to an integer, kept in the low bits
+	// Minimax coefficients of 2^(r/32), r in [-1/2, 1/2].
+	C0 = 0x1.c6af84b912394p-5 / (n * n * n)
+	C1 = 0x1.ebfce50fac4f3p-3 / (n * n)
+	C2 = 0x1.62e42ff0c52d6p-1 / n
+)
+
+// The two inputs (float32 bits) where glibc's fused evaluation rounds the
+// other way, found by comparing every float32 with the expf of glibc 2.36
+// (x86-64, FMA), and its results there.
+const (
+	FusedIn0, FusedOut0 = 0xc27c65d9, 0x11fa2993 // -63.09946
+	FusedIn1, FusedOut1 = 0x4202422f, 0x56fc9f1c // 32.564632
+)
+
+// Table is the table Exp reads (see exp2Table), for kernels that evaluate
+// it elsewhere: entry k mod 32, plus k<<47, is 2^(k/32)'s bits.
+func Table() *[n]uint64 { return &exp2Table }
 
 // n is the size of exp2Table: 2^(k/32) = 2^⌊k/32⌋ · exp2Table[k mod 32].
 const n = 32

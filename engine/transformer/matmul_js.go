@@ -68,6 +68,16 @@ func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 	return 0
 }
 
+// softmaxHeads under js is the SIMD kernel, the same bits as
+// softmaxHeadsGo; the Go loop without SIMD or for rows of fewer than four
+// positions, which the kernel does not take.
+func softmaxHeads(att []float32, l heads) {
+	if simd != nil && l.positions >= 4 && simd.Softmax(att, l.layout()) == nil {
+		return
+	}
+	softmaxHeadsGo(att, l)
+}
+
 // mixHeads under js is the SIMD kernel, the same bits as mixHeadsGo; the
 // Go loop without SIMD or for heads the kernel does not take (a size not
 // a multiple of four).

@@ -295,9 +295,16 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 		for p := scored; p < len(att); p++ {
 			att[p] = dot(qh, keys[p*kvDim+off:]) / sqrtHS
 		}
-		softmax.Float32(att)
 	}
+	softmaxHeads(layerAtt, layer)
 	mixHeads(out, layerAtt, values, layer)
+}
+
+// softmaxHeadsGo turns each head's scores into its attention weights.
+func softmaxHeadsGo(att []float32, l heads) {
+	for h := range l.count {
+		softmax.Float32(att[h*l.attStride:][:l.positions])
+	}
 }
 
 // heads lays out one layer's attention, in float32s: head h's query and

@@ -54,14 +54,7 @@ func attentionScores() *body {
 	f.set(h)
 	whileLess(f, h, heads)
 	headStart(f, h, q, qh, keys, k[0], att, a, headBytes, kvMul, attStride)
-	f.get(a)
-	f.get(positions)
-	f.i32Const(-4)
-	f.i32And()
-	f.i32Const(2)
-	f.i32Shl()
-	f.i32Add()
-	f.set(aEnd)
+	endOfFours(f, a, positions, aEnd)
 
 	whileLess(f, a, aEnd)
 	for j := 1; j < 4; j++ {
@@ -221,6 +214,19 @@ func headStart(f *body, h, x, xh, cache, cacheH, att, attH, headBytes, kvMul, at
 	f.i32Mul()
 	f.i32Add()
 	f.set(attH)
+}
+
+// endOfFours sets local end to base + 4·(positions &^ 3): the end of the
+// float32s at base that come four at a time.
+func endOfFours(f *body, base, positions, end uint32) {
+	f.get(base)
+	f.get(positions)
+	f.i32Const(-4)
+	f.i32And()
+	f.i32Const(2)
+	f.i32Shl()
+	f.i32Add()
+	f.set(end)
 }
 
 // whileLess opens a loop that runs while local a < local limit, unsigned;

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"syscall/js"
 	"unsafe"
+
+	"nexttoken/engine/expf"
 )
 
 // Heads lays out one layer's attention in float32s, as package
@@ -50,6 +52,30 @@ func (k *Kernel) AttentionScores(att, q, keys []float32, l Heads, scale float32)
 	}
 	att, q, keys = att[:weights], q[:heads], keys[:cache]
 	return k.attention(k.scores, att, q, keys, l, math.Float32bits(scale))
+}
+
+// Softmax sets each head's weights att_h[0 … l.Positions−1] to their
+// softmax, as package softmax's Float32 computes it: the same bits. It
+// takes l.Positions ≥ 4 (the caller computes shorter rows itself). Short
+// slices panic; an error means a layout the kernel does not take, or that
+// the call into JavaScript failed.
+func (k *Kernel) Softmax(att []float32, l Heads) error {
+	_, _, weights, err := l.check()
+	if err != nil {
+		return err
+	}
+	if l.Positions < 4 {
+		return fmt.Errorf("the softmax kernel takes rows of at least 4 positions, not %d", l.Positions)
+	}
+	att = att[:weights]
+	k.args[0] = address(unsafe.Pointer(&att[0]))
+	k.args[1] = uint32(l.Positions)
+	k.args[2] = uint32(l.Count)
+	k.args[3] = uint32(4 * l.AttStride)
+	k.args[4] = address(unsafe.Pointer(expf.Table()))
+	err = k.call(k.softmax)
+	runtime.KeepAlive(att)
+	return err
 }
 
 // AttentionValues sets out_h[i] = Σ_p att_h[p]·v_p[i] for every head h,

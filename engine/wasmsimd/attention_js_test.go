@@ -7,6 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"nexttoken/engine/expf"
+	"nexttoken/engine/softmax"
 )
 
 // TestAttentionMatchesLoops checks attention_scores and attention_values
@@ -142,5 +145,93 @@ func TestAttentionRejects(t *testing.T) {
 				}()
 			}
 		})
+	}
+}
+
+// TestSoftmaxMatchesGo checks softmax_rows against package softmax's
+// Float32, bit for bit (any NaN for NaN), head by head, for rows of 4 to
+// 41 positions (every remainder mod 4), rows that fill their stride and
+// rows that do not, at aligned and misaligned addresses, with scores that
+// reach expf's underflow, its two fused inputs, zeros of both signs,
+// infinities and NaN; and that nothing outside the rows changes. A row of
+// 2^20 random scores in [−110, 0] next to a 0, whose maximum it is, puts
+// expf itself to the test over many exponents.
+func TestSoftmaxMatchesGo(t *testing.T) {
+	k, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	special := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)), 0,
+		math.Float32frombits(expf.FusedIn0), -200, -103.97, -103.98}
+	type row struct {
+		count, positions, gap int
+		draw                  func(i int) float32
+	}
+	var rows []row
+	for _, count := range []int{1, 3, 6} {
+		for positions := 4; positions <= 41; positions += 3 {
+			for _, gap := range []int{0, 3} {
+				rows = append(rows, row{count, positions, gap, func(int) float32 { return rng.Float32()*60 - 30 }})
+			}
+		}
+	}
+	rows = append(rows,
+		row{4, 17, 1, func(int) float32 { return rng.Float32()*400 - 200 }},
+		row{2, 13, 0, func(i int) float32 {
+			if rng.IntN(3) == 0 {
+				return special[rng.IntN(len(special))]
+			}
+			return rng.Float32()*100 - 80
+		}},
+		// A maximum of 0 makes x − m = x, the fused input among them.
+		row{1, 9, 0, func(i int) float32 {
+			return []float32{0, math.Float32frombits(expf.FusedIn0), -1, -2, -3, -4, -5, -6, -7}[i]
+		}},
+		row{1, 1 << 20, 0, func(i int) float32 {
+			if i == 12345 {
+				return 0
+			}
+			return -110 * rng.Float32()
+		}},
+	)
+	for _, r := range rows {
+		for _, skew := range []int{0, 1} {
+			l := Heads{Count: r.count, Size: 4, KVMul: 1, Positions: r.positions, Stride: r.count * 4, AttStride: r.positions + r.gap}
+			name := fmt.Sprintf("%dx%d/gap%d/skew%d", r.count, r.positions, r.gap, skew)
+			if r.positions > 1000 {
+				name = fmt.Sprintf("expf/%d", r.positions)
+			}
+			t.Run(name, func(t *testing.T) {
+				att := misaligned(l.Count*l.AttStride+4, 4*skew)
+				for i := range att {
+					att[i] = r.draw(i % l.AttStride)
+				}
+				want := append([]float32(nil), att...)
+				for h := range l.Count {
+					softmax.Float32(want[h*l.AttStride:][:l.Positions])
+				}
+				if err := k.Softmax(att[:l.Count*l.AttStride], l); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if math.Float32bits(att[i]) != math.Float32bits(want[i]) && !(isNaN(att[i]) && isNaN(want[i])) {
+						t.Fatalf("att[%d] (head %d, position %d): SIMD %v (%#08x), Go %v (%#08x)",
+							i, i/l.AttStride, i%l.AttStride, att[i], math.Float32bits(att[i]), want[i], math.Float32bits(want[i]))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSoftmaxRejectsShortRows: rows under four positions are the caller's.
+func TestSoftmaxRejectsShortRows(t *testing.T) {
+	k, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Softmax(make([]float32, 3), Heads{Count: 1, Size: 4, KVMul: 1, Positions: 3, Stride: 4, AttStride: 3}); err == nil {
+		t.Error("a row of 3 positions was taken")
 	}
 }

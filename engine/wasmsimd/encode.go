@@ -1,5 +1,10 @@
 package wasmsimd
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // A tiny encoder of the WebAssembly binary format, for the few instructions
 // the kernels use: the module's sections (WebAssembly Core Specification
 // 2.0, chapter 5, "Binary Format") and a function body as a byte stream of
@@ -129,6 +134,8 @@ func (f *body) i32LeU()            { f.code = append(f.code, 0x4D) }
 func (f *body) selectOp()          { f.code = append(f.code, 0x1B) }
 func (f *body) drop()              { f.code = append(f.code, 0x1A) }
 func (f *body) f32Add()            { f.code = append(f.code, 0x92) }
+func (f *body) f32Lt()             { f.code = append(f.code, 0x5D) }
+func (f *body) i32WrapI64()        { f.code = append(f.code, 0xA7) }
 func (f *body) f32Mul()            { f.code = append(f.code, 0x94) }
 func (f *body) f32ReinterpretI32() { f.code = append(f.code, 0xBE) }
 func (f *body) memarg(align, offset uint32) {
@@ -139,6 +146,7 @@ func (f *body) memarg(align, offset uint32) {
 // assume, a hint only: an unaligned address works, perhaps more slowly.
 // Float32 data is 4-byte aligned in Go, so the hint is 2 throughout.
 func (f *body) i32Load(offset uint32)   { f.code = append(f.code, 0x28); f.memarg(2, offset) }
+func (f *body) i64Load(offset uint32)   { f.code = append(f.code, 0x29); f.memarg(3, offset) }
 func (f *body) f32Load(offset uint32)   { f.code = append(f.code, 0x2A); f.memarg(2, offset) }
 func (f *body) i32Load8S(offset uint32) { f.code = append(f.code, 0x2C); f.memarg(0, offset) }
 func (f *body) f32Store(offset uint32) {
@@ -162,6 +170,20 @@ func (f *body) v128Const0() { f.i32x4Const(0) }
 func (f *body) v128Load32Splat(offset uint32) {
 	f.simd(0x09)
 	f.memarg(2, offset)
+}
+
+// v128Const pushes the vector of bytes b (v128.const).
+func (f *body) v128Const(b [16]byte) {
+	f.simd(0x0C)
+	f.code = append(f.code, b[:]...)
+}
+
+// f64x2Const pushes a vector of two lanes of v.
+func (f *body) f64x2Const(v float64) {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+	binary.LittleEndian.PutUint64(b[8:], math.Float64bits(v))
+	f.v128Const(b)
 }
 
 // i32x4Const pushes a vector of four lanes of v (v128.const).
@@ -232,3 +254,18 @@ func (f *body) i32x4ExtaddPairwiseI16x8S()  { f.simd(0x7E) }
 func (f *body) i32x4ShrU()                  { f.simd(0xAD) }
 func (f *body) i32x4Mul()                   { f.simd(0xB5) }
 func (f *body) f32x4Sub()                   { f.simd(0xE5) }
+func (f *body) f32x4Pmax()                  { f.simd(0xEB) }
+func (f *body) f32x4Ne()                    { f.simd(0x42) }
+func (f *body) f32x4Lt()                    { f.simd(0x43) }
+func (f *body) f32x4Gt()                    { f.simd(0x44) }
+func (f *body) i32x4GeS()                   { f.simd(0x3F) }
+func (f *body) f64x2PromoteLowF32x4()       { f.simd(0x5F) }
+func (f *body) f32x4DemoteF64x2Zero()       { f.simd(0x5E) }
+func (f *body) f64x2Add()                   { f.simd(0xF0) }
+func (f *body) f64x2Sub()                   { f.simd(0xF1) }
+func (f *body) f64x2Mul()                   { f.simd(0xF2) }
+func (f *body) i64x2Splat()                 { f.simd(0x12) }
+func (f *body) i64x2ExtractLane(lane byte)  { f.simd(0x1D); f.code = append(f.code, lane) }
+func (f *body) i64x2ReplaceLane(lane byte)  { f.simd(0x1E); f.code = append(f.code, lane) }
+func (f *body) i64x2Shl()                   { f.simd(0xCB) }
+func (f *body) i64x2Add()                   { f.simd(0xCE) }

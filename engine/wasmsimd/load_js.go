@@ -14,12 +14,13 @@ import (
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores and values are
-	// the _args forms of matvec_f32, mul_q8_0, mul_q4_0, mul_q4_k,
-	// mul_q6_k, attention_scores and attention_values, bound to args'
-	// address, so that a call passes no arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, values js.Value
-	args                                                       *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax and
+	// values are the _args forms of matvec_f32, mul_q8_0, mul_q4_0,
+	// mul_q4_k, mul_q6_k, attention_scores, softmax_rows and
+	// attention_values, bound to args' address, so that a call passes no
+	// arguments (see call).
+	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax, values js.Value
+	args                                                                *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel modules on the Go program's own memory. It
@@ -38,7 +39,7 @@ func Load() (*Kernel, error) {
 		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
 		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
-		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "attention_values_args": &k.values}},
+		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
 	} {
 		exports, err := instantiate(m.bytes, mem)
 		if err != nil {

@@ -16,8 +16,9 @@ import "slices"
 //	mul_q6_k(out, w, q, d, sums, blocks, rows)    the same for Q6_K w
 //
 // where out, x, w, q, d and sums are byte offsets in that memory and n, d,
-// blocks and rows are counts; attention.wasm exports attention_scores and
-// attention_values (see attentionScores and attentionValues). Every kernel
+// blocks and rows are counts; attention.wasm exports attention_scores,
+// softmax_rows and attention_values (see attentionScores, softmaxRows and
+// attentionValues). Every kernel
 // has an _args form, matvec_f32_args(p) and so on, that reads its
 // arguments from p, p+4, …: a caller that has bound p once
 // (Function.bind) then makes the call without passing numbers, which would
@@ -32,6 +33,7 @@ func Generate() map[string][]byte {
 		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
 		"attention.wasm": assemble(
 			kernel{"attention_scores", attentionScores()},
+			kernel{"softmax_rows", softmaxRows()},
 			kernel{"attention_values", attentionValues()}),
 	}
 }

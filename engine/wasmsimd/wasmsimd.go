@@ -10,8 +10,8 @@
 // Under js, Load instantiates the modules and Kernel.MatVec (float32),
 // Kernel.MulQ8_0, MulQ4_0, MulQ4_K and MulQ6_K (quantized weights times a
 // vector quantized to 8 bits, as package quant multiplies them) call them,
-// once per matrix, and Kernel.AttentionScores and Kernel.AttentionValues
-// once per layer. The bytes are embedded in the Go program rather than
+// once per matrix, and Kernel.AttentionScores, Kernel.Softmax (with
+// package expf's exponential) and Kernel.AttentionValues once per layer. The bytes are embedded in the Go program rather than
 // served next to it: they are 10 KB, there is then no second request,
 // cache entry or version to keep in step with app.wasm, and tests under
 // node load them as the browser does.
