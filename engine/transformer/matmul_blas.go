@@ -13,6 +13,9 @@ func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) { w.MulVec(ou
 // scoreHeads natively scores no position: attend's Go loop scores them all.
 func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int { return 0 }
 
+// swiglu natively is the Go loop.
+func swiglu(gate, up []float32) { swigluGo(gate, up) }
+
 // softmaxHeads natively is the Go loop.
 func softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }
 

@@ -68,6 +68,18 @@ func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 	return 0
 }
 
+// swiglu under js is the SIMD kernel, the same bits as swigluGo, for
+// all but the last len(gate) mod 4 values, which the Go loop takes.
+func swiglu(gate, up []float32) {
+	done := 0
+	if simd != nil {
+		if n, err := simd.SwiGLU(gate, up); err == nil {
+			done = n
+		}
+	}
+	swigluGo(gate[done:], up[done:])
+}
+
 // softmaxHeads under js is the SIMD kernel, the same bits as
 // softmaxHeadsGo; the Go loop without SIMD or for rows of fewer than four
 // positions, which the kernel does not take.

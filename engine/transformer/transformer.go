@@ -337,8 +337,8 @@ func mixHeadsGo(out, att, values []float32, l heads) {
 	}
 }
 
-// swiglu sets gate to silu(gate) ⊙ up, silu(z) = z·σ(z).
-func swiglu(gate, up []float32) {
+// swigluGo sets gate to silu(gate) ⊙ up, silu(z) = z·σ(z).
+func swigluGo(gate, up []float32) {
 	for i, g := range gate {
 		gate[i] = g * (1 / (1 + expf.Exp(-g))) * up[i]
 	}

@@ -78,6 +78,27 @@ func (k *Kernel) Softmax(att []float32, l Heads) error {
 	return err
 }
 
+// SwiGLU sets gate[i] = silu(gate[i])·up[i], silu(g) = g·(1 / (1 +
+// expf(−g))), as transformer's feed-forward computes it, the same bits,
+// for i below len(gate) &^ 3, and returns how many it set: the caller
+// computes the rest. Short slices panic; an error means that the call
+// into JavaScript failed.
+func (k *Kernel) SwiGLU(gate, up []float32) (int, error) {
+	n := len(gate) &^ 3
+	if n == 0 {
+		return 0, nil
+	}
+	up = up[:n]
+	k.args[0] = address(unsafe.Pointer(&gate[0]))
+	k.args[1] = address(unsafe.Pointer(&up[0]))
+	k.args[2] = uint32(n)
+	k.args[3] = address(unsafe.Pointer(expf.Table()))
+	err := k.call(k.swiglu)
+	runtime.KeepAlive(gate)
+	runtime.KeepAlive(up)
+	return n, err
+}
+
 // AttentionValues sets out_h[i] = Σ_p att_h[p]·v_p[i] for every head h,
 // summed in order of p from 0, as transformer's Go loop sums it: the same
 // bits. Short slices panic; an error means a layout the kernel does not

@@ -255,17 +255,21 @@ func (f *body) i32x4ShrU()                  { f.simd(0xAD) }
 func (f *body) i32x4Mul()                   { f.simd(0xB5) }
 func (f *body) f32x4Sub()                   { f.simd(0xE5) }
 func (f *body) f32x4Pmax()                  { f.simd(0xEB) }
-func (f *body) f32x4Ne()                    { f.simd(0x42) }
-func (f *body) f32x4Lt()                    { f.simd(0x43) }
-func (f *body) f32x4Gt()                    { f.simd(0x44) }
-func (f *body) i32x4GeS()                   { f.simd(0x3F) }
-func (f *body) f64x2PromoteLowF32x4()       { f.simd(0x5F) }
-func (f *body) f32x4DemoteF64x2Zero()       { f.simd(0x5E) }
-func (f *body) f64x2Add()                   { f.simd(0xF0) }
-func (f *body) f64x2Sub()                   { f.simd(0xF1) }
-func (f *body) f64x2Mul()                   { f.simd(0xF2) }
-func (f *body) i64x2Splat()                 { f.simd(0x12) }
-func (f *body) i64x2ExtractLane(lane byte)  { f.simd(0x1D); f.code = append(f.code, lane) }
-func (f *body) i64x2ReplaceLane(lane byte)  { f.simd(0x1E); f.code = append(f.code, lane) }
-func (f *body) i64x2Shl()                   { f.simd(0xCB) }
-func (f *body) i64x2Add()                   { f.simd(0xCE) }
+func (f *body) f32x4Neg()                   { f.simd(0xE1) }
+
+// f32x4Const pushes a vector of four lanes of v.
+func (f *body) f32x4Const(v float32)       { f.i32x4Const(math.Float32bits(v)) }
+func (f *body) f32x4Ne()                   { f.simd(0x42) }
+func (f *body) f32x4Lt()                   { f.simd(0x43) }
+func (f *body) f32x4Gt()                   { f.simd(0x44) }
+func (f *body) i32x4GeS()                  { f.simd(0x3F) }
+func (f *body) f64x2PromoteLowF32x4()      { f.simd(0x5F) }
+func (f *body) f32x4DemoteF64x2Zero()      { f.simd(0x5E) }
+func (f *body) f64x2Add()                  { f.simd(0xF0) }
+func (f *body) f64x2Sub()                  { f.simd(0xF1) }
+func (f *body) f64x2Mul()                  { f.simd(0xF2) }
+func (f *body) i64x2Splat()                { f.simd(0x12) }
+func (f *body) i64x2ExtractLane(lane byte) { f.simd(0x1D); f.code = append(f.code, lane) }
+func (f *body) i64x2ReplaceLane(lane byte) { f.simd(0x1E); f.code = append(f.code, lane) }
+func (f *body) i64x2Shl()                  { f.simd(0xCB) }
+func (f *body) i64x2Add()                  { f.simd(0xCE) }

@@ -14,13 +14,13 @@ import (
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax and
-	// values are the _args forms of matvec_f32, mul_q8_0, mul_q4_0,
-	// mul_q4_k, mul_q6_k, attention_scores, softmax_rows and
-	// attention_values, bound to args' address, so that a call passes no
-	// arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax, values js.Value
-	args                                                                *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax,
+	// values and swiglu are the _args forms of matvec_f32, mul_q8_0,
+	// mul_q4_0, mul_q4_k, mul_q6_k, attention_scores, softmax_rows,
+	// attention_values and swiglu, bound to args' address, so that a call
+	// passes no arguments (see call).
+	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
+	args                                                                        *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel modules on the Go program's own memory. It
@@ -40,6 +40,7 @@ func Load() (*Kernel, error) {
 		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
+		{swigluModule, map[string]*js.Value{"swiglu_args": &k.swiglu}},
 	} {
 		exports, err := instantiate(m.bytes, mem)
 		if err != nil {

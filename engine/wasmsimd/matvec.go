@@ -3,7 +3,7 @@ package wasmsimd
 import "slices"
 
 // Generate returns the kernel modules by file name: matvec.wasm,
-// q4_k.wasm, q6_k.wasm and attention.wasm (go run ./engine/wasmsimd/gen
+// q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/wasmsimd/gen
 // writes them; TestGenerateReproducesModules checks that it did). Several
 // modules, not one, because Chromium compiles at most maxSyncModule bytes
 // synchronously. Each imports the memory it works on as env.mem; they
@@ -18,7 +18,7 @@ import "slices"
 // where out, x, w, q, d and sums are byte offsets in that memory and n, d,
 // blocks and rows are counts; attention.wasm exports attention_scores,
 // softmax_rows and attention_values (see attentionScores, softmaxRows and
-// attentionValues). Every kernel
+// attentionValues); swiglu.wasm exports swiglu (see swiglu). Every kernel
 // has an _args form, matvec_f32_args(p) and so on, that reads its
 // arguments from p, p+4, …: a caller that has bound p once
 // (Function.bind) then makes the call without passing numbers, which would
@@ -35,6 +35,7 @@ func Generate() map[string][]byte {
 			kernel{"attention_scores", attentionScores()},
 			kernel{"softmax_rows", softmaxRows()},
 			kernel{"attention_values", attentionValues()}),
+		"swiglu.wasm": assemble(kernel{"swiglu", swiglu()}),
 	}
 }
 

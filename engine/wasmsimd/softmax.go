@@ -279,15 +279,12 @@ func expf4(f *body, x, table uint32, s expScratch) {
 		f.v128Bitselect()
 		f.set(s.y)
 	}
-	floatConst := func(v float32) func() {
-		return func() { f.i32x4Const(math.Float32bits(v)) }
-	}
-	choose(floatConst(float32(math.Inf(1))), func() {
+	choose(func() { f.f32x4Const(float32(math.Inf(1))) }, func() {
 		f.get(x)
 		f.i32x4Const(math.Float32bits(expf.Overflow))
 		f.f32x4Gt()
 	})
-	choose(floatConst(0), func() {
+	choose(func() { f.f32x4Const(0) }, func() {
 		f.get(x)
 		f.i32x4Const(math.Float32bits(expf.Underflow))
 		f.f32x4Lt()
@@ -314,4 +311,43 @@ func i32x4Bytes(lanes ...int32) [16]byte {
 		binary.LittleEndian.PutUint32(b[4*k:], uint32(l))
 	}
 	return b
+}
+
+// swiglu is the body of swiglu(gate, up, n, table): gate[i] := silu(gate[i])
+// · up[i] for i < n &^ 3 (the caller takes the last n mod 4), silu(g) =
+// g · (1 / (1 + expf(−g))), as transformer's swiglu computes it, in that
+// order, the same bits; table is expf.Table's address.
+func swiglu() *body {
+	f := &body{params: 4}
+	const gate, up, n, table = 0, 1, 2, 3
+	g, u, end := f.local(i32), f.local(i32), f.local(i32)
+	x, e := f.local(v128), f.local(v128)
+	scratch := expScratch{f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)}
+	endOfFours(f, gate, n, end)
+	f.get(up)
+	f.set(u)
+	forFours(f, gate, g, end, func() {
+		f.get(g)
+		f.v128Load(0)
+		f.set(x)
+		f.get(x)
+		f.f32x4Neg()
+		f.set(e)
+		expf4(f, e, table, scratch)
+		f.set(e)
+		f.get(g)
+		f.get(x)
+		f.f32x4Const(1)
+		f.f32x4Const(1)
+		f.get(e)
+		f.f32x4Add()
+		f.f32x4Div()
+		f.f32x4Mul()
+		f.get(u)
+		f.v128Load(0)
+		f.f32x4Mul()
+		f.v128Store(0)
+		addTo(f, u, 16)
+	})
+	return f
 }

@@ -11,7 +11,8 @@
 // Kernel.MulQ8_0, MulQ4_0, MulQ4_K and MulQ6_K (quantized weights times a
 // vector quantized to 8 bits, as package quant multiplies them) call them,
 // once per matrix, and Kernel.AttentionScores, Kernel.Softmax (with
-// package expf's exponential) and Kernel.AttentionValues once per layer. The bytes are embedded in the Go program rather than
+// package expf's exponential) and Kernel.AttentionValues once per layer,
+// and Kernel.SwiGLU once per feed-forward. The bytes are embedded in the Go program rather than
 // served next to it: they are 10 KB, there is then no second request,
 // cache entry or version to keep in step with app.wasm, and tests under
 // node load them as the browser does.
@@ -31,6 +32,8 @@ var (
 	q6_KModule []byte
 	//go:embed attention.wasm
 	attentionModule []byte
+	//go:embed swiglu.wasm
+	swigluModule []byte
 )
 
 // maxSyncModule is the largest module Chromium compiles synchronously on
