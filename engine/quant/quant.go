@@ -27,12 +27,54 @@
 // (ggml-cpu's ggml_vec_dot_*): x is first quantized to 8-bit integers
 // (Q8_0 blocks of 32 for Q8_0 and Q4_0 weights, Q8_K blocks of 256 for the
 // K formats), each block's products are summed in integers, and a block's
-// sum is scaled once. That keeps the logits within float rounding of
-// llama.cpp's (TestMatchesLlamaCpp in package gguf: 5e-7 of their standard
-// deviation), where multiplying by x in float32 would move them by about
+// sum is scaled once. Each product is then llama.cpp's to float rounding.
+// The Go kernels add the blocks' scaled sums in order, as llama.cpp's
+// portable C kernels do (a build without SIMD gave the Q8_0 and Q4_0
+// products of the models below bit for bit); its x86 AVX kernels add them
+// in eight FMA lanes, a last bit apart. Multiplying by x in float32 instead would move the logits by about
 // 0.1. It is not faster in pure Go: BenchmarkMulVec measures the float32
 // alternative at 0.7× the time for Q8_0 natively and about the same for
 // Q4_0, and about the same under js/wasm.
+//
+// # Where the logits part from llama.cpp's
+//
+// Quantizing x makes a product depend on x's last bit now and then: a value
+// whose x·127/max|x| is within an ulp of a rounding boundary (n + ½), or a
+// Q8_0 block whose max|x|/127 is within an ulp of a float16 midpoint (its
+// scale), takes the other integer or scale when x moves by that ulp. One
+// integer moves the product by |w|·d, about 1e-3 on a random model, and the
+// layers and positions after it carry that on: the logits part by
+// 0.002–0.06 (their rms is about 1) and stay apart. x differs from
+// llama.cpp's by such ulps all along, as llama.cpp's builds differ from one
+// another: its AVX kernels add the products' blocks in FMA lanes, its
+// RMSNorm sums in double, its softmax and SiLU take an expf of their own.
+// TestOpsMatchLlamaCpp in package transformer follows one case operation
+// by operation: given llama.cpp's inputs, every operation gives its output
+// within 2.2e-7 of the output's largest value, and the first operation of
+// nexttoken's own pass to part is the product of an attention output whose
+// x·127/max|x| is −87.4999924 here and −87.5 in llama.cpp.
+//
+// How often, on random models (randmodel.BuildNamed, seeds from 1: dim 256,
+// hidden 256, 4 heads, RMSNorm gains from randmodel.RandomGains, fed the 10
+// tokens of TestMatchesLlamaCpp), counting the seeds whose logits part by
+// more than 1e-4 somewhere from those of llama.cpp's AVX-512 build at commit
+// 34af94cd (the README of engine/transformer/testdata/parting says how the
+// builds were made):
+//
+//	                              nexttoken   llama.cpp's portable build
+//	Q8_0, 6 layers, 4 KV heads    9 of 30     8 of 30
+//	Q4_0, 6 layers, 4 KV heads    10 of 20    5 of 20
+//	Q4_K, 6 layers, 4 KV heads    4 of 20     3 of 20
+//	Q6_K, 6 layers, 4 KV heads    4 of 20     1 of 20
+//	Q8_0, 2 layers, 1 KV head     7 of 30     5 of 30
+//	Q4_0, 2 layers, 1 KV head     7 of 30     5 of 30
+//
+// (TestMatchesLlamaCpp's model is one that does not part.) Following
+// llama.cpp's RMSNorm, a sum in double, made that operation bit for bit
+// its own but changed little (Q8_0 8 of 30, Q4_0 8 of 20, Q6_K 4 of 20)
+// and would give up run.c's bits for float32 models; following the AVX
+// lanes would make the Go and WebAssembly kernels one x86 build's and no
+// other's. So nexttoken does neither.
 //
 // On amd64 with AVX2 the integer sums run in assembly (kernel_amd64.s,
 // kernel_amd64.go), many times faster, and give the Go kernels' results

@@ -9,17 +9,27 @@
 //   harness logits FILE OUT TOKEN…         feeds the tokens one at a time
 //                                          and writes each position's logits
 //                                          (float32, little-endian) to OUT
+//   harness dump FILE OUT NAMES TOKEN…     as logits, and writes the tensors
+//                                          llama.cpp computes (its graph's eval
+//                                          callback) whose names, less their
+//                                          "-LAYER", are in NAMES (a,b,…), but
+//                                          not views of them, to OUT: per tensor
+//                                          a line "NAME OP NE0 NE1 NE2 NE3 POS",
+//                                          then its values in index order,
+//                                          float32 little-endian
 //   harness bench FILE N                   greedy decode of N tokens from
 //                                          BOS, one thread; prints tok/s over
 //                                          the wall time and over the
 //                                          process's CPU time (a shared
 //                                          machine takes the CPU away)
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ggml-backend.h"
 #include "ggml.h"
 #include "gguf.h"
 #include "llama.h"
@@ -63,7 +73,8 @@ static int dequant(const char *path) {
     return 0;
 }
 
-static struct llama_context *load(const char *path, struct llama_model **model) {
+static struct llama_context *load(const char *path, struct llama_model **model,
+                                  ggml_backend_sched_eval_callback cb, void *cb_data) {
     struct llama_model_params mp = llama_model_default_params();
     mp.use_extra_bufts = getenv("REPACK") != NULL; // see README.md
     *model = llama_model_load_from_file(path, mp);
@@ -73,6 +84,8 @@ static struct llama_context *load(const char *path, struct llama_model **model) 
     cp.n_threads = cp.n_threads_batch = 1;
     cp.type_k = cp.type_v = GGML_TYPE_F32; // not F16: only the matrix products should differ
     cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.cb_eval = cb;
+    cp.cb_eval_user_data = cb_data;
     struct llama_context *ctx = llama_init_from_model(*model, cp);
     if (!ctx) { fprintf(stderr, "cannot make a context\n"); exit(1); }
     return ctx;
@@ -80,7 +93,7 @@ static struct llama_context *load(const char *path, struct llama_model **model) 
 
 static int logits(const char *path, const char *out, int n, char **tokens) {
     struct llama_model *model;
-    struct llama_context *ctx = load(path, &model);
+    struct llama_context *ctx = load(path, &model, NULL, NULL);
     int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
     FILE *f = fopen(out, "wb");
     for (int i = 0; i < n; i++) {
@@ -94,9 +107,67 @@ static int logits(const char *path, const char *out, int n, char **tokens) {
     return 0;
 }
 
+// dumping is what dump's eval callback needs: the file, the position being
+// fed and the names asked for.
+struct dumping {
+    FILE *f;
+    int pos;
+    const char *names; // ",a,b,…,"
+};
+
+// wanted reports whether d asks for t: its name less a "-LAYER" suffix is in
+// d->names, and it computes values (a reshape, view, permutation or
+// transposition only lays out another tensor's).
+static bool wanted(const struct dumping *d, const struct ggml_tensor *t) {
+    if (t->type != GGML_TYPE_F32 || t->op == GGML_OP_RESHAPE || t->op == GGML_OP_VIEW ||
+        t->op == GGML_OP_PERMUTE || t->op == GGML_OP_TRANSPOSE) return false;
+    char key[GGML_MAX_NAME + 2] = ",";
+    strncat(key, t->name, GGML_MAX_NAME);
+    char *dash = strrchr(key, '-');
+    if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) *dash = 0;
+    strcat(key, ",");
+    return strstr(d->names, key) != NULL;
+}
+
+// dumped is dump's eval callback: it asks for the tensors d wants and writes
+// each as it is computed, whatever its strides, in index order.
+static bool dumped(struct ggml_tensor *t, bool ask, void *data) {
+    struct dumping *d = data;
+    if (ask || !wanted(d, t)) return ask ? wanted(d, t) : true;
+    size_t bytes = ggml_nbytes(t);
+    uint8_t *raw = malloc(bytes);
+    ggml_backend_tensor_get(t, raw, 0, bytes);
+    fprintf(d->f, "%s %s %lld %lld %lld %lld %d\n", t->name, ggml_op_desc(t),
+            (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], d->pos);
+    for (int64_t i3 = 0; i3 < t->ne[3]; i3++)
+        for (int64_t i2 = 0; i2 < t->ne[2]; i2++)
+            for (int64_t i1 = 0; i1 < t->ne[1]; i1++)
+                for (int64_t i0 = 0; i0 < t->ne[0]; i0++)
+                    fwrite(raw + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3], 4, 1, d->f);
+    free(raw);
+    return true;
+}
+
+static int dump(const char *path, const char *out, const char *names, int n, char **tokens) {
+    char *list = malloc(strlen(names) + 3);
+    sprintf(list, ",%s,", names);
+    struct dumping d = {fopen(out, "wb"), 0, list};
+    struct llama_model *model;
+    struct llama_context *ctx = load(path, &model, dumped, &d);
+    for (; d.pos < n; d.pos++) {
+        llama_token tok = atoi(tokens[d.pos]);
+        if (llama_decode(ctx, llama_batch_get_one(&tok, 1))) { fprintf(stderr, "decode failed\n"); return 1; }
+    }
+    fclose(d.f);
+    free(list);
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
+
 static int bench(const char *path, int n) {
     struct llama_model *model;
-    struct llama_context *ctx = load(path, &model);
+    struct llama_context *ctx = load(path, &model, NULL, NULL);
     int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
     for (int run = 0; run < 3; run++) {
         llama_memory_clear(llama_get_memory(ctx), true);
@@ -134,7 +205,8 @@ int main(int argc, char **argv) {
     }
     if (argc == 3 && !strcmp(argv[1], "dequant")) return dequant(argv[2]);
     if (argc >= 4 && !strcmp(argv[1], "logits")) return logits(argv[2], argv[3], argc - 4, argv + 4);
+    if (argc >= 5 && !strcmp(argv[1], "dump")) return dump(argv[2], argv[3], argv[4], argc - 5, argv + 5);
     if (argc == 4 && !strcmp(argv[1], "bench")) return bench(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: harness quantize IN OUT FTYPE [pure] | dequant FILE | logits FILE OUT TOKEN... | bench FILE N\n");
+    fprintf(stderr, "usage: harness quantize IN OUT FTYPE [pure] | dequant FILE | logits FILE OUT TOKEN... | dump FILE OUT NAMES TOKEN... | bench FILE N\n");
     return 2;
 }
