@@ -12,7 +12,7 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 # Everything the browser program is built from.
 WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
 
-.PHONY: run static trace test check unit wasm-build fuzz bench measure timing loadtest chromium brotli toymodel clean
+.PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest chromium brotli toymodel clean
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
 run: web/app.wasm.br
@@ -55,7 +55,7 @@ web/app.wasm.br: web/app.wasm | brotli
 	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; rm -f $@; fi
 
 # test runs every check CI runs.
-test: check unit wasm-build fuzz
+test: check unit wasm-build jstest fuzz
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -123,6 +123,16 @@ brotli:
 wasm-build:
 	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/...
+
+# jstest runs the engine's tests again compiled to WebAssembly, and
+# decodebench's, under Node.js (Go's go_js_wasm_exec), where the SIMD
+# kernels load as they do in the browser: among them their bit-for-bit
+# tests against the Go kernels. The embedmodels tag embeds the built-in
+# models, which the page fetches. (The page's own tests, wasm/ui, run
+# natively: they render views to HTML with go-app's server side.)
+jstest:
+	@command -v node >/dev/null 2>&1 || { echo "make jstest runs the engine's WebAssembly tests with Node.js: install node (apt-get install -y nodejs)"; exit 1; }
+	GOOS=js GOARCH=wasm $(GO) test -tags embedmodels -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./engine/... ./wasm/decodebench
 
 # fuzz runs each fuzz target briefly (their seed corpora already ran in unit).
 # A run that fails is run once more: an input that crashes a target is saved

@@ -201,6 +201,9 @@ func TestReadFromSizeMismatch(t *testing.T) {
 // a small buffer, not the file's bytes too, and that a file whose header
 // promises more weights than it holds costs next to nothing.
 func TestReadFileMemory(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("under js, node's file system (through syscall/js) allocates for every read; the native test measures the reader")
+	}
 	path := files[0]
 	info, err := os.Stat(path)
 	if err != nil {

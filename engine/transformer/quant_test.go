@@ -103,14 +103,9 @@ func TestQuantizedForward(t *testing.T) {
 	}
 }
 
-// stories15M256 is stories15M's shape with dim 256 and 4 heads, whose rows
-// are whole blocks of the K formats (stories15M's 288 is not: llama-quantize
-// would fall back to Q5_0 and Q8_0 there).
-var stories15M256 = func() checkpoint.Config {
-	c := randmodel.Stories15M
-	c.Dim, c.Heads, c.KVHeads = 256, 4, 4
-	return c
-}()
+// stories15M256 is randmodel.Stories15MK, stories15M's shape with dim 256
+// and 4 heads, whose rows are whole blocks of the K formats.
+var stories15M256 = randmodel.Stories15MK
 
 // quantBenchModels are stories15M's shape in Q8_0 and Q4_0, stories15M256
 // in F32, Q8_0, Q4_0 and Q4_K_M, and SmolLM2-135M's shape in Q8_0 with

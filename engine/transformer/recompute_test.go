@@ -10,16 +10,17 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/softmax"
 	"nexttoken/engine/transformer"
-	"nexttoken/web/models"
 )
 
+// load reads a built-in model's checkpoint from web/models: the browser
+// build, whose tests run under node, does not embed stories260K.
 func load(t testing.TB, name string) *checkpoint.Model {
 	t.Helper()
-	m, err := models.Load(name)
+	m, err := checkpoint.ReadFile("../../web/models/" + name + ".bin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.Checkpoint
+	return m
 }
 
 // maxAbsDiff is the largest |a[i] − b[i]|.
