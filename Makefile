@@ -12,7 +12,7 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 # Everything the browser program is built from.
 WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
 
-.PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest chromium brotli toymodel clean
+.PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest chromium node brotli toymodel clean
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
 run: web/app.wasm.br
@@ -99,17 +99,23 @@ loadtest: web/app.wasm.br
 	GO=$(GO) NEXTTOKEN_LOAD=1 NEXTTOKEN_LOAD_REQUESTS=$(LOAD_REQUESTS) NEXTTOKEN_LOAD_CONCURRENCY=$(LOAD_CONCURRENCY) \
 	  $(GO) test -run '^TestLoadMeasure$$' -count=1 -v ./cmd/nexttoken
 
-# chromium makes sure the browser tests have a browser: as root with apt-get
-# it installs Debian's package, otherwise it says what to run.
-chromium:
-	@if ! command -v $(CHROMIUM) >/dev/null 2>&1; then \
+# needCommand makes sure command $(1) is there for $(3): as root with
+# apt-get it installs Debian's package $(2), otherwise it says what to run.
+needCommand = if ! command -v $(1) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing chromium for the browser tests"; \
-	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	    echo "installing $(2) for $(3)"; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(2); \
 	  else \
-	    echo "the browser tests need Chromium: sudo apt-get install -y chromium (or make test CHROMIUM=/path/to/chrome)"; exit 1; \
+	    echo "$(3) need $(1): sudo apt-get install -y $(2)"; exit 1; \
 	  fi; \
 	fi
+
+# chromium makes sure the browser tests have a browser (make test
+# CHROMIUM=/path/to/chrome for another), node that jstest has Node.js.
+chromium:
+	@$(call needCommand,$(CHROMIUM),chromium,the browser tests)
+node:
+	@$(call needCommand,node,nodejs,the WebAssembly tests)
 
 # brotli installs Debian's brotli as root with apt-get, if it is missing
 # and can be; without it the server sends app.wasm gzipped, 0.7 MB more.
@@ -130,8 +136,7 @@ wasm-build:
 # tests against the Go kernels. The embedmodels tag embeds the built-in
 # models, which the page fetches. (The page's own tests, wasm/ui, run
 # natively: they render views to HTML with go-app's server side.)
-jstest:
-	@command -v node >/dev/null 2>&1 || { echo "make jstest runs the engine's WebAssembly tests with Node.js: install node (apt-get install -y nodejs)"; exit 1; }
+jstest: node
 	GOOS=js GOARCH=wasm $(GO) test -tags embedmodels -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./engine/... ./wasm/decodebench
 
 # fuzz runs each fuzz target briefly (their seed corpora already ran in unit).
