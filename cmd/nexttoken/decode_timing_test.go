@@ -177,8 +177,7 @@ func timedFormats(list string) ([]timedNetwork, error) {
 // mixture); of stories260K; and 32 tokens of the random SmolLM2-135M-shape
 // Q8_0 model. Each network has up to three rows:
 //
-//   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels (the
-//     formats without one fall back to the Go kernels inside it);
+//   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels;
 //   - nexttoken Go: decodebench with simd=0, the Go kernels only, which
 //     must decode the same tokens as the SIMD row;
 //   - wllama: when NEXTTOKEN_WLLAMA names a folder where npm installed
