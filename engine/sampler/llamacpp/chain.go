@@ -169,11 +169,16 @@ func (c *Chain) Sample(logits []float32, history []int32) (*Result, error) {
 	a := &array{data: c.cur}
 	res := &Result{}
 	if c.p.Mirostat != 0 {
-		c.sampleMirostat(a, len(logits), res)
+		if err := c.sampleMirostat(a, len(logits), res); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
 	for _, s := range c.p.Samplers {
 		st := c.apply(s, a, history)
+		if err := overflowed(st.Name, a); err != nil {
+			return nil, err
+		}
 		st.Tokens = slices.Clone(a.data)
 		st.Sorted = a.sorted
 		res.Stages = append(res.Stages, st)
@@ -188,11 +193,14 @@ func (c *Chain) Sample(logits []float32, history []int32) (*Result, error) {
 // at 34af94cd) with mirostat 1 or 2: temp (llama_sampler_init_temp,
 // "?temp" when it is 1) and the mirostat stage, which draws; nVocab is the
 // number of logits.
-func (c *Chain) sampleMirostat(a *array, nVocab int, res *Result) {
+func (c *Chain) sampleMirostat(a *array, nVocab int, res *Result) error {
 	st := Stage{Name: "?temp", Chance: float32(math.NaN())}
 	if c.p.Temp != 1 {
 		st.Name = "temp"
 		tempImpl(a, c.p.Temp)
+		if err := overflowed(st.Name, a); err != nil {
+			return err
+		}
 	}
 	st.Tokens, st.Sorted = slices.Clone(a.data), a.sorted
 	res.Stages = append(res.Stages, st)
@@ -205,6 +213,25 @@ func (c *Chain) sampleMirostat(a *array, nVocab int, res *Result) {
 	}
 	res.Stages = append(res.Stages, Stage{Name: name, Tokens: slices.Clone(a.data), Sorted: a.sorted, Chance: float32(math.NaN())})
 	res.Token = a.data[res.Index].ID
+	return nil
+}
+
+// overflowed is an error if stage made a logit NaN or +Inf, which
+// llama.cpp's float32 arithmetic does for a temperature so small that
+// ℓ/T overflows (or a penalty that large): its softmax then takes
+// Inf − Inf, and its draw lands anywhere. llama.cpp would go on; a
+// playground that shows the draw says why it cannot.
+func overflowed(stage string, a *array) error {
+	for _, t := range a.data {
+		if l := t.Logit; l != l || math.IsInf(float64(l), 1) {
+			setting := stage
+			if stage == "temp" || stage == "temp-ext" {
+				setting = "temperature"
+			}
+			return fmt.Errorf("%s: token %d's logit became %v in llama.cpp's float32 arithmetic, so its softmax and draw have no numbers to work with; a larger temperature, or 0 for greedy decoding, avoids it", setting, t.ID, l)
+		}
+	}
+	return nil
 }
 
 // array is llama_token_data_array: XTC moves its start, as llama.cpp

@@ -185,6 +185,43 @@ func TestSampleErrors(t *testing.T) {
 	}
 }
 
+// TestOverflowIsAnError: a temperature so small that ℓ/T overflows
+// float32 (here 1e-40, a float32 subnormal) makes llama.cpp's softmax take
+// Inf − Inf, and its draw land anywhere (it chose token 0, at p = 0, before
+// this check); the chain says so, naming the temperature, with dist's
+// chain and with mirostat's. A temperature that rounds to 0 in float32 is
+// greedy, as in llama.cpp, and 8e-27 overflows nothing here.
+func TestOverflowIsAnError(t *testing.T) {
+	logits := []float32{1, 2, 3, 2.5}
+	for _, tt := range []struct {
+		name     string
+		temp     float32
+		mirostat int32
+		overflow bool
+	}{
+		{"1e-40", 1e-40, 0, true},
+		{"1e-40 mirostat", 1e-40, 2, true},
+		{"8e-27", 8e-27, 0, false},
+		{"0", 0, 0, false},
+	} {
+		p := Defaults()
+		p.Temp, p.Mirostat = tt.temp, tt.mirostat
+		c, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Sample(logits, nil)
+		switch {
+		case tt.overflow && (err == nil || !strings.HasPrefix(err.Error(), "temperature: token ")):
+			t.Errorf("%s: error %v, want one naming the temperature", tt.name, err)
+		case !tt.overflow && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case !tt.overflow && r.Token != 2:
+			t.Errorf("%s: token %d, want 2, the only one left", tt.name, r.Token)
+		}
+	}
+}
+
 // TestGreedy: a temperature ≤ 0 leaves one finite logit, the first of the
 // largest, which dist then chooses.
 func TestGreedy(t *testing.T) {
