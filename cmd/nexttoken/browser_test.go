@@ -260,7 +260,18 @@ func loadPage(tab context.Context, url string) (pageLoad, error) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		return pageLoad{}, err
 	}
-	load, err := chromedp.Run(ctx, chromedp.Poll[pageLoad](loadFigures, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0)))
+	var load pageLoad
+	for {
+		load, err = chromedp.Run(ctx, chromedp.Poll[pageLoad](loadFigures, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		// A document that replaced itself while the poll ran (go-app's
+		// service worker reloads a page when it installs a new version)
+		// takes the poll's execution context with it; the ready observer
+		// is in the new document too, so poll that.
+		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err != nil {
 		// go-app shows why the wasm did not start in its loader.
 		ctx, cancel := context.WithTimeout(tab, actionTimeout)
