@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -27,13 +28,17 @@ import (
 // tokens with the same probabilities: on stories260K (float32 matrices)
 // and on random GGUF models, fetched by URL as a reader's are, whose
 // matrices are Q8_0, Q4_0, and llama-quantize's Q4_K_M mixture (Q4_K and
-// Q6_K), so that each quantized kernel runs in Chromium.
+// Q6_K; at width 64 its fallbacks, Q5_0, which has only a Go kernel, and
+// Q8_0), so that each quantized kernel runs in Chromium.
 func TestKernel(t *testing.T) {
 	const steps, prompt = 24, "Once upon a time"
-	// Rows of whole blocks of every format, grouped keys and values.
+	// Rows of whole blocks of every format, grouped keys and values; and
+	// rows of 64, which Q4_K and Q6_K do not fill.
 	shape := checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 64}
+	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 64}
 	cases := []struct {
 		name   string
+		shape  checkpoint.Config                       // the model's, if not shape
 		format func(name string, layer int) quant.Type // nil: stories260K
 		file   string                                  // the GGUF file written of the format
 	}{
@@ -41,13 +46,16 @@ func TestKernel(t *testing.T) {
 		{name: "Q8_0", format: randmodel.Every(quant.Q8_0)},
 		{name: "Q4_0", format: randmodel.Every(quant.Q4_0)},
 		{name: "Q4_K_M", format: randmodel.Q4_K_M(shape)},
+		// Rows of 64 take llama-quantize's fallbacks, Q5_0 and Q8_0.
+		{name: "Q4_K_M-64", shape: narrow, format: randmodel.Q4_K_M(narrow)},
 	}
 	mux := http.NewServeMux()
 	for i, c := range cases {
 		if c.format == nil {
 			continue
 		}
-		cases[i].file = writeQuantizedGGUF(t, shape, c.format)
+		c.shape = cmp.Or(c.shape, shape)
+		cases[i].file = writeQuantizedGGUF(t, c.shape, c.format)
 		mux.HandleFunc("/"+c.name+".gguf", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
 			w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")

@@ -15,7 +15,7 @@ import (
 // Model reads the model of a file of the llama architecture into the
 // engine's checkpoint: the hyper-parameters from the llama.* metadata and
 // the weights from tensors of type F32, F16 or BF16 (converted to float32)
-// or Q8_0, Q4_0, Q4_K or Q6_K (kept as they are: package quant multiplies
+// or Q8_0, Q4_0, Q5_0, Q4_K or Q6_K (kept as they are: package quant multiplies
 // them). It refuses other architectures, other tensor types, tensors it
 // does not know (biases, rope_freqs) and RoPE variants the transformer does
 // not compute (scaling, partial rotation).

@@ -71,9 +71,9 @@ func hashFloats(x []float32) uint64 {
 }
 
 // ggmlQuantize quantizes x (a whole number of blocks) as llama-quantize
-// does for Q8_0 and Q4_0 without an importance matrix: ggml-quants.c's
-// quantize_row_q8_0_ref and quantize_row_q4_0_ref, in float32 with each
-// operation rounded (ggml-base is built without FMA).
+// does for Q8_0, Q4_0 and Q5_0 without an importance matrix: ggml-quants.c's
+// quantize_row_q8_0_ref, quantize_row_q4_0_ref and quantize_row_q5_0_ref,
+// in float32 with each operation rounded (ggml-base is built without FMA).
 func ggmlQuantize(t quant.Type, x []float32) []byte {
 	var out []byte
 	for b := 0; b < len(x); b += 32 {
@@ -84,34 +84,41 @@ func ggmlQuantize(t quant.Type, x []float32) []byte {
 				amax, maxv = a, v
 			}
 		}
-		var d float32
-		if t == quant.Q8_0 {
-			d = amax / 127
-		} else {
-			d = maxv / -8
-		}
+		d := map[quant.Type]float32{quant.Q8_0: amax / 127, quant.Q4_0: maxv / -8, quant.Q5_0: maxv / -16}[t]
 		var id float32
 		if d != 0 {
 			id = 1 / d
 		}
 		out = binary.LittleEndian.AppendUint16(out, quant.FloatToHalf(d))
-		if t == quant.Q8_0 {
+		switch t {
+		case quant.Q8_0:
 			for _, v := range xs {
 				out = append(out, byte(int8(math.Round(float64(v*id)))))
 			}
-			continue
-		}
-		for j := range 16 {
-			lo := min(15, int8(float32(xs[j]*id)+8.5))
-			hi := min(15, int8(float32(xs[j+16]*id)+8.5))
-			out = append(out, byte(lo)|byte(hi)<<4)
+		case quant.Q4_0:
+			for j := range 16 {
+				lo := min(15, int8(float32(xs[j]*id)+8.5))
+				hi := min(15, int8(float32(xs[j+16]*id)+8.5))
+				out = append(out, byte(lo)|byte(hi)<<4)
+			}
+		case quant.Q5_0: // the fifth bits first, in a little-endian uint32
+			var qh uint32
+			var qs [16]byte
+			for j := range 16 {
+				lo := byte(min(31, int8(float32(xs[j]*id)+16.5)))
+				hi := byte(min(31, int8(float32(xs[j+16]*id)+16.5)))
+				qs[j] = lo&0xf | hi&0xf<<4
+				qh |= uint32(lo>>4)<<j | uint32(hi>>4)<<(j+16)
+			}
+			out = binary.LittleEndian.AppendUint32(out, qh)
+			out = append(out, qs[:]...)
 		}
 	}
 	return out
 }
 
 // refModel returns the reference model in format name: the F32 model made
-// again from its seed; Q8_0 and Q4_0 (llama-quantize --pure) quantized
+// again from its seed; Q8_0, Q4_0 and Q5_0 (llama-quantize --pure) quantized
 // from it here as llama-quantize does; Q4_K_M read from the committed
 // llama-quantize output, whose K quantization is not ported. Each comes
 // back through WriteLlama2c and Model, so the loader is what is tested.
@@ -135,7 +142,7 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 	}
 	randmodel.RandomGains(m, refSeed)
 	if name != "model" {
-		typ := map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0}[name]
+		typ := map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0, "q5_0": quant.Q5_0}[name]
 		q := m.Matrices()
 		for _, mat := range matrices(q) {
 			*mat = quant.Matrix{Type: typ, Rows: mat.Rows, Cols: mat.Cols, Q: ggmlQuantize(typ, mat.F32)}
@@ -181,8 +188,8 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 	return out
 }
 
-// TestMatchesLlamaCpp checks the reference model in F32, Q8_0, Q4_0 and
-// Q4_K_M (Q4_K with Q6_K) against llama.cpp (testdata/quantized):
+// TestMatchesLlamaCpp checks the reference model in F32, Q8_0, Q4_0, Q5_0
+// and Q4_K_M (Q4_K with Q6_K) against llama.cpp (testdata/quantized):
 //
 //   - every tensor has llama-quantize's format and bytes (for the files made
 //     here) and, dequantized by Matrix.Row, ggml's to_float of them, bit
@@ -208,7 +215,7 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 // that parts operation by operation instead.
 func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
-	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q4_k_m"}} {
+	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q4_k_m"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)

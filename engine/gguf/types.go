@@ -64,7 +64,7 @@ var types = map[Type]typeInfo{
 	F16:     {"F16", 1, 2},
 	Q4_0:    {"Q4_0", quant.Q4_0.BlockSize(), quant.Q4_0.BlockBytes()},
 	Q4_1:    {"Q4_1", 32, 2 + 2 + 16},
-	Q5_0:    {"Q5_0", 32, 2 + 4 + 16},
+	Q5_0:    {"Q5_0", quant.Q5_0.BlockSize(), quant.Q5_0.BlockBytes()},
 	Q5_1:    {"Q5_1", 32, 2 + 2 + 4 + 16},
 	Q8_0:    {"Q8_0", quant.Q8_0.BlockSize(), quant.Q8_0.BlockBytes()},
 	Q8_1:    {"Q8_1", 32, 4 + 4 + 32},

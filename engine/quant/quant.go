@@ -13,6 +13,7 @@
 //
 //	Q8_0   32 weights in 34 bytes    d·q, q an int8
 //	Q4_0   32 weights in 18 bytes    d·(q−8), q four bits
+//	Q5_0   32 weights in 22 bytes    d·(q−16), q five bits
 //	Q4_K  256 weights in 144 bytes   d·sc·q − dmin·m, q four bits; eight
 //	                                 groups of 32 with six-bit sc and m
 //	Q6_K  256 weights in 210 bytes   d·sc·(q−32), q six bits; sixteen
@@ -96,6 +97,7 @@ type Type uint32
 const (
 	F32  Type = 0
 	Q4_0 Type = 2
+	Q5_0 Type = 6
 	Q8_0 Type = 8
 	Q4_K Type = 12
 	Q6_K Type = 14
@@ -110,13 +112,14 @@ var formats = map[Type]struct {
 }{
 	F32:  {"F32", 1, 4},
 	Q4_0: {"Q4_0", 32, 2 + 16},
+	Q5_0: {"Q5_0", 32, 2 + 4 + 16},
 	Q8_0: {"Q8_0", 32, 2 + 32},
 	Q4_K: {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
 	Q6_K: {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q4_K and Q6_K"
+const Types = "Q8_0, Q4_0, Q5_0, Q4_K and Q6_K"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -209,6 +212,8 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ8_0(m.row(i), dst)
 	case Q4_0:
 		dequantizeQ4_0(m.row(i), dst)
+	case Q5_0:
+		dequantizeQ5_0(m.row(i), dst)
 	case Q4_K:
 		dequantizeQ4_K(m.row(i), dst)
 	case Q6_K:
@@ -233,6 +238,9 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		v.quantizeQ8_0(x)
 		n := mulQ4_0SIMD(out, m.Q, v)
 		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
+	case Q5_0:
+		v.quantizeQ8_0(x)
+		mulQ5_0(out, m.Q, v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)

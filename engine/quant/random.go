@@ -31,6 +31,8 @@ func Random(t Type, rows, cols int, limit float32, rng *rand.Rand) Matrix {
 		scales = []scale{{0, limit / 127}}
 	case Q4_0:
 		scales = []scale{{0, limit / 8}}
+	case Q5_0:
+		scales = []scale{{0, limit / 16}}
 	case Q4_K: // d·sc·q − dmin·m with sc, m < 64 and q < 16
 		scales = []scale{{0, limit / (63 * 15)}, {2, limit / 63 / 2}}
 	case Q6_K: // d·sc·(q−32) with |sc| ≤ 128, |q−32| ≤ 32

@@ -198,13 +198,13 @@ func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Mode
 // of configuration c for its Q4_K_M mixture (llama_tensor_get_type_impl in
 // src/llama-quant.cpp, without experts): Q6_K for the classifier (the
 // token embedding when shared) and for wv and w2 in the layers its
-// use_more_bits picks, Q4_K for everything else. (For rows that are not
-// whole 256-weight blocks llama-quantize falls back to Q5_0 and Q8_0,
-// which BuildQuantized refuses.)
+// use_more_bits picks, Q4_K for everything else; then, for rows that are
+// not whole 256-weight blocks (SmolLM2-135M's 576, say), its
+// tensor_type_fallback: Q5_0 for Q4_K, Q8_0 for Q6_K.
 func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 	n := c.Layers
 	moreBits := func(i int) bool { return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2 }
-	return func(name string, layer int) quant.Type {
+	pick := func(name string, layer int) quant.Type {
 		switch {
 		case name == "classifier", name == "token_embedding" && c.SharedHead:
 			return quant.Q6_K
@@ -212,6 +212,16 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 			return quant.Q6_K
 		}
 		return quant.Q4_K
+	}
+	return func(name string, layer int) quant.Type {
+		t, cols := pick(name, layer), c.Dim
+		if name == "w2" {
+			cols = c.HiddenDim
+		}
+		if cols%quant.QK_K != 0 {
+			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q6_K: quant.Q8_0}[t]
+		}
+		return t
 	}
 }
 

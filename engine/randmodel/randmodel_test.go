@@ -87,6 +87,32 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestQ4_K_MFallback checks Q4_K_M's formats where rows are not whole
+// 256-weight blocks against what llama-quantize wrote (llama.cpp 34af94cd,
+// harness quantize … 15 on go run ./cmd/randmodel -gguf -dim 64 -hidden
+// 256 -layers 8 -heads 4 -kvheads 4 -vocab 354, listed by harness dequant;
+// engine/gguf/testdata/quantized): Q5_0 for Q4_K and Q8_0 for Q6_K in the
+// 64-wide rows, the 256-wide w2 as it was.
+func TestQ4_K_MFallback(t *testing.T) {
+	c := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 8, Heads: 4, KVHeads: 4, VocabSize: 354, SeqLen: 16, SharedHead: true}
+	format := Q4_K_M(c)
+	if got := format("token_embedding", -1); got != quant.Q8_0 {
+		t.Errorf("token_embedding: %s, llama-quantize wrote Q8_0", got)
+	}
+	for l := range c.Layers {
+		wv, w2 := quant.Q5_0, quant.Q4_K
+		if l == 0 || l == 3 || l == 6 || l == 7 {
+			wv, w2 = quant.Q8_0, quant.Q6_K
+		}
+		want := map[string]quant.Type{"wq": quant.Q5_0, "wk": quant.Q5_0, "wv": wv, "wo": quant.Q5_0, "w1": quant.Q5_0, "w2": w2, "w3": quant.Q5_0}
+		for name, w := range want {
+			if got := format(name, l); got != w {
+				t.Errorf("layer %d %s: %s, llama-quantize wrote %s", l, name, got, w)
+			}
+		}
+	}
+}
+
 // TestBuildQuantized checks the formats reach the matrices they are picked
 // for, as well-formed matrices, that a format whose blocks do not fit the
 // rows is refused, and that RandomGains changes every gain.
@@ -113,8 +139,8 @@ func TestBuildQuantized(t *testing.T) {
 		t.Errorf("the shared classifier: %s, not the Q6_K token embedding", q.Classifier.Type)
 	}
 	c.Dim = 288
-	if _, _, err := BuildQuantized(c, 1, Q4_K_M(c)); err == nil || !strings.Contains(err.Error(), "token_embedding of layer -1 is 288 wide, not a whole number of Q6_K blocks") {
-		t.Errorf("dim 288 in Q4_K_M: %v", err)
+	if _, _, err := BuildQuantized(c, 1, Every(quant.Q4_K)); err == nil || !strings.Contains(err.Error(), "token_embedding of layer -1 is 288 wide, not a whole number of Q4_K blocks") {
+		t.Errorf("dim 288 in Q4_K: %v", err)
 	}
 	RandomGains(m, 2)
 	for _, g := range [][]float32{m.Weights.RMSAtt, m.Weights.RMSFFN, m.Weights.RMSFinal} {

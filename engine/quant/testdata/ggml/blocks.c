@@ -1,4 +1,4 @@
-// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K and Q6_K formats
+// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K, Q6_K and Q5_0 formats
 // with what ggml's dequantize_row_* functions make of them, and a random
 // vector with what llama.cpp's CPU backend quantizes it to before a dot
 // product with Q8_0 and Q4_0 or K-format weights (the from_float of Q8_0
@@ -108,5 +108,7 @@ int main(void) {
     ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(x, yk, n);
     put("q8_0.vec", y0, sizeof y0);
     put("q8_K.vec", yk, sizeof yk);
+    // Added later, last, so that the files before it keep their bytes.
+    blocks("q5_0", QK5_0, sizeof(block_q5_0), 64, Q(quantize_row_q5_0_ref), D(dequantize_row_q5_0), q_0, 1);
     return 0;
 }
