@@ -44,6 +44,9 @@ func simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error {
 	case quant.Q4_0:
 		q, d, sums := v.Q8_0(x)
 		return simd.MulQ4_0(out, w.Q, q, d, sums)
+	case quant.Q5_0:
+		q, d, sums := v.Q8_0(x)
+		return simd.MulQ5_0(out, w.Q, q, d, sums)
 	case quant.Q4_K:
 		q, d, sums := v.Q8_K(x)
 		return simd.MulQ4_K(out, w.Q, q, d, sums)

@@ -16,7 +16,8 @@ import (
 // arithmetic, whose attention takes the SIMD kernels too) and of random
 // Q8_0, Q4_0 and Q4_K_M models (Q4_K and Q6_K), each format with a SIMD
 // kernel of its own, with rows of 8 blocks of 32 or one of 256
-// (smallQuant) and of 9 blocks (stories15M's dim 288, two layers).
+// (smallQuant), of 9 blocks (stories15M's dim 288, two layers), and of 64
+// weights, where Q4_K_M falls back to Q5_0 and Q8_0.
 func TestSIMDKeepsLogits(t *testing.T) {
 	shape288 := randmodel.Stories15M
 	shape288.Layers, shape288.SeqLen = 2, 40
@@ -33,6 +34,9 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	for _, format := range []string{"Q8_0", "Q4_0"} {
 		models = append(models, model{"dim288-" + format, quantModel(t, shape288, quantFormats(shape288)[format]), Options{}})
 	}
+	// Rows of 64: Q4_K_M's fallbacks, Q5_0 and Q8_0, beside its Q4_K and Q6_K.
+	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 32}
+	models = append(models, model{"dim64-Q4_K_M", quantModel(t, narrow, randmodel.Q4_K_M(narrow)), Options{}})
 	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
 			decode := func() [][]float32 {

@@ -235,6 +235,8 @@ func (f *body) f32x4Splat()                 { f.simd(0x13) }
 func (f *body) f32x4ConvertI32x4S()         { f.simd(0xFA) }
 func (f *body) v128And()                    { f.simd(0x4E) }
 func (f *body) v128Or()                     { f.simd(0x50) }
+func (f *body) v128AndNot()                 { f.simd(0x4F) }
+func (f *body) i8x16Eq()                    { f.simd(0x23) }
 func (f *body) v128Bitselect()              { f.simd(0x52) }
 func (f *body) i16x8ExtendLowI8x16S()       { f.simd(0x87) }
 func (f *body) i16x8ExtendHighI8x16S()      { f.simd(0x88) }

@@ -14,13 +14,13 @@ import (
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax,
-	// values and swiglu are the _args forms of matvec_f32, mul_q8_0,
-	// mul_q4_0, mul_q4_k, mul_q6_k, attention_scores, softmax_rows,
-	// attention_values and swiglu, bound to args' address, so that a call
-	// passes no arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
-	args                                                                        *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores,
+	// softmax, values and swiglu are the _args forms of matvec_f32,
+	// mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k, attention_scores,
+	// softmax_rows, attention_values and swiglu, bound to args' address, so
+	// that a call passes no arguments (see call).
+	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
+	args                                                                                 *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel modules on the Go program's own memory. It
@@ -37,6 +37,7 @@ func Load() (*Kernel, error) {
 		exports map[string]*js.Value
 	}{
 		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
+		{q5_0Module, map[string]*js.Value{"mul_q5_0_args": &k.mulQ5_0}},
 		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
@@ -138,6 +139,11 @@ func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
 // of q, sums, as quant.Vec.Q8_0 gives them.
 func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
 	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums)
+}
+
+// MulQ5_0 is MulQ4_0 for Q5_0 rows.
+func (k *Kernel) MulQ5_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return k.mulQuant(k.mulQ5_0, q5_0, out, w, q, d, sums)
 }
 
 // MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K

@@ -3,7 +3,7 @@ package wasmsimd
 import "slices"
 
 // Generate returns the kernel modules by file name: matvec.wasm,
-// q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/wasmsimd/gen
+// q5_0.wasm, q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/wasmsimd/gen
 // writes them; TestGenerateReproducesModules checks that it did). Several
 // modules, not one, because Chromium compiles at most maxSyncModule bytes
 // synchronously. Each imports the memory it works on as env.mem; they
@@ -12,6 +12,7 @@ import "slices"
 //	matvec_f32(out, x, w, n, d)                   out[i] = Σ_j w[i·n + j]·x[j] for i < d
 //	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
 //	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
+//	mul_q5_0(out, w, q, d, sums, blocks, rows)    the same for Q5_0 w
 //	mul_q4_k(out, w, q, d, sums, blocks, rows)    the same for Q4_K w, (q, d, sums) in Q8_K blocks
 //	mul_q6_k(out, w, q, d, sums, blocks, rows)    the same for Q6_K w
 //
@@ -27,8 +28,9 @@ func Generate() map[string][]byte {
 	return map[string][]byte{
 		"matvec.wasm": assemble(
 			kernel{"matvec_f32", matvec()},
-			kernel{"mul_q8_0", mulQuant(q8_0, block32(q8_0.blockBytes, dotQ8_0, false, false))},
-			kernel{"mul_q4_0", mulQuant(q4_0, block32(q4_0.blockBytes, dotQ4_0, true, true))}),
+			kernel{"mul_q8_0", mulQuant(q8_0, block32(q8_0.blockBytes, dotQ8_0, 0, false))},
+			kernel{"mul_q4_0", mulQuant(q4_0, block32(q4_0.blockBytes, dotQ4_0, 8, true))}),
+		"q5_0.wasm": assemble(kernel{"mul_q5_0", mulQuant(q5_0, block32(q5_0.blockBytes, dotQ5_0, 16, false))}),
 		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K, blockQ4_K)}),
 		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
 		"attention.wasm": assemble(

@@ -14,6 +14,7 @@ type quantFormat struct {
 var (
 	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4}
 	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
+	q5_0 = quantFormat{blockBytes: 2 + 4 + 16, qBlock: 32, sumsBytes: 4}
 	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64}
 	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64}
 )
@@ -193,17 +194,18 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	return f
 }
 
-// block32 is the block of Q8_0 and Q4_0 (32 weights of blockBytes, their
-// float16 scale first), whose integer products dot sums (see dotQ8_0):
+// block32 is the block of Q8_0, Q4_0 and Q5_0 (32 weights of blockBytes,
+// their float16 scale first), whose integer products dot sums (see
+// dotQ8_0):
 //
 //	x := the vector's 32 values of q as four int16 vectors of eight
 //	p_k := products of r_k's block and x (dot), in four lanes
-//	s := [Σp_0 Σp_1 Σp_2 Σp_3] (− 8·sums[b] with offset8, Q4_0's −8)
+//	s := [Σp_0 Σp_1 Σp_2 Σp_3] − offset·sums[b] (Q4_0's 8, Q5_0's 16, else 0)
 //	acc += float(s) · half(r_k's scale) · d[b]
 //
 // weightScaleFirst rounds float(s)·half first, then times d[b], as Go's
-// mulQ4_0 does, instead of float(s)·(half·d[b]), as mulQ8_0 does.
-func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p uint32), offset8, weightScaleFirst bool) quantBlock {
+// mulQ4_0 does, instead of float(s)·(half·d[b]), as mulQ8_0 and mulQ5_0 do.
+func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p uint32), offset int32, weightScaleFirst bool) quantBlock {
 	return func(k *quantRows) {
 		f := k.f
 		var x, p [4]uint32
@@ -220,11 +222,11 @@ func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p 
 
 		f.get(k.acc)
 		transposeSum(f, p, f.i32x4Add)
-		if offset8 {
+		if offset != 0 {
 			f.get(k.sp)
 			f.i32Load(0)
-			f.i32Const(3)
-			f.i32Shl()
+			f.i32Const(offset)
+			f.i32Mul()
 			f.i32x4Splat()
 			f.i32x4Sub()
 		}
@@ -286,6 +288,45 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 	for half := range 2 {
 		f.get(v)
 		nibbles(f, half == 1)
+		f.set(n)
+		dot16(f, n, x[2*half], x[2*half+1])
+		if half == 1 {
+			f.i32x4Add()
+		}
+	}
+	f.set(p)
+}
+
+// dotQ5_0 is dotQ4_0 with each weight's fifth bit, bit j of the uint32 qh
+// at r + 2 for weight j, made 16 in its byte: qh's bytes spread over the
+// lanes (eight lanes a byte), each lane's bit picked by a mask, 16 where it
+// is set. The weights are then 0–31, and the −16 is taken out with the
+// vector's sums (block32's offset).
+func dotQ5_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
+	f.get(r)
+	f.v128Load(6)
+	f.set(v)
+	var spread, bits [16]byte
+	for half := range 2 {
+		for j := range 16 {
+			spread[j] = byte(2*half + j/8)
+			bits[j] = 1 << (j % 8)
+		}
+		f.i32x4Const(0x10101010)
+		f.get(r)
+		f.v128Load32Splat(2)
+		f.set(p) // p is scratch until the end
+		f.get(p)
+		f.get(p)
+		f.shuffleBytes(spread)
+		f.v128Const(bits)
+		f.v128And()
+		f.v128Const0()
+		f.i8x16Eq()
+		f.v128AndNot() // 16 where the bit is set
+		f.get(v)
+		nibbles(f, half == 1)
+		f.v128Or()
 		f.set(n)
 		dot16(f, n, x[2*half], x[2*half+1])
 		if half == 1 {

@@ -22,6 +22,7 @@ var quantKernels = []struct {
 		return k.MulQ8_0(out, w, q, d)
 	}, (*quant.Vec).Q8_0},
 	{quant.Q4_0, (*Kernel).MulQ4_0, (*quant.Vec).Q8_0},
+	{quant.Q5_0, (*Kernel).MulQ5_0, (*quant.Vec).Q8_0},
 	{quant.Q4_K, (*Kernel).MulQ4_K, (*quant.Vec).Q8_K},
 	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
 		return k.MulQ6_K(out, w, q, d)
@@ -92,7 +93,7 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 		}
 		// The formats that read the vector's sums: one a block of 32
 		// (Q8_0's), one a group of 16 (Q8_K's).
-		if sums := map[quant.Type]int{quant.Q4_0: blocks, quant.Q4_K: values / 16}[kernel.t]; sums > 0 {
+		if sums := map[quant.Type]int{quant.Q4_0: blocks, quant.Q5_0: blocks, quant.Q4_K: values / 16}[kernel.t]; sums > 0 {
 			cases = append(cases, struct {
 				name       string
 				w, q, sums int

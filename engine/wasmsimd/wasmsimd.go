@@ -8,7 +8,7 @@
 // same WebAssembly.Memory.
 //
 // Under js, Load instantiates the modules and Kernel.MatVec (float32),
-// Kernel.MulQ8_0, MulQ4_0, MulQ4_K and MulQ6_K (quantized weights times a
+// Kernel.MulQ8_0, MulQ4_0, MulQ5_0, MulQ4_K and MulQ6_K (quantized weights times a
 // vector quantized to 8 bits, as package quant multiplies them) call them,
 // once per matrix, and Kernel.AttentionScores, Kernel.Softmax (with
 // package expf's exponential) and Kernel.AttentionValues once per layer,
@@ -26,6 +26,8 @@ import _ "embed"
 var (
 	//go:embed matvec.wasm
 	matvecModule []byte
+	//go:embed q5_0.wasm
+	q5_0Module []byte
 	//go:embed q4_k.wasm
 	q4_KModule []byte
 	//go:embed q6_k.wasm
