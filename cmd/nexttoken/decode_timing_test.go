@@ -105,7 +105,8 @@ type timedNetwork struct {
 // need rows of whole 256-weight blocks, hence their own shape, which has
 // its own F32 baseline. The Go kernels would take minutes a round on
 // SmolLM2's shape; wllama's per-token round trips to its worker dominate
-// on stories260K, so neither is measured there.
+// on stories260K, so neither is measured there (wllama is on SmolLM2's
+// Q4_K_M, the kind of file a reader brings).
 var timedNetworks = []timedNetwork{
 	{"F32", "", "stories15m", "f32", 128, true, true},
 	{"Q8_0", "", "stories15m", "q8_0", 128, true, true},
@@ -116,6 +117,9 @@ var timedNetworks = []timedNetwork{
 	{"Q4_K_M", "", "stories15mk", "q4_k_m", 128, true, true},
 	{"stories260K", "stories260K", "", "f32", 128, true, false},
 	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, false, false},
+	// Its rows of 576 take llama-quantize's fallbacks, Q5_0 and Q8_0, as a
+	// real SmolLM2-135M Q4_K_M file does.
+	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, false, true},
 }
 
 // gguf is the name of n's GGUF file for wllama.
@@ -175,7 +179,8 @@ func timedFormats(list string) ([]timedNetwork, error) {
 // in F32, Q8_0 and Q4_0; of the K shape (randmodel.Stories15MK, width 256)
 // in F32, Q4_K, Q6_K (every matrix) and Q4_K_M (llama-quantize's
 // mixture); of stories260K; and 32 tokens of the random SmolLM2-135M-shape
-// Q8_0 model. Each network has up to three rows:
+// model in Q8_0 and in Q4_K_M (whose 576-wide rows take llama-quantize's
+// fallbacks, Q5_0 and Q8_0). Each network has up to three rows:
 //
 //   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels;
 //   - nexttoken Go: decodebench with simd=0, the Go kernels only, which
@@ -183,7 +188,7 @@ func timedFormats(list string) ([]timedNetwork, error) {
 //   - wllama: when NEXTTOKEN_WLLAMA names a folder where npm installed
 //     @wllama/wllama (make timing WLLAMA=/path), wllama 3.8.1 on the same
 //     network written as a GGUF file (the same blocks, so the same
-//     weights), for the stories15M and K shapes.
+//     weights), for the stories15M and K shapes and SmolLM2's Q4_K_M.
 //
 // NEXTTOKEN_TIMING_FORMATS (a comma list, such as "q4_k,q6_k") measures
 // only the networks of those formats. The rows take turns within each of
@@ -361,6 +366,7 @@ func TestTimedFormats(t *testing.T) {
 	}{
 		{"", nil, ""},
 		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K"}, ""},
+		{"q4_k_m", []string{"Q4_K_M", "SmolLM2 shape, Q4_K_M"}, ""},
 		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0"}, ""},
 		{"f32", []string{"F32", "F32, K shape", "stories260K"}, ""},
 		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k"`},
