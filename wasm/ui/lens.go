@@ -15,8 +15,8 @@ const lensTop = session.DefaultTop
 // lensCard is the logit lens card's input: the lens of the step on display,
 // which Detail carries while the card is open (detailAt asks for it).
 func (p *Playground) lensCard(d *session.Detail) app.UI {
-	if p.sess.Transformer() == nil {
-		return app.Text("") // hand-typed logits: no layers to look into
+	if p.typedLogits() {
+		return app.Text("")
 	}
 	return &LensCard{Open: p.lensOpen, Lens: d.Lens, Chosen: d.Step.Token, Index: d.Index, Vocab: p.vocab, Page: p}
 }

@@ -30,8 +30,8 @@ type timing struct {
 // recomputeCard is the card's input: the model's shape for the counts and,
 // when the switch is on, the step on display recomputed without the cache.
 func (p *Playground) recomputeCard(d *session.Detail) app.UI {
-	if p.sess.Transformer() == nil {
-		return app.Text("") // hand-typed logits: no model, no cache
+	if p.typedLogits() {
+		return app.Text("")
 	}
 	st := &p.rec
 	if st.model != p.sess.Spec().Model {

@@ -60,8 +60,12 @@ func (p *Playground) hiddenCard(d *session.Detail) app.UI {
 }
 
 func (p *Playground) logitsCard(d *session.Detail) app.UI {
-	return &LogitsCard{D: d, Vocab: p.vocab, Editable: p.sess.Spec().Model == session.LogitsModel, Page: p}
+	return &LogitsCard{D: d, Vocab: p.vocab, Editable: p.typedLogits(), Page: p}
 }
+
+// typedLogits reports whether the session is of hand-typed logits: no
+// model, so no layers, no cache and nothing to recompute.
+func (p *Playground) typedLogits() bool { return p.sess.Model().Name == session.LogitsModel }
 
 func (p *Playground) softmaxCard(d *session.Detail) app.UI {
 	return &SoftmaxCard{D: d, Vocab: p.vocab}
