@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/randmodel"
 )
@@ -231,7 +232,7 @@ func TestDecodeTiming(t *testing.T) {
 		pages["/wllama.html"] = wllamaPage
 		for _, n := range networks {
 			if n.runs(wllamaRow, wllama) {
-				files["/"+n.gguf()] = writeRandomGGUF(t, n)
+				files["/"+n.gguf()] = writeRandomGGUF(t, randmodel.Shapes[n.shape], 15, n.format, n.gguf()) // decodebench's seed
 			}
 		}
 	}
@@ -332,16 +333,17 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 	return r
 }
 
-// writeRandomGGUF writes n's random network, decodebench's (randmodel
-// seed 15), as a GGUF file: the same weights, the quantized ones in the
-// same blocks.
-func writeRandomGGUF(t *testing.T, n timedNetwork) string {
+// writeRandomGGUF writes randmodel's model of shape c in the format called
+// format (randmodel.BuildNamed) as a GGUF file named name, in a folder of
+// the test's, and returns its path: the same weights, the quantized ones
+// in the same blocks.
+func writeRandomGGUF(t *testing.T, c checkpoint.Config, seed uint64, format, name string) string {
 	t.Helper()
-	m, v, err := randmodel.BuildNamed(randmodel.Shapes[n.shape], 15, n.format)
+	m, v, err := randmodel.BuildNamed(c, seed, format)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), n.gguf())
+	path := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

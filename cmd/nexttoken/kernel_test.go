@@ -16,9 +16,6 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/gguf"
-	"nexttoken/engine/quant"
-	"nexttoken/engine/randmodel"
 )
 
 // TestKernel checks that the playground decodes with the engine's
@@ -38,24 +35,23 @@ func TestKernel(t *testing.T) {
 	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 64}
 	cases := []struct {
 		name   string
-		shape  checkpoint.Config                       // the model's, if not shape
-		format func(name string, layer int) quant.Type // nil: stories260K
-		file   string                                  // the GGUF file written of the format
+		shape  checkpoint.Config // the model's, if not shape
+		format string            // randmodel.BuildNamed's; "": stories260K
+		file   string            // the GGUF file written of the format
 	}{
 		{name: "stories260K"},
-		{name: "Q8_0", format: randmodel.Every(quant.Q8_0)},
-		{name: "Q4_0", format: randmodel.Every(quant.Q4_0)},
-		{name: "Q4_K_M", format: randmodel.Q4_K_M(shape)},
+		{name: "Q8_0", format: "Q8_0"},
+		{name: "Q4_0", format: "Q4_0"},
+		{name: "Q4_K_M", format: "Q4_K_M"},
 		// Rows of 64 take llama-quantize's fallbacks, Q5_0 and Q8_0.
-		{name: "Q4_K_M-64", shape: narrow, format: randmodel.Q4_K_M(narrow)},
+		{name: "Q4_K_M-64", shape: narrow, format: "Q4_K_M"},
 	}
 	mux := http.NewServeMux()
 	for i, c := range cases {
-		if c.format == nil {
+		if c.format == "" {
 			continue
 		}
-		c.shape = cmp.Or(c.shape, shape)
-		cases[i].file = writeQuantizedGGUF(t, c.shape, c.format)
+		cases[i].file = writeRandomGGUF(t, cmp.Or(c.shape, shape), 7, c.format, c.name+".gguf")
 		mux.HandleFunc("/"+c.name+".gguf", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
 			w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
@@ -67,7 +63,7 @@ func TestKernel(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			model, traced := "stories260K", "stories260K"
-			if c.format != nil {
+			if c.format != "" {
 				traced = c.file
 				data, err := os.ReadFile(traced)
 				if err != nil {
@@ -125,25 +121,4 @@ func jsBytes(s string) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// writeQuantizedGGUF writes a random model of shape c, its matrices of
-// format, as a GGUF file in a folder of the test's, and returns its path.
-func writeQuantizedGGUF(t *testing.T, c checkpoint.Config, format func(name string, layer int) quant.Type) string {
-	t.Helper()
-	m, v, err := randmodel.BuildQuantized(c, 7, format)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(t.TempDir(), "*.gguf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gguf.WriteLlama2c(f, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return f.Name()
 }
