@@ -517,9 +517,13 @@ func (s *Session) Reset() error {
 // Sampler returns the settings step i uses, for a step taken (i <
 // len(Trace().Steps)) or the next one (i = len(Trace().Steps)): those of
 // the latest change at or before step i, else Spec.Sampler.
-func (s *Session) Sampler(i int) sampler.Settings {
-	set := s.spec.Sampler
-	for _, c := range s.spec.Changes {
+func (s *Session) Sampler(i int) sampler.Settings { return s.spec.SamplerAt(i) }
+
+// SamplerAt returns the settings step i of spec uses: those of the latest
+// change at or before step i, else spec.Sampler.
+func (spec Spec) SamplerAt(i int) sampler.Settings {
+	set := spec.Sampler
+	for _, c := range spec.Changes {
 		if c.Step > i {
 			break
 		}

@@ -1,0 +1,50 @@
+// Package play is the playground's controller: the session on display and
+// every rule of the page's interaction, with no user interface of its own.
+// The views (package ui) draw a Snapshot and call the Controller's
+// methods, the user's actions; the session runs behind an Engine, in the
+// page (Local) or elsewhere, and the controller never assumes it answers
+// at once.
+//
+// # The rules
+//
+// Steps. The step on display is a step taken or the next one. Step takes
+// the next step and shows the next one after it; Run takes its number of
+// steps one batch an animation frame and shows the newest as it goes;
+// Stop, or the session ending, stops it. ← and → move the step on display
+// through the history; → on the next step takes it. Home and End go to the
+// first and the next step. Choosing a step to look at is not an action:
+// Undo does not take it back, but a link carries it.
+//
+// Settings. A setting applies from the next step on and stays the user's
+// current setting — the next step's — across edits, forces and switches
+// of branch: forcing a token or editing a logit at a step taken starts a
+// branch there that goes on with the current settings, and the page says
+// so when the branch's own settings differed. The steps taken keep the
+// settings they were taken with; Rerun takes them all again with the
+// current ones. A value out of a setting's range is refused by its field,
+// and the setting keeps its last good value.
+//
+// Undo. Every action on the session is one entry for Undo and Redo: a
+// step, a run, a force, an edit, a setting, a rerun, a reset, a switch, a
+// new prompt or model. A gesture is one action however many changes it
+// makes: a slider held (BeginGesture … EndGesture), and typing in the
+// prompt, from the first keystroke to Enter or the field losing the focus
+// — the session follows the prompt when the typing pauses, and one Undo
+// gives back the old prompt and every step it had. Undo and Redo restore
+// the step on display with the session. A new action clears Redo.
+//
+// Errors. An action that fails leaves the session as it was and says why
+// in words by the field it came from (FieldError), or at the top of the
+// page; the message goes at the next action. A link that cannot be read
+// whole opens what can be read and says what was left out.
+//
+// Links. The share link (ShareLink) carries the session, the step on
+// display when it is not the next one, the embed's view and the compare
+// card; opening it (OpenAddress) gives back exactly that state. The
+// address bar follows it a moment after the last change.
+//
+// The engine. One request is out at a time; actions that come meanwhile
+// wait in order, a slider's newer value replacing an older one still
+// waiting. The detail of the step on display is asked for after every
+// change that needs it, and the page draws again when it comes.
+package play

@@ -1,0 +1,132 @@
+package play
+
+import (
+	"time"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// Engine runs the session the page shows. The controller sends it one
+// request at a time and reads the answer, which may come before Send
+// returns (Local, the session in the page) or later (a session in a
+// worker): the controller assumes neither, and queues the user's actions
+// while a request is out.
+type Engine interface {
+	Send(r Request, answer func(Answer))
+}
+
+// Op is what a request asks of the engine.
+type Op int
+
+// The requests. Every one but Show and Recompute changes the session and
+// is answered with its Summary; Show with a Detail, Recompute with a
+// Recomputed.
+const (
+	Open       Op = iota // a new session: Spec
+	Restore              // the session Spec, reached the cheap way when only its steps differ (Undo, Redo)
+	Step                 // up to N steps, stopping early after Budget (Run's batches) or when the session ends
+	Force                // Token at step Step
+	EditLogit            // Token's logit at step Step set to Value
+	SetSampler           // Settings from the next step on
+	Rerun                // every step again with the next step's settings
+	Reset                // back to the prompt, the next step's settings for step 0
+	Switch               // path Path becomes the session's
+	Delete               // path Path goes
+	Show                 // the Detail of step Step, with Lens tokens a layer of the logit lens
+	Recompute            // step Step again without the cache
+)
+
+var opNames = [...]string{"open", "restore", "step", "force", "edit", "set sampler", "rerun", "reset", "switch", "delete", "show", "recompute"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "op?"
+}
+
+// Request is one thing the controller asks of the engine.
+type Request struct {
+	Op     Op
+	Spec   session.Spec     // Open, Restore
+	Step   int              // Force, EditLogit, Show, Recompute
+	Token  int              // Force, EditLogit
+	Value  float64          // EditLogit
+	Path   int              // Switch, Delete
+	N      int              // Step: at most this many
+	Budget time.Duration    // Step: stop after this long (0: no limit)
+	Lens   int              // Show: tokens a layer of the logit lens; 0 leaves it out
+	Set    sampler.Settings // SetSampler's settings
+
+	// Keep are the settings the next step uses once an action that
+	// changes the path is done (Force or EditLogit at a step taken,
+	// Switch): the user's current settings, which a new branch inherits.
+	// nil leaves the path's own.
+	Keep *sampler.Settings
+}
+
+// Answer is the engine's reply to a request. On an error the session is
+// as it was before the request.
+type Answer struct {
+	Err error
+
+	Session *Summary            // after a request that changes the session
+	Detail  *session.Detail     // Show's
+	Redo    *session.Recomputed // Recompute's
+
+	// Stepped is how many steps a Step request took.
+	Stepped int
+	// Inherited are the settings a new branch had for its next step
+	// before Keep replaced them, when they differed: the page says so.
+	Inherited *sampler.Settings
+	// Refill is what Switch did to the KV cache.
+	Refill *session.Refill
+}
+
+// Summary is the session as the controller shows it between steps: the
+// compact trace and what comes next, never a vector as long as the
+// vocabulary. Trace and Tree are the engine's: read them until the next
+// request, do not change them.
+type Summary struct {
+	Spec  session.Spec
+	Model *Model
+	Trace *session.Trace
+	Next  *session.Step // the decision the next Step would make; nil when there is none
+	Why   error         // why there is no next step: session.ErrStopped, or what went wrong
+	Tree  []session.Path
+	Texts []string // each path's text, when the tree has more than one path
+
+	// Epoch counts the changes that rewrote the past (undo, a fork, a new
+	// session): views that keep what they drew start again when it moves.
+	Epoch int
+}
+
+// Steps is the number of steps taken.
+func (s *Summary) Steps() int { return len(s.Trace.Steps) }
+
+// Model is what the page shows of a session's model, computed once per
+// model.
+type Model struct {
+	Name  string
+	Typed bool     // hand-typed logits: no layers, no cache, nothing to recompute
+	Names []string // each token as it reads, white space made visible
+	Raw   []string // each token's vocabulary entry as stored
+
+	// The network's shape; zero for hand-typed logits.
+	Dim, Layers, Heads, KVHeads, HeadSize, SeqLen int
+	SharedHead                                    bool        // the classifier is the token embedding
+	Head                                          [][]float32 // every row of the classifier, when small enough to show number by number
+
+	// MultiplyAdds is a step's multiply-adds at position pos with the
+	// cache and recomputed without it; nil for hand-typed logits.
+	MultiplyAdds func(pos int) (cached, recomputed int)
+}
+
+// Label is how token id is labelled.
+func (m *Model) Label(id int) string {
+	if m == nil || id < 0 || id >= len(m.Names) {
+		return "?"
+	}
+	return m.Names[id]
+}

@@ -1,0 +1,188 @@
+package play
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/session"
+)
+
+// script reads a fuzzer's bytes as a sequence of the user's actions.
+type script struct {
+	b []byte
+}
+
+func (s *script) next() (byte, bool) {
+	if len(s.b) == 0 {
+		return 0, false
+	}
+	v := s.b[0]
+	s.b = s.b[1:]
+	return v, true
+}
+
+func (s *script) n(m int) int {
+	v, _ := s.next()
+	return int(v) % m
+}
+
+var prompts = []string{"The cat", "The", "The mat sat", "cat on the mat", "The zebra", ""}
+
+// play runs the actions the bytes say on r, at most limit of them, and
+// says what it ran.
+func play(r *rig, b []byte, limit int) []string {
+	s := &script{b: b}
+	var ran []string
+	for len(ran) < limit {
+		op, ok := s.next()
+		if !ok {
+			break
+		}
+		steps := r.c.sum.Steps()
+		vocab := len(r.c.sum.Model.Names)
+		var what string
+		switch op % 16 {
+		case 0, 1, 2:
+			what = "step"
+			r.c.Step()
+		case 3:
+			i := s.n(steps + 1)
+			what = "select " + strconv.Itoa(i)
+			r.c.Select(i)
+		case 4:
+			i, tok := s.n(steps+1), s.n(vocab)
+			what = "force " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
+			r.c.Force(i, tok)
+		case 5:
+			i, tok, v := s.n(steps+1), s.n(vocab), float64(s.n(21)-10)
+			if v == -10 {
+				v = math.Inf(-1)
+			}
+			what = "edit " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
+			r.c.EditLogit(i, tok, v)
+		case 6:
+			v := float64(s.n(30)) / 10
+			what = "temperature"
+			r.c.SetSetting("temperature", v)
+		case 7:
+			what = "undo"
+			r.c.Undo()
+		case 8:
+			what = "redo"
+			r.c.Redo()
+		case 9:
+			what = "reset"
+			r.c.Reset()
+		case 10:
+			what = "rerun"
+			r.c.Rerun()
+		case 11:
+			if paths := len(r.c.sum.Tree); paths > 1 {
+				id := 1 + s.n(paths-1)
+				if s.n(2) == 0 {
+					what = "switch " + strconv.Itoa(id)
+					r.c.Switch(id)
+				} else {
+					what = "delete " + strconv.Itoa(id)
+					r.c.Delete(id)
+				}
+			}
+		case 12:
+			what = "run"
+			r.c.SetRunSteps(strconv.Itoa(1 + s.n(5)))
+			r.c.Run()
+		case 13:
+			if !r.c.sum.Model.Typed {
+				text := prompts[s.n(len(prompts))]
+				what = "prompt " + text
+				r.c.SetPrompt(text)
+				if s.n(2) == 0 {
+					r.c.EndPrompt()
+				} else {
+					r.host.wait(PromptPause)
+				}
+			}
+		case 14:
+			keys := []Key{{Name: "ArrowLeft"}, {Name: "ArrowRight"}, {Name: "z", Ctrl: true}, {Name: "z", Ctrl: true, Shift: true}, {Name: "Home"}, {Name: "End"}}
+			k := keys[s.n(len(keys))]
+			what = "key " + k.Name
+			r.c.Press(k)
+		case 15:
+			what = "seed"
+			r.c.SetSetting("seed", float64(1+s.n(5)))
+		}
+		r.settle()
+		if what != "" {
+			ran = append(ran, what)
+		}
+	}
+	return ran
+}
+
+// sameSession reports whether two specs are the same session.
+func sameSession(a, b session.Spec) bool { return reflect.DeepEqual(normal(a), normal(b)) }
+
+// FuzzActions plays random sequences of the user's actions and checks the
+// rules that hold for any: Undo as many times as it can goes back to the
+// start, Redo as many times goes forward to the end, the share link of the
+// end reopens it exactly, and an engine that answers later ends where one
+// that answers at once does.
+func FuzzActions(f *testing.F) {
+	f.Add(byte(0), []byte{0, 0, 3, 1, 4, 0, 2, 6, 20, 0, 7, 8})
+	f.Add(byte(1), []byte{5, 0, 1, 30, 0, 0, 11, 0, 0})
+	f.Add(byte(0), []byte{0, 0, 0, 4, 1, 5, 11, 1, 0, 14, 0, 14, 1})
+	f.Add(byte(2), []byte{6, 10, 0, 0, 0, 4, 1, 100, 6, 15, 11, 0, 0, 12, 3})
+	f.Add(byte(0), []byte{13, 2, 0, 0, 13, 1, 1, 7})
+	f.Fuzz(func(t *testing.T, model byte, b []byte) {
+		if len(b) > 120 {
+			return
+		}
+		spec := []session.Spec{toy(), worked(), stories(0.9)}[int(model)%3]
+		r := newRig(t, spec)
+		start := r.c.sum.Spec
+		ran := play(r, b, 60)
+		end, shown, page := r.c.sum.Spec, r.c.shown, r.c.page
+
+		// The share link reopens the end exactly.
+		share := r.c.ShareLink()
+		again := newRig(t, spec)
+		_, frag, _ := strings.Cut(share, "#")
+		again.c.OpenAddress("", frag)
+		again.settle()
+		if !sameSession(again.c.sum.Spec, end) || again.c.shown != shown || again.c.page.View != page.View || again.c.page.CompareOpen() != page.CompareOpen() {
+			t.Errorf("after %q the share link opened %+v at step %d, want %+v at step %d", ran, again.c.sum.Spec, again.c.shown, end, shown)
+		}
+
+		// An engine that answers later ends where one that answers at once
+		// does.
+		slow := newRigOn(t, &later{eng: &Local{Load: load}}, spec)
+		play(slow, b, 60)
+		if !sameSession(slow.c.sum.Spec, end) || slow.c.shown != shown {
+			t.Errorf("after %q an engine answering later ended at %+v step %d, want %+v step %d", ran, slow.c.sum.Spec, slow.c.shown, end, shown)
+		}
+
+		// Undo all the way goes back to the start; Redo as many times goes
+		// forward to the end.
+		undone := 0
+		for ; r.c.Snapshot().CanUndo; undone++ {
+			if undone > maxUndo {
+				t.Fatalf("after %q Undo never ends", ran)
+			}
+			r.c.Undo()
+			r.settle()
+		}
+		if !sameSession(r.c.sum.Spec, start) {
+			t.Errorf("after %q Undo went back to %+v, want the start %+v", ran, r.c.sum.Spec, start)
+		}
+		for range undone {
+			r.c.Redo()
+			r.settle()
+		}
+		if !sameSession(r.c.sum.Spec, end) || r.c.shown != shown {
+			t.Errorf("after %q Redo went forward to %+v step %d, want the end %+v step %d", ran, r.c.sum.Spec, r.c.shown, end, shown)
+		}
+	})
+}

@@ -1,0 +1,282 @@
+package play
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/engine/tokenizer"
+	"nexttoken/engine/transformer"
+)
+
+// Local is the engine in the page: a session.Session answered at once, on
+// the page's own thread.
+type Local struct {
+	Load session.Loader // finds a model by name
+
+	sess   *session.Session
+	model  *Model
+	epoch  int
+	models map[*session.Model]*Model // the page's view of each model opened, computed once
+}
+
+// maxHeadNumbers is the largest classifier the page shows number by
+// number: the toy model's 6 × 4.
+const maxHeadNumbers = 64
+
+// Send runs r and answers before it returns.
+func (e *Local) Send(r Request, answer func(Answer)) { answer(e.run(r)) }
+
+func (e *Local) run(r Request) (a Answer) {
+	defer func() {
+		// A bug in the engine must not kill the page: it is an error, and
+		// the session is rebuilt as it was (below) where it can be.
+		if p := recover(); p != nil {
+			a = Answer{Err: fmt.Errorf("internal error (please report it): %v", p)}
+		}
+	}()
+	switch r.Op {
+	case Open:
+		return e.open(r.Spec)
+	case Show:
+		if e.sess == nil {
+			return Answer{Err: errNoSession}
+		}
+		if err := e.sess.KeepLens(r.Lens); err != nil {
+			return Answer{Err: err}
+		}
+		d, err := e.sess.Detail(r.Step)
+		return Answer{Detail: d, Err: err}
+	case Recompute:
+		if e.sess == nil {
+			return Answer{Err: errNoSession}
+		}
+		rc, err := e.sess.Recompute(r.Step)
+		return Answer{Redo: rc, Err: err}
+	}
+	if e.sess == nil {
+		return Answer{Err: errNoSession}
+	}
+	before := e.sess.Spec()
+	steps := len(e.sess.Trace().Steps)
+	a, err := e.act(r)
+	if err != nil {
+		// An action may fail halfway (a fork whose step then cannot run):
+		// go back to exactly where it started.
+		if !reflect.DeepEqual(e.sess.Spec(), before) || len(e.sess.Trace().Steps) != steps {
+			if back := e.open(before); back.Err != nil {
+				return Answer{Err: err, Session: back.Session}
+			}
+		}
+		return Answer{Err: err, Session: e.summary()}
+	}
+	if len(e.sess.Trace().Steps) < steps || !sameHistory(before, e.sess.Spec()) {
+		e.epoch++
+	}
+	a.Session = e.summary()
+	return a
+}
+
+var errNoSession = errors.New("no session is open")
+
+// act runs a request that changes the session.
+func (e *Local) act(r Request) (Answer, error) {
+	s := e.sess
+	var a Answer
+	var err error
+	switch r.Op {
+	case Restore:
+		err = e.restore(r.Spec)
+	case Step:
+		start := time.Now()
+		for a.Stepped < r.N && (r.Budget == 0 || time.Since(start) < r.Budget) {
+			if err = s.Step(); err != nil {
+				break
+			}
+			a.Stepped++
+		}
+		if a.Stepped > 0 && errors.Is(err, session.ErrStopped) {
+			err = nil // Run stops where the session does
+		}
+	case Force:
+		err = s.Force(r.Step, r.Token)
+	case EditLogit:
+		err = s.EditLogit(r.Step, r.Token, r.Value)
+	case SetSampler:
+		err = s.SetSampler(r.Set)
+	case Rerun:
+		err = s.Rerun()
+	case Reset:
+		err = s.Reset()
+	case Switch:
+		var refill session.Refill
+		refill, err = s.Switch(r.Path)
+		a.Refill = &refill
+	case Delete:
+		err = s.Delete(r.Path)
+	default:
+		err = fmt.Errorf("unknown request %v", r.Op)
+	}
+	if err == nil && r.Keep != nil {
+		n := len(s.Trace().Steps)
+		if was := s.Sampler(n); was != *r.Keep {
+			a.Inherited = &was
+			err = s.SetSampler(*r.Keep)
+		}
+	}
+	return a, err
+}
+
+// open replaces the session with a new one built from spec; on an error
+// the old one stays.
+func (e *Local) open(spec session.Spec) Answer {
+	s, err := session.New(spec, e.Load)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	e.sess = s
+	e.epoch++
+	e.model = e.modelOf(s)
+	return Answer{Session: e.summary()}
+}
+
+// restore makes the session spec: by stepping or undoing steps when only
+// the number of steps differs (fast, and the model's state stays), else by
+// building it again.
+func (e *Local) restore(spec session.Spec) error {
+	s := e.sess
+	if !sameHistory(s.Spec(), spec) {
+		a := e.open(spec)
+		return a.Err
+	}
+	for len(s.Trace().Steps) > spec.Steps {
+		if err := s.Undo(); err != nil {
+			return err
+		}
+	}
+	for len(s.Trace().Steps) < spec.Steps {
+		if err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summary is the session as the controller shows it.
+func (e *Local) summary() *Summary {
+	s := e.sess
+	sum := &Summary{Spec: s.Spec(), Model: e.model, Trace: s.Trace(), Tree: s.Tree(), Epoch: e.epoch}
+	sum.Next, sum.Why = s.Next()
+	if len(sum.Tree) > 1 {
+		sum.Texts = make([]string, len(sum.Tree))
+		for id := range sum.Tree {
+			sum.Texts[id], _ = s.Text(id) // id is one of the tree's
+		}
+	}
+	return sum
+}
+
+// modelOf is the page's view of the session's model, made once per model.
+func (e *Local) modelOf(s *session.Session) *Model {
+	sm := s.Model()
+	if m, ok := e.models[sm]; ok {
+		return m
+	}
+	tok := sm.Tokenizer
+	n := tok.VocabSize()
+	m := &Model{Name: sm.Name, Typed: sm.Checkpoint == nil, Names: make([]string, n), Raw: make([]string, n)}
+	for id := range n {
+		m.Names[id] = tokenizer.Readable(tok.Piece(-1, id))
+		m.Raw[id] = tok.Token(id)
+	}
+	if c := sm.Checkpoint; c != nil {
+		cfg := c.Config
+		m.Dim, m.Layers, m.Heads, m.KVHeads, m.HeadSize, m.SeqLen = cfg.Dim, cfg.Layers, cfg.Heads, cfg.KVHeads, cfg.HeadSize(), cfg.SeqLen
+		m.SharedHead = cfg.SharedHead
+		if cfg.Dim*cfg.VocabSize <= maxHeadNumbers {
+			m.Head = make([][]float32, cfg.VocabSize)
+			for id := range m.Head {
+				m.Head[id] = s.HeadRow(id)
+			}
+		}
+		m.MultiplyAdds = func(pos int) (int, int) {
+			return transformer.MultiplyAdds(cfg, pos), transformer.RecomputeMultiplyAdds(cfg, pos)
+		}
+	}
+	if e.models == nil {
+		e.models = map[*session.Model]*Model{}
+	}
+	e.models[sm] = m
+	return m
+}
+
+// Matching lists up to limit tokens whose text contains q, ignoring case.
+func (m *Model) Matching(q string, limit int) []int {
+	q = strings.ToLower(q)
+	var ids []int
+	for id, name := range m.Names {
+		if strings.Contains(strings.ToLower(name), q) || strings.Contains(strings.ToLower(m.Raw[id]), q) {
+			ids = append(ids, id)
+			if len(ids) == limit {
+				break
+			}
+		}
+	}
+	return ids
+}
+
+// sameHistory reports whether two specs differ at most in their number of
+// steps, so that one is the other with steps added or undone.
+func sameHistory(a, b session.Spec) bool {
+	a.Steps, b.Steps = 0, 0
+	return reflect.DeepEqual(normal(a), normal(b))
+}
+
+// normal makes the empty lists of a spec nil and spells the chain's mode
+// one way, as DeepEqual needs.
+func normal(s session.Spec) session.Spec {
+	s.Sampler.Mode = cmp.Or(s.Sampler.Mode, sampler.Chain)
+	s.Changes = normalChanges(s.Changes)
+	if len(s.Forced) == 0 {
+		s.Forced = nil
+	}
+	if len(s.Edits) == 0 {
+		s.Edits = nil
+	}
+	if len(s.Vocab) == 0 {
+		s.Vocab, s.Logits = nil, nil
+	}
+	s.Branches = slices.Clone(s.Branches)
+	for i := range s.Branches {
+		b := &s.Branches[i]
+		b.Changes = normalChanges(b.Changes)
+		if len(b.Forced) == 0 {
+			b.Forced = nil
+		}
+		if len(b.Edits) == 0 {
+			b.Edits = nil
+		}
+	}
+	if len(s.Branches) == 0 {
+		s.Branches = nil
+	}
+	return s
+}
+
+func normalChanges(changes []session.Change) []session.Change {
+	if len(changes) == 0 {
+		return nil
+	}
+	changes = slices.Clone(changes)
+	for i := range changes {
+		c := &changes[i].Sampler
+		c.Mode = cmp.Or(c.Mode, sampler.Chain)
+	}
+	return changes
+}

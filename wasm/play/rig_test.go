@@ -1,0 +1,178 @@
+package play
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// rig is a controller over the page's own engine, with a host whose clock,
+// timers and animation frames the test moves by hand.
+type rig struct {
+	t    *testing.T
+	c    *Controller
+	host *clockHost
+	eng  Engine
+}
+
+// clockHost is a Host on a clock of the test's.
+type clockHost struct {
+	now     time.Time
+	timers  []*timer
+	frames  []func()
+	address string
+	drawn   int // Changed calls
+	missing []string
+}
+
+type timer struct {
+	at   time.Time
+	f    func()
+	done bool
+}
+
+func (h *clockHost) Changed()           { h.drawn++ }
+func (h *clockHost) Frame(f func())     { h.frames = append(h.frames, f) }
+func (h *clockHost) Address(url string) { h.address = url }
+func (h *clockHost) Now() time.Time     { return h.now }
+func (h *clockHost) Missing(err error, retry func()) bool {
+	h.missing = append(h.missing, err.Error())
+	return false
+}
+
+func (h *clockHost) After(d time.Duration, f func()) func() {
+	t := &timer{at: h.now.Add(d), f: f}
+	h.timers = append(h.timers, t)
+	return func() { t.done = true }
+}
+
+// wait moves the clock on by d, running the timers that come due, in order.
+func (h *clockHost) wait(d time.Duration) {
+	end := h.now.Add(d)
+	for {
+		i := slices.IndexFunc(h.timers, func(t *timer) bool { return !t.done && !t.at.After(end) })
+		if i < 0 {
+			break
+		}
+		t := h.timers[i]
+		h.timers = slices.Delete(h.timers, i, i+1)
+		t.done = true
+		h.now = t.at
+		t.f()
+	}
+	h.now = end
+}
+
+// frame runs the animation frames asked for, a frame's time later.
+func (h *clockHost) frame() bool {
+	if len(h.frames) == 0 {
+		return false
+	}
+	fs := h.frames
+	h.frames = nil
+	h.wait(16 * time.Millisecond)
+	for _, f := range fs {
+		f()
+	}
+	return true
+}
+
+// loader loads the page's built-in models once per test binary.
+var loaded = map[string]*session.Model{}
+
+func load(name string) (*session.Model, error) {
+	if m, ok := loaded[name]; ok {
+		return m, nil
+	}
+	m, err := models.Load(name)
+	if err == nil {
+		loaded[name] = m
+	}
+	return m, err
+}
+
+// newRig opens spec in a controller whose engine answers at once.
+func newRig(t *testing.T, spec session.Spec) *rig {
+	t.Helper()
+	return newRigOn(t, &Local{Load: load}, spec)
+}
+
+func newRigOn(t *testing.T, eng Engine, spec session.Spec) *rig {
+	t.Helper()
+	h := &clockHost{now: time.Unix(1e9, 0)}
+	r := &rig{t: t, c: New(eng, h, "/"), host: h, eng: eng}
+	r.c.Open(spec)
+	r.settle()
+	if r.c.sum == nil {
+		t.Fatalf("%+v did not open: %s", spec, r.c.notice)
+	}
+	return r
+}
+
+// settle lets an engine that answers later answer everything asked, runs
+// the animation frames Run asks for, and the timers due within a moment
+// (the address bar's, not the typing's pause).
+func (r *rig) settle() {
+	for range 10000 {
+		if l, ok := r.eng.(*later); ok && l.flush() {
+			continue
+		}
+		if r.host.frame() {
+			continue
+		}
+		r.host.wait(2 * addressDelay)
+		if l, ok := r.eng.(*later); !ok || len(l.waiting) == 0 {
+			return
+		}
+	}
+	r.t.Fatal("the controller did not settle")
+}
+
+func (r *rig) snap() Snapshot { return r.c.Snapshot() }
+
+// later is an engine that answers only when the test says: a worker's, as
+// far as the controller can tell.
+type later struct {
+	eng     Engine
+	waiting []func()
+}
+
+func (l *later) Send(req Request, answer func(Answer)) {
+	l.waiting = append(l.waiting, func() { l.eng.Send(req, answer) })
+}
+
+// flush answers the requests out, and those their answers send; it
+// reports whether there were any.
+func (l *later) flush() bool {
+	any := len(l.waiting) > 0
+	for len(l.waiting) > 0 {
+		f := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		f()
+	}
+	return any
+}
+
+// text is the session's text so far.
+func (r *rig) text() string { return r.c.sum.Trace.Text }
+
+func (r *rig) wantNoMessages() {
+	r.t.Helper()
+	s := r.snap()
+	if s.Notice != "" || s.Field != (FieldError{}) {
+		r.t.Errorf("messages: notice %q, field %+v", s.Notice, s.Field)
+	}
+}
+
+func contains(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s = %q, want it to contain %q", what, s, w)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package play
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+)
+
+// Snapshot is the controller's state as the views draw it. Read it; the
+// controller changes what it points to at its next change.
+type Snapshot struct {
+	Rev     int      // changes whenever anything below does
+	Session *Summary // nil before the first session opens
+	Shown   int      // the step on display; Session.Steps() is the next one
+
+	// Detail is the step on display in full (for an ended session shown
+	// at its end, the last step taken); nil while it is on its way or when
+	// DetailErr says why not.
+	Detail    *session.Detail
+	DetailErr error
+
+	Settings sampler.Settings // the user's current settings: the next step's
+	Used     sampler.Settings // the settings the step on display was taken with
+	Rerun    int              // steps taken with other settings than Settings, which Rerun takes again
+
+	CanUndo, CanRedo bool
+	Running, Busy    bool
+	RunSteps         int
+
+	Prompt      string // the prompt field's text, which may not run yet
+	PromptError string // why it does not
+	Field       FieldError
+	Notice      string // about the whole page
+	Note        string // about the last action
+
+	Page Page
+
+	Recomputed   *session.Recomputed // the step on display without the cache, while Page.Recompute
+	RecomputeErr error
+	Times        []Timing // the recomputations measured so far
+}
+
+// Snapshot is the state the views draw now.
+func (c *Controller) Snapshot() Snapshot {
+	s := Snapshot{
+		Rev: c.rev, Session: c.sum, Shown: c.shown,
+		CanUndo: len(c.undo) > 0, CanRedo: len(c.redo) > 0,
+		Running: c.run.on, Busy: c.busy, RunSteps: c.run.n,
+		Prompt: c.prompt.text, PromptError: c.prompt.err,
+		Field: c.field, Notice: c.notice, Note: c.note, Page: c.page,
+	}
+	if c.sum == nil {
+		return s
+	}
+	if c.detail.key.sum == c.sumRev {
+		s.Detail, s.DetailErr = c.detail.d, c.detail.err
+	}
+	s.Settings = c.Settings()
+	s.Used = c.sum.Spec.SamplerAt(c.shown)
+	for i := range c.sum.Steps() {
+		if c.sum.Spec.SamplerAt(i) != s.Settings {
+			s.Rerun = c.sum.Steps()
+			break
+		}
+	}
+	if c.page.Recompute && c.rec.key.sum == c.sumRev && c.rec.key.step == c.detailStep() {
+		s.Recomputed, s.RecomputeErr = c.rec.r, c.rec.err
+	}
+	s.Times = c.rec.times
+	return s
+}
+
+// Steps is the number of steps taken.
+func (s Snapshot) Steps() int {
+	if s.Session == nil {
+		return 0
+	}
+	return s.Session.Steps()
+}
+
+// CanStep reports whether there is a next step to take.
+func (s Snapshot) CanStep() bool { return s.Session != nil && s.Session.Next != nil }
+
+// Model is the session's model.
+func (s Snapshot) Model() *Model {
+	if s.Session == nil {
+		return nil
+	}
+	return s.Session.Model
+}
+
+// Status says how many steps there are and, when no step can follow, why.
+func (s Snapshot) Status() string {
+	n := s.Steps()
+	status := strconv.Itoa(n) + " steps"
+	if n == 1 {
+		status = "1 step"
+	}
+	if why := s.Stopped(); why != "" {
+		status += " · " + why
+	}
+	return status
+}
+
+// Stopped says in words why no step can follow, or is "".
+func (s Snapshot) Stopped() string {
+	if s.Session == nil || s.Session.Next != nil {
+		return ""
+	}
+	if t := s.Session.Trace; t.Stopped != "" && errors.Is(s.Session.Why, session.ErrStopped) {
+		return t.Stopped
+	}
+	return strings.TrimSuffix(Words(s.Session.Why), ".")
+}
+
+// Context is the text step i continued: the prompt and the tokens the
+// steps before it chose.
+func (s Snapshot) Context(i int) string {
+	if s.Session == nil {
+		return ""
+	}
+	t := s.Session.Trace
+	var b strings.Builder
+	for _, tok := range t.Prompt {
+		b.WriteString(tok.Piece)
+	}
+	for _, st := range t.Steps[:min(i, len(t.Steps))] {
+		b.WriteString(st.Piece)
+	}
+	return b.String()
+}
