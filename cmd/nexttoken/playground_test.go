@@ -133,20 +133,39 @@ func TestStepAndUndo(t *testing.T) {
 	}
 }
 
-// TestKeyboard drives the page with its shortcuts only.
+// TestKeyboard drives the page with its shortcuts only: ← and → move
+// through the steps (→ on the next step takes it), Ctrl+Z and
+// Shift+Ctrl+Z undo and redo.
 func TestKeyboard(t *testing.T) {
 	tab := openPage(t, "/")
-	press := func(key string) {
-		evaluate[bool](tab, `document.getElementById('playground').dispatchEvent(new KeyboardEvent('keydown', {key: `+jsString(key)+`, bubbles: true, cancelable: true}))`)
+	press := func(key string, mods ...string) {
+		init := `{key: ` + jsString(key) + `, bubbles: true, cancelable: true`
+		for _, m := range mods {
+			init += `, ` + m + `: true`
+		}
+		evaluate[bool](tab, `document.getElementById('playground').dispatchEvent(new KeyboardEvent('keydown', `+init+`}))`)
 	}
-	press("ArrowRight")
+	status := func(want string) {
+		t.Helper()
+		waitFor(tab, `document.querySelector('#status').textContent.startsWith(`+jsString(want)+`)`)
+	}
+	press("ArrowRight") // on the next step: takes it
 	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
 	press("s")
-	waitFor(tab, `document.querySelector('#kv-rows').textContent === '4'`)
+	status("2 steps")
+	press("ArrowLeft") // moves to the step before, taking nothing back
+	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 2')`)
 	press("ArrowLeft")
-	waitFor(tab, `document.querySelector('#kv-rows').textContent === '3'`)
+	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 1')`)
+	press("ArrowRight") // on a past step: moves to the next, takes no step
+	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 2')`)
+	status("2 steps")
+	press("z", "ctrlKey")
+	status("1 step")
+	press("Z", "ctrlKey", "shiftKey")
+	status("2 steps")
 	press("r")
-	waitFor(tab, `document.querySelector('#kv-rows').textContent === '2'`)
+	status("0 steps")
 }
 
 // TestQueryLinks opens readable links and checks the sessions they describe.

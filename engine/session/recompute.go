@@ -38,11 +38,15 @@ type Recomputed struct {
 // with the cache and recomputed without it, counted exactly from the
 // model's shape (transformer.MultiplyAdds and RecomputeMultiplyAdds); 0
 // and 0 for a LogitsModel session.
-func (s *Session) MultiplyAdds(pos int) (cached, recomputed int) {
-	if s.tr == nil {
+func (s *Session) MultiplyAdds(pos int) (cached, recomputed int) { return s.model.MultiplyAdds(pos) }
+
+// MultiplyAdds is Session.MultiplyAdds for a session of model m.
+func (m *Model) MultiplyAdds(pos int) (cached, recomputed int) {
+	if m.Checkpoint == nil {
 		return 0, 0
 	}
-	return transformer.MultiplyAdds(s.tr.Config, pos), transformer.RecomputeMultiplyAdds(s.tr.Config, pos)
+	c := m.Checkpoint.Config
+	return transformer.MultiplyAdds(c, pos), transformer.RecomputeMultiplyAdds(c, pos)
 }
 
 // Recompute computes step i (as Detail numbers it) without the cache and

@@ -87,5 +87,8 @@ type Detail struct {
 	// Lens is the logit lens of the step's pass, layer by layer from the
 	// first (the last is the model's own softmax at temperature 1, before
 	// edits); nil unless Session.KeepLens asked for it, and for LogitsModel.
-	Lens []transformer.LensLayer
+	Lens []LensLayer
 }
+
+// LensLayer is one layer of the logit lens: its most probable tokens.
+type LensLayer = transformer.LensLayer

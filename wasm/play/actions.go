@@ -83,6 +83,16 @@ func (c *Controller) openOrFetch(spec session.Spec) {
 	})
 }
 
+// Tell shows the reader a message about the whole page, until the next
+// action.
+func (c *Controller) Tell(msg string) {
+	c.do("", func() {
+		c.clearMessages()
+		c.notice = msg
+		c.changed()
+	})
+}
+
 // Step takes the next step.
 func (c *Controller) Step() {
 	if c.sum == nil || c.sum.Next == nil {
@@ -103,11 +113,36 @@ func (c *Controller) Force(i, token int) {
 func (c *Controller) EditLogit(i, token int, v float64) {
 	field := LogitField(token)
 	if math.IsNaN(v) || math.IsInf(v, 1) || math.Abs(v) > LogitLimit && !math.IsInf(v, -1) {
-		c.fail(field, fmt.Errorf("want a number from −%s to %s, or −inf to mask the token", sampler.Readable(LogitLimit), sampler.Readable(LogitLimit)))
+		c.fail(field, TooLarge(LogitLimit))
 		return
 	}
 	c.act(field, Request{Op: EditLogit, Step: i, Token: token, Value: v, Keep: c.keep(i)}, field,
 		func(Answer) int { return i })
+}
+
+// EditLogitText sets token's logit at step i to the number text holds,
+// or refuses it by the token's field.
+func (c *Controller) EditLogitText(i, token int, text string) {
+	v, err := ParseNumber(text, LogitLimit, true)
+	if err != nil {
+		c.fail(LogitField(token), err)
+		return
+	}
+	c.EditLogit(i, token, v)
+}
+
+// SetSettingText sets the setting called name to the number text holds,
+// or refuses it by the setting's field.
+func (c *Controller) SetSettingText(name, text string) {
+	v, err := ParseNumber(text, math.MaxFloat64, false)
+	if err != nil {
+		if p, ok := paramNamed(name); ok && errors.As(err, new(TooLarge)) {
+			err = errors.New("want " + p.Range())
+		}
+		c.fail(name, err)
+		return
+	}
+	c.SetSetting(name, v)
 }
 
 // LogitLimit bounds a typed logit; softmax is exact far beyond it, but a

@@ -12,7 +12,6 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/tokenizer"
-	"nexttoken/engine/transformer"
 )
 
 // Local is the engine in the page: a session.Session answered at once, on
@@ -205,9 +204,7 @@ func (e *Local) modelOf(s *session.Session) *Model {
 				m.Head[id] = s.HeadRow(id)
 			}
 		}
-		m.MultiplyAdds = func(pos int) (int, int) {
-			return transformer.MultiplyAdds(cfg, pos), transformer.RecomputeMultiplyAdds(cfg, pos)
-		}
+		m.MultiplyAdds = sm.MultiplyAdds
 	}
 	if e.models == nil {
 		e.models = map[*session.Model]*Model{}

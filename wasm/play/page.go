@@ -78,16 +78,17 @@ func (p Page) compareLink() link.Compare {
 	if !p.CompareOpen() {
 		return link.Compare{}
 	}
-	c := p.compareChoice()
+	c := p.EmbedCompare()
 	if c.Chains == ([2]string{}) {
 		c.Chains = DefaultChains
 	}
 	return c
 }
 
-// compareChoice is what the reader chose on the card as a link carries
-// it: no chains if they are the defaults or wrong.
-func (p Page) compareChoice() link.Compare {
+// EmbedCompare is what the reader chose on the compare card as a link
+// carries it, for the compare view's embed: no chains if they are the
+// defaults or wrong.
+func (p Page) EmbedCompare() link.Compare {
 	c := link.Compare{Chains: p.Compare.Chains, Own: p.Compare.Own}
 	if c.Check() != nil {
 		c.Chains = [2]string{}

@@ -73,6 +73,14 @@ func (c *Controller) Snapshot() Snapshot {
 	return s
 }
 
+// FieldError is the message by field, or "".
+func (s Snapshot) FieldError(field string) string {
+	if s.Field.Field != field {
+		return ""
+	}
+	return s.Field.Message
+}
+
 // Steps is the number of steps taken.
 func (s Snapshot) Steps() int {
 	if s.Session == nil {

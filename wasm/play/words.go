@@ -24,7 +24,9 @@ func Words(err error) string {
 	if msg == "" {
 		return "Something went wrong."
 	}
-	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if first, _, _ := strings.Cut(msg, " "); !strings.ContainsAny(first, ":_") {
+		msg = strings.ToUpper(msg[:1]) + msg[1:] // not a parameter's name, which is spelled as in links
+	}
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}

@@ -9,6 +9,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // BarsCard draws the distribution the sampler chose from: each token's
@@ -19,11 +20,14 @@ type BarsCard struct {
 	app.Compo
 
 	D     *session.Detail
-	Vocab *Vocab
-	Page  *Playground
+	Model *play.Model
+	Do    forcer
 
 	byID bool // in vocabulary order, not by probability
 }
+
+// forcer chooses a token at a step by hand.
+type forcer interface{ Force(i, token int) }
 
 func (c *BarsCard) Render() app.UI {
 	ch := c.D.Choice
@@ -51,8 +55,8 @@ func (c *BarsCard) Render() app.UI {
 			after = app.Span().Class("bar-after").Title("renormalised after the filters").Text("→ " + sig(final[id]))
 		}
 		bars[i] = app.Button().Class(class).DataSet("token", id).
-			Title("force "+quote(c.Vocab.Names[id])+" at this step").Body(
-			app.Span().Class("bar-label").Text(c.Vocab.Name(id)),
+			Title("force "+quote(c.Model.Label(id))+" at this step").Body(
+			app.Span().Class("bar-label").Text(c.Model.Label(id)),
 			app.Span().Class("bar-track").Body(
 				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),
 			),
@@ -82,7 +86,7 @@ func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) { c.byID = !c.byID 
 // handles its bars' clicks (see rowEvent).
 func (c *BarsCard) force(ctx app.Context, e app.Event) {
 	if id, _, ok := rowEvent(e, "bar"); ok {
-		c.Page.force(c.D.Index, id)
+		c.Do.Force(c.D.Index, id)
 	}
 }
 

@@ -9,11 +9,11 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // chainLabels name the chains the compare card offers.
@@ -48,11 +48,19 @@ type CompareCard struct {
 	Errs   [2]string
 	U      float64  // the step's draw, or its seed's first
 	TV     float64  // total variation between the final distributions
-	Draws  [2][]int // by token id, compareDraws draws from each chain; nil unless asked for
-	Vocab  *Vocab
-	Page   *Playground
+	Draws  [2][]int // by token id, play.CompareDraws draws from each chain; nil unless asked for
+	Model  *play.Model
+	Do     compareActions
 
 	drag stageAt // the stage being dragged, while it is
+}
+
+// compareActions are what the compare card asks of the controller.
+type compareActions interface {
+	SetCompareOpen(open bool)
+	SetCompareChain(k int, name string)
+	SetCompareOwn(own bool)
+	ToggleCompareDraws()
 }
 
 // stageAt is one stage of one chain's letter sequence.
@@ -132,7 +140,7 @@ func (c *CompareCard) column(k int) app.UI {
 	}
 	landed := out.Land(c.U)
 	body := []app.UI{head, c.stageEditor(k), app.Ol().Class("stages").Body(stages...),
-		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Vocab.Name(landed)),
+		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Model.Label(landed)),
 			app.Text(" (p = "+sig(out.Final[landed])+")"))}
 	if out.Note != "" {
 		body = append(body, app.P().Class("hint").Text(out.Note+"."))
@@ -151,7 +159,7 @@ func (c *CompareCard) shifts(top []compare.Shift) app.UI {
 		if i > 0 {
 			text += ", "
 		}
-		text += c.Vocab.Name(s.ID) + " " + sig(s.Before) + " → " + sig(s.After)
+		text += c.Model.Label(s.ID) + " " + sig(s.Before) + " → " + sig(s.After)
 	}
 	return app.Span().Class("shift").Text(" · " + text)
 }
@@ -185,7 +193,7 @@ func (c *CompareCard) table() app.UI {
 	}
 	rows := []app.UI{app.Tr().Body(head...)}
 	for _, id := range ids {
-		cells := []app.UI{app.Th().Text(c.Vocab.Name(id)), app.Td().Class("p").Text(sig(a.Final[id]))}
+		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Class("p").Text(sig(a.Final[id]))}
 		if drawn {
 			cells = append(cells, app.Td().Text(itoa(c.Draws[0][id])))
 		}
@@ -206,7 +214,7 @@ func (c *CompareCard) summary() app.UI {
 	if c.Out[0] == nil || c.Out[1] == nil {
 		return app.Text("")
 	}
-	label := "Sample " + sampler.Readable(compareDraws) + " times from each"
+	label := "Sample " + sampler.Readable(play.CompareDraws) + " times from each"
 	if c.Draws[0] != nil {
 		label = "Hide the draws"
 	}
@@ -221,31 +229,34 @@ func (c *CompareCard) summary() app.UI {
 }
 
 func (c *CompareCard) onToggle(ctx app.Context, e app.Event) {
-	c.Page.setCompareOpen(ctx.JSSrc().Get("open").Bool())
+	if open := ctx.JSSrc().Get("open").Bool(); open != c.Open {
+		c.Do.SetCompareOpen(open)
+	}
 }
 
 func (c *CompareCard) onChain(k int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { c.Page.setCompareChain(k, ctx.JSSrc().Get("value").String()) }
+	return func(ctx app.Context, e app.Event) { c.Do.SetCompareChain(k, ctx.JSSrc().Get("value").String()) }
 }
 
 func (c *CompareCard) onSequence(k int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { c.Page.setCompareChain(k, ctx.JSSrc().Get("value").String()) }
+	return func(ctx app.Context, e app.Event) { c.Do.SetCompareChain(k, ctx.JSSrc().Get("value").String()) }
 }
 
-func (c *CompareCard) onDraws(ctx app.Context, e app.Event) { c.Page.toggleCompareDraws() }
+func (c *CompareCard) onDraws(ctx app.Context, e app.Event) { c.Do.ToggleCompareDraws() }
 
 func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
-	c.Page.setCompareSame(ctx.JSSrc().Get("checked").Bool())
+	c.Do.SetCompareOwn(!ctx.JSSrc().Get("checked").Bool())
 }
 
 // compareCard runs the two chains on step d's logits when the card is
 // open.
-func (p *Playground) compareCard(d *session.Detail) app.UI {
-	c := &CompareCard{Open: p.compareOpen(), Chains: p.compareChains(), Same: !p.cmp.own, Vocab: p.vocab, Page: p}
+func compareCard(s play.Snapshot, d *session.Detail, do compareActions) app.UI {
+	pg := s.Page
+	c := &CompareCard{Open: pg.CompareOpen(), Chains: pg.CompareChains(), Same: !pg.Compare.Own, Model: s.Model(), Do: do}
 	if !c.Open {
 		return c
 	}
-	settings := p.sess.Sampler(d.Index)
+	settings := s.Session.Spec.SamplerAt(d.Index)
 	c.U = compare.SameU(d.Choice.Draw, settings.Seed)
 	for k, name := range c.Chains {
 		ch, err := compare.Preset(name, settings.Seed)
@@ -258,7 +269,7 @@ func (p *Playground) compareCard(d *session.Detail) app.UI {
 			out, err = compare.Run(ch, d.Logits, d.Context)
 		}
 		if err != nil {
-			c.Errs[k] = err.Error()
+			c.Errs[k] = play.Words(err)
 			continue
 		}
 		c.Out[k] = &out
@@ -266,90 +277,14 @@ func (p *Playground) compareCard(d *session.Detail) app.UI {
 	if c.Out[0] != nil && c.Out[1] != nil {
 		c.TV, _ = compare.TotalVariation(c.Out[0].Final, c.Out[1].Final)
 	}
-	if p.cmp.draws {
+	if pg.Compare.Draws {
 		for k, out := range c.Out {
 			if out != nil {
-				c.Draws[k] = out.Draws(compareDraws, settings.Seed+uint64(k))
+				c.Draws[k] = out.Draws(play.CompareDraws, settings.Seed+uint64(k))
 			}
 		}
 	}
 	return c
-}
-
-// compareState is what the compare card shows: open or not, which chains,
-// and whether the other runtimes keep their own defaults.
-type compareState struct {
-	open   bool
-	chains [2]string
-	own    bool
-	draws  bool // the table shows compareDraws draws from each chain
-}
-
-// compareDraws is how many tokens "Sample" draws from each chain.
-const compareDraws = 1000
-
-// defaultChains are the chains the card opens with.
-var defaultChains = [2]string{compare.Ours, compare.LlamaCpp}
-
-// compareStateOf is the card a link opens: open when the link sets it or
-// asks for the compare view, as package link documents.
-func compareStateOf(s link.State) compareState {
-	c := s.Compare
-	return compareState{open: c != (link.Compare{}), chains: c.Chains, own: c.Own}
-}
-
-func (p *Playground) compareOpen() bool { return p.cmp.open || p.view == "compare" }
-
-func (p *Playground) compareChains() [2]string {
-	if p.cmp.chains == ([2]string{}) {
-		return defaultChains
-	}
-	return p.cmp.chains
-}
-
-// compareChoice is what the reader chose on the card, as a link carries
-// it: chains none if they are the defaults, or if one is letters the card
-// says are wrong, which no link can hold.
-func (p *Playground) compareChoice() link.Compare {
-	c := link.Compare{Chains: p.cmp.chains, Own: p.cmp.own}
-	if c.Check() != nil {
-		c.Chains = [2]string{}
-	}
-	return c
-}
-
-// compareLink is the card as the page's link carries it: nothing while it
-// is closed, and its chains, the defaults too, while it is open, which
-// they say.
-func (p *Playground) compareLink() link.Compare {
-	if !p.compareOpen() {
-		return link.Compare{}
-	}
-	c := p.compareChoice()
-	if c.Chains == ([2]string{}) {
-		c.Chains = defaultChains
-	}
-	return c
-}
-
-func (p *Playground) setCompareOpen(open bool) { p.cmp.open = open; p.compareChanged() }
-func (p *Playground) setCompareSame(same bool) { p.cmp.own = !same; p.compareChanged() }
-func (p *Playground) toggleCompareDraws()      { p.cmp.draws = !p.cmp.draws }
-
-// setCompareChain sets chain k to a chain of package compare: a preset or
-// llama.cpp letters, which the card checks and explains if they are wrong.
-func (p *Playground) setCompareChain(k int, name string) {
-	p.cmp.chains = p.compareChains()
-	p.cmp.chains[k] = name
-	p.compareChanged()
-}
-
-// compareChanged makes the link follow the card.
-func (p *Playground) compareChanged() {
-	if p.sess != nil {
-		p.link = p.shareURL()
-		p.syncAddress()
-	}
 }
 
 // stageEditor lets the reader reorder and switch off the stages of a
@@ -423,14 +358,14 @@ func (c *CompareCard) onMove(k, from, to int) app.EventHandler {
 
 func (c *CompareCard) move(k, from, to int) {
 	if seq, ok := editableSequence(c.Chains[k]); ok {
-		c.Page.setCompareChain(k, moveStage(seq, from, to))
+		c.Do.SetCompareChain(k, moveStage(seq, from, to))
 	}
 }
 
 func (c *CompareCard) onStageOff(k, i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		if seq, ok := editableSequence(c.Chains[k]); ok && i < len(seq) && len(seq) > 1 {
-			c.Page.setCompareChain(k, seq[:i]+seq[i+1:])
+			c.Do.SetCompareChain(k, seq[:i]+seq[i+1:])
 		}
 	}
 }
@@ -438,7 +373,7 @@ func (c *CompareCard) onStageOff(k, i int) app.EventHandler {
 func (c *CompareCard) onStageOn(k int, s byte) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		if seq, ok := editableSequence(c.Chains[k]); ok {
-			c.Page.setCompareChain(k, stageOn(seq, s))
+			c.Do.SetCompareChain(k, stageOn(seq, s))
 		}
 	}
 }

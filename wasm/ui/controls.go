@@ -1,13 +1,10 @@
 package ui
 
 import (
-	"strconv"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
-)
 
-// maxRun is the most steps one Run takes.
-const maxRun = 4096
+	"nexttoken/wasm/play"
+)
 
 // Controls are the step buttons, with their keyboard shortcuts.
 type Controls struct {
@@ -17,10 +14,20 @@ type Controls struct {
 	CanStep, Running bool
 	CanUndo, CanRedo bool
 	RunN             int
-	Stopped          string // why no step can follow, or ""
-	Page             *Playground
+	Status           string // how many steps, and why no step can follow
+	RunError         string // a bad number of steps, shown by its field
+	Do               controlActions
+}
 
-	runError string // a bad number of steps, shown by its field
+// controlActions are what the step buttons ask of the controller.
+type controlActions interface {
+	Step()
+	Run()
+	Undo()
+	Redo()
+	Reset()
+	SetRunSteps(text string)
+	Snapshot() play.Snapshot
 }
 
 func (c *Controls) Render() app.UI {
@@ -28,45 +35,38 @@ func (c *Controls) Render() app.UI {
 	if c.Running {
 		run = "Stop"
 	}
-	status := strconv.Itoa(c.Steps) + " steps"
-	if c.Steps == 1 {
-		status = "1 step"
-	}
-	if c.Stopped != "" {
-		status += " · " + c.Stopped
-	}
 	return app.Nav().Class("controls").Attr("aria-label", "decoding controls").Body(
-		c.button("step", "Step", "→", !c.CanStep, func(ctx app.Context) { c.Page.step() }),
+		c.button("step", "Step", "→", !c.CanStep, controlActions.Step),
 		app.Span().Class("run").Body(
-			c.button("run", run, "g", !c.CanStep && !c.Running, c.Page.toggleRun),
-			app.Input().ID("run-n").Type("number").Min(1).Max(maxRun).Value(c.RunN).
+			c.button("run", run, "g", !c.CanStep && !c.Running, controlActions.Run),
+			app.Input().ID("run-n").Type("number").Min(1).Max(play.MaxRun).Value(c.RunN).
 				Attr("aria-label", "steps to run").Attr("aria-describedby", "run-error").OnChange(c.onRunN),
 			app.Span().Text("steps"),
-			app.If(c.runError != "", func() app.UI {
-				return app.Span().ID("run-error").Class("field-error").Attr("role", "alert").Text(c.runError)
+			app.If(c.RunError != "", func() app.UI {
+				return app.Span().ID("run-error").Class("field-error").Attr("role", "alert").Text(c.RunError)
 			}),
 		),
-		c.button("undo", "Undo", "←", !c.CanUndo, func(ctx app.Context) { c.Page.undoAction() }),
-		c.button("redo", "Redo", "y", !c.CanRedo, func(ctx app.Context) { c.Page.redoAction() }),
-		c.button("reset", "Reset", "r", false, func(ctx app.Context) { c.Page.reset() }),
-		app.Span().ID("status").Class("status").Attr("aria-live", "polite").Text(status),
+		c.button("undo", "Undo", "Ctrl+Z", !c.CanUndo, controlActions.Undo),
+		c.button("redo", "Redo", "Shift+Ctrl+Z", !c.CanRedo, controlActions.Redo),
+		c.button("reset", "Reset", "r", false, controlActions.Reset),
+		app.Span().ID("status").Class("status").Attr("aria-live", "polite").Text(c.Status),
 	)
 }
 
-func (c *Controls) button(id, label, key string, disabled bool, action func(app.Context)) app.UI {
-	return disabledIf(app.Button().ID(id), disabled).Title(label+" (key "+key+")").
-		OnClick(func(ctx app.Context, e app.Event) { action(ctx) }, app.EventScope(id)).Body(
+func (c *Controls) button(id, label, key string, disabled bool, action func(controlActions)) app.UI {
+	return disabledIf(app.Button().ID(id), disabled).Title(label+" ("+key+")").
+		OnClick(func(ctx app.Context, e app.Event) {
+			if c.Do != nil {
+				action(c.Do)
+			}
+		}, app.EventScope(id)).Body(
 		app.Text(label), app.Kbd().Text(key),
 	)
 }
 
 func (c *Controls) onRunN(ctx app.Context, e app.Event) {
-	n, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
-	if err != nil || n < 1 || n > maxRun {
-		c.runError = "Run takes a whole number of steps from 1 to " + strconv.Itoa(maxRun) + "."
-		ctx.JSSrc().Set("value", c.RunN) // the last good value
-		return
+	c.Do.SetRunSteps(ctx.JSSrc().Get("value").String())
+	if s := c.Do.Snapshot(); s.FieldError(play.FieldRun) != "" {
+		ctx.JSSrc().Set("value", s.RunSteps) // the last good value
 	}
-	c.runError = ""
-	c.Page.setRunN(n)
 }

@@ -1,86 +1,50 @@
 package ui
 
 import (
-	"errors"
-	"slices"
-	"strings"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
-
-// views are the parts of the playground a documentation page can embed
-// alone (?embed=1&view=…); "all" is everything but the page header.
-var views = []string{"all", "softmax", "kv", "tokens", "sampler", "compare", "tree", "timeline"}
-
-// themes are the colour schemes an embed can ask for (?theme=…): auto
-// follows the reader's system, which a light blog on a dark system may not
-// want.
-var themes = []string{"auto", "light", "dark"}
 
 // renderEmbed is the compact page shown inside another page's iframe: one
 // view, no header, and a link that opens the same session in the full
 // playground in a new tab.
-func (p *Playground) renderEmbed() app.UI {
-	var d *session.Detail
-	if p.view != "tokens" && p.view != "tree" && p.view != "timeline" { // the views that show no step's detail
-		d = p.shown()
-	}
-	cards := func(views ...func(*session.Detail) app.UI) app.UI {
+func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
+	d := shownDetail(s)
+	step := func(build func() []app.UI) app.UI {
 		if d == nil {
-			return p.ended()
+			return ended(s)
 		}
-		body := make([]app.UI, len(views))
-		for i, v := range views {
-			body[i] = v(d)
-		}
-		return app.Div().Class("views").Body(body...)
+		return app.Div().Class("views").Body(build()...)
 	}
 	var body []app.UI
-	switch p.view {
+	switch s.Page.View {
 	case "softmax":
-		body = []app.UI{cards(p.logitsCard, p.softmaxCard, p.barsCard)}
+		body = []app.UI{step(func() []app.UI { return []app.UI{logitsCard(s, d, p.ctl), softmaxCard(s, d), barsCard(s, d, p.ctl)} })}
 	case "sampler":
-		body = []app.UI{p.controls(), cards(p.samplerCard, p.barsCard)}
+		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{samplerCard(s, d, p.ctl), barsCard(s, d, p.ctl)} })}
 	case "compare":
-		body = []app.UI{p.controls(), cards(p.compareCard)}
+		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{compareCard(s, d, p.ctl)} })}
 	case "kv":
-		body = []app.UI{p.controls(), p.kvCard(d)}
+		body = []app.UI{controls(s, p.ctl), kvCard(s)}
 	case "tokens":
-		body = []app.UI{p.strip(), p.controls()}
+		body = []app.UI{p.strip(s), controls(s, p.ctl)}
 	case "tree":
-		body = []app.UI{p.strip(), p.controls(), p.treeCard()}
+		body = []app.UI{p.strip(s), controls(s, p.ctl), treeCard(s, p.ctl, true)}
 	case "timeline":
-		body = []app.UI{p.controls(), p.timeline()}
+		body = []app.UI{controls(s, p.ctl), timeline(s, p.ctl)}
 	default:
-		body = []app.UI{p.strip(), p.controls(), p.stepViews(d), p.kvCard(d)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl), stepViews(s, p.ctl), kvCard(s)}
 	}
-	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", p.view).
-		DataSet("theme", p.theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
-		p.renderNotice(),
+	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", s.Page.View).
+		DataSet("theme", s.Page.Theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
+		notice(s),
 		p.loadingBanner(),
 		p.filesBanner(),
 		app.Div().Body(body...),
 		app.P().Class("open-full").Body(
-			app.A().ID("open-full").Href(p.link).Target("_blank").Attr("rel", "noopener").
+			app.A().ID("open-full").Href(p.ctl.ShareLink()).Target("_blank").Attr("rel", "noopener").
 				Text("Open in nexttoken ↗"),
 		),
 	)
-}
-
-// checkView says whether v names an embeddable view.
-func checkView(v string) error {
-	if !slices.Contains(views, v) {
-		return errors.New("view: " + quote(v) + " is not one of " + strings.Join(views, ", "))
-	}
-	return nil
-}
-
-// checkTheme says whether t names a theme.
-func checkTheme(t string) error {
-	if !slices.Contains(themes, t) {
-		return errors.New("theme: " + quote(t) + " is not one of " + strings.Join(themes, ", "))
-	}
-	return nil
 }

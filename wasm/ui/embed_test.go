@@ -9,6 +9,7 @@ import (
 
 	"nexttoken/engine/link"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 	"nexttoken/web/models"
 )
 
@@ -45,7 +46,7 @@ func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		if got := embedURL("../", s.Spec(), view, state.Compare); got != src {
+		if got := play.EmbedLink("../", s.Spec(), view, state.Compare); got != src {
 			t.Errorf("index.html embeds\n  %s\nthe share panel gives\n  %s", src, got)
 		}
 	}

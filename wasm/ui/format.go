@@ -3,8 +3,6 @@ package ui
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/sampler"
-
 	"math"
 	"strconv"
 	"strings"
@@ -60,32 +58,6 @@ func special(x float64) (string, bool) {
 
 // minus uses the typographic minus sign, which lines up with digits.
 func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
-
-// parseNumber reads a number typed into a field: finite and within ±limit,
-// or −∞ ("-inf") when masking is allowed.
-func parseNumber(s string, limit float64, allowMask bool) (float64, error) {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "−", "-"))
-	v, err := strconv.ParseFloat(s, 64)
-	switch {
-	case allowMask && math.IsInf(v, -1) && err == nil:
-		return v, nil
-	case err != nil && strings.Contains(err.Error(), "range"), math.IsInf(v, 0), math.Abs(v) > limit:
-		return 0, errTooLarge(limit)
-	case err != nil || math.IsNaN(v):
-		return 0, errNotNumber(s)
-	}
-	return v, nil
-}
-
-type errTooLarge float64
-
-func (e errTooLarge) Error() string {
-	return "want a number from −" + sampler.Readable(float64(e)) + " to " + sampler.Readable(float64(e))
-}
-
-type errNotNumber string
-
-func (e errNotNumber) Error() string { return strconv.Quote(string(e)) + " is not a number" }
 
 // HTML writes a boolean attribute as present or absent: disabled="false"
 // in a prerendered page would disable the button. go-app removes an

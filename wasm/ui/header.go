@@ -2,14 +2,12 @@ package ui
 
 import (
 	"strings"
-	"unicode/utf16"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
 	"nexttoken/engine/modelfile"
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
 
@@ -21,8 +19,25 @@ type Header struct {
 	Prompt string
 	Error  string    // why the prompt cannot run, shown under it
 	Files  fileState // reading the reader's model files, or why they did not open
-	Page   *Playground
+	Do     headerActions
 }
+
+// headerActions are what the header asks of the page.
+type headerActions interface {
+	SetModel(name string)
+	SetPrompt(text string)
+	EndPrompt()
+}
+
+// The page's own actions (the Playground handles them): a model from the
+// reader's files, from a URL, and the download under way.
+const (
+	actionOpenFiles    = "open-files"    // Value: the id of the file field
+	actionOpenURL      = "open-url"      // Value: the URL typed
+	actionCancelFetch  = "cancel-fetch"  //
+	actionRetryFetch   = "retry-fetch"   //
+	actionConfirmFetch = "confirm-fetch" //
+)
 
 func (h *Header) Render() app.UI {
 	options := make([]app.UI, len(catalog.Models))
@@ -42,7 +57,9 @@ func (h *Header) Render() app.UI {
 			app.Span().Text("Prompt"),
 			app.Input().ID("prompt").Type("text").Value(h.Prompt).MaxLength(link.MaxPrompt).
 				Attr("autocomplete", "off").Attr("spellcheck", "false").
-				Attr("aria-describedby", "prompt-error").OnInput(h.onPrompt),
+				Attr("aria-describedby", "prompt-error").
+				Title("the text the model continues; it runs when you pause, press Enter or leave the field").
+				OnInput(h.onPrompt).OnChange(h.onPromptDone).OnKeyDown(h.onPromptKey),
 			app.If(h.Error != "", func() app.UI {
 				return app.Span().ID("prompt-error").Class("field-error").Attr("role", "alert").Text(h.Error)
 			}),
@@ -76,65 +93,46 @@ func (h *Header) Render() app.UI {
 	)
 }
 
+// The header is prerendered by the server without a page to act on: its
+// handlers do nothing until the page is live.
+
 func (h *Header) onModel(ctx app.Context, e app.Event) {
-	if m, ok := catalog.Lookup(ctx.JSSrc().Get("value").String()); ok {
-		// The new model starts with the settings the next step would use.
-		p := h.Page
-		spec := m.Spec(p.nextSettings())
-		err := p.replace(spec)
-		if !p.fetchModel(err, func() { p.notify(p.replace(spec)) }) {
-			p.notify(err)
-		}
+	if h.Do != nil {
+		h.Do.SetModel(ctx.JSSrc().Get("value").String())
 	}
 	// The arrow keys would go on changing the model: give them back to the
 	// playground's shortcuts.
 	_ = focusPlayground()
 }
 
-// onModelFile opens the files chosen in the file field. (A method, not a
-// closure over Page: go-app keeps the handler of the prerendered header,
-// which has no Page.)
-func (h *Header) onModelFile(ctx app.Context, e app.Event) { h.Page.openPicked("model-file") }
+func (h *Header) onModelFile(ctx app.Context, e app.Event) {
+	ctx.NewActionWithValue(actionOpenFiles, "model-file")
+}
 
-// onModelURL fetches the model at the URL typed.
 func (h *Header) onModelURL(ctx app.Context, e app.Event) {
 	if u := strings.TrimSpace(ctx.JSSrc().Get("value").String()); u != "" {
-		h.Page.openURL(u)
+		ctx.NewActionWithValue(actionOpenURL, u)
 	}
 }
 
-// onPrompt runs the prompt as typed. The field takes link.MaxPrompt
-// characters, far more than any context here: a full field is most likely
-// a longer paste that the browser cut, and the message says so.
+// onPrompt takes the prompt as typed; the session follows when the typing
+// pauses.
 func (h *Header) onPrompt(ctx app.Context, e app.Event) {
-	text := ctx.JSSrc().Get("value").String()
-	h.Page.setPrompt(text, utf16Len(text) >= link.MaxPrompt)
+	if h.Do != nil {
+		h.Do.SetPrompt(ctx.JSSrc().Get("value").String())
+	}
 }
 
-// utf16Len is the length of s as JavaScript counts it, in UTF-16 code
-// units, as a field's maxlength does.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += max(utf16.RuneLen(r), 1) // an invalid rune reads as U+FFFD
+// onPromptDone runs the prompt when the field loses the focus.
+func (h *Header) onPromptDone(ctx app.Context, e app.Event) {
+	if h.Do != nil {
+		h.Do.EndPrompt()
 	}
-	return n
 }
 
-// setPrompt re-runs prefill on text, keeping what was typed even when it
-// cannot run, with the reason by the field; full says the field is full, so
-// that a longer paste was cut.
-func (p *Playground) setPrompt(text string, full bool) {
-	spec := p.sess.Spec()
-	spec.Prompt = text
-	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
-	err := p.replace(spec)
-	p.prompt, p.promptError = text, ""
-	if full {
-		p.promptError = "The field holds " + sampler.Readable(link.MaxPrompt) + " characters: a longer paste is cut there. "
+// onPromptKey runs the prompt on Enter.
+func (h *Header) onPromptKey(ctx app.Context, e app.Event) {
+	if e.Get("key").String() == "Enter" && h.Do != nil {
+		h.Do.EndPrompt()
 	}
-	if err != nil {
-		p.promptError += err.Error()
-	}
-	p.promptError = strings.TrimSpace(p.promptError)
 }

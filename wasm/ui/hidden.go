@@ -6,37 +6,32 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
-
-// maxHeadNumbers is the largest LM head shown number by number: the toy
-// model's 6 × 4.
-const maxHeadNumbers = 64
 
 // HiddenCard shows where the logits come from: the final hidden state h
 // times the LM head W. For the toy model every number fits on screen.
 type HiddenCard struct {
 	app.Compo
 
-	D      *session.Detail
-	Vocab  *Vocab
-	Dim    int         // the hidden size; 0 for a session of hand-typed logits
-	Shared bool        // W is the token embedding matrix
-	Head   [][]float32 // every row of W, when it is small enough to show
+	D     *session.Detail
+	Model *play.Model // its shape: Dim 0 for a session of hand-typed logits; Head when small
 }
 
 func (c *HiddenCard) Render() app.UI {
-	if c.Dim == 0 {
+	m := c.Model
+	if m.Dim == 0 {
 		return card("hidden", "Logits typed by hand", "This session has no model: the logits below are the input. Pick a model to see where logits come from.")
 	}
 	body := []app.UI{app.Raw(hiddenVector(c.D.Hidden))}
-	if c.Head == nil {
+	if m.Head == nil {
 		body = append(body, app.P().Class("hint").Textf(
-			"W is the %d × %d %s; each logit is one row of W times h.", len(c.Vocab.Names), c.Dim, headName(c.Shared)))
+			"W is the %d × %d %s; each logit is one row of W times h.", len(m.Names), m.Dim, headName(m.SharedHead)))
 		return card("hidden", "Hidden state h → logits", "The last layer's output for the input token, after the final RMSNorm.", body...)
 	}
-	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().ColSpan(c.Dim).Text("row of W"), app.Th().Text("W·h"))}
-	for id, row := range c.Head {
-		cells := []app.UI{app.Th().Text(c.Vocab.Name(id))}
+	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().ColSpan(m.Dim).Text("row of W"), app.Th().Text("W·h"))}
+	for id, row := range m.Head {
+		cells := []app.UI{app.Th().Text(m.Label(id))}
 		for _, w := range row {
 			cells = append(cells, app.Td().Text(fixed(float64(w), 3)))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // maxTableNumbers is the largest cache layer shown number by number (the
@@ -21,19 +22,18 @@ const maxTableNumbers = 16 * 8
 const maxAttentionTable = 16
 
 // kvCard is the KV cache card's input: the cache as the step on display
-// read it, that step's attention, and the cache's growth.
-func (p *Playground) kvCard(d *session.Detail) app.UI {
-	m := p.sess.Model()
-	if m.Checkpoint == nil {
+// read it (the last step, once the session has ended), that step's
+// attention, and the cache's growth.
+func kvCard(s play.Snapshot) app.UI {
+	m := s.Model()
+	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
+	d := s.Detail
 	if d == nil {
-		// The session ended: show the cache as the last step left it.
-		if d = p.detailAt(len(p.sess.Trace().Steps) - 1); d == nil {
-			return app.Text("")
-		}
+		return app.Text("")
 	}
-	t := p.sess.Trace()
+	t := s.Session.Trace
 	tokens := make([]string, 0, len(t.Prompt)+len(t.Steps))
 	growth := make([]int, 0, len(t.Steps)+1)
 	for _, tok := range t.Prompt {
@@ -44,10 +44,9 @@ func (p *Playground) kvCard(d *session.Detail) app.UI {
 		tokens = append(tokens, visible(st.Piece))
 		growth = append(growth, st.KVLen)
 	}
-	c := m.Checkpoint.Config
 	return &KVCard{
 		D: d, Tokens: tokens[:d.KV.Len()], Growth: growth,
-		KVHeads: c.KVHeads, HeadSize: c.HeadSize(), Epoch: p.epoch, Theme: p.theme,
+		KVHeads: m.KVHeads, HeadSize: m.HeadSize, Epoch: s.Session.Epoch, Theme: s.Page.Theme,
 	}
 }
 

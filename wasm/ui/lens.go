@@ -6,35 +6,20 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
+	"nexttoken/wasm/play"
 )
 
-// lensTop is how many tokens a layer of the logit lens shows.
-const lensTop = session.DefaultTop
-
-// lensCard is the logit lens card's input: the lens of the step on display,
-// which Detail carries while the card is open (detailAt asks for it).
-func (p *Playground) lensCard(d *session.Detail) app.UI {
-	if p.typedLogits() {
+// lensCard is the logit lens card's input: the lens of the step on
+// display, which the detail carries while the card is open.
+func lensCard(s play.Snapshot, d *session.Detail, do lensActions) app.UI {
+	if s.Model().Typed {
 		return app.Text("")
 	}
-	return &LensCard{Open: p.lensOpen, Lens: d.Lens, Chosen: d.Step.Token, Index: d.Index, Vocab: p.vocab, Page: p}
+	return &LensCard{Open: s.Page.Lens, Lens: d.Lens, Chosen: d.Step.Token, Index: d.Index, Model: s.Model(), Do: do}
 }
 
-// lensWanted is how many tokens a layer the session's Detail should carry.
-func (p *Playground) lensWanted() int {
-	if p.lensOpen {
-		return lensTop
-	}
-	return 0
-}
-
-// setLensOpen opens or closes the lens card; the detail on display is
-// derived again, with or without its lens.
-func (p *Playground) setLensOpen(open bool) {
-	p.lensOpen = open
-	p.detail = nil
-}
+// lensActions open and close the lens card.
+type lensActions interface{ SetLensOpen(open bool) }
 
 // LensCard is the logit lens as a grid: a row per layer, from the first to
 // the last, its most probable tokens left to right, each cell shaded by its
@@ -43,11 +28,11 @@ type LensCard struct {
 	app.Compo
 
 	Open   bool
-	Lens   []transformer.LensLayer
+	Lens   []session.LensLayer
 	Chosen int // the token the step chose (or would choose)
 	Index  int // the step on display
-	Vocab  *Vocab
-	Page   *Playground
+	Model  *play.Model
+	Do     lensActions
 }
 
 func (c *LensCard) Render() app.UI {
@@ -64,7 +49,7 @@ func (c *LensCard) Render() app.UI {
 				cell := app.Td().Class("lens").DataSet("token", tok.Token).
 					Style("--p", strconv.FormatFloat(tok.P, 'f', 3, 64)).
 					Title("token "+itoa(tok.Token)+", p = "+sig(tok.P)).
-					Body(app.Span().Class("piece").Text(c.Vocab.Name(tok.Token)), app.Span().Class("p").Text(sig(tok.P)))
+					Body(app.Span().Class("piece").Text(c.Model.Label(tok.Token)), app.Span().Class("p").Text(sig(tok.P)))
 				if tok.Token == c.Chosen {
 					cell = cell.Class("chosen")
 				}
@@ -75,7 +60,7 @@ func (c *LensCard) Render() app.UI {
 		body = append(body,
 			app.P().Class("hint").Text("The residual stream after each layer, put through the model's final RMSNorm and classifier "+
 				"and a softmax at temperature 1 (no sampler settings, no edits): the tokens the model would predict if it stopped there. "+
-				"The last row is the model's own output. The step's token, "+quote(c.Vocab.Name(c.Chosen))+", is outlined."),
+				"The last row is the model's own output. The step's token, "+quote(c.Model.Label(c.Chosen))+", is outlined."),
 			app.Div().Class("scroll").Body(app.Table().ID("lens-grid").Class("num lens").DataSet("step", c.Index).Body(rows...)),
 		)
 	}
@@ -87,5 +72,7 @@ func (c *LensCard) Render() app.UI {
 }
 
 func (c *LensCard) onToggle(ctx app.Context, e app.Event) {
-	c.Page.setLensOpen(ctx.JSSrc().Get("open").Bool())
+	if open := ctx.JSSrc().Get("open").Bool(); open != c.Open {
+		c.Do.SetLensOpen(open)
+	}
 }

@@ -86,7 +86,7 @@ func (p *Playground) openURL(u string) {
 			m, _, err := modelfile.OpenURL(u, data[0])
 			return m, err
 		},
-		again: p.openModel})
+		again: p.ctl.OpenModel})
 }
 
 // notFetchedError is load's error for a link's URL model not fetched yet.
@@ -105,6 +105,7 @@ func (p *Playground) startFetch(f *fetching) {
 	}
 	f.began, f.cancel, f.confirm = time.Now(), make(chan struct{}), make(chan struct{})
 	p.fetch = f
+	p.ctl.HoldAddress(true) // the address keeps the link that needs the model
 	ctx := p.ctx
 	ctx.Async(func() {
 		data := make([][]byte, len(f.urls))
@@ -196,11 +197,9 @@ func (p *Playground) fetched(f *fetching, m *session.Model, err error) {
 		f.err = err.Error()
 		return
 	}
-	if p.models == nil {
-		p.models = map[string]*session.Model{}
-	}
-	p.models[m.Name] = m
+	p.keep(m.Name, m)
 	p.fetch = nil
+	p.ctl.HoldAddress(false)
 	f.again(m.Name)
 }
 
@@ -221,9 +220,9 @@ func (p *Playground) cancelFetch() {
 	if p.fetch == nil {
 		return
 	}
-	p.notice = "Stopped loading " + p.fetch.label + "."
+	p.ctl.Tell("Stopped loading " + p.fetch.label + ".")
 	p.stopFetch()
-	p.syncAddress()
+	p.ctl.HoldAddress(false)
 }
 
 // retryFetch is the Try again button.
@@ -247,7 +246,7 @@ func (p *Playground) loadingBanner() app.UI {
 	if f == nil {
 		return app.Text("")
 	}
-	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Asking: f.asking, Page: p}
+	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Asking: f.asking}
 }
 
 // Loading is a model's download: how much has come, how fast, how long
@@ -260,7 +259,6 @@ type Loading struct {
 	Seconds    float64 // since the download began
 	Err        string
 	Asking     int64 // the size of a large file to ask about before downloading it
-	Page       *Playground
 }
 
 func (l *Loading) Render() app.UI {
@@ -296,6 +294,7 @@ func (l *Loading) Render() app.UI {
 	)
 }
 
-func (l *Loading) onCancel(ctx app.Context, e app.Event)  { l.Page.cancelFetch() }
-func (l *Loading) onRetry(ctx app.Context, e app.Event)   { l.Page.retryFetch() }
-func (l *Loading) onConfirm(ctx app.Context, e app.Event) { l.Page.confirmFetch() }
+// The banner's buttons are the page's actions (Playground.handleActions).
+func (l *Loading) onCancel(ctx app.Context, e app.Event)  { ctx.NewAction(actionCancelFetch) }
+func (l *Loading) onRetry(ctx app.Context, e app.Event)   { ctx.NewAction(actionRetryFetch) }
+func (l *Loading) onConfirm(ctx app.Context, e app.Event) { ctx.NewAction(actionConfirmFetch) }

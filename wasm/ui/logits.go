@@ -8,11 +8,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
-
-// logitLimit bounds a typed logit; softmax is exact far beyond it, but a
-// person typing 1e300 made a typo.
-const logitLimit = 1e4
 
 // maxRows is how many tokens a table lists before it shows the most
 // probable ones and a search box.
@@ -28,16 +25,26 @@ const maxRows = 24
 type LogitsCard struct {
 	app.Compo
 
-	D        *session.Detail
-	Vocab    *Vocab
-	Editable bool // the worked example: tokens can be renamed, added and removed
-	Page     *Playground
+	D     *session.Detail
+	Model *play.Model     // hand-typed logits (Typed): tokens can be renamed, added and removed
+	Field play.FieldError // a value refused, shown by its token's field
+	Do    logitActions
 
-	query  string         // the search box
-	held   bool           // a field or slider is in use
-	order  []int          // the rows while held
-	lo, hi float64        // the slider scale while held
-	errs   map[int]string // a bad value typed for a token, shown by its field
+	query  string  // the search box
+	held   bool    // a field or slider is in use
+	order  []int   // the rows while held
+	lo, hi float64 // the slider scale while held
+}
+
+// logitActions are what the logits card asks of the controller.
+type logitActions interface {
+	EditLogitText(i, token int, text string)
+	RenameToken(id int, name string)
+	RemoveToken(id int)
+	AddToken()
+	BeginGesture()
+	EndGesture()
+	Snapshot() play.Snapshot
 }
 
 func (c *LogitsCard) Render() app.UI {
@@ -58,7 +65,7 @@ func (c *LogitsCard) Render() app.UI {
 		rows = append(rows, c.row(id, lo, hi))
 	}
 	var footer []app.UI
-	if c.Editable {
+	if c.Model.Typed {
 		footer = append(footer, app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd))
 	}
 	switch {
@@ -82,7 +89,7 @@ func (c *LogitsCard) Render() app.UI {
 // search's matches or the most probable ones.
 func (c *LogitsCard) rows(probs []float64) []int {
 	if c.query != "" && len(probs) > maxRows {
-		return c.Vocab.Matching(c.query, maxRows)
+		return c.Model.Matching(c.query, maxRows)
 	}
 	return allOrTop(probs)
 }
@@ -101,12 +108,12 @@ func sliderRange(logits []float64) (lo, hi float64) {
 
 func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 	l := c.D.Logits[id]
-	name := c.Vocab.Name(id)
+	name := c.Model.Label(id)
 	edited := slices.Contains(c.D.Step.Edited, id)
 	var label app.UI = app.Th().Text(name)
-	if c.Editable {
+	if c.Model.Typed {
 		label = app.Th().Body(
-			app.Input().Class("name").Value(c.Vocab.Raw[id]).Attr("aria-label", "token name"),
+			app.Input().Class("name").Value(c.Model.Raw[id]).Attr("aria-label", "token name"),
 			app.Button().Class("remove").Title("remove this token").Text("×"),
 		)
 	}
@@ -119,8 +126,8 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 			Attr("aria-label", "logit of "+name),
 		badge,
 	}
-	if msg := c.errs[id]; msg != "" {
-		cell = append(cell, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
+	if c.Field.Field == play.LogitField(id) {
+		cell = append(cell, app.Span().Class("field-error").Attr("role", "alert").Text(c.Field.Message))
 	}
 	row := app.Tr().DataSet("token", id).Body(
 		label,
@@ -180,18 +187,18 @@ func (c *LogitsCard) onChange(ctx app.Context, e app.Event) {
 
 func (c *LogitsCard) onClick(ctx app.Context, e app.Event) {
 	if id, _, ok := rowEvent(e, "remove"); ok {
-		c.remove(id)
+		c.Do.RemoveToken(id)
 	}
 }
 
 func (c *LogitsCard) hold() {
 	c.held = true
-	c.Page.beginGesture()
+	c.Do.BeginGesture()
 }
 
 func (c *LogitsCard) release() {
 	c.held = false
-	c.Page.endGesture()
+	c.Do.EndGesture()
 }
 
 func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
@@ -199,75 +206,20 @@ func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 }
 
 // edit sets token id's logit at the step on display to the field's value,
-// or puts the step's value back and says why not.
+// or puts the step's value back when it is refused.
 func (c *LogitsCard) edit(id int, field app.Value) {
-	v, err := parseNumber(field.Get("value").String(), logitLimit, true)
-	if err == nil {
-		err = c.Page.editLogit(c.D.Index, id, v)
-	}
-	if c.errs == nil {
-		c.errs = map[int]string{}
-	}
-	delete(c.errs, id)
-	if err != nil {
-		c.errs[id] = err.Error() + "; the last good value is back."
+	c.Do.EditLogitText(c.D.Index, id, field.Get("value").String())
+	if c.Do.Snapshot().Field.Field == play.LogitField(id) {
 		field.Set("value", fixed(c.D.Logits[id], 4))
 	}
 }
 
-// The worked example's vocabulary can be edited: rename, remove, add. Each
-// keeps the step's edited logits, masks included, as the new logits.
-
+// rename renames token id, or puts its name back when it is refused.
 func (c *LogitsCard) rename(id int, field app.Value) {
-	spec := c.workedSpec()
-	spec.Vocab[id] = strings.TrimSpace(field.Get("value").String())
-	c.replace(field, spec, c.Vocab.Raw[id])
-}
-
-func (c *LogitsCard) remove(id int) {
-	spec := c.workedSpec()
-	if len(spec.Vocab) == 1 {
-		c.Page.notify(errOneToken)
-		return
-	}
-	spec.Vocab = slices.Delete(spec.Vocab, id, id+1)
-	spec.Logits = slices.Delete(spec.Logits, id, id+1)
-	c.replace(nil, spec, "")
-}
-
-func (c *LogitsCard) onAdd(ctx app.Context, e app.Event) {
-	spec := c.workedSpec()
-	name := "token" + itoa(len(spec.Vocab))
-	for slices.Contains(spec.Vocab, name) {
-		name += "'"
-	}
-	spec.Vocab = append(spec.Vocab, name)
-	spec.Logits = append(spec.Logits, 0)
-	c.replace(nil, spec, "")
-}
-
-// workedSpec is the worked example with the logits on display, edits
-// included, as its logits, ready for a new vocabulary.
-func (c *LogitsCard) workedSpec() session.Spec {
-	spec := c.Page.sess.Spec()
-	spec.Logits = slices.Clone(c.D.Logits)
-	spec.Steps, spec.Forced, spec.Edits = 0, nil, nil
-	return spec
-}
-
-// replace opens the edited vocabulary, or says why not and puts back old,
-// the name that was in the field.
-func (c *LogitsCard) replace(field app.Value, spec session.Spec, old string) {
-	if err := c.Page.replace(spec); err != nil {
-		c.Page.notify(err)
-		if field != nil {
-			field.Set("value", old)
-		}
+	c.Do.RenameToken(id, field.Get("value").String())
+	if c.Do.Snapshot().Notice != "" {
+		field.Set("value", c.Model.Raw[id])
 	}
 }
 
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
-const errOneToken = errorString("The vocabulary needs at least one token.")
+func (c *LogitsCard) onAdd(ctx app.Context, e app.Event) { c.Do.AddToken() }

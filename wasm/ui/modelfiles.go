@@ -85,27 +85,14 @@ func (p *Playground) openedFiles(m *session.Model, ref modelfile.Ref, err error)
 		p.files.err = err.Error()
 		return
 	}
-	if p.models == nil {
-		p.models = map[string]*session.Model{}
-	}
-	p.models[ref.String()] = m
+	p.keep(ref.String(), m)
 	if again := p.files.again; again != nil {
 		p.files = fileState{}
 		again()
 		return
 	}
 	p.files = fileState{}
-	p.openModel(ref.String())
-}
-
-// openModel opens a new session on the model called name, which the page
-// holds, with the prompt and settings of the session it replaces.
-func (p *Playground) openModel(name string) {
-	spec := session.Spec{Model: name, Prompt: p.sess.Spec().Prompt, Sampler: p.nextSettings()}
-	if p.replace(spec) != nil {
-		spec.Prompt = "" // the old prompt does not fit the new model: start from BOS
-		p.notify(p.replace(spec))
-	}
+	p.ctl.OpenModel(ref.String())
 }
 
 // filesBanner asks for the files a link's session needs.
@@ -119,12 +106,31 @@ func (p *Playground) filesBanner() app.UI {
 		app.Strong().Text(w.Describe()),
 		app.Text(". Open the same files to go on: "),
 		app.Input().ID("wanted-file").Type("file").Attr("multiple", true).Attr("accept", ".gguf,.bin").
-			Attr("aria-label", "the model's files").OnChange(p.onWantedFile),
+			Attr("aria-label", "the model's files").OnChange(onWantedFile),
 		fileStatus(p.files),
 	)
 }
 
-func (p *Playground) onWantedFile(ctx app.Context, e app.Event) { p.openPicked("wanted-file") }
+func onWantedFile(ctx app.Context, e app.Event) {
+	ctx.NewActionWithValue(actionOpenFiles, "wanted-file")
+}
+
+// handleActions handles the page's own actions, which its views post.
+func (p *Playground) handleActions(ctx app.Context) {
+	ctx.Handle(actionOpenFiles, func(ctx app.Context, a app.Action) {
+		if id, ok := a.Value.(string); ok {
+			p.openPicked(id)
+		}
+	})
+	ctx.Handle(actionOpenURL, func(ctx app.Context, a app.Action) {
+		if u, ok := a.Value.(string); ok {
+			p.openURL(u)
+		}
+	})
+	ctx.Handle(actionCancelFetch, func(app.Context, app.Action) { p.cancelFetch() })
+	ctx.Handle(actionRetryFetch, func(app.Context, app.Action) { p.retryFetch() })
+	ctx.Handle(actionConfirmFetch, func(app.Context, app.Action) { p.confirmFetch() })
+}
 
 // fileStatus is the line under a file field: reading, or why the files
 // did not open.

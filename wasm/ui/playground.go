@@ -2,22 +2,23 @@ package ui
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/catalog"
-	"nexttoken/engine/link"
 	"nexttoken/engine/modelfile"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 	"nexttoken/web/models"
 )
 
-// Playground is the page. It owns the session and the actions on it, and
-// hands each view, a component of its own, exactly what that view shows as
-// exported fields: go-app re-renders a view only when those change, so a
-// keystroke in one view does not rebuild the others.
+// Playground is the page: the controller (package play) with the session
+// and every rule of the interaction, the views that draw its snapshot,
+// and the page's own business with the browser — models fetched or read
+// from files, timers, animation frames, the address bar. It hands each
+// view exactly what that view shows as exported fields, so that go-app
+// re-renders a view only when those change, and the controller's actions
+// through an interface of the few a view calls.
 //
 // go-app keeps an element's event handler when the new one comes from the
 // same function literal, whatever it captured; so every handler that
@@ -26,69 +27,25 @@ import (
 type Playground struct {
 	app.Compo
 
+	ctl    *play.Controller
 	live   bool                      // OnMount ran: the wasm program drives the page
 	ctx    app.Context               // OnMount's, for work that outlives an event
 	models map[string]*session.Model // loaded models, by name
 	fetch  *fetching                 // a model on its way, or nil
 	files  fileState                 // models from the reader's files
-	sess   *session.Session
-	vocab  *Vocab // how the session's tokens are labelled
-	rev    int    // counts changes of the session, so views know to redraw
-	epoch  int    // counts changes that rewrote the past (undo, fork, reset, a new session)
 
-	next    *session.Step // the decision the next Step would make, or nil
-	stopped string        // why there is no next step
-	sel     int           // the step on display; len(steps) means the next one
-	cmp     compareState  // the compare card's choices
-
-	lensOpen bool           // the logit lens card is open: Detail carries the lens
-	rec      recomputeState // the cache-versus-recompute card's
-
-	// The detail of one step (the one on display), derived once per change.
-	detail               *session.Detail
-	detailRev, detailSel int
-
-	notice string // a message about the whole page, such as a broken link
-	refill string // what the last switch of branch did to the KV cache, until the next change
-
-	undo, redo []snapshot // the user's actions, to undo and redo
-	gesture    int        // > 0 while a slider is dragged or a field edited: one undo for all its changes
-
-	running  bool // Run is stepping
-	runLeft  int
-	runDrawn time.Time // when the last batch ended and the page began to draw it
-	runN     int
-
-	// Where the page is, and how it is shown.
-	origin, path string      // the page's origin and path, for links to this session
-	embed        bool        // inside another page: one view, no header
-	view         string      // the view an embed shows (views)
-	theme        string      // light, dark or auto (the reader's system)
-	link         string      // shareURL of the current session
-	addressTimer *time.Timer // pending address bar update (syncAddress)
-	prompt       string      // the prompt field's text, which may not tokenize yet
-	promptError  string      // why it does not
+	origin, pagePath string // the page's origin and path, for links to it
 
 	// The token strip's chips, kept from render to render while the past
-	// stays as it was (chipsEpoch = epoch).
+	// stays as it was (chipsEpoch).
 	chips      []Chip
 	chipsEpoch int
 }
 
-// snapshot is the session before a user's action: undoing the action
-// rebuilds it.
-type snapshot struct {
-	spec session.Spec
-	sel  int
-}
-
-// maxUndo bounds the undo history.
-const maxUndo = 100
-
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
-	p.runN = 16
+	p.handleActions(ctx)
 	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
 }
 
@@ -99,78 +56,18 @@ func (p *Playground) OnNav(ctx app.Context) {
 		return
 	}
 	u := ctx.Page().URL()
-	p.origin, p.path = u.Scheme+"://"+u.Host, u.Path
+	p.origin, p.pagePath = u.Scheme+"://"+u.Host, u.Path
+	p.ctl = play.New(&play.Local{Load: p.load}, p, u.Path)
 	raw := u.RawQuery
 	if repairedQuery != "" {
 		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named
 	}
-	p.start(raw, u.Fragment)
-	if p.embed {
+	p.ctl.OpenAddress(raw, u.Fragment)
+	if p.ctl.Snapshot().Page.Embed {
 		_ = reportHeight() // without it the host page keeps its iframe's own height
 		return
 	}
-	p.syncAddress()
 	ctx.Defer(func(app.Context) { _ = focusPlayground() })
-}
-
-// start opens the session that a link's raw query and fragment describe,
-// or the default session with a message saying what was wrong with the
-// link.
-func (p *Playground) start(rawQuery, fragment string) {
-	query, err := link.ParseQuery(rawQuery)
-	page := link.PageOf(query)
-	p.embed = page.Embed
-	p.view, p.theme = "all", "auto"
-	var state link.State
-	if err == nil {
-		state, err = link.Merge(query, fragment)
-	}
-	if err == nil && state.View != "" {
-		err = checkView(state.View)
-		p.view = state.View
-	}
-	if err == nil && page.Theme != "" {
-		err = checkTheme(page.Theme)
-		p.theme = page.Theme
-	}
-	if err == nil {
-		p.cmp = compareStateOf(state) // before open, which makes the page's link
-		err = p.open(state.Spec)
-	}
-	if err == nil && state.At > 0 {
-		p.selectStep(state.At - 1)
-	}
-	again := func() { p.start(rawQuery, fragment); p.syncAddress() }
-	if p.fetchModel(err, again) || p.askForFiles(err, again) {
-		// The default session meanwhile; the address keeps the link
-		// (syncAddress).
-		err = p.open(catalog.Default())
-	}
-	if err != nil {
-		p.view, p.cmp = "all", compareState{}
-		if err := p.open(catalog.Default()); err != nil {
-			p.notice = err.Error()
-			return
-		}
-		p.notice = "This link could not be opened: " + err.Error() + ". Showing the default session instead."
-	}
-}
-
-// open replaces the session with a new one built from spec.
-func (p *Playground) open(spec session.Spec) (err error) {
-	defer catch(&err)
-	s, err := session.New(spec, p.load)
-	if err != nil {
-		return err
-	}
-	if p.sess == nil || p.sess.Model() != s.Model() {
-		p.vocab = newVocab(s.Model())
-	}
-	p.sess = s
-	p.prompt, p.promptError = spec.Prompt, ""
-	p.epoch++
-	p.changed()
-	return nil
 }
 
 // load finds a model, reading each embedded model once.
@@ -192,320 +89,55 @@ func (p *Playground) load(name string) (*session.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.keep(name, m)
+	return m, nil
+}
+
+// keep holds a model the page has loaded.
+func (p *Playground) keep(name string, m *session.Model) {
 	if p.models == nil {
 		p.models = map[string]*session.Model{}
 	}
 	p.models[name] = m
-	return m, nil
 }
 
-// changed records that the session changed: the pending decision, the
-// selection (the next step) and the link follow it.
-func (p *Playground) changed() {
-	p.rev++
-	p.refill = ""
-	p.next, p.stopped = nil, ""
-	if next, err := p.sess.Next(); err != nil {
-		p.stopped = err.Error()
-		if reason := p.sess.Trace().Stopped; reason != "" {
-			p.stopped = reason
-		}
-	} else {
-		p.next = next
-	}
-	p.sel = len(p.sess.Trace().Steps)
-	p.link = p.shareURL()
-}
+// The page as the controller's host (play.Host).
 
-// act runs a user's action on the session and makes it undoable. An error,
-// or a Go panic, leaves the session as it was and is returned, for the view
-// that asked to show by its field.
-func (p *Playground) act(action func(*session.Session) error) error {
-	if p.sess == nil {
-		return nil
-	}
-	before := p.snapshot()
-	steps := len(p.sess.Trace().Steps)
-	err := func() (err error) {
-		defer catch(&err)
-		return action(p.sess)
-	}()
-	if err != nil {
-		// An action may fail halfway (a fork whose step then cannot run):
-		// go back to exactly where it started.
-		if p.sess.Spec().Steps != before.spec.Steps || len(p.sess.Trace().Steps) != steps {
-			_ = p.open(before.spec)
-		}
-		return err
-	}
-	p.remember(before)
-	if len(p.sess.Trace().Steps) < steps || !sameHistory(before.spec, p.sess.Spec()) {
-		p.epoch++
-	}
-	p.notice = ""
-	p.changed()
-	p.syncAddress()
-	return nil
-}
+// Changed marks the page for drawing at go-app's next frame.
+func (p *Playground) Changed() { p.ctx.Dispatch(nil) }
 
-// replace opens spec as an undoable action of the user's.
-func (p *Playground) replace(spec session.Spec) error {
-	before := p.snapshot()
-	if err := p.open(spec); err != nil {
-		return err
-	}
-	p.remember(before)
-	p.notice = ""
-	p.syncAddress()
-	return nil
-}
-
-func (p *Playground) snapshot() snapshot {
-	return snapshot{spec: p.sess.Spec(), sel: p.sel}
-}
-
-func (p *Playground) remember(s snapshot) {
-	if p.gesture > 1 {
-		return // the gesture's first change saved the state before it
-	}
-	if p.gesture == 1 {
-		p.gesture++
-	}
-	p.undo = append(p.undo, s)
-	if len(p.undo) > maxUndo {
-		p.undo = p.undo[1:]
-	}
-	p.redo = nil
-}
-
-// beginGesture starts a drag or an edit whose changes undo as one.
-func (p *Playground) beginGesture() { p.gesture = 1 }
-
-// endGesture ends it.
-func (p *Playground) endGesture() { p.gesture = 0 }
-
-// undoAction takes back the user's last action: a step, a run, a force, an
-// edit, a setting, a reset or a new prompt or model.
-func (p *Playground) undoAction() { p.travel(&p.undo, &p.redo) }
-
-// redoAction does again what undoAction took back.
-func (p *Playground) redoAction() { p.travel(&p.redo, &p.undo) }
-
-// travel restores the newest snapshot of from, keeping the present in to.
-func (p *Playground) travel(from, to *[]snapshot) {
-	if len(*from) == 0 || p.sess == nil {
-		return
-	}
-	p.running = false
-	target := (*from)[len(*from)-1]
-	present := p.snapshot()
-	if err := p.restore(target.spec); err != nil {
-		p.notice = err.Error()
-		return
-	}
-	*from = (*from)[:len(*from)-1]
-	*to = append(*to, present)
-	p.notice = ""
-	p.sel = min(target.sel, len(p.sess.Trace().Steps))
-	p.syncAddress()
-}
-
-// restore makes the session spec: by stepping or undoing steps when only
-// the number of steps differs (fast, and the model state stays), else by
-// rebuilding it.
-func (p *Playground) restore(spec session.Spec) error {
-	cur := p.sess.Spec()
-	if !sameHistory(cur, spec) {
-		return p.open(spec)
-	}
-	for len(p.sess.Trace().Steps) > spec.Steps {
-		if err := p.sess.Undo(); err != nil {
-			return err
-		}
-		p.epoch++
-	}
-	for len(p.sess.Trace().Steps) < spec.Steps {
-		if err := p.sess.Step(); err != nil {
-			return err
-		}
-	}
-	p.changed()
-	return nil
-}
-
-// sameHistory reports whether two specs differ at most in their number of
-// steps, so that one is the other with steps added or undone.
-func sameHistory(a, b session.Spec) bool {
-	a.Steps, b.Steps = 0, 0
-	return reflect.DeepEqual(normal(a), normal(b))
-}
-
-// normal makes the empty lists of a spec nil, as DeepEqual needs.
-func normal(s session.Spec) session.Spec {
-	if len(s.Forced) == 0 {
-		s.Forced = nil
-	}
-	if len(s.Edits) == 0 {
-		s.Edits = nil
-	}
-	if len(s.Vocab) == 0 {
-		s.Vocab, s.Logits = nil, nil
-	}
-	return s
-}
-
-// The actions the views ask for.
-
-func (p *Playground) step() { p.notify(p.act((*session.Session).Step)) }
-
-func (p *Playground) reset() { p.notify(p.act((*session.Session).Reset)) }
-
-// notify shows an action's error at the top of the page: for actions that
-// have no field of their own.
-func (p *Playground) notify(err error) {
-	if err != nil {
-		p.notice = err.Error()
-	}
-}
-
-// selectStep shows step i; the link says so.
-func (p *Playground) selectStep(i int) {
-	if p.sess != nil && i >= 0 && i <= len(p.sess.Trace().Steps) {
-		p.sel = i
-		p.link = p.shareURL()
-		p.syncAddress()
-	}
-}
-
-func (p *Playground) force(step, token int) {
-	p.notify(p.act(func(s *session.Session) error { return s.Force(step, token) }))
-}
-
-// editLogit sets a logit of step i; the step stays on display.
-func (p *Playground) editLogit(i, token int, v float64) error {
-	if err := p.act(func(s *session.Session) error { return s.EditLogit(i, token, v) }); err != nil {
-		return err
-	}
-	p.sel = i
-	return nil
-}
-
-// toggleRun starts or stops running runN steps.
-func (p *Playground) toggleRun(ctx app.Context) {
-	if p.running {
-		p.running = false
-		p.syncAddress()
-		return
-	}
-	if p.next == nil {
-		return
-	}
-	p.remember(p.snapshot())
-	p.running, p.runLeft, p.runDrawn = true, p.runN, time.Time{}
-	p.runBatch(ctx)
-}
-
-// Run steps back to back for a budget, then lets the page draw the newest
-// step. The budget is at least runBudget and follows what the last drawing
-// took, up to runBudgetMax: when drawing is slow the engine still gets half
-// the time, and Stop is read within a tenth of a second.
-const (
-	runBudget    = 10 * time.Millisecond
-	runBudgetMax = 100 * time.Millisecond
-)
-
-// runBatch takes steps back to back for the budget, lets the page draw the
-// newest one, and asks for another batch at the next animation frame, so
-// that the browser paints each frame once, between batches, and Stop is
-// read before the next batch. The address bar follows when Run ends.
-func (p *Playground) runBatch(ctx app.Context) {
-	if !p.running {
-		return
-	}
-	start := time.Now()
-	budget := runBudget
-	if !p.runDrawn.IsZero() {
-		budget = min(max(budget, start.Sub(p.runDrawn)), runBudgetMax)
-	}
-	stepped := 0
-	for p.runLeft > 0 && time.Since(start) < budget {
-		if err := p.sess.Step(); err != nil {
-			p.runLeft = 0
-			break
-		}
-		p.runLeft--
-		stepped++
-	}
-	if stepped > 0 {
-		p.changed()
-	}
-	if p.runLeft <= 0 || p.next == nil {
-		p.running = false
-		p.syncAddress()
-		return
-	}
-	p.runDrawn = time.Now()
-	ctx.Defer(func(ctx app.Context) {
-		if err := nextFrame(func() { ctx.Dispatch(p.runBatch) }); err != nil {
-			ctx.After(time.Millisecond, p.runBatch) // no animation frames: a timer does instead
-		}
+// After runs f on the page's goroutine once d has passed.
+func (p *Playground) After(d time.Duration, f func()) (cancel func()) {
+	stopped := false
+	t := time.AfterFunc(d, func() {
+		p.ctx.Dispatch(func(app.Context) {
+			if !stopped {
+				f()
+			}
+		})
 	})
+	return func() { stopped = true; t.Stop() }
 }
 
-func (p *Playground) setRunN(n int) { p.runN = n }
-
-// onKey handles the keyboard shortcuts shown on the buttons, unless the user
-// is typing in a field.
-func (p *Playground) onKey(ctx app.Context, e app.Event) {
-	switch e.Get("target").Get("tagName").String() {
-	case "INPUT", "TEXTAREA", "SELECT":
-		return
+// Frame runs f before the browser next paints, or a millisecond later
+// where there are no animation frames.
+func (p *Playground) Frame(f func()) {
+	if err := nextFrame(func() { p.ctx.Dispatch(func(app.Context) { f() }) }); err != nil {
+		p.ctx.After(time.Millisecond, func(app.Context) { f() })
 	}
-	if e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("altKey").Bool() {
-		return
-	}
-	switch e.Get("key").String() {
-	case "ArrowRight", "s":
-		p.step()
-	case "ArrowLeft", "u":
-		p.undoAction()
-	case "y":
-		p.redoAction()
-	case "r":
-		p.reset()
-	case "g":
-		p.toggleRun(ctx)
-	default:
-		return
-	}
-	e.PreventDefault()
 }
 
-// shown is the detail of the step on display, derived once per change of
-// the session or the selection; nil when the session has ended and the
-// next step is selected.
-func (p *Playground) shown() *session.Detail {
-	if p.sel == len(p.sess.Trace().Steps) && p.next == nil {
-		return nil
-	}
-	return p.detailAt(p.sel)
-}
+// Address shows the session's link in the address bar, without adding a
+// history entry: an old browser without history keeps the old address.
+func (p *Playground) Address(url string) { _ = replaceURL(url) }
 
-// detailAt is the detail of step i, derived once per change of the
-// session.
-func (p *Playground) detailAt(i int) *session.Detail {
-	if p.detail != nil && p.detailRev == p.rev && p.detailSel == i {
-		return p.detail
-	}
-	p.detail, p.detailRev, p.detailSel = nil, p.rev, i
-	_ = p.sess.KeepLens(p.lensWanted()) // in range by construction
-	d, err := p.sess.Detail(i)
-	if err != nil {
-		p.notice = err.Error()
-		return nil
-	}
-	p.detail = d
-	return d
+// Now is the time.
+func (p *Playground) Now() time.Time { return time.Now() }
+
+// Missing fetches the model err says a session needs, or asks the reader
+// for its files.
+func (p *Playground) Missing(err error, retry func()) bool {
+	return p.fetchModel(err, retry) || p.askForFiles(err, retry)
 }
 
 func (p *Playground) Render() (page app.UI) {
@@ -515,37 +147,35 @@ func (p *Playground) Render() (page app.UI) {
 			page = app.Main().ID("playground").DataSet("ready", "true").Body(
 				app.Div().ID("notice").Class("notice").Attr("role", "alert").
 					Text(fmt.Sprintf("Something went wrong drawing this page (please report it): %v. Undo or Reset to go on.", r)),
-				p.controls(),
+				controls(p.ctl.Snapshot(), p.ctl),
 			)
 		}
 	}()
-	if p.sess == nil {
-		// Prerendered by the server, or before OnMount: the default session
-		// is shown once the wasm program runs.
+	if p.ctl == nil || p.ctl.Snapshot().Session == nil {
+		// Prerendered by the server, or before the first session opens.
 		return app.Main().ID("playground").DataSet("ready", "false").Body(
 			&Header{Model: "toy", Prompt: "The cat"},
 			app.P().Class("loading").Text("Starting the model…"),
 			app.NoScript().Body(app.P().Class("notice").Text("nexttoken runs the model in your browser with WebAssembly: please turn JavaScript on.")),
 		)
 	}
-	if p.embed {
-		return p.renderEmbed()
+	s := p.ctl.Snapshot()
+	if s.Page.Embed {
+		return p.renderEmbed(s)
 	}
-	d := p.shown()
-	spec := p.sess.Spec()
-	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("theme", p.theme).TabIndex(-1).
+	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("theme", s.Page.Theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
-		&Header{Model: p.shownModel(), Prompt: p.prompt, Error: p.promptError, Files: p.files.status(), Page: p},
-		p.renderNotice(),
+		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Files: p.files.status(), Do: p.ctl},
+		notice(s),
 		p.loadingBanner(),
 		p.filesBanner(),
-		p.strip(),
-		p.controls(),
-		p.treeCard(),
-		&Share{Spec: spec, View: p.view, Compare: p.compareChoice(), Origin: p.origin, Path: p.path, Link: p.link},
-		p.timeline(),
-		p.stepViews(d),
-		p.kvCard(d),
+		p.strip(s),
+		controls(s, p.ctl),
+		treeCard(s, p.ctl, false),
+		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
+		timeline(s, p.ctl),
+		stepViews(s, p.ctl),
+		kvCard(s),
 		&StoredModels{},
 		footer(),
 	)
@@ -553,38 +183,62 @@ func (p *Playground) Render() (page app.UI) {
 
 // shownModel is the model the picker shows: the one on its way while it
 // is, so that Cancel puts the picker back.
-func (p *Playground) shownModel() string {
+func (p *Playground) shownModel(s play.Snapshot) string {
 	if p.fetch != nil {
 		return p.fetch.name
 	}
-	return p.sess.Spec().Model
+	return s.Session.Spec.Model
 }
 
 // ready is the page's data-ready: "true" once it shows what was asked for,
-// or why it cannot, and not while a model is on its way.
+// or why it cannot, and not while a model is on its way or the engine
+// works.
 func (p *Playground) ready() string {
-	if p.fetch != nil && p.fetch.err == "" {
+	if p.fetch != nil && p.fetch.err == "" || p.ctl.Busy() {
 		return "false"
 	}
 	return "true"
 }
 
-func (p *Playground) renderNotice() app.UI {
-	if p.notice == "" {
+// onKey passes the keyboard's shortcuts to the controller, unless the user
+// is typing in a field, or a list that the arrows move through has the
+// focus.
+func (p *Playground) onKey(ctx app.Context, e app.Event) {
+	target := e.Get("target")
+	switch target.Get("tagName").String() {
+	case "INPUT", "TEXTAREA", "SELECT":
+		return
+	}
+	if r := target.Get("getAttribute"); r.Truthy() && target.Call("getAttribute", "role").String() == "listbox" {
+		return
+	}
+	k := play.Key{
+		Name:  e.Get("key").String(),
+		Ctrl:  e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool(),
+		Shift: e.Get("shiftKey").Bool(),
+		Alt:   e.Get("altKey").Bool(),
+	}
+	if p.ctl.Press(k) {
+		e.PreventDefault()
+	}
+}
+
+func notice(s play.Snapshot) app.UI {
+	if s.Notice == "" {
 		return app.Text("")
 	}
-	return app.Div().ID("notice").Class("notice").Attr("role", "alert").Text(p.notice)
+	return app.Div().ID("notice").Class("notice").Attr("role", "alert").Text(s.Notice)
 }
 
 // strip is the token strip's input: the context, and the step on display.
-func (p *Playground) strip() app.UI {
-	t := p.sess.Trace()
+func (p *Playground) strip(s play.Snapshot) app.UI {
+	t := s.Session.Trace
 	// The chips grow with the steps, in one array: a chunk of the strip
 	// whose chips did not change gets the very same slice, which go-app
 	// compares in constant time. A rewritten past starts a new array.
 	n := len(t.Prompt) + len(t.Steps)
-	if p.chipsEpoch != p.epoch || len(p.chips) > n {
-		p.chips, p.chipsEpoch = make([]Chip, 0, n+64), p.epoch
+	if p.chipsEpoch != s.Session.Epoch || len(p.chips) > n {
+		p.chips, p.chipsEpoch = make([]Chip, 0, n+64), s.Session.Epoch
 	}
 	for i := len(p.chips); i < n; i++ {
 		if i < len(t.Prompt) {
@@ -595,28 +249,17 @@ func (p *Playground) strip() app.UI {
 		st := t.Steps[i-len(t.Prompt)]
 		p.chips = append(p.chips, Chip{ID: st.Token, Piece: st.Piece, Prob: st.Prob, Forced: st.Forced})
 	}
-	chips := p.chips
 	next := "■"
-	if p.next != nil {
-		next = visible(p.next.Piece) + "?"
+	if s.Session.Next != nil {
+		next = visible(s.Session.Next.Piece) + "?"
 	}
-	return &Strip{Chips: chips, Selected: len(t.Prompt) + p.sel, Next: next, Text: t.Text, Page: p}
+	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Do: p.ctl}
 }
 
-func (p *Playground) controls() app.UI {
-	steps := 0
-	if p.sess != nil {
-		steps = len(p.sess.Trace().Steps)
-	}
+// controls are the step buttons' input.
+func controls(s play.Snapshot, do controlActions) app.UI {
 	return &Controls{
-		Steps: steps, CanStep: p.next != nil, Running: p.running, RunN: p.runN,
-		CanUndo: len(p.undo) > 0, CanRedo: len(p.redo) > 0, Stopped: p.stopped, Page: p,
-	}
-}
-
-// catch turns a panic into an error: a bug must not kill the page.
-func catch(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("internal error (please report it): %v", r)
+		Steps: s.Steps(), CanStep: s.CanStep(), Running: s.Running, RunN: s.RunSteps,
+		CanUndo: s.CanUndo, CanRedo: s.CanRedo, Status: s.Status(), RunError: s.FieldError(play.FieldRun), Do: do,
 	}
 }

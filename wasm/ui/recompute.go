@@ -7,77 +7,38 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
-
-// recomputeState is the cache-versus-recompute card's: whether it
-// recomputes, the step on display recomputed (once per change), and the
-// times measured so far, by position, for the chart.
-type recomputeState struct {
-	on       bool
-	r        *session.Recomputed
-	rev, sel int
-	err      string
-	times    []timing // a position's latest, for the model measured
-	model    string
-}
-
-// timing is one position's measured step, both ways.
-type timing struct {
-	pos                int
-	cached, recomputed time.Duration
-}
 
 // recomputeCard is the card's input: the model's shape for the counts and,
 // when the switch is on, the step on display recomputed without the cache.
-func (p *Playground) recomputeCard(d *session.Detail) app.UI {
-	if p.typedLogits() {
+func recomputeCard(s play.Snapshot, d *session.Detail, do recomputeActions) app.UI {
+	m := s.Model()
+	if m.Typed {
 		return app.Text("")
 	}
-	st := &p.rec
-	if st.model != p.sess.Spec().Model {
-		st.times, st.model = nil, p.sess.Spec().Model
-	}
-	// While Run steps, recomputing each frame's step would stall it (a
-	// second at 500 positions of stories260K): the card waits.
-	if st.on && !p.running && (st.r == nil || st.rev != p.rev || st.sel != d.Index) {
-		st.r, st.err, st.rev, st.sel = nil, "", p.rev, d.Index
-		if r, err := p.sess.Recompute(d.Index); err != nil {
-			st.err = err.Error()
-		} else {
-			st.r = r
-			st.measured(timing{r.Pos, r.CachedTime, r.RecomputedTime})
-		}
-	}
 	// A step's multiply-adds at every position so far, both ways: the chart.
-	n := max(len(p.sess.Trace().Prompt)+len(p.sess.Trace().Steps), 2)
+	t := s.Session.Trace
+	n := max(len(t.Prompt)+len(t.Steps), 2)
 	cached, recomputed := make([]int, n), make([]int, n)
 	for pos := range n {
-		cached[pos], recomputed[pos] = p.sess.MultiplyAdds(pos)
+		cached[pos], recomputed[pos] = m.MultiplyAdds(pos)
 	}
-	c := &RecomputeCard{On: st.on, Vocab: p.sess.Model().Tokenizer.VocabSize(), Cached: cached, Recomputed: recomputed,
-		Pos: d.Step.Pos, Index: d.Index, Error: st.err, Times: st.times, Page: p}
+	c := &RecomputeCard{On: s.Page.Recompute, Vocab: len(m.Names), Cached: cached, Recomputed: recomputed,
+		Pos: d.Step.Pos, Index: d.Index, Times: s.Times, Do: do}
 	switch {
-	case st.on && p.running:
+	case s.Page.Recompute && s.Running:
 		c.Error = "Recomputing waits until Run stops: it would run every position again for every step shown."
-	case st.on:
-		c.R = st.r
+	case s.RecomputeErr != nil:
+		c.Error = play.Words(s.RecomputeErr)
+	case s.Page.Recompute:
+		c.R = s.Recomputed
 	}
 	return c
 }
 
-// measured keeps the latest time measured at a position: the chart draws
-// a point per position, in any order.
-func (st *recomputeState) measured(t timing) {
-	for i := range st.times {
-		if st.times[i].pos == t.pos {
-			st.times[i] = t
-			return
-		}
-	}
-	st.times = append(st.times, t)
-}
-
-func (p *Playground) setRecompute(on bool) { p.rec.on, p.rec.r = on, nil }
+// recomputeActions switch the recomputation on and off.
+type recomputeActions interface{ SetRecompute(on bool) }
 
 // RecomputeCard shows what the KV cache saves: a "recompute without cache"
 // switch that runs the step on display again over the whole context and
@@ -95,8 +56,8 @@ type RecomputeCard struct {
 	Index      int                 // the step on display
 	R          *session.Recomputed // the step recomputed, while On
 	Error      string
-	Times      []timing // measured, a point per position
-	Page       *Playground
+	Times      []play.Timing // measured, a point per position
+	Do         recomputeActions
 }
 
 func (c *RecomputeCard) Render() app.UI {
@@ -118,7 +79,7 @@ func (c *RecomputeCard) Render() app.UI {
 }
 
 func (c *RecomputeCard) onToggle(ctx app.Context, e app.Event) {
-	c.Page.setRecompute(ctx.JSSrc().Get("checked").Bool())
+	c.Do.SetRecompute(ctx.JSSrc().Get("checked").Bool())
 }
 
 // result says whether the logits were the same both ways.
@@ -191,7 +152,7 @@ func (c *RecomputeCard) timesChart(n int) app.UI {
 	const w, h = 480.0, 120.0
 	var peak time.Duration
 	for _, t := range c.Times {
-		peak = max(peak, t.recomputed, t.cached)
+		peak = max(peak, t.Recomputed, t.Cached)
 	}
 	peak = max(peak, time.Microsecond)
 	x := func(pos int) float64 { return w * float64(min(pos, n-1)) / float64(n-1) }
@@ -201,8 +162,8 @@ func (c *RecomputeCard) timesChart(n int) app.UI {
 	svg.WriteString(`<rect class="frame" x="0" y="0" width="480" height="120"/>`)
 	svg.WriteString(`<text class="axis" x="-4" y="6" text-anchor="end">` + millis(peak) + `</text><text class="axis" x="-4" y="120" text-anchor="end">0</text>`)
 	for _, t := range c.Times {
-		svg.WriteString(`<circle class="recomputed" cx="` + num1(x(t.pos)) + `" cy="` + num1(y(t.recomputed)) + `" r="3"/>`)
-		svg.WriteString(`<circle class="cached" cx="` + num1(x(t.pos)) + `" cy="` + num1(y(t.cached)) + `" r="3"/>`)
+		svg.WriteString(`<circle class="recomputed" cx="` + num1(x(t.Pos)) + `" cy="` + num1(y(t.Recomputed)) + `" r="3"/>`)
+		svg.WriteString(`<circle class="cached" cx="` + num1(x(t.Pos)) + `" cy="` + num1(y(t.Cached)) + `" r="3"/>`)
 	}
 	svg.WriteString(`</svg>`)
 	return app.Figure().ID("recompute-times").Body(app.Raw(svg.String()),

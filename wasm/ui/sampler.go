@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -9,8 +8,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
-	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // SamplerCard shows the sampler's settings, as sliders whose effect the
@@ -24,11 +23,22 @@ type SamplerCard struct {
 	Used     sampler.Settings // what the step on display used
 	Rerun    int              // steps taken with other settings than Settings, which Rerun would take again
 	D        *session.Detail
-	Vocab    *Vocab
-	Context  string // the text being continued
-	Page     *Playground
+	Model    *play.Model
+	Context  string          // the text the step on display continued
+	Field    play.FieldError // a value refused, shown by its setting
+	Note     string          // what the last action did to the settings
+	Do       samplerActions
+}
 
-	errs map[string]string // a bad value typed into a setting, shown by it
+// samplerActions are what the sampler card asks of the controller.
+type samplerActions interface {
+	SetDecoding(mode string)
+	SetSettingText(name, text string)
+	SetSequence(letters string)
+	Rerun()
+	BeginGesture()
+	EndGesture()
+	Snapshot() play.Snapshot
 }
 
 // sliderEnds are where the settings' sliders end: the useful part of each
@@ -50,11 +60,16 @@ func (c *SamplerCard) Render() app.UI {
 	}
 	var used app.UI = app.Text("")
 	if c.Used != c.Settings {
-		used = app.P().ID("used-settings").Class("hint").Text("This step was taken with " + describe(c.Used) + ".")
+		used = app.P().ID("used-settings").Class("hint").Text("This step was taken with " + play.Describe(c.Used) + ".")
+	}
+	var note app.UI = app.Text("")
+	if c.Note != "" {
+		note = app.P().ID("sampler-note").Class("hint note").Attr("role", "status").Text(c.Note)
 	}
 	return card("sampler", "Sampler", "",
 		context,
 		c.settings(),
+		note,
 		rerun,
 		used,
 		c.stages(),
@@ -72,29 +87,20 @@ func tail(s string, n int) string {
 }
 
 func (c *SamplerCard) settings() app.UI {
-	s := c.Settings
-	mode := "sample"
-	switch {
-	case s.Runtime():
-		mode = s.Mode // llama.cpp's greedy is its own temperature 0, set in the field
-	case s.Temperature == 0:
-		mode = "greedy"
-	case s.Mode == sampler.RunC:
-		mode = "runc"
-	}
+	mode := play.Decoding(c.Settings)
 	fields := []app.UI{app.Label().Class("field").Body(
 		app.Span().Text("decoding"),
 		app.Select().ID("decoding").OnChange(c.onDecoding).Body(
-			option("greedy", "greedy (argmax)", mode == "greedy"),
-			option("sample", "sample", mode == "sample"),
-			option("runc", "sample like llama2.c run.c", mode == "runc"),
+			option(play.Greedy, "greedy (argmax)", mode == play.Greedy),
+			option(play.Sample, "sample", mode == play.Sample),
+			option(sampler.RunC, "sample like llama2.c run.c", mode == sampler.RunC),
 			option(sampler.LlamaCpp, "llama.cpp", mode == sampler.LlamaCpp),
 			option(sampler.HF, "Hugging Face", mode == sampler.HF),
 		),
 	)}
-	if mode != "greedy" {
+	if mode != play.Greedy {
 		for _, f := range sampler.Params {
-			if f.ChainOnly && mode == "runc" {
+			if f.ChainOnly && mode == sampler.RunC {
 				continue
 			}
 			fields = append(fields, c.field(f))
@@ -113,9 +119,7 @@ func (c *SamplerCard) settings() app.UI {
 					Attr("aria-label", "llama.cpp's stages, one letter each").
 					Title("llama.cpp's --sampling-seq: e penalties, d DRY, s top-n-sigma, k top-k, y typical, p top-p, m min-p, x XTC, t temperature; empty for its default order").
 					OnChange(c.onSequence),
-				app.If(c.errs["sequence"] != "", func() app.UI {
-					return app.Span().Class("field-error").Attr("role", "alert").Text(c.errs["sequence"])
-				}),
+				c.fieldError(play.FieldSequence),
 			),
 		))
 	}
@@ -138,125 +142,47 @@ func (c *SamplerCard) field(f sampler.Param) app.UI {
 			On("pointerdown", c.hold).OnChange(c.release).
 			OnInput(c.onSetting(f), app.EventScope(f.Name)))
 	}
-	if msg := c.errs[f.Name]; msg != "" {
-		input = append(input, app.Span().Class("field-error").Attr("role", "alert").Text(msg))
-	}
+	input = append(input, c.fieldError(f.Name))
 	return app.Label().Class("field").Body(
 		app.Span().Text(f.Label),
 		app.Div().Class("setting-row").Body(input...),
 	)
 }
 
-func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Page.beginGesture() }
-func (c *SamplerCard) release(ctx app.Context, e app.Event) { c.Page.endGesture() }
+// fieldError is the reason a value of the field was refused, by it.
+func (c *SamplerCard) fieldError(field string) app.UI {
+	if c.Field.Field != field {
+		return app.Text("")
+	}
+	return app.Span().Class("field-error").Attr("role", "alert").Text(c.Field.Message + " The last good value is back.")
+}
+
+func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Do.BeginGesture() }
+func (c *SamplerCard) release(ctx app.Context, e app.Event) { c.Do.EndGesture() }
 
 func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
-	s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
-	switch ctx.JSSrc().Get("value").String() {
-	case "greedy":
-		if s.Runtime() {
-			s = s.InMode(sampler.Chain) // Hugging Face has no temperature 0; llama.cpp's is its own field
-		}
-		s.Temperature = 0
-	case "sample":
-		s = s.InMode(sampler.Chain)
-		if s.Temperature == 0 {
-			s.Temperature = 1
-		}
-	case "runc":
-		s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
-	case sampler.LlamaCpp, sampler.HF:
-		// The runtime's defaults, shown in the fields; a seed beyond
-		// llama.cpp's 32 bits is refused with its reason.
-		d, err := compare.Defaults(ctx.JSSrc().Get("value").String(), s.Seed)
-		if err != nil {
-			c.Page.notify(err)
-			return
-		}
-		s = d
-	}
-	c.Page.notify(c.Page.setSampler(s))
+	c.Do.SetDecoding(ctx.JSSrc().Get("value").String())
 	_ = focusPlayground()
 }
 
 func (c *SamplerCard) onSetting(f sampler.Param) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		v, err := parseNumber(ctx.JSSrc().Get("value").String(), math.MaxFloat64, false)
-		if _, huge := err.(errTooLarge); huge || err == nil && f.Check(v) != nil {
-			err = errors.New("want " + f.Range())
-		}
-		if err == nil {
-			s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
-			f.Set(&s, v)
-			// A llama.cpp stage switched on takes its defaults, as in a link.
-			compare.StageDefaults(&s, func(p string) bool { return p == f.Name })
-			err = c.Page.setSampler(s)
-		}
-		if c.errs == nil {
-			c.errs = map[string]string{}
-		}
-		delete(c.errs, f.Name)
-		if err != nil {
-			c.errs[f.Name] = capitalize(err.Error()) + "; the last good value is back."
-			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(c.Page.nextSettings()), 'f', -1, 64))
+		c.Do.SetSettingText(f.Name, ctx.JSSrc().Get("value").String())
+		if s := c.Do.Snapshot(); s.FieldError(f.Name) != "" {
+			ctx.JSSrc().Set("value", strconv.FormatFloat(f.Get(s.Settings), 'f', -1, 64))
 		}
 	}
 }
 
 // onSequence runs llama.cpp's stages in the order the letters give.
 func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
-	s := c.Page.nextSettings() // not c.Settings, which may not show the last event yet
-	s.Sequence = strings.TrimSpace(ctx.JSSrc().Get("value").String())
-	err := c.Page.setSampler(s)
-	if c.errs == nil {
-		c.errs = map[string]string{}
-	}
-	delete(c.errs, "sequence")
-	if err != nil {
-		c.errs["sequence"] = capitalize(err.Error()) + "; the last good letters are back."
-		ctx.JSSrc().Set("value", c.Page.nextSettings().Sequence)
+	c.Do.SetSequence(ctx.JSSrc().Get("value").String())
+	if s := c.Do.Snapshot(); s.FieldError(play.FieldSequence) != "" {
+		ctx.JSSrc().Set("value", s.Settings.Sequence)
 	}
 }
 
-func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Page.rerun() }
-
-// nextSettings are the settings the next step will use: what a handler
-// changes, rather than its card's copy, which go-app updates only when it
-// next draws, after a quick second event may have come.
-func (p *Playground) nextSettings() sampler.Settings {
-	return p.sess.Sampler(len(p.sess.Trace().Steps))
-}
-
-// setSampler changes the sampler's settings from the next step on: the
-// steps taken keep theirs.
-func (p *Playground) setSampler(s sampler.Settings) error {
-	return p.act(func(sess *session.Session) error { return sess.SetSampler(s) })
-}
-
-// rerun takes every step again with the settings of the next one.
-func (p *Playground) rerun() { p.notify(p.act((*session.Session).Rerun)) }
-
-// describe says what settings are, briefly.
-func describe(s sampler.Settings) string {
-	if s.Temperature == 0 && !s.Runtime() {
-		return "greedy decoding"
-	}
-	var parts []string
-	switch s.Mode {
-	case sampler.RunC:
-		parts = append(parts, "run.c's sampling")
-	case sampler.LlamaCpp:
-		parts = append(parts, "llama.cpp's chain")
-	case sampler.HF:
-		parts = append(parts, "Hugging Face's chain")
-	}
-	for _, p := range sampler.Params {
-		if v := p.Get(s); !p.IsOff(v) && !(p.ChainOnly && s.Mode == sampler.RunC) {
-			parts = append(parts, p.Label+" "+sampler.Readable(v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
+func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Do.Rerun() }
 
 func (c *SamplerCard) stages() app.UI {
 	var items []app.UI
@@ -286,13 +212,13 @@ func (c *SamplerCard) stages() app.UI {
 
 func (c *SamplerCard) choice() app.UI {
 	step, ch := c.D.Step, c.D.Choice
-	name := c.Vocab.Name
+	name := c.Model.Label
 	p := sig(step.Prob)
 	var summary app.UI
 	switch {
 	case step.Forced:
 		summary = app.P().Body(app.Text("Chosen by you: "), app.Strong().ID("choice").Text(name(step.Token)),
-			app.Text(" (p = "+p+"); the sampler had chosen "+quote(c.Vocab.Names[ch.Token])+"."))
+			app.Text(" (p = "+p+"); the sampler had chosen "+quote(c.Model.Label(ch.Token))+"."))
 	case ch.Greedy:
 		summary = app.P().Body(app.Text("Greedy decoding takes the most probable token: "),
 			app.Strong().ID("choice").Text(name(step.Token)), app.Text(" (p = "+p+")."))
@@ -324,10 +250,10 @@ func (c *SamplerCard) draw() app.UI {
 			class += " hit"
 		}
 		segs = append(segs, app.Span().Class(class).Style("width", pct((d.CDF[i]-prev)/d.Total)).
-			Title(c.Vocab.Names[id]+": ["+sig(prev)+", "+sig(d.CDF[i])+")").Text(c.Vocab.Names[id]))
+			Title(c.Model.Label(id)+": ["+sig(prev)+", "+sig(d.CDF[i])+")").Text(c.Model.Label(id)))
 		prev = d.CDF[i]
 	}
-	chosen := quote(c.Vocab.Names[d.Order[d.Index]])
+	chosen := quote(c.Model.Label(d.Order[d.Index]))
 	why := "The cumulative distribution runs over the candidates, most probable first"
 	switch {
 	case c.Used.Mode == sampler.LlamaCpp:

@@ -3,73 +3,17 @@ package ui
 import (
 	"html"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/link"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // linkWarnLength is where links start to break: chat apps and documentation
 // tools cut longer ones.
 const linkWarnLength = 2000
-
-// shareURL is the address of this session in the full playground: the page's
-// path and the whole state in the fragment. It is relative, so it works on
-// any host and under any sub-path.
-func (p *Playground) shareURL() string {
-	state := link.State{Spec: p.sess.Spec(), View: p.view, Compare: p.compareLink()}
-	if p.sel < len(p.sess.Trace().Steps) {
-		state.At = p.sel + 1 // a past step on display
-	}
-	frag, err := link.Encode(state)
-	if err != nil {
-		return p.path
-	}
-	return p.path + "#" + frag
-}
-
-// embedURL is the address of an embeddable view of a session: readable
-// query parameters when they say everything (documentation writers edit
-// them by hand), else the encoded state in the fragment. The compare view
-// shows the compare card's chains, cmp; other views leave them out.
-func embedURL(path string, spec session.Spec, view string, cmp link.Compare) string {
-	base := path + "?embed=1&view=" + view
-	if view != "compare" {
-		cmp = link.Compare{}
-	}
-	if q, lossy := link.Query(link.State{Spec: spec, Compare: cmp}); !lossy {
-		if len(q) == 0 {
-			return base
-		}
-		return base + "&" + q.Encode()
-	}
-	frag, err := link.Encode(link.State{Spec: spec, View: view, Compare: cmp})
-	if err != nil {
-		return base
-	}
-	return base + "#" + frag
-}
-
-// syncAddress makes the address bar follow the session, a moment after the
-// last change: a slider drag makes one update, not fifty, and the update
-// stays out of the time between a click and the page showing its effect.
-func (p *Playground) syncAddress() {
-	if !p.live || p.embed || p.sess == nil || p.fetch != nil || p.files.wanted != nil {
-		return // while a model is on its way or asked for, the address keeps the link that needs it
-	}
-	if p.addressTimer != nil {
-		p.addressTimer.Stop()
-	}
-	link := p.link
-	p.addressTimer = time.AfterFunc(addressDelay, func() {
-		_ = replaceURL(link) // an old browser without history keeps the old address
-	})
-}
-
-// addressDelay is how long the address bar waits for the session to settle.
-const addressDelay = 100 * time.Millisecond
 
 // Share offers the session as a link and as an embed snippet.
 type Share struct {
@@ -116,7 +60,7 @@ func (s *Share) Render() app.UI {
 		s.embedView = "softmax"
 	}
 	url := s.Origin + s.Link
-	src := embedURL(s.Path, s.Spec, s.embedView, s.Compare)
+	src := play.EmbedLink(s.Path, s.Spec, s.embedView, s.Compare)
 	code := embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
 	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"
@@ -125,8 +69,8 @@ func (s *Share) Render() app.UI {
 		meter += ": longer than " + strconv.Itoa(linkWarnLength) + ", some chat apps and documentation tools will cut it"
 		meterClass += " long"
 	}
-	viewOptions := make([]app.UI, len(views))
-	for i, v := range views {
+	viewOptions := make([]app.UI, len(play.Views))
+	for i, v := range play.Views {
 		viewOptions[i] = option(v, v, v == s.embedView)
 	}
 	var preview app.UI = app.Text("")

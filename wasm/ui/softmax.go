@@ -5,6 +5,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // SoftmaxCard writes out the softmax the way it is computed: divide by the
@@ -13,7 +14,7 @@ type SoftmaxCard struct {
 	app.Compo
 
 	D     *session.Detail
-	Vocab *Vocab
+	Model *play.Model
 }
 
 func (c *SoftmaxCard) Render() app.UI {
@@ -29,7 +30,7 @@ func (c *SoftmaxCard) Render() app.UI {
 	rows := []app.UI{app.Tr().Body(head...)}
 	ids := allOrTop(sm.Probs)
 	for _, id := range ids {
-		cells := []app.UI{app.Th().Text(c.Vocab.Name(id)), app.Td().Text(fixed(sm.Logits[id], 4))}
+		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Text(fixed(sm.Logits[id], 4))}
 		if scaled {
 			cells = append(cells, app.Td().Text(fixed(sm.Scaled[id], 4)))
 		}
@@ -46,7 +47,7 @@ func (c *SoftmaxCard) Render() app.UI {
 	argmax := sampler.Top(sm.Probs, 1, nil)[0]
 	notes := []app.UI{
 		app.Li().Body(app.Text("max = "), app.Strong().ID("softmax-max").Text(fixed(sm.Max, 4)),
-			app.Text(" ("+c.Vocab.Name(argmax)+"): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division.")),
+			app.Text(" ("+c.Model.Label(argmax)+"): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division.")),
 		app.Li().Body(app.Text("Σ e^("+s+" − max) = "), app.Strong().ID("softmax-sum").Text(sig6(sm.Sum)),
 			app.Text(", over all "+itoa(len(sm.Probs))+" tokens")),
 		app.Li().Text("p = e^(" + s + " − max) / Σ, so the probabilities add up to 1."),

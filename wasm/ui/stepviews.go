@@ -4,89 +4,100 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
+
+// stepActions are everything the step's cards ask of the controller;
+// each card takes the part it calls.
+type stepActions interface {
+	logitActions
+	forcer
+	samplerActions
+	compareActions
+	lensActions
+	recomputeActions
+}
 
 // stepViews lays out everything about the step on display: how its logits
 // came about, the logits, the softmax, the distribution and the sampler.
-func (p *Playground) stepViews(d *session.Detail) app.UI {
+func stepViews(s play.Snapshot, do stepActions) app.UI {
+	d := shownDetail(s)
 	if d == nil {
-		return p.ended()
+		return ended(s)
 	}
 	return app.Div().Body(
-		p.stepTitle(d),
-		app.Div().Class("views").Body(p.stepCards(d)...),
+		stepTitle(s, d),
+		app.Div().Class("views").Body(stepCards(s, d, do)...),
 	)
 }
 
-func (p *Playground) stepCards(d *session.Detail) []app.UI {
-	return []app.UI{p.hiddenCard(d), p.logitsCard(d), p.softmaxCard(d), p.barsCard(d), p.samplerCard(d), p.compareCard(d), p.lensCard(d), p.recomputeCard(d)}
+func stepCards(s play.Snapshot, d *session.Detail, do stepActions) []app.UI {
+	return []app.UI{hiddenCard(s, d), logitsCard(s, d, do), softmaxCard(s, d), barsCard(s, d, do), samplerCard(s, d, do),
+		compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do)}
 }
 
-// ended says why the session stopped.
-func (p *Playground) ended() app.UI {
+// shownDetail is the detail of the step on display, or nil when there is
+// none to show: the session has ended and its next step is on display, or
+// the detail is on its way.
+func shownDetail(s play.Snapshot) *session.Detail {
+	if s.Detail == nil || s.Detail.Index != s.Shown {
+		return nil
+	}
+	return s.Detail
+}
+
+// ended says why the session stopped, or why the step on display cannot
+// be shown.
+func ended(s play.Snapshot) app.UI {
+	if s.DetailErr != nil {
+		return app.Section().ID("ended").Class("card ended").Body(
+			app.H2().Text("This step cannot be shown"),
+			app.P().Text(play.Words(s.DetailErr)+" Undo, or Reset, to go on."),
+		)
+	}
+	if s.Steps() < s.Shown || s.CanStep() {
+		return app.Section().ID("ended").Class("card ended").Body(app.P().Class("hint").Text("Working…"))
+	}
 	return app.Section().ID("ended").Class("card ended").Body(
 		app.H2().Text("The session has ended"),
-		app.P().Text(capitalize(p.stopped)+". Undo, or force another token at an earlier step, to go on."),
+		app.P().Text(capitalize(s.Stopped())+". Undo, or force another token at an earlier step, to go on."),
 	)
 }
 
 // stepTitle names the step on display and what the model read for it.
-func (p *Playground) stepTitle(d *session.Detail) app.UI {
+func stepTitle(s play.Snapshot, d *session.Detail) app.UI {
 	title := "Next step"
-	if d.Index < len(p.sess.Trace().Steps) {
+	if d.Index < s.Steps() {
 		title = "Step " + itoa(d.Index+1)
 	}
 	if d.Step.Input < 0 {
 		title += ": hand-typed logits"
 	} else {
-		title += ": position " + itoa(d.Step.Pos) + ", reading " + quote(p.sess.Model().Tokenizer.Piece(-1, d.Step.Input))
+		title += ": position " + itoa(d.Step.Pos) + ", reading " + quote(s.Model().Names[d.Step.Input])
 	}
 	return app.H2().ID("step-title").Text(title)
 }
 
-func (p *Playground) hiddenCard(d *session.Detail) app.UI {
-	h := &HiddenCard{D: d, Vocab: p.vocab}
-	if m := p.sess.Model(); m.Checkpoint != nil {
-		c := m.Checkpoint.Config
-		h.Dim, h.Shared = c.Dim, c.SharedHead
-		if c.Dim*c.VocabSize <= maxHeadNumbers {
-			h.Head = make([][]float32, c.VocabSize)
-			for id := range h.Head {
-				h.Head[id] = p.sess.HeadRow(id)
-			}
-		}
-	}
-	return h
+func hiddenCard(s play.Snapshot, d *session.Detail) app.UI {
+	m := s.Model()
+	return &HiddenCard{D: d, Model: m}
 }
 
-func (p *Playground) logitsCard(d *session.Detail) app.UI {
-	return &LogitsCard{D: d, Vocab: p.vocab, Editable: p.typedLogits(), Page: p}
+func logitsCard(s play.Snapshot, d *session.Detail, do logitActions) app.UI {
+	return &LogitsCard{D: d, Model: s.Model(), Field: s.Field, Do: do}
 }
 
-// typedLogits reports whether the session is of hand-typed logits: no
-// model, so no layers, no cache and nothing to recompute.
-func (p *Playground) typedLogits() bool { return p.sess.Model().Name == session.LogitsModel }
-
-func (p *Playground) softmaxCard(d *session.Detail) app.UI {
-	return &SoftmaxCard{D: d, Vocab: p.vocab}
+func softmaxCard(s play.Snapshot, d *session.Detail) app.UI {
+	return &SoftmaxCard{D: d, Model: s.Model()}
 }
 
-func (p *Playground) barsCard(d *session.Detail) app.UI {
-	return &BarsCard{D: d, Vocab: p.vocab, Page: p}
+func barsCard(s play.Snapshot, d *session.Detail, do forcer) app.UI {
+	return &BarsCard{D: d, Model: s.Model(), Do: do}
 }
 
-func (p *Playground) samplerCard(d *session.Detail) app.UI {
-	steps := len(p.sess.Trace().Steps)
-	next := p.sess.Sampler(steps)
-	rerun := 0
-	for i := range steps {
-		if p.sess.Sampler(i) != next {
-			rerun = steps
-			break
-		}
-	}
-	return &SamplerCard{Settings: next, Used: p.sess.Sampler(d.Index), Rerun: rerun, D: d, Vocab: p.vocab,
-		Context: p.sess.Trace().Text, Page: p}
+func samplerCard(s play.Snapshot, d *session.Detail, do samplerActions) app.UI {
+	return &SamplerCard{Settings: s.Settings, Used: s.Used, Rerun: s.Rerun, D: d, Model: s.Model(),
+		Context: s.Context(d.Index), Field: s.Field, Note: s.Note, Do: do}
 }
 
 // card is a titled section of the page.

@@ -27,8 +27,11 @@ type Strip struct {
 	Selected int    // the chip on display; len(Chips) is the next slot
 	Next     string // the next slot's label
 	Text     string
-	Page     *Playground
+	Do       selecter
 }
+
+// selecter shows a step.
+type selecter interface{ Select(i int) }
 
 // chipsPerRow is how many chips a ChipRow holds: a step re-renders the
 // last row, not the whole strip.
@@ -46,7 +49,7 @@ func (s *Strip) Render() app.UI {
 		if s.Selected >= first && s.Selected < end {
 			selected = s.Selected - first
 		}
-		rows = append(rows, &ChipRow{Chips: s.Chips[first:end:end], FirstStep: first - prompt, Selected: selected, Page: s.Page})
+		rows = append(rows, &ChipRow{Chips: s.Chips[first:end:end], FirstStep: first - prompt, Selected: selected})
 	}
 	chips := rows
 	next := app.Button().Class("tok next").DataSet("step", len(s.Chips)-prompt).Title("the next step").Text(s.Next)
@@ -82,7 +85,7 @@ func (s *Strip) Render() app.UI {
 // chips' clicks (see listEvent): a chip has no handler of its own to mount.
 func (s *Strip) onClick(ctx app.Context, e app.Event) {
 	if step, _, ok := listEvent(e, "tok", "step"); ok {
-		s.Page.selectStep(step)
+		s.Do.Select(step)
 	}
 }
 
@@ -94,7 +97,6 @@ type ChipRow struct {
 	Chips     []Chip
 	FirstStep int
 	Selected  int // the selected chip's place in the row, or -1
-	Page      *Playground
 }
 
 func (r *ChipRow) Render() app.UI {

@@ -7,13 +7,14 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // timeline is the timeline card's input: the steps as the trace recorded
 // them and the step on display.
-func (p *Playground) timeline() app.UI {
-	return &Timeline{Steps: p.sess.Trace().Steps, Selected: p.sel, Vocab: p.sess.Model().Tokenizer.VocabSize(),
-		Epoch: p.epoch, Page: p}
+func timeline(s play.Snapshot, do selecter) app.UI {
+	return &Timeline{Steps: s.Session.Trace.Steps, Selected: s.Shown, Vocab: len(s.Model().Names),
+		Epoch: s.Session.Epoch, Do: do}
 }
 
 // Timeline plots, across a generation, what each step's softmax said about
@@ -28,7 +29,7 @@ type Timeline struct {
 	Selected int            // the step on display; len(Steps) is the next one
 	Vocab    int            // the vocabulary's size, the rank's scale
 	Epoch    int            // changes when the past was rewritten, which may keep Steps' length and array
-	Page     *Playground
+	Do       selecter
 
 	hover int    // 1 + the step under the pointer, 0 for none
 	svg   string // the chart as drawn for drawn: Steps' length and Epoch
@@ -145,7 +146,7 @@ func (c *Timeline) onLeave(ctx app.Context, e app.Event) { c.hover = 0 }
 // onClick opens the step clicked, as the token strip does.
 func (c *Timeline) onClick(ctx app.Context, e app.Event) {
 	if i := c.step(e); i >= 0 {
-		c.Page.selectStep(i)
+		c.Do.Select(i)
 	}
 }
 

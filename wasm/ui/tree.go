@@ -1,14 +1,14 @@
 package ui
 
 import (
-	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
+	"nexttoken/wasm/play"
 )
 
 // TreePath is one path of the generation tree as the tree card draws it.
@@ -36,9 +36,15 @@ type TreeCard struct {
 
 	Paths  []TreePath // path 0 is the session's
 	Refill string     // what the last switch did to the cache, or ""
-	Page   *Playground
+	Do     treeActions
 
 	picked []int // the paths picked to compare, at most two
+}
+
+// treeActions are what the tree card asks of the controller.
+type treeActions interface {
+	Switch(path int)
+	Delete(path int)
 }
 
 func (c *TreeCard) Render() app.UI {
@@ -133,10 +139,10 @@ func (c *TreeCard) compare(a, b TreePath) app.UI {
 func (c *TreeCard) onClick(ctx app.Context, e app.Event) {
 	if id, _, ok := listEvent(e, "branch-switch", "path"); ok {
 		c.picked = nil
-		c.Page.switchBranch(id)
+		c.Do.Switch(id)
 	} else if id, _, ok := listEvent(e, "branch-delete", "path"); ok {
 		c.picked = nil
-		c.Page.deleteBranch(id)
+		c.Do.Delete(id)
 	} else if id, _, ok := listEvent(e, "branch-pick", "path"); ok {
 		c.pick(id)
 	}
@@ -166,40 +172,27 @@ func logProb(x float64) string {
 }
 
 // treeCard is the tree card's input: the session's paths. The full page
-// shows the card once there is a branch: a path alone is the token strip
-// again, which a long Run would redraw at every step.
-func (p *Playground) treeCard() app.UI {
-	tree := p.sess.Tree()
-	if len(tree) == 1 && !p.embed {
+// shows the card once there is a branch (embedded, always): a path alone
+// is the token strip again, which a long Run would redraw at every step.
+func treeCard(s play.Snapshot, do treeActions, always bool) app.UI {
+	tree := s.Session.Tree
+	if len(tree) == 1 && !always {
 		return app.Text("")
 	}
 	paths := make([]TreePath, len(tree))
 	for id, path := range tree {
-		text, _ := p.sess.Text(id) // id is one of the tree's
-		tp := TreePath{ID: id, From: path.From, At: path.At, LogProb: path.Prob, Text: text, Tokens: make([]TreeStep, len(path.Own))}
+		tp := TreePath{ID: id, From: path.From, At: path.At, LogProb: path.Prob, Tokens: make([]TreeStep, len(path.Own))}
+		if id < len(s.Session.Texts) {
+			tp.Text = s.Session.Texts[id]
+		}
 		for j, st := range path.Own {
 			tp.Tokens[j] = TreeStep{Piece: st.Piece, Prob: st.Prob, Forced: st.Forced}
 		}
 		paths[id] = tp
 	}
-	return &TreeCard{Paths: paths, Refill: p.refill, Page: p}
-}
-
-// switchBranch makes path id the session's, and says what it did to the
-// KV cache.
-func (p *Playground) switchBranch(id int) {
-	var r session.Refill
-	err := p.act(func(s *session.Session) (err error) {
-		r, err = s.Switch(id)
-		return err
-	})
-	p.notify(err)
-	if err == nil {
-		p.refill = fmt.Sprintf("Switched: the KV cache was truncated to %d positions and %d were refilled.", r.Kept, r.Refilled)
+	refill := ""
+	if strings.HasPrefix(s.Note, "Switched") {
+		refill = s.Note
 	}
-}
-
-// deleteBranch removes path id from the tree.
-func (p *Playground) deleteBranch(id int) {
-	p.notify(p.act(func(s *session.Session) error { return s.Delete(id) }))
+	return &TreeCard{Paths: paths, Refill: refill, Do: do}
 }

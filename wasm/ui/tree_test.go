@@ -14,18 +14,17 @@ import (
 // cache line after a switch.
 func TestTreeCard(t *testing.T) {
 	p := page(t, toySpec(4), -1)
-	if html, _ := render(p.treeCard()); html != "" {
+	if html, _ := render(treeCard(p.s(), p.ctl, false)); html != "" {
 		t.Errorf("the page shows a tree of one path: %s", html)
 	}
-	p.embed = true // an embed of view=tree shows it
-	html, text := render(p.treeCard())
+	// An embed of view=tree shows it.
+	html, text := render(treeCard(p.s(), p.ctl, true))
 	contains(t, "a tree of one path", text, "Generation tree", "the session's path", "ln p = ", "Compare")
 	lacks(t, "a tree of one path", html, "branch-switch", "branch-delete")
-	p.embed = false
 
-	p.force(1, 5) // "mat" instead of "on"
-	p.force(0, 1) // "cat" instead of "sat"
-	card := p.treeCard().(*TreeCard)
+	p.ctl.Force(1, 5) // "mat" instead of "on"
+	p.ctl.Force(0, 1) // "cat" instead of "sat"
+	card := treeCard(p.s(), p.ctl, false).(*TreeCard)
 	if len(card.Paths) != 3 {
 		t.Fatalf("%d paths after two forks, want 3", len(card.Paths))
 	}
@@ -40,7 +39,7 @@ func TestTreeCard(t *testing.T) {
 		{"two picks", []int{0, 1}, []string{`id="tree-compare"`, "Path 0 · ln p", "Path 1 · ln p"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			card := p.treeCard().(*TreeCard)
+			card := treeCard(p.s(), p.ctl, false).(*TreeCard)
 			card.picked = tc.picked
 			html, _ := render(card)
 			contains(t, tc.name, html, tc.wants...)
@@ -56,19 +55,19 @@ func TestTreeCard(t *testing.T) {
 	html, _ = render(card)
 	contains(t, "the tree", html, "p = "+sig(card.Paths[1].Tokens[0].Prob), "ln p = "+logProb(card.Paths[1].LogProb))
 
-	before := p.sess.Trace().Text
-	p.switchBranch(2)
-	_, text = render(p.treeCard())
+	before := p.s().Session.Trace.Text
+	p.ctl.Switch(2)
+	_, text = render(treeCard(p.s(), p.ctl, false))
 	contains(t, "after a switch", text, "Switched: the KV cache was truncated to ", " were refilled")
-	if p.sess.Trace().Text == before {
+	if p.s().Session.Trace.Text == before {
 		t.Error("the switch left the session's text as it was")
 	}
-	p.deleteBranch(1)
-	if n := len(p.sess.Tree()); n != 2 {
+	p.ctl.Delete(1)
+	if n := len(p.s().Session.Tree); n != 2 {
 		t.Errorf("%d paths after a delete, want 2", n)
 	}
-	p.undoAction()
-	if n := len(p.sess.Tree()); n != 3 {
+	p.ctl.Undo()
+	if n := len(p.s().Session.Tree); n != 3 {
 		t.Errorf("%d paths after undoing the delete, want 3", n)
 	}
 }
@@ -78,17 +77,16 @@ func TestTreeCard(t *testing.T) {
 func TestTreeEmbed(t *testing.T) {
 	spec := stories(6, sampler.Settings{Temperature: 1, Seed: 3})
 	p := page(t, spec, -1)
-	p.force(2, 300)
-	frag, err := link.Encode(link.State{Spec: p.sess.Spec(), View: "tree"})
+	p.ctl.Force(2, 300)
+	frag, err := link.Encode(link.State{Spec: p.s().Session.Spec, View: "tree"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Playground{path: "/"}
-	e.start("embed=1&view=tree", frag)
-	if e.notice != "" || e.view != "tree" {
-		t.Fatalf("view %q, notice %q", e.view, e.notice)
+	e := playgroundAt("embed=1&view=tree", frag)
+	if s := e.ctl.Snapshot(); s.Notice != "" || s.Page.View != "tree" {
+		t.Fatalf("view %q, notice %q", s.Page.View, s.Notice)
 	}
-	html, _ := render(e.renderEmbed())
+	html, _ := render(e)
 	contains(t, "the tree embed", html, `id="tree"`, `data-path="1"`, `id="tokens"`)
 	lacks(t, "the tree embed", html, `id="bars"`, `id="kv"`)
 }

@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
+	"nexttoken/wasm/play"
+	"nexttoken/web/models"
 )
 
 // Unit tests of each view's HTML, rendered natively with app.HTMLString
@@ -21,15 +23,43 @@ import (
 
 // page opens spec the way the playground does, selecting step sel (-1: the
 // next step).
-func page(t *testing.T, spec session.Spec, sel int) *Playground {
+func page(t testing.TB, spec session.Spec, sel int) *testPage {
 	t.Helper()
-	p := &Playground{path: "/", view: "all", theme: "auto"}
-	if err := p.open(spec); err != nil {
-		t.Fatal(err)
+	p := &testPage{ctl: play.New(&play.Local{Load: models.Load}, quietHost{}, "/")}
+	p.ctl.Open(spec)
+	if s := p.ctl.Snapshot(); s.Session == nil || s.Notice != "" {
+		t.Fatalf("%+v does not open: %s", spec, s.Notice)
 	}
 	if sel >= 0 {
-		p.sel = sel
+		p.ctl.Select(sel)
 	}
+	return p
+}
+
+// testPage is a controller whose engine answers at once, as the page's
+// does, for views to draw.
+type testPage struct{ ctl *play.Controller }
+
+func (p *testPage) s() play.Snapshot { return p.ctl.Snapshot() }
+
+// d is the detail of the step on display.
+func (p *testPage) d() *session.Detail { return p.ctl.Snapshot().Detail }
+
+// quietHost is a page that never draws, and whose timers never come.
+type quietHost struct{}
+
+func (quietHost) Changed()                           {}
+func (quietHost) After(time.Duration, func()) func() { return func() {} }
+func (quietHost) Frame(func())                       {}
+func (quietHost) Address(string)                     {}
+func (quietHost) Now() time.Time                     { return time.Unix(1e9, 0) }
+func (quietHost) Missing(error, func()) bool         { return false }
+
+// playgroundAt is the whole page as a link opens it.
+func playgroundAt(query, fragment string) *Playground {
+	p := &Playground{live: true, pagePath: "/"}
+	p.ctl = play.New(&play.Local{Load: p.load}, quietHost{}, "/")
+	p.ctl.OpenAddress(query, fragment)
 	return p
 }
 
@@ -76,7 +106,7 @@ func lacks(t *testing.T, what, s string, unwanted ...string) {
 
 func TestSoftmaxCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
-	_, text := render(p.softmaxCard(p.shown()))
+	_, text := render(softmaxCard(p.s(), p.d()))
 	// The worked example, exactly: e^−5.2 = 0.005517, p(The) = 0.004436.
 	contains(t, "softmax", text, "0.005517", "0.004436", "0.8041", "max = 3.1000", "Σ e^(ℓ − max) = 1.2437", "over all 6 tokens",
 		"Greedy decoding (temperature 0)")
@@ -85,7 +115,7 @@ func TestSoftmaxCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler.Temperature = 2
 	p = page(t, spec, -1)
-	_, text = render(p.softmaxCard(p.shown()))
+	_, text = render(softmaxCard(p.s(), p.d()))
 	// At T ≠ 1 the shifted columns are ℓ/T − max, and say so.
 	contains(t, "softmax at T = 2", text, "ℓ/T − max", "e^(ℓ/T − max)", "T = 2 divides every logit")
 	lacks(t, "softmax at T = 2", text, "e^(ℓ − max)")
@@ -95,7 +125,7 @@ func TestSoftmaxCard(t *testing.T) {
 	spec.Logits = []float64{20, 0, 0}
 	spec.Vocab = []string{"a", "b", "c"}
 	p = page(t, spec, -1)
-	_, text = render(p.softmaxCard(p.shown()))
+	_, text = render(softmaxCard(p.s(), p.d()))
 	contains(t, "peaked softmax", text, "Σ e^(ℓ − max) = 1.000000004") // e^0 + 2e^−20
 	if strings.Contains(text, "Σ e^(ℓ − max) = 1 ") {
 		t.Errorf("the sum shows as 1: %s", text)
@@ -104,7 +134,7 @@ func TestSoftmaxCard(t *testing.T) {
 
 func TestLogitsCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
-	c := p.logitsCard(p.shown()).(*LogitsCard)
+	c := logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
 	html, text := render(c)
 	if n := strings.Count(html, `<tr data-token=`); n != 6 {
 		t.Errorf("%d rows, want the 6 tokens", n)
@@ -120,10 +150,8 @@ func TestLogitsCard(t *testing.T) {
 	}
 	contains(t, "logits", html, `id="add-token"`, `value="−2.1000"`)
 
-	if err := p.editLogit(0, 5, math.Inf(-1)); err != nil {
-		t.Fatal(err)
-	}
-	c = p.logitsCard(p.shown()).(*LogitsCard)
+	p.ctl.EditLogit(0, 5, math.Inf(-1))
+	c = logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
 	html, _ = render(c)
 	contains(t, "edited logits", html, `class="edited"`, `value="−∞"`)
 	if n := strings.Count(html, `class="badge hidden"`); n != 5 {
@@ -131,7 +159,7 @@ func TestLogitsCard(t *testing.T) {
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	c = p.logitsCard(p.shown()).(*LogitsCard)
+	c = logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
 	html, text = render(c)
 	if n := strings.Count(html, `<tr data-token=`); n != maxRows {
 		t.Errorf("%d rows of 512 tokens, want the %d most probable", n, maxRows)
@@ -150,15 +178,13 @@ func TestLogitsCard(t *testing.T) {
 // their order, even when an edit reorders the probabilities.
 func TestLogitsCardHoldsRows(t *testing.T) {
 	p := page(t, stories(0, sampler.DefaultSettings()), -1)
-	c := p.logitsCard(p.shown()).(*LogitsCard)
+	c := logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
 	render(c)
 	before := c.order
 	third := before[2]
 	c.held = true
-	if err := p.editLogit(0, third, 40); err != nil { // now the most probable
-		t.Fatal(err)
-	}
-	c.D = p.shown()
+	p.ctl.EditLogit(0, third, 40) // now the most probable
+	c.D = p.d()
 	render(c)
 	if !slices.Equal(c.order, before) {
 		t.Errorf("rows moved while held: %v, then %v", before, c.order)
@@ -174,7 +200,7 @@ func TestBarsCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
 	p := page(t, spec, -1)
-	html, text := render(p.barsCard(p.shown()))
+	html, text := render(barsCard(p.s(), p.d(), p.ctl))
 	// Top-p 0.9 keeps sat, on and cat: the others are marked removed, the
 	// survivors get their renormalised probability (sat: 0.8041/0.9336).
 	if n := strings.Count(html, "bar removed"); n != 3 {
@@ -183,7 +209,7 @@ func TestBarsCard(t *testing.T) {
 	contains(t, "bars", text, "✕ top-p", "→ 0.8613", "renormalised")
 
 	p = page(t, workedSpec, -1)
-	html, text = render(p.barsCard(p.shown()))
+	html, text = render(barsCard(p.s(), p.d(), p.ctl))
 	lacks(t, "greedy bars", html, "bar removed")
 	lacks(t, "greedy bars", text, "→")
 	contains(t, "greedy bars", html, `class="bar chosen"`)
@@ -193,26 +219,26 @@ func TestSamplerCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
 	p := page(t, spec, -1)
-	html, text := render(p.samplerCard(p.shown()))
+	html, text := render(samplerCard(p.s(), p.d(), p.ctl))
 	contains(t, "sampler", html, `id="set-temperature"`, `id="slide-temperature"`, `id="set-top_p"`, `id="slide-top_p"`)
 	// The draw u = 0.3391 lands on sat, whose p = 0.8041 became 0.8613
 	// once top-p's survivors were renormalised: the page says so.
 	contains(t, "sampler", text, "u = 0.3391", "falls in [0, 0.8613)", "p = 0.8041 became 0.8613", "top-p kept 3 of 6 tokens")
 
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 7}), -1)
-	_, text = render(p.samplerCard(p.shown()))
+	_, text = render(samplerCard(p.s(), p.d(), p.ctl))
 	contains(t, "run.c sampler", text, "u × ", "scales u by their mass", "Continuing Once upon a time")
 	lacks(t, "run.c sampler", text, "became")
 
 	// llama.cpp's chain: its stage names, its draw scaled by its unnormalised sum.
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.5, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 7}), -1)
-	html, text = render(p.samplerCard(p.shown()))
+	html, text = render(samplerCard(p.s(), p.d(), p.ctl))
 	contains(t, "llama.cpp sampler", html, `id="set-min_p"`)
 	selected(t, html, "llama.cpp")
 	contains(t, "llama.cpp sampler", text, "top-k kept 40 of 512 tokens", "temp-ext", "llama.cpp's dist walks its candidates")
 	// Hugging Face's: the transformers classes, and the note on its draw.
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 7}), -1)
-	html, text = render(p.samplerCard(p.shown()))
+	html, text = render(samplerCard(p.s(), p.d(), p.ctl))
 	selected(t, html, "hf")
 	contains(t, "hf sampler", text, "TopKLogitsWarper kept", "torch.multinomial's generator cannot be reproduced")
 }
@@ -235,10 +261,8 @@ func selected(t *testing.T, html, value string) {
 
 func TestHiddenCard(t *testing.T) {
 	p := page(t, toySpec(0), -1)
-	if err := p.editLogit(0, 2, -1); err != nil {
-		t.Fatal(err)
-	}
-	html, text := render(p.hiddenCard(p.shown()))
+	p.ctl.EditLogit(0, 2, -1)
+	html, text := render(hiddenCard(p.s(), p.d()))
 	// W·h is what the model computed, 3.1 for "sat", not the edited −1.
 	contains(t, "LM head", html, `id="lm-head"`, "3.1000")
 	contains(t, "LM head", text, "your edits on top of it")
@@ -247,7 +271,7 @@ func TestHiddenCard(t *testing.T) {
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, text = render(p.hiddenCard(p.shown()))
+	html, text = render(hiddenCard(p.s(), p.d()))
 	lacks(t, "260K head", html, `id="lm-head"`)
 	contains(t, "260K head", text, "W is the 512 × 64 token-embedding matrix")
 }
@@ -256,7 +280,7 @@ func TestKVCard(t *testing.T) {
 	// The toy model after "The cat" and two steps: 4 positions, every
 	// number in a table, the newest row marked.
 	p := page(t, toySpec(2), -1)
-	html, text := render(p.kvCard(p.shown()))
+	html, text := render(kvCard(p.s()))
 	if n := strings.Count(html, `class="kv-row`); n != 4 {
 		t.Errorf("%d cache rows, want 4", n)
 	}
@@ -268,8 +292,8 @@ func TestKVCard(t *testing.T) {
 	contains(t, "toy attention", html, `title="position 0"`, `>The<`, `>␣cat<`)
 
 	// Step 1 selected: the cache as it read it, 3 rows, and its attention.
-	p.sel = 1
-	html, text = render(p.kvCard(p.shown()))
+	p.ctl.Select(1)
+	html, text = render(kvCard(p.s()))
 	if n := strings.Count(html, `class="kv-row`); n != 3 {
 		t.Errorf("step 2 read %d rows, want 3", n)
 	}
@@ -278,32 +302,32 @@ func TestKVCard(t *testing.T) {
 
 	// stories260K: heat maps on canvases, a scale, readouts.
 	p = page(t, stories(20, sampler.DefaultSettings()), -1)
-	html, text = render(p.kvCard(p.shown()))
+	html, text = render(kvCard(p.s()))
 	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
 	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
 	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
 	// The attention map's axes: a label per head, and the context's tokens,
 	// the first and the query's own among them.
-	if n := strings.Count(html, "<span>head "); n != p.sess.Transformer().Config.Heads {
-		t.Errorf("%d head labels, want %d", n, p.sess.Transformer().Config.Heads)
+	if n := strings.Count(html, "<span>head "); n != p.s().Model().Heads {
+		t.Errorf("%d head labels, want %d", n, p.s().Model().Heads)
 	}
-	first, query := p.sess.Trace().Prompt[0].Piece, p.sess.Trace().Steps[19].Piece
+	first, query := p.s().Session.Trace.Prompt[0].Piece, p.s().Session.Trace.Steps[19].Piece
 	contains(t, "260K attention axis", html, `class="att-axis"`, `title="position 0"`, ">"+visible(first)+"<",
 		`title="position 24"`, ">"+visible(query)+"<")
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, _ = render(p.kvCard(p.shown()))
+	html, _ = render(kvCard(p.s()))
 	contains(t, "growth at 0 steps", html, `<circle`, "prefill (5)")
 
 	p = page(t, workedSpec, -1)
-	_, text = render(p.kvCard(p.shown()))
+	_, text = render(kvCard(p.s()))
 	contains(t, "no cache", text, "no model, so no cache")
 }
 
 func TestStripAndControls(t *testing.T) {
 	p := page(t, toySpec(2), -1)
-	html, text := render(p.strip())
+	html, text := render(playgroundAt("model=toy&steps=2", "").strip(p.s()))
 	if n := strings.Count(html, "tok prompt"); n != 3 { // 2 + the legend's
 		t.Errorf("%d prompt chips, want 2 and the legend's", n)
 	}
@@ -311,16 +335,16 @@ func TestStripAndControls(t *testing.T) {
 	contains(t, "strip legend", text, "␣ space", "↵ new line", "∅ adds no text", "prefill")
 	contains(t, "text", html, `>The cat sat on<`)
 
-	html, text = render(p.controls())
+	html, text = render(controls(p.s(), p.ctl))
 	contains(t, "controls", text, "2 steps", "Redo")
 	if !regexp.MustCompile(`<button[^>]*id="redo"[^>]*disabled|<button[^>]*disabled[^>]*id="redo"`).MatchString(html) {
 		t.Errorf("Redo is not disabled with nothing to redo:\n%s", html)
 	}
 
 	p = page(t, toySpec(100), -1)
-	_, text = render(p.controls())
+	_, text = render(controls(p.s(), p.ctl))
 	contains(t, "ended controls", text, "15 steps · the context of 16 tokens is full")
-	_, text = render(p.stepViews(p.shown()))
+	_, text = render(stepViews(p.s(), p.ctl))
 	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
 	lacks(t, "ended card", text, "has ended: ")
 }
@@ -360,9 +384,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"utm_source=x&fbclid=y&Temperature=0.5", []string{"Next step", "T = 0.5"}},
 		{"model=toy&steps=3&at=2", []string{"Step 2: position 2"}},
 	} {
-		p := &Playground{live: true}
-		p.start(tc.query, "")
-		_, text := render(p)
+		_, text := render(playgroundAt(tc.query, ""))
 		contains(t, tc.query, text, tc.want...)
 	}
 }
@@ -371,11 +393,11 @@ func TestCompareCard(t *testing.T) {
 	spec := session.Spec{Model: session.LogitsModel, Vocab: []string{"a", "b", "c"}, Logits: []float64{2, 1, 0},
 		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 2, MinP: 0.3, Seed: 42}}
 	p := page(t, spec, -1)
-	html, text := render(p.compareCard(p.shown()))
+	html, text := render(compareCard(p.s(), p.d(), p.ctl))
 	lacks(t, "closed compare card", html, "<ol", "compare-tv")
 
-	p.setCompareOpen(true)
-	html, text = render(p.compareCard(p.shown()))
+	p.ctl.SetCompareOpen(true)
+	html, text = render(compareCard(p.s(), p.d(), p.ctl))
 	// llama.cpp applies min-p at temperature 1: .3 × .665 > .090 removes c
 	// (package compare works this out); nexttoken's chain divides by T first.
 	contains(t, "compare card", text, "nexttoken's chain", "min_p: 3 kept", "llama.cpp (edskypmxt)",
@@ -385,20 +407,20 @@ func TestCompareCard(t *testing.T) {
 	}
 
 	// Their own defaults: llama.cpp at temperature 0.8 with min-p 0.05.
-	p.setCompareSame(false)
-	p.setCompareChain(1, "hf")
-	_, text = render(p.compareCard(p.shown()))
+	p.ctl.SetCompareOwn(true)
+	p.ctl.SetCompareChain(1, "hf")
+	_, text = render(compareCard(p.s(), p.d(), p.ctl))
 	contains(t, "compare card, hf", text, "Hugging Face generate()", "TopKLogitsWarper: 3 kept", "torch.multinomial")
 
 	// Draws: a column of counts beside each distribution.
-	p.toggleCompareDraws()
-	_, text = render(p.compareCard(p.shown()))
+	p.ctl.ToggleCompareDraws()
+	_, text = render(compareCard(p.s(), p.d(), p.ctl))
 	contains(t, "compare card with draws", text, "drawn in A", "drawn in B", "Hide the draws")
-	p.toggleCompareDraws()
+	p.ctl.ToggleCompareDraws()
 
 	// llama.cpp with the reader's own stages, and letters it does not know.
-	p.setCompareChain(1, "kt")
-	html, text = render(p.compareCard(p.shown()))
+	p.ctl.SetCompareChain(1, "kt")
+	html, text = render(compareCard(p.s(), p.d(), p.ctl))
 	contains(t, "compare card, kt", text, "llama.cpp, kt", "top-k: 3 kept")
 	contains(t, "compare card, kt", html, `id="compare-b-seq"`)
 	// The stage editor: kt's two stages on, in order, and llama.cpp's
@@ -406,17 +428,17 @@ func TestCompareCard(t *testing.T) {
 	contains(t, "compare card, kt editor", html, `id="compare-b-stages"`, `title="switch top_k off"`,
 		`title="switch min_p on"`)
 	lacks(t, "compare card, kt editor", html, `id="compare-a-stages"`, `title="switch temperature on"`)
-	p.setCompareChain(1, "kq")
-	_, text = render(p.compareCard(p.shown()))
+	p.ctl.SetCompareChain(1, "kq")
+	_, text = render(compareCard(p.s(), p.d(), p.ctl))
 	contains(t, "compare card, kq", text, `unknown letter 'q'`)
 
 	// A chain that cannot run says why, by its column.
-	p.setCompareSame(true)
+	p.ctl.SetCompareOwn(false)
 	spec.Sampler.Temperature = 0
 	p = page(t, spec, -1)
-	p.setCompareOpen(true)
-	p.setCompareChain(1, "hf")
-	_, text = render(p.compareCard(p.shown()))
+	p.ctl.SetCompareOpen(true)
+	p.ctl.SetCompareChain(1, "hf")
+	_, text = render(compareCard(p.s(), p.d(), p.ctl))
 	contains(t, "compare card, hf greedy", text, "greedy decoding is do_sample=False")
 }
 
@@ -442,43 +464,45 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 		{"embed=1&view=compare&" + worked + "&compare=runc,kt", "", []string{"llama2.c run.c", "llama.cpp, kt", "temp-ext: 3 kept"},
 			link.Compare{Chains: [2]string{"runc", "kt"}}},
 	} {
-		p := &Playground{live: true, path: "/"}
-		p.start(tc.query, tc.fragment)
+		p := playgroundAt(tc.query, tc.fragment)
 		html, text := render(p)
 		contains(t, tc.query, text, tc.want...)
 		lacks(t, tc.query, text, "could not be opened")
 		if tc.link.Own {
 			lacks(t, tc.query, html, `id="compare-same" checked`)
 		}
-		_, f, _ := strings.Cut(p.link, "#")
+		_, f, _ := strings.Cut(p.ctl.ShareLink(), "#")
 		if s, err := link.Decode(f); err != nil || s.Compare != tc.link {
-			t.Errorf("%s: the page's link %s holds %+v, %v, want %+v", tc.query, p.link, s.Compare, err, tc.link)
+			t.Errorf("%s: the page's link %s holds %+v, %v, want %+v", tc.query, p.ctl.ShareLink(), s.Compare, err, tc.link)
 		}
 	}
 
 	// Closed, the card leaves the link; the compare view's embed carries
 	// the reader's choices, other views' do not.
-	p := &Playground{live: true, path: "/"}
-	p.start(worked+"&compare=chain,hf&compare_own=1", "")
-	p.setCompareOpen(false)
-	if _, f, _ := strings.Cut(p.link, "#"); strings.Contains(p.link, "#") {
+	p := playgroundAt(worked+"&compare=chain,hf&compare_own=1", "")
+	p.ctl.SetCompareOpen(false)
+	if l := p.ctl.ShareLink(); strings.Contains(l, "#") {
+		_, f, _ := strings.Cut(l, "#")
 		if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{}) {
-			t.Errorf("closed card: the link %s holds %+v, %v", p.link, s.Compare, err)
+			t.Errorf("closed card: the link %s holds %+v, %v", l, s.Compare, err)
 		}
 	}
-	if got := embedURL("/", p.sess.Spec(), "compare", p.compareChoice()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
+	s := p.ctl.Snapshot()
+	if got := play.EmbedLink("/", s.Session.Spec, "compare", s.Page.EmbedCompare()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
 		t.Errorf("compare embed %s lacks the chains", got)
 	}
-	if got := embedURL("/", p.sess.Spec(), "softmax", p.compareChoice()); strings.Contains(got, "compare") {
+	if got := play.EmbedLink("/", s.Session.Spec, "softmax", s.Page.EmbedCompare()); strings.Contains(got, "compare") {
 		t.Errorf("softmax embed %s has the chains", got)
 	}
 	// Letters no link can hold leave the chains out, not the link.
-	p.setCompareOpen(true)
-	p.setCompareChain(1, "kq")
-	if _, f, _ := strings.Cut(p.link, "#"); f == "" {
-		t.Errorf("with chain kq: the link %s has no state", p.link)
-	} else if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{Chains: defaultChains, Own: true}) {
-		t.Errorf("with chain kq: the link %s holds %+v, %v", p.link, s.Compare, err)
+	p.ctl.SetCompareOpen(true)
+	p.ctl.SetCompareChain(1, "kq")
+	if l := p.ctl.ShareLink(); !strings.Contains(l, "#") {
+		t.Errorf("with chain kq: the link %s has no state", l)
+	} else if _, f, _ := strings.Cut(l, "#"); true {
+		if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{Chains: play.DefaultChains, Own: true}) {
+			t.Errorf("with chain kq: the link %s holds %+v, %v", l, s.Compare, err)
+		}
 	}
 }
 
@@ -570,8 +594,8 @@ func TestTimeline(t *testing.T) {
 	// 20 steps of stories260K, step 3 on display: four series of one path
 	// each, a point per step, and the readout of step 3's own numbers.
 	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 2)
-	html, text := render(p.timeline())
-	st := p.sess.Trace().Steps[2]
+	html, text := render(timeline(p.s(), p.ctl))
+	st := p.s().Session.Trace.Steps[2]
 	for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
 		path := regexp.MustCompile(`<path class="` + series + `" d="([^"]*)"`).FindStringSubmatch(html)
 		if path == nil {
@@ -587,20 +611,20 @@ func TestTimeline(t *testing.T) {
 
 	// 500 steps: still four paths, and nothing else per step.
 	p = page(t, stories(500, sampler.Settings{Temperature: 1, Seed: 3}), -1)
-	html, _ = render(p.timeline())
-	if n := len(p.sess.Trace().Steps); n < 300 {
+	html, _ = render(timeline(p.s(), p.ctl))
+	if n := len(p.s().Session.Trace.Steps); n < 300 {
 		t.Fatalf("the story stopped after %d steps", n)
 	}
 	if n := strings.Count(html, "<path"); n != 4 {
-		t.Errorf("%d paths for %d steps, want 4", n, len(p.sess.Trace().Steps))
+		t.Errorf("%d paths for %d steps, want 4", n, len(p.s().Session.Trace.Steps))
 	}
 	if n := strings.Count(html, "<"); n > 40 {
-		t.Errorf("%d elements for %d steps", n, len(p.sess.Trace().Steps))
+		t.Errorf("%d elements for %d steps", n, len(p.s().Session.Trace.Steps))
 	}
 
 	// No steps: no chart, a hint.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, text = render(p.timeline())
+	html, text = render(timeline(p.s(), p.ctl))
 	lacks(t, "empty timeline", html, "<svg")
 	contains(t, "empty timeline", text, "Take a step")
 }
@@ -608,70 +632,70 @@ func TestTimeline(t *testing.T) {
 func TestLensCard(t *testing.T) {
 	// Closed, the card asks for no lens and shows none.
 	p := page(t, stories(12, sampler.Settings{Temperature: 1, Seed: 3}), 4)
-	html, _ := render(p.lensCard(p.shown()))
+	html, _ := render(lensCard(p.s(), p.d(), p.ctl))
 	lacks(t, "closed lens card", html, "lens-grid")
-	if p.shown().Lens != nil {
+	if p.d().Lens != nil {
 		t.Error("the detail carries a lens while the card is closed")
 	}
 
-	// Open: a row per layer, lensTop tokens each, and the step on display's
+	// Open: a row per layer, play.LensTop tokens each, and the step on display's
 	// lens, which follows the selection.
-	p.setLensOpen(true)
+	p.ctl.SetLensOpen(true)
 	for _, sel := range []int{4, 9, 12} {
-		p.sel = sel
-		d := p.shown()
-		html, text := render(p.lensCard(d))
-		if n, want := strings.Count(html, "<tr"), 1+p.sess.Transformer().Config.Layers; n != want {
+		p.ctl.Select(sel)
+		d := p.d()
+		html, text := render(lensCard(p.s(), d, p.ctl))
+		if n, want := strings.Count(html, "<tr"), 1+p.s().Model().Layers; n != want {
 			t.Errorf("step %d: %d rows, want %d (a head and a row per layer)", sel, n, want)
 		}
-		if n, want := strings.Count(html, `class="lens`), p.sess.Transformer().Config.Layers*lensTop; n != want {
+		if n, want := strings.Count(html, `class="lens`), p.s().Model().Layers*play.LensTop; n != want {
 			t.Errorf("step %d: %d cells, want %d", sel, n, want)
 		}
 		contains(t, "lens card", html, `data-step="`+itoa(sel)+`"`)
 		last := d.Lens[len(d.Lens)-1].Top[0]
-		contains(t, "lens card", text, p.vocab.Name(last.Token)+" "+sig(last.P))
+		contains(t, "lens card", text, p.s().Model().Label(last.Token)+" "+sig(last.P))
 	}
 
 	// Hand-typed logits have no layers: no card.
 	p = page(t, workedSpec, -1)
-	html, _ = render(p.lensCard(p.shown()))
+	html, _ = render(lensCard(p.s(), p.d(), p.ctl))
 	lacks(t, "worked example", html, "lens")
 }
 
 func TestRecomputeCard(t *testing.T) {
 	// Off: the counts' chart only, nothing recomputed.
 	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 6)
-	html, _ := render(p.recomputeCard(p.shown()))
+	html, _ := render(recomputeCard(p.s(), p.d(), p.ctl))
 	contains(t, "recompute card, off", html, `id="recompute-toggle"`, `<path class="recomputed"`, `<path class="cached"`)
 	lacks(t, "recompute card, off", html, "recompute-diff", "recompute-times")
 
 	// On: the step on display recomputed, bit-identical, with the engine's
 	// counts, and a measured time per step recomputed.
-	p.setRecompute(true)
-	c := p.sess.Transformer().Config
+	p.ctl.SetRecompute(true)
+	m := p.s().Model()
 	spaced := func(n int) string { return strings.ReplaceAll(count(n), "\u2009", " ") } // as render's text has it
 	for _, sel := range []int{6, 20} {
-		p.sel = sel
-		d := p.shown()
-		html, text := render(p.recomputeCard(d))
+		p.ctl.Select(sel)
+		d := p.d()
+		cached, recomputed := m.MultiplyAdds(d.Step.Pos)
+		html, text := render(recomputeCard(p.s(), d, p.ctl))
 		contains(t, "recompute card", text, "Step "+itoa(sel+1)+" recomputed over all "+itoa(d.Step.Pos+1)+" positions", "bit-identical",
-			spaced(transformer.MultiplyAdds(c, d.Step.Pos)), spaced(transformer.RecomputeMultiplyAdds(c, d.Step.Pos)))
+			spaced(cached), spaced(recomputed))
 		contains(t, "recompute card", html, `id="recompute-times"`)
 	}
-	if n := len(p.rec.times); n != 2 {
+	if n := len(p.s().Times); n != 2 {
 		t.Errorf("%d positions measured, want 2", n)
 	}
 
 	// While Run steps, the card waits rather than stall it.
-	p.running = true
-	p.sel = 3
-	_, text := render(p.recomputeCard(p.shown()))
+	running := p.s()
+	running.Running = true
+	_, text := render(recomputeCard(running, running.Detail, p.ctl))
 	contains(t, "recompute card while running", text, "waits until Run stops")
 	lacks(t, "recompute card while running", text, "bit-identical")
-	p.running = false
 
 	// Hand-typed logits: no card.
 	p = page(t, workedSpec, -1)
-	html, _ = render(p.recomputeCard(p.shown()))
+	html, _ = render(recomputeCard(p.s(), p.d(), p.ctl))
 	lacks(t, "worked example", html, "recompute")
 }
