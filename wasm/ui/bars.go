@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -14,79 +15,148 @@ import (
 
 // BarsCard draws the distribution the sampler chose from: each token's
 // probability, and, when filters removed tokens, which stage removed each
-// and what the survivors' probabilities became once renormalised. Clicking
-// a bar forces that token at this step, forking the session there.
+// and what the survivors' probabilities became once renormalised.
+// Choosing a bar (a click, or Enter on the list) forces that token at this
+// step, forking the session there. The list is one stop for Tab; the
+// arrow keys move through it. A hot view: it paints its bars from the
+// board (barsHTML).
 type BarsCard struct {
 	app.Compo
 
-	D     *session.Detail
-	Model *play.Model
+	Board *board
 	Do    forcer
 
-	byID bool // in vocabulary order, not by probability
+	byID   bool // in vocabulary order, not by probability
+	active int  // the bar the keyboard is on, by its place in the list
 }
 
 // forcer chooses a token at a step by hand.
 type forcer interface{ Force(i, token int) }
 
+func (c *BarsCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *BarsCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *BarsCard) OnDismount()              { c.Board.remove(c) }
+
 func (c *BarsCard) Render() app.UI {
-	ch := c.D.Choice
-	probs := ch.Softmax.Probs
-	final := finalProbs(ch)
+	order := "sorted by probability"
+	if c.byID {
+		order = "in vocabulary order"
+	}
+	return card("bars", "Probabilities", "",
+		app.P().ID("bars-hint").Class("hint"),
+		app.Div().Class("row").Body(
+			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(c.toggleOrder),
+		),
+		app.Div().ID("bars-list").Class("bars").Attr("role", "listbox").TabIndex(0).
+			Attr("aria-label", "tokens by probability: Enter chooses the token at this step").
+			OnClick(c.onClick).OnKeyDown(c.onKey),
+	)
+}
+
+func (c *BarsCard) paint(s play.Snapshot) {
+	if d := shownDetail(s); d != nil {
+		ids := c.rows(d)
+		c.active = min(c.active, len(ids)-1)
+		bars, hint := barsHTML(d, s.Model(), ids, c.active)
+		setHTML("bars-list", bars)
+		setHTML("bars-hint", hint)
+	}
+}
+
+// rows are the tokens listed, in the card's order.
+func (c *BarsCard) rows(d *session.Detail) []int {
+	probs := d.Choice.Softmax.Probs
 	ids := allOrTop(probs)
 	if c.byID {
 		slices.Sort(ids)
 	} else {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
 	}
-	bars := make([]app.UI, len(ids))
+	return ids
+}
+
+// barsHTML is the list of bars of step d, tokens ids in order with the
+// keyboard on the active-th, and the card's hint.
+func barsHTML(d *session.Detail, m *play.Model, ids []int, active int) (bars, hint string) {
+	ch := d.Choice
+	probs := ch.Softmax.Probs
+	final := finalProbs(ch)
+	var b strings.Builder
 	for i, id := range ids {
 		class := "bar"
-		if id == c.D.Step.Token {
+		if id == d.Step.Token {
 			class += " chosen"
 		}
-		value := sig(probs[id])
-		var after app.UI = app.Span().Class("bar-after")
+		if i == active {
+			class += " active"
+		}
+		after := `<span class="bar-after"></span>`
 		switch by := removedBy(ch, id); {
 		case by != "":
 			class += " removed"
-			after = app.Span().Class("bar-after").Title("removed by " + by).Text("✕ " + by)
+			after = `<span class="bar-after" title="removed by ` + esc(by) + `">` + esc("✕ "+by) + `</span>`
 		case final != nil:
-			after = app.Span().Class("bar-after").Title("renormalised after the filters").Text("→ " + sig(final[id]))
+			after = `<span class="bar-after" title="renormalised after the filters">` + esc("→ "+sig(final[id])) + `</span>`
 		}
-		bars[i] = app.Button().Class(class).DataSet("token", id).
-			Title("force "+quote(c.Model.Label(id))+" at this step").Body(
-			app.Span().Class("bar-label").Text(c.Model.Label(id)),
-			app.Span().Class("bar-track").Body(
-				app.Span().Class("bar-fill").Style("width", strconv.FormatFloat(100*probs[id], 'f', 2, 64)+"%"),
-			),
-			app.Span().Class("bar-value").Text(value),
-			after,
-		)
+		b.WriteString(`<div role="option" class="` + class + `" data-token="` + itoa(id) + `" aria-selected="` + strconv.FormatBool(i == active) +
+			`" title="` + esc("choose "+quote(m.Label(id))+" at this step") + `">`)
+		tag(&b, "span", `class="bar-label"`, m.Label(id))
+		b.WriteString(`<span class="bar-track"><span class="bar-fill" style="width:` + strconv.FormatFloat(100*probs[id], 'f', 2, 64) + `%"></span></span>`)
+		tag(&b, "span", `class="bar-value"`, sig(probs[id]))
+		b.WriteString(after + `</div>`)
 	}
-	order := "sorted by probability"
-	if c.byID {
-		order = "in vocabulary order"
-	}
-	hint := "Click a token to choose it here instead (the session forks at this step)."
+	hint = "Click a token, or press Enter on it, to choose it here instead (the session forks at this step)."
 	if final != nil {
 		hint += " ✕ marks a token a filter removed; → is a survivor's probability once the survivors are renormalised to sum to 1."
 	}
-	return card("bars", "Probabilities", hint,
-		app.Div().Class("row").Body(
-			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(c.toggleOrder),
-		),
-		app.Div().Class("bars").OnClick(c.force).Body(bars...),
-	)
+	return b.String(), esc(hint)
 }
 
-func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) { c.byID = !c.byID }
+func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) {
+	c.byID = !c.byID
+	c.paint(c.Board.s)
+}
 
-// force forces the clicked bar's token at the step on display; the list
+// onClick forces the clicked bar's token at the step on display; the list
 // handles its bars' clicks (see rowEvent).
-func (c *BarsCard) force(ctx app.Context, e app.Event) {
+func (c *BarsCard) onClick(ctx app.Context, e app.Event) {
 	if id, _, ok := rowEvent(e, "bar"); ok {
-		c.Do.Force(c.D.Index, id)
+		c.force(id)
+	}
+}
+
+// onKey moves through the bars with the arrow keys, Home and End, and
+// chooses the one it is on with Enter or Space.
+func (c *BarsCard) onKey(ctx app.Context, e app.Event) {
+	d := shownDetail(c.Board.s)
+	if d == nil {
+		return
+	}
+	ids := c.rows(d)
+	switch e.Get("key").String() {
+	case "ArrowDown":
+		c.active = min(c.active+1, len(ids)-1)
+	case "ArrowUp":
+		c.active = max(c.active-1, 0)
+	case "Home":
+		c.active = 0
+	case "End":
+		c.active = len(ids) - 1
+	case "Enter", " ":
+		if c.active >= 0 && c.active < len(ids) {
+			c.force(ids[c.active])
+		}
+	default:
+		return
+	}
+	e.PreventDefault()
+	e.Call("stopPropagation") // the page's own shortcuts stay out of the list
+	c.paint(c.Board.s)
+}
+
+func (c *BarsCard) force(token int) {
+	if d := shownDetail(c.Board.s); d != nil {
+		c.Do.Force(d.Index, token)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/hack-pad/safejs"
+
+	"nexttoken/wasm/jsx"
 )
 
 // The page's surroundings that go-app has no API for: the clipboard, the
@@ -152,8 +154,9 @@ func nextFrame(f func()) error {
 }
 
 // drawRows paints RGBA pixels, rows of width w, onto the canvas with the
-// given id, starting at row y.
-func drawRows(id string, w, y int, rgba []byte) error {
+// given id, starting at row y; the canvas is w × h, made so if it is not
+// (which clears it).
+func drawRows(id string, w, h, y int, rgba []byte) error {
 	doc, err := global("document")
 	if err != nil {
 		return err
@@ -164,6 +167,16 @@ func drawRows(id string, w, y int, rgba []byte) error {
 	}
 	if canvas.IsNull() || len(rgba) == 0 {
 		return errors.New("no canvas " + id)
+	}
+	for _, side := range []struct {
+		name string
+		v    int
+	}{{"width", w}, {"height", h}} {
+		if v, err := jsx.Int(canvas, side.name); err == nil && v != side.v {
+			if err := canvas.Set(side.name, side.v); err != nil {
+				return err
+			}
+		}
 	}
 	ctx, err := canvas.Call("getContext", "2d")
 	if err != nil || ctx.IsNull() {

@@ -18,9 +18,9 @@ func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
 
-func nextFrame(func()) error                  { return errNoBrowser }
-func drawRows(string, int, int, []byte) error { return errNoBrowser }
-func prefersDark() bool                       { return false }
+func nextFrame(func()) error                       { return errNoBrowser }
+func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
+func prefersDark() bool                            { return false }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
 

@@ -20,21 +20,23 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	var body []app.UI
 	switch s.Page.View {
 	case "softmax":
-		body = []app.UI{step(func() []app.UI { return []app.UI{logitsCard(s, d, p.ctl), softmaxCard(s, d), barsCard(s, d, p.ctl)} })}
+		body = []app.UI{step(func() []app.UI {
+			return []app.UI{logitsCard(s, d, p.ctl), softmaxCard(p.board), barsCard(p.board, p.ctl)}
+		})}
 	case "sampler":
-		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{samplerCard(s, d, p.ctl), barsCard(s, d, p.ctl)} })}
+		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{samplerCard(s, p.board, p.ctl), barsCard(p.board, p.ctl)} })}
 	case "compare":
 		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{compareCard(s, d, p.ctl)} })}
 	case "kv":
-		body = []app.UI{controls(s, p.ctl), kvCard(s)}
+		body = []app.UI{controls(s, p.ctl), kvCard(s, p.board)}
 	case "tokens":
 		body = []app.UI{p.strip(s), controls(s, p.ctl)}
 	case "tree":
 		body = []app.UI{p.strip(s), controls(s, p.ctl), treeCard(s, p.ctl, true)}
 	case "timeline":
-		body = []app.UI{controls(s, p.ctl), timeline(s, p.ctl)}
+		body = []app.UI{controls(s, p.ctl), &Timeline{Board: p.board, Do: p.ctl}}
 	default:
-		body = []app.UI{p.strip(s), controls(s, p.ctl), stepViews(s, p.ctl), kvCard(s)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
 	}
 	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", s.Page.View).
 		DataSet("theme", s.Page.Theme).TabIndex(-1).OnKeyDown(p.onKey).Body(

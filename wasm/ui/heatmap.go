@@ -6,11 +6,12 @@ import "math"
 // remembers what it drew: when the rows only grew, it draws just the new
 // ones, so a cache of 500 positions costs one row per step, not 500.
 type heatmap struct {
-	state drawState
-	rows  int // rows drawn
-	dark  bool
-	row   []float32 // scratch
-	rgba  []byte    // scratch
+	state  drawState
+	rows   int // rows drawn
+	height int // the canvas's height
+	dark   bool
+	row    []float32 // scratch
+	rgba   []byte    // scratch
 }
 
 // drawState is what the drawn rows depend on besides their count: when it
@@ -23,12 +24,13 @@ type drawState struct {
 }
 
 // update draws rows of width w onto the canvas with the given id, n rows in
-// all, rows(i, dst) appending row i to dst. Values are scaled by state.peak.
-func (m *heatmap) update(id string, state drawState, n, w int, dark bool, rows func(i int, dst []float32) []float32) {
+// all on a canvas of height rows, rows(i, dst) appending row i to dst.
+// Values are scaled by state.peak.
+func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool, rows func(i int, dst []float32) []float32) {
 	from := m.rows
 	// A new peak rescales every colour; a shorter or other history, or a
-	// canvas that grew (which clears it), needs every row again.
-	if state != m.state || dark != m.dark || n < m.rows || canvasRows(n) != canvasRows(m.rows) {
+	// canvas of another size (which clears it), needs every row again.
+	if state != m.state || dark != m.dark || n < m.rows || height != m.height {
 		from = 0
 	}
 	if from == n {
@@ -41,10 +43,11 @@ func (m *heatmap) update(id string, state drawState, n, w int, dark bool, rows f
 			m.rgba = append(m.rgba, shade(float64(v), state.peak, dark)...)
 		}
 	}
-	if err := drawRows(id, w, from, m.rgba); err != nil {
+	if err := drawRows(id, w, height, from, m.rgba); err != nil {
+		m.rows = 0
 		return // the canvas is gone (the view changed); the next update redraws
 	}
-	m.state, m.rows, m.dark = state, n, dark
+	m.state, m.rows, m.dark, m.height = state, n, dark, height
 }
 
 // shade is the colour of v on a scale from −peak (blue) through 0 (the

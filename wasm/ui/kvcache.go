@@ -21,48 +21,28 @@ const maxTableNumbers = 16 * 8
 // a column per token; longer ones are a heat map.
 const maxAttentionTable = 16
 
-// kvCard is the KV cache card's input: the cache as the step on display
-// read it (the last step, once the session has ended), that step's
-// attention, and the cache's growth.
-func kvCard(s play.Snapshot) app.UI {
+// kvCard is the KV cache card's input: its model's shape. The cache it
+// shows — as the step on display read it, or the last step once the
+// session has ended — comes from the board.
+func kvCard(s play.Snapshot, b *board) app.UI {
 	m := s.Model()
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	d := s.Detail
-	if d == nil {
-		return app.Text("")
-	}
-	t := s.Session.Trace
-	tokens := make([]string, 0, len(t.Prompt)+len(t.Steps))
-	growth := make([]int, 0, len(t.Steps)+1)
-	for _, tok := range t.Prompt {
-		tokens = append(tokens, visible(tok.Piece))
-	}
-	growth = append(growth, len(t.Prompt))
-	for _, st := range t.Steps {
-		tokens = append(tokens, visible(st.Piece))
-		growth = append(growth, st.KVLen)
-	}
-	return &KVCard{
-		D: d, Tokens: tokens[:d.KV.Len()], Growth: growth,
-		KVHeads: m.KVHeads, HeadSize: m.HeadSize, Epoch: s.Session.Epoch, Theme: s.Page.Theme,
-	}
+	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Theme: s.Page.Theme}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
 // model, heat maps for larger ones, drawn row by row as the cache grows —
 // its size and growth, and how the step's query attended to each cached
-// position in every head.
+// position in every head. A hot view: go-app draws its frame, the layer
+// tabs and the canvases; the numbers are painted from the board.
 type KVCard struct {
 	app.Compo
 
-	D                 *session.Detail // the step on display: its cache view and attention
-	Tokens            []string        // each cached position's token, as shown
-	Growth            []int           // positions after prefill and after each step
-	KVHeads, HeadSize int
-	Epoch             int    // changes when the past was rewritten: redraw everything
-	Theme             string // light, dark or auto
+	Board                     *board
+	Layers, KVHeads, HeadSize int
+	Theme                     string // light, dark or auto
 
 	layer int
 	hover string     // the number under the pointer
@@ -70,104 +50,255 @@ type KVCard struct {
 	att   heatmap    // attention, as drawn
 }
 
-func (c *KVCard) OnMount(ctx app.Context)  { ctx.Defer(c.draw) }
-func (c *KVCard) OnUpdate(ctx app.Context) { ctx.Defer(c.draw) }
+func (c *KVCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *KVCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *KVCard) OnDismount()              { c.Board.remove(c) }
+
+// tabular reports whether the cache of n positions is shown number by
+// number rather than as heat maps.
+func (c *KVCard) tabular(n int) bool { return c.KVHeads*c.HeadSize*n <= maxTableNumbers }
 
 func (c *KVCard) Render() app.UI {
-	kv := c.D.KV
-	n := kv.Len()
-	layer := min(c.layer, kv.Layers()-1)
-	kvDim := c.KVHeads * c.HeadSize
-	summary := app.P().ID("kv-summary").Class("kv-summary").Body(
-		app.Strong().ID("kv-rows").Text(itoa(n)), app.Text(" positions of "+itoa(kv.Capacity())+" · "),
-		app.Strong().ID("kv-bytes").Text(byteSize(kv.Bytes())),
-		app.Text(" ("+itoa(kv.Layers())+" layers × 2 (K and V) × "+itoa(kvDim)+" numbers × 4 bytes = "+byteSize(kv.RowBytes())+" per position)"),
-	)
-	tabs := make([]app.UI, kv.Layers())
+	tabs := make([]app.UI, c.Layers)
 	for l := range tabs {
-		tabs[l] = disabledIf(app.Button().Class("tab").DataSet("layer", l), l == layer).Text("layer "+itoa(l)).
+		tabs[l] = disabledIf(app.Button().Class("tab").DataSet("layer", l), l == c.layer).Text("layer "+itoa(l)).
 			Attr("role", "tab").OnClick(c.selectLayer(l), app.EventScope(l))
 	}
-	body := []app.UI{summary, c.growth(), app.Div().Class("tabs").Attr("role", "tablist").Body(tabs...)}
-	if kvDim*n <= maxTableNumbers {
-		body = append(body, c.table(layer))
-	} else {
-		body = append(body, c.heatmaps(layer))
+	kvDim := c.KVHeads * c.HeadSize
+	figure := func(i int, name string) app.UI {
+		return app.Figure().ID("heat-"+name).Body(
+			app.Div().Class("heat-frame").Body(
+				app.Canvas().ID("canvas-"+name).Class("heat").
+					OnMouseMove(c.onHover(i), app.EventScope(i)).OnMouseLeave(c.leave),
+				app.Span().ID("newest-"+name).Class("newest-row"),
+			),
+			app.FigCaption().ID("caption-"+name),
+		)
 	}
-	body = append(body, c.attention(layer))
 	return card("kv", "KV cache",
 		"Each position's key (K) and value (V), per layer, computed once and reused by every later step. "+
-			"This is the cache as the step on display read it; the highlighted row is the token it read.", body...)
+			"This is the cache as the step on display read it; the highlighted row is the token it read.",
+		app.P().ID("kv-summary").Class("kv-summary"),
+		app.Div().ID("kv-growth").Class("growth-row"),
+		app.Div().Class("tabs").Attr("role", "tablist").Body(tabs...),
+		// The table of every number, or the heat maps: the painter shows one.
+		app.Div().ID("kv-table-box"),
+		app.Div().ID("kv-maps").Body(
+			app.Div().Class("heatmaps").Body(figure(0, "keys"), figure(1, "values")),
+			app.Div().ID("kv-scales"),
+			app.P().Class("hint").Text("Colour scales: blue negative, red positive, the card's background at 0. Hover to read a number; "+
+				itoa(kvDim)+" numbers a position ("+itoa(c.KVHeads)+" heads of "+itoa(c.HeadSize)+")."),
+			app.P().ID("kv-hover").Class("hint readout"),
+		),
+		app.Div().ID("attention").Body(
+			app.H4().ID("attention-title"),
+			app.Div().ID("attention-table"),
+			app.Div().ID("attention-map").Class("att-frame").Body(
+				app.Div().ID("attention-heads").Class("att-heads"),
+				app.Div().Class("att-map").Body(
+					app.Canvas().ID("canvas-attention").Class("heat attention").
+						Attr("aria-label", "attention weights, a row per head, a column per position").
+						OnMouseMove(c.onAttentionHover).OnMouseLeave(c.leave),
+					app.Div().ID("attention-axis").Class("att-axis").Attr("aria-hidden", "true"),
+				),
+			),
+			app.Div().ID("attention-tops"),
+		),
+	)
 }
 
 func (c *KVCard) selectLayer(l int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) { c.layer = l }
 }
 
-// table lists every key and value number of a layer.
-func (c *KVCard) table(l int) app.UI {
-	head := []app.UI{app.Th().Text("pos"), app.Th().Text("token")}
-	for h := range c.KVHeads {
-		head = append(head, app.Th().ColSpan(c.HeadSize).Text("K head "+itoa(h)))
-	}
-	for h := range c.KVHeads {
-		head = append(head, app.Th().ColSpan(c.HeadSize).Text("V head "+itoa(h)))
-	}
-	rows := []app.UI{app.Tr().Body(head...)}
-	for pos := range c.D.KV.Len() {
-		cells := []app.UI{app.Td().Text(itoa(pos)), app.Th().Text(c.Tokens[pos])}
-		for h := range c.KVHeads {
-			for _, v := range c.D.KV.Key(l, pos, h) {
-				cells = append(cells, app.Td().Text(fixed(float64(v), 3)))
-			}
-		}
-		for h := range c.KVHeads {
-			for _, v := range c.D.KV.Value(l, pos, h) {
-				cells = append(cells, app.Td().Class("v").Text(fixed(float64(v), 3)))
-			}
-		}
-		row := app.Tr().Class("kv-row").Body(cells...)
-		if pos == c.D.KV.Len()-1 {
-			row = row.Class("newest")
-		}
-		rows = append(rows, row)
-	}
-	return app.Div().Class("scroll").Body(app.Table().ID("kv-table").Class("num kv").Body(rows...))
+// kvShown is what the card draws: the detail it reads the cache from and
+// the tokens of the cached positions.
+type kvShown struct {
+	d      *session.Detail
+	tokens []string
+	growth []int // positions after prefill and after each step
+	epoch  int   // the session's: a rewritten past redraws every row
 }
 
-// heatmaps are a layer's keys and values as pictures: a row per position, a
-// column per number, red positive and blue negative.
-func (c *KVCard) heatmaps(l int) app.UI {
-	n := c.D.KV.Len()
+// shown is the cache to draw in s, or ok false while there is none.
+func (c *KVCard) shown(s play.Snapshot) (k kvShown, ok bool) {
+	d := s.Detail
+	if d == nil || d.KV.Len() == 0 {
+		return k, false
+	}
+	t := s.Session.Trace
+	k.d, k.epoch = d, s.Session.Epoch
+	n := d.KV.Len()
+	k.tokens = make([]string, 0, n)
+	for _, tok := range t.Prompt {
+		k.tokens = append(k.tokens, visible(tok.Piece))
+	}
+	k.growth = make([]int, 0, len(t.Steps)+1)
+	k.growth = append(k.growth, len(t.Prompt))
+	for _, st := range t.Steps {
+		if len(k.tokens) < n {
+			k.tokens = append(k.tokens, visible(st.Piece))
+		}
+		k.growth = append(k.growth, st.KVLen)
+	}
+	k.tokens = k.tokens[:min(n, len(k.tokens))]
+	return k, len(k.tokens) == n
+}
+
+func (c *KVCard) paint(s play.Snapshot) {
+	k, ok := c.shown(s)
+	if !ok {
+		return
+	}
+	kv, n := k.d.KV, k.d.KV.Len()
+	l := min(c.layer, kv.Layers()-1)
+	kvDim := c.KVHeads * c.HeadSize
+	setHTML("kv-summary", `<strong id="kv-rows">`+itoa(n)+`</strong> positions of `+itoa(kv.Capacity())+` · <strong id="kv-bytes">`+
+		byteSize(kv.Bytes())+`</strong> `+esc("("+itoa(kv.Layers())+" layers × 2 (K and V) × "+itoa(kvDim)+" numbers × 4 bytes = "+byteSize(kv.RowBytes())+" per position)"))
+	setHTML("kv-growth", growthHTML(k.growth, kv.Capacity(), min(k.d.Index, len(k.growth)-1)))
+	if c.tabular(n) {
+		setHTML("kv-table-box", kvTableHTML(k, l, c.KVHeads))
+		setVisible("kv-maps", false)
+	} else {
+		setHTML("kv-table-box", "")
+		setVisible("kv-maps", true)
+		c.paintMaps(k, l)
+	}
+	c.paintAttention(k, l)
+}
+
+// paintMaps draws layer l's keys and values as heat maps, with the newest
+// row marked, and their scales.
+func (c *KVCard) paintMaps(k kvShown, l int) {
+	kv, n := k.d.KV, k.d.KV.Len()
 	kvDim := c.KVHeads * c.HeadSize
 	rows := canvasRows(n)
-	figure := func(i int, name, caption string) app.UI {
-		return app.Figure().ID("heat-"+name).Body(
-			app.Div().Class("heat-frame").Body(
-				app.Canvas().ID("canvas-"+name).Class("heat").Width(kvDim).Height(rows).
-					Attr("aria-label", caption).
-					OnMouseMove(c.onHover(i, l), app.EventScope(i, l)).OnMouseLeave(c.leave),
-				app.Span().Class("newest-row").Style("top", pct(float64(n-1)/float64(rows))).
-					Style("height", pct(1/float64(rows))),
-			),
-			app.FigCaption().Text(caption),
-		)
+	peaks := [2]float64{}
+	for pos := range n {
+		for h := range c.KVHeads {
+			peaks[0] = math.Max(peaks[0], peakOf(kv.Key(l, pos, h)))
+			peaks[1] = math.Max(peaks[1], peakOf(kv.Value(l, pos, h)))
+		}
 	}
-	k, v := c.peaks(l)
-	scale := func(name string, peak float64) app.UI {
-		return app.Div().Class("scale").Body(
-			app.Span().Class("name").Text(name), app.Span().Text("−"+sig(peak)), app.Span().Class("gradient"), app.Span().Text("+"+sig(peak)),
-		)
+	var scales strings.Builder
+	for i, name := range []string{"keys", "values"} {
+		get := kv.Key
+		if i == 1 {
+			get = kv.Value
+		}
+		c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
+			func(pos int, row []float32) []float32 {
+				for h := range c.KVHeads {
+					row = append(row, get(l, pos, h)...)
+				}
+				return row
+			})
+		setStyle("newest-"+name, "top:"+pct(float64(n-1)/float64(rows))+";height:"+pct(1/float64(rows)))
+		kind := [2]string{"K", "V"}[i]
+		setHTML("caption-"+name, esc(kind+": "+itoa(n)+" positions (rows) × "+itoa(kvDim)+" numbers"))
+		scales.WriteString(`<div class="scale"><span class="name">` + kind + `</span><span>` + esc("−"+sig(peaks[i])) +
+			`</span><span class="gradient"></span><span>` + esc("+"+sig(peaks[i])) + `</span></div>`)
 	}
-	return app.Div().Body(
-		app.Div().Class("heatmaps").Body(
-			figure(0, "keys", "K: "+itoa(n)+" positions (rows) × "+itoa(kvDim)+" numbers ("+itoa(c.KVHeads)+" heads)"),
-			figure(1, "values", "V: "+itoa(n)+" positions (rows) × "+itoa(kvDim)+" numbers"),
-		),
-		scale("K", k), scale("V", v),
-		app.P().Class("hint").Text("Colour scales: blue negative, red positive, the card's background at 0."),
-		app.P().ID("kv-hover").Class("hint readout").Text(c.hoverText()),
-	)
+	setHTML("kv-scales", scales.String())
+	setHTML("kv-hover", esc(c.hoverText()))
+}
+
+// paintAttention shows, for each head of layer l, how the step's query
+// attended to the cached positions: a table with a column per token for a
+// short context, else a heat map with the most attended tokens of each
+// head.
+func (c *KVCard) paintAttention(k kvShown, l int) {
+	if l >= len(k.d.Attention) {
+		return
+	}
+	heads := k.d.Attention[l]
+	n := k.d.KV.Len()
+	setHTML("attention-title", esc("Attention of the query of "+quote(k.tokens[n-1])+" (position "+itoa(n-1)+"), layer "+itoa(l)+", per head"))
+	if n <= maxAttentionTable {
+		setHTML("attention-table", attentionTableHTML(heads, k.tokens))
+		setVisible("attention-map", false)
+		setHTML("attention-tops", "")
+		return
+	}
+	setHTML("attention-table", "")
+	setVisible("attention-map", true)
+	var peak float64
+	for _, w := range heads {
+		peak = math.Max(peak, peakOf(w))
+	}
+	// Every step has attention of its own: a new step redraws it all.
+	state := drawState{epoch: k.epoch, layer: l, peak: peak, width: n, version: k.d.Index}
+	c.att.update("canvas-attention", state, len(heads), n, len(heads), c.dark(), func(h int, row []float32) []float32 {
+		return append(row, heads[h]...)
+	})
+	var labels, tops strings.Builder
+	for h := range heads {
+		labels.WriteString("<span>head " + itoa(h) + "</span>")
+	}
+	setHTML("attention-heads", labels.String())
+	setHTML("attention-axis", positionAxis(k.tokens))
+	tops.WriteString(`<p class="hint">` + itoa(len(heads)) + " heads (rows) × " + itoa(n) + ` positions (columns); darker is more attention.</p><ul class="attended">`)
+	for h, weights := range heads {
+		tag(&tops, "li", "", "head "+itoa(h)+": "+topAttended(weights, k.tokens, 3))
+	}
+	tops.WriteString("</ul>")
+	setHTML("attention-tops", tops.String())
+}
+
+// kvTableHTML lists every key and value number of layer l.
+func kvTableHTML(k kvShown, l, kvHeads int) string {
+	kv := k.d.KV
+	headSize := len(kv.Key(l, 0, 0))
+	var b strings.Builder
+	b.WriteString(`<div class="scroll"><table id="kv-table" class="num kv"><tr><th>pos</th><th>token</th>`)
+	for h := range kvHeads {
+		b.WriteString(`<th colspan="` + itoa(headSize) + `">K head ` + itoa(h) + `</th>`)
+	}
+	for h := range kvHeads {
+		b.WriteString(`<th colspan="` + itoa(headSize) + `">V head ` + itoa(h) + `</th>`)
+	}
+	b.WriteString("</tr>")
+	for pos := range kv.Len() {
+		class := "kv-row"
+		if pos == kv.Len()-1 {
+			class += " newest"
+		}
+		b.WriteString(`<tr class="` + class + `"><td>` + itoa(pos) + `</td>`)
+		tag(&b, "th", "", k.tokens[pos])
+		for h := range kvHeads {
+			for _, v := range kv.Key(l, pos, h) {
+				tag(&b, "td", "", fixed(float64(v), 3))
+			}
+		}
+		for h := range kvHeads {
+			for _, v := range kv.Value(l, pos, h) {
+				tag(&b, "td", `class="v"`, fixed(float64(v), 3))
+			}
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table></div>")
+	return b.String()
+}
+
+// attentionTableHTML is a layer's attention over a short context: a row
+// per head, a column per token.
+func attentionTableHTML(heads [][]float32, tokens []string) string {
+	var b strings.Builder
+	b.WriteString(`<div class="scroll"><table class="num attention"><tr><th>head</th>`)
+	for pos := range len(heads[0]) {
+		tag(&b, "th", `title="position `+itoa(pos)+`"`, tokens[pos])
+	}
+	b.WriteString("</tr>")
+	for h, weights := range heads {
+		b.WriteString("<tr><th>" + itoa(h) + "</th>")
+		for _, a := range weights {
+			tag(&b, "td", `class="att" style="--a:`+strconv.FormatFloat(float64(a), 'f', 3, 64)+`"`, fixed(float64(a), 3))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table></div>")
+	return b.String()
 }
 
 func (c *KVCard) hoverText() string {
@@ -178,24 +309,49 @@ func (c *KVCard) hoverText() string {
 }
 
 // onHover reads the number under the pointer on map i (0 keys, 1 values).
-func (c *KVCard) onHover(i, l int) app.EventHandler {
+func (c *KVCard) onHover(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		x, y, ok := pointerCell(e, c.HeadSize*c.KVHeads, canvasRows(c.D.KV.Len()))
-		if !ok || y >= c.D.KV.Len() {
-			c.hover = ""
+		ctx.PreventUpdate()
+		k, ok := c.shown(c.Board.s)
+		if !ok {
 			return
 		}
-		h, j := x/c.HeadSize, x%c.HeadSize
-		v, name := c.D.KV.Key(l, y, h)[j], "K"
-		if i == 1 {
-			v, name = c.D.KV.Value(l, y, h)[j], "V"
+		kv, n := k.d.KV, k.d.KV.Len()
+		l := min(c.layer, kv.Layers()-1)
+		c.hover = ""
+		if x, y, ok := pointerCell(e, c.HeadSize*c.KVHeads, canvasRows(n)); ok && y < n {
+			h, j := x/c.HeadSize, x%c.HeadSize
+			v, name := kv.Key(l, y, h)[j], "K"
+			if i == 1 {
+				v, name = kv.Value(l, y, h)[j], "V"
+			}
+			c.hover = "position " + itoa(y) + " (" + k.tokens[y] + "), layer " + itoa(l) + ", " + name +
+				" head " + itoa(h) + " [" + itoa(j) + "] = " + fixed(float64(v), 4)
 		}
-		c.hover = "position " + itoa(y) + " (" + c.Tokens[y] + "), layer " + itoa(l) + ", " + name +
-			" head " + itoa(h) + " [" + itoa(j) + "] = " + fixed(float64(v), 4)
+		setHTML("kv-hover", esc(c.hoverText()))
 	}
 }
 
-func (c *KVCard) leave(ctx app.Context, e app.Event) { c.hover = "" }
+func (c *KVCard) onAttentionHover(ctx app.Context, e app.Event) {
+	ctx.PreventUpdate()
+	k, ok := c.shown(c.Board.s)
+	if !ok {
+		return
+	}
+	l := min(c.layer, len(k.d.Attention)-1)
+	heads := k.d.Attention[l]
+	c.hover = ""
+	if x, y, ok := pointerCell(e, k.d.KV.Len(), len(heads)); ok {
+		c.hover = "head " + itoa(y) + " → position " + itoa(x) + " (" + k.tokens[x] + "): " + fixed(float64(heads[y][x]), 4)
+	}
+	setHTML("kv-hover", esc(c.hoverText()))
+}
+
+func (c *KVCard) leave(ctx app.Context, e app.Event) {
+	ctx.PreventUpdate()
+	c.hover = ""
+	setHTML("kv-hover", esc(c.hoverText()))
+}
 
 // pointerCell is the cell of a w × h canvas under a mouse event.
 func pointerCell(e app.Event, w, h int) (x, y int, ok bool) {
@@ -219,59 +375,12 @@ func canvasRows(n int) int {
 	return rows
 }
 
-// peaks are the largest magnitudes in layer l's keys and in its values:
-// the ends of their colour scales.
-func (c *KVCard) peaks(l int) (k, v float64) {
-	for pos := range c.D.KV.Len() {
-		for h := range c.KVHeads {
-			k = math.Max(k, peakOf(c.D.KV.Key(l, pos, h)))
-			v = math.Max(v, peakOf(c.D.KV.Value(l, pos, h)))
-		}
-	}
-	return k, v
-}
-
 func peakOf(x []float32) float64 {
 	var peak float64
 	for _, v := range x {
 		peak = math.Max(peak, math.Abs(float64(v)))
 	}
 	return peak
-}
-
-// draw brings the canvases up to date after a render.
-func (c *KVCard) draw(ctx app.Context) {
-	kvDim := c.HeadSize * c.KVHeads
-	n := c.D.KV.Len()
-	if kvDim*n > maxTableNumbers {
-		l := min(c.layer, c.D.KV.Layers()-1)
-		k, v := c.peaks(l)
-		for i, name := range []string{"keys", "values"} {
-			get, peak := c.D.KV.Key, k
-			if i == 1 {
-				get, peak = c.D.KV.Value, v
-			}
-			c.maps[i].update("canvas-"+name, drawState{epoch: c.Epoch, layer: l, peak: peak, width: kvDim}, n, kvDim, c.dark(), func(pos int, row []float32) []float32 {
-				for h := range c.KVHeads {
-					row = append(row, get(l, pos, h)...)
-				}
-				return row
-			})
-		}
-	}
-	if n > maxAttentionTable {
-		l := min(c.layer, len(c.D.Attention)-1)
-		heads := c.D.Attention[l]
-		var peak float64
-		for _, w := range heads {
-			peak = math.Max(peak, peakOf(w))
-		}
-		// Every step has attention of its own: a new step redraws it all.
-		state := drawState{epoch: c.Epoch, layer: l, peak: peak, width: n, version: c.D.Index}
-		c.att.update("canvas-attention", state, len(heads), n, c.dark(), func(h int, row []float32) []float32 {
-			return append(row, heads[h]...)
-		})
-	}
 }
 
 func (c *KVCard) dark() bool {
@@ -284,55 +393,6 @@ func (c *KVCard) dark() bool {
 	return prefersDark()
 }
 
-// attention shows, for each head of layer l, how the step's query attended
-// to the cached positions: a table with a column per token for a short
-// context, else a heat map with the most attended tokens of each head.
-func (c *KVCard) attention(l int) app.UI {
-	if l >= len(c.D.Attention) {
-		return app.Text("")
-	}
-	heads := c.D.Attention[l]
-	n := c.D.KV.Len()
-	title := app.H4().Text("Attention of the query of " + quote(c.Tokens[n-1]) + " (position " + itoa(n-1) + "), layer " + itoa(l) + ", per head")
-	if n <= maxAttentionTable {
-		head := []app.UI{app.Th().Text("head")}
-		for pos := range n {
-			head = append(head, app.Th().Title("position "+itoa(pos)).Text(c.Tokens[pos]))
-		}
-		rows := []app.UI{app.Tr().Body(head...)}
-		for h, weights := range heads {
-			cells := []app.UI{app.Th().Text(itoa(h))}
-			for _, a := range weights {
-				cells = append(cells, app.Td().Style("--a", strconv.FormatFloat(float64(a), 'f', 3, 64)).Class("att").Text(fixed(float64(a), 3)))
-			}
-			rows = append(rows, app.Tr().Body(cells...))
-		}
-		return app.Div().ID("attention").Body(title, app.Div().Class("scroll").Body(app.Table().Class("num attention").Body(rows...)))
-	}
-	tops := make([]app.UI, len(heads))
-	for h, weights := range heads {
-		tops[h] = app.Li().Text("head " + itoa(h) + ": " + topAttended(weights, c.Tokens, 3))
-	}
-	headLabels := make([]app.UI, len(heads))
-	for h := range heads {
-		headLabels[h] = app.Span().Text("head " + itoa(h))
-	}
-	return app.Div().ID("attention").Body(
-		title,
-		app.Div().Class("att-frame").Body(
-			app.Div().Class("att-heads").Body(headLabels...),
-			app.Div().Class("att-map").Body(
-				app.Canvas().ID("canvas-attention").Class("heat attention").Width(n).Height(len(heads)).
-					Attr("aria-label", "attention weights, a row per head, a column per position").
-					OnMouseMove(c.onAttentionHover(l), app.EventScope(l)).OnMouseLeave(c.leave),
-				c.positionAxis(n),
-			),
-		),
-		app.P().Class("hint").Text(itoa(len(heads))+" heads (rows) × "+itoa(n)+" positions (columns); darker is more attention."),
-		app.Ul().Class("attended").Body(tops...),
-	)
-}
-
 // axisLabels is about how many token labels the attention map's axis
 // holds: more would overlap.
 const axisLabels = 24
@@ -340,35 +400,23 @@ const axisLabels = 24
 // positionAxis labels the attention map's columns with the context's
 // tokens: every few positions, so that the labels do not overlap, and the
 // query's own, the last.
-func (c *KVCard) positionAxis(n int) app.UI {
+func positionAxis(tokens []string) string {
+	n := len(tokens)
 	stride := (n + axisLabels - 1) / axisLabels
-	var labels []app.UI
+	var b strings.Builder
+	label := func(pos int) {
+		tag(&b, "span", `style="left:`+pct((float64(pos)+0.5)/float64(n))+`" title="position `+itoa(pos)+`"`, tokens[pos])
+	}
 	for pos := 0; pos < n; pos += stride {
 		if n-1-pos < stride/2 && pos != n-1 {
 			continue // too close to the last one, which is always labelled
 		}
-		labels = append(labels, c.axisLabel(pos, n))
+		label(pos)
 	}
 	if (n-1)%stride != 0 {
-		labels = append(labels, c.axisLabel(n-1, n))
+		label(n - 1)
 	}
-	return app.Div().Class("att-axis").Attr("aria-hidden", "true").Body(labels...)
-}
-
-func (c *KVCard) axisLabel(pos, n int) app.UI {
-	return app.Span().Style("left", pct((float64(pos)+0.5)/float64(n))).Title("position " + itoa(pos)).Text(c.Tokens[pos])
-}
-
-func (c *KVCard) onAttentionHover(l int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		heads := c.D.Attention[l]
-		x, y, ok := pointerCell(e, c.D.KV.Len(), len(heads))
-		if !ok {
-			c.hover = ""
-			return
-		}
-		c.hover = "head " + itoa(y) + " → position " + itoa(x) + " (" + c.Tokens[x] + "): " + fixed(float64(heads[y][x]), 4)
-	}
+	return b.String()
 }
 
 // topAttended names the k positions a head attended to most.
@@ -385,31 +433,26 @@ func topAttended(weights []float32, tokens []string, k int) string {
 	return strings.Join(parts, ", ")
 }
 
-// growth plots the cache's size after prefill and after every step, up to
-// the context's capacity, with the step on display marked.
-func (c *KVCard) growth() app.UI {
+// growthHTML plots the cache's size after prefill and after every step
+// (growth), up to the context's capacity, with step shown marked.
+func growthHTML(growth []int, capacity, shown int) string {
 	const w, h = 480.0, 96.0
-	capacity := float64(c.D.KV.Capacity())
-	last := len(c.Growth) - 1
+	last := len(growth) - 1
 	x := func(i int) float64 { return w * float64(i) / float64(max(last, 1)) }
-	y := func(n int) float64 { return h - h*float64(n)/capacity }
-	var pts strings.Builder
-	for i, n := range c.Growth {
-		pts.WriteString(num1(x(i)) + "," + num1(y(n)) + " ")
-	}
-	shown := min(c.D.Index, last)
-	svg := `<svg class="growth" viewBox="-36 -8 532 124" role="img" aria-label="cache size after prefill and after each step">` +
+	y := func(n int) float64 { return h - h*float64(n)/float64(capacity) }
+	var b strings.Builder
+	b.WriteString(`<svg class="growth" viewBox="-36 -8 532 124" role="img" aria-label="cache size after prefill and after each step">` +
 		`<rect x="0" y="0" width="480" height="96" class="frame"/>` +
-		`<text x="-4" y="4" class="axis" text-anchor="end">` + itoa(c.D.KV.Capacity()) + `</text>` +
+		`<text x="-4" y="4" class="axis" text-anchor="end">` + itoa(capacity) + `</text>` +
 		`<text x="-4" y="96" class="axis" text-anchor="end">0</text>` +
 		`<text x="0" y="112" class="axis">prefill</text>` +
-		`<text x="480" y="112" class="axis" text-anchor="end">step ` + itoa(last) + `</text>` +
-		`<polyline points="` + pts.String() + `"/>` +
-		`<circle cx="` + num1(x(shown)) + `" cy="` + num1(y(c.Growth[shown])) + `" r="4" class="shown"/></svg>`
-	return app.Div().Class("growth-row").Body(
-		app.Raw(svg),
-		app.Span().Class("hint").Text("positions in the cache after prefill ("+itoa(c.Growth[0])+") and after each step: one more per step, up to the context of "+itoa(c.D.KV.Capacity())),
-	)
+		`<text x="480" y="112" class="axis" text-anchor="end">step ` + itoa(last) + `</text><polyline points="`)
+	for i, n := range growth {
+		b.WriteString(num1(x(i)) + "," + num1(y(n)) + " ")
+	}
+	b.WriteString(`"/><circle cx="` + num1(x(shown)) + `" cy="` + num1(y(growth[shown])) + `" r="4" class="shown"/></svg>`)
+	tag(&b, "span", `class="hint"`, "positions in the cache after prefill ("+itoa(growth[0])+") and after each step: one more per step, up to the context of "+itoa(capacity))
+	return b.String()
 }
 
 func num1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

@@ -28,6 +28,7 @@ type Playground struct {
 	app.Compo
 
 	ctl    *play.Controller
+	board  *board                    // the hot views and the snapshot they paint
 	live   bool                      // OnMount ran: the wasm program drives the page
 	ctx    app.Context               // OnMount's, for work that outlives an event
 	models map[string]*session.Model // loaded models, by name
@@ -57,6 +58,7 @@ func (p *Playground) OnNav(ctx app.Context) {
 	}
 	u := ctx.Page().URL()
 	p.origin, p.pagePath = u.Scheme+"://"+u.Host, u.Path
+	p.board = &board{}
 	p.ctl = play.New(&play.Local{Load: p.load}, p, u.Path)
 	raw := u.RawQuery
 	if repairedQuery != "" {
@@ -103,8 +105,12 @@ func (p *Playground) keep(name string, m *session.Model) {
 
 // The page as the controller's host (play.Host).
 
-// Changed marks the page for drawing at go-app's next frame.
-func (p *Playground) Changed() { p.ctx.Dispatch(nil) }
+// Changed paints the hot views at once and marks the page for drawing at
+// go-app's next frame.
+func (p *Playground) Changed() {
+	p.board.show(p.ctl.Snapshot())
+	p.ctx.Dispatch(nil)
+}
 
 // After runs f on the page's goroutine once d has passed.
 func (p *Playground) After(d time.Duration, f func()) (cancel func()) {
@@ -173,9 +179,9 @@ func (p *Playground) Render() (page app.UI) {
 		controls(s, p.ctl),
 		treeCard(s, p.ctl, false),
 		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
-		timeline(s, p.ctl),
-		stepViews(s, p.ctl),
-		kvCard(s),
+		&Timeline{Board: p.board, Do: p.ctl},
+		stepViews(s, p.ctl, p.board),
+		kvCard(s, p.board),
 		&StoredModels{},
 		footer(),
 	)

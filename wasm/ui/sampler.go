@@ -13,20 +13,17 @@ import (
 )
 
 // SamplerCard shows the sampler's settings, as sliders whose effect the
-// other cards show while they move, what each stage did at this step, and
-// the choice: the argmax, or the random draw u on the cumulative
-// distribution.
+// other cards show while they move, what each stage did at the step on
+// display, and the choice: the argmax, or the random draw u on the
+// cumulative distribution. The settings are go-app's; the step's part is
+// hot: it is painted from the board (samplerStepHTML).
 type SamplerCard struct {
 	app.Compo
 
+	Board    *board
 	Settings sampler.Settings // for the next step
-	Used     sampler.Settings // what the step on display used
-	Rerun    int              // steps taken with other settings than Settings, which Rerun would take again
-	D        *session.Detail
-	Model    *play.Model
-	Context  string          // the text the step on display continued
-	Field    play.FieldError // a value refused, shown by its setting
-	Note     string          // what the last action did to the settings
+	Field    play.FieldError  // a value refused, shown by its setting
+	Note     string           // what the last action did to the settings
 	Do       samplerActions
 }
 
@@ -41,40 +38,65 @@ type samplerActions interface {
 	Snapshot() play.Snapshot
 }
 
+func (c *SamplerCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *SamplerCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *SamplerCard) OnDismount()              { c.Board.remove(c) }
+
 // sliderEnds are where the settings' sliders end: the useful part of each
 // range (a field takes the whole range, as sampler.Params has it).
 var sliderEnds = map[string]float64{"temperature": 3, "top_k": 100, "top_p": 1, "min_p": 0.5, "repetition_penalty": 2}
 
 func (c *SamplerCard) Render() app.UI {
-	var context app.UI = app.Text("")
-	if c.Context != "" {
-		context = app.P().ID("sampler-context").Class("context").Body(
-			app.Span().Class("label").Text("Continuing "), app.Q().Text(tail(c.Context, 160)))
-	}
-	var rerun app.UI = app.Text("")
-	if c.Rerun > 0 {
-		rerun = app.P().Class("rerun").Body(
-			app.Text("These settings apply from the next step; the steps taken keep the settings they were taken with. "),
-			app.Button().ID("rerun").Text("Re-run the "+itoa(c.Rerun)+" steps with these settings").OnClick(c.onRerun),
-		)
-	}
-	var used app.UI = app.Text("")
-	if c.Used != c.Settings {
-		used = app.P().ID("used-settings").Class("hint").Text("This step was taken with " + play.Describe(c.Used) + ".")
-	}
 	var note app.UI = app.Text("")
 	if c.Note != "" {
 		note = app.P().ID("sampler-note").Class("hint note").Attr("role", "status").Text(c.Note)
 	}
-	return card("sampler", "Sampler", "",
-		context,
+	return app.Section().ID("sampler").Class("card").OnClick(c.onClick).Body(
+		app.H3().Text("Sampler"),
+		app.P().ID("sampler-context").Class("context"),
 		c.settings(),
 		note,
-		rerun,
-		used,
-		c.stages(),
-		c.choice(),
+		app.Div().ID("sampler-step"),
 	)
+}
+
+func (c *SamplerCard) paint(s play.Snapshot) {
+	if d := shownDetail(s); d != nil {
+		setHTML("sampler-context", contextHTML(s.Context(d.Index)))
+		setHTML("sampler-step", samplerStepHTML(s, d))
+	}
+}
+
+// contextHTML is the text the step on display continued, its end.
+func contextHTML(text string) string {
+	if text == "" {
+		return ""
+	}
+	return `<span class="label">Continuing </span><q>` + esc(tail(text, 160)) + `</q>`
+}
+
+// samplerStepHTML is the sampler's part of step d: whether the steps
+// taken used other settings, the stages, the choice and the draw.
+func samplerStepHTML(s play.Snapshot, d *session.Detail) string {
+	var b strings.Builder
+	if s.Rerun > 0 {
+		b.WriteString(`<p class="rerun">` + esc("These settings apply from the next step; the steps taken keep the settings they were taken with. ") +
+			`<button id="rerun">` + esc("Re-run the "+itoa(s.Rerun)+" steps with these settings") + `</button></p>`)
+	}
+	used := s.Session.Spec.SamplerAt(d.Index)
+	if used != s.Settings {
+		tag(&b, "p", `id="used-settings" class="hint"`, "This step was taken with "+play.Describe(used)+".")
+	}
+	stagesHTML(&b, d, used)
+	choiceHTML(&b, d, s.Model(), used)
+	return b.String()
+}
+
+// onClick handles the painted Re-run button.
+func (c *SamplerCard) onClick(ctx app.Context, e app.Event) {
+	if t := e.Get("target"); t.Truthy() && t.Get("id").String() == "rerun" {
+		c.Do.Rerun()
+	}
 }
 
 // tail is the end of s, at most n runes, marked when cut.
@@ -184,16 +206,20 @@ func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
 
 func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Do.Rerun() }
 
-func (c *SamplerCard) stages() app.UI {
-	var items []app.UI
-	prev := len(c.D.Choice.Softmax.Probs)
-	for _, st := range c.D.Choice.Stages {
+// stagesHTML lists what each stage of the sampler did at step d.
+func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {
+	if len(d.Choice.Stages) == 0 {
+		return
+	}
+	b.WriteString(`<ol id="stages" class="stages">`)
+	prev := len(d.Choice.Softmax.Probs)
+	for _, st := range d.Choice.Stages {
 		var what string
 		switch {
 		case st.Name == "repetition_penalty":
 			what = "changed the logits of " + itoa(st.Affected) + " tokens already in the context"
 		case st.Name == "temperature":
-			what = "divided the logits by T = " + sig(c.Used.Temperature) + " before the softmax"
+			what = "divided the logits by T = " + sig(used.Temperature) + " before the softmax"
 		case st.Affected > 0:
 			what = "kept " + itoa(st.Survivors) + " of " + itoa(prev) + " tokens, removing " + itoa(st.Affected) + " that held " + sig(st.RemovedMass) + " of the probability"
 		default:
@@ -202,78 +228,100 @@ func (c *SamplerCard) stages() app.UI {
 		if st.Survivors > 0 {
 			prev = st.Survivors
 		}
-		items = append(items, app.Li().Body(app.Code().Text(stageLabel(st.Name)), app.Text(" "+what)))
+		b.WriteString("<li>")
+		tag(b, "code", "", stageLabel(st.Name))
+		b.WriteString(esc(" "+what) + "</li>")
 	}
-	if len(items) == 0 {
-		return app.Text("")
-	}
-	return app.Ol().ID("stages").Class("stages").Body(items...)
+	b.WriteString("</ol>")
 }
 
-func (c *SamplerCard) choice() app.UI {
-	step, ch := c.D.Step, c.D.Choice
-	name := c.Model.Label
+// choiceHTML says how step d's token was chosen, and draws the draw.
+func choiceHTML(b *strings.Builder, d *session.Detail, m *play.Model, used sampler.Settings) {
+	step, ch := d.Step, d.Choice
 	p := sig(step.Prob)
-	var summary app.UI
+	b.WriteString(`<div class="choice"><p>`)
 	switch {
 	case step.Forced:
-		summary = app.P().Body(app.Text("Chosen by you: "), app.Strong().ID("choice").Text(name(step.Token)),
-			app.Text(" (p = "+p+"); the sampler had chosen "+quote(c.Model.Label(ch.Token))+"."))
+		b.WriteString(esc("Chosen by you: "))
+		tag(b, "strong", `id="choice"`, m.Label(step.Token))
+		b.WriteString(esc(" (p = " + p + "); the sampler had chosen " + quote(m.Label(ch.Token)) + "."))
 	case ch.Greedy:
-		summary = app.P().Body(app.Text("Greedy decoding takes the most probable token: "),
-			app.Strong().ID("choice").Text(name(step.Token)), app.Text(" (p = "+p+")."))
+		b.WriteString(esc("Greedy decoding takes the most probable token: "))
+		tag(b, "strong", `id="choice"`, m.Label(step.Token))
+		b.WriteString(esc(" (p = " + p + ")."))
 	default:
-		summary = app.P().Body(app.Text("Drew "), app.Strong().ID("draw-u").Text("u = "+sig(ch.Draw.U)),
-			app.Text(" and walked the cumulative distribution to "), app.Strong().ID("choice").Text(name(step.Token)),
-			app.Text(" (p = "+p+")."))
+		b.WriteString("Drew ")
+		tag(b, "strong", `id="draw-u"`, "u = "+sig(ch.Draw.U))
+		b.WriteString(esc(" and walked the cumulative distribution to "))
+		tag(b, "strong", `id="choice"`, m.Label(step.Token))
+		b.WriteString(esc(" (p = " + p + ")."))
 	}
-	return app.Div().Class("choice").Body(summary, c.draw())
+	b.WriteString("</p>")
+	drawHTML(b, d, m, used)
+	b.WriteString("</div>")
 }
 
-// draw shows the cumulative distribution of the candidates as one bar of
-// segments, with a mark where the draw landed.
-func (c *SamplerCard) draw() app.UI {
-	d := c.D.Choice.Draw
-	if d == nil || len(d.CDF) == 0 {
-		return app.Text("")
+// maxSegments is how many candidates the cumulative bar draws one by one.
+const maxSegments = 40
+
+// drawHTML shows the cumulative distribution of the candidates as one bar
+// of segments, with a mark where the draw landed: the candidates before
+// the chosen one, up to maxSegments, the chosen one always, and the rest
+// as one segment.
+func drawHTML(b *strings.Builder, det *session.Detail, m *play.Model, used sampler.Settings) {
+	d := det.Choice.Draw
+	if d == nil || len(d.CDF) == 0 || d.Total <= 0 {
+		return
 	}
-	const maxSegments = 40
-	segs := []app.UI{}
-	prev := 0.0
-	for i, id := range d.Order {
-		if i == maxSegments {
-			segs = append(segs, app.Span().Class("seg rest").Style("width", pct((d.Total-prev)/d.Total)).Title(itoa(len(d.Order)-i)+" more tokens"))
-			break
-		}
+	b.WriteString(`<div class="draw"><div class="cdf">`)
+	segment := func(i int, lo float64) {
 		class := "seg"
 		if i == d.Index {
 			class += " hit"
 		}
-		segs = append(segs, app.Span().Class(class).Style("width", pct((d.CDF[i]-prev)/d.Total)).
-			Title(c.Model.Label(id)+": ["+sig(prev)+", "+sig(d.CDF[i])+")").Text(c.Model.Label(id)))
+		id := d.Order[i]
+		b.WriteString(`<span class="` + class + `" style="width:` + pct((d.CDF[i]-lo)/d.Total) + `" title="` +
+			esc(m.Label(id)+": ["+sig(lo)+", "+sig(d.CDF[i])+")") + `">` + esc(m.Label(id)) + `</span>`)
+	}
+	rest := func(from, to int, lo, hi float64) {
+		if to > from {
+			b.WriteString(`<span class="seg rest" style="width:` + pct((hi-lo)/d.Total) + `" title="` + itoa(to-from) + ` more tokens"></span>`)
+		}
+	}
+	prev := 0.0
+	shown := min(len(d.Order), maxSegments)
+	for i := range shown {
+		segment(i, prev)
 		prev = d.CDF[i]
 	}
-	chosen := quote(c.Model.Label(d.Order[d.Index]))
+	if d.Index >= shown { // the chosen token, beyond the segments drawn one by one
+		lo := d.CDF[d.Index-1]
+		rest(shown, d.Index, prev, lo)
+		segment(d.Index, lo)
+		prev = d.CDF[d.Index]
+		shown = d.Index + 1
+	}
+	rest(shown, len(d.Order), prev, d.Total)
+	b.WriteString(`<span class="mark" style="left:` + pct(d.Target/d.Total) + `"></span></div>`)
+	chosen := quote(m.Label(d.Order[d.Index]))
 	why := "The cumulative distribution runs over the candidates, most probable first"
 	switch {
-	case c.Used.Mode == sampler.LlamaCpp:
+	case used.Mode == sampler.LlamaCpp:
 		why = "llama.cpp's dist walks its candidates in the order its last stage left them, summing expf(ℓ − max) unnormalised, and scales u by the sum"
-	case c.D.Choice.Note != "":
-		why = "Hugging Face's chain, walked in token-id order: " + c.D.Choice.Note
+	case det.Choice.Note != "":
+		why = "Hugging Face's chain, walked in token-id order: " + det.Choice.Note
 	case d.Target != d.U:
 		why += "; run.c does not renormalise the survivors of top-p but scales u by their mass"
-	case finalProbs(c.D.Choice) != nil:
-		why += ", with the probabilities renormalised after the filters: " + chosen + "'s p = " + sig(c.D.Choice.Prob) +
+	case finalProbs(det.Choice) != nil:
+		why += ", with the probabilities renormalised after the filters: " + chosen + "'s p = " + sig(det.Choice.Prob) +
 			" became " + sig(d.Hi-d.Lo) + ", the width of its interval"
 	}
 	target := "u = " + sig(d.U)
 	if d.Target != d.U {
 		target = "u × " + sig(d.Total) + " = " + sig(d.Target)
 	}
-	return app.Div().Class("draw").Body(
-		app.Div().Class("cdf").Body(append(segs, app.Span().Class("mark").Style("left", pct(d.Target/d.Total)))...),
-		app.P().ID("draw-interval").Class("hint").Text(target+" falls in ["+sig(d.Lo)+", "+sig(d.Hi)+"), the interval of "+chosen+". "+why+"."),
-	)
+	tag(b, "p", `id="draw-interval" class="hint"`, target+" falls in ["+sig(d.Lo)+", "+sig(d.Hi)+"), the interval of "+chosen+". "+why+".")
+	b.WriteString("</div>")
 }
 
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 3, 64) + "%" }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
@@ -9,62 +11,80 @@ import (
 )
 
 // SoftmaxCard writes out the softmax the way it is computed: divide by the
-// temperature, subtract the max, exponentiate, sum, divide.
+// temperature, subtract the max, exponentiate, sum, divide. A hot view:
+// it paints its table from the board (softmaxHTML).
 type SoftmaxCard struct {
 	app.Compo
 
-	D     *session.Detail
-	Model *play.Model
+	Board *board
 }
 
+func (c *SoftmaxCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *SoftmaxCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *SoftmaxCard) OnDismount()              { c.Board.remove(c) }
+
 func (c *SoftmaxCard) Render() app.UI {
-	sm := c.D.Choice.Softmax
+	return card("softmax", "Softmax", "Exact float64 arithmetic on the model's logits; hand-rounded tables differ in the third decimal.",
+		app.Div().ID("softmax-body"))
+}
+
+func (c *SoftmaxCard) paint(s play.Snapshot) {
+	if d := shownDetail(s); d != nil {
+		setHTML("softmax-body", softmaxHTML(d, s.Model()))
+	}
+}
+
+// softmaxHTML is the softmax card's table and notes for step d.
+func softmaxHTML(d *session.Detail, m *play.Model) string {
+	sm := d.Choice.Softmax
 	scaled := sm.Temperature != 1
 	s := "ℓ"
-	head := []app.UI{app.Th().Text("token"), app.Th().Text("ℓ")}
+	var b strings.Builder
+	b.WriteString(`<div class="scroll"><table class="num softmax"><tr><th>token</th><th>ℓ</th>`)
 	if scaled {
 		s = "ℓ/T"
-		head = append(head, app.Th().Text(s))
+		tag(&b, "th", "", s)
 	}
-	head = append(head, app.Th().Text(s+" − max"), app.Th().Text("e^("+s+" − max)"), app.Th().Class("p").Text("p"))
-	rows := []app.UI{app.Tr().Body(head...)}
+	tag(&b, "th", "", s+" − max")
+	tag(&b, "th", "", "e^("+s+" − max)")
+	b.WriteString(`<th class="p">p</th></tr>`)
 	ids := allOrTop(sm.Probs)
 	for _, id := range ids {
-		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Text(fixed(sm.Logits[id], 4))}
+		b.WriteString(`<tr data-token="` + itoa(id) + `"`)
+		if id == d.Step.Token {
+			b.WriteString(` class="chosen"`)
+		}
+		b.WriteString(">")
+		tag(&b, "th", "", m.Label(id))
+		tag(&b, "td", "", fixed(sm.Logits[id], 4))
 		if scaled {
-			cells = append(cells, app.Td().Text(fixed(sm.Scaled[id], 4)))
+			tag(&b, "td", "", fixed(sm.Scaled[id], 4))
 		}
-		cells = append(cells,
-			app.Td().Text(fixed(sm.Shifted[id], 4)),
-			app.Td().Text(sig(sm.Exp[id])),
-			app.Td().Class("p").Text(sig(sm.Probs[id])))
-		row := app.Tr().DataSet("token", id).Body(cells...)
-		if id == c.D.Step.Token {
-			row = row.Class("chosen")
-		}
-		rows = append(rows, row)
+		tag(&b, "td", "", fixed(sm.Shifted[id], 4))
+		tag(&b, "td", "", sig(sm.Exp[id]))
+		tag(&b, "td", `class="p"`, sig(sm.Probs[id]))
+		b.WriteString("</tr>")
+	}
+	b.WriteString(`</table></div><ul class="notes">`)
+	switch {
+	case d.Choice.Greedy:
+		tag(&b, "li", "", "Greedy decoding (temperature 0) takes the largest logit; the probabilities are shown at T = 1.")
+	case scaled:
+		tag(&b, "li", "", "Temperature T = "+sig(sm.Temperature)+" divides every logit first: T < 1 sharpens the distribution, T > 1 flattens it.")
 	}
 	argmax := sampler.Top(sm.Probs, 1, nil)[0]
-	notes := []app.UI{
-		app.Li().Body(app.Text("max = "), app.Strong().ID("softmax-max").Text(fixed(sm.Max, 4)),
-			app.Text(" ("+c.Model.Label(argmax)+"): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division.")),
-		app.Li().Body(app.Text("Σ e^("+s+" − max) = "), app.Strong().ID("softmax-sum").Text(sig6(sm.Sum)),
-			app.Text(", over all "+itoa(len(sm.Probs))+" tokens")),
-		app.Li().Text("p = e^(" + s + " − max) / Σ, so the probabilities add up to 1."),
-	}
-	switch {
-	case c.D.Choice.Greedy:
-		notes = append([]app.UI{app.Li().Text("Greedy decoding (temperature 0) takes the largest logit; the probabilities are shown at T = 1.")}, notes...)
-	case scaled:
-		notes = append([]app.UI{app.Li().Textf("Temperature T = %s divides every logit first: T < 1 sharpens the distribution, T > 1 flattens it.", sig(sm.Temperature))}, notes...)
-	}
+	b.WriteString("<li>max = ")
+	tag(&b, "strong", `id="softmax-max"`, fixed(sm.Max, 4))
+	b.WriteString(esc(" (" + m.Label(argmax) + "): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division."))
+	b.WriteString("</li><li>" + esc("Σ e^("+s+" − max) = "))
+	tag(&b, "strong", `id="softmax-sum"`, sig6(sm.Sum))
+	b.WriteString(esc(", over all "+itoa(len(sm.Probs))+" tokens") + "</li>")
+	tag(&b, "li", "", "p = e^("+s+" − max) / Σ, so the probabilities add up to 1.")
 	if len(sm.Probs) > len(ids) {
-		notes = append(notes, app.Li().Textf("The table lists the %d most probable of %d tokens.", len(ids), len(sm.Probs)))
+		tag(&b, "li", "", "The table lists the "+itoa(len(ids))+" most probable of "+itoa(len(sm.Probs))+" tokens.")
 	}
-	return card("softmax", "Softmax", "Exact float64 arithmetic on the model's logits; hand-rounded tables differ in the third decimal.",
-		app.Div().Class("scroll").Body(app.Table().Class("num softmax").Body(rows...)),
-		app.Ul().Class("notes").Body(notes...),
-	)
+	b.WriteString("</ul>")
+	return b.String()
 }
 
 // allOrTop lists every token of a small vocabulary in id order, else the

@@ -20,20 +20,16 @@ type stepActions interface {
 
 // stepViews lays out everything about the step on display: how its logits
 // came about, the logits, the softmax, the distribution and the sampler.
-func stepViews(s play.Snapshot, do stepActions) app.UI {
+func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 	d := shownDetail(s)
 	if d == nil {
 		return ended(s)
 	}
 	return app.Div().Body(
-		stepTitle(s, d),
-		app.Div().Class("views").Body(stepCards(s, d, do)...),
+		&StepTitle{Board: b},
+		app.Div().Class("views").Body(hiddenCard(s, b), logitsCard(s, d, do), softmaxCard(b), barsCard(b, do), samplerCard(s, b, do),
+			compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do)),
 	)
-}
-
-func stepCards(s play.Snapshot, d *session.Detail, do stepActions) []app.UI {
-	return []app.UI{hiddenCard(s, d), logitsCard(s, d, do), softmaxCard(s, d), barsCard(s, d, do), samplerCard(s, d, do),
-		compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do)}
 }
 
 // shownDetail is the detail of the step on display, or nil when there is
@@ -64,40 +60,50 @@ func ended(s play.Snapshot) app.UI {
 	)
 }
 
-// stepTitle names the step on display and what the model read for it.
-func stepTitle(s play.Snapshot, d *session.Detail) app.UI {
+// StepTitle names the step on display and what the model read for it. A
+// hot view.
+type StepTitle struct {
+	app.Compo
+
+	Board *board
+}
+
+func (c *StepTitle) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *StepTitle) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *StepTitle) OnDismount()              { c.Board.remove(c) }
+
+func (c *StepTitle) Render() app.UI { return app.H2().ID("step-title") }
+
+func (c *StepTitle) paint(s play.Snapshot) {
+	if d := shownDetail(s); d != nil {
+		setHTML("step-title", esc(stepTitle(s, d)))
+	}
+}
+
+// stepTitle names step d and what the model read for it.
+func stepTitle(s play.Snapshot, d *session.Detail) string {
 	title := "Next step"
 	if d.Index < s.Steps() {
 		title = "Step " + itoa(d.Index+1)
 	}
 	if d.Step.Input < 0 {
-		title += ": hand-typed logits"
-	} else {
-		title += ": position " + itoa(d.Step.Pos) + ", reading " + quote(s.Model().Names[d.Step.Input])
+		return title + ": hand-typed logits"
 	}
-	return app.H2().ID("step-title").Text(title)
+	return title + ": position " + itoa(d.Step.Pos) + ", reading " + quote(s.Model().Label(d.Step.Input))
 }
 
-func hiddenCard(s play.Snapshot, d *session.Detail) app.UI {
-	m := s.Model()
-	return &HiddenCard{D: d, Model: m}
-}
+func hiddenCard(s play.Snapshot, b *board) app.UI { return &HiddenCard{Board: b, Model: s.Model()} }
 
 func logitsCard(s play.Snapshot, d *session.Detail, do logitActions) app.UI {
 	return &LogitsCard{D: d, Model: s.Model(), Field: s.Field, Do: do}
 }
 
-func softmaxCard(s play.Snapshot, d *session.Detail) app.UI {
-	return &SoftmaxCard{D: d, Model: s.Model()}
-}
+func softmaxCard(b *board) app.UI { return &SoftmaxCard{Board: b} }
 
-func barsCard(s play.Snapshot, d *session.Detail, do forcer) app.UI {
-	return &BarsCard{D: d, Model: s.Model(), Do: do}
-}
+func barsCard(b *board, do forcer) app.UI { return &BarsCard{Board: b, Do: do} }
 
-func samplerCard(s play.Snapshot, d *session.Detail, do samplerActions) app.UI {
-	return &SamplerCard{Settings: s.Settings, Used: s.Used, Rerun: s.Rerun, D: d, Model: s.Model(),
-		Context: s.Context(d.Index), Field: s.Field, Note: s.Note, Do: do}
+func samplerCard(s play.Snapshot, b *board, do samplerActions) app.UI {
+	return &SamplerCard{Board: b, Settings: s.Settings, Field: s.Field, Note: s.Note, Do: do}
 }
 
 // card is a titled section of the page.

@@ -10,31 +10,26 @@ import (
 	"nexttoken/wasm/play"
 )
 
-// timeline is the timeline card's input: the steps as the trace recorded
-// them and the step on display.
-func timeline(s play.Snapshot, do selecter) app.UI {
-	return &Timeline{Steps: s.Session.Trace.Steps, Selected: s.Shown, Vocab: len(s.Model().Names),
-		Epoch: s.Session.Epoch, Do: do}
-}
-
 // Timeline plots, across a generation, what each step's softmax said about
 // the token chosen — its probability, its surprise −ln p beside the
 // distribution's entropy, and its rank — with a point per step: hover to
 // read a step, click to open it. Each series is one SVG path, so a long
-// generation costs four elements, not four per step.
+// generation costs four elements, not four per step. A hot view: it
+// paints its chart from the board.
 type Timeline struct {
 	app.Compo
 
-	Steps    []session.Step // the trace's, shared: the component only reads them
-	Selected int            // the step on display; len(Steps) is the next one
-	Vocab    int            // the vocabulary's size, the rank's scale
-	Epoch    int            // changes when the past was rewritten, which may keep Steps' length and array
-	Do       selecter
+	Board *board
+	Do    selecter
 
 	hover int    // 1 + the step under the pointer, 0 for none
-	svg   string // the chart as drawn for drawn: Steps' length and Epoch
+	svg   string // the chart as drawn for drawn: the number of steps and the epoch
 	drawn [2]int
 }
+
+func (c *Timeline) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *Timeline) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *Timeline) OnDismount()              { c.Board.remove(c) }
 
 // The chart's geometry in SVG units: three panels stacked, each with the
 // top of its band and its height.
@@ -49,49 +44,66 @@ const (
 )
 
 func (c *Timeline) Render() app.UI {
-	n := len(c.Steps)
-	if n == 0 {
-		return card("timeline", "Timeline", "Take a step: each one adds a point, its token's probability, surprise, entropy and rank.")
-	}
-	if c.drawn != [2]int{n, c.Epoch} || c.svg == "" {
-		c.svg, c.drawn = c.chart(), [2]int{n, c.Epoch}
-	}
-	frame := []app.UI{app.Raw(c.svg)}
-	if c.Selected < n {
-		frame = append(frame, app.Span().Class("timeline-mark selected").Style("left", pct(c.x(c.Selected)/chartWidth)))
-	}
-	if c.hover > 0 {
-		frame = append(frame, app.Span().Class("timeline-mark hover").Style("left", pct(c.x(c.hover-1)/chartWidth)))
-	}
 	// One element catches the pointer over the whole chart: the step is
 	// where the pointer is across it.
-	frame = append(frame, app.Div().ID("timeline-hit").Class("timeline-hit").
-		OnMouseMove(c.onHover).OnMouseLeave(c.onLeave).OnClick(c.onClick))
 	return card("timeline", "Timeline",
 		"Each step's chosen token: its probability p (blue); its surprise −ln p (red: the log-probability, upside down) beside "+
 			"the entropy of the distribution it was drawn from (dashed), both in nats (ln 2 nats = 1 bit); its rank among all "+
-			itoa(c.Vocab)+" tokens (green). Hover to read a step, click to open it.",
-		app.Div().Class("timeline-frame").Body(frame...),
-		app.P().ID("timeline-readout").Class("hint readout").Text(c.readout()),
+			"the tokens (green, log scale). Hover to read a step, click to open it.",
+		app.Div().ID("timeline-frame").Class("timeline-frame").Body(
+			app.Div().ID("timeline-svg"),
+			app.Div().ID("timeline-marks"),
+			app.Div().ID("timeline-hit").Class("timeline-hit").
+				OnMouseMove(c.onHover).OnMouseLeave(c.onLeave).OnClick(c.onClick),
+		),
+		app.P().ID("timeline-readout").Class("hint readout"),
 	)
 }
 
-// x is the centre of step i's band: n steps share the width equally.
-func (c *Timeline) x(i int) float64 { return chartWidth * (float64(i) + 0.5) / float64(len(c.Steps)) }
+func (c *Timeline) paint(s play.Snapshot) {
+	steps := s.Session.Trace.Steps
+	vocab := len(s.Model().Names)
+	if n := len(steps); c.drawn != [2]int{n, s.Session.Epoch} || c.svg == "" {
+		c.svg, c.drawn = timelineSVG(steps, vocab), [2]int{n, s.Session.Epoch}
+	}
+	setHTML("timeline-svg", c.svg)
+	setHTML("timeline-marks", timelineMarks(len(steps), s.Shown, c.hover))
+	setHTML("timeline-readout", esc(timelineReadout(steps, vocab, s.Shown, c.hover)))
+}
 
-// chart draws the panels and the series, one path each.
-func (c *Timeline) chart() string {
+// timelineMarks are the lines of the step on display and the step under
+// the pointer (hover, 1 + its index, 0 for none).
+func timelineMarks(n, selected, hover int) string {
+	var marks string
+	if selected < n {
+		marks = `<span class="timeline-mark selected" style="left:` + pct(stepX(selected, n)/chartWidth) + `"></span>`
+	}
+	if hover > 0 {
+		marks += `<span class="timeline-mark hover" style="left:` + pct(stepX(hover-1, n)/chartWidth) + `"></span>`
+	}
+	return marks
+}
+
+// stepX is the centre of step i's band: n steps share the width equally.
+func stepX(i, n int) float64 { return chartWidth * (float64(i) + 0.5) / float64(n) }
+
+// timelineSVG draws the panels and the series, one path each; "" for no
+// steps.
+func timelineSVG(steps []session.Step, vocab int) string {
+	if len(steps) == 0 {
+		return ""
+	}
 	top := math.Log(2) // the nats panel's scale: the largest finite value shown, at least one bit
-	for _, st := range c.Steps {
+	for _, st := range steps {
 		for _, v := range []float64{st.Entropy, st.Surprise()} {
 			if !math.IsInf(v, 0) {
 				top = math.Max(top, v)
 			}
 		}
 	}
-	logVocab := math.Log(float64(max(c.Vocab, 2)))
+	logVocab := math.Log(float64(max(vocab, 2)))
 	series := func(class string, y func(session.Step) float64) string {
-		return svgPath(class, len(c.Steps), func(i int) (float64, float64) { return c.x(i), y(c.Steps[i]) })
+		return svgPath(class, len(steps), func(i int) (float64, float64) { return stepX(i, len(steps)), y(steps[i]) })
 	}
 	nats := func(v float64) float64 { return natsTop + natsHeight*(1-math.Min(v, top)/top) }
 	var svg strings.Builder
@@ -104,7 +116,7 @@ func (c *Timeline) chart() string {
 	}
 	label(probTop+11, "p (1 at the top)")
 	label(natsTop+11, "nats (up to "+sig(top)+"): surprise, entropy")
-	label(rankTop+11, "rank (1 at the top, "+itoa(c.Vocab)+" at the bottom, log scale)")
+	label(rankTop+11, "rank (1 at the top, "+itoa(vocab)+" at the bottom, log scale)")
 	svg.WriteString(series("prob", func(st session.Step) float64 { return probTop + probHeight*(1-st.Prob) }))
 	svg.WriteString(series("entropy", func(st session.Step) float64 { return nats(st.Entropy) }))
 	svg.WriteString(series("surprise", func(st session.Step) float64 { return nats(st.Surprise()) }))
@@ -115,33 +127,46 @@ func (c *Timeline) chart() string {
 	return svg.String()
 }
 
-// readout says the values of the step under the pointer, else of the step
-// on display.
-func (c *Timeline) readout() string {
-	i := c.hover - 1
+// timelineReadout says the values of the step under the pointer (hover,
+// 1 + its index), else of the step on display.
+func timelineReadout(steps []session.Step, vocab, selected, hover int) string {
+	i := hover - 1
 	if i < 0 {
-		i = c.Selected
+		i = selected
 	}
-	if i >= len(c.Steps) {
+	if i >= len(steps) {
+		if len(steps) == 0 {
+			return "Take a step: each one adds a point, its token's probability, surprise, entropy and rank."
+		}
 		return "Hover over the chart to read a step; click to open it."
 	}
-	st := c.Steps[i]
+	st := steps[i]
 	return "step " + itoa(i+1) + " " + quote(st.Piece) + ": p = " + sig(st.Prob) + " · ln p = " + sig(st.LogProb) +
 		" · surprise " + sig(st.Surprise()) + " nats · entropy " + sig(st.Entropy) + " nats (" + sig(st.Entropy/math.Ln2) +
-		" bits) · rank " + itoa(st.Rank) + " of " + itoa(c.Vocab)
+		" bits) · rank " + itoa(st.Rank) + " of " + itoa(vocab)
 }
 
 // step is the step under a pointer event, or -1.
 func (c *Timeline) step(e app.Event) int {
-	if x, _, ok := pointerCell(e, len(c.Steps), 1); ok {
+	if x, _, ok := pointerCell(e, len(c.Board.s.Session.Trace.Steps), 1); ok {
 		return x
 	}
 	return -1
 }
 
-func (c *Timeline) onHover(ctx app.Context, e app.Event) { c.hover = c.step(e) + 1 }
+func (c *Timeline) onHover(ctx app.Context, e app.Event) {
+	if h := c.step(e) + 1; h != c.hover {
+		c.hover = h
+		c.paint(c.Board.s)
+	}
+	ctx.PreventUpdate()
+}
 
-func (c *Timeline) onLeave(ctx app.Context, e app.Event) { c.hover = 0 }
+func (c *Timeline) onLeave(ctx app.Context, e app.Event) {
+	c.hover = 0
+	c.paint(c.Board.s)
+	ctx.PreventUpdate()
+}
 
 // onClick opens the step clicked, as the token strip does.
 func (c *Timeline) onClick(ctx app.Context, e app.Event) {

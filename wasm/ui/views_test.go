@@ -1,7 +1,10 @@
+//go:build !js
+
 package ui
 
 import (
 	htmlpkg "html"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -55,9 +58,39 @@ func (quietHost) Address(string)                     {}
 func (quietHost) Now() time.Time                     { return time.Unix(1e9, 0) }
 func (quietHost) Missing(error, func()) bool         { return false }
 
+// paintOf is what hot view v paints for s, by element id, all of it
+// together for text checks.
+func paintOf(v painter, s play.Snapshot) (byID map[string]string, html, text string) {
+	clear(painted)
+	v.paint(s)
+	byID = maps.Clone(painted)
+	var all strings.Builder
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		all.WriteString(byID[id] + "\n")
+	}
+	html, text = render(app.Raw("<div>" + all.String() + "</div>"))
+	return byID, html, text
+}
+
+// drawPage is the whole page as go-app renders it, and what its hot views
+// paint.
+func drawPage(p *Playground) (html, text string) {
+	html, text = render(p)
+	s := p.ctl.Snapshot()
+	hot := []painter{&StepTitle{}, &HiddenCard{Model: s.Model()}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{}, &Timeline{}}
+	if kv, ok := kvCard(s, nil).(painter); ok {
+		hot = append(hot, kv)
+	}
+	for _, v := range hot {
+		h, t := paintText(v, s)
+		html, text = html+h, text+" "+t
+	}
+	return html, text
+}
+
 // playgroundAt is the whole page as a link opens it.
 func playgroundAt(query, fragment string) *Playground {
-	p := &Playground{live: true, pagePath: "/"}
+	p := &Playground{live: true, pagePath: "/", board: &board{}}
 	p.ctl = play.New(&play.Local{Load: p.load}, quietHost{}, "/")
 	p.ctl.OpenAddress(query, fragment)
 	return p
@@ -104,9 +137,16 @@ func lacks(t *testing.T, what, s string, unwanted ...string) {
 	}
 }
 
+// paintText is hot view v as go-app renders it and as it paints s.
+func paintText(v painter, s play.Snapshot) (string, string) {
+	frame, text := render(v.(app.UI))
+	_, html, painted := paintOf(v, s)
+	return frame + html, text + " " + painted
+}
+
 func TestSoftmaxCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
-	_, text := render(softmaxCard(p.s(), p.d()))
+	_, text := paintText(&SoftmaxCard{}, p.s())
 	// The worked example, exactly: e^−5.2 = 0.005517, p(The) = 0.004436.
 	contains(t, "softmax", text, "0.005517", "0.004436", "0.8041", "max = 3.1000", "Σ e^(ℓ − max) = 1.2437", "over all 6 tokens",
 		"Greedy decoding (temperature 0)")
@@ -115,7 +155,7 @@ func TestSoftmaxCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler.Temperature = 2
 	p = page(t, spec, -1)
-	_, text = render(softmaxCard(p.s(), p.d()))
+	_, text = paintText(&SoftmaxCard{}, p.s())
 	// At T ≠ 1 the shifted columns are ℓ/T − max, and say so.
 	contains(t, "softmax at T = 2", text, "ℓ/T − max", "e^(ℓ/T − max)", "T = 2 divides every logit")
 	lacks(t, "softmax at T = 2", text, "e^(ℓ − max)")
@@ -125,7 +165,7 @@ func TestSoftmaxCard(t *testing.T) {
 	spec.Logits = []float64{20, 0, 0}
 	spec.Vocab = []string{"a", "b", "c"}
 	p = page(t, spec, -1)
-	_, text = render(softmaxCard(p.s(), p.d()))
+	_, text = paintText(&SoftmaxCard{}, p.s())
 	contains(t, "peaked softmax", text, "Σ e^(ℓ − max) = 1.000000004") // e^0 + 2e^−20
 	if strings.Contains(text, "Σ e^(ℓ − max) = 1 ") {
 		t.Errorf("the sum shows as 1: %s", text)
@@ -200,7 +240,7 @@ func TestBarsCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
 	p := page(t, spec, -1)
-	html, text := render(barsCard(p.s(), p.d(), p.ctl))
+	_, html, text := paintOf(&BarsCard{}, p.s())
 	// Top-p 0.9 keeps sat, on and cat: the others are marked removed, the
 	// survivors get their renormalised probability (sat: 0.8041/0.9336).
 	if n := strings.Count(html, "bar removed"); n != 3 {
@@ -209,38 +249,47 @@ func TestBarsCard(t *testing.T) {
 	contains(t, "bars", text, "✕ top-p", "→ 0.8613", "renormalised")
 
 	p = page(t, workedSpec, -1)
-	html, text = render(barsCard(p.s(), p.d(), p.ctl))
+	_, html, text = paintOf(&BarsCard{}, p.s())
 	lacks(t, "greedy bars", html, "bar removed")
 	lacks(t, "greedy bars", text, "→")
-	contains(t, "greedy bars", html, `class="bar chosen"`)
+	contains(t, "greedy bars", html, `class="bar chosen`)
 }
 
 func TestSamplerCard(t *testing.T) {
 	spec := workedSpec
 	spec.Sampler = sampler.Settings{Temperature: 1, TopP: 0.9, Seed: 42}
 	p := page(t, spec, -1)
-	html, text := render(samplerCard(p.s(), p.d(), p.ctl))
+	html, text := samplerText(p)
 	contains(t, "sampler", html, `id="set-temperature"`, `id="slide-temperature"`, `id="set-top_p"`, `id="slide-top_p"`)
 	// The draw u = 0.3391 lands on sat, whose p = 0.8041 became 0.8613
 	// once top-p's survivors were renormalised: the page says so.
 	contains(t, "sampler", text, "u = 0.3391", "falls in [0, 0.8613)", "p = 0.8041 became 0.8613", "top-p kept 3 of 6 tokens")
 
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.RunC, Temperature: 1, TopP: 0.9, Seed: 7}), -1)
-	_, text = render(samplerCard(p.s(), p.d(), p.ctl))
+	_, text = samplerText(p)
 	contains(t, "run.c sampler", text, "u × ", "scales u by their mass", "Continuing Once upon a time")
 	lacks(t, "run.c sampler", text, "became")
 
 	// llama.cpp's chain: its stage names, its draw scaled by its unnormalised sum.
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.5, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 7}), -1)
-	html, text = render(samplerCard(p.s(), p.d(), p.ctl))
+	html, text = samplerText(p)
 	contains(t, "llama.cpp sampler", html, `id="set-min_p"`)
 	selected(t, html, "llama.cpp")
 	contains(t, "llama.cpp sampler", text, "top-k kept 40 of 512 tokens", "temp-ext", "llama.cpp's dist walks its candidates")
 	// Hugging Face's: the transformers classes, and the note on its draw.
 	p = page(t, stories(3, sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 7}), -1)
-	html, text = render(samplerCard(p.s(), p.d(), p.ctl))
+	html, text = samplerText(p)
 	selected(t, html, "hf")
 	contains(t, "hf sampler", text, "TopKLogitsWarper kept", "torch.multinomial's generator cannot be reproduced")
+}
+
+// samplerText is the sampler card's HTML and text: its settings and the
+// step's part it paints.
+func samplerText(p *testPage) (html, text string) {
+	c := samplerCard(p.s(), nil, p.ctl).(*SamplerCard)
+	settings, t1 := render(c)
+	_, step, t2 := paintOf(c, p.s())
+	return settings + step, t1 + " " + t2
 }
 
 // selected checks that the option of value is the selected one, whatever
@@ -262,7 +311,7 @@ func selected(t *testing.T, html, value string) {
 func TestHiddenCard(t *testing.T) {
 	p := page(t, toySpec(0), -1)
 	p.ctl.EditLogit(0, 2, -1)
-	html, text := render(hiddenCard(p.s(), p.d()))
+	_, html, text := paintOf(&HiddenCard{Model: p.s().Model()}, p.s())
 	// W·h is what the model computed, 3.1 for "sat", not the edited −1.
 	contains(t, "LM head", html, `id="lm-head"`, "3.1000")
 	contains(t, "LM head", text, "your edits on top of it")
@@ -271,7 +320,10 @@ func TestHiddenCard(t *testing.T) {
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, text = render(hiddenCard(p.s(), p.d()))
+	hidden := &HiddenCard{Model: p.s().Model()}
+	_, html, text = paintOf(hidden, p.s())
+	html += app.HTMLString(hidden)
+	text += " " + func() string { _, t := render(hidden); return t }()
 	lacks(t, "260K head", html, `id="lm-head"`)
 	contains(t, "260K head", text, "W is the 512 × 64 token-embedding matrix")
 }
@@ -280,7 +332,7 @@ func TestKVCard(t *testing.T) {
 	// The toy model after "The cat" and two steps: 4 positions, every
 	// number in a table, the newest row marked.
 	p := page(t, toySpec(2), -1)
-	html, text := render(kvCard(p.s()))
+	html, text := paintText(kvCard(p.s(), nil).(painter), p.s())
 	if n := strings.Count(html, `class="kv-row`); n != 4 {
 		t.Errorf("%d cache rows, want 4", n)
 	}
@@ -293,7 +345,7 @@ func TestKVCard(t *testing.T) {
 
 	// Step 1 selected: the cache as it read it, 3 rows, and its attention.
 	p.ctl.Select(1)
-	html, text = render(kvCard(p.s()))
+	html, text = paintText(kvCard(p.s(), nil).(painter), p.s())
 	if n := strings.Count(html, `class="kv-row`); n != 3 {
 		t.Errorf("step 2 read %d rows, want 3", n)
 	}
@@ -302,7 +354,7 @@ func TestKVCard(t *testing.T) {
 
 	// stories260K: heat maps on canvases, a scale, readouts.
 	p = page(t, stories(20, sampler.DefaultSettings()), -1)
-	html, text = render(kvCard(p.s()))
+	html, text = paintText(kvCard(p.s(), nil).(painter), p.s())
 	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
 	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
 	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
@@ -317,11 +369,11 @@ func TestKVCard(t *testing.T) {
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, _ = render(kvCard(p.s()))
+	html, _ = paintText(kvCard(p.s(), nil).(painter), p.s())
 	contains(t, "growth at 0 steps", html, `<circle`, "prefill (5)")
 
 	p = page(t, workedSpec, -1)
-	_, text = render(kvCard(p.s()))
+	_, text = render(kvCard(p.s(), nil))
 	contains(t, "no cache", text, "no model, so no cache")
 }
 
@@ -344,7 +396,7 @@ func TestStripAndControls(t *testing.T) {
 	p = page(t, toySpec(100), -1)
 	_, text = render(controls(p.s(), p.ctl))
 	contains(t, "ended controls", text, "15 steps · the context of 16 tokens is full")
-	_, text = render(stepViews(p.s(), p.ctl))
+	_, text = render(stepViews(p.s(), p.ctl, nil))
 	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
 	lacks(t, "ended card", text, "has ended: ")
 }
@@ -384,7 +436,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"utm_source=x&fbclid=y&Temperature=0.5", []string{"Next step", "T = 0.5"}},
 		{"model=toy&steps=3&at=2", []string{"Step 2: position 2"}},
 	} {
-		_, text := render(playgroundAt(tc.query, ""))
+		_, text := drawPage(playgroundAt(tc.query, ""))
 		contains(t, tc.query, text, tc.want...)
 	}
 }
@@ -465,7 +517,7 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 			link.Compare{Chains: [2]string{"runc", "kt"}}},
 	} {
 		p := playgroundAt(tc.query, tc.fragment)
-		html, text := render(p)
+		html, text := drawPage(p)
 		contains(t, tc.query, text, tc.want...)
 		lacks(t, tc.query, text, "could not be opened")
 		if tc.link.Own {
@@ -594,7 +646,7 @@ func TestTimeline(t *testing.T) {
 	// 20 steps of stories260K, step 3 on display: four series of one path
 	// each, a point per step, and the readout of step 3's own numbers.
 	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 2)
-	html, text := render(timeline(p.s(), p.ctl))
+	html, text := paintText(&Timeline{}, p.s())
 	st := p.s().Session.Trace.Steps[2]
 	for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
 		path := regexp.MustCompile(`<path class="` + series + `" d="([^"]*)"`).FindStringSubmatch(html)
@@ -611,7 +663,7 @@ func TestTimeline(t *testing.T) {
 
 	// 500 steps: still four paths, and nothing else per step.
 	p = page(t, stories(500, sampler.Settings{Temperature: 1, Seed: 3}), -1)
-	html, _ = render(timeline(p.s(), p.ctl))
+	html, _ = paintText(&Timeline{}, p.s())
 	if n := len(p.s().Session.Trace.Steps); n < 300 {
 		t.Fatalf("the story stopped after %d steps", n)
 	}
@@ -624,7 +676,7 @@ func TestTimeline(t *testing.T) {
 
 	// No steps: no chart, a hint.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, text = render(timeline(p.s(), p.ctl))
+	html, text = paintText(&Timeline{}, p.s())
 	lacks(t, "empty timeline", html, "<svg")
 	contains(t, "empty timeline", text, "Take a step")
 }

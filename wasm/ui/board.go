@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/wasm/play"
+)
+
+// board is what the page's hot views draw from: the views that change at
+// every step (the softmax, the bars, the hidden state, the cache, the
+// timeline, the sampler's choice) keep a fixed element that go-app renders
+// once, and paint its content from the latest snapshot themselves, in one
+// call to the browser, as soon as the controller changes — not at go-app's
+// next frame, and without go-app's diff of hundreds of nodes. go-app still
+// builds the page's structure around them.
+type board struct {
+	s     play.Snapshot
+	views []painter
+}
+
+// painter is a hot view: it paints its part of a snapshot.
+type painter interface {
+	paint(s play.Snapshot)
+}
+
+// show paints s on every hot view.
+func (b *board) show(s play.Snapshot) {
+	b.s = s
+	for _, v := range b.views {
+		v.paint(s)
+	}
+}
+
+func (b *board) add(v painter) {
+	if !slices.Contains(b.views, v) {
+		b.views = append(b.views, v)
+	}
+}
+
+func (b *board) remove(v painter) {
+	if b == nil {
+		return
+	}
+	b.views = slices.DeleteFunc(b.views, func(w painter) bool { return w == v })
+}
+
+// mount joins the board and paints the view once its elements exist.
+func mount(ctx app.Context, b *board, v painter) {
+	if b == nil {
+		return
+	}
+	b.add(v)
+	ctx.Defer(func(app.Context) { v.paint(b.s) })
+}
+
+// repaint paints v after go-app rendered it again.
+func repaint(ctx app.Context, b *board, v painter) {
+	if b != nil {
+		ctx.Defer(func(app.Context) { v.paint(b.s) })
+	}
+}
+
+// esc escapes text for HTML.
+func esc(s string) string { return html.EscapeString(s) }
+
+// tag writes an element with text: <name attrs>text</name>, the text
+// escaped, the attributes as given (escape their values with esc).
+func tag(b *strings.Builder, name, attrs, text string) {
+	b.WriteString("<" + name)
+	if attrs != "" {
+		b.WriteString(" " + attrs)
+	}
+	b.WriteString(">")
+	b.WriteString(esc(text))
+	b.WriteString("</" + name + ">")
+}
