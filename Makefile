@@ -84,10 +84,14 @@ unit: web/app.wasm.br chromium
 # make timing BASELINE=<git rev> measures every page figure side by side
 # with that revision's build, in alternating rounds, as ratios now/before:
 # it exports the revision to a temporary folder, builds its app.wasm and
-# server, serves it while the tests run and removes it afterwards. A whole
-# run takes about half an hour on this shared 2-core machine, twice the
-# page figures' share with a baseline; NEXTTOKEN_TIMING_ONLY=<regexp>
-# measures only the figures (or tests, or BenchmarkRender) it matches.
+# server, serves it while the tests run and removes it afterwards. On a
+# busy 2-core machine a run with a baseline takes about 15 minutes: a
+# minute to build the baseline, 5 for the page figures (half that without
+# a baseline), 9 for the engine's decode (this tree's only, so the same
+# with or without one). NEXTTOKEN_TIMING_ONLY=<regexp> measures only the
+# figures (or tests, or BenchmarkRender) it matches, such as
+# NEXTTOKEN_TIMING_ONLY='toy|stories260K|SmolLM2|start|BenchmarkRender'
+# for the page's figures alone.
 # make timing WLLAMA=/path compares the decode speed with wllama's
 # (llama.cpp in WebAssembly), installed outside the project with
 # cd /path && npm install @wllama/wllama@3.8.1, type by type (F32, Q8_0,

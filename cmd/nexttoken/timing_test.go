@@ -122,6 +122,9 @@ func (f *figures) report() {
 // (min–max), now/before R× (N rounds each)", or only now's.
 func (f *figures) line(name string) string {
 	unit := f.units[name]
+	if unit != "×" {
+		unit = " " + unit
+	}
 	var parts []string
 	medians := map[string]float64{}
 	n := 0
@@ -133,7 +136,7 @@ func (f *figures) line(name string) string {
 		}
 		medians[b.name] = median(v)
 		n = max(n, len(v))
-		parts = append(parts, fmt.Sprintf("%s median %s %s (%s–%s)", b.name, figure(medians[b.name]), unit, figure(v[0]), figure(v[len(v)-1])))
+		parts = append(parts, fmt.Sprintf("%s median %s%s (%s–%s)", b.name, figure(medians[b.name]), unit, figure(v[0]), figure(v[len(v)-1])))
 	}
 	before, hasBefore := medians["before"]
 	now, hasNow := medians["now"]
@@ -159,10 +162,11 @@ func median(sorted []float64) float64 {
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// figure is v with three significant digits or more, no exponent.
+// figure is v with three significant digits or more, no exponent; a
+// whole number as it is.
 func figure(v float64) string {
 	switch a := math.Abs(v); {
-	case a >= 100:
+	case a >= 100 || v == math.Trunc(v):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -194,9 +198,12 @@ func TestFigures(t *testing.T) {
 		f.add("step → DOM", "ms", now, v/2)
 	}
 	f.add("Run", "tok/s", now, 250)
+	f.add("page ÷ embed", "×", before, 0.5)
+	f.add("page ÷ embed", "×", now, 0.625)
 	for name, want := range map[string]string{
-		"step → DOM": "step → DOM: before median 25.0 ms (10.0–40.0), now median 12.5 ms (5.00–20.0), now/before 0.50× (4 rounds each)",
-		"Run":        "Run: before no value, now median 250 tok/s (250–250) (1 round each)",
+		"step → DOM":   "step → DOM: before median 25 ms (10–40), now median 12.5 ms (5–20), now/before 0.50× (4 rounds each)",
+		"Run":          "Run: before no value, now median 250 tok/s (250–250) (1 round each)",
+		"page ÷ embed": "page ÷ embed: before median 0.50× (0.50–0.50), now median 0.62× (0.62–0.62), now/before 1.25× (1 round each)",
 	} {
 		if got := f.line(name); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
