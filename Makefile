@@ -73,18 +73,36 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 unit: web/app.wasm.br chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
-# timing measures how long the playground takes to go live in Chromium
-# (cold and warm), how long an edit or a step takes to reach the DOM, and
-# the engine's decode speed with its SIMD and Go kernels (measurements, not
-# tests). make timing WLLAMA=/path compares the decode speed with wllama's
+# timing measures the page in headless Chromium (measurements, not tests:
+# nothing is asserted about the times): cold and warm start → live, how
+# long an edit, a step, a slider's input and the first Step take to reach
+# the DOM, Run's tok/s on stories260K and on a random SmolLM2-135M-shape
+# Q8_0 model fetched by URL (with every step drawn, against an embed of
+# the tokens alone), the engine's decode speed with its SIMD and Go
+# kernels, and BenchmarkRender's bytes and allocations a drawn page
+# (-benchmem). .ci/timing runs it; docs/timing.md says how to read it.
+# make timing BASELINE=<git rev> measures every page figure side by side
+# with that revision's build, in alternating rounds, as ratios now/before:
+# it exports the revision to a temporary folder, builds its app.wasm and
+# server, serves it while the tests run and removes it afterwards. On a
+# busy 2-core machine a run with a baseline takes about 15 minutes: a
+# minute to build the baseline, 5 for the page figures (half that without
+# a baseline), 9 for the engine's decode (this tree's only, so the same
+# with or without one). NEXTTOKEN_TIMING_ONLY=<regexp> measures only the
+# figures (or tests, or BenchmarkRender) it matches, such as
+# NEXTTOKEN_TIMING_ONLY='toy|stories260K|SmolLM2|start|BenchmarkRender'
+# for the page's figures alone.
+# make timing WLLAMA=/path compares the decode speed with wllama's
 # (llama.cpp in WebAssembly), installed outside the project with
 # cd /path && npm install @wllama/wllama@3.8.1, type by type (F32, Q8_0,
 # Q4_0, Q4_K, Q6_K, Q4_K_M). NEXTTOKEN_TIMING_FORMATS=q4_k,q6_k make timing
 # decodes only those formats (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m);
-# NEXTTOKEN_TIMING_ROUNDS=1 takes one round instead of five.
+# NEXTTOKEN_TIMING_ROUNDS=1 takes one round instead of five (three for
+# the SmolLM2 model).
 WLLAMA ?=
+BASELINE ?=
 timing: web/app.wasm.br chromium
-	$(withBrowser) GO=$(GO) NEXTTOKEN_WLLAMA=$(WLLAMA) NEXTTOKEN_TIMING=1 $(GO) test -run 'Timing$$' -count=1 -v ./cmd/nexttoken
+	$(withBrowser) GO=$(GO) BASELINE=$(BASELINE) NEXTTOKEN_WLLAMA=$(WLLAMA) bash .ci/timing
 
 # loadtest sends LOAD_REQUESTS requests, LOAD_CONCURRENCY at a time, in turn
 # over /, /app.wasm, /web/app.css and /docs/, to nexttoken serve on a

@@ -165,8 +165,16 @@ type screen struct {
 // openPageAs is openPage on a given screen.
 func openPageAs(t *testing.T, path string, s screen) context.Context {
 	t.Helper()
+	tab, _ := openBuildPage(t, build{url: needBrowser(t).url}, path, s)
+	return tab
+}
+
+// openBuildPage is openPageAs on build b of the playground (the timing
+// tests measure two); closeTab closes the tab before the test ends.
+func openBuildPage(t *testing.T, b build, path string, s screen) (tab context.Context, closeTab func()) {
+	t.Helper()
 	h := needBrowser(t)
-	tab := openTab(t, h.browser)
+	tab, closeTab = openClosableTab(t, h.browser)
 	scheme := "light"
 	if s.dark {
 		scheme = "dark"
@@ -179,12 +187,12 @@ func openPageAs(t *testing.T, path string, s screen) context.Context {
 	if err != nil {
 		t.Fatalf("emulating %+v: %v", s, err)
 	}
-	load, err := loadPage(tab, h.url+path)
+	load, err := loadPage(tab, b.url+path)
 	if err != nil {
-		t.Fatalf("%s did not go live: %v", path, err)
+		t.Fatalf("%s%s did not go live: %v", b.prefix(), path, err)
 	}
-	t.Logf("%s live %.0f ms after navigation (app.wasm in at %.0f ms)", path, load.Ready, load.Wasm)
-	return tab
+	t.Logf("%s%s live %.0f ms after navigation (app.wasm in at %.0f ms)", b.prefix(), path, load.Ready, load.Wasm)
+	return tab, closeTab
 }
 
 // testKey holds a tab's test in its context, so the helpers can fail it.
@@ -194,18 +202,30 @@ type testKey struct{}
 // errors fail it, a failed test leaves its artifacts, and the tab closes.
 func openTab(t *testing.T, browser context.Context) context.Context {
 	t.Helper()
-	tab, closeTab := chromedp.NewContext(browser)
+	tab, _ := openClosableTab(t, browser)
+	return tab
+}
+
+// openClosableTab is openTab with a function that does at once what the
+// test's end would: check the console, leave artifacts and close the tab.
+func openClosableTab(t *testing.T, browser context.Context) (context.Context, func()) {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
 	console := watchConsole(tab)
-	t.Cleanup(func() {
-		for _, m := range console.problems() {
-			t.Errorf("browser console: %s", m)
-		}
-		if t.Failed() {
-			saveArtifacts(t, tab, console)
-		}
-		closeTab()
-	})
-	return context.WithValue(context.WithValue(tab, testKey{}, t), consoleKey{}, console)
+	var once sync.Once
+	closeTab := func() {
+		once.Do(func() {
+			for _, m := range console.problems() {
+				t.Errorf("browser console: %s", m)
+			}
+			if t.Failed() {
+				saveArtifacts(t, tab, console)
+			}
+			cancel()
+		})
+	}
+	t.Cleanup(closeTab)
+	return context.WithValue(context.WithValue(tab, testKey{}, t), consoleKey{}, console), closeTab
 }
 
 // consoleKey holds a tab's console log in its context.

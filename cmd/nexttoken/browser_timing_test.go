@@ -3,9 +3,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"slices"
 	"strconv"
 	"testing"
 )
@@ -13,65 +12,53 @@ import (
 // TestTiming measures how long the playground takes to go live after a
 // navigation: cold, in a fresh browser profile, then warm, navigating again
 // in the same tab (HTTP cache, go-app's service worker, V8's code cache).
-// It is a measurement, not a test: make timing runs it, with
-// NEXTTOKEN_TIMING=1 (and NEXTTOKEN_TIMING_ROUNDS, default 5).
+// Each round starts a fresh Chromium per build. It is a measurement, not a
+// test: make timing runs it, with NEXTTOKEN_TIMING=1 (and
+// NEXTTOKEN_TIMING_ROUNDS, default 5).
 func TestTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
-	rounds, err := strconv.Atoi(os.Getenv("NEXTTOKEN_TIMING_ROUNDS"))
-	if err != nil || rounds < 1 {
-		rounds = 5
-	}
+	needTiming(t, "cold start", "warm start")
+	rounds := timingRounds(5)
 	h := needBrowser(t)
-	var cold, warm []pageLoad
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
 	for range rounds {
-		browser, stop, err := newBrowser(h.chromium)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab := openTab(t, browser)
-		for _, loads := range []*[]pageLoad{&cold, &warm} {
-			load, err := loadPage(tab, h.url+"/")
+		for _, b := range builds {
+			browser, stop, err := newBrowser(h.chromium)
 			if err != nil {
-				stop()
 				t.Fatal(err)
 			}
-			*loads = append(*loads, load)
+			tab, closeTab := openClosableTab(t, browser)
+			for _, start := range []string{"cold start", "warm start"} {
+				load, err := loadPage(tab, b.url+"/")
+				if err != nil {
+					closeTab()
+					stop()
+					t.Fatal(err)
+				}
+				f.add(start+": HTML received", "ms", b, load.HTML)
+				f.add(start+": app.wasm received", "ms", b, load.Wasm)
+				if start == "cold start" {
+					f.add("cold start: app.wasm on the wire", "bytes", b, float64(load.WasmBytes))
+				}
+				f.add(start+": navigation → live", "ms", b, load.Ready)
+			}
+			closeTab()
+			stop()
 		}
-		stop()
 	}
-	t.Logf("%d rounds, ms after navigation, median (min–max):", rounds)
-	for _, run := range []struct {
-		name  string
-		loads []pageLoad
-	}{{"cold", cold}, {"warm", warm}} {
-		t.Logf("%s: HTML %s, app.wasm %s (%d bytes on the wire), live %s", run.name,
-			spread(run.loads, func(l pageLoad) float64 { return l.HTML }),
-			spread(run.loads, func(l pageLoad) float64 { return l.Wasm }),
-			run.loads[0].WasmBytes,
-			spread(run.loads, func(l pageLoad) float64 { return l.Ready }))
-	}
-}
-
-// spread is the median, minimum and maximum of a figure.
-func spread(loads []pageLoad, figure func(pageLoad) float64) string {
-	v := make([]float64, len(loads))
-	for i, l := range loads {
-		v[i] = figure(l)
-	}
-	slices.Sort(v)
-	return fmt.Sprintf("%.0f (%.0f–%.0f)", v[len(v)/2], v[0], v[len(v)-1])
+	f.report()
 }
 
 // interactionTime is a page script: it runs an action and resolves with the
-// milliseconds until the text of a watched element changes (the DOM, not
-// the paint: go-app applies updates in its own frame loop).
+// milliseconds until the text watched changes (the DOM, not the paint:
+// go-app applies updates in its own frame loop). watch is a selector,
+// whose element's text is watched, or a function that reads the text.
 const interactionTime = `(watch, action) => new Promise(resolve => {
-	const before = document.querySelector(watch).textContent;
+	const read = typeof watch === 'function' ? watch : () => document.querySelector(watch)?.textContent;
+	const before = read();
 	const start = performance.now();
 	const observer = new MutationObserver(() => {
-		if (document.querySelector(watch).textContent !== before) {
+		if (read() !== before) {
 			observer.disconnect();
 			resolve(performance.now() - start);
 		}
@@ -80,52 +67,140 @@ const interactionTime = `(watch, action) => new Promise(resolve => {
 	action();
 })`
 
+// Page scripts the interaction measurements share.
+const (
+	// clickStep clicks Step.
+	clickStep = `() => document.getElementById('step').click()`
+	// clickUndo takes the last action back.
+	clickUndo = `() => document.getElementById('undo').click()`
+	// softmaxPs reads the softmax card's p column.
+	softmaxPs = `() => [...document.querySelectorAll('#softmax tr td.p')].map(td => td.textContent).join(' ')`
+	// pressTemperature presses the pointer on the temperature slider, as a
+	// drag begins.
+	pressTemperature = `() => document.getElementById('slide-temperature').dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}))`
+	// dragTemperature moves the temperature slider to another value
+	// between 0.8 and 2 (in its steps of 0.05) with an input event, as a
+	// drag does.
+	dragTemperature = `() => {
+		const el = document.getElementById('slide-temperature'), before = el.value;
+		do { el.value = (0.8 + Math.random() * 1.2).toFixed(2); } while (el.value === before);
+		el.dispatchEvent(new Event('input', {bubbles: true}));
+	}`
+	// releaseTemperature ends the drag.
+	releaseTemperature = `() => document.getElementById('slide-temperature').dispatchEvent(new Event('change', {bubbles: true}))`
+)
+
+// interaction is a measurement of TestInteractionTiming: action, run on
+// page path, until the text watch reads changes.
+type interaction struct {
+	name, path    string
+	watch, action string // watch: a selector's JavaScript string or a function
+	reset         string // an action that undoes action, so every round starts alike
+	setup, ready  string // an action before the rounds, and what to wait for after it
+	teardown      string // an action after the rounds
+}
+
+// measure runs page script action with the text watch reads and returns
+// the milliseconds until it changed.
+func measure(tab context.Context, watch, action string) float64 {
+	testOf(tab).Helper()
+	return evaluate[float64](tab, "("+interactionTime+")("+watch+", "+action+")")
+}
+
 // TestInteractionTiming measures, in one browser, how long an edit and a
-// step take to reach the DOM: a logit edit on the toy model, a toy step,
-// a stories260K step early in a story and 200 tokens in, and opening a
-// step from the timeline of 200 steps.
+// step take to reach the DOM: a logit edit on the toy model and on
+// stories260K, a toy step, stories260K steps early in a story, 200 and
+// 495 tokens in, opening a step from the timeline of 200 steps, a
+// temperature change with the compare card open, a drag of the
+// temperature slider, and the first Step after the page loads. Each
+// build has a tab of its own, and the builds take turns round by round;
+// the first Step opens a page afresh each round.
 func TestInteractionTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
-	const rounds = 20
+	const rounds, firstStepRounds = 20, 10
+	const stories = "/?model=stories260K&prompt=Once%20upon%20a%20time"
+	const firstStep = "stories260K: first Step after the page loads → DOM"
 	edit := `() => { const el = document.querySelector('#logits tr[data-token="0"] input.logit');
 		el.value = (Math.random() * 4 - 2).toFixed(4); el.dispatchEvent(new Event('change', {bubbles: true})); }`
-	step := `() => document.getElementById('step').click()`
+	// The stories260K edit sets the logit of the table's first token, the
+	// most probable, 1 and 2 above its own in turn, so its row stays on
+	// the table and its p changes each time.
+	pickToken := `() => { const row = document.querySelector('#logits tr[data-token]');
+		globalThis.timingToken = row.dataset.token; globalThis.timingEdits = 0;
+		globalThis.timingLogit = Number(row.querySelector('input.logit').value.replace('−', '-')); }`
+	editTop := `() => { const el = document.querySelector('#logits tr[data-token="' + globalThis.timingToken + '"] input.logit');
+		el.value = (globalThis.timingLogit + 1 + globalThis.timingEdits++ % 2).toFixed(4); el.dispatchEvent(new Event('change', {bubbles: true})); }`
+	topP := `() => document.querySelector('#softmax tr[data-token="' + globalThis.timingToken + '"] td.p')?.textContent`
 	temperature := `() => { const el = document.getElementById('set-temperature');
 		el.value = (0.5 + Math.random()).toFixed(3); el.dispatchEvent(new Event('change', {bubbles: true})); }`
-	undo := `() => document.getElementById('undo').click()`
 	// Another step than the one on display, 37 steps on (of 200).
 	timelineOther := `() => (` + clickTimeline + `)((Number(document.getElementById('step-title').textContent.match(/\d+/)?.[0] ?? 0) + 36) % 200)`
-	for _, m := range []struct {
-		name, path, watch, action string
-		reset                     string // an action that undoes action, so every round starts alike
-		setup                     string // an action before the rounds
-	}{
-		{"toy: logit edit → DOM", "/", `#softmax tr[data-token="0"] td.p`, edit, "", ""},
-		{"toy: step → DOM", "/", "#kv-rows", step, undo, ""},
-		{"stories260K: step at position 5 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time", "#kv-rows", step, undo, ""},
-		{"stories260K: step at position 205 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3", "#kv-rows", step, undo, ""},
-		{"stories260K: step at position 500 → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=495&temperature=1&seed=4", "#kv-rows", step, undo, ""},
-		{"stories260K: open a step from the timeline → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=200&temperature=1&seed=3",
-			"#step-title", timelineOther, "", ""},
-		{"stories260K, compare card open: temperature → DOM", "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&min_p=0.02",
-			`#compare .chain[data-chain="chain"]`, temperature, "", `() => document.querySelector('#compare summary').click()`},
-	} {
-		tab := openPage(t, m.path)
-		if m.setup != "" {
-			evaluate[bool](tab, "(("+m.setup+")(), true)")
-			waitFor(tab, `document.querySelector(`+jsString(m.watch)+`) !== null`)
+	interactions := []interaction{
+		{name: "toy: logit edit → DOM", path: "/", watch: jsString(`#softmax tr[data-token="0"] td.p`), action: edit},
+		{name: "toy: step → DOM", path: "/", watch: jsString("#kv-rows"), action: clickStep, reset: clickUndo},
+		{name: "stories260K: logit edit → DOM", path: stories, watch: topP, action: editTop, setup: pickToken, ready: "globalThis.timingToken !== undefined"},
+		{name: "stories260K: step at position 5 → DOM", path: stories, watch: jsString("#kv-rows"), action: clickStep, reset: clickUndo},
+		{name: "stories260K: step at position 205 → DOM", path: stories + "&steps=200&temperature=1&seed=3", watch: jsString("#kv-rows"), action: clickStep, reset: clickUndo},
+		{name: "stories260K: step at position 500 → DOM", path: stories + "&steps=495&temperature=1&seed=4", watch: jsString("#kv-rows"), action: clickStep, reset: clickUndo},
+		{name: "stories260K: open a step from the timeline → DOM", path: stories + "&steps=200&temperature=1&seed=3",
+			watch: jsString("#step-title"), action: timelineOther},
+		{name: "stories260K, compare card open: temperature → DOM", path: stories + "&temperature=1&min_p=0.02",
+			watch: jsString(`#compare .chain[data-chain="chain"]`), action: temperature,
+			setup: `() => document.querySelector('#compare summary').click()`, ready: `document.querySelector('#compare .chain[data-chain="chain"]') !== null`},
+		{name: "stories260K: temperature slider input → DOM", path: stories + "&temperature=1", watch: softmaxPs, action: dragTemperature,
+			setup: pressTemperature, teardown: releaseTemperature},
+	}
+	names := []string{firstStep}
+	for _, m := range interactions {
+		names = append(names, m.name)
+	}
+	needTiming(t, names...)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	for _, m := range interactions {
+		if timingSelected(t, m.name) {
+			m.run(t, f, builds, rounds)
 		}
-		times := make([]float64, 0, rounds)
-		for range rounds {
-			times = append(times, evaluate[float64](tab, "("+interactionTime+")("+jsString(m.watch)+", "+m.action+")"))
-			if m.reset != "" {
-				evaluate[float64](tab, "("+interactionTime+")("+jsString(m.watch)+", "+m.reset+")")
+	}
+	if timingSelected(t, firstStep) {
+		for range firstStepRounds {
+			for _, b := range builds {
+				tab, closeTab := openBuildPage(t, b, stories, screen{})
+				f.add(firstStep, "ms", b, measure(tab, jsString("#kv-rows"), clickStep))
+				closeTab()
 			}
 		}
-		slices.Sort(times)
-		t.Logf("%s: median %.1f ms (min %.1f, max %.1f) over %d rounds", m.name, times[rounds/2], times[0], times[rounds-1], rounds)
+	}
+	f.report()
+}
+
+// run measures m on every build, rounds times in turn, in a tab a build
+// that it closes at the end.
+func (m interaction) run(t *testing.T, f *figures, builds []build, rounds int) {
+	t.Helper()
+	tabs := make([]context.Context, len(builds))
+	for i, b := range builds {
+		tab, closeTab := openBuildPage(t, b, m.path, screen{})
+		defer closeTab()
+		if m.setup != "" {
+			evaluate[bool](tab, "(("+m.setup+")(), true)")
+		}
+		if m.ready != "" {
+			waitFor(tab, m.ready)
+		}
+		tabs[i] = tab
+	}
+	for range rounds {
+		for i, b := range builds {
+			f.add(m.name, "ms", b, measure(tabs[i], m.watch, m.action))
+			if m.reset != "" {
+				measure(tabs[i], m.watch, m.reset)
+			}
+		}
+	}
+	if m.teardown != "" {
+		for _, tab := range tabs {
+			evaluate[bool](tab, "(("+m.teardown+")(), true)")
+		}
 	}
 }
 
@@ -162,26 +237,33 @@ const runTime = `(n) => new Promise(resolve => {
 	}, 100);
 })`
 
+// runResult is what runTime resolves with.
+type runResult struct {
+	Ms            float64
+	Frames, Shown int
+}
+
 // TestRunTiming measures Run: 200 steps of stories260K, how many tokens a
-// second the page generates while it shows every frame's newest step.
+// second the page generates while it shows every frame's newest step, on
+// a fresh page each round (NEXTTOKEN_TIMING_ROUNDS, default 5).
 func TestRunTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
-	const steps, rounds = 200, 5
-	type run struct {
-		Ms            float64
-		Frames, Shown int
-	}
-	var rates []float64
+	const steps = 200
+	name := fmt.Sprintf("stories260K: Run %d steps", steps)
+	needTiming(t, name)
+	rounds := timingRounds(5)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
 	for range rounds {
-		tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=3")
-		r := evaluate[run](tab, "("+runTime+")("+strconv.Itoa(steps)+")")
-		rates = append(rates, steps/(r.Ms/1000))
-		t.Logf("Run %d steps: %.0f ms, %.0f tok/s, %d animation frames, %d of them showed a new step", steps, r.Ms, steps/(r.Ms/1000), r.Frames, r.Shown)
+		for _, b := range builds {
+			tab, closeTab := openBuildPage(t, b, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=3", screen{})
+			r := evaluate[runResult](tab, "("+runTime+")("+strconv.Itoa(steps)+")")
+			closeTab()
+			f.add(name, "tok/s", b, steps/(r.Ms/1000))
+			f.add(name+": animation frames", "frames", b, float64(r.Frames))
+			f.add(name+": frames that showed a new step", "frames", b, float64(r.Shown))
+		}
 	}
-	slices.Sort(rates)
-	t.Logf("Run %d steps of stories260K: median %.0f tok/s (min %.0f, max %.0f) over %d page loads", steps, rates[rounds/2], rates[0], rates[rounds-1], rounds)
+	f.report()
 }
 
 // recomputeCosts is a page script: it turns the recompute switch off and
@@ -205,25 +287,35 @@ const recomputeCosts = `() => new Promise(resolve => {
 // TestRecomputeTiming measures, in the page, a stories260K step with the
 // cache and recomputed without it at positions 64, 256 and 512 (the
 // context's end), with their multiply-adds, and the prompt's prefill per
-// token: a few rounds each, the median reported.
+// token: the card's own times, 7 rounds each, a tab a build.
 func TestRecomputeTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
 	const rounds = 7
+	const name = "stories260K: recompute card"
+	needTiming(t, name)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
 	for _, tokens := range []int{64, 256, 512} {
-		// Seed 4 writes a story that fills the context; the prompt is 5 tokens.
-		tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=4&steps="+strconv.Itoa(tokens-5))
-		var cached, recomputed, prefill []float64
-		var rows [][]float64
-		for range rounds {
-			rows = evaluate[[][]float64](tab, "("+recomputeCosts+")()")
-			cached, recomputed, prefill = append(cached, rows[0][1]), append(recomputed, rows[1][1]), append(prefill, rows[2][1])
+		prefix := fmt.Sprintf("%s, %d tokens: ", name, tokens)
+		tabs := make([]context.Context, len(builds))
+		closers := make([]func(), len(builds))
+		for i, b := range builds {
+			// Seed 4 writes a story that fills the context; the prompt is 5 tokens.
+			tabs[i], closers[i] = openBuildPage(t, b, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=4&steps="+strconv.Itoa(tokens-5), screen{})
 		}
-		for _, v := range [][]float64{cached, recomputed, prefill} {
-			slices.Sort(v)
+		for round := range rounds {
+			for i, b := range builds {
+				rows := evaluate[[][]float64](tabs[i], "("+recomputeCosts+")()")
+				f.add(prefix+"a step with the cache", "ms", b, rows[0][1])
+				f.add(prefix+"the step recomputed", "ms", b, rows[1][1])
+				f.add(prefix+"prefill a prompt token", "ms", b, rows[2][1])
+				if round == 0 {
+					t.Logf("%s%s%.0f multiply-adds with the cache, %.0f recomputed, %.0f a prompt token", b.prefix(), prefix, rows[0][0], rows[1][0], rows[2][0])
+				}
+			}
 		}
-		t.Logf("stories260K, %d tokens: cached %.0f multiply-adds, median %.3f ms; recomputed %.0f multiply-adds, median %.2f ms; prefill %.0f multiply-adds a prompt token, median %.3f ms a token (%d rounds)",
-			tokens, rows[0][0], cached[rounds/2], rows[1][0], recomputed[rounds/2], rows[2][0], prefill[rounds/2], rounds)
+		for _, closeTab := range closers {
+			closeTab()
+		}
 	}
+	f.report()
 }

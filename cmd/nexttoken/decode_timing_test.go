@@ -196,12 +196,11 @@ func timedFormats(list string) ([]timedNetwork, error) {
 // NEXTTOKEN_TIMING_ROUNDS rounds (default 5), a fresh tab each, so that
 // the shared machine's load falls on all of them alike. It logs each
 // row's median tok/s, and per network SIMD ÷ Go, SIMD ÷ wllama and how
-// many of the greedy tokens nexttoken and wllama share from the start. A
+// many of the greedy tokens nexttoken and wllama share from the start.
+// It measures this tree's engine only, never make timing's baseline. A
 // measurement, not a test: make timing runs it, with NEXTTOKEN_TIMING=1.
 func TestDecodeTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
+	needTiming(t, "engine decode")
 	rounds, err := strconv.Atoi(os.Getenv("NEXTTOKEN_TIMING_ROUNDS"))
 	if err != nil || rounds < 1 {
 		rounds = 5

@@ -4,10 +4,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -21,14 +21,18 @@ import (
 // TestRunTimingSmolLM2 measures the page on the largest model issue 10
 // names: a random network of SmolLM2-135M's shape (576 wide, 30 layers,
 // 49,152 tokens, tied embeddings) in Q8_0, 137.6 MiB, which the page
-// fetches from a URL as it would a reader's. It reports how long the
-// download and opening took, and Run's tokens a second over 32 steps while
-// the page shows every frame's newest step (runTime). A measurement: make
-// timing runs it.
+// fetches from a URL as it would a reader's. On the whole page and on an
+// embed of the tokens alone, a fresh tab each, it reports how long the
+// download and opening took, Run's tokens a second over 32 steps while
+// the page shows every frame's newest step (runTime), and Step's with
+// every step drawn and painted (stepTime), and the whole page's share of
+// the embed's speed; on the whole page, a drag of the temperature slider,
+// input by input. The builds take turns each round
+// (NEXTTOKEN_TIMING_ROUNDS, default 3). A measurement: make timing runs it.
 func TestRunTimingSmolLM2(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
+	const name = "SmolLM2-135M shape, Q8_0"
+	needTiming(t, name)
+	rounds := timingRounds(3)
 	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		t.Fatal(err)
@@ -44,30 +48,46 @@ func TestRunTimingSmolLM2(t *testing.T) {
 		http.ServeContent(w, r, "smollm2.gguf", time.Time{}, bytes.NewReader(data))
 	}))
 	defer models.Close()
+	t.Logf("%s: %.1f MiB", name, float64(len(data))/(1<<20))
 
 	ref := modelfile.RefOf(modelfile.File{Name: "smollm2.gguf", Data: data})
 	ref.Name, ref.URL = models.URL+"/smollm2.gguf", true
 	link := "/?model=" + url.QueryEscape(ref.String()) + "&prompt=Once+upon+a+time&temperature=1&seed=3"
-	for _, page := range []struct{ name, query string }{
-		{"the whole page", ""},
-		{"the tokens alone (an embed of view=tokens)", "&embed=1&view=tokens"},
-	} {
-		start := time.Now()
-		tab := openPage(t, link+page.query)
-		waitWithin(tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
-		t.Logf("%s: SmolLM2-135M shape, Q8_0, %.1f MiB, fetched (or read from the cache) and opened in %.1f s", page.name, float64(len(data))/(1<<20), time.Since(start).Seconds())
-		const steps = 32
-		evaluate[bool](tab, `(globalThis.runResult = null, (`+runTime+`)(`+strconv.Itoa(steps)+`).then(r => globalThis.runResult = r), true)`)
-		waitWithin(tab, `globalThis.runResult !== null`, 5*time.Minute)
-		type run struct {
-			Ms            float64
-			Frames, Shown int
+	const steps, drags = 32, 20
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	for range rounds {
+		for _, b := range builds {
+			var drawn [2]float64 // tok/s with every step drawn: the whole page, the embed
+			for i, page := range []struct{ name, query string }{
+				{name + ", the whole page", ""},
+				{name + ", the tokens alone (an embed of view=tokens)", "&embed=1&view=tokens"},
+			} {
+				start := time.Now()
+				tab, closeTab := openBuildPage(t, b, link+page.query, screen{})
+				waitWithin(tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
+				f.add(page.name+": fetched (or read from the cache) and opened", "s", b, time.Since(start).Seconds())
+				evaluate[bool](tab, `(globalThis.runResult = null, (`+runTime+`)(`+strconv.Itoa(steps)+`).then(r => globalThis.runResult = r), true)`)
+				waitWithin(tab, `globalThis.runResult !== null`, 5*time.Minute)
+				r := evaluate[runResult](tab, `globalThis.runResult`)
+				f.add(fmt.Sprintf("%s: Run %d steps", page.name, steps), "tok/s", b, steps/(r.Ms/1000))
+				f.add(fmt.Sprintf("%s: Run %d steps, frames that showed a new step", page.name, steps), "frames", b, float64(r.Shown))
+				ms := evaluate[float64](tab, "("+stepTime+")("+strconv.Itoa(steps)+")")
+				drawn[i] = steps / (ms / 1000)
+				f.add(fmt.Sprintf("%s: Step %d times, every step drawn", page.name, steps), "tok/s", b, drawn[i])
+				if i == 0 {
+					evaluate[bool](tab, "(("+pressTemperature+")(), true)")
+					for range drags {
+						f.add(page.name+": temperature slider drag, input → DOM", "ms", b, measure(tab, softmaxPs, dragTemperature))
+					}
+					evaluate[bool](tab, "(("+releaseTemperature+")(), true)")
+				}
+				closeTab()
+			}
+			f.add(name+": every step drawn, the whole page ÷ the tokens alone", "×", b, drawn[0]/drawn[1])
 		}
-		r := evaluate[run](tab, `globalThis.runResult`)
-		t.Logf("%s: Run %d steps: %.0f ms, %.2f tok/s, %d animation frames, %d of them showed a new step", page.name, steps, r.Ms, steps/(r.Ms/1000), r.Frames, r.Shown)
-		ms := evaluate[float64](tab, "("+stepTime+")("+strconv.Itoa(steps)+")")
-		t.Logf("%s: Step %d times, each drawn and painted before the next: %.0f ms, %.2f tok/s", page.name, steps, ms, steps/(ms/1000))
 	}
+	f.report()
 }
 
 // stepTime is a page script: it clicks Step n times, each time waiting

@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"net/url"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -108,12 +106,12 @@ func TestTreeEmbedView(t *testing.T) {
 // TestBranchTiming measures a switch of branch on stories260K: two paths
 // of 64 steps that part at step 9, the switch clicked until the text on
 // the page changes — the cache truncated to the shared steps, 56 steps
-// run again and the page redrawn. A measurement: make timing runs it.
+// run again and the page redrawn. A tab a build, the builds in turn. A
+// measurement: make timing runs it.
 func TestBranchTiming(t *testing.T) {
-	if os.Getenv("NEXTTOKEN_TIMING") == "" {
-		t.Skip("a measurement: make timing runs it")
-	}
 	const rounds = 20
+	const name = "stories260K: switch between two 64-step paths parting at step 9 → DOM"
+	needTiming(t, name)
 	spec := session.Spec{Model: "stories260K", Prompt: "Once upon a time", Steps: 64,
 		Sampler:  sampler.Settings{Mode: sampler.Chain, Temperature: 1, Seed: 3},
 		Branches: []session.Branch{{From: 0, At: 8, Steps: 64, Forced: []session.Force{{Step: 8, Token: 300}}}}}
@@ -121,15 +119,22 @@ func TestBranchTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := openPage(t, "/#"+frag)
-	waitFor(tab, `document.querySelector('#tree li[data-path="1"]') !== null`)
-	sw := `() => document.querySelector(` + jsString(branchButton("1", "branch-switch")) + `).click()`
-	times := make([]float64, 0, rounds)
-	for range rounds {
-		times = append(times, evaluate[float64](tab, "("+interactionTime+")('#text', "+sw+")"))
-		waitFor(tab, `document.querySelector('#tree-refill') !== null`)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	tabs := make([]context.Context, len(builds))
+	for i, b := range builds {
+		tabs[i], _ = openBuildPage(t, b, "/#"+frag, screen{})
+		waitFor(tabs[i], `document.querySelector('#tree li[data-path="1"]') !== null`)
 	}
-	slices.Sort(times)
-	t.Logf("stories260K: switch between two 64-step paths parting at step 9 → DOM: median %.1f ms (min %.1f, max %.1f) over %d rounds; %s",
-		times[rounds/2], times[0], times[rounds-1], rounds, text(tab, "#tree-refill"))
+	sw := `() => document.querySelector(` + jsString(branchButton("1", "branch-switch")) + `).click()`
+	for range rounds {
+		for i, b := range builds {
+			f.add(name, "ms", b, measure(tabs[i], jsString("#text"), sw))
+			waitFor(tabs[i], `document.querySelector('#tree-refill') !== null`)
+		}
+	}
+	for i, b := range builds {
+		t.Logf("%s%s", b.prefix(), text(tabs[i], "#tree-refill"))
+	}
+	f.report()
 }
