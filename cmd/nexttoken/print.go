@@ -164,7 +164,7 @@ func describeSettings(s sampler.Settings) string {
 		}
 	}
 	for _, p := range sampler.LlamaParams {
-		if v := p.Get(s); v != 0 && p.Name != "mirostat" { // the chain's name says mirostat
+		if v := p.Get(s); v != 0 && p.InPlay(s) && p.Name != "mirostat" { // the chain's name says mirostat
 			parts = append(parts, p.Label+" "+num(v))
 		}
 	}

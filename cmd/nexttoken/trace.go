@@ -114,36 +114,18 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 }
 
 // chooseChain makes the settings those of the chain --sampler (or
-// --chain) names: in another runtime's mode that runtime's defaults, as
-// --compare and the page's select take them, but for the flags given; a
-// stage of llama.cpp's switched on (--mirostat, --dry-multiplier) with
-// llama.cpp's defaults for its settings not given.
+// --chain) names, with the flags given, as compare.ChainSettings has it:
+// in another runtime's mode that runtime's defaults for the flags not
+// given, as links, --compare and the page's select take them.
 func (f *traceFlags) chooseChain() error {
 	if f.set["sampler"] && f.set["chain"] {
 		return errors.New("--sampler and --chain are the same flag: give one")
 	}
-	var chosen sampler.Settings
-	if err := compare.SetChain(&chosen, f.chain); err != nil {
+	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
+	set, err := compare.ChainSettings(f.chain, f.settings, given)
+	if err != nil {
 		return fmt.Errorf("--sampler: %s", strings.TrimPrefix(err.Error(), "sampler: "))
 	}
-	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
-	set := f.settings
-	if chosen.Runtime() {
-		var err error
-		if set, err = compare.Defaults(chosen.Mode, f.settings.Seed); err != nil {
-			return err
-		}
-		for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
-			if given(p.Name) {
-				p.Set(&set, p.Get(f.settings))
-			}
-		}
-	}
-	set.Mode, set.Sequence = chosen.Mode, chosen.Sequence
-	if !given("mirostat") {
-		set.Mirostat = chosen.Mirostat
-	}
-	compare.StageDefaults(&set, given)
 	f.settings = set
 	return nil
 }

@@ -154,6 +154,13 @@ func shareTests(t testing.TB) []link.State {
 			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
 		})},
 		tree(),
+		// llama.cpp's and Hugging Face's defaults as a runtime's link gives
+		// them: mirostat's and DRY's settings shown while they are off.
+		{Spec: with(func(s *session.Spec) { s.Sampler = llamaCpp }), View: "sampler"},
+		{Spec: with(func(s *session.Spec) {
+			s.Sampler = hf
+			s.Changes = []session.Change{{Step: 2, Sampler: llamaCpp}}
+		})},
 	}
 }
 
@@ -393,6 +400,12 @@ func TestMerge(t *testing.T) {
 			err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3", param: true},
 		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo, ignored", query: "temprature=1", fragment: runc, want: runc},
+		{name: "a runtime named, with its defaults", query: "sampler=hf", fragment: stories(), want: func() link.State {
+			s := stories()
+			s.Spec.Sampler = hf
+			s.Spec.Sampler.Seed = 7
+			return s
+		}()},
 	} {
 		got, err := merge(t, c.query, c.fragment)
 		if c.err != "" {

@@ -63,10 +63,22 @@
 //
 // The sampler's settings, temperature to seed, are sampler.Params, and
 // mirostat to dry_penalty_last_n sampler.LlamaParams, which hold their
-// ranges; the error for a value outside one says it in words. Mirostat or
-// DRY switched on takes llama.cpp's defaults (in brackets above) for its
-// settings the query does not give (compare.StageDefaults):
-// sampler=mirostat2 is llama.cpp's --mirostat 2.
+// ranges; the error for a value outside one says it in words.
+//
+// A sampler= that names another runtime's chain (llama.cpp, mirostat,
+// mirostat2, llama.cpp letters, hf) starts from that runtime's defaults
+// for every setting the query does not give, as the command line's
+// --sampler and the page's decoding select do (compare.ChainSettings, the
+// one rule): ?sampler=llama.cpp is temperature 0.8, top_k 40, top_p 0.95,
+// min_p 0.05, with mirostat and DRY off and their settings at llama.cpp's
+// defaults (in brackets above); ?sampler=hf is temperature 1, top_k 50,
+// top_p 1. The seed is never a runtime's: absent, it is the one the
+// settings had. (Before, such a query kept catalog.Default's greedy
+// settings; a share link's settings are what it holds, as ever.)
+// sampler=chain or runc keeps the settings it is read over but for what
+// its mode cannot have. Over settings without them, mirostat or DRY
+// switched on takes llama.cpp's defaults for its settings that are 0 and
+// not given (compare.StageDefaults).
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
 // beyond a float64 (1e999) are errors; whole numbers are decimal. The
 // ranges were wider before sampler.Params: any temperature, top_k and
@@ -372,8 +384,7 @@ func parse(base State, q url.Values) (State, error) {
 			return fail(strings.TrimPrefix(err.Error(), "sampler: "))
 		}
 	}
-	sampleIfFiltered(&s.Spec.Sampler, given)
-	compare.StageDefaults(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
+	fill(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
 	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
@@ -403,15 +414,19 @@ func opening(model string, ownLogits bool) session.Spec {
 	return spec
 }
 
-// sampleIfFiltered switches greedy settings to sampling at temperature 1
-// when the query switched a filter on and said nothing of the
-// temperature: greedy decoding ignores every filter, so whoever names one
-// wants sampling.
-func sampleIfFiltered(set *sampler.Settings, given map[string][]string) {
-	named := func(p sampler.Param) bool { return given[p.Name] != nil && filterOn(p, *set) }
-	if set.Temperature == 0 && given["temperature"] == nil && slices.ContainsFunc(sampler.Params, named) {
+// fill gives set what Parse gives a query's settings once every
+// parameter is read, given says which the query names: sampling at
+// temperature 1 where greedy settings have a filter switched on and the
+// temperature is not given (greedy decoding ignores every filter, so
+// whoever names one wants sampling), and llama.cpp's defaults for the
+// settings of a stage switched on (compare.StageDefaults) that are 0 and
+// not given.
+func fill(set *sampler.Settings, given func(param string) bool) {
+	named := func(p sampler.Param) bool { return given(p.Name) && filterOn(p, *set) }
+	if set.Temperature == 0 && !given("temperature") && slices.ContainsFunc(sampler.Params, named) {
 		set.Temperature = 1
 	}
+	compare.StageDefaults(set, given)
 }
 
 // filterOn reports whether p is a filter that set switches on.
@@ -419,10 +434,12 @@ func filterOn(p sampler.Param, set sampler.Settings) bool {
 	return p.Filter && !p.IsOff(p.Get(set))
 }
 
-// Query writes s in the readable form, leaving out what equals
-// catalog.Default and what the session ignores (the prompt of a logits
-// session). It writes the prompt of any other model, even its own
-// default: a reader of the link sees the prompt it opens with.
+// Query writes s in the readable form, leaving out what the session
+// ignores (the prompt of a logits session) and each setting that Parse
+// would fill in as it is, absent: a runtime's default after sampler=,
+// temperature 1 over a filter, else catalog.Default's. It writes the
+// prompt of any other model, even its own default: a reader of the link
+// sees the prompt it opens with.
 // Merge of the query gives s back, unless s is one Merge would reject,
 // such as one with a comma in a vocabulary token. lossy reports that s has
 // forced tokens, edited logits, changes of settings or branches, which the
@@ -441,22 +458,30 @@ func Query(s State) (q url.Values, lossy bool) {
 	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
-	put("sampler", cmp.Or(set.Sequence, set.Mode), set.Mode == "" || set.Mode == ds.Mode)
-	// A greedy session with a filter on says temperature=0, or Parse
-	// would sample (sampleIfFiltered).
-	filtering := slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return filterOn(p, set) })
+	chain := cmp.Or(set.Sequence, set.Mode)
+	named := set.Mode != "" && set.Mode != ds.Mode
+	put("sampler", chain, !named)
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		v := p.Get(set)
 		text := format(v)
 		if p.Integer {
 			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
 		}
-		// Left out, would Parse read it back? Not when it is a setting of
-		// a stage switched on that Parse gives llama.cpp's default.
+		// Left out, Parse would read what it fills in: the runtime's
+		// default after sampler=, a stage's default, temperature 1 over
+		// a filter, else catalog.Default's.
+		others := func(name string) bool { return name != p.Name }
 		absent := set
 		p.Set(&absent, p.Get(ds))
-		compare.StageDefaults(&absent, func(name string) bool { return name != p.Name })
-		put(p.Name, text, v == p.Get(ds) && p.Get(absent) == v && !(p.Name == "temperature" && filtering))
+		if named {
+			var err error
+			if absent, err = compare.ChainSettings(chain, absent, others); err != nil {
+				absent = set
+				p.Set(&absent, math.NaN()) // a State Parse rejects: write every setting
+			}
+		}
+		fill(&absent, others)
+		put(p.Name, text, p.Get(absent) == v)
 	}
 	if logits {
 		l := make([]string, len(spec.Logits))
@@ -565,11 +590,16 @@ func paramNamed(name string) (string, bool) {
 
 // readSampler reads the chain the session samples with: a mode, or one of
 // llama.cpp's chains as compare.SetChain reads it (mirostat, mirostat2,
-// letters such as edkt).
+// letters such as edkt), with its settings as compare.ChainSettings gives
+// them.
 func readSampler(s *session.Spec, v string) error {
-	if err := compare.SetChain(&s.Sampler, v); err != nil {
+	// The settings given come after and replace their defaults, which
+	// is compare.ChainSettings with them given.
+	set, err := compare.ChainSettings(v, s.Sampler, nil)
+	if err != nil {
 		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", quote(v), strings.Join(compare.Names, ", "))
 	}
+	s.Sampler = set
 	return nil
 }
 

@@ -168,7 +168,7 @@ func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 	case sampler.LlamaCpp, sampler.HF:
 		// The runtime's defaults, shown in the fields; a seed beyond
 		// llama.cpp's 32 bits is refused with its reason.
-		d, err := compare.Defaults(ctx.JSSrc().Get("value").String(), s.Seed)
+		d, err := compare.ChainSettings(ctx.JSSrc().Get("value").String(), s, nil)
 		if err != nil {
 			c.Page.notify(err)
 			return
