@@ -400,6 +400,12 @@ func TestMerge(t *testing.T) {
 			err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3", param: true},
 		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo, ignored", query: "temprature=1", fragment: runc, want: runc},
+		{name: "a stage's setting 0 in the share link stays", fragment: mirostatTau0(), want: mirostatTau0()},
+		{name: "a stage switched on takes its defaults", query: "mirostat=1", fragment: link.State{Spec: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7}
+		})}, want: link.State{Spec: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 1, MirostatTau: 5, MirostatEta: 0.1}
+		})}},
 		{name: "a runtime named, with its defaults", query: "sampler=hf", fragment: stories(), want: func() link.State {
 			s := stories()
 			s.Spec.Sampler = hf
@@ -422,6 +428,14 @@ func TestMerge(t *testing.T) {
 	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
 		t.Errorf("Merge with a newer fragment: %v", err)
 	}
+}
+
+// mirostatTau0 is a session of llama.cpp's mirostat 2 with tau 0, typed
+// so in the page's field after mirostat was switched on.
+func mirostatTau0() link.State {
+	return link.State{Spec: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatEta: 0.1}
+	})}
 }
 
 // merge is Merge of query and, unless it is zero, fragment as a share link.

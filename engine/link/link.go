@@ -76,9 +76,9 @@
 // settings had. (Before, such a query kept catalog.Default's greedy
 // settings; a share link's settings are what it holds, as ever.)
 // sampler=chain or runc keeps the settings it is read over but for what
-// its mode cannot have. Over settings without them, mirostat or DRY
-// switched on takes llama.cpp's defaults for its settings that are 0 and
-// not given (compare.StageDefaults).
+// its mode cannot have. Mirostat or DRY switched on by the query takes
+// llama.cpp's defaults for its settings that are 0 and not given
+// (compare.StageDefaults); a share link's own stay as they are.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
 // beyond a float64 (1e999) are errors; whole numbers are decimal. The
 // ranges were wider before sampler.Params: any temperature, top_k and

@@ -100,16 +100,17 @@ var defaultSequence = func() string {
 	return b.String()
 }()
 
-// StageDefaults gives the llama.cpp stages that s switches on, mirostat
-// and DRY, llama.cpp's defaults (Defaults) for their settings that are 0
-// and that given does not name: mirostat's tau 5 and eta 0.1; DRY's base
-// 1.75, allowed length 2 and last 64 tokens. So mirostat=2 over settings
-// without them, in a share link's session or in the page's fields, is
-// llama.cpp's --mirostat 2.
+// StageDefaults gives the llama.cpp stages that s switches on by a
+// setting given (mirostat, dry_multiplier) llama.cpp's defaults
+// (Defaults) for their settings that are 0 and not given: mirostat's tau
+// 5 and eta 0.1; DRY's base 1.75, allowed length 2 and last 64 tokens.
+// So mirostat=2 over settings without them, in a link over a share link
+// or in the page's fields, is llama.cpp's --mirostat 2; a stage's
+// setting 0 that came with the stage stays.
 func StageDefaults(s *sampler.Settings, given func(param string) bool) {
 	d := runtimeDefaults(sampler.LlamaCpp)
 	for _, p := range sampler.LlamaParams {
-		if p.Stage != "" && p.InPlay(*s) && !given(p.Name) && p.Get(*s) == 0 {
+		if p.Stage != "" && given(p.Stage) && p.InPlay(*s) && !given(p.Name) && p.Get(*s) == 0 {
 			p.Set(s, p.Get(d))
 		}
 	}

@@ -260,13 +260,22 @@ func TestSetChain(t *testing.T) {
 	}
 }
 
-// TestStageDefaults: a stage switched on takes llama.cpp's defaults for
-// the settings not given and still 0; a stage left off takes none.
+// TestStageDefaults: a stage switched on by a setting given takes
+// llama.cpp's defaults for the settings not given and still 0; a stage
+// left off, or on before, takes none.
 func TestStageDefaults(t *testing.T) {
 	s := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, MirostatEta: 0.3, DryMultiplier: 0.8, DryAllowedLength: 0}
-	compare.StageDefaults(&s, func(p string) bool { return p == "dry_allowed_length" })
+	given := []string{"mirostat", "dry_multiplier", "dry_allowed_length"}
+	compare.StageDefaults(&s, func(p string) bool { return slices.Contains(given, p) })
 	if s.MirostatTau != 5 || s.MirostatEta != 0.3 || s.DryBase != 1.75 || s.DryAllowedLength != 0 || s.DryPenaltyLastN != 64 {
 		t.Errorf("mirostat and DRY on: %+v", s)
+	}
+	// Switched on before, as in a share link's settings: they stay.
+	before := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, DryMultiplier: 0.8, DryBase: 2}
+	kept := before
+	compare.StageDefaults(&kept, func(p string) bool { return p == "dry_base" })
+	if kept != before {
+		t.Errorf("mirostat and DRY on before: %+v, want %+v", kept, before)
 	}
 	off := sampler.Settings{Mode: sampler.LlamaCpp}
 	compare.StageDefaults(&off, func(string) bool { return false })
