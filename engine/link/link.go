@@ -6,7 +6,9 @@
 //
 // Parse turns such a query into a session.Spec; Merge turns it, with a
 // share link's fragment, into a State, the session and what the playground
-// shows of it; Query turns a State back into a query. The form carries the
+// shows of it; Query turns a State back into a query. Parse and Merge
+// refuse a link with one bad part; Open, the page's reader, keeps what
+// reads and says in words what it left out. The form carries the
 // model, the prompt, the number of steps, the sampler settings, hand-typed
 // logits, the view, the step on display and the compare card's chains;
 // forced tokens, edited logits
@@ -555,8 +557,18 @@ func PageOf(q url.Values) Page {
 // Parse ignores, it is ignored too. The values hold every pair that
 // decodes, even with an error.
 func ParseQuery(raw string) (url.Values, error) {
+	q, bad := parseQuery(raw)
+	if len(bad) > 0 {
+		return q, bad[0]
+	}
+	return q, nil
+}
+
+// parseQuery is ParseQuery with a *ParamError for every parameter Parse
+// reads whose value has a % that starts no escape, in the query's order.
+func parseQuery(raw string) (url.Values, []*ParamError) {
 	q := url.Values{}
-	var first error
+	var bad []*ParamError
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
@@ -568,15 +580,15 @@ func ParseQuery(raw string) (url.Values, error) {
 		}
 		value, err := url.QueryUnescape(v)
 		if err != nil {
-			if p, ok := paramNamed(name); ok && first == nil {
-				first = &ParamError{Param: p, Value: v,
-					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"}
+			if p, ok := paramNamed(name); ok {
+				bad = append(bad, &ParamError{Param: p, Value: v,
+					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"})
 			}
 			continue
 		}
 		q[name] = append(q[name], value)
 	}
-	return q, first
+	return q, bad
 }
 
 // paramNamed returns the spelling of the parameter called name in any case.
@@ -777,17 +789,26 @@ func outside(v string, most int) error {
 	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
 }
 
-// quote quotes v for an error message, cut short at a rune boundary so that
-// a hostile value cannot make the message huge.
+// quote quotes v for an error message, cut short (short) so that a
+// hostile value cannot make the message huge.
 func quote(v string) string {
+	if s := short(v); s != v {
+		return strconv.Quote(strings.TrimSuffix(s, "…")) + "…"
+	}
+	return strconv.Quote(v)
+}
+
+// short is v cut at a rune boundary after at most maxQuoted bytes, with
+// "…" where it was cut.
+func short(v string) string {
 	if len(v) <= maxQuoted {
-		return strconv.Quote(v)
+		return v
 	}
 	cut := maxQuoted
 	for cut > 0 && !utf8.RuneStart(v[cut]) {
 		cut--
 	}
-	return strconv.Quote(v[:cut]) + "…"
+	return v[:cut] + "…"
 }
 
 // format writes x so that ParseFloat reads it back exactly.

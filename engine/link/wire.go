@@ -425,7 +425,7 @@ func (r *reader) extras(s *State, flags byte) {
 			s.Spec.Branches = body.tree()
 			sessionRecord = true
 		case tag >= sessionTags:
-			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (was the link made by a newer nexttoken?)", i, tag)
+			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (%w)", i, tag, errNewer)
 			return
 		}
 		if body.err != nil {
