@@ -102,8 +102,8 @@ func (p *textTrace) step(s *session.Session, i int, _ *session.Detail) error {
 func (p *textTrace) end(s *session.Session) error {
 	t := s.Trace()
 	fmt.Fprintf(p.w, "text: %q\n", t.Text)
-	if t.Stopped != "" {
-		fmt.Fprintf(p.w, "stopped: %s\n", t.Stopped)
+	if t.Stop.Kind != session.Running {
+		fmt.Fprintf(p.w, "stopped: %s\n", t.Stop)
 	}
 	return nil
 }

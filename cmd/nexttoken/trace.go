@@ -231,7 +231,7 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 				return fmt.Errorf("trace: %w", err)
 			}
 		}
-		if p, ok := out.(preparer); ok && s.Trace().Stopped == "" {
+		if p, ok := out.(preparer); ok && s.Trace().Stop.Kind == session.Running {
 			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)
 			}

@@ -62,6 +62,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
@@ -300,8 +301,8 @@ func (s *Session) Step() error {
 	}
 	s.gen = gen
 	s.tokens = append(s.tokens, step.Token)
-	s.trace.Stopped = s.stopReason(len(s.trace.Steps), step.Token)
-	if s.trace.Stopped == "" {
+	s.trace.Stop = s.stopAfter(len(s.trace.Steps), step)
+	if s.trace.Stop.Kind == Running {
 		next, err := s.tr.Forward(step.Token, len(s.tokens)-1)
 		if err != nil {
 			return err
@@ -318,8 +319,8 @@ func (s *Session) Step() error {
 // decide computes the next step and the generator state after it, changing
 // nothing but scratch memory.
 func (s *Session) decide() (Step, generators, error) {
-	if reason := s.trace.Stopped; reason != "" {
-		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, reason)
+	if stop := s.trace.Stop; stop.Kind != Running {
+		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, stop)
 	}
 	i := len(s.trace.Steps)
 	edited := s.applyEdits(i, s.logits, s.edited)
@@ -471,24 +472,34 @@ type generators struct {
 // newGenerators are the generators freshly seeded.
 func newGenerators(seed uint64) generators { return generators{rng: sampler.NewRNG(seed)} }
 
-// stopReason says why no step can follow one that chose token, or "".
+// stopAfter says why no step can follow step i, which took step.Token
+// and which the context now ends with; its Kind is Running if one can.
 //
-// Step i chose token, which the context now ends with. BOS ends a text in
-// both modes; EOS ends it in the chain, but run.c goes on after it, so run.c
-// mode does too. A token that has no position left in the context, because
-// the token before it filled the last one, is sampled but never fed, as
-// run.c samples once more from the last position.
-func (s *Session) stopReason(i, token int) string {
-	tok := s.model.Tokenizer
+// BOS ends a text in both modes; EOS ends it in the chain, but run.c goes
+// on after it, so run.c mode does too. A token that has no position left
+// in the context, because the token before it filled the last one, is
+// sampled but never fed, as run.c samples once more from the last
+// position.
+func (s *Session) stopAfter(i int, step Step) Stop {
+	tok, token := s.model.Tokenizer, step.Token
+	eos := token == tok.EOS() && s.Sampler(i).Mode != sampler.RunC
 	switch {
 	case s.tr == nil:
-		return "hand-typed logits give one step"
-	case token == tok.BOS(), token == tok.EOS() && s.Sampler(i).Mode != sampler.RunC:
-		return fmt.Sprintf("the model chose %q, which ends a text", tok.Token(token))
+		return Stop{Kind: OneStep}
+	case eos, token == tok.BOS():
+		kind := NewText
+		if eos { // a tokenizer's one token for both ends a text
+			kind = EndOfText
+		}
+		text := strings.TrimSpace(tok.Token(token))
+		if text == "" {
+			text = fmt.Sprintf("token %d", token)
+		}
+		return Stop{Kind: kind, Token: token, Text: text, Forced: step.Forced}
 	case len(s.tokens) > s.model.Checkpoint.Config.SeqLen:
-		return fmt.Sprintf("the context of %d tokens is full", s.model.Checkpoint.Config.SeqLen)
+		return Stop{Kind: ContextFull, Context: s.model.Checkpoint.Config.SeqLen}
 	}
-	return ""
+	return Stop{}
 }
 
 // Undo removes the last step; the branches stay.
@@ -714,7 +725,7 @@ func (s *Session) rewind(n int) error {
 		if n == 0 {
 			s.trace.Steps = nil // as New leaves it, so that traces compare equal
 		}
-		s.trace.Stopped = ""
+		s.trace.Stop = Stop{}
 		if s.tr != nil {
 			// Re-feed the last context token: its logits, attention and
 			// hidden state are the ones step n reads.

@@ -186,7 +186,7 @@ func TestRunCCompatible(t *testing.T) {
 				}
 				// run.c -n stops short of the context after sampling
 				// from its last position; the session feeds that token.
-				if tr.Stopped == "" && pos < len(want) {
+				if tr.Stop.Kind == session.Running && pos < len(want) {
 					check(s.Transformer().Latest().Logits())
 				}
 			}
@@ -200,7 +200,7 @@ func TestRunCCompatible(t *testing.T) {
 				t.Errorf("generated %v\nrun.c     %v", got, c.Generated)
 			}
 			// run.c stops after sampling BOS; so must we.
-			if steps == len(c.Generated) && c.Generated[steps-1] == 1 && tr.Stopped == "" {
+			if steps == len(c.Generated) && c.Generated[steps-1] == 1 && tr.Stop.Kind == session.Running {
 				t.Errorf("no stop after BOS")
 			}
 		})
@@ -432,8 +432,12 @@ func TestEditsAreMarked(t *testing.T) {
 func TestStopsAtEnd(t *testing.T) {
 	s := newSession(t, session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 1000})
 	tr := s.Trace()
-	if n := len(tr.Steps); n != 346 || tr.Steps[n-1].Token != 1 || tr.Stopped == "" {
-		t.Fatalf("%d steps, stopped %q", n, tr.Stopped)
+	want := session.Stop{Kind: session.NewText, Token: 1, Text: "<s>"}
+	if n := len(tr.Steps); n != 346 || tr.Steps[n-1].Token != 1 || tr.Stop != want {
+		t.Fatalf("%d steps, stopped %+v", n, tr.Stop)
+	}
+	if got := tr.Stop.String(); got != "the model chose <s>, which starts a new text" {
+		t.Errorf("the stop in words: %q", got)
 	}
 	if err := s.Step(); !errors.Is(err, session.ErrStopped) {
 		t.Errorf("Step after the end: %v", err)
@@ -443,12 +447,46 @@ func TestStopsAtEnd(t *testing.T) {
 	}
 }
 
+// TestStops: why a session stops, typed and in words.
+func TestStops(t *testing.T) {
+	chain, runc := sampler.DefaultSettings(), sampler.Settings{Mode: sampler.RunC, Temperature: 0, Seed: 42}
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		force int // at step 0, or -1
+		want  session.Stop
+		words string
+	}{
+		{"end of text forced", session.Spec{Model: "stories260K", Sampler: chain}, 2,
+			session.Stop{Kind: session.EndOfText, Token: 2, Text: "</s>", Forced: true}, "the end-of-text token </s> was forced by hand"},
+		{"a new text forced", session.Spec{Model: "stories260K", Sampler: chain}, 1,
+			session.Stop{Kind: session.NewText, Token: 1, Text: "<s>", Forced: true}, "<s>, which starts a new text, was forced by hand"},
+		{"run.c goes on after EOS", session.Spec{Model: "stories260K", Sampler: runc}, 2, session.Stop{}, ""},
+		{"hand-typed logits", workedExample, -1, session.Stop{Kind: session.OneStep}, "hand-typed logits give one step"},
+	} {
+		s := newSession(t, tc.spec)
+		if tc.force >= 0 {
+			if err := s.Force(0, tc.force); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.Trace().Stop; got != tc.want || got.String() != tc.words {
+			t.Errorf("%s: %+v, %q; want %+v, %q", tc.name, got, got, tc.want, tc.words)
+		}
+		if _, err := s.Next(); (tc.want.Kind != session.Running) != errors.Is(err, session.ErrStopped) {
+			t.Errorf("%s: Next: %v", tc.name, err)
+		}
+	}
+}
+
 func TestContextFull(t *testing.T) {
 	s := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 100})
 	// Positions 0…15 hold "The cat" and 14 steps' tokens; the 15th step
 	// samples from position 15, as run.c does, and is never fed.
-	if n := len(s.Trace().Steps); n != 15 || !strings.Contains(s.Trace().Stopped, "full") {
-		t.Errorf("%d steps (want 16 - 2 + 1), stopped %q", n, s.Trace().Stopped)
+	stop := s.Trace().Stop
+	if n := len(s.Trace().Steps); n != 15 || stop != (session.Stop{Kind: session.ContextFull, Context: 16}) ||
+		stop.String() != "the context of 16 tokens is full" {
+		t.Errorf("%d steps (want 16 - 2 + 1), stopped %+v: %q", n, stop, stop)
 	}
 }
 

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/transformer"
 )
@@ -15,8 +17,52 @@ type Trace struct {
 	Steps  []Step
 	Text   string // the whole context decoded: prompt and chosen tokens
 
-	// Stopped says why no further step is possible, or is "".
-	Stopped string
+	// Stop says why no further step is possible; its Kind is Running
+	// while one is.
+	Stop Stop
+}
+
+// StopKind is why a session stopped.
+type StopKind int
+
+// The reasons a session stops.
+const (
+	Running     StopKind = iota // it has not: another step is possible
+	EndOfText                   // a step took the tokenizer's EOS (not in run.c mode, where run.c goes on after it)
+	NewText                     // a step took BOS, which starts a new text
+	ContextFull                 // the last step sampled from the context's last position
+	OneStep                     // hand-typed logits give one step
+)
+
+// Stop is why a session can take no further step.
+type Stop struct {
+	Kind    StopKind
+	Token   int    // EndOfText, NewText: the token taken
+	Text    string // its vocabulary entry without surrounding white space: "</s>", not "\n</s>\n"
+	Forced  bool   // EndOfText, NewText: the token was forced by hand
+	Context int    // ContextFull: the context's length in tokens
+}
+
+// String says why the session stopped in words for people, or "" while
+// it runs: "the model chose the end-of-text token </s>".
+func (s Stop) String() string {
+	switch s.Kind {
+	case EndOfText:
+		if s.Forced {
+			return "the end-of-text token " + s.Text + " was forced by hand"
+		}
+		return "the model chose the end-of-text token " + s.Text
+	case NewText:
+		if s.Forced {
+			return s.Text + ", which starts a new text, was forced by hand"
+		}
+		return "the model chose " + s.Text + ", which starts a new text"
+	case ContextFull:
+		return fmt.Sprintf("the context of %d tokens is full", s.Context)
+	case OneStep:
+		return "hand-typed logits give one step"
+	}
+	return ""
 }
 
 // Token is one token of the context.

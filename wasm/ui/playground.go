@@ -207,8 +207,8 @@ func (p *Playground) changed() {
 	p.next, p.stopped = nil, ""
 	if next, err := p.sess.Next(); err != nil {
 		p.stopped = err.Error()
-		if reason := p.sess.Trace().Stopped; reason != "" {
-			p.stopped = reason
+		if stop := p.sess.Trace().Stop; stop.Kind != session.Running {
+			p.stopped = stop.String()
 		}
 	} else {
 		p.next = next
