@@ -86,6 +86,7 @@ func TestTraceModels(t *testing.T) {
 		// Why a session stopped, in words.
 		{[]string{"--model=stories260K", "--prompt=", "--steps=400"}, []string{"step 346 ", "stopped: the model chose <s>, which starts a new text"}},
 		{[]string{"--steps=100"}, []string{"stopped: the context of 16 tokens is full"}},
+		{[]string{"--model=stories260K", "--prompt=", "--steps=400", "--ignore-eos"}, []string{"step 400 "}},
 		// Greedy hand-typed logits say so, rather than "temperature 1".
 		{[]string{workedLogits, workedVocab, "--temperature=0"},
 			[]string{"6 tokens, greedy (temperature 0)", "greedy: argmax p = sat"}},

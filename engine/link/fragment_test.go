@@ -161,6 +161,12 @@ func shareTests(t testing.TB) []link.State {
 			s.Sampler = hf
 			s.Changes = []session.Change{{Step: 2, Sampler: llamaCpp}}
 		})},
+		// The ends of a text masked, beside the other records.
+		func() link.State {
+			s := tree()
+			s.Spec.IgnoreEOS, s.Compare = true, link.Compare{Own: true}
+			return s
+		}(),
 	}
 }
 
@@ -224,6 +230,7 @@ var recorded = []struct {
 	{11, "s1.AAN0b3kAAAAFY2hhaW6q1YLUxOnrCx-AgEACAAqHBQIEAQACgCD__________38AAAKAIICU69wD67z98o_77j_IBAAAAv8E"},
 	{12, "s1.AAZsb2dpdHMAAAAFY2hhaW4AAAAAAAAAAgAqBANhLGID4oKsAQAGPDB4MEE-AQAC2AQDzg8D1wQAAA"},
 	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
+	{22, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAMBAwAAASE2AgADCgEDrAIAAAEFCAABBRQDzg8BBglsbGFtYS5jcHACAAAAAAAAAAAHAAIGADIDAAAAAAAAIgA"}, // the ends masked, tag 34
 }
 
 func TestRecordedLinks(t *testing.T) {

@@ -45,6 +45,9 @@
 //	dry_base            a number from 0 to 100, at least 1 with DRY on (1.75)
 //	dry_allowed_length  a whole number from 0 to 4096 (2)
 //	dry_penalty_last_n  a whole number from 0 to 2^20; 0 is off (64)
+//	ignore_eos          1: the tokens that end a text (EOS, BOS) are masked
+//	                    at every step, as llama.cpp's --ignore-eos
+//	                    (session.Spec.IgnoreEOS); 0, the default, not
 //	view                the playground's open view: at most 32 letters a–z
 //	at                  the step on display, numbered as the page labels it
 //	                    ("Step N"): a whole number from 1 to steps; absent,
@@ -202,6 +205,8 @@
 //	    settings as tag 32 writes them: sequence string, mirostat uint,
 //	    four numbers, two uints)), each branch as session.CheckBranches
 //	    accepts it, with at most 4096 steps
+//	34  the tokens that end a text masked (session.Spec.IgnoreEOS): no
+//	    fields; Encode writes it only when they are
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -298,21 +303,30 @@ var params = slices.Concat([]param{
 	{"steps", onSpec(readSteps)},
 	{"sampler", onSpec(readSampler)},
 }, settings(), []param{
+	{"ignore_eos", func(s *State, v string) (err error) {
+		s.Spec.IgnoreEOS, err = readBool(v)
+		return err
+	}},
 	{"view", func(s *State, v string) error {
 		s.View = v
 		return checkView(v)
 	}},
 	{"at", readAt},
 	{"compare", readCompare},
-	{"compare_own", func(s *State, v string) error {
-		switch v {
-		case "0", "1":
-			s.Compare.Own = v == "1"
-			return nil
-		}
-		return fmt.Errorf("%s is not 0 or 1", quote(v))
+	{"compare_own", func(s *State, v string) (err error) {
+		s.Compare.Own, err = readBool(v)
+		return err
 	}},
 })
+
+// readBool reads 0 or 1.
+func readBool(v string) (bool, error) {
+	switch v {
+	case "0", "1":
+		return v == "1", nil
+	}
+	return false, fmt.Errorf("%s is not 0 or 1", quote(v))
+}
 
 // onSpec makes read a reader of the State's session.
 func onSpec(read func(s *session.Spec, v string) error) func(*State, string) error {
@@ -493,6 +507,7 @@ func Query(s State) (q url.Values, lossy bool) {
 		q.Set("logits", strings.Join(l, ","))
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
+	put("ignore_eos", "1", !spec.IgnoreEOS)
 	put("view", s.View, s.View == "")
 	put("at", strconv.Itoa(s.At), s.At == 0)
 	c := s.Compare

@@ -87,6 +87,10 @@ var parseTests = []struct {
 		s.Sequence, s.DryMultiplier, s.DryAllowedLength = "edkt", 0.8, 0
 	})},
 	{query: "sampler=runc&temperature=1", want: with(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.Temperature = sampler.RunC, 1 })},
+	{query: "model=stories260K&ignore_eos=1&steps=400", want: with(func(s *session.Spec) {
+		s.Model, s.Prompt, s.Steps, s.IgnoreEOS = "stories260K", "Once upon a time", 400, true
+	})},
+	{query: "IGNORE_EOS=0", want: catalog.Default()},
 	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
 	{query: "logits=-2.1,0.3,-inf&vocab=The,cat,sat&steps=1", want: func() session.Spec {
 		s := logits([]string{"The", "cat", "sat"}, -2.1, 0.3, math.Inf(-1))
@@ -130,6 +134,7 @@ var parseTests = []struct {
 	{query: "sampler=hf&temperature=1&dry_multiplier=0.8", err: "dry_multiplier: dry_multiplier is llama.cpp's: it must be 0 in hf mode, not 0.8"},
 	{query: "sampler=llama.cpp&dry_multiplier=0.8&dry_base=0.5", err: "sampler: dry_base: 0.5 is below 1, which would switch DRY off (llama.cpp's default is 1.75)"},
 	{query: "sampler=ekq", err: `sampler: "ekq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor llama.cpp letters such as edkt`},
+	{query: "ignore_eos=true", err: `ignore_eos: "true" is not 0 or 1`},
 	{query: "temperature=abc", err: `temperature: "abc" is not a number from 0 to 100`},
 	{query: "temperature=NaN", err: `temperature: "NaN" is not a number from 0 to 100`},
 	{query: "temperature=Inf", err: `temperature: "Inf" is not a number from 0 to 100`},

@@ -225,6 +225,8 @@ func label(p string) string {
 		return "compare card"
 	case "compare_own":
 		return "compare card's defaults"
+	case "ignore_eos":
+		return "ignore_eos"
 	}
 	return p
 }
@@ -270,6 +272,11 @@ func instead(p string, s State) string {
 			return "the compare card shows its default chains"
 		}
 		return "the compare card shows " + s.Compare.Chains[0] + " and " + s.Compare.Chains[1]
+	case "ignore_eos":
+		if spec.IgnoreEOS {
+			return "the end of a text does not end the session"
+		}
+		return "the end of a text ends the session"
 	case "compare_own":
 		if s.Compare.Own {
 			return "llama.cpp and Hugging Face keep their own defaults"

@@ -68,6 +68,7 @@ import (
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/softmax"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 )
 
@@ -85,6 +86,13 @@ type Spec struct {
 
 	// Branches are the other paths of the generation tree (see Branch).
 	Branches []Branch `json:"branches,omitempty"`
+
+	// IgnoreEOS masks the tokens that end a text, the tokenizer's EOS and
+	// BOS (see Stop), at every step, as llama.cpp's --ignore-eos gives
+	// them a logit bias of −Inf: their logit is −Inf after the step's
+	// edits, so the sampler never chooses one (Step.EndsMasked says
+	// which). One forced by hand still ends the session.
+	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // Change makes step Step and the steps after it, up to the next change,
@@ -130,6 +138,7 @@ type Session struct {
 	keepLens int              // tokens per layer of Detail's logit lens; 0 leaves it out
 	trace    Trace
 	branches []branch // the other paths of the tree (spec.Branches is nil)
+	ends     []int    // the tokens Spec.IgnoreEOS masks, ascending; nil without it
 }
 
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
@@ -154,6 +163,9 @@ func New(spec Spec, load Loader) (*Session, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if spec.IgnoreEOS {
+		s.ends = ends(s.model.Tokenizer)
 	}
 	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
@@ -323,7 +335,7 @@ func (s *Session) decide() (Step, generators, error) {
 		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, stop)
 	}
 	i := len(s.trace.Steps)
-	edited := s.applyEdits(i, s.logits, s.edited)
+	edited := s.prepare(i, s.logits, s.edited)
 	gen := s.genFor(i, s.gen)
 	choice, probs, err := s.choose(i, s.edited, s.tokens, &gen, false)
 	if err != nil {
@@ -346,13 +358,14 @@ func (s *Session) decide() (Step, generators, error) {
 // newStep records step i's choice, compactly, and the forced token if any.
 func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	step := Step{
-		Pos:     len(s.tokens) - 1,
-		Input:   -1,
-		Edited:  edited,
-		Choice:  *c,
-		Token:   c.Token,
-		genWas:  s.gen,
-		context: len(s.tokens),
+		Pos:        len(s.tokens) - 1,
+		Input:      -1,
+		Edited:     edited,
+		EndsMasked: s.ends,
+		Choice:     *c,
+		Token:      c.Token,
+		genWas:     s.gen,
+		context:    len(s.tokens),
 	}
 	step.Choice.Stages = slices.Clone(c.Stages)
 	if c.Draw != nil {
@@ -420,7 +433,7 @@ func (s *Session) Detail(i int) (*Detail, error) {
 		}
 	}
 	d.Logits = make([]float64, len(raw))
-	s.applyEdits(i, raw, d.Logits)
+	s.prepare(i, raw, d.Logits)
 	d.Context = slices.Clone(s.tokens[:step.context])
 	gen := s.genFor(i, step.genWas)
 	var err error
@@ -741,9 +754,10 @@ func (s *Session) rewind(n int) error {
 	return nil
 }
 
-// applyEdits writes logits with step i's edits applied into out, and
-// returns the tokens they changed.
-func (s *Session) applyEdits(i int, logits, out []float64) []int {
+// prepare writes into out the logits the sampler reads at step i: logits
+// with the step's edits, then −Inf for the tokens Spec.IgnoreEOS masks.
+// It returns the tokens the edits changed.
+func (s *Session) prepare(i int, logits, out []float64) []int {
 	copy(out, logits)
 	var edited []int
 	for _, e := range s.spec.Edits {
@@ -752,8 +766,23 @@ func (s *Session) applyEdits(i int, logits, out []float64) []int {
 			edited = append(edited, e.Token)
 		}
 	}
+	for _, t := range s.ends {
+		out[t] = math.Inf(-1)
+	}
 	slices.Sort(edited)
 	return slices.Compact(edited)
+}
+
+// ends are the tokens that end a text, EOS and BOS, ascending, each once.
+func ends(tok tokenizer.Tokenizer) []int {
+	var ids []int
+	for _, id := range []int{tok.BOS(), tok.EOS()} {
+		if id >= 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // setLogits keeps the model's logits for the next step.

@@ -447,6 +447,41 @@ func TestStopsAtEnd(t *testing.T) {
 	}
 }
 
+// TestIgnoreEOS: with the ends of a text masked, stories260K's greedy
+// story from BOS goes on where it chose BOS at step 345 (TestStopsAtEnd);
+// the logits show the mask, apart from the edits, and a forced end still
+// ends the session.
+func TestIgnoreEOS(t *testing.T) {
+	spec := session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 400, IgnoreEOS: true,
+		Edits: []session.Edit{{Step: 345, Token: 2, Logit: 30}}}
+	s := newSession(t, spec)
+	tr := s.Trace()
+	if n := len(tr.Steps); n != 400 || tr.Stop.Kind != session.Running {
+		t.Fatalf("%d steps, stopped %+v", n, tr.Stop)
+	}
+	for i, st := range tr.Steps {
+		if !reflect.DeepEqual(st.EndsMasked, []int{1, 2}) || st.Token == 1 || st.Token == 2 {
+			t.Fatalf("step %d: ends masked %v, token %d", i, st.EndsMasked, st.Token)
+		}
+	}
+	d := detail(t, s, 345)
+	if inf := math.Inf(-1); d.Logits[1] != inf || d.Logits[2] != inf || d.Computed[1] == inf || !reflect.DeepEqual(d.Step.Edited, []int{2}) {
+		t.Errorf("step 345: logits of BOS and EOS %v, %v (the model's %v), edited %v", d.Logits[1], d.Logits[2], d.Computed[1], d.Step.Edited)
+	}
+	if again := newSession(t, s.Spec()); !reflect.DeepEqual(again.Trace(), tr) {
+		t.Error("New(Spec()) gives another trace")
+	}
+	if err := s.Force(400, 2); err != nil || s.Trace().Stop.Kind != session.EndOfText {
+		t.Errorf("EOS forced: %v, stopped %+v", err, s.Trace().Stop)
+	}
+	// Hand-typed logits have no ends to mask.
+	w := workedExample
+	w.IgnoreEOS = true
+	if st := newSession(t, w).Trace().Steps[0]; st.EndsMasked != nil || st.Token != 2 {
+		t.Errorf("the worked example with its ends masked: %+v", st)
+	}
+}
+
 // TestStops: why a session stops, typed and in words.
 func TestStops(t *testing.T) {
 	chain, runc := sampler.DefaultSettings(), sampler.Settings{Mode: sampler.RunC, Temperature: 0, Seed: 42}

@@ -74,13 +74,14 @@ type Token struct {
 
 // Step is one decoding step.
 type Step struct {
-	Pos    int            // position of the input token whose logits the step read
-	Input  int            // that token, or -1 in a LogitsModel session
-	Edited []int          // tokens whose logit was set by hand, in increasing order
-	Choice sampler.Choice // the sampler's choice, compact: stage summaries and the draw
-	Token  int            // the token appended to the context
-	Forced bool           // Token was chosen by hand, not by Choice
-	Prob   float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
+	Pos        int            // position of the input token whose logits the step read
+	Input      int            // that token, or -1 in a LogitsModel session
+	Edited     []int          // tokens whose logit was set by hand, in increasing order
+	EndsMasked []int          // with Spec.IgnoreEOS, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
+	Choice     sampler.Choice // the sampler's choice, compact: stage summaries and the draw
+	Token      int            // the token appended to the context
+	Forced     bool           // Token was chosen by hand, not by Choice
+	Prob       float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
 
 	// How the step's softmax looked to the token chosen, for the timeline
 	// (package softmax and sampler.Rank say how each is computed).
@@ -119,7 +120,7 @@ type Detail struct {
 	Index int  // the step's number; len(Trace().Steps) for the next step
 	Step  Step // the compact record (for the next step, what Step would do now)
 
-	Logits   []float64       // the logits the sampler read: the model's, with the step's edits
+	Logits   []float64       // the logits the sampler read: the model's, with the step's edits and Step.EndsMasked at −Inf
 	Context  []int           // the tokens the sampler read for its penalties: the prompt and the steps before
 	Computed []float64       // the model's own logits, W·h, before edits (nil for LogitsModel)
 	Hidden   []float32       // the input's final hidden state h (nil for LogitsModel)
