@@ -355,22 +355,25 @@ func (s *Session) decide() (Step, generators, error) {
 	return step, gen, nil
 }
 
-// newStep records step i's choice, compactly, and the forced token if any.
+// newStep records step i's choice, compactly, and the forced token if any;
+// with no choice (c nil), the step has Token -1 unless one is forced.
 func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	step := Step{
 		Pos:        len(s.tokens) - 1,
 		Input:      -1,
 		Edited:     edited,
 		EndsMasked: s.ends,
-		Choice:     *c,
-		Token:      c.Token,
+		Token:      -1,
 		genWas:     s.gen,
 		context:    len(s.tokens),
 	}
-	step.Choice.Stages = slices.Clone(c.Stages)
-	if c.Draw != nil {
-		d := *c.Draw
-		step.Choice.Draw = &d
+	if c != nil {
+		step.Choice, step.Token = *c, c.Token
+		step.Choice.Stages = slices.Clone(c.Stages)
+		if c.Draw != nil {
+			d := *c.Draw
+			step.Choice.Draw = &d
+		}
 	}
 	if f, ok := s.forced(i); ok {
 		step.Token, step.Forced = f, true
@@ -378,7 +381,9 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	if n := len(s.tokens); n > 0 {
 		step.Input = s.tokens[n-1]
 	}
-	step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token) // Input is -1 at the start, as Piece wants
+	if step.Token >= 0 {
+		step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token) // Input is -1 at the start, as Piece wants
+	}
 	return step
 }
 
@@ -387,7 +392,9 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 // forward pass again (Transformer.Probe) for its logits, hidden state and
 // attention, and the sampler again, from the generator state the step
 // started with, recording every stage: the same numbers the step had,
-// computed the same way.
+// computed the same way. A next step whose every token is masked has no
+// choice: its Detail has the rest, with Unsampled saying why (Next and
+// Step fail with the same error, softmax.ErrAllMasked).
 func (s *Session) Detail(i int) (*Detail, error) {
 	steps := s.trace.Steps
 	if i < 0 || i > len(steps) {
@@ -398,7 +405,10 @@ func (s *Session) Detail(i int) (*Detail, error) {
 		step = steps[i]
 	} else {
 		next, _, err := s.decide()
-		if err != nil {
+		switch {
+		case errors.Is(err, softmax.ErrAllMasked):
+			next = s.newStep(i, s.prepare(i, s.logits, s.edited), nil)
+		case err != nil:
 			return nil, err
 		}
 		step = next
@@ -437,7 +447,10 @@ func (s *Session) Detail(i int) (*Detail, error) {
 	d.Context = slices.Clone(s.tokens[:step.context])
 	gen := s.genFor(i, step.genWas)
 	var err error
-	if d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); err != nil {
+	switch d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); {
+	case errors.Is(err, softmax.ErrAllMasked):
+		d.Unsampled = err
+	case err != nil:
 		return nil, err
 	}
 	return d, nil

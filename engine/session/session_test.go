@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/sincosf"
+	"nexttoken/engine/softmax"
 	"nexttoken/engine/transformer"
 	"nexttoken/web/models"
 )
@@ -480,6 +482,68 @@ func TestIgnoreEOS(t *testing.T) {
 	if st := newSession(t, w).Trace().Steps[0]; st.EndsMasked != nil || st.Token != 2 {
 		t.Errorf("the worked example with its ends masked: %+v", st)
 	}
+}
+
+// TestAllMasked: with every logit of the next step masked, in every mode,
+// Next and Step fail with softmax.ErrAllMasked, and Detail still has the
+// step's logits, with no choice.
+func TestAllMasked(t *testing.T) {
+	hot := sampler.Settings{Mode: sampler.Chain, Temperature: 1, Seed: 42}
+	for _, tc := range []struct {
+		name string
+		spec session.Spec
+	}{
+		{"worked example, greedy", workedExample},
+		{"worked example, run.c", with(workedExample, func(s *session.Spec) { s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 1, Seed: 42} })},
+		{"worked example, llama.cpp", with(workedExample, func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 42}
+		})},
+		{"worked example, Hugging Face", with(workedExample, func(s *session.Spec) { s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, Seed: 42} })},
+		{"toy model, a step in, sampled", session.Spec{Model: "toy", Prompt: "The cat", Sampler: hot, Steps: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Steps = 0
+			if spec.Model != session.LogitsModel {
+				spec.Steps = 1
+			}
+			s := newSession(t, spec)
+			next := len(s.Trace().Steps)
+			for tok := range s.Model().Tokenizer.VocabSize() {
+				if err := s.EditLogit(next, tok, math.Inf(-1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Next(); !errors.Is(err, softmax.ErrAllMasked) {
+				t.Errorf("Next: %v", err)
+			}
+			if err := s.Step(); !errors.Is(err, softmax.ErrAllMasked) || len(s.Trace().Steps) != next {
+				t.Errorf("Step: %v, %d steps", err, len(s.Trace().Steps))
+			}
+			d, err := s.Detail(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			masked := slices.IndexFunc(d.Logits, func(l float64) bool { return !math.IsInf(l, -1) }) < 0
+			if !masked || d.Choice != nil || !errors.Is(d.Unsampled, softmax.ErrAllMasked) || d.Step.Token != -1 ||
+				len(d.Step.Edited) != len(d.Logits) || len(d.Context) != next+len(s.Trace().Prompt) {
+				t.Errorf("Detail: logits %v, choice %v, unsampled %v, step %+v", d.Logits, d.Choice, d.Unsampled, d.Step)
+			}
+			if spec.Model != session.LogitsModel && (d.Computed == nil || d.Hidden == nil) {
+				t.Error("Detail of a model session without the model's logits")
+			}
+			// A number typed into one token makes the step again.
+			if err := s.EditLogit(next, 1, 0); err != nil || s.Step() != nil || s.Trace().Steps[next].Token != 1 {
+				t.Errorf("after an edit: %v", err)
+			}
+		})
+	}
+}
+
+// with is spec changed by edit.
+func with(spec session.Spec, edit func(*session.Spec)) session.Spec {
+	edit(&spec)
+	return spec
 }
 
 // TestStops: why a session stops, typed and in words.

@@ -124,7 +124,12 @@ type Detail struct {
 	Context  []int           // the tokens the sampler read for its penalties: the prompt and the steps before
 	Computed []float64       // the model's own logits, W·h, before edits (nil for LogitsModel)
 	Hidden   []float32       // the input's final hidden state h (nil for LogitsModel)
-	Choice   *sampler.Choice // the sampler's choice with every stage recorded
+	Choice   *sampler.Choice // the sampler's choice with every stage recorded; nil when Unsampled
+
+	// Unsampled says why the sampler could not choose at the next step,
+	// softmax.ErrAllMasked when every token is masked, or is nil. Step
+	// then has no choice and Token −1, unless one is forced.
+	Unsampled error
 
 	// Attention[l][h] holds the weights with which the query of the input
 	// token in head h of layer l attended to positions 0 … Pos.
