@@ -139,6 +139,26 @@ type Session struct {
 	trace    Trace
 	branches []branch // the other paths of the tree (spec.Branches is nil)
 	ends     []int    // the tokens Spec.IgnoreEOS masks, ascending; nil without it
+
+	badLogits *BadLogitsError // the model's logits for the next step are not all numbers; nil if they are
+}
+
+// BadLogitsError is a model's forward pass that gave logits that are NaN
+// or infinite, which no sampler can read: its weights hold such values.
+// New (from the prompt), Step and Next return it for the step that would
+// read them.
+type BadLogitsError struct {
+	Model string // the model's name
+	Pos   int    // the position of the input token whose logits they are
+	NaN   bool   // one is NaN; else one is infinite
+}
+
+func (e *BadLogitsError) Error() string {
+	what := "infinite"
+	if e.NaN {
+		what = "NaN"
+	}
+	return fmt.Sprintf("the model %s gave %s logits at position %d: its weights hold NaN or infinite values", e.Model, what, e.Pos)
 }
 
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
@@ -246,6 +266,9 @@ func (s *Session) startModel(load Loader) error {
 	s.tokens = prompt
 	s.setLogits(logits)
 	s.restart()
+	if s.badLogits != nil {
+		return s.badLogits
+	}
 	return nil
 }
 
@@ -333,6 +356,9 @@ func (s *Session) Step() error {
 func (s *Session) decide() (Step, generators, error) {
 	if stop := s.trace.Stop; stop.Kind != Running {
 		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, stop)
+	}
+	if s.badLogits != nil {
+		return Step{}, s.gen, s.badLogits
 	}
 	i := len(s.trace.Steps)
 	edited := s.prepare(i, s.logits, s.edited)
@@ -798,11 +824,19 @@ func ends(tok tokenizer.Tokenizer) []int {
 	return slices.Compact(ids)
 }
 
-// setLogits keeps the model's logits for the next step.
+// setLogits keeps the model's logits for the next step, those of the
+// context's last token, and whether they are all numbers (badLogits).
 func (s *Session) setLogits(logits []float32) {
 	s.logits = slices.Grow(s.logits[:0], len(logits))[:len(logits)]
+	var sum float32 // of v − v: 0, unless a v is NaN or infinite
 	for i, v := range logits {
 		s.logits[i] = float64(v)
+		sum += v - v
+	}
+	s.badLogits = nil
+	if sum != 0 {
+		nan := slices.ContainsFunc(logits, func(v float32) bool { return v != v })
+		s.badLogits = &BadLogitsError{Model: s.model.Name, Pos: len(s.tokens) - 1, NaN: nan}
 	}
 }
 

@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/expf"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 	"nexttoken/web/models"
 )
@@ -654,5 +657,80 @@ func TestEditPendingStep(t *testing.T) {
 		if logits := detail(t, sess, 0).Logits; next.Token != 0 || logits[0] != 5 || !reflect.DeepEqual(next.Edited, []int{0}) {
 			t.Errorf("next step: token %d, logits %v, edited %v", next.Token, logits, next.Edited)
 		}
+	}
+}
+
+// badModel is a small random model whose weights edit spoils, shared head
+// off so that the embedding and the classifier are apart.
+func badModel(t *testing.T, edit func(w *checkpoint.Weights)) session.Loader {
+	t.Helper()
+	c := checkpoint.Config{Dim: 16, HiddenDim: 32, Layers: 1, Heads: 2, KVHeads: 2, VocabSize: 400, SeqLen: 32}
+	ckpt, v, err := randmodel.Build(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&ckpt.Weights)
+	tok, err := tokenizer.New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &session.Model{Name: "spoilt", Checkpoint: ckpt, Tokenizer: tok}
+	return func(string) (*session.Model, error) { return m, nil }
+}
+
+// TestBadLogits: a model whose weights hold a NaN or an infinity gives a
+// typed error naming the model and the position, from New when the
+// prompt's logits are spoilt, from Next and Step when a token fed later
+// spoils them.
+func TestBadLogits(t *testing.T) {
+	const spoiler = 399 // a token whose embedding holds a NaN
+	nanEmbedding := func(w *checkpoint.Weights) { w.TokenEmbedding[spoiler*16] = float32(math.NaN()) }
+	spec := session.Spec{Model: "spoilt", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}
+	prompt := 5 // BOS and four words
+	for _, tc := range []struct {
+		name   string
+		load   session.Loader
+		forced []session.Force
+		want   session.BadLogitsError
+	}{
+		{"a NaN in the final norm", badModel(t, func(w *checkpoint.Weights) { w.RMSFinal[3] = float32(math.NaN()) }), nil,
+			session.BadLogitsError{Model: "spoilt", Pos: prompt - 1, NaN: true}},
+		{"an infinity in the classifier", badModel(t, func(w *checkpoint.Weights) { w.Classifier[5*16] = float32(math.Inf(1)) }), nil,
+			session.BadLogitsError{Model: "spoilt", Pos: prompt - 1}},
+		{"a NaN in a token's embedding, fed", badModel(t, nanEmbedding), []session.Force{{Step: 0, Token: spoiler}},
+			session.BadLogitsError{Model: "spoilt", Pos: prompt, NaN: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := spec
+			sp.Forced, sp.Steps = tc.forced, 3
+			var be *session.BadLogitsError
+			if _, err := session.New(sp, tc.load); !errors.As(err, &be) || *be != tc.want {
+				t.Fatalf("New: %v, want %+v", err, tc.want)
+			}
+			if tc.forced == nil {
+				return
+			}
+			sp.Steps = 0
+			s, err := session.New(sp, tc.load)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Step(); err != nil { // the forced token: its own logits were good
+				t.Fatal(err)
+			}
+			if _, err := s.Next(); !errors.As(err, &be) || *be != tc.want {
+				t.Errorf("Next: %v", err)
+			}
+			if err := s.Step(); !errors.As(err, &be) || *be != tc.want {
+				t.Errorf("Step: %v", err)
+			}
+			if err := s.Undo(); err != nil || s.Force(0, 7) != nil || s.Step() != nil {
+				t.Errorf("Undo, then another token, then a step: %v", err)
+			}
+		})
+	}
+	want := "the model spoilt gave NaN logits at position 4: its weights hold NaN or infinite values"
+	if got := (&session.BadLogitsError{Model: "spoilt", Pos: 4, NaN: true}).Error(); got != want {
+		t.Errorf("the message: %q, want %q", got, want)
 	}
 }
