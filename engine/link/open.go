@@ -60,13 +60,12 @@ func Open(rawQuery, fragment string) (State, []Dropped) {
 		}
 	}
 	s, more, shown := read(base, q)
-	bad = append(bad, more...)
 	if shared {
 		if err := check(&s); err != nil {
-			s, bad, shown = fit(base, q, bad, err, &dropped)
+			s, more, shown = fit(base, q, err, &dropped)
 		}
 	}
-	for _, pe := range bad {
+	for _, pe := range append(bad, more...) {
 		dropped = append(dropped, Dropped{Part: pe.Param, Message: refused(pe, s)})
 	}
 	if shown != "" {
@@ -128,10 +127,10 @@ func read(base State, q url.Values) (s State, bad []*ParamError, shown string) {
 
 // fit finds what of q does not fit the share link base, whose check fails
 // with err once q is read over it: the one parameter without which the
-// rest fits, or else the whole query. It adds what it leaves out to
-// dropped or bad, and returns the State and what read said of the step on
-// display.
-func fit(base State, q url.Values, bad []*ParamError, err error, dropped *[]Dropped) (State, []*ParamError, string) {
+// rest fits, or else the whole query, which it adds to dropped. It
+// returns what read returns of the query without it, that parameter
+// among those left out.
+func fit(base State, q url.Values, err error, dropped *[]Dropped) (State, []*ParamError, string) {
 	given := known(q)
 	for _, p := range slices.Backward(params) {
 		if given[p.name] == nil {
@@ -142,7 +141,7 @@ func fit(base State, q url.Values, bad []*ParamError, err error, dropped *[]Drop
 		s, more, shown := read(base, without)
 		if check(&s) == nil {
 			pe := &ParamError{Param: p.name, Value: given[p.name][0], Reason: "with the share link, " + err.Error()}
-			return s, append(append(bad, pe), more...), shown
+			return s, append(more, pe), shown
 		}
 	}
 	*dropped = append(*dropped, Dropped{Part: "?", Message: fmt.Sprintf(

@@ -67,6 +67,10 @@ func TestOpen(t *testing.T) {
 			s.View = "kv"
 			return s
 		}(), dropped: []link.Dropped{{"logits", "The link's logits, “1,2,3”, were left out (with the share link, vocab: 6 tokens for 3 logits), so the logits are “-2.1, 0.3, 3.1, 0.8, 0.1, -0.5” for “The, cat, sat, on, the, mat”."}}},
+		{name: "a bad value and a parameter that does not fit", query: "temperature=abc&logits=1,2,3", fragment: workedShare, want: worked(),
+			dropped: []link.Dropped{
+				{"temperature", "The link's temperature, “abc”, is not a number from 0 to 100, so the temperature is 0 (greedy)."},
+				{"logits", "The link's logits, “1,2,3”, were left out (with the share link, vocab: 6 tokens for 3 logits), so the logits are “-2.1, 0.3, 3.1, 0.8, 0.1, -0.5” for “The, cat, sat, on, the, mat”."}}},
 		{name: "ignore_eos neither 0 nor 1", query: "ignore_eos=2&steps=1", want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 1 })},
 			dropped: []link.Dropped{{"ignore_eos", "The link's ignore_eos, “2”, is not 0 or 1, so the end of a text ends the session."}}},
 		{name: "unknown parameters, ignored", query: "temprature=1&utm_source=x", fragment: share, want: stories()},
