@@ -188,7 +188,7 @@ func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
 
 func (j *jsonTrace) end(s *session.Session) error {
 	t := s.Trace()
-	_, err := fmt.Fprintf(j.w, "\n ],\n \"text\": %s,\n \"stopped\": %s\n}\n", marshal(t.Text), marshal(t.Stopped))
+	_, err := fmt.Fprintf(j.w, "\n ],\n \"text\": %s,\n \"stopped\": %s\n}\n", marshal(t.Text), marshal(t.Stop.String()))
 	return err
 }
 

@@ -83,6 +83,10 @@ func TestTraceModels(t *testing.T) {
 		{[]string{"--model=stories260K", "--steps=2", "--chain=edkt", "--dry-multiplier=0.8", "--dry-allowed-length=3"},
 			[]string{"sampler edkt, temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, DRY multiplier 0.8, DRY base 1.75, DRY allowed length 3, DRY last n 64, seed 42",
 				"top-k removed"}},
+		// Why a session stopped, in words.
+		{[]string{"--model=stories260K", "--prompt=", "--steps=400"}, []string{"step 346 ", "stopped: the model chose <s>, which starts a new text"}},
+		{[]string{"--steps=100"}, []string{"stopped: the context of 16 tokens is full"}},
+		{[]string{"--model=stories260K", "--prompt=", "--steps=400", "--ignore-eos"}, []string{"step 400 "}},
 		// Greedy hand-typed logits say so, rather than "temperature 1".
 		{[]string{workedLogits, workedVocab, "--temperature=0"},
 			[]string{"6 tokens, greedy (temperature 0)", "greedy: argmax p = sat"}},

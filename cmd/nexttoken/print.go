@@ -102,8 +102,8 @@ func (p *textTrace) step(s *session.Session, i int, _ *session.Detail) error {
 func (p *textTrace) end(s *session.Session) error {
 	t := s.Trace()
 	fmt.Fprintf(p.w, "text: %q\n", t.Text)
-	if t.Stopped != "" {
-		fmt.Fprintf(p.w, "stopped: %s\n", t.Stopped)
+	if t.Stop.Kind != session.Running {
+		fmt.Fprintf(p.w, "stopped: %s\n", t.Stop)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func describeSettings(s sampler.Settings) string {
 		}
 	}
 	for _, p := range sampler.LlamaParams {
-		if v := p.Get(s); v != 0 && p.Name != "mirostat" { // the chain's name says mirostat
+		if v := p.Get(s); v != 0 && p.InPlay(s) && p.Name != "mirostat" { // the chain's name says mirostat
 			parts = append(parts, p.Label+" "+num(v))
 		}
 	}

@@ -42,6 +42,7 @@ type traceFlags struct {
 	promptFile               string
 	steps, top               int
 	json, vectors            bool
+	ignoreEOS                bool
 	recompute, lens          bool
 	settings                 sampler.Settings
 	set                      map[string]bool // the flags given
@@ -62,6 +63,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
+	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "mask the tokens that end a text (EOS and BOS) at every step, as llama.cpp's --ignore-eos, so that the session goes on past them")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
 	fs.BoolVar(&f.recompute, "recompute", false, "with --json: also run every step without the KV cache, the whole sequence again, and write the largest difference from the cached logits and both ways' multiply-adds")
@@ -114,36 +116,18 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 }
 
 // chooseChain makes the settings those of the chain --sampler (or
-// --chain) names: in another runtime's mode that runtime's defaults, as
-// --compare and the page's select take them, but for the flags given; a
-// stage of llama.cpp's switched on (--mirostat, --dry-multiplier) with
-// llama.cpp's defaults for its settings not given.
+// --chain) names, with the flags given, as compare.ChainSettings has it:
+// in another runtime's mode that runtime's defaults for the flags not
+// given, as links, --compare and the page's select take them.
 func (f *traceFlags) chooseChain() error {
 	if f.set["sampler"] && f.set["chain"] {
 		return errors.New("--sampler and --chain are the same flag: give one")
 	}
-	var chosen sampler.Settings
-	if err := compare.SetChain(&chosen, f.chain); err != nil {
+	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
+	set, err := compare.ChainSettings(f.chain, f.settings, given)
+	if err != nil {
 		return fmt.Errorf("--sampler: %s", strings.TrimPrefix(err.Error(), "sampler: "))
 	}
-	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
-	set := f.settings
-	if chosen.Runtime() {
-		var err error
-		if set, err = compare.Defaults(chosen.Mode, f.settings.Seed); err != nil {
-			return err
-		}
-		for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
-			if given(p.Name) {
-				p.Set(&set, p.Get(f.settings))
-			}
-		}
-	}
-	set.Mode, set.Sequence = chosen.Mode, chosen.Sequence
-	if !given("mirostat") {
-		set.Mirostat = chosen.Mirostat
-	}
-	compare.StageDefaults(&set, given)
 	f.settings = set
 	return nil
 }
@@ -249,7 +233,7 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 				return fmt.Errorf("trace: %w", err)
 			}
 		}
-		if p, ok := out.(preparer); ok && s.Trace().Stopped == "" {
+		if p, ok := out.(preparer); ok && s.Trace().Stop.Kind == session.Running {
 			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)
 			}
@@ -271,7 +255,7 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 
 // spec turns the flags into a session spec and the loader for its model.
 func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
-	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model}
+	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model, IgnoreEOS: f.ignoreEOS}
 	if f.steps < 0 {
 		return spec, nil, fmt.Errorf("--steps=%d is negative", f.steps)
 	}

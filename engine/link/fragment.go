@@ -168,6 +168,11 @@ func nilIfEmpty[E any](s []E) []E {
 	return s
 }
 
+// errNewer is the end of the errors of a share link that only a newer
+// nexttoken may have written: another format, a flag or a record that
+// changes the session unknown here.
+var errNewer = errors.New("was the link made by a newer nexttoken?")
+
 // Decode reads a fragment that Encode wrote. Its work and memory are
 // bounded by MaxFragment and MaxDecoded whatever the fragment holds, and
 // it does not load models: the session checks what needs one when it
@@ -197,7 +202,7 @@ func decode(fragment string) (State, error) {
 	}
 	flags, data := data[0], data[1:]
 	if flags&^knownFlags != 0 {
-		return State{}, fmt.Errorf("unknown flags %#x (was the link made by a newer nexttoken?)", flags)
+		return State{}, fmt.Errorf("unknown flags %#x (%w)", flags, errNewer)
 	}
 	if flags&deflated != 0 {
 		if data, err = inflate(data); err != nil {
@@ -219,8 +224,8 @@ func version(fragment string) (string, error) {
 		return text, nil
 	}
 	if format, ok := shareLike(fragment); ok {
-		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (was the link made by a newer nexttoken?)",
-			quote(format), strings.TrimSuffix(prefix, "."))
+		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (%w)",
+			quote(format), strings.TrimSuffix(prefix, "."), errNewer)
 	}
 	return "", fmt.Errorf("%s does not start with %q", quote(fragment), prefix)
 }

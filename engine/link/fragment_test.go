@@ -154,6 +154,19 @@ func shareTests(t testing.TB) []link.State {
 			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
 		})},
 		tree(),
+		// llama.cpp's and Hugging Face's defaults as a runtime's link gives
+		// them: mirostat's and DRY's settings shown while they are off.
+		{Spec: with(func(s *session.Spec) { s.Sampler = llamaCpp }), View: "sampler"},
+		{Spec: with(func(s *session.Spec) {
+			s.Sampler = hf
+			s.Changes = []session.Change{{Step: 2, Sampler: llamaCpp}}
+		})},
+		// The ends of a text masked, beside the other records.
+		func() link.State {
+			s := tree()
+			s.Spec.IgnoreEOS, s.Compare = true, link.Compare{Own: true}
+			return s
+		}(),
 	}
 }
 
@@ -217,6 +230,7 @@ var recorded = []struct {
 	{11, "s1.AAN0b3kAAAAFY2hhaW6q1YLUxOnrCx-AgEACAAqHBQIEAQACgCD__________38AAAKAIICU69wD67z98o_77j_IBAAAAv8E"},
 	{12, "s1.AAZsb2dpdHMAAAAFY2hhaW4AAAAAAAAAAgAqBANhLGID4oKsAQAGPDB4MEE-AQAC2AQDzg8D1wQAAA"},
 	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
+	{22, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAMBAwAAASE2AgADCgEDrAIAAAEFCAABBRQDzg8BBglsbGFtYS5jcHACAAAAAAAAAAAHAAIGADIDAAAAAAAAIgA"}, // the ends masked, tag 34
 }
 
 func TestRecordedLinks(t *testing.T) {
@@ -393,6 +407,18 @@ func TestMerge(t *testing.T) {
 			err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3", param: true},
 		{name: "a bad model", query: "model=gpt2", fragment: runc, err: `model: "gpt2" is not one of logits, toy, stories260K`, param: true},
 		{name: "a typo, ignored", query: "temprature=1", fragment: runc, want: runc},
+		{name: "a stage's setting 0 in the share link stays", fragment: mirostatTau0(), want: mirostatTau0()},
+		{name: "a stage switched on takes its defaults", query: "mirostat=1", fragment: link.State{Spec: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7}
+		})}, want: link.State{Spec: with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 1, MirostatTau: 5, MirostatEta: 0.1}
+		})}},
+		{name: "a runtime named, with its defaults", query: "sampler=hf", fragment: stories(), want: func() link.State {
+			s := stories()
+			s.Spec.Sampler = hf
+			s.Spec.Sampler.Seed = 7
+			return s
+		}()},
 	} {
 		got, err := merge(t, c.query, c.fragment)
 		if c.err != "" {
@@ -409,6 +435,14 @@ func TestMerge(t *testing.T) {
 	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
 		t.Errorf("Merge with a newer fragment: %v", err)
 	}
+}
+
+// mirostatTau0 is a session of llama.cpp's mirostat 2 with tau 0, typed
+// so in the page's field after mirostat was switched on.
+func mirostatTau0() link.State {
+	return link.State{Spec: with(func(s *session.Spec) {
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatEta: 0.1}
+	})}
 }
 
 // merge is Merge of query and, unless it is zero, fragment as a share link.

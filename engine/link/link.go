@@ -6,7 +6,9 @@
 //
 // Parse turns such a query into a session.Spec; Merge turns it, with a
 // share link's fragment, into a State, the session and what the playground
-// shows of it; Query turns a State back into a query. The form carries the
+// shows of it; Query turns a State back into a query. Parse and Merge
+// refuse a link with one bad part; Open, the page's reader, keeps what
+// reads and says in words what it left out. The form carries the
 // model, the prompt, the number of steps, the sampler settings, hand-typed
 // logits, the view, the step on display and the compare card's chains;
 // forced tokens, edited logits
@@ -43,6 +45,9 @@
 //	dry_base            a number from 0 to 100, at least 1 with DRY on (1.75)
 //	dry_allowed_length  a whole number from 0 to 4096 (2)
 //	dry_penalty_last_n  a whole number from 0 to 2^20; 0 is off (64)
+//	ignore_eos          1: the tokens that end a text (EOS, BOS) are masked
+//	                    at every step, as llama.cpp's --ignore-eos
+//	                    (session.Spec.IgnoreEOS); 0, the default, not
 //	view                the playground's open view: at most 32 letters a–z
 //	at                  the step on display, numbered as the page labels it
 //	                    ("Step N"): a whole number from 1 to steps; absent,
@@ -63,10 +68,22 @@
 //
 // The sampler's settings, temperature to seed, are sampler.Params, and
 // mirostat to dry_penalty_last_n sampler.LlamaParams, which hold their
-// ranges; the error for a value outside one says it in words. Mirostat or
-// DRY switched on takes llama.cpp's defaults (in brackets above) for its
-// settings the query does not give (compare.StageDefaults):
-// sampler=mirostat2 is llama.cpp's --mirostat 2.
+// ranges; the error for a value outside one says it in words.
+//
+// A sampler= that names another runtime's chain (llama.cpp, mirostat,
+// mirostat2, llama.cpp letters, hf) starts from that runtime's defaults
+// for every setting the query does not give, as the command line's
+// --sampler and the page's decoding select do (compare.ChainSettings, the
+// one rule): ?sampler=llama.cpp is temperature 0.8, top_k 40, top_p 0.95,
+// min_p 0.05, with mirostat and DRY off and their settings at llama.cpp's
+// defaults (in brackets above); ?sampler=hf is temperature 1, top_k 50,
+// top_p 1. The seed is never a runtime's: absent, it is the one the
+// settings had. (Before, such a query kept catalog.Default's greedy
+// settings; a share link's settings are what it holds, as ever.)
+// sampler=chain or runc keeps the settings it is read over but for what
+// its mode cannot have. Mirostat or DRY switched on by the query takes
+// llama.cpp's defaults for its settings that are 0 and not given
+// (compare.StageDefaults); a share link's own stay as they are.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
 // beyond a float64 (1e999) are errors; whole numbers are decimal. The
 // ranges were wider before sampler.Params: any temperature, top_k and
@@ -188,6 +205,8 @@
 //	    settings as tag 32 writes them: sequence string, mirostat uint,
 //	    four numbers, two uints)), each branch as session.CheckBranches
 //	    accepts it, with at most 4096 steps
+//	34  the tokens that end a text masked (session.Spec.IgnoreEOS): no
+//	    fields; Encode writes it only when they are
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -284,21 +303,30 @@ var params = slices.Concat([]param{
 	{"steps", onSpec(readSteps)},
 	{"sampler", onSpec(readSampler)},
 }, settings(), []param{
+	{"ignore_eos", func(s *State, v string) (err error) {
+		s.Spec.IgnoreEOS, err = readBool(v)
+		return err
+	}},
 	{"view", func(s *State, v string) error {
 		s.View = v
 		return checkView(v)
 	}},
 	{"at", readAt},
 	{"compare", readCompare},
-	{"compare_own", func(s *State, v string) error {
-		switch v {
-		case "0", "1":
-			s.Compare.Own = v == "1"
-			return nil
-		}
-		return fmt.Errorf("%s is not 0 or 1", quote(v))
+	{"compare_own", func(s *State, v string) (err error) {
+		s.Compare.Own, err = readBool(v)
+		return err
 	}},
 })
+
+// readBool reads 0 or 1.
+func readBool(v string) (bool, error) {
+	switch v {
+	case "0", "1":
+		return v == "1", nil
+	}
+	return false, fmt.Errorf("%s is not 0 or 1", quote(v))
+}
 
 // onSpec makes read a reader of the State's session.
 func onSpec(read func(s *session.Spec, v string) error) func(*State, string) error {
@@ -372,8 +400,7 @@ func parse(base State, q url.Values) (State, error) {
 			return fail(strings.TrimPrefix(err.Error(), "sampler: "))
 		}
 	}
-	sampleIfFiltered(&s.Spec.Sampler, given)
-	compare.StageDefaults(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
+	fill(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
 	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
@@ -403,15 +430,19 @@ func opening(model string, ownLogits bool) session.Spec {
 	return spec
 }
 
-// sampleIfFiltered switches greedy settings to sampling at temperature 1
-// when the query switched a filter on and said nothing of the
-// temperature: greedy decoding ignores every filter, so whoever names one
-// wants sampling.
-func sampleIfFiltered(set *sampler.Settings, given map[string][]string) {
-	named := func(p sampler.Param) bool { return given[p.Name] != nil && filterOn(p, *set) }
-	if set.Temperature == 0 && given["temperature"] == nil && slices.ContainsFunc(sampler.Params, named) {
+// fill gives set what Parse gives a query's settings once every
+// parameter is read, given says which the query names: sampling at
+// temperature 1 where greedy settings have a filter switched on and the
+// temperature is not given (greedy decoding ignores every filter, so
+// whoever names one wants sampling), and llama.cpp's defaults for the
+// settings of a stage switched on (compare.StageDefaults) that are 0 and
+// not given.
+func fill(set *sampler.Settings, given func(param string) bool) {
+	named := func(p sampler.Param) bool { return given(p.Name) && filterOn(p, *set) }
+	if set.Temperature == 0 && !given("temperature") && slices.ContainsFunc(sampler.Params, named) {
 		set.Temperature = 1
 	}
+	compare.StageDefaults(set, given)
 }
 
 // filterOn reports whether p is a filter that set switches on.
@@ -419,10 +450,12 @@ func filterOn(p sampler.Param, set sampler.Settings) bool {
 	return p.Filter && !p.IsOff(p.Get(set))
 }
 
-// Query writes s in the readable form, leaving out what equals
-// catalog.Default and what the session ignores (the prompt of a logits
-// session). It writes the prompt of any other model, even its own
-// default: a reader of the link sees the prompt it opens with.
+// Query writes s in the readable form, leaving out what the session
+// ignores (the prompt of a logits session) and each setting that Parse
+// would fill in as it is, absent: a runtime's default after sampler=,
+// temperature 1 over a filter, else catalog.Default's. It writes the
+// prompt of any other model, even its own default: a reader of the link
+// sees the prompt it opens with.
 // Merge of the query gives s back, unless s is one Merge would reject,
 // such as one with a comma in a vocabulary token. lossy reports that s has
 // forced tokens, edited logits, changes of settings or branches, which the
@@ -441,22 +474,30 @@ func Query(s State) (q url.Values, lossy bool) {
 	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
-	put("sampler", cmp.Or(set.Sequence, set.Mode), set.Mode == "" || set.Mode == ds.Mode)
-	// A greedy session with a filter on says temperature=0, or Parse
-	// would sample (sampleIfFiltered).
-	filtering := slices.ContainsFunc(sampler.Params, func(p sampler.Param) bool { return filterOn(p, set) })
+	chain := cmp.Or(set.Sequence, set.Mode)
+	named := set.Mode != "" && set.Mode != ds.Mode
+	put("sampler", chain, !named)
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		v := p.Get(set)
 		text := format(v)
 		if p.Integer {
 			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
 		}
-		// Left out, would Parse read it back? Not when it is a setting of
-		// a stage switched on that Parse gives llama.cpp's default.
+		// Left out, Parse would read what it fills in: the runtime's
+		// default after sampler=, a stage's default, temperature 1 over
+		// a filter, else catalog.Default's.
+		others := func(name string) bool { return name != p.Name }
 		absent := set
 		p.Set(&absent, p.Get(ds))
-		compare.StageDefaults(&absent, func(name string) bool { return name != p.Name })
-		put(p.Name, text, v == p.Get(ds) && p.Get(absent) == v && !(p.Name == "temperature" && filtering))
+		if named {
+			var err error
+			if absent, err = compare.ChainSettings(chain, absent, others); err != nil {
+				absent = set
+				p.Set(&absent, math.NaN()) // a State Parse rejects: write every setting
+			}
+		}
+		fill(&absent, others)
+		put(p.Name, text, p.Get(absent) == v)
 	}
 	if logits {
 		l := make([]string, len(spec.Logits))
@@ -466,6 +507,7 @@ func Query(s State) (q url.Values, lossy bool) {
 		q.Set("logits", strings.Join(l, ","))
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
+	put("ignore_eos", "1", !spec.IgnoreEOS)
 	put("view", s.View, s.View == "")
 	put("at", strconv.Itoa(s.At), s.At == 0)
 	c := s.Compare
@@ -530,8 +572,18 @@ func PageOf(q url.Values) Page {
 // Parse ignores, it is ignored too. The values hold every pair that
 // decodes, even with an error.
 func ParseQuery(raw string) (url.Values, error) {
+	q, bad := parseQuery(raw)
+	if len(bad) > 0 {
+		return q, bad[0]
+	}
+	return q, nil
+}
+
+// parseQuery is ParseQuery with a *ParamError for every parameter Parse
+// reads whose value has a % that starts no escape, in the query's order.
+func parseQuery(raw string) (url.Values, []*ParamError) {
 	q := url.Values{}
-	var first error
+	var bad []*ParamError
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
@@ -543,15 +595,15 @@ func ParseQuery(raw string) (url.Values, error) {
 		}
 		value, err := url.QueryUnescape(v)
 		if err != nil {
-			if p, ok := paramNamed(name); ok && first == nil {
-				first = &ParamError{Param: p, Value: v,
-					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"}
+			if p, ok := paramNamed(name); ok {
+				bad = append(bad, &ParamError{Param: p, Value: v,
+					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"})
 			}
 			continue
 		}
 		q[name] = append(q[name], value)
 	}
-	return q, first
+	return q, bad
 }
 
 // paramNamed returns the spelling of the parameter called name in any case.
@@ -565,11 +617,16 @@ func paramNamed(name string) (string, bool) {
 
 // readSampler reads the chain the session samples with: a mode, or one of
 // llama.cpp's chains as compare.SetChain reads it (mirostat, mirostat2,
-// letters such as edkt).
+// letters such as edkt), with its settings as compare.ChainSettings gives
+// them.
 func readSampler(s *session.Spec, v string) error {
-	if err := compare.SetChain(&s.Sampler, v); err != nil {
+	// The settings given come after and replace their defaults, which
+	// is compare.ChainSettings with them given.
+	set, err := compare.ChainSettings(v, s.Sampler, nil)
+	if err != nil {
 		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", quote(v), strings.Join(compare.Names, ", "))
 	}
+	s.Sampler = set
 	return nil
 }
 
@@ -747,17 +804,26 @@ func outside(v string, most int) error {
 	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
 }
 
-// quote quotes v for an error message, cut short at a rune boundary so that
-// a hostile value cannot make the message huge.
+// quote quotes v for an error message, cut short (short) so that a
+// hostile value cannot make the message huge.
 func quote(v string) string {
+	if s := short(v); s != v {
+		return strconv.Quote(strings.TrimSuffix(s, "…")) + "…"
+	}
+	return strconv.Quote(v)
+}
+
+// short is v cut at a rune boundary after at most maxQuoted bytes, with
+// "…" where it was cut.
+func short(v string) string {
 	if len(v) <= maxQuoted {
-		return strconv.Quote(v)
+		return v
 	}
 	cut := maxQuoted
 	for cut > 0 && !utf8.RuneStart(v[cut]) {
 		cut--
 	}
-	return strconv.Quote(v[:cut]) + "…"
+	return v[:cut] + "…"
 }
 
 // format writes x so that ParseFloat reads it back exactly.

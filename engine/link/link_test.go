@@ -23,6 +23,23 @@ func with(edit func(s *session.Spec)) session.Spec {
 	return s
 }
 
+// llamaCpp and hf are llama.cpp's and Hugging Face's defaults as
+// sampler.Settings, with seed 42: what a link naming the runtime starts
+// from.
+var (
+	llamaCpp = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 42,
+		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
+	hf = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 1, RepetitionPenalty: 1, Seed: 42}
+)
+
+// runtime is s's settings changed by edit.
+func runtime(s sampler.Settings, edit func(s *sampler.Settings)) session.Spec {
+	return with(func(spec *session.Spec) {
+		spec.Sampler = s
+		edit(&spec.Sampler)
+	})
+}
+
 // logits is a model=logits session with the default sampler.
 func logits(vocab []string, l ...float64) session.Spec {
 	return session.Spec{Model: session.LogitsModel, Vocab: vocab, Logits: l, Sampler: sampler.DefaultSettings()}
@@ -46,28 +63,34 @@ var parseTests = []struct {
 	{query: "sampler=RunC&temperature=1e-3&top_p=1&repetition_penalty=0&seed=1", want: with(func(s *session.Spec) {
 		s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 0.001, TopP: 1, Seed: 1}
 	})},
-	{query: "sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5", want: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 5}
-	})},
-	{query: "sampler=llama.cpp", want: with(func(s *session.Spec) { s.Sampler.Mode = sampler.LlamaCpp })}, // greedy, as llama.cpp's temperature 0
-	{query: "Sampler=HF&temperature=1.2&top_k=50&repetition_penalty=1.1", want: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1.2, TopK: 50, RepetitionPenalty: 1.1, Seed: 42}
-	})},
-	{query: "sampler=hf&top_k=50", want: with(func(s *session.Spec) { // a filter means sampling, at temperature 1
-		s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 42}
-	})},
+	// A runtime named starts from its defaults for every setting not given.
+	{query: "sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5",
+		want: runtime(llamaCpp, func(s *sampler.Settings) { s.Seed = 5 })},
+	{query: "sampler=llama.cpp", want: runtime(llamaCpp, func(*sampler.Settings) {})},
+	{query: "sampler=llama.cpp&temperature=0", want: runtime(llamaCpp, func(s *sampler.Settings) { s.Temperature = 0 })}, // llama.cpp's greedy
+	{query: "sampler=llama.cpp&top_k=10", want: runtime(llamaCpp, func(s *sampler.Settings) { s.TopK = 10 })},
+	{query: "sampler=llama.cpp&top_p=0&mirostat_tau=0", want: runtime(llamaCpp, func(s *sampler.Settings) { s.TopP, s.MirostatTau = 0, 0 })},
+	{query: "Sampler=HF&temperature=1.2&top_k=50&repetition_penalty=1.1",
+		want: runtime(hf, func(s *sampler.Settings) { s.Temperature, s.RepetitionPenalty = 1.2, 1.1 })},
+	{query: "sampler=hf", want: runtime(hf, func(*sampler.Settings) {})},
+	{query: "sampler=hf&temperature=0.7", want: runtime(hf, func(s *sampler.Settings) { s.Temperature = 0.7 })},
+	{query: "sampler=hf&top_p=0", want: runtime(hf, func(s *sampler.Settings) { s.TopP = 0 })},
+	{query: "seed=7&sampler=hf", want: runtime(hf, func(s *sampler.Settings) { s.Seed = 7 })},
 	// llama.cpp's own chains, and its stages switched on with its defaults
 	// for their settings not given.
-	{query: "sampler=Mirostat2&temperature=1", want: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, RepetitionPenalty: 1, Seed: 42, Mirostat: 2, MirostatTau: 5, MirostatEta: 0.1}
+	{query: "sampler=Mirostat2", want: runtime(llamaCpp, func(s *sampler.Settings) { s.Mirostat = 2 })},
+	{query: "sampler=mirostat&mirostat=2", want: runtime(llamaCpp, func(s *sampler.Settings) { s.Mirostat = 2 })},
+	{query: "sampler=llama.cpp&temperature=1&mirostat=1&mirostat_tau=3", want: runtime(llamaCpp, func(s *sampler.Settings) {
+		s.Temperature, s.Mirostat, s.MirostatTau = 1, 1, 3
 	})},
-	{query: "sampler=llama.cpp&temperature=1&mirostat=1&mirostat_tau=3", want: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, RepetitionPenalty: 1, Seed: 42, Mirostat: 1, MirostatTau: 3, MirostatEta: 0.1}
+	{query: "sampler=edkt&temperature=0.8&top_k=40&dry_multiplier=0.8&dry_allowed_length=0", want: runtime(llamaCpp, func(s *sampler.Settings) {
+		s.Sequence, s.DryMultiplier, s.DryAllowedLength = "edkt", 0.8, 0
 	})},
-	{query: "sampler=edkt&temperature=0.8&top_k=40&dry_multiplier=0.8&dry_allowed_length=0", want: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, RepetitionPenalty: 1, Seed: 42, Sequence: "edkt",
-			DryMultiplier: 0.8, DryBase: 1.75, DryPenaltyLastN: 64}
+	{query: "sampler=runc&temperature=1", want: with(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.Temperature = sampler.RunC, 1 })},
+	{query: "model=stories260K&ignore_eos=1&steps=400", want: with(func(s *session.Spec) {
+		s.Model, s.Prompt, s.Steps, s.IgnoreEOS = "stories260K", "Once upon a time", 400, true
 	})},
+	{query: "IGNORE_EOS=0", want: catalog.Default()},
 	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
 	{query: "logits=-2.1,0.3,-inf&vocab=The,cat,sat&steps=1", want: func() session.Spec {
 		s := logits([]string{"The", "cat", "sat"}, -2.1, 0.3, math.Inf(-1))
@@ -111,6 +134,7 @@ var parseTests = []struct {
 	{query: "sampler=hf&temperature=1&dry_multiplier=0.8", err: "dry_multiplier: dry_multiplier is llama.cpp's: it must be 0 in hf mode, not 0.8"},
 	{query: "sampler=llama.cpp&dry_multiplier=0.8&dry_base=0.5", err: "sampler: dry_base: 0.5 is below 1, which would switch DRY off (llama.cpp's default is 1.75)"},
 	{query: "sampler=ekq", err: `sampler: "ekq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor llama.cpp letters such as edkt`},
+	{query: "ignore_eos=true", err: `ignore_eos: "true" is not 0 or 1`},
 	{query: "temperature=abc", err: `temperature: "abc" is not a number from 0 to 100`},
 	{query: "temperature=NaN", err: `temperature: "NaN" is not a number from 0 to 100`},
 	{query: "temperature=Inf", err: `temperature: "Inf" is not a number from 0 to 100`},
@@ -131,7 +155,7 @@ var parseTests = []struct {
 	{query: "seed=-1", err: `seed: "-1" is not a whole number from 1 to 9,007,199,254,740,991`},
 	{query: "seed=9007199254740992", err: `seed: "9007199254740992" is not a whole number from 1 to 9,007,199,254,740,991`},
 	{query: "seed=18446744073709551615", err: `seed: "18446744073709551615" is not a whole number from 1 to 9,007,199,254,740,991`},
-	{query: "sampler=hf", err: "sampler: hf mode: hf: temperature = 0, must be positive and finite (greedy decoding is do_sample=False, not temperature 0)"},
+	{query: "sampler=hf&temperature=0", err: "sampler: hf mode: hf: temperature = 0, must be positive and finite (greedy decoding is do_sample=False, not temperature 0)"},
 	{query: "sampler=llama.cpp&temperature=1&seed=4294967296", err: "sampler: chain llama.cpp: seed 4294967296 does not fit llama.cpp's 32 bits"},
 	{query: "sampler=llama.cpp&seed=4294967295", err: "sampler: llama.cpp mode: seed: 4294967295 is LLAMA_DEFAULT_SEED, which llama.cpp replaces with a random seed"},
 	{query: "sampler=runc&top_k=3", err: "top_k: run.c has no top-k, so top_k must be 0 in run.c mode, not 3"},
@@ -286,6 +310,19 @@ func TestQuery(t *testing.T) {
 			s.Prompt = "ignored"
 			return s
 		}(), "logits=-inf%2C2.5&model=logits", false},
+		// A runtime's settings leave out what equals its defaults, which
+		// Parse fills in after sampler=.
+		{runtime(llamaCpp, func(*sampler.Settings) {}), "sampler=llama.cpp", false},
+		{runtime(llamaCpp, func(s *sampler.Settings) { s.Mirostat, s.Seed = 2, 7 }), "mirostat=2&sampler=llama.cpp&seed=7", false},
+		{runtime(hf, func(s *sampler.Settings) { s.Temperature = 0.7 }), "sampler=hf&temperature=0.7", false},
+		{runtime(hf, func(s *sampler.Settings) { s.TopP = 0 }), "sampler=hf&top_p=0", false},
+		// A llama.cpp session from before its stages' settings showed.
+		{with(func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, Seed: 42}
+		}), "dry_allowed_length=0&dry_base=0&dry_penalty_last_n=0&mirostat_eta=0&mirostat_tau=0&repetition_penalty=0&sampler=llama.cpp", false},
+		// Temperature 1 over a filter is what Parse fills in; 0 is not.
+		{with(func(s *session.Spec) { s.Sampler.Temperature, s.Sampler.TopK = 1, 40 }), "top_k=40", false},
+		{with(func(s *session.Spec) { s.Sampler.TopK = 40 }), "temperature=0&top_k=40", false},
 	} {
 		q, lossy := link.Query(link.State{Spec: c.spec})
 		if got := q.Encode(); got != c.query || lossy != c.lossy {
@@ -303,7 +340,9 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, q := range []string{"utm_source=x&Temperature=0.5&at=1&steps=2&view=kv", "prompt=100%&steps=1",
 		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c",
-		"compare=chain,HF&compare_own=1", "compare=kt,edskypmxt&view=compare"} {
+		"compare=chain,HF&compare_own=1", "compare=kt,edskypmxt&view=compare",
+		"sampler=hf&top_p=1&seed=9", "sampler=mirostat&mirostat_eta=0", "sampler=kt&dry_multiplier=1&dry_base=0",
+		"sampler=runc&top_k=0&repetition_penalty=1", "sampler=llama.cpp&temperature=0&top_k=1", "sampler=edskypmxt&mirostat=2"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

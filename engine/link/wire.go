@@ -110,6 +110,10 @@ func (w *writer) state(s State) (flags byte) {
 		records = append(records, record{tagTree, treeRecord(spec.Branches)})
 		flags |= changesSession
 	}
+	if spec.IgnoreEOS {
+		records = append(records, record{tagIgnoreEOS, nil})
+		flags |= changesSession
+	}
 	if len(records) > 0 {
 		flags |= hasExtras
 		w.int(len(records))
@@ -135,10 +139,11 @@ type record struct {
 // shows, and a reader skips one it does not know; those from sessionTags
 // on change the session, and a reader refuses one it does not know.
 const (
-	tagCompare  = 1  // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
-	sessionTags = 32 // the first tag of a record that changes the session
-	tagLlama    = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
-	tagTree     = 33 // the generation tree, Spec.Branches: see treeRecord
+	tagCompare   = 1  // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
+	sessionTags  = 32 // the first tag of a record that changes the session
+	tagLlama     = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
+	tagTree      = 33 // the generation tree, Spec.Branches: see treeRecord
+	tagIgnoreEOS = 34 // Spec.IgnoreEOS, set: no fields
 
 	// maxRecords bounds the section: far more tags than will ever be
 	// defined, and far fewer than the data could claim.
@@ -424,8 +429,14 @@ func (r *reader) extras(s *State, flags byte) {
 		case tag == tagTree:
 			s.Spec.Branches = body.tree()
 			sessionRecord = true
+		case tag == tagIgnoreEOS:
+			s.Spec.IgnoreEOS = true
+			if len(body.b) > 0 {
+				body.fail("ignore_eos", "%d bytes in a record of no fields", len(body.b))
+			}
+			sessionRecord = true
 		case tag >= sessionTags:
-			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (was the link made by a newer nexttoken?)", i, tag)
+			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (%w)", i, tag, errNewer)
 			return
 		}
 		if body.err != nil {

@@ -23,6 +23,7 @@ type Param struct {
 	Off       []float64 // the values that turn its stage off; none for temperature and seed
 	Filter    bool      // a filter after the softmax, which greedy decoding skips
 	ChainOnly bool      // run.c has no such stage: in run.c mode the value must be one of Off
+	Stage     string    // the Name of the Param that switches this setting's stage on, if another: mirostat_tau's is "mirostat"
 
 	get func(Settings) float64
 	set func(*Settings, float64)
@@ -76,17 +77,18 @@ var Params = []Param{
 // are off, and in every other mode they must be 0. A stage switched on
 // takes llama.cpp's defaults for its other settings where they are 0 and
 // not given (compare.StageDefaults); the settings of a stage left off play
-// no part.
+// no part (InPlay), and hold llama.cpp's defaults in a llama.cpp session
+// that started from them (compare.Defaults), so that they show.
 var LlamaParams = []Param{
 	{Name: "mirostat", Label: "mirostat", Integer: true, Min: 0, Max: 2, Step: 1, Off: []float64{0},
 		Doc: "1 or 2: llama.cpp's mirostat (v1 or v2) instead of its chain, aiming at a surprise of tau bits; 0 is off",
 		get: func(s Settings) float64 { return float64(s.Mirostat) },
 		set: func(s *Settings, v float64) { s.Mirostat = int(v) }},
-	{Name: "mirostat_tau", Label: "mirostat tau", Min: 0, Max: 100, Step: 0.1,
+	{Name: "mirostat_tau", Label: "mirostat tau", Min: 0, Max: 100, Step: 0.1, Stage: "mirostat",
 		Doc: "mirostat's target surprise, in bits (llama.cpp's default 5); mu starts at 2·tau",
 		get: func(s Settings) float64 { return s.MirostatTau },
 		set: func(s *Settings, v float64) { s.MirostatTau = v }},
-	{Name: "mirostat_eta", Label: "mirostat eta", Min: 0, Max: 10, Step: 0.01,
+	{Name: "mirostat_eta", Label: "mirostat eta", Min: 0, Max: 10, Step: 0.01, Stage: "mirostat",
 		Doc: "mirostat's learning rate: how far mu moves after each token (llama.cpp's default 0.1)",
 		get: func(s Settings) float64 { return s.MirostatEta },
 		set: func(s *Settings, v float64) { s.MirostatEta = v }},
@@ -94,18 +96,19 @@ var LlamaParams = []Param{
 		Doc: "DRY: a token that would extend a repetition of n ≥ allowed length tokens loses multiplier·base^(n − allowed length) of logit; 0 is off",
 		get: func(s Settings) float64 { return s.DryMultiplier },
 		set: func(s *Settings, v float64) { s.DryMultiplier = v }},
-	{Name: "dry_base", Label: "DRY base", Min: 0, Max: 100, Step: 0.05,
+	{Name: "dry_base", Label: "DRY base", Min: 0, Max: 100, Step: 0.05, Stage: "dry_multiplier",
 		Doc: "DRY's base, at least 1 when DRY is on (llama.cpp's default 1.75)",
 		get: func(s Settings) float64 { return s.DryBase },
 		set: func(s *Settings, v float64) { s.DryBase = v }},
-	{Name: "dry_allowed_length", Label: "DRY allowed length", Integer: true, Min: 0, Max: 4096, Step: 1,
+	{Name: "dry_allowed_length", Label: "DRY allowed length", Integer: true, Min: 0, Max: 4096, Step: 1, Stage: "dry_multiplier",
 		Doc: "the longest repetition DRY lets pass unpenalised (llama.cpp's default 2)",
 		get: func(s Settings) float64 { return float64(s.DryAllowedLength) },
 		set: func(s *Settings, v float64) { s.DryAllowedLength = int(v) }},
 	{Name: "dry_penalty_last_n", Label: "DRY last n", Integer: true, Min: 0, Max: 1 << 20, Step: 1, Off: []float64{0},
-		Doc: "how many of the last tokens DRY scans for repetitions (llama.cpp's default 64); 0 is off",
-		get: func(s Settings) float64 { return float64(s.DryPenaltyLastN) },
-		set: func(s *Settings, v float64) { s.DryPenaltyLastN = int(v) }},
+		Stage: "dry_multiplier",
+		Doc:   "how many of the last tokens DRY scans for repetitions (llama.cpp's default 64); 0 is off",
+		get:   func(s Settings) float64 { return float64(s.DryPenaltyLastN) },
+		set:   func(s *Settings, v float64) { s.DryPenaltyLastN = int(v) }},
 }
 
 // Get returns p's value in s.
@@ -136,6 +139,17 @@ func (p Param) Range() string {
 
 // IsOff reports whether v turns p's stage off.
 func (p Param) IsOff(v float64) bool { return slices.Contains(p.Off, v) }
+
+// InPlay reports whether p's value in s plays a part in sampling: false
+// for a setting of a stage that s switches off (mirostat_tau with
+// mirostat 0), whose value s keeps only to show it.
+func (p Param) InPlay(s Settings) bool {
+	if p.Stage == "" {
+		return true
+	}
+	i := slices.IndexFunc(LlamaParams, func(q Param) bool { return q.Name == p.Stage })
+	return !LlamaParams[i].IsOff(LlamaParams[i].Get(s))
+}
 
 // Readable writes x for people: a whole number below 2⁵³ in digits grouped
 // by commas (1,048,576, never 1.048576e+06), anything else in the shortest

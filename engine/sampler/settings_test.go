@@ -198,3 +198,24 @@ func TestInMode(t *testing.T) {
 		t.Errorf("InMode(llama.cpp) = %+v, want the settings unchanged", got)
 	}
 }
+
+// TestInPlay: the settings of mirostat and DRY play a part only while
+// their stage is on; every other setting always does.
+func TestInPlay(t *testing.T) {
+	shown := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, MirostatTau: 5, MirostatEta: 0.1,
+		DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
+	if err := shown.Validate(); err != nil {
+		t.Errorf("the stages' settings shown while they are off: %v", err)
+	}
+	on := shown
+	on.Mirostat, on.DryMultiplier = 2, 0.8
+	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
+		stageSetting := p.Stage != ""
+		if got := p.InPlay(shown); got == stageSetting {
+			t.Errorf("%s: InPlay with mirostat and DRY off = %v", p.Name, got)
+		}
+		if !p.InPlay(on) {
+			t.Errorf("%s: InPlay with mirostat and DRY on = false", p.Name)
+		}
+	}
+}

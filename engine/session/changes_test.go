@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
@@ -248,5 +249,31 @@ func TestResetKeepsSettings(t *testing.T) {
 	}
 	if next, err := s.Next(); err != nil || next.Choice.Draw.U != firstDraw(8) {
 		t.Errorf("next step after Reset: %+v, %v; want the first draw of seed 8", next, err)
+	}
+}
+
+// TestShownStageSettings: llama.cpp's defaults hold mirostat's and DRY's
+// settings while both are off, to show them; the session takes them and
+// samples as it does with them at 0.
+func TestShownStageSettings(t *testing.T) {
+	shown, err := compare.Defaults(sampler.LlamaCpp, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := shown.InMode(sampler.HF).InMode(sampler.LlamaCpp)
+	if zero == shown {
+		t.Fatal("llama.cpp's defaults show no setting of mirostat or DRY")
+	}
+	var want []int
+	for _, set := range []sampler.Settings{zero, shown} {
+		s := newSession(t, session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: set, Steps: 16})
+		if want == nil {
+			want = tokens(s)
+		} else if got := tokens(s); !slices.Equal(got, want) {
+			t.Errorf("with the stages' settings shown: %v, want %v", got, want)
+		}
+		if s.Spec().Sampler != set {
+			t.Errorf("the session's settings %+v, want %+v", s.Spec().Sampler, set)
+		}
 	}
 }

@@ -72,32 +72,34 @@ func fuzzSettings(a, b byte) sampler.Settings {
 
 // FuzzActions runs a sequence of actions — step, undo, force, edit, mask,
 // set the sampler, re-run, reset, switch branch, delete branch — on a toy
-// or stories260K session, and checks after each that New(s.Spec())
+// or stories260K session, with or without its ends masked (IgnoreEOS), and checks after each that New(s.Spec())
 // rebuilds the identical trace and tree and the same next decision. Each action takes four bytes: what, then its
 // arguments. An action may fail (undo with no steps, a step after the end,
 // refused settings, every token masked); the session must stay consistent
 // all the same.
 func FuzzActions(f *testing.F) {
 	for _, seed := range []struct {
-		stories bool
-		actions []byte
+		stories, ignoreEOS bool
+		actions            []byte
 	}{
-		{false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}},
-		{true, []byte{5, 9, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 2, 3, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
-		{true, []byte{5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 3, 2, 100, 40, 5, 201, 1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0}},
-		{false, []byte{4, 0, 2, 0, 0, 0, 0, 0, 5, 65, 3, 0, 0, 0, 0, 0, 4, 1, 0, 0, 4, 1, 1, 0, 4, 1, 2, 0, 4, 1, 3, 0, 4, 1, 4, 0, 4, 1, 5, 0}},
-		{true, []byte{5, 193, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}},
+		{false, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}},
+		{true, false, []byte{5, 9, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 2, 3, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
+		{true, false, []byte{5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 3, 2, 100, 40, 5, 201, 1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0}},
+		{false, false, []byte{4, 0, 2, 0, 0, 0, 0, 0, 5, 65, 3, 0, 0, 0, 0, 0, 4, 1, 0, 0, 4, 1, 1, 0, 4, 1, 2, 0, 4, 1, 3, 0, 4, 1, 4, 0, 4, 1, 5, 0}},
+		{true, false, []byte{5, 193, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}},
 		// llama.cpp mode with every filter, then Hugging Face's, forced, undone, re-run.
-		{true, []byte{5, 61, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 0, 0, 0, 0, 5, 46, 9, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 3, 1, 5, 9, 7, 0, 0, 0}},
+		{true, false, []byte{5, 61, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 77, 0, 0, 0, 0, 0, 5, 46, 9, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 3, 1, 5, 9, 7, 0, 0, 0}},
 		// llama.cpp greedy on the toy model, a change of seed, Hugging Face greedy refused.
-		{false, []byte{5, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 5, 0, 0, 0, 0, 0, 5, 0, 8, 0, 0, 0, 0, 0}},
+		{false, false, []byte{5, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 5, 0, 0, 0, 0, 0, 5, 0, 8, 0, 0, 0, 0, 0}},
 		// A tree: steps, two forks, a switch, a step, a delete, an undo.
-		{true, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 44, 1, 0, 0, 0, 0, 2, 3, 45, 1, 8, 1, 0, 0, 0, 0, 0, 0, 9, 2, 0, 0, 1, 0, 0, 0}},
+		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 44, 1, 0, 0, 0, 0, 2, 3, 45, 1, 8, 1, 0, 0, 0, 0, 0, 0, 9, 2, 0, 0, 1, 0, 0, 0}},
+		// Ends masked: steps, an edit of EOS, BOS forced, an undo, llama.cpp mode.
+		{true, true, []byte{0, 0, 0, 0, 3, 1, 2, 40, 0, 0, 0, 0, 2, 2, 1, 0, 1, 0, 0, 0, 5, 61, 4, 0, 0, 0, 0, 0}},
 	} {
-		f.Add(seed.stories, seed.actions)
+		f.Add(seed.stories, seed.ignoreEOS, seed.actions)
 	}
-	f.Fuzz(func(t *testing.T, stories bool, actions []byte) {
-		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
+	f.Fuzz(func(t *testing.T, stories, ignoreEOS bool, actions []byte) {
+		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), IgnoreEOS: ignoreEOS}
 		if stories {
 			spec.Model, spec.Prompt = "stories260K", "Once upon a time"
 		}

@@ -62,11 +62,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/softmax"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 )
 
@@ -84,6 +86,13 @@ type Spec struct {
 
 	// Branches are the other paths of the generation tree (see Branch).
 	Branches []Branch `json:"branches,omitempty"`
+
+	// IgnoreEOS masks the tokens that end a text, the tokenizer's EOS and
+	// BOS (see Stop), at every step, as llama.cpp's --ignore-eos gives
+	// them a logit bias of −Inf: their logit is −Inf after the step's
+	// edits, so the sampler never chooses one (Step.EndsMasked says
+	// which). One forced by hand still ends the session.
+	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // Change makes step Step and the steps after it, up to the next change,
@@ -129,6 +138,27 @@ type Session struct {
 	keepLens int              // tokens per layer of Detail's logit lens; 0 leaves it out
 	trace    Trace
 	branches []branch // the other paths of the tree (spec.Branches is nil)
+	ends     []int    // the tokens Spec.IgnoreEOS masks, ascending; nil without it
+
+	badLogits *BadLogitsError // the model's logits for the next step are not all numbers; nil if they are
+}
+
+// BadLogitsError is a model's forward pass that gave logits that are NaN
+// or infinite, which no sampler can read: its weights hold such values.
+// New (from the prompt), Step and Next return it for the step that would
+// read them.
+type BadLogitsError struct {
+	Model string // the model's name
+	Pos   int    // the position of the input token whose logits they are
+	NaN   bool   // one is NaN; else one is infinite
+}
+
+func (e *BadLogitsError) Error() string {
+	what := "infinite"
+	if e.NaN {
+		what = "NaN"
+	}
+	return fmt.Sprintf("the model %s gave %s logits at position %d: its weights hold NaN or infinite values", e.Model, what, e.Pos)
 }
 
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
@@ -153,6 +183,9 @@ func New(spec Spec, load Loader) (*Session, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if spec.IgnoreEOS {
+		s.ends = ends(s.model.Tokenizer)
 	}
 	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
@@ -233,6 +266,9 @@ func (s *Session) startModel(load Loader) error {
 	s.tokens = prompt
 	s.setLogits(logits)
 	s.restart()
+	if s.badLogits != nil {
+		return s.badLogits
+	}
 	return nil
 }
 
@@ -300,8 +336,8 @@ func (s *Session) Step() error {
 	}
 	s.gen = gen
 	s.tokens = append(s.tokens, step.Token)
-	s.trace.Stopped = s.stopReason(len(s.trace.Steps), step.Token)
-	if s.trace.Stopped == "" {
+	s.trace.Stop = s.stopAfter(len(s.trace.Steps), step)
+	if s.trace.Stop.Kind == Running {
 		next, err := s.tr.Forward(step.Token, len(s.tokens)-1)
 		if err != nil {
 			return err
@@ -318,11 +354,14 @@ func (s *Session) Step() error {
 // decide computes the next step and the generator state after it, changing
 // nothing but scratch memory.
 func (s *Session) decide() (Step, generators, error) {
-	if reason := s.trace.Stopped; reason != "" {
-		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, reason)
+	if stop := s.trace.Stop; stop.Kind != Running {
+		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, stop)
+	}
+	if s.badLogits != nil {
+		return Step{}, s.gen, s.badLogits
 	}
 	i := len(s.trace.Steps)
-	edited := s.applyEdits(i, s.logits, s.edited)
+	edited := s.prepare(i, s.logits, s.edited)
 	gen := s.genFor(i, s.gen)
 	choice, probs, err := s.choose(i, s.edited, s.tokens, &gen, false)
 	if err != nil {
@@ -342,21 +381,25 @@ func (s *Session) decide() (Step, generators, error) {
 	return step, gen, nil
 }
 
-// newStep records step i's choice, compactly, and the forced token if any.
+// newStep records step i's choice, compactly, and the forced token if any;
+// with no choice (c nil), the step has Token -1 unless one is forced.
 func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	step := Step{
-		Pos:     len(s.tokens) - 1,
-		Input:   -1,
-		Edited:  edited,
-		Choice:  *c,
-		Token:   c.Token,
-		genWas:  s.gen,
-		context: len(s.tokens),
+		Pos:        len(s.tokens) - 1,
+		Input:      -1,
+		Edited:     edited,
+		EndsMasked: s.ends,
+		Token:      -1,
+		genWas:     s.gen,
+		context:    len(s.tokens),
 	}
-	step.Choice.Stages = slices.Clone(c.Stages)
-	if c.Draw != nil {
-		d := *c.Draw
-		step.Choice.Draw = &d
+	if c != nil {
+		step.Choice, step.Token = *c, c.Token
+		step.Choice.Stages = slices.Clone(c.Stages)
+		if c.Draw != nil {
+			d := *c.Draw
+			step.Choice.Draw = &d
+		}
 	}
 	if f, ok := s.forced(i); ok {
 		step.Token, step.Forced = f, true
@@ -364,7 +407,9 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 	if n := len(s.tokens); n > 0 {
 		step.Input = s.tokens[n-1]
 	}
-	step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token) // Input is -1 at the start, as Piece wants
+	if step.Token >= 0 {
+		step.Piece = s.model.Tokenizer.Piece(step.Input, step.Token) // Input is -1 at the start, as Piece wants
+	}
 	return step
 }
 
@@ -373,7 +418,9 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 // forward pass again (Transformer.Probe) for its logits, hidden state and
 // attention, and the sampler again, from the generator state the step
 // started with, recording every stage: the same numbers the step had,
-// computed the same way.
+// computed the same way. A next step whose every token is masked has no
+// choice: its Detail has the rest, with Unsampled saying why (Next and
+// Step fail with the same error, softmax.ErrAllMasked).
 func (s *Session) Detail(i int) (*Detail, error) {
 	steps := s.trace.Steps
 	if i < 0 || i > len(steps) {
@@ -384,7 +431,10 @@ func (s *Session) Detail(i int) (*Detail, error) {
 		step = steps[i]
 	} else {
 		next, _, err := s.decide()
-		if err != nil {
+		switch {
+		case errors.Is(err, softmax.ErrAllMasked):
+			next = s.newStep(i, s.prepare(i, s.logits, s.edited), nil)
+		case err != nil:
 			return nil, err
 		}
 		step = next
@@ -419,11 +469,14 @@ func (s *Session) Detail(i int) (*Detail, error) {
 		}
 	}
 	d.Logits = make([]float64, len(raw))
-	s.applyEdits(i, raw, d.Logits)
+	s.prepare(i, raw, d.Logits)
 	d.Context = slices.Clone(s.tokens[:step.context])
 	gen := s.genFor(i, step.genWas)
 	var err error
-	if d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); err != nil {
+	switch d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); {
+	case errors.Is(err, softmax.ErrAllMasked):
+		d.Unsampled = err
+	case err != nil:
 		return nil, err
 	}
 	return d, nil
@@ -471,24 +524,34 @@ type generators struct {
 // newGenerators are the generators freshly seeded.
 func newGenerators(seed uint64) generators { return generators{rng: sampler.NewRNG(seed)} }
 
-// stopReason says why no step can follow one that chose token, or "".
+// stopAfter says why no step can follow step i, which took step.Token
+// and which the context now ends with; its Kind is Running if one can.
 //
-// Step i chose token, which the context now ends with. BOS ends a text in
-// both modes; EOS ends it in the chain, but run.c goes on after it, so run.c
-// mode does too. A token that has no position left in the context, because
-// the token before it filled the last one, is sampled but never fed, as
-// run.c samples once more from the last position.
-func (s *Session) stopReason(i, token int) string {
-	tok := s.model.Tokenizer
+// BOS ends a text in both modes; EOS ends it in the chain, but run.c goes
+// on after it, so run.c mode does too. A token that has no position left
+// in the context, because the token before it filled the last one, is
+// sampled but never fed, as run.c samples once more from the last
+// position.
+func (s *Session) stopAfter(i int, step Step) Stop {
+	tok, token := s.model.Tokenizer, step.Token
+	eos := token == tok.EOS() && s.Sampler(i).Mode != sampler.RunC
 	switch {
 	case s.tr == nil:
-		return "hand-typed logits give one step"
-	case token == tok.BOS(), token == tok.EOS() && s.Sampler(i).Mode != sampler.RunC:
-		return fmt.Sprintf("the model chose %q, which ends a text", tok.Token(token))
+		return Stop{Kind: OneStep}
+	case eos, token == tok.BOS():
+		kind := NewText
+		if eos { // a tokenizer's one token for both ends a text
+			kind = EndOfText
+		}
+		text := strings.TrimSpace(tok.Token(token))
+		if text == "" {
+			text = fmt.Sprintf("token %d", token)
+		}
+		return Stop{Kind: kind, Token: token, Text: text, Forced: step.Forced}
 	case len(s.tokens) > s.model.Checkpoint.Config.SeqLen:
-		return fmt.Sprintf("the context of %d tokens is full", s.model.Checkpoint.Config.SeqLen)
+		return Stop{Kind: ContextFull, Context: s.model.Checkpoint.Config.SeqLen}
 	}
-	return ""
+	return Stop{}
 }
 
 // Undo removes the last step; the branches stay.
@@ -718,7 +781,7 @@ func (s *Session) rewind(n int) error {
 		if n == 0 {
 			s.trace.Steps = nil // as New leaves it, so that traces compare equal
 		}
-		s.trace.Stopped = ""
+		s.trace.Stop = Stop{}
 		if s.tr != nil {
 			// Re-feed the last context token: its logits, attention and
 			// hidden state are the ones step n reads.
@@ -734,9 +797,10 @@ func (s *Session) rewind(n int) error {
 	return nil
 }
 
-// applyEdits writes logits with step i's edits applied into out, and
-// returns the tokens they changed.
-func (s *Session) applyEdits(i int, logits, out []float64) []int {
+// prepare writes into out the logits the sampler reads at step i: logits
+// with the step's edits, then −Inf for the tokens Spec.IgnoreEOS masks.
+// It returns the tokens the edits changed.
+func (s *Session) prepare(i int, logits, out []float64) []int {
 	copy(out, logits)
 	var edited []int
 	for _, e := range s.spec.Edits {
@@ -745,15 +809,38 @@ func (s *Session) applyEdits(i int, logits, out []float64) []int {
 			edited = append(edited, e.Token)
 		}
 	}
+	for _, t := range s.ends {
+		out[t] = math.Inf(-1)
+	}
 	slices.Sort(edited)
 	return slices.Compact(edited)
 }
 
-// setLogits keeps the model's logits for the next step.
+// ends are the tokens that end a text, EOS and BOS, ascending, each once.
+func ends(tok tokenizer.Tokenizer) []int {
+	var ids []int
+	for _, id := range []int{tok.BOS(), tok.EOS()} {
+		if id >= 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// setLogits keeps the model's logits for the next step, those of the
+// context's last token, and whether they are all numbers (badLogits).
 func (s *Session) setLogits(logits []float32) {
 	s.logits = slices.Grow(s.logits[:0], len(logits))[:len(logits)]
+	var sum float32 // of v − v: 0, unless a v is NaN or infinite
 	for i, v := range logits {
 		s.logits[i] = float64(v)
+		sum += v - v
+	}
+	s.badLogits = nil
+	if sum != 0 {
+		nan := slices.ContainsFunc(logits, func(v float32) bool { return v != v })
+		s.badLogits = &BadLogitsError{Model: s.model.Name, Pos: len(s.tokens) - 1, NaN: nan}
 	}
 }
 

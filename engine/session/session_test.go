@@ -9,13 +9,18 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/expf"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/sincosf"
+	"nexttoken/engine/softmax"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 	"nexttoken/web/models"
 )
@@ -186,7 +191,7 @@ func TestRunCCompatible(t *testing.T) {
 				}
 				// run.c -n stops short of the context after sampling
 				// from its last position; the session feeds that token.
-				if tr.Stopped == "" && pos < len(want) {
+				if tr.Stop.Kind == session.Running && pos < len(want) {
 					check(s.Transformer().Latest().Logits())
 				}
 			}
@@ -200,7 +205,7 @@ func TestRunCCompatible(t *testing.T) {
 				t.Errorf("generated %v\nrun.c     %v", got, c.Generated)
 			}
 			// run.c stops after sampling BOS; so must we.
-			if steps == len(c.Generated) && c.Generated[steps-1] == 1 && tr.Stopped == "" {
+			if steps == len(c.Generated) && c.Generated[steps-1] == 1 && tr.Stop.Kind == session.Running {
 				t.Errorf("no stop after BOS")
 			}
 		})
@@ -432,8 +437,12 @@ func TestEditsAreMarked(t *testing.T) {
 func TestStopsAtEnd(t *testing.T) {
 	s := newSession(t, session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 1000})
 	tr := s.Trace()
-	if n := len(tr.Steps); n != 346 || tr.Steps[n-1].Token != 1 || tr.Stopped == "" {
-		t.Fatalf("%d steps, stopped %q", n, tr.Stopped)
+	want := session.Stop{Kind: session.NewText, Token: 1, Text: "<s>"}
+	if n := len(tr.Steps); n != 346 || tr.Steps[n-1].Token != 1 || tr.Stop != want {
+		t.Fatalf("%d steps, stopped %+v", n, tr.Stop)
+	}
+	if got := tr.Stop.String(); got != "the model chose <s>, which starts a new text" {
+		t.Errorf("the stop in words: %q", got)
 	}
 	if err := s.Step(); !errors.Is(err, session.ErrStopped) {
 		t.Errorf("Step after the end: %v", err)
@@ -443,12 +452,143 @@ func TestStopsAtEnd(t *testing.T) {
 	}
 }
 
+// TestIgnoreEOS: with the ends of a text masked, stories260K's greedy
+// story from BOS goes on where it chose BOS at step 345 (TestStopsAtEnd);
+// the logits show the mask, apart from the edits, and a forced end still
+// ends the session.
+func TestIgnoreEOS(t *testing.T) {
+	spec := session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 400, IgnoreEOS: true,
+		Edits: []session.Edit{{Step: 345, Token: 2, Logit: 30}}}
+	s := newSession(t, spec)
+	tr := s.Trace()
+	if n := len(tr.Steps); n != 400 || tr.Stop.Kind != session.Running {
+		t.Fatalf("%d steps, stopped %+v", n, tr.Stop)
+	}
+	for i, st := range tr.Steps {
+		if !reflect.DeepEqual(st.EndsMasked, []int{1, 2}) || st.Token == 1 || st.Token == 2 {
+			t.Fatalf("step %d: ends masked %v, token %d", i, st.EndsMasked, st.Token)
+		}
+	}
+	d := detail(t, s, 345)
+	if inf := math.Inf(-1); d.Logits[1] != inf || d.Logits[2] != inf || d.Computed[1] == inf || !reflect.DeepEqual(d.Step.Edited, []int{2}) {
+		t.Errorf("step 345: logits of BOS and EOS %v, %v (the model's %v), edited %v", d.Logits[1], d.Logits[2], d.Computed[1], d.Step.Edited)
+	}
+	if again := newSession(t, s.Spec()); !reflect.DeepEqual(again.Trace(), tr) {
+		t.Error("New(Spec()) gives another trace")
+	}
+	if err := s.Force(400, 2); err != nil || s.Trace().Stop.Kind != session.EndOfText {
+		t.Errorf("EOS forced: %v, stopped %+v", err, s.Trace().Stop)
+	}
+	// Hand-typed logits have no ends to mask.
+	w := workedExample
+	w.IgnoreEOS = true
+	if st := newSession(t, w).Trace().Steps[0]; st.EndsMasked != nil || st.Token != 2 {
+		t.Errorf("the worked example with its ends masked: %+v", st)
+	}
+}
+
+// TestAllMasked: with every logit of the next step masked, in every mode,
+// Next and Step fail with softmax.ErrAllMasked, and Detail still has the
+// step's logits, with no choice.
+func TestAllMasked(t *testing.T) {
+	hot := sampler.Settings{Mode: sampler.Chain, Temperature: 1, Seed: 42}
+	for _, tc := range []struct {
+		name string
+		spec session.Spec
+	}{
+		{"worked example, greedy", workedExample},
+		{"worked example, run.c", with(workedExample, func(s *session.Spec) { s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 1, Seed: 42} })},
+		{"worked example, llama.cpp", with(workedExample, func(s *session.Spec) {
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 42}
+		})},
+		{"worked example, Hugging Face", with(workedExample, func(s *session.Spec) { s.Sampler = sampler.Settings{Mode: sampler.HF, Temperature: 1, Seed: 42} })},
+		{"toy model, a step in, sampled", session.Spec{Model: "toy", Prompt: "The cat", Sampler: hot, Steps: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Steps = 0
+			if spec.Model != session.LogitsModel {
+				spec.Steps = 1
+			}
+			s := newSession(t, spec)
+			next := len(s.Trace().Steps)
+			for tok := range s.Model().Tokenizer.VocabSize() {
+				if err := s.EditLogit(next, tok, math.Inf(-1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Next(); !errors.Is(err, softmax.ErrAllMasked) {
+				t.Errorf("Next: %v", err)
+			}
+			if err := s.Step(); !errors.Is(err, softmax.ErrAllMasked) || len(s.Trace().Steps) != next {
+				t.Errorf("Step: %v, %d steps", err, len(s.Trace().Steps))
+			}
+			d, err := s.Detail(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			masked := slices.IndexFunc(d.Logits, func(l float64) bool { return !math.IsInf(l, -1) }) < 0
+			if !masked || d.Choice != nil || !errors.Is(d.Unsampled, softmax.ErrAllMasked) || d.Step.Token != -1 ||
+				len(d.Step.Edited) != len(d.Logits) || len(d.Context) != next+len(s.Trace().Prompt) {
+				t.Errorf("Detail: logits %v, choice %v, unsampled %v, step %+v", d.Logits, d.Choice, d.Unsampled, d.Step)
+			}
+			if spec.Model != session.LogitsModel && (d.Computed == nil || d.Hidden == nil) {
+				t.Error("Detail of a model session without the model's logits")
+			}
+			// A number typed into one token makes the step again.
+			if err := s.EditLogit(next, 1, 0); err != nil || s.Step() != nil || s.Trace().Steps[next].Token != 1 {
+				t.Errorf("after an edit: %v", err)
+			}
+		})
+	}
+}
+
+// with is spec changed by edit.
+func with(spec session.Spec, edit func(*session.Spec)) session.Spec {
+	edit(&spec)
+	return spec
+}
+
+// TestStops: why a session stops, typed and in words.
+func TestStops(t *testing.T) {
+	chain, runc := sampler.DefaultSettings(), sampler.Settings{Mode: sampler.RunC, Temperature: 0, Seed: 42}
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		force int // at step 0, or -1
+		want  session.Stop
+		words string
+	}{
+		{"end of text forced", session.Spec{Model: "stories260K", Sampler: chain}, 2,
+			session.Stop{Kind: session.EndOfText, Token: 2, Text: "</s>", Forced: true}, "the end-of-text token </s> was forced by hand"},
+		{"a new text forced", session.Spec{Model: "stories260K", Sampler: chain}, 1,
+			session.Stop{Kind: session.NewText, Token: 1, Text: "<s>", Forced: true}, "<s>, which starts a new text, was forced by hand"},
+		{"run.c goes on after EOS", session.Spec{Model: "stories260K", Sampler: runc}, 2, session.Stop{}, ""},
+		{"hand-typed logits", workedExample, -1, session.Stop{Kind: session.OneStep}, "hand-typed logits give one step"},
+	} {
+		s := newSession(t, tc.spec)
+		if tc.force >= 0 {
+			if err := s.Force(0, tc.force); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.Trace().Stop; got != tc.want || got.String() != tc.words {
+			t.Errorf("%s: %+v, %q; want %+v, %q", tc.name, got, got, tc.want, tc.words)
+		}
+		if _, err := s.Next(); (tc.want.Kind != session.Running) != errors.Is(err, session.ErrStopped) {
+			t.Errorf("%s: Next: %v", tc.name, err)
+		}
+	}
+}
+
 func TestContextFull(t *testing.T) {
 	s := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), Steps: 100})
 	// Positions 0…15 hold "The cat" and 14 steps' tokens; the 15th step
 	// samples from position 15, as run.c does, and is never fed.
-	if n := len(s.Trace().Steps); n != 15 || !strings.Contains(s.Trace().Stopped, "full") {
-		t.Errorf("%d steps (want 16 - 2 + 1), stopped %q", n, s.Trace().Stopped)
+	stop := s.Trace().Stop
+	if n := len(s.Trace().Steps); n != 15 || stop != (session.Stop{Kind: session.ContextFull, Context: 16}) ||
+		stop.String() != "the context of 16 tokens is full" {
+		t.Errorf("%d steps (want 16 - 2 + 1), stopped %+v: %q", n, stop, stop)
 	}
 }
 
@@ -517,5 +657,80 @@ func TestEditPendingStep(t *testing.T) {
 		if logits := detail(t, sess, 0).Logits; next.Token != 0 || logits[0] != 5 || !reflect.DeepEqual(next.Edited, []int{0}) {
 			t.Errorf("next step: token %d, logits %v, edited %v", next.Token, logits, next.Edited)
 		}
+	}
+}
+
+// badModel is a small random model whose weights edit spoils, shared head
+// off so that the embedding and the classifier are apart.
+func badModel(t *testing.T, edit func(w *checkpoint.Weights)) session.Loader {
+	t.Helper()
+	c := checkpoint.Config{Dim: 16, HiddenDim: 32, Layers: 1, Heads: 2, KVHeads: 2, VocabSize: 400, SeqLen: 32}
+	ckpt, v, err := randmodel.Build(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&ckpt.Weights)
+	tok, err := tokenizer.New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &session.Model{Name: "spoilt", Checkpoint: ckpt, Tokenizer: tok}
+	return func(string) (*session.Model, error) { return m, nil }
+}
+
+// TestBadLogits: a model whose weights hold a NaN or an infinity gives a
+// typed error naming the model and the position, from New when the
+// prompt's logits are spoilt, from Next and Step when a token fed later
+// spoils them.
+func TestBadLogits(t *testing.T) {
+	const spoiler = 399 // a token whose embedding holds a NaN
+	nanEmbedding := func(w *checkpoint.Weights) { w.TokenEmbedding[spoiler*16] = float32(math.NaN()) }
+	spec := session.Spec{Model: "spoilt", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}
+	prompt := 5 // BOS and four words
+	for _, tc := range []struct {
+		name   string
+		load   session.Loader
+		forced []session.Force
+		want   session.BadLogitsError
+	}{
+		{"a NaN in the final norm", badModel(t, func(w *checkpoint.Weights) { w.RMSFinal[3] = float32(math.NaN()) }), nil,
+			session.BadLogitsError{Model: "spoilt", Pos: prompt - 1, NaN: true}},
+		{"an infinity in the classifier", badModel(t, func(w *checkpoint.Weights) { w.Classifier[5*16] = float32(math.Inf(1)) }), nil,
+			session.BadLogitsError{Model: "spoilt", Pos: prompt - 1}},
+		{"a NaN in a token's embedding, fed", badModel(t, nanEmbedding), []session.Force{{Step: 0, Token: spoiler}},
+			session.BadLogitsError{Model: "spoilt", Pos: prompt, NaN: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := spec
+			sp.Forced, sp.Steps = tc.forced, 3
+			var be *session.BadLogitsError
+			if _, err := session.New(sp, tc.load); !errors.As(err, &be) || *be != tc.want {
+				t.Fatalf("New: %v, want %+v", err, tc.want)
+			}
+			if tc.forced == nil {
+				return
+			}
+			sp.Steps = 0
+			s, err := session.New(sp, tc.load)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Step(); err != nil { // the forced token: its own logits were good
+				t.Fatal(err)
+			}
+			if _, err := s.Next(); !errors.As(err, &be) || *be != tc.want {
+				t.Errorf("Next: %v", err)
+			}
+			if err := s.Step(); !errors.As(err, &be) || *be != tc.want {
+				t.Errorf("Step: %v", err)
+			}
+			if err := s.Undo(); err != nil || s.Force(0, 7) != nil || s.Step() != nil {
+				t.Errorf("Undo, then another token, then a step: %v", err)
+			}
+		})
+	}
+	want := "the model spoilt gave NaN logits at position 4: its weights hold NaN or infinite values"
+	if got := (&session.BadLogitsError{Model: "spoilt", Pos: 4, NaN: true}).Error(); got != want {
+		t.Errorf("the message: %q, want %q", got, want)
 	}
 }

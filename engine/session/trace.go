@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/transformer"
 )
@@ -15,8 +17,52 @@ type Trace struct {
 	Steps  []Step
 	Text   string // the whole context decoded: prompt and chosen tokens
 
-	// Stopped says why no further step is possible, or is "".
-	Stopped string
+	// Stop says why no further step is possible; its Kind is Running
+	// while one is.
+	Stop Stop
+}
+
+// StopKind is why a session stopped.
+type StopKind int
+
+// The reasons a session stops.
+const (
+	Running     StopKind = iota // it has not: another step is possible
+	EndOfText                   // a step took the tokenizer's EOS (not in run.c mode, where run.c goes on after it)
+	NewText                     // a step took BOS, which starts a new text
+	ContextFull                 // the last step sampled from the context's last position
+	OneStep                     // hand-typed logits give one step
+)
+
+// Stop is why a session can take no further step.
+type Stop struct {
+	Kind    StopKind
+	Token   int    // EndOfText, NewText: the token taken
+	Text    string // its vocabulary entry without surrounding white space: "</s>", not "\n</s>\n"
+	Forced  bool   // EndOfText, NewText: the token was forced by hand
+	Context int    // ContextFull: the context's length in tokens
+}
+
+// String says why the session stopped in words for people, or "" while
+// it runs: "the model chose the end-of-text token </s>".
+func (s Stop) String() string {
+	switch s.Kind {
+	case EndOfText:
+		if s.Forced {
+			return "the end-of-text token " + s.Text + " was forced by hand"
+		}
+		return "the model chose the end-of-text token " + s.Text
+	case NewText:
+		if s.Forced {
+			return s.Text + ", which starts a new text, was forced by hand"
+		}
+		return "the model chose " + s.Text + ", which starts a new text"
+	case ContextFull:
+		return fmt.Sprintf("the context of %d tokens is full", s.Context)
+	case OneStep:
+		return "hand-typed logits give one step"
+	}
+	return ""
 }
 
 // Token is one token of the context.
@@ -28,13 +74,14 @@ type Token struct {
 
 // Step is one decoding step.
 type Step struct {
-	Pos    int            // position of the input token whose logits the step read
-	Input  int            // that token, or -1 in a LogitsModel session
-	Edited []int          // tokens whose logit was set by hand, in increasing order
-	Choice sampler.Choice // the sampler's choice, compact: stage summaries and the draw
-	Token  int            // the token appended to the context
-	Forced bool           // Token was chosen by hand, not by Choice
-	Prob   float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
+	Pos        int            // position of the input token whose logits the step read
+	Input      int            // that token, or -1 in a LogitsModel session
+	Edited     []int          // tokens whose logit was set by hand, in increasing order
+	EndsMasked []int          // with Spec.IgnoreEOS, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
+	Choice     sampler.Choice // the sampler's choice, compact: stage summaries and the draw
+	Token      int            // the token appended to the context
+	Forced     bool           // Token was chosen by hand, not by Choice
+	Prob       float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
 
 	// How the step's softmax looked to the token chosen, for the timeline
 	// (package softmax and sampler.Rank say how each is computed).
@@ -73,11 +120,16 @@ type Detail struct {
 	Index int  // the step's number; len(Trace().Steps) for the next step
 	Step  Step // the compact record (for the next step, what Step would do now)
 
-	Logits   []float64       // the logits the sampler read: the model's, with the step's edits
+	Logits   []float64       // the logits the sampler read: the model's, with the step's edits and Step.EndsMasked at −Inf
 	Context  []int           // the tokens the sampler read for its penalties: the prompt and the steps before
 	Computed []float64       // the model's own logits, W·h, before edits (nil for LogitsModel)
 	Hidden   []float32       // the input's final hidden state h (nil for LogitsModel)
-	Choice   *sampler.Choice // the sampler's choice with every stage recorded
+	Choice   *sampler.Choice // the sampler's choice with every stage recorded; nil when Unsampled
+
+	// Unsampled says why the sampler could not choose at the next step,
+	// softmax.ErrAllMasked when every token is masked, or is nil. Step
+	// then has no choice and Token −1, unless one is forced.
+	Unsampled error
 
 	// Attention[l][h] holds the weights with which the query of the input
 	// token in head h of layer l attended to positions 0 … Pos.

@@ -89,6 +89,11 @@ func Probs(p, logits []float64, temperature float64) (m, z float64, err error) {
 	return m, z, nil
 }
 
+// ErrAllMasked is the error of logits that are all −Inf: every token
+// masked, none to choose. The samplers, whose choice starts from the
+// softmax, return it as it is, for errors.Is.
+var ErrAllMasked = errors.New("every token is masked (every logit is −Inf), so none can be chosen")
+
 // exps writes e^(ℓᵢ/T − m) into e and returns m and their sum Z, in index
 // order: the one home of the arithmetic Probs and Compute share, so that
 // their numbers are the same bits.
@@ -116,7 +121,7 @@ func exps(e, logits []float64, temperature float64) (m, z float64, err error) {
 		m = max(m, s)
 	}
 	if math.IsInf(m, -1) {
-		return 0, 0, errors.New("softmax: every logit is −Inf (all tokens masked)")
+		return 0, 0, ErrAllMasked
 	}
 	for i, s := range e {
 		e[i] = math.Exp(s - m)

@@ -228,7 +228,9 @@ func (c *Controller) SetDecoding(mode string) {
 	case sampler.RunC:
 		s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
 	case sampler.LlamaCpp, sampler.HF:
-		d, err := compare.Defaults(mode, s.Seed)
+		// The runtime's defaults, shown in the fields; a seed beyond
+		// llama.cpp's 32 bits is refused with its reason.
+		d, err := compare.ChainSettings(mode, s, nil)
 		if err != nil {
 			c.fail(FieldDecoding, err)
 			return

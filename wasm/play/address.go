@@ -2,6 +2,7 @@ package play
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"nexttoken/engine/catalog"
@@ -15,37 +16,37 @@ import (
 // does not hold has it fetched (Host.Missing), the default session shown
 // meanwhile.
 func (c *Controller) OpenAddress(rawQuery, fragment string) {
-	query, err := link.ParseQuery(rawQuery)
+	state, dropped := link.Open(rawQuery, fragment)
+	var notes []string
+	for _, d := range dropped {
+		notes = append(notes, d.Message)
+	}
+	query, _ := link.ParseQuery(rawQuery)
 	pg := link.PageOf(query)
 	page := DefaultPage()
 	page.Embed = pg.Embed
-	var state link.State
-	if err == nil {
-		state, err = link.Merge(query, fragment)
-	}
-	if err == nil && state.View != "" {
-		if err = checkView(state.View); err == nil {
+	if state.View != "" {
+		if err := checkView(state.View); err != nil {
+			notes = append(notes, Words(err)+" Showing every view.")
+		} else {
 			page.View = state.View
 		}
 	}
-	if err == nil && pg.Theme != "" {
-		if err = checkTheme(pg.Theme); err == nil {
+	if pg.Theme != "" {
+		if err := checkTheme(pg.Theme); err != nil {
+			notes = append(notes, Words(err)+" Following the system's.")
+		} else {
 			page.Theme = pg.Theme
 		}
 	}
-	if err == nil {
-		page.Compare = CompareChoice{Open: state.Compare != (link.Compare{}), Chains: state.Compare.Chains, Own: state.Compare.Own}
-	}
+	page.Compare = CompareChoice{Open: state.Compare != (link.Compare{}), Chains: state.Compare.Chains, Own: state.Compare.Own}
 	c.page = page
-	if err != nil {
-		c.openDefault("This link could not be opened: " + Words(err) + " Showing the default session instead.")
-		return
-	}
-	c.openLink(state, rawQuery, fragment)
+	c.openLink(state, strings.Join(notes, " "), rawQuery, fragment)
 }
 
-// openLink opens a link's session and shows its step.
-func (c *Controller) openLink(state link.State, rawQuery, fragment string) {
+// openLink opens a link's session and shows its step, with notes about
+// what of the link was left out.
+func (c *Controller) openLink(state link.State, notes, rawQuery, fragment string) {
 	c.do("", func() {
 		c.send(Request{Op: Open, Spec: state.Spec}, func(a Answer) {
 			if a.Err != nil {
@@ -55,17 +56,18 @@ func (c *Controller) openLink(state link.State, rawQuery, fragment string) {
 					c.openDefault("")
 					return
 				}
-				c.openDefault("This link could not be opened: " + Words(a.Err) + " Showing the default session instead.")
+				c.openDefault(strings.TrimSpace(notes + " This link's session could not be opened: " + Words(a.Err) + " Showing the default session instead."))
 				return
 			}
 			c.take(a.Session)
 			c.prompt.reset(c.sum.Spec.Prompt)
 			c.clearMessages()
+			c.notice = notes
 			c.shown = c.sum.Steps()
 			if at := state.At; at > 0 {
 				c.shown = min(at-1, c.sum.Steps())
 				if at-1 > c.sum.Steps() {
-					c.notice = fmt.Sprintf("The link shows step %d, but the session ends after %d steps: showing the last.", at, c.sum.Steps())
+					c.notice = strings.TrimSpace(notes + fmt.Sprintf(" The link shows step %d, but the session ends after %d steps: showing the last.", at, c.sum.Steps()))
 				}
 			}
 			c.changed()

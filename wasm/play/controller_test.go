@@ -274,6 +274,23 @@ func TestRules(t *testing.T) {
 				t.Errorf("recomputed %+v, %d times", s.Recomputed, len(s.Times))
 			}
 		}},
+		{"a link naming a runtime opens with its defaults", toy(), func(r *rig) {
+			r.c.OpenAddress("model=stories260K&sampler=hf&temperature=0.7", "")
+		}, func(t *testing.T, r *rig, s Snapshot) {
+			if set := s.Settings; set.Mode != sampler.HF || set.Temperature != 0.7 || set.TopK != 50 || s.Notice != "" {
+				t.Errorf("settings %+v, notice %q", set, s.Notice)
+			}
+		}},
+		{"a damaged link keeps what it can and says what it dropped", toy(), func(r *rig) {
+			r.c.OpenAddress("model=stories260K&temperature=abc&steps=3&at=9", "s1.AAN0b3kHVGhlIGNhdANhbGwABWNoYWluAAAAAAAAAAIAKgAAAA&fbclid=x")
+		}, func(t *testing.T, r *rig, s Snapshot) {
+			contains(t, "the notice", s.Notice, "temperature", "abc", "step 9")
+			for _, internal := range []string{"sampler:", "step -1", "does not exist"} {
+				if strings.Contains(s.Notice, internal) {
+					t.Errorf("the notice %q has internal text %q", s.Notice, internal)
+				}
+			}
+		}},
 		{"a decoding of a runtime takes its defaults", stories(0), func(r *rig) { r.c.SetDecoding(sampler.LlamaCpp) },
 			func(t *testing.T, r *rig, s Snapshot) {
 				set := s.Settings
@@ -289,8 +306,11 @@ func TestRules(t *testing.T) {
 			if len(s.Session.Spec.Edits) != 6 {
 				t.Errorf("%d edits, want 6", len(s.Session.Spec.Edits))
 			}
-			if s.CanStep() || s.Stopped() == "" {
+			if s.CanStep() || !strings.Contains(s.Stopped(), "every token is masked") {
 				t.Errorf("can step %v, stopped %q", s.CanStep(), s.Stopped())
+			}
+			if d := s.Detail; d == nil || d.Choice != nil || d.Unsampled == nil || len(d.Logits) != 6 {
+				t.Errorf("detail %+v: want the logits, no choice and why", d)
 			}
 		}},
 	} {

@@ -7,6 +7,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 )
 
 // Snapshot is the controller's state as the views draw it. Read it; the
@@ -118,8 +119,11 @@ func (s Snapshot) Stopped() string {
 	if s.Session == nil || s.Session.Next != nil {
 		return ""
 	}
-	if t := s.Session.Trace; t.Stopped != "" && errors.Is(s.Session.Why, session.ErrStopped) {
-		return t.Stopped
+	if stop := s.Session.Trace.Stop; stop.Kind != session.Running && errors.Is(s.Session.Why, session.ErrStopped) {
+		return stop.String()
+	}
+	if errors.Is(s.Session.Why, softmax.ErrAllMasked) {
+		return "every token is masked: type a number into one of the logits, or Undo"
 	}
 	return strings.TrimSuffix(Words(s.Session.Why), ".")
 }

@@ -54,7 +54,10 @@ func (c *BarsCard) Render() app.UI {
 }
 
 func (c *BarsCard) paint(s play.Snapshot) {
-	if d := shownDetail(s); d != nil {
+	if d := shownDetail(s); d != nil && d.Choice == nil {
+		setHTML("bars-list", "")
+		setHTML("bars-hint", unsampledHTML(d))
+	} else if d != nil {
 		ids := c.rows(d)
 		c.active = min(c.active, len(ids)-1)
 		bars, hint := barsHTML(d, s.Model(), ids, c.active)
@@ -129,7 +132,7 @@ func (c *BarsCard) onClick(ctx app.Context, e app.Event) {
 // chooses the one it is on with Enter or Space.
 func (c *BarsCard) onKey(ctx app.Context, e app.Event) {
 	d := shownDetail(c.Board.s)
-	if d == nil {
+	if d == nil || d.Choice == nil {
 		return
 	}
 	ids := c.rows(d)

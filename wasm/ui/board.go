@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"html"
 	"slices"
 	"strings"
@@ -27,12 +28,23 @@ type painter interface {
 	paint(s play.Snapshot)
 }
 
-// show paints s on every hot view.
+// show paints s on every hot view. A bug in a view must not stop the
+// program, which would leave a dead page: the view is left as it was and
+// the others paint.
 func (b *board) show(s play.Snapshot) {
 	b.s = s
 	for _, v := range b.views {
-		v.paint(s)
+		paintSafely(v, s)
 	}
+}
+
+func paintSafely(v painter, s play.Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			println("nexttoken: a view could not paint (please report it):", fmt.Sprint(r))
+		}
+	}()
+	v.paint(s)
 }
 
 func (b *board) add(v painter) {
@@ -54,13 +66,13 @@ func mount(ctx app.Context, b *board, v painter) {
 		return
 	}
 	b.add(v)
-	ctx.Defer(func(app.Context) { v.paint(b.s) })
+	ctx.Defer(func(app.Context) { paintSafely(v, b.s) })
 }
 
 // repaint paints v after go-app rendered it again.
 func repaint(ctx app.Context, b *board, v painter) {
 	if b != nil {
-		ctx.Defer(func(app.Context) { v.paint(b.s) })
+		ctx.Defer(func(app.Context) { paintSafely(v, b.s) })
 	}
 }
 

@@ -253,7 +253,7 @@ func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
 func compareCard(s play.Snapshot, d *session.Detail, do compareActions) app.UI {
 	pg := s.Page
 	c := &CompareCard{Open: pg.CompareOpen(), Chains: pg.CompareChains(), Same: !pg.Compare.Own, Model: s.Model(), Do: do}
-	if !c.Open {
+	if !c.Open || d.Choice == nil {
 		return c
 	}
 	settings := s.Session.Spec.SamplerAt(d.Index)

@@ -48,7 +48,7 @@ type logitActions interface {
 }
 
 func (c *LogitsCard) Render() app.UI {
-	probs := c.D.Choice.Softmax.Probs
+	probs := c.probs()
 	ids, lo, hi := c.order, c.lo, c.hi
 	if !c.held || ids == nil {
 		ids = c.rows(probs)
@@ -83,6 +83,23 @@ func (c *LogitsCard) Render() app.UI {
 			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(rows...)),
 		app.Div().Class("row").Body(footer...),
 	)
+}
+
+// probs are the step's probabilities, or with every token masked, where
+// the sampler had none, the logits, which still order the rows.
+func (c *LogitsCard) probs() []float64 {
+	if c.D.Choice == nil {
+		return c.D.Logits
+	}
+	return c.D.Choice.Softmax.Probs
+}
+
+// p is token id's probability as the p column shows it.
+func (c *LogitsCard) p(id int) string {
+	if c.D.Choice == nil {
+		return "–"
+	}
+	return sig(c.D.Choice.Softmax.Probs[id])
 }
 
 // rows picks the tokens to list: all of a small vocabulary, else the
@@ -138,7 +155,7 @@ func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
 			app.Input().Class("slide").Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
 				Attr("aria-label", "slider for "+name),
 		),
-		app.Td().Class("p").Text(sig(c.D.Choice.Softmax.Probs[id])),
+		app.Td().Class("p").Text(c.p(id)),
 	)
 	if edited {
 		row = row.Class("edited")

@@ -87,6 +87,9 @@ func samplerStepHTML(s play.Snapshot, d *session.Detail) string {
 	if used != s.Settings {
 		tag(&b, "p", `id="used-settings" class="hint"`, "This step was taken with "+play.Describe(used)+".")
 	}
+	if d.Choice == nil {
+		return b.String() + unsampledHTML(d)
+	}
 	stagesHTML(&b, d, used)
 	choiceHTML(&b, d, s.Model(), used)
 	return b.String()

@@ -36,6 +36,9 @@ func (c *SoftmaxCard) paint(s play.Snapshot) {
 
 // softmaxHTML is the softmax card's table and notes for step d.
 func softmaxHTML(d *session.Detail, m *play.Model) string {
+	if d.Choice == nil {
+		return unsampledHTML(d)
+	}
 	sm := d.Choice.Softmax
 	scaled := sm.Temperature != 1
 	s := "ℓ"

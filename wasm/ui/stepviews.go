@@ -32,6 +32,12 @@ func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 	)
 }
 
+// unsampledHTML says why the sampler could not choose at step d, where a
+// card would show what it chose.
+func unsampledHTML(d *session.Detail) string {
+	return `<p class="notice" role="status">` + esc(play.Words(d.Unsampled)+" Type a number into one of the logits to unmask its token, or Undo.") + `</p>`
+}
+
 // shownDetail is the detail of the step on display, or nil when there is
 // none to show: the session has ended and its next step is on display, or
 // the detail is on its way.

@@ -144,38 +144,30 @@ func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 	}
 }
 
-// followLlama is Follow for sampler.LlamaParams, onto a llama.cpp chain.
+// followLlama is Follow for sampler.LlamaParams, onto a llama.cpp chain:
+// a setting of a stage s switches off keeps c's (sampler.Param.InPlay).
 func (c *Chain) followLlama(s sampler.Settings, given func(param string) bool) {
 	l := &c.Llama
 	for _, p := range sampler.LlamaParams {
-		if !given(p.Name) {
+		if !given(p.Name) || !p.InPlay(s) {
 			continue
 		}
 		v := float32(p.Get(s))
-		mirostat, dry := s.Mirostat != 0, s.DryMultiplier != 0
 		switch p.Name {
 		case "mirostat_tau":
-			l.MirostatTau = cond(mirostat, v, l.MirostatTau)
+			l.MirostatTau = v
 		case "mirostat_eta":
-			l.MirostatEta = cond(mirostat, v, l.MirostatEta)
+			l.MirostatEta = v
 		case "dry_multiplier":
 			l.DryMultiplier = v
 		case "dry_base":
-			l.DryBase = cond(dry, v, l.DryBase)
+			l.DryBase = v
 		case "dry_allowed_length":
-			l.DryAllowedLength = cond(dry, int32(v), l.DryAllowedLength)
+			l.DryAllowedLength = int32(v)
 		case "dry_penalty_last_n":
-			l.DryPenaltyLastN = cond(dry, int32(v), l.DryPenaltyLastN)
+			l.DryPenaltyLastN = int32(v)
 		}
 	}
-}
-
-// cond is a if c, else b.
-func cond[T any](c bool, a, b T) T {
-	if c {
-		return a
-	}
-	return b
 }
 
 // Validate reports a setting c's runtime cannot run, naming it.

@@ -100,26 +100,20 @@ var defaultSequence = func() string {
 	return b.String()
 }()
 
-// StageDefaults gives the llama.cpp stages that s switches on, mirostat
-// and DRY, llama.cpp's defaults (common_params_sampling) for their
-// settings that are 0 and that given does not name: mirostat's tau 5 and
-// eta 0.1; DRY's base 1.75, allowed length 2 and last 64 tokens. So
-// mirostat=2 alone, on the command line or in a link, is llama.cpp's
-// --mirostat 2.
+// StageDefaults gives the llama.cpp stages that s switches on by a
+// setting given (mirostat, dry_multiplier) llama.cpp's defaults
+// (Defaults) for their settings that are 0 and not given: mirostat's tau
+// 5 and eta 0.1; DRY's base 1.75, allowed length 2 and last 64 tokens.
+// So mirostat=2 over settings without them, in a link over a share link
+// or in the page's fields, is llama.cpp's --mirostat 2; a stage's
+// setting 0 that came with the stage stays.
 func StageDefaults(s *sampler.Settings, given func(param string) bool) {
-	d := llamacpp.Defaults()
-	fill := func(on bool, name string, v float64) {
-		i := slices.IndexFunc(sampler.LlamaParams, func(p sampler.Param) bool { return p.Name == name })
-		if p := sampler.LlamaParams[i]; on && !given(name) && p.Get(*s) == 0 {
-			p.Set(s, v)
+	d := runtimeDefaults(sampler.LlamaCpp)
+	for _, p := range sampler.LlamaParams {
+		if p.Stage != "" && given(p.Stage) && p.InPlay(*s) && !given(p.Name) && p.Get(*s) == 0 {
+			p.Set(s, p.Get(d))
 		}
 	}
-	mirostat, dry := s.Mirostat != 0, s.DryMultiplier != 0
-	fill(mirostat, "mirostat_tau", shortest(d.MirostatTau))
-	fill(mirostat, "mirostat_eta", shortest(d.MirostatEta))
-	fill(dry, "dry_base", shortest(d.DryBase))
-	fill(dry, "dry_allowed_length", float64(d.DryAllowedLength))
-	fill(dry, "dry_penalty_last_n", float64(d.DryPenaltyLastN))
 }
 
 // shortest is x as the shortest decimal that reads back as x in float32:
@@ -131,31 +125,80 @@ func shortest(x float32) float64 {
 
 // Defaults are the settings of a session in mode, sampler.LlamaCpp or
 // sampler.HF, that give its runtime's defaults (those of Preset) once
-// Follow maps them back: llama.cpp's temperature 0.8, top-k 40, top-p 0.95
-// and min-p 0.05; Hugging Face's temperature 1 and top-k 50. A filter the
-// runtime leaves off is off here too (top-p 1 there is 0 here).
+// Follow maps them back, with seed: llama.cpp's temperature 0.8, top-k 40,
+// top-p 0.95 and min-p 0.05, mirostat and DRY off with their settings at
+// llama.cpp's defaults (tau 5, eta 0.1; base 1.75, allowed length 2, the
+// last 64 tokens), which play no part until the stage is switched on but
+// show what it would run with; Hugging Face's temperature 1, top-k 50
+// and top-p 1 (off there, as 1 and 0 are here). The seed must fit the
+// runtime (llama.cpp's 32 bits).
 func Defaults(mode string, seed uint64) (sampler.Settings, error) {
 	if !(sampler.Settings{Mode: mode}).Runtime() {
 		return sampler.Settings{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", mode)
 	}
-	c, err := Preset(mode, seed)
-	if err != nil {
+	if _, err := Preset(mode, seed); err != nil {
 		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
 	}
-	s := sampler.Settings{Mode: mode, Seed: seed}
-	short := shortest
+	s := runtimeDefaults(mode)
+	s.Seed = seed
+	return s, nil
+}
+
+// runtimeDefaults are Defaults of mode, a runtime's, without a seed.
+func runtimeDefaults(mode string) sampler.Settings {
+	c, _ := Preset(mode, 0) // a runtime's preset, which seed 0 fits
+	s := sampler.Settings{Mode: mode}
 	if mode == sampler.HF {
 		h := c.HF
 		s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty = h.Temperature, h.TopK, h.TopP, h.MinP, h.RepetitionPenalty
-	} else {
-		l := c.Llama
-		s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty =
-			short(l.Temp), int(l.TopK), short(l.TopP), short(l.MinP), short(l.PenaltyRepeat)
+		return s
 	}
-	if s.TopP == 1 {
-		s.TopP = 0 // off in both, written as DefaultSettings writes it
+	l := c.Llama
+	s.Temperature, s.TopK, s.TopP, s.MinP, s.RepetitionPenalty =
+		shortest(l.Temp), int(l.TopK), shortest(l.TopP), shortest(l.MinP), shortest(l.PenaltyRepeat)
+	s.MirostatTau, s.MirostatEta = shortest(l.MirostatTau), shortest(l.MirostatEta)
+	s.DryBase, s.DryAllowedLength, s.DryPenaltyLastN = shortest(l.DryBase), int(l.DryAllowedLength), int(l.DryPenaltyLastN)
+	return s
+}
+
+// ChainSettings is the one rule for the settings of a session that a
+// reader asks to sample with the chain called name (as SetChain reads
+// it), giving the settings of s that given names (nil names none): the
+// command line's --sampler with its flags, a link's sampler= with its
+// parameters, the page's decoding select. Mode, Mirostat (unless given)
+// and Sequence are the chain's. In llama.cpp and Hugging Face modes each
+// numeric setting given is s's and every other the runtime's default
+// (Defaults), as llama-cli and generate() would run; in chain and run.c
+// modes they are s's, but that llama.cpp's own not given are 0 and, in
+// run.c mode, a stage run.c lacks that is not given is off. The seed is
+// s's. Only an unknown chain is an error: the settings are the
+// session's to check (session.CheckSettings).
+func ChainSettings(name string, s sampler.Settings, given func(param string) bool) (sampler.Settings, error) {
+	var chosen sampler.Settings
+	if err := SetChain(&chosen, name); err != nil {
+		return sampler.Settings{}, err
 	}
-	return s, nil
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	out := s.InMode(chosen.Mode)
+	if chosen.Runtime() {
+		out = runtimeDefaults(chosen.Mode)
+		out.Seed = s.Seed
+	}
+	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
+		switch {
+		case given(p.Name):
+			p.Set(&out, p.Get(s))
+		case chosen.Mode == sampler.RunC && p.ChainOnly && !p.IsOff(p.Get(out)):
+			p.Set(&out, p.Off[0])
+		}
+	}
+	out.Mode, out.Sequence = chosen.Mode, chosen.Sequence
+	if !given("mirostat") {
+		out.Mirostat = chosen.Mirostat
+	}
+	return out, nil
 }
 
 // Stepper samples a session's steps with a runtime's chain (ForSession),

@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,30 +14,83 @@ import (
 )
 
 // TestDefaults checks that the runtimes' defaults in nexttoken's terms map
-// back, through Follow, onto the presets' own.
+// back, through Follow, onto the presets' own; so do llama.cpp's with the
+// settings of the stages it leaves off at 0, as links made before they
+// showed hold them.
 func TestDefaults(t *testing.T) {
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 9,
+		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
 	for _, tc := range []struct {
 		mode string
 		want sampler.Settings
 	}{
-		{sampler.LlamaCpp, sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 9}},
-		{sampler.HF, sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, RepetitionPenalty: 1, Seed: 9}},
+		{sampler.LlamaCpp, llama},
+		{sampler.HF, sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 1, RepetitionPenalty: 1, Seed: 9}},
 	} {
 		got, err := compare.Defaults(tc.mode, 9)
 		if err != nil || got != tc.want {
 			t.Errorf("Defaults(%s) = %+v, %v\nwant %+v", tc.mode, got, err, tc.want)
 		}
-		c, err := compare.ForSession(got)
-		if err != nil {
-			t.Fatal(err)
-		}
 		p, _ := compare.Preset(tc.mode, 9)
-		if !reflect.DeepEqual(c.Llama, p.Llama) && tc.mode == sampler.LlamaCpp || !reflect.DeepEqual(c.HF, p.HF) && tc.mode == sampler.HF {
-			t.Errorf("%s: the defaults follow to %+v\nnot the preset %+v", tc.mode, c, p)
+		for _, s := range []sampler.Settings{got, got.InMode(sampler.HF).InMode(tc.mode)} {
+			c, err := compare.ForSession(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.Llama, p.Llama) && tc.mode == sampler.LlamaCpp || !reflect.DeepEqual(c.HF, p.HF) && tc.mode == sampler.HF {
+				t.Errorf("%s: %+v follows to %+v\nnot the preset %+v", tc.mode, s, c, p)
+			}
 		}
 	}
 	if _, err := compare.Defaults(sampler.Chain, 9); err == nil {
 		t.Error("Defaults of the chain mode: no error")
+	}
+	if _, err := compare.Defaults(sampler.LlamaCpp, 1<<32); err == nil {
+		t.Error("Defaults of llama.cpp with a seed beyond 32 bits: no error")
+	}
+}
+
+// TestChainSettings: a runtime's chain starts from its defaults for the
+// settings not given; chain and run.c keep the settings they are given
+// but for what their mode cannot have.
+func TestChainSettings(t *testing.T) {
+	llama, err := compare.Defaults(sampler.LlamaCpp, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf, err := compare.Defaults(sampler.HF, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.3, TopK: 3, TopP: 0.5, MinP: 0.2, RepetitionPenalty: 1.5, Seed: 7,
+		Sequence: "kt", Mirostat: 1, MirostatTau: 2, MirostatEta: 0.5, DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 9}
+	with := func(s sampler.Settings, f func(*sampler.Settings)) sampler.Settings { f(&s); return s }
+	for _, tc := range []struct {
+		name  string
+		given []string
+		want  sampler.Settings
+	}{
+		{"llama.cpp", nil, llama},
+		{"LLAMA.CPP", []string{"temperature", "dry_base"}, with(llama, func(s *sampler.Settings) { s.Temperature, s.DryBase = 0.3, 2 })},
+		{"mirostat2", nil, with(llama, func(s *sampler.Settings) { s.Mirostat = 2 })},
+		{"mirostat2", []string{"mirostat"}, with(llama, func(s *sampler.Settings) { s.Mirostat = 1 })},
+		{"edkt", []string{"dry_multiplier"}, with(llama, func(s *sampler.Settings) { s.Sequence, s.DryMultiplier = "edkt", 0.5 })},
+		{"edskypmxt", nil, llama}, // llama.cpp's own sequence is no sequence of the reader's
+		{"hf", nil, hf},
+		{"hf", []string{"top_p", "seed"}, with(hf, func(s *sampler.Settings) { s.TopP = 0.5 })},
+		{"hf", []string{"mirostat_tau"}, with(hf, func(s *sampler.Settings) { s.MirostatTau = 2 })}, // for Validate to refuse
+		{"chain", nil, sampler.Settings{Mode: sampler.Chain, Temperature: 0.3, TopK: 3, TopP: 0.5, MinP: 0.2, RepetitionPenalty: 1.5, Seed: 7}},
+		{"runc", nil, sampler.Settings{Mode: sampler.RunC, Temperature: 0.3, TopP: 0.5, Seed: 7}},
+		{"runc", []string{"top_k"}, sampler.Settings{Mode: sampler.RunC, Temperature: 0.3, TopK: 3, TopP: 0.5, Seed: 7}},
+	} {
+		given := func(p string) bool { return slices.Contains(tc.given, p) }
+		got, err := compare.ChainSettings(tc.name, from, given)
+		if err != nil || got != tc.want {
+			t.Errorf("ChainSettings(%s, given %v) = %+v, %v\nwant %+v", tc.name, tc.given, got, err, tc.want)
+		}
+	}
+	if _, err := compare.ChainSettings("beam", from, nil); err == nil {
+		t.Error("ChainSettings(beam): no error")
 	}
 }
 
@@ -206,13 +260,22 @@ func TestSetChain(t *testing.T) {
 	}
 }
 
-// TestStageDefaults: a stage switched on takes llama.cpp's defaults for
-// the settings not given and still 0; a stage left off takes none.
+// TestStageDefaults: a stage switched on by a setting given takes
+// llama.cpp's defaults for the settings not given and still 0; a stage
+// left off, or on before, takes none.
 func TestStageDefaults(t *testing.T) {
 	s := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, MirostatEta: 0.3, DryMultiplier: 0.8, DryAllowedLength: 0}
-	compare.StageDefaults(&s, func(p string) bool { return p == "dry_allowed_length" })
+	given := []string{"mirostat", "dry_multiplier", "dry_allowed_length"}
+	compare.StageDefaults(&s, func(p string) bool { return slices.Contains(given, p) })
 	if s.MirostatTau != 5 || s.MirostatEta != 0.3 || s.DryBase != 1.75 || s.DryAllowedLength != 0 || s.DryPenaltyLastN != 64 {
 		t.Errorf("mirostat and DRY on: %+v", s)
+	}
+	// Switched on before, as in a share link's settings: they stay.
+	before := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, DryMultiplier: 0.8, DryBase: 2}
+	kept := before
+	compare.StageDefaults(&kept, func(p string) bool { return p == "dry_base" })
+	if kept != before {
+		t.Errorf("mirostat and DRY on before: %+v, want %+v", kept, before)
 	}
 	off := sampler.Settings{Mode: sampler.LlamaCpp}
 	compare.StageDefaults(&off, func(string) bool { return false })
