@@ -83,7 +83,7 @@ func TestHostileLinks(t *testing.T) {
 		{"truncated", "#s1.A"},
 		{"huge", "#s1." + strings.Repeat("A", 100_000)},
 	} {
-		t.Run(tc.name, func(t *testing.T) { opensDefaultSaying(t, "/"+tc.fragment, "could not be opened") })
+		t.Run(tc.name, func(t *testing.T) { opensDefaultSaying(t, "/"+tc.fragment, "The share link") })
 	}
 }
 

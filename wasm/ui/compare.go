@@ -129,7 +129,7 @@ func (c *CompareCard) column(k int) app.UI {
 	}
 	stages := make([]app.UI, 0, len(out.Stages))
 	for _, st := range out.Stages {
-		line := st.Name + ": " + itoa(len(st.Kept)) + " kept"
+		line := stageLabel(st.Name) + ": " + itoa(len(st.Kept)) + " kept"
 		if len(st.Removed) > 0 {
 			line += ", removed " + itoa(len(st.Removed)) + " (" + pct(st.RemovedMass) + " of the probability)"
 		}
@@ -297,9 +297,19 @@ func (c *CompareCard) stageEditor(k int) app.UI {
 	if !ok {
 		return app.Text("")
 	}
+	var idle []int
+	if out := c.Out[k]; out != nil {
+		idle = out.Idle
+	}
 	chips := make([]app.UI, 0, len(canonicalStages))
 	for i, s := range []byte(seq) {
-		chip := app.Li().Class("stage-chip").DataSet("stage", string(s)).
+		chip := app.Li().Class("stage-chip").DataSet("stage", string(s))
+		if slices.Contains(idle, i) {
+			// In the chain, but its values switch it off: not drawn as a
+			// stage at work.
+			chip = chip.Class("stage-chip idle").Title(stageName(s) + " does nothing at these settings")
+		}
+		chip = chip.
 			Attr("draggable", "true").
 			OnDragStart(c.onDragStart(k, i)).OnDragOver(onDragOver).OnDrop(c.onDrop(k, i)).
 			Body(
@@ -326,8 +336,19 @@ func (c *CompareCard) stageEditor(k int) app.UI {
 		Attr("aria-label", "the chain's stages: drag to reorder, × to switch one off, + to switch one on").Body(chips...)
 }
 
-// stageName is a stage's name as llama.cpp's --samplers spells it.
-func stageName(s byte) string { return llamacpp.Sampler(s).String() }
+// stageName is a stage's name as the page spells stages: llama.cpp's
+// --samplers name (top_k) with a hyphen (top-k), as the settings are
+// labelled.
+func stageName(s byte) string {
+	switch name := llamacpp.Sampler(s).String(); name {
+	case "dry", "xtc":
+		return strings.ToUpper(name)
+	case "typ_p":
+		return "typical-p"
+	default:
+		return strings.ReplaceAll(name, "_", "-")
+	}
+}
 
 func (c *CompareCard) onDragStart(k, i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {

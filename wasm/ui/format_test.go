@@ -64,3 +64,18 @@ func TestEscapeStrayPercents(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredName: the stored-models list names files as people know them,
+// not by their paths.
+func TestStoredName(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"http://127.0.0.1:8000/web/models/stories260K.bin", "TinyStories 260K, its weights"},
+		{"https://example.org/nexttoken/web/models/tok512.bin", "TinyStories 260K, its tokenizer"},
+		{"https://huggingface.co/x/y/resolve/main/smollm2-135m-q8_0.gguf", "smollm2-135m-q8_0.gguf from huggingface.co"},
+		{"not a url", "not a url"},
+	} {
+		if got := storedName(c.url); got != c.want {
+			t.Errorf("storedName(%q) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}

@@ -131,13 +131,13 @@ func (c *KVCard) shown(s play.Snapshot) (k kvShown, ok bool) {
 	n := d.KV.Len()
 	k.tokens = make([]string, 0, n)
 	for _, tok := range t.Prompt {
-		k.tokens = append(k.tokens, visible(tok.Piece))
+		k.tokens = append(k.tokens, s.Model().Label(tok.ID))
 	}
 	k.growth = make([]int, 0, len(t.Steps)+1)
 	k.growth = append(k.growth, len(t.Prompt))
 	for _, st := range t.Steps {
 		if len(k.tokens) < n {
-			k.tokens = append(k.tokens, visible(st.Piece))
+			k.tokens = append(k.tokens, s.Model().Label(st.Token))
 		}
 		k.growth = append(k.growth, st.KVLen)
 	}

@@ -238,7 +238,7 @@ func notice(s play.Snapshot) app.UI {
 
 // strip is the token strip's input: the context, and the step on display.
 func (p *Playground) strip(s play.Snapshot) app.UI {
-	t := s.Session.Trace
+	t, m := s.Session.Trace, s.Model()
 	// The chips grow with the steps, in one array: a chunk of the strip
 	// whose chips did not change gets the very same slice, which go-app
 	// compares in constant time. A rewritten past starts a new array.
@@ -249,17 +249,17 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 	for i := len(p.chips); i < n; i++ {
 		if i < len(t.Prompt) {
 			tok := t.Prompt[i]
-			p.chips = append(p.chips, Chip{ID: tok.ID, Piece: tok.Piece, Prompt: true})
+			p.chips = append(p.chips, Chip{ID: tok.ID, Label: m.Label(tok.ID), Prompt: true})
 			continue
 		}
 		st := t.Steps[i-len(t.Prompt)]
-		p.chips = append(p.chips, Chip{ID: st.Token, Piece: st.Piece, Prob: st.Prob, Forced: st.Forced})
+		p.chips = append(p.chips, Chip{ID: st.Token, Label: m.Label(st.Token), Prob: st.Prob, Forced: st.Forced})
 	}
 	next := "■"
 	if s.Session.Next != nil {
-		next = visible(s.Session.Next.Piece) + "?"
+		next = m.Label(s.Session.Next.Token) + "?"
 	}
-	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Do: p.ctl}
+	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Do: p.ctl}
 }
 
 // controls are the step buttons' input.

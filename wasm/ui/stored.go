@@ -1,9 +1,13 @@
 package ui
 
 import (
+	neturl "net/url"
+	"path"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/web/models"
 )
 
 // modelCache is the Cache Storage cache that keeps downloaded models, so
@@ -39,7 +43,7 @@ func (s *StoredModels) Render() app.UI {
 				total += f.size
 			}
 			rows = append(rows, app.Li().DataSet("url", f.url).Body(
-				app.Span().Text(shortURL(f.url)+", "+size+" "),
+				app.Span().Title(f.url).Text(storedName(f.url)+", "+size+" "),
 				app.Button().Class("forget").Text("Delete").OnClick(s.onForget(i), app.EventScope(f.url)),
 			))
 		}
@@ -56,11 +60,24 @@ func (s *StoredModels) Render() app.UI {
 	return app.Details().ID("stored-models").Class("stored").OnToggle(s.onToggle).Body(body...)
 }
 
-// shortURL is url without this page's origin, which every built-in file
-// shares.
-func shortURL(url string) string {
+// storedName is how the list names a stored file: a built-in model's
+// file by the model's name and what the file is, another by its name and
+// where it came from.
+func storedName(url string) string {
 	if i := strings.Index(url, "/web/models/"); i >= 0 {
-		return url[i+len("/web/"):]
+		file := url[i+len("/web/models/"):]
+		for name, f := range models.Files {
+			switch file {
+			case f.Checkpoint:
+				return modelLabel(name) + ", its weights"
+			case f.Tokenizer:
+				return modelLabel(name) + ", its tokenizer"
+			}
+		}
+		return file
+	}
+	if u, err := neturl.Parse(url); err == nil && u.Host != "" {
+		return path.Base(u.Path) + " from " + u.Host
 	}
 	return url
 }

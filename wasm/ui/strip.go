@@ -11,7 +11,7 @@ import (
 // Chip is one token of the strip.
 type Chip struct {
 	ID     int
-	Piece  string  // the text it adds
+	Label  string  // the token as every view names it (play.Model.Label)
 	Prompt bool    // from the prompt (prefill), not generated
 	Prob   float64 // a generated token's probability when it was chosen
 	Forced bool    // chosen by hand
@@ -27,6 +27,7 @@ type Strip struct {
 	Selected int    // the chip on display; len(Chips) is the next slot
 	Next     string // the next slot's label
 	Text     string
+	Typed    bool // hand-typed logits: no prompt, no prefill
 	Do       selecter
 }
 
@@ -69,16 +70,25 @@ func (s *Strip) Render() app.UI {
 			app.Div().ID("text").Class("text stick").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
 				Attr("aria-label", "the text so far").Body(app.Span().Text(s.Text)),
 		),
-		app.P().Class("legend").Body(
-			app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · "),
-			app.Span().Class("tok gen").Style("--p", "0.9").Text("likely"),
-			app.Span().Class("tok gen").Style("--p", "0.1").Text("unlikely"),
-			app.Text(" generated, tinted by probability · click one to inspect its step · "),
-			app.Span().Class("tok").Text("␣"), app.Text(" space, "),
-			app.Span().Class("tok").Text("↵"), app.Text(" new line, "),
-			app.Span().Class("tok").Text("∅"), app.Text(" adds no text"),
-		),
+		s.legend(),
 	)
+}
+
+// legend explains the chips: the prompt's, where there is one, and the
+// generated ones.
+func (s *Strip) legend() app.UI {
+	var prompt []app.UI
+	if !s.Typed {
+		prompt = []app.UI{app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · ")}
+	}
+	return app.P().Class("legend").Body(append(prompt,
+		app.Span().Class("tok gen").Style("--p", "0.9").Text("likely"),
+		app.Span().Class("tok gen").Style("--p", "0.1").Text("unlikely"),
+		app.Text(" generated, tinted by probability · click one to inspect its step · "),
+		app.Span().Class("tok").Text("␣"), app.Text(" space, "),
+		app.Span().Class("tok").Text("↵"), app.Text(" new line, "),
+		app.Span().Class("tok").Text("∅"), app.Text(" adds no text"),
+	)...)
 }
 
 // onClick shows the step of the chip clicked. The strip handles its
@@ -113,7 +123,7 @@ func (r *ChipRow) Render() app.UI {
 // more than the row's diff.
 func chip(c Chip, step int, selected bool) app.UI {
 	if c.Prompt {
-		return app.Span().Class("tok prompt").Title("prompt token " + itoa(c.ID)).Text(visible(c.Piece))
+		return app.Span().Class("tok prompt").Title("prompt token " + itoa(c.ID)).Text(c.Label)
 	}
 	class := "tok gen"
 	if selected {
@@ -124,8 +134,8 @@ func chip(c Chip, step int, selected bool) app.UI {
 	}
 	return app.Button().Class(class).DataSet("step", step).
 		Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
-		Title("step " + itoa(step+1) + ": " + quote(c.Piece) + ", p = " + sig(c.Prob)).
-		Text(visible(c.Piece))
+		Title("step " + itoa(step+1) + ": “" + c.Label + "”, p = " + sig(c.Prob)).
+		Text(c.Label)
 }
 
 // visible makes white space, control characters and bytes that are not

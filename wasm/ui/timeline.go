@@ -33,14 +33,17 @@ func (c *Timeline) OnDismount()              { c.Board.remove(c) }
 
 // The chart's geometry in SVG units: three panels stacked, each with the
 // top of its band and its height.
+// Each panel's label sits in the band above it, clear of the lines.
 const (
-	chartWidth = 600.0
-	probTop    = 4.0 // probability: 1 at the top, 0 at the bottom
-	probHeight = 56.0
-	natsTop    = 76.0 // surprise and entropy in nats: 0 at the bottom
-	natsHeight = 76.0
-	rankTop    = 172.0 // rank, log scale: 1 at the top, the vocabulary's size at the bottom
-	rankHeight = 44.0
+	chartWidth  = 600.0
+	chartHeight = 232.0
+	labelAbove  = 4.0  // a label's baseline above its panel
+	probTop     = 16.0 // probability: 1 at the top, 0 at the bottom
+	probHeight  = 56.0
+	natsTop     = 90.0 // surprise and entropy in nats: 0 at the bottom
+	natsHeight  = 76.0
+	rankTop     = 184.0 // rank, log scale: 1 at the top, the vocabulary's size at the bottom
+	rankHeight  = 44.0
 )
 
 func (c *Timeline) Render() app.UI {
@@ -68,7 +71,7 @@ func (c *Timeline) paint(s play.Snapshot) {
 	}
 	setHTML("timeline-svg", c.svg)
 	setHTML("timeline-marks", timelineMarks(len(steps), s.Shown, c.hover))
-	setHTML("timeline-readout", esc(timelineReadout(steps, vocab, s.Shown, c.hover)))
+	setHTML("timeline-readout", esc(timelineReadout(steps, s.Model(), s.Shown, c.hover)))
 }
 
 // timelineMarks are the lines of the step on display and the step under
@@ -107,16 +110,16 @@ func timelineSVG(steps []session.Step, vocab int) string {
 	}
 	nats := func(v float64) float64 { return natsTop + natsHeight*(1-math.Min(v, top)/top) }
 	var svg strings.Builder
-	svg.WriteString(`<svg class="timeline" viewBox="0 0 600 220" role="img" aria-label="probability, surprise, entropy and rank of each step's token">`)
+	svg.WriteString(`<svg class="timeline" viewBox="0 0 ` + num1(chartWidth) + ` ` + num1(chartHeight) + `" role="img" aria-label="probability, surprise, entropy and rank of each step's token">`)
 	for _, band := range [][3]float64{{probTop, probHeight}, {natsTop, natsHeight}, {rankTop, rankHeight}} {
 		svg.WriteString(`<rect class="frame" x="0" y="` + num1(band[0]) + `" width="600" height="` + num1(band[1]) + `"/>`)
 	}
 	label := func(y float64, s string) {
 		svg.WriteString(`<text class="axis" x="4" y="` + num1(y) + `">` + s + `</text>`)
 	}
-	label(probTop+11, "p (1 at the top)")
-	label(natsTop+11, "nats (up to "+sig(top)+"): surprise, entropy")
-	label(rankTop+11, "rank (1 at the top, "+itoa(vocab)+" at the bottom, log scale)")
+	label(probTop-labelAbove, "p (1 at the top)")
+	label(natsTop-labelAbove, "nats (up to "+sig(top)+"): surprise, entropy")
+	label(rankTop-labelAbove, "rank (1 at the top, "+itoa(vocab)+" at the bottom, log scale)")
 	svg.WriteString(series("prob", func(st session.Step) float64 { return probTop + probHeight*(1-st.Prob) }))
 	svg.WriteString(series("entropy", func(st session.Step) float64 { return nats(st.Entropy) }))
 	svg.WriteString(series("surprise", func(st session.Step) float64 { return nats(st.Surprise()) }))
@@ -129,7 +132,7 @@ func timelineSVG(steps []session.Step, vocab int) string {
 
 // timelineReadout says the values of the step under the pointer (hover,
 // 1 + its index), else of the step on display.
-func timelineReadout(steps []session.Step, vocab, selected, hover int) string {
+func timelineReadout(steps []session.Step, m *play.Model, selected, hover int) string {
 	i := hover - 1
 	if i < 0 {
 		i = selected
@@ -141,9 +144,9 @@ func timelineReadout(steps []session.Step, vocab, selected, hover int) string {
 		return "Hover over the chart to read a step; click to open it."
 	}
 	st := steps[i]
-	return "step " + itoa(i+1) + " " + quote(st.Piece) + ": p = " + sig(st.Prob) + " · ln p = " + sig(st.LogProb) +
+	return "step " + itoa(i+1) + " “" + m.Label(st.Token) + "”: p = " + sig(st.Prob) + " · ln p = " + sig(st.LogProb) +
 		" · surprise " + sig(st.Surprise()) + " nats · entropy " + sig(st.Entropy) + " nats (" + sig(st.Entropy/math.Ln2) +
-		" bits) · rank " + itoa(st.Rank) + " of " + itoa(vocab)
+		" bits) · rank " + itoa(st.Rank) + " of " + itoa(len(m.Names))
 }
 
 // step is the step under a pointer event, or -1.

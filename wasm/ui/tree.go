@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,7 +20,7 @@ type TreePath struct {
 
 // TreeStep is one step of a path.
 type TreeStep struct {
-	Piece  string
+	Label  string // as every view names the token
 	Prob   float64
 	Forced bool
 }
@@ -52,6 +51,9 @@ func (c *TreeCard) Render() app.UI {
 		c.picked = nil // the tree changed under the pick
 	}
 	body := []app.UI{app.Ul().Class("tree").Body(c.branch(0))}
+	if len(c.Paths) == 1 && len(c.Paths[0].Tokens) == 0 {
+		body = []app.UI{app.P().ID("tree-empty").Class("hint").Text("No steps yet: take one, and the tree grows with every path the session takes.")}
+	}
 	if c.Refill != "" {
 		body = append([]app.UI{app.P().ID("tree-refill").Class("hint").Text(c.Refill)}, body...)
 	}
@@ -76,11 +78,11 @@ func (c *TreeCard) branch(id int) app.UI {
 			class += " forced"
 		}
 		toks[j] = app.Span().Class(class).Style("--p", strconv.FormatFloat(t.Prob, 'f', 3, 64)).
-			Title("step " + itoa(p.At+j+1) + ": p = " + sig(t.Prob)).Text(visible(t.Piece))
+			Title("step " + itoa(p.At+j+1) + ": p = " + sig(t.Prob)).Text(t.Label)
 	}
-	where := "the session's path"
+	where := pathName(p)
 	if id > 0 {
-		where = "path " + itoa(id) + ", from step " + itoa(p.At+1)
+		where += ", from step " + itoa(p.At+1)
 	}
 	row := []app.UI{
 		app.Span().Class("branch-name").Text(where),
@@ -125,7 +127,7 @@ func (c *TreeCard) compare(a, b TreePath) app.UI {
 	}
 	side := func(p TreePath) app.UI {
 		return app.Div().Class("compare-side").DataSet("path", p.ID).Body(
-			app.H4().Text("Path "+itoa(p.ID)+" · ln p = "+logProb(p.LogProb)),
+			app.H4().Text(capitalize(pathName(p))+" · ln p = "+logProb(p.LogProb)),
 			app.P().Class("compare-text").Body(
 				app.Span().Class("same").Text(p.Text[:n]),
 				app.Mark().Class("diff").Text(p.Text[n:]),
@@ -162,14 +164,17 @@ func (c *TreeCard) pick(id int) {
 	}
 }
 
+// pathName is how the page names a path: the session's, or path N.
+func pathName(p TreePath) string {
+	if p.ID == 0 {
+		return "the session's path"
+	}
+	return "path " + itoa(p.ID)
+}
+
 // logProb writes a log-probability, −∞ for a path through a token of
 // probability 0.
-func logProb(x float64) string {
-	if math.IsInf(x, -1) {
-		return "−∞"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
+func logProb(x float64) string { return fixed(x, 2) }
 
 // treeCard is the tree card's input: the session's paths. The full page
 // shows the card once there is a branch (embedded, always): a path alone
@@ -186,7 +191,7 @@ func treeCard(s play.Snapshot, do treeActions, always bool) app.UI {
 			tp.Text = s.Session.Texts[id]
 		}
 		for j, st := range path.Own {
-			tp.Tokens[j] = TreeStep{Piece: st.Piece, Prob: st.Prob, Forced: st.Forced}
+			tp.Tokens[j] = TreeStep{Label: s.Model().Label(st.Token), Prob: st.Prob, Forced: st.Forced}
 		}
 		paths[id] = tp
 	}

@@ -38,7 +38,7 @@ func TestTreeCard(t *testing.T) {
 	}{
 		{"no pick", nil, []string{`data-path="1"`, `data-path="2"`, "path 1, from step 1", "path 2, from step 2", "Switch", "Delete"}, []string{"tree-compare"}},
 		{"one pick", []int{1}, []string{"branch-pick picked"}, []string{"tree-compare"}},
-		{"two picks", []int{0, 1}, []string{`id="tree-compare"`, "Path 0 · ln p", "Path 1 · ln p"}, nil},
+		{"two picks", []int{0, 1}, []string{`id="tree-compare"`, "The session&#39;s path · ln p", "Path 1 · ln p"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			card := treeCard(p.s(), p.ctl, false).(*TreeCard)

@@ -339,9 +339,9 @@ func TestKVCard(t *testing.T) {
 	if n := strings.Count(html, `class="kv-row newest"`); n != 1 {
 		t.Errorf("%d newest rows, want 1", n)
 	}
-	contains(t, "toy cache", text, "4 positions of 16", "prefill", "Attention of the query of “␣on” (position 3)")
+	contains(t, "toy cache", text, "4 positions of 16", "prefill", "Attention of the query of “on” (position 3)")
 	// Attention over a short context: a column per token, labelled.
-	contains(t, "toy attention", html, `title="position 0"`, `>The<`, `>␣cat<`)
+	contains(t, "toy attention", html, `title="position 0"`, `>The<`, `>cat<`)
 
 	// Step 1 selected: the cache as it read it, 3 rows, and its attention.
 	p.ctl.Select(1)
@@ -349,8 +349,8 @@ func TestKVCard(t *testing.T) {
 	if n := strings.Count(html, `class="kv-row`); n != 3 {
 		t.Errorf("step 2 read %d rows, want 3", n)
 	}
-	contains(t, "toy cache at step 2", text, "3 positions", "query of “␣sat” (position 2)")
-	lacks(t, "toy cache at step 2", text, "␣on")
+	contains(t, "toy cache at step 2", text, "3 positions", "query of “sat” (position 2)")
+	lacks(t, "toy cache at step 2", text, "“on”")
 
 	// stories260K: heat maps on canvases, a scale, readouts.
 	p = page(t, stories(20, sampler.DefaultSettings()), -1)
@@ -383,7 +383,7 @@ func TestStripAndControls(t *testing.T) {
 	if n := strings.Count(html, "tok prompt"); n != 3 { // 2 + the legend's
 		t.Errorf("%d prompt chips, want 2 and the legend's", n)
 	}
-	contains(t, "strip", html, `data-step="0"`, `data-step="1"`, "␣the?")
+	contains(t, "strip", html, `data-step="0"`, `data-step="1"`, ">the?<")
 	contains(t, "strip legend", text, "␣ space", "↵ new line", "∅ adds no text", "prefill")
 	contains(t, "text", html, `>The cat sat on<`)
 
@@ -454,7 +454,7 @@ func TestCompareCard(t *testing.T) {
 	html, text = render(compareCard(p.s(), p.d(), p.ctl))
 	// llama.cpp applies min-p at temperature 1: .3 × .665 > .090 removes c
 	// (package compare works this out); nexttoken's chain divides by T first.
-	contains(t, "compare card", text, "nexttoken's chain", "min_p: 3 kept", "llama.cpp (edskypmxt)",
+	contains(t, "compare card", text, "nexttoken's chain", "min-p: 3 kept", "llama.cpp (edskypmxt)",
 		"min-p: 2 kept, removed 1 (9.003% of the probability) · a 0.6652 → 0.7311, b 0.2447 → 0.2689", "Total variation distance 0.1863")
 	if n := strings.Count(html, `class="differs"`); n != 1 {
 		t.Errorf("%d rows marked as drawable in one chain only, want 1 (c):\n%s", n, html)
@@ -479,8 +479,8 @@ func TestCompareCard(t *testing.T) {
 	contains(t, "compare card, kt", html, `id="compare-b-seq"`)
 	// The stage editor: kt's two stages on, in order, and llama.cpp's
 	// others off, each with its button; none for the fixed chains.
-	contains(t, "compare card, kt editor", html, `id="compare-b-stages"`, `title="switch top_k off"`,
-		`title="switch min_p on"`)
+	contains(t, "compare card, kt editor", html, `id="compare-b-stages"`, `title="switch top-k off"`,
+		`title="switch min-p on"`)
 	lacks(t, "compare card, kt editor", html, `id="compare-a-stages"`, `title="switch temperature on"`)
 	p.ctl.SetCompareChain(1, "kq")
 	_, text = render(compareCard(p.s(), p.d(), p.ctl))

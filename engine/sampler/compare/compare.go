@@ -235,6 +235,11 @@ type Outcome struct {
 	Token  int       // the token the chain drew
 	U      float64   // the uniform number its draw used
 	Note   string    // what the draw is, where it is not the runtime's own
+
+	// Idle are the places, in a llama.cpp chain's sequence of stages, of
+	// the stages its values switch off (top-k 0, DRY's multiplier 0, …):
+	// they are in the chain, and do nothing.
+	Idle []int
 }
 
 // Land is the token a draw of u, uniform in [0, 1), picks from the final
@@ -363,9 +368,10 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 	}
 	out := Outcome{Chain: c, Token: int(res.Token), U: res.U}
 	in := widen32(logits) // the scores each stage is given
-	for _, st := range res.Stages {
+	for i, st := range res.Stages {
 		if strings.HasPrefix(st.Name, "?") {
-			continue // switched off by its values
+			out.Idle = append(out.Idle, i) // switched off by its values
+			continue
 		}
 		scores := llamaScores(st, len(logits))
 		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
