@@ -93,7 +93,7 @@ func TestModelFetch(t *testing.T) {
 	}
 	// The list of stored models, and Delete.
 	click(tab, "#stored-models summary")
-	waitFor(tab, `document.querySelector("#stored-list")?.textContent.includes("models/stories260K.bin, 1.0 MiB") &&
+	waitFor(tab, `document.querySelector("#stored-list")?.textContent.includes("TinyStories 260K, its weights, 1.0 MiB") &&
 		document.querySelector("#stored-models").textContent.includes("1.0 MiB in all")`)
 	click(tab, `#stored-list li[data-url$="stories260K.bin"] button`)
 	waitFor(tab, `document.querySelectorAll("#stored-list li").length === 1`)
@@ -158,7 +158,7 @@ func TestModelFiles(t *testing.T) {
 	waitFor(tab, `document.querySelector("#file-status")?.textContent.includes("tok512.bin is a tokenizer: choose its checkpoint with it")`)
 	choose(tab, "#model-file", ckpt, tok)
 	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "stories260K.bin + tok512.bin (your files)" &&
-		document.querySelector("#tokens")?.textContent.startsWith("∅The␣cat")`)
+		document.querySelector("#tokens")?.textContent.startsWith("∅␣The␣cat")`)
 	click(tab, "#step")
 	click(tab, "#step")
 	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 2`)
@@ -273,7 +273,7 @@ func TestModelURL(t *testing.T) {
 	u := models.URL + "/models/m.gguf"
 	setInput(tab, "#model-url", u)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(u)+
-		` && document.querySelector("#tokens")?.textContent.startsWith("∅The␣cat")`)
+		` && document.querySelector("#tokens")?.textContent.startsWith("∅␣The␣cat")`)
 	click(tab, "#step")
 	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 1`)
 	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)

@@ -470,7 +470,7 @@ func TestCompareStageEditor(t *testing.T) {
 	tab := openPage(t, "/?model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&compare=chain,kt")
 	chain := func(seq string) string { return `document.querySelector('#compare .chain[data-chain="` + seq + `"]')` }
 	waitFor(tab, chain("kt")+` !== null`)
-	click(tab, `#compare-b-stages button[title="switch min_p on"]`)
+	click(tab, `#compare-b-stages button[title="switch min-p on"]`)
 	// min-p at temperature 1, before the temperature, as llama.cpp does.
 	waitFor(tab, chain("kmt")+`?.textContent.includes('min-p: 2 kept')`)
 	// Drag temperature (the third) onto top-k (the first): the DragEvents

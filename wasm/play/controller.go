@@ -59,6 +59,7 @@ type Controller struct {
 	note   string     // about the last action: a fork's settings, a switch's refill
 
 	rev      int    // counts every change the page draws
+	dirty    bool   // changes made since the page last drew
 	path     string // the page's path, for links
 	address  func() // cancels the pending address bar update
 	holdAddr bool   // the address keeps the link that a model on its way needs
@@ -119,14 +120,26 @@ func New(eng Engine, host Host, path string) *Controller {
 var noDetail = detailKey{-1, -1, -1}
 
 // send sends r to the engine. The controller is busy until the answer
-// has been taken in; then the actions that waited run.
+// has been taken in; then the actions that waited run, the detail follows,
+// and the page draws once for all of it.
 func (c *Controller) send(r Request, answer func(Answer)) {
 	c.busy = true
 	c.eng.Send(r, func(a Answer) {
 		answer(a)
 		c.busy = false
 		c.drain()
+		c.draw()
 	})
+}
+
+// draw asks the page to draw the changes made, unless an action's answer
+// is still out: while only the detail is on its way (an engine that
+// answers later) the page shows the rest meanwhile.
+func (c *Controller) draw() {
+	if c.dirty && (!c.busy || c.pending != noDetail) {
+		c.dirty = false
+		c.host.Changed()
+	}
 }
 
 // do runs action now, or once the engine has answered the request that
@@ -213,12 +226,14 @@ func (c *Controller) clearMessages() {
 }
 
 // changed ends every change: the detail follows the step on display, the
-// address bar follows the link, and the page draws.
+// address bar follows the link, and the page draws (now, or when the
+// request out is answered).
 func (c *Controller) changed() {
 	c.rev++
-	c.refresh()
+	c.dirty = true
 	c.syncAddress()
-	c.host.Changed()
+	c.refresh()
+	c.draw()
 }
 
 // refresh asks for the detail of the step on display, and the
@@ -234,7 +249,7 @@ func (c *Controller) refresh() {
 			c.detail = shownDetail{key: want, d: a.Detail, err: a.Err}
 			c.pending = noDetail
 			c.rev++
-			c.host.Changed()
+			c.dirty = true
 		})
 		return
 	}

@@ -44,7 +44,7 @@ func (st *recomputeState) refresh(c *Controller) {
 			st.measured(Timing{r.Pos, r.CachedTime, r.RecomputedTime})
 		}
 		c.rev++
-		c.host.Changed()
+		c.dirty = true
 	})
 }
 

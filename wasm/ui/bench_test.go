@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -70,4 +71,23 @@ func smolLM2Page(b *testing.B, steps int) *Playground {
 	}
 	return benchPage(b, session.Spec{Model: "smollm2", Prompt: "Once upon a time", Sampler: sampler.Settings{Temperature: 1, Seed: 3}, Steps: steps},
 		&session.Model{Name: "smollm2", Checkpoint: m, Tokenizer: tok})
+}
+
+// BenchmarkPaint paints each hot view as a step does, stories260K 495
+// steps in: the Go side of their work (building the HTML and the heat
+// maps' pixels; natively the canvases are missing, so the heat maps draw
+// every row each time, an upper bound).
+func BenchmarkPaint(b *testing.B) {
+	p := benchPage(b, stories(495, sampler.Settings{Temperature: 1, Seed: 4}), nil)
+	s := p.ctl.Snapshot()
+	m := s.Model()
+	for _, v := range []painter{&Controls{}, &Timeline{}, &StepTitle{}, &HiddenCard{Model: m}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{},
+		kvCard(s, nil).(painter)} {
+		b.Run(fmt.Sprintf("%T", v)[4:], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v.paint(s)
+			}
+		})
+	}
 }

@@ -205,6 +205,24 @@ func drawRows(id string, w, h, y int, rgba []byte) error {
 	return err
 }
 
+// clearRows clears rows y to y+h of the canvas with the given id.
+func clearRows(id string, y, h int) error {
+	canvas, err := document.Call("getElementById", id)
+	if err != nil || canvas.IsNull() {
+		return errors.New("no canvas " + id)
+	}
+	ctx, err := canvas.Call("getContext", "2d")
+	if err != nil || ctx.IsNull() {
+		return errors.New("no 2d context on canvas " + id)
+	}
+	w, err := jsx.Int(canvas, "width")
+	if err != nil {
+		return err
+	}
+	_, err = ctx.Call("clearRect", 0, y, w, h)
+	return err
+}
+
 // prefersDark reports whether the reader's system asks for dark colours.
 func prefersDark() bool {
 	match, err := safejs.Global().Call("matchMedia", "(prefers-color-scheme: dark)")

@@ -21,6 +21,7 @@ func reportHeight() error     { return errNoBrowser }
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }
+func clearRows(string, int, int) error             { return errNoBrowser }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
 

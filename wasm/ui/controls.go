@@ -6,10 +6,14 @@ import (
 	"nexttoken/wasm/play"
 )
 
-// Controls are the step buttons, with their keyboard shortcuts.
+// Controls are the step buttons, with their keyboard shortcuts. Which
+// buttons work and the status are painted from the board as soon as the
+// session changes, so that Undo works the moment a step is shown; go-app
+// renders the same at its next frame.
 type Controls struct {
 	app.Compo
 
+	Board            *board
 	Steps            int
 	CanStep, Running bool
 	CanUndo, CanRedo bool
@@ -30,15 +34,31 @@ type controlActions interface {
 	Snapshot() play.Snapshot
 }
 
-func (c *Controls) Render() app.UI {
-	run := "Run"
-	if c.Running {
-		run = "Stop"
+func (c *Controls) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *Controls) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *Controls) OnDismount()              { c.Board.remove(c) }
+
+func (c *Controls) paint(s play.Snapshot) {
+	setDisabled("step", !s.CanStep())
+	setDisabled("run", !s.CanStep() && !s.Running)
+	setHTML("run-label", runLabel(s.Running))
+	setDisabled("undo", !s.CanUndo)
+	setDisabled("redo", !s.CanRedo)
+	setHTML("status", esc(s.Status()))
+}
+
+func runLabel(running bool) string {
+	if running {
+		return "Stop"
 	}
+	return "Run"
+}
+
+func (c *Controls) Render() app.UI {
 	return app.Nav().Class("controls").Attr("aria-label", "decoding controls").Body(
 		c.button("step", "Step", "→", !c.CanStep, controlActions.Step),
 		app.Span().Class("run").Body(
-			c.button("run", run, "g", !c.CanStep && !c.Running, controlActions.Run),
+			c.button("run", runLabel(c.Running), "g", !c.CanStep && !c.Running, controlActions.Run),
 			app.Input().ID("run-n").Type("number").Min(1).Max(play.MaxRun).Value(c.RunN).
 				Attr("aria-label", "steps to run").Attr("aria-describedby", "run-error").OnChange(c.onRunN),
 			app.Span().Text("steps"),
@@ -60,7 +80,7 @@ func (c *Controls) button(id, label, key string, disabled bool, action func(cont
 				action(c.Do)
 			}
 		}, app.EventScope(id)).Body(
-		app.Text(label), app.Kbd().Text(key),
+		app.Span().ID(id+"-label").Text(label), app.Kbd().Text(key),
 	)
 }
 

@@ -24,19 +24,19 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 			return []app.UI{logitsCard(s, d, p.ctl), softmaxCard(p.board), barsCard(p.board, p.ctl)}
 		})}
 	case "sampler":
-		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{samplerCard(s, p.board, p.ctl), barsCard(p.board, p.ctl)} })}
+		body = []app.UI{controls(s, p.ctl, p.board), step(func() []app.UI { return []app.UI{samplerCard(s, p.board, p.ctl), barsCard(p.board, p.ctl)} })}
 	case "compare":
-		body = []app.UI{controls(s, p.ctl), step(func() []app.UI { return []app.UI{compareCard(s, d, p.ctl)} })}
+		body = []app.UI{controls(s, p.ctl, p.board), step(func() []app.UI { return []app.UI{compareCard(s, d, p.ctl)} })}
 	case "kv":
-		body = []app.UI{controls(s, p.ctl), kvCard(s, p.board)}
+		body = []app.UI{controls(s, p.ctl, p.board), kvCard(s, p.board)}
 	case "tokens":
-		body = []app.UI{p.strip(s), controls(s, p.ctl)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board)}
 	case "tree":
-		body = []app.UI{p.strip(s), controls(s, p.ctl), treeCard(s, p.ctl, true)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), treeCard(s, p.ctl, true)}
 	case "timeline":
-		body = []app.UI{controls(s, p.ctl), &Timeline{Board: p.board, Do: p.ctl}}
+		body = []app.UI{controls(s, p.ctl, p.board), &Timeline{Board: p.board, Do: p.ctl}}
 	default:
-		body = []app.UI{p.strip(s), controls(s, p.ctl), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
 	}
 	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", s.Page.View).
 		DataSet("theme", s.Page.Theme).TabIndex(-1).OnKeyDown(p.onKey).Body(

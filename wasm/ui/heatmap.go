@@ -28,9 +28,17 @@ type drawState struct {
 // Values are scaled by state.peak.
 func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool, rows func(i int, dst []float32) []float32) {
 	from := m.rows
-	// A new peak rescales every colour; a shorter or other history, or a
-	// canvas of another size (which clears it), needs every row again.
-	if state != m.state || dark != m.dark || n < m.rows || height != m.height {
+	// A new peak rescales every colour, and another history or a canvas of
+	// another size (which clears it) needs every row again; a history that
+	// only lost its last rows (an Undo) loses them from the picture.
+	same := state == m.state && dark == m.dark && height == m.height
+	if same && n < m.rows {
+		if clearRows(id, n, m.rows-n) == nil {
+			m.rows = n
+			return
+		}
+	}
+	if !same || n < m.rows {
 		from = 0
 	}
 	if from == n {
@@ -40,7 +48,8 @@ func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool
 	for i := from; i < n; i++ {
 		m.row = rows(i, m.row[:0])
 		for _, v := range m.row {
-			m.rgba = append(m.rgba, shade(float64(v), state.peak, dark)...)
+			c := shade(float64(v), state.peak, dark)
+			m.rgba = append(m.rgba, c[:]...)
 		}
 	}
 	if err := drawRows(id, w, height, from, m.rgba); err != nil {
@@ -52,7 +61,7 @@ func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool
 
 // shade is the colour of v on a scale from −peak (blue) through 0 (the
 // card's background) to +peak (red), as RGBA.
-func shade(v, peak float64, dark bool) []byte {
+func shade(v, peak float64, dark bool) [4]byte {
 	bg := [3]float64{255, 255, 255}
 	pos, neg := [3]float64{215, 48, 31}, [3]float64{43, 89, 195}
 	if dark {
@@ -70,5 +79,5 @@ func shade(v, peak float64, dark bool) []byte {
 		c[i] = byte(math.Round(bg[i] + t*(to[i]-bg[i])))
 	}
 	c[3] = 255
-	return c[:]
+	return c
 }

@@ -61,10 +61,7 @@ func setVisible(id string, visible bool) {
 	paintTo(id, "hidden", visible, func(el safejs.Value) error { return el.Set("hidden", !visible) })
 }
 
-// setAttr sets an attribute of the element with the given id.
-func setAttr(id, name, value string) {
-	paintTo(id, "attr "+name, value, func(el safejs.Value) error {
-		_, err := el.Call("setAttribute", name, value)
-		return err
-	})
+// setDisabled enables or disables the control with the given id.
+func setDisabled(id string, disabled bool) {
+	paintTo(id, "disabled", disabled, func(el safejs.Value) error { return el.Set("disabled", disabled) })
 }

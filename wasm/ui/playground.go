@@ -153,7 +153,7 @@ func (p *Playground) Render() (page app.UI) {
 			page = app.Main().ID("playground").DataSet("ready", "true").Body(
 				app.Div().ID("notice").Class("notice").Attr("role", "alert").
 					Text(fmt.Sprintf("Something went wrong drawing this page (please report it): %v. Undo or Reset to go on.", r)),
-				controls(p.ctl.Snapshot(), p.ctl),
+				controls(p.ctl.Snapshot(), p.ctl, p.board),
 			)
 		}
 	}()
@@ -176,7 +176,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.loadingBanner(),
 		p.filesBanner(),
 		p.strip(s),
-		controls(s, p.ctl),
+		controls(s, p.ctl, p.board),
 		treeCard(s, p.ctl, false),
 		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
 		&Timeline{Board: p.board, Do: p.ctl},
@@ -263,8 +263,8 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 }
 
 // controls are the step buttons' input.
-func controls(s play.Snapshot, do controlActions) app.UI {
-	return &Controls{
+func controls(s play.Snapshot, do controlActions, b *board) app.UI {
+	return &Controls{Board: b,
 		Steps: s.Steps(), CanStep: s.CanStep(), Running: s.Running, RunN: s.RunSteps,
 		CanUndo: s.CanUndo, CanRedo: s.CanRedo, Status: s.Status(), RunError: s.FieldError(play.FieldRun), Do: do,
 	}

@@ -207,7 +207,6 @@ func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
 	}
 }
 
-func (c *SamplerCard) onRerun(ctx app.Context, e app.Event) { c.Do.Rerun() }
 
 // stagesHTML lists what each stage of the sampler did at step d.
 func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {

@@ -175,7 +175,7 @@ func TestSoftmaxCard(t *testing.T) {
 func TestLogitsCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
 	c := logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	html, text := render(c)
+	html, _ := render(c)
 	if n := strings.Count(html, `<tr data-token=`); n != 6 {
 		t.Errorf("%d rows, want the 6 tokens", n)
 	}
@@ -200,7 +200,7 @@ func TestLogitsCard(t *testing.T) {
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
 	c = logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	html, text = render(c)
+	html, text := render(c)
 	if n := strings.Count(html, `<tr data-token=`); n != maxRows {
 		t.Errorf("%d rows of 512 tokens, want the %d most probable", n, maxRows)
 	}
@@ -387,14 +387,14 @@ func TestStripAndControls(t *testing.T) {
 	contains(t, "strip legend", text, "␣ space", "↵ new line", "∅ adds no text", "prefill")
 	contains(t, "text", html, `>The cat sat on<`)
 
-	html, text = render(controls(p.s(), p.ctl))
+	html, text = render(controls(p.s(), p.ctl, nil))
 	contains(t, "controls", text, "2 steps", "Redo")
 	if !regexp.MustCompile(`<button[^>]*id="redo"[^>]*disabled|<button[^>]*disabled[^>]*id="redo"`).MatchString(html) {
 		t.Errorf("Redo is not disabled with nothing to redo:\n%s", html)
 	}
 
 	p = page(t, toySpec(100), -1)
-	_, text = render(controls(p.s(), p.ctl))
+	_, text = render(controls(p.s(), p.ctl, nil))
 	contains(t, "ended controls", text, "15 steps · the context of 16 tokens is full")
 	_, text = render(stepViews(p.s(), p.ctl, nil))
 	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
@@ -447,11 +447,11 @@ func TestCompareCard(t *testing.T) {
 	spec := session.Spec{Model: session.LogitsModel, Vocab: []string{"a", "b", "c"}, Logits: []float64{2, 1, 0},
 		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 2, MinP: 0.3, Seed: 42}}
 	p := page(t, spec, -1)
-	html, text := render(compareCard(p.s(), p.d(), p.ctl))
+	html, _ := render(compareCard(p.s(), p.d(), p.ctl))
 	lacks(t, "closed compare card", html, "<ol", "compare-tv")
 
 	p.ctl.SetCompareOpen(true)
-	html, text = render(compareCard(p.s(), p.d(), p.ctl))
+	html, text := render(compareCard(p.s(), p.d(), p.ctl))
 	// llama.cpp applies min-p at temperature 1: .3 × .665 > .090 removes c
 	// (package compare works this out); nexttoken's chain divides by T first.
 	contains(t, "compare card", text, "nexttoken's chain", "min-p: 3 kept", "llama.cpp (edskypmxt)",
