@@ -33,7 +33,8 @@ const maxActions = 30
 
 // fuzzSettings makes sampler settings from two bytes: greedy or sampled,
 // chain, run.c, llama.cpp (with mirostat, or DRY in a sequence of its
-// own) or Hugging Face, a few filters and seeds, and
+// own) or Hugging Face, a few filters and seeds, the end of text ignored
+// or not, and
 // now and then settings that are refused (top-k in run.c mode,
 // temperature 0 in Hugging Face mode).
 func fuzzSettings(a, b byte) sampler.Settings {
@@ -50,6 +51,7 @@ func fuzzSettings(a, b byte) sampler.Settings {
 	if a&32 != 0 {
 		set.RepetitionPenalty = 1.3
 	}
+	set.IgnoreEOS = b&64 != 0
 	switch {
 	case a&64 == 0 && b&4 != 0:
 		set.Mode = sampler.LlamaCpp
@@ -95,11 +97,14 @@ func FuzzActions(f *testing.F) {
 		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 44, 1, 0, 0, 0, 0, 2, 3, 45, 1, 8, 1, 0, 0, 0, 0, 0, 0, 9, 2, 0, 0, 1, 0, 0, 0}},
 		// Ends masked: steps, an edit of EOS, BOS forced, an undo, llama.cpp mode.
 		{true, true, []byte{0, 0, 0, 0, 3, 1, 2, 40, 0, 0, 0, 0, 2, 2, 1, 0, 1, 0, 0, 0, 5, 61, 4, 0, 0, 0, 0, 0}},
+		// The end of text ignored from step 2, then not, then a rerun.
+		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 64, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
 	} {
 		f.Add(seed.stories, seed.ignoreEOS, seed.actions)
 	}
 	f.Fuzz(func(t *testing.T, stories, ignoreEOS bool, actions []byte) {
-		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), IgnoreEOS: ignoreEOS}
+		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
+		spec.Sampler.IgnoreEOS = ignoreEOS
 		if stories {
 			spec.Model, spec.Prompt = "stories260K", "Once upon a time"
 		}

@@ -14,7 +14,10 @@
 // the choice and feeds it to the model, so that its key and value join the
 // cache and the next step's logits are ready. A step that chooses the
 // tokenizer's BOS token ends the session, as run.c stops on BOS; so does EOS,
-// except in run.c mode, where run.c goes on after it. When the context is
+// except in run.c mode, where run.c goes on after it. A step whose settings
+// ignore the end of text (sampler.Settings.IgnoreEOS) masks both, as
+// llama.cpp's --ignore-eos does, so that its sampler chooses neither; one
+// forced by hand still ends the session. When the context is
 // full the last step still samples, from the last position, as run.c does,
 // but its token is never fed.
 //
@@ -86,13 +89,6 @@ type Spec struct {
 
 	// Branches are the other paths of the generation tree (see Branch).
 	Branches []Branch `json:"branches,omitempty"`
-
-	// IgnoreEOS masks the tokens that end a text, the tokenizer's EOS and
-	// BOS (see Stop), at every step, as llama.cpp's --ignore-eos gives
-	// them a logit bias of −Inf: their logit is −Inf after the step's
-	// edits, so the sampler never chooses one (Step.EndsMasked says
-	// which). One forced by hand still ends the session.
-	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // Change makes step Step and the steps after it, up to the next change,
@@ -138,7 +134,7 @@ type Session struct {
 	keepLens int              // tokens per layer of Detail's logit lens; 0 leaves it out
 	trace    Trace
 	branches []branch // the other paths of the tree (spec.Branches is nil)
-	ends     []int    // the tokens Spec.IgnoreEOS masks, ascending; nil without it
+	ends     []int    // the tokens sampler.Settings.IgnoreEOS masks, ascending
 
 	badLogits *BadLogitsError // the model's logits for the next step are not all numbers; nil if they are
 }
@@ -184,9 +180,7 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.IgnoreEOS {
-		s.ends = ends(s.model.Tokenizer)
-	}
+	s.ends = ends(s.model.Tokenizer)
 	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
 	}
@@ -388,7 +382,7 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 		Pos:        len(s.tokens) - 1,
 		Input:      -1,
 		Edited:     edited,
-		EndsMasked: s.ends,
+		EndsMasked: s.masked(i),
 		Token:      -1,
 		genWas:     s.gen,
 		context:    len(s.tokens),
@@ -798,8 +792,8 @@ func (s *Session) rewind(n int) error {
 }
 
 // prepare writes into out the logits the sampler reads at step i: logits
-// with the step's edits, then −Inf for the tokens Spec.IgnoreEOS masks.
-// It returns the tokens the edits changed.
+// with the step's edits, then −Inf for the tokens its settings' IgnoreEOS
+// masks (masked). It returns the tokens the edits changed.
 func (s *Session) prepare(i int, logits, out []float64) []int {
 	copy(out, logits)
 	var edited []int
@@ -809,11 +803,20 @@ func (s *Session) prepare(i int, logits, out []float64) []int {
 			edited = append(edited, e.Token)
 		}
 	}
-	for _, t := range s.ends {
+	for _, t := range s.masked(i) {
 		out[t] = math.Inf(-1)
 	}
 	slices.Sort(edited)
 	return slices.Compact(edited)
+}
+
+// masked are the tokens whose logits step i masks whatever its edits: the
+// ends of a text when its settings ignore them, else none.
+func (s *Session) masked(i int) []int {
+	if s.Sampler(i).IgnoreEOS {
+		return s.ends
+	}
+	return nil
 }
 
 // ends are the tokens that end a text, EOS and BOS, ascending, each once.

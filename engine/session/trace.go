@@ -77,7 +77,7 @@ type Step struct {
 	Pos        int            // position of the input token whose logits the step read
 	Input      int            // that token, or -1 in a LogitsModel session
 	Edited     []int          // tokens whose logit was set by hand, in increasing order
-	EndsMasked []int          // with Spec.IgnoreEOS, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
+	EndsMasked []int          // when its settings' IgnoreEOS is on, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
 	Choice     sampler.Choice // the sampler's choice, compact: stage summaries and the draw
 	Token      int            // the token appended to the context
 	Forced     bool           // Token was chosen by hand, not by Choice
