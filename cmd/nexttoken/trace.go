@@ -223,16 +223,6 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 		return err
 	}
 	for i := range steps {
-		var d *session.Detail
-		if out.wantsDetail() {
-			// The next step's detail reads the live model: no pass again.
-			var err error
-			if d, err = s.Detail(i); errors.Is(err, session.ErrStopped) {
-				break
-			} else if err != nil {
-				return fmt.Errorf("trace: %w", err)
-			}
-		}
 		if p, ok := out.(preparer); ok && s.Trace().Stop.Kind == session.Running {
 			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)
@@ -243,8 +233,14 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 		} else if err != nil {
 			return fmt.Errorf("trace: %w", err)
 		}
-		if d != nil {
-			d.Step = s.Trace().Steps[i]
+		var d *session.Detail
+		if out.wantsDetail() {
+			// A Detail lasts until the session changes: the step's own,
+			// derived once it is taken.
+			var err error
+			if d, err = s.Detail(i); err != nil {
+				return fmt.Errorf("trace: %w", err)
+			}
 		}
 		if err := out.step(s, i, d); err != nil {
 			return err

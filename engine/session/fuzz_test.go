@@ -74,9 +74,11 @@ func fuzzSettings(a, b byte) sampler.Settings {
 
 // FuzzActions runs a sequence of actions — step, undo, force, edit, mask,
 // set the sampler, re-run, reset, switch branch, delete branch — on a toy
-// or stories260K session, with or without its ends masked (IgnoreEOS), and checks after each that New(s.Spec())
-// rebuilds the identical trace and tree and the same next decision. Each action takes four bytes: what, then its
-// arguments. An action may fail (undo with no steps, a step after the end,
+// or stories260K session, with or without its ends masked from step 0
+// (IgnoreEOS), and checks after each that New(s.Spec()) rebuilds the
+// identical trace and tree and the same next decision, which Detail of
+// the next step shows after Detail of another step. Each action takes
+// four bytes: what, then its arguments. An action may fail (undo with no steps, a step after the end,
 // refused settings, every token masked); the session must stay consistent
 // all the same.
 func FuzzActions(f *testing.F) {
@@ -156,6 +158,14 @@ func FuzzActions(f *testing.F) {
 			if !reflect.DeepEqual(next, want) || (nextErr == nil) != (wantErr == nil) ||
 				nextErr != nil && errors.Is(nextErr, session.ErrStopped) != errors.Is(wantErr, session.ErrStopped) {
 				t.Fatalf("action %d (%d, %v): the next step differs: %v / %v", n, what, err, nextErr, wantErr)
+			}
+			// A step taken shown between, as the page shows one: the next
+			// step's kept decision stays what it was.
+			if _, err := s.Detail(int(c) % (len(s.Trace().Steps) + 1)); err != nil && nextErr == nil {
+				t.Fatalf("action %d (%d): Detail: %v", n, what, err)
+			}
+			if d, err := s.Detail(len(s.Trace().Steps)); nextErr == nil && (err != nil || !reflect.DeepEqual(d.Step, *next)) {
+				t.Fatalf("action %d (%d): Detail of the next step is not Next's: %v", n, what, err)
 			}
 		}
 	})

@@ -114,8 +114,10 @@ type Candidate struct {
 }
 
 // Detail is one step in full, derived from the compact trace and the model
-// when it is shown. Its vectors are fresh copies, except KV, which views
-// the session's cache and is valid until the session next changes.
+// when it is shown. It is valid until the next call of Session.Detail or
+// any change of the session: its vectors and lists, KV included, are the
+// session's memory or views of the model's state, which the next Detail
+// or change reuses. Read them; do not change them.
 type Detail struct {
 	Index int  // the step's number; len(Trace().Steps) for the next step
 	Step  Step // the compact record (for the next step, what Step would do now)
