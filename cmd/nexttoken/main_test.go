@@ -3,14 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -159,6 +164,41 @@ func TestTraceJSON(t *testing.T) {
 		var probs []float64
 		if err := json.Unmarshal(step["probs"], &probs); err != nil || probs[3] != 0 {
 			t.Errorf("probs %s (%v): a masked token has probability 0", step["probs"], err)
+		}
+	}
+}
+
+// TestTraceVectorsAreTheSteps: with --vectors, each step's vectors are
+// its own, as Detail derives them for the step taken (a Detail lasts
+// until the session changes, so not the next step's, read before it was
+// taken: its hidden state is the model's latest pass).
+func TestTraceVectorsAreTheSteps(t *testing.T) {
+	const steps = 4
+	code, out, errs := runCmd("trace", "--json", "--vectors", "--model=stories260K", "--prompt=Lily", "--temperature=1", "--seed=3", fmt.Sprintf("--steps=%d", steps))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var trace struct {
+		Steps []struct{ Logits, Hidden, Probs []float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &trace); err != nil || len(trace.Steps) != steps {
+		t.Fatalf("%d steps, %v", len(trace.Steps), err)
+	}
+	s, err := session.New(session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampler.Settings{Temperature: 1, Seed: 3}, Steps: steps}, models.Load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range trace.Steps {
+		d, err := s.Detail(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hidden := make([]float64, len(d.Hidden))
+		for k, v := range d.Hidden {
+			hidden[k] = float64(v)
+		}
+		if !slices.Equal(st.Hidden, hidden) || !slices.Equal(st.Logits, d.Logits) || !slices.Equal(st.Probs, d.Choice.Softmax.Probs) {
+			t.Errorf("step %d: the vectors printed are not the step's", i)
 		}
 	}
 }

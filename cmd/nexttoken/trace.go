@@ -63,7 +63,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
 	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
 	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
-	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "mask the tokens that end a text (EOS and BOS) at every step, as llama.cpp's --ignore-eos, so that the session goes on past them")
+	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "ignore the end of text: mask the tokens that end a text (EOS and BOS), as llama.cpp's --ignore-eos, so that the session goes on past them")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
 	fs.BoolVar(&f.recompute, "recompute", false, "with --json: also run every step without the KV cache, the whole sequence again, and write the largest difference from the cached logits and both ways' multiply-adds")
@@ -223,16 +223,6 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 		return err
 	}
 	for i := range steps {
-		var d *session.Detail
-		if out.wantsDetail() {
-			// The next step's detail reads the live model: no pass again.
-			var err error
-			if d, err = s.Detail(i); errors.Is(err, session.ErrStopped) {
-				break
-			} else if err != nil {
-				return fmt.Errorf("trace: %w", err)
-			}
-		}
 		if p, ok := out.(preparer); ok && s.Trace().Stop.Kind == session.Running {
 			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)
@@ -243,8 +233,14 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 		} else if err != nil {
 			return fmt.Errorf("trace: %w", err)
 		}
-		if d != nil {
-			d.Step = s.Trace().Steps[i]
+		var d *session.Detail
+		if out.wantsDetail() {
+			// A Detail lasts until the session changes: the step's own,
+			// derived once it is taken.
+			var err error
+			if d, err = s.Detail(i); err != nil {
+				return fmt.Errorf("trace: %w", err)
+			}
 		}
 		if err := out.step(s, i, d); err != nil {
 			return err
@@ -255,7 +251,8 @@ func runTrace(s *session.Session, steps int, out traceWriter) error {
 
 // spec turns the flags into a session spec and the loader for its model.
 func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
-	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model, IgnoreEOS: f.ignoreEOS}
+	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model}
+	spec.Sampler.IgnoreEOS = f.ignoreEOS
 	if f.steps < 0 {
 		return spec, nil, fmt.Errorf("--steps=%d is negative", f.steps)
 	}

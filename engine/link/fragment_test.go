@@ -161,10 +161,22 @@ func shareTests(t testing.TB) []link.State {
 			s.Sampler = hf
 			s.Changes = []session.Change{{Step: 2, Sampler: llamaCpp}}
 		})},
-		// The ends of a text masked, beside the other records.
+		// The end of text ignored by step 0's settings, then not from step
+		// 4, again from step 8, and by a branch's change, beside the other
+		// records.
 		func() link.State {
 			s := tree()
-			s.Spec.IgnoreEOS, s.Compare = true, link.Compare{Own: true}
+			s.Spec.Sampler.IgnoreEOS, s.Compare = true, link.Compare{Own: true}
+			stops, ignores := s.Spec.Sampler, s.Spec.Sampler
+			stops.IgnoreEOS, stops.Temperature = false, 0.7
+			s.Spec.Changes = []session.Change{{Step: 4, Sampler: stops}, {Step: 8, Sampler: ignores}}
+			s.Spec.Branches[1].Changes[0].Sampler.IgnoreEOS = true
+			return s
+		}(),
+		// The end of text ignored by a branch's change only.
+		func() link.State {
+			s := tree()
+			s.Spec.Branches[1].Changes[0].Sampler.IgnoreEOS = true
 			return s
 		}(),
 	}
@@ -230,7 +242,8 @@ var recorded = []struct {
 	{11, "s1.AAN0b3kAAAAFY2hhaW6q1YLUxOnrCx-AgEACAAqHBQIEAQACgCD__________38AAAKAIICU69wD67z98o_77j_IBAAAAv8E"},
 	{12, "s1.AAZsb2dpdHMAAAAFY2hhaW4AAAAAAAAAAgAqBANhLGID4oKsAQAGPDB4MEE-AQAC2AQDzg8D1wQAAA"},
 	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
-	{22, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAMBAwAAASE2AgADCgEDrAIAAAEFCAABBRQDzg8BBglsbGFtYS5jcHACAAAAAAAAAAAHAAIGADIDAAAAAAAAIgA"}, // the ends masked, tag 34
+	{22, "s1.GgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIEBWNoYWluDgEoAAAAAAAABwgFY2hhaW4SASgAAAAAAAAHAwEDAAABITYCAAMKAQOsAgAAAQUIAAEFFAPODwEGCWxsYW1hLmNwcAIAAAAAAAAAAAcAAgYAMgMAAAAAAAAiBAMAAgM"}, // the end of text ignored, tag 34
+	{23, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAACICAQE"},
 }
 
 func TestRecordedLinks(t *testing.T) {
@@ -419,6 +432,13 @@ func TestMerge(t *testing.T) {
 			s.Spec.Sampler.Seed = 7
 			return s
 		}()},
+		{name: "a runtime named keeps ignoring the end of text", query: "sampler=hf", fragment: ignoring(stories()), want: func() link.State {
+			s := stories()
+			s.Spec.Sampler = hf
+			s.Spec.Sampler.Seed, s.Spec.Sampler.IgnoreEOS = 7, true
+			return s
+		}()},
+		{name: "ignore_eos=0 over the fragment", query: "ignore_eos=0", fragment: ignoring(stories()), want: stories()},
 	} {
 		got, err := merge(t, c.query, c.fragment)
 		if c.err != "" {
@@ -435,6 +455,12 @@ func TestMerge(t *testing.T) {
 	if _, err := link.Merge(url.Values{"steps": {"1"}}, "s9.AAAA"); err == nil || !strings.Contains(err.Error(), "newer nexttoken") {
 		t.Errorf("Merge with a newer fragment: %v", err)
 	}
+}
+
+// ignoring is s with step 0's settings ignoring the end of text.
+func ignoring(s link.State) link.State {
+	s.Spec.Sampler.IgnoreEOS = true
+	return s
 }
 
 // mirostatTau0 is a session of llama.cpp's mirostat 2 with tau 0, typed

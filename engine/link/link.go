@@ -45,9 +45,10 @@
 //	dry_base            a number from 0 to 100, at least 1 with DRY on (1.75)
 //	dry_allowed_length  a whole number from 0 to 4096 (2)
 //	dry_penalty_last_n  a whole number from 0 to 2^20; 0 is off (64)
-//	ignore_eos          1: the tokens that end a text (EOS, BOS) are masked
-//	                    at every step, as llama.cpp's --ignore-eos
-//	                    (session.Spec.IgnoreEOS); 0, the default, not
+//	ignore_eos          1: step 0's settings ignore the end of text: the
+//	                    tokens that end a text (EOS, BOS) are masked, as
+//	                    llama.cpp's --ignore-eos (sampler.Settings.IgnoreEOS
+//	                    of Spec.Sampler); 0, the default, not
 //	view                the playground's open view: at most 32 letters a–z
 //	at                  the step on display, numbered as the page labels it
 //	                    ("Step N"): a whole number from 1 to steps; absent,
@@ -205,8 +206,12 @@
 //	    settings as tag 32 writes them: sequence string, mirostat uint,
 //	    four numbers, two uints)), each branch as session.CheckBranches
 //	    accepts it, with at most 4096 steps
-//	34  the tokens that end a text masked (session.Spec.IgnoreEOS): no
-//	    fields; Encode writes it only when they are
+//	34  the settings that ignore the end of text
+//	    (sampler.Settings.IgnoreEOS): uint n, then n × uint k, ascending,
+//	    where 0 is the session's settings, 1 to m its changes (k for
+//	    change k − 1 of its m), and the numbers after m the branches'
+//	    changes, branch after branch in order; Encode writes it only
+//	    when some settings ignore the end of text
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag
@@ -304,7 +309,7 @@ var params = slices.Concat([]param{
 	{"sampler", onSpec(readSampler)},
 }, settings(), []param{
 	{"ignore_eos", func(s *State, v string) (err error) {
-		s.Spec.IgnoreEOS, err = readBool(v)
+		s.Spec.Sampler.IgnoreEOS, err = readBool(v)
 		return err
 	}},
 	{"view", func(s *State, v string) error {
@@ -459,7 +464,8 @@ func filterOn(p sampler.Param, set sampler.Settings) bool {
 // Merge of the query gives s back, unless s is one Merge would reject,
 // such as one with a comma in a vocabulary token. lossy reports that s has
 // forced tokens, edited logits, changes of settings or branches, which the
-// readable form cannot carry. url.Values.Encode escapes the commas of logits and
+// readable form cannot carry: ignore_eos=1 is step 0's, and a change that
+// switches it is a change like any other. url.Values.Encode escapes the commas of logits and
 // vocab as %2C, which Parse reads the same.
 func Query(s State) (q url.Values, lossy bool) {
 	q = url.Values{}
@@ -507,7 +513,7 @@ func Query(s State) (q url.Values, lossy bool) {
 		q.Set("logits", strings.Join(l, ","))
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
-	put("ignore_eos", "1", !spec.IgnoreEOS)
+	put("ignore_eos", "1", !spec.Sampler.IgnoreEOS)
 	put("view", s.View, s.View == "")
 	put("at", strconv.Itoa(s.At), s.At == 0)
 	c := s.Compare

@@ -88,7 +88,7 @@ var parseTests = []struct {
 	})},
 	{query: "sampler=runc&temperature=1", want: with(func(s *session.Spec) { s.Sampler.Mode, s.Sampler.Temperature = sampler.RunC, 1 })},
 	{query: "model=stories260K&ignore_eos=1&steps=400", want: with(func(s *session.Spec) {
-		s.Model, s.Prompt, s.Steps, s.IgnoreEOS = "stories260K", "Once upon a time", 400, true
+		s.Model, s.Prompt, s.Steps, s.Sampler.IgnoreEOS = "stories260K", "Once upon a time", 400, true
 	})},
 	{query: "IGNORE_EOS=0", want: catalog.Default()},
 	{query: "model=logits&logits=1,2", want: logits([]string{"0", "1"}, 1, 2)},
@@ -323,6 +323,17 @@ func TestQuery(t *testing.T) {
 		// Temperature 1 over a filter is what Parse fills in; 0 is not.
 		{with(func(s *session.Spec) { s.Sampler.Temperature, s.Sampler.TopK = 1, 40 }), "top_k=40", false},
 		{with(func(s *session.Spec) { s.Sampler.TopK = 40 }), "temperature=0&top_k=40", false},
+		// ignore_eos=1 is step 0's; a change that switches it is lossy.
+		{with(func(s *session.Spec) { s.Sampler.IgnoreEOS = true }), "ignore_eos=1", false},
+		{with(func(s *session.Spec) {
+			s.Sampler.IgnoreEOS, s.Steps = true, 2
+			s.Changes = []session.Change{{Step: 1, Sampler: sampler.DefaultSettings()}}
+		}), "ignore_eos=1&steps=2", true},
+		{with(func(s *session.Spec) {
+			ignoring := sampler.DefaultSettings()
+			ignoring.IgnoreEOS = true
+			s.Steps, s.Changes = 2, []session.Change{{Step: 1, Sampler: ignoring}}
+		}), "steps=2", true},
 	} {
 		q, lossy := link.Query(link.State{Spec: c.spec})
 		if got := q.Encode(); got != c.query || lossy != c.lossy {
@@ -342,7 +353,8 @@ func FuzzParse(f *testing.F) {
 		"top_p=0.9", "top_k=3&temperature=0", "model=logits&at=1&steps=1", "embed=1&theme=dark&a;b=c",
 		"compare=chain,HF&compare_own=1", "compare=kt,edskypmxt&view=compare",
 		"sampler=hf&top_p=1&seed=9", "sampler=mirostat&mirostat_eta=0", "sampler=kt&dry_multiplier=1&dry_base=0",
-		"sampler=runc&top_k=0&repetition_penalty=1", "sampler=llama.cpp&temperature=0&top_k=1", "sampler=edskypmxt&mirostat=2"} {
+		"sampler=runc&top_k=0&repetition_penalty=1", "sampler=llama.cpp&temperature=0&top_k=1", "sampler=edskypmxt&mirostat=2",
+		"ignore_eos=1&sampler=hf"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

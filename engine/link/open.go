@@ -272,7 +272,7 @@ func instead(p string, s State) string {
 		}
 		return "the compare card shows " + s.Compare.Chains[0] + " and " + s.Compare.Chains[1]
 	case "ignore_eos":
-		if spec.IgnoreEOS {
+		if spec.Sampler.IgnoreEOS {
 			return "the end of a text does not end the session"
 		}
 		return "the end of a text ends the session"

@@ -26,7 +26,8 @@ func FuzzLinkSession(f *testing.F) {
 		"model=logits&logits=2,1,0&vocab=a,b,c&steps=3&top_p=0.5&temperature=2", "utm_source=x&STEPS=2&view=kv", "prompt=100%&steps=1",
 		"model=stories260K&steps=12&sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5",
 		"model=toy&steps=4&sampler=llama.cpp&repetition_penalty=1.3", "model=stories260K&steps=6&sampler=hf&temperature=1.2&top_k=50&seed=9",
-		"model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&view=compare&compare=chain,hf&compare_own=1"} {
+		"model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&view=compare&compare=chain,hf&compare_own=1",
+		"model=stories260K&prompt=&steps=40&temperature=1&seed=2&ignore_eos=1&sampler=llama.cpp"} {
 		f.Add(q, "")
 	}
 	f.Add("steps=2", "s1.A")

@@ -110,8 +110,8 @@ func (w *writer) state(s State) (flags byte) {
 		records = append(records, record{tagTree, treeRecord(spec.Branches)})
 		flags |= changesSession
 	}
-	if spec.IgnoreEOS {
-		records = append(records, record{tagIgnoreEOS, nil})
+	if body, ok := ignoreEOSRecord(spec); ok {
+		records = append(records, record{tagIgnoreEOS, body})
 		flags |= changesSession
 	}
 	if len(records) > 0 {
@@ -143,7 +143,7 @@ const (
 	sessionTags  = 32 // the first tag of a record that changes the session
 	tagLlama     = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
 	tagTree      = 33 // the generation tree, Spec.Branches: see treeRecord
-	tagIgnoreEOS = 34 // Spec.IgnoreEOS, set: no fields
+	tagIgnoreEOS = 34 // the settings that ignore the end of text: see ignoreEOSRecord
 
 	// maxRecords bounds the section: far more tags than will ever be
 	// defined, and far fewer than the data could claim.
@@ -198,6 +198,41 @@ func treeRecord(branches []session.Branch) (body writer) {
 		}
 	}
 	return body
+}
+
+// ignoreEOSRecord writes which of the session's settings ignore the end of
+// text (sampler.Settings.IgnoreEOS): uint n, then n × uint k, ascending,
+// each the number of the settings in allSettings' order. ok is false
+// when none do.
+func ignoreEOSRecord(spec session.Spec) (body writer, ok bool) {
+	var entries writer
+	n := 0
+	for k, set := range allSettings(&spec) {
+		if set.IgnoreEOS {
+			n++
+			entries.int(k)
+		}
+	}
+	if n == 0 {
+		return nil, false
+	}
+	body.int(n)
+	return append(body, entries...), true
+}
+
+// allSettings are every settings of spec, as tag 34 numbers them: the
+// session's, then its changes', then each branch's changes', in order.
+func allSettings(spec *session.Spec) []*sampler.Settings {
+	all := []*sampler.Settings{&spec.Sampler}
+	for i := range spec.Changes {
+		all = append(all, &spec.Changes[i].Sampler)
+	}
+	for _, b := range spec.Branches {
+		for i := range b.Changes {
+			all = append(all, &b.Changes[i].Sampler)
+		}
+	}
+	return all
 }
 
 // forced writes forced tokens: uint n, then n × (step, token uints).
@@ -430,10 +465,7 @@ func (r *reader) extras(s *State, flags byte) {
 			s.Spec.Branches = body.tree()
 			sessionRecord = true
 		case tag == tagIgnoreEOS:
-			s.Spec.IgnoreEOS = true
-			if len(body.b) > 0 {
-				body.fail("ignore_eos", "%d bytes in a record of no fields", len(body.b))
-			}
+			body.ignoreEOS(&s.Spec)
 			sessionRecord = true
 		case tag >= sessionTags:
 			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (%w)", i, tag, errNewer)
@@ -482,6 +514,31 @@ func (r *reader) llama(spec *session.Spec) {
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.fail("llama", "%d bytes after the record's last field", len(r.b))
+	}
+}
+
+// ignoreEOS reads the record of tag tagIgnoreEOS, all of r, into the
+// settings of spec it numbers (allSettings): at least one, each once.
+func (r *reader) ignoreEOS(spec *session.Spec) {
+	all := allSettings(spec)
+	n := r.count("ignore_eos", 1, len(all))
+	if r.err == nil && n == 0 {
+		r.fail("ignore_eos", "no settings")
+	}
+	prev := -1
+	for range n {
+		k := r.int("ignore_eos")
+		if r.err == nil && (k <= prev || k >= len(all)) {
+			r.fail("ignore_eos", "settings %d, not above %d and below the %d settings", k, prev, len(all))
+		}
+		if r.err != nil {
+			return
+		}
+		prev = k
+		all[k].IgnoreEOS = true
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("ignore_eos", "%d bytes after the record's last field", len(r.b))
 	}
 }
 

@@ -120,6 +120,14 @@ func llamaEntries(n int, fields ...uint64) writer {
 // no DRY.
 func mirostat2(k uint64) []uint64 { return []uint64{k, 0, 2, 10, 0, 2, 1, 0, 0, 0, 0, 0, 0} }
 
+// twoChanges is a tree of one branch with two changes: with the default
+// session, tag 34 numbers three settings, the session's and the branch's
+// two.
+func twoChanges() []session.Branch {
+	set := sampler.DefaultSettings()
+	return []session.Branch{{Steps: 9, Changes: []session.Change{{Step: 2, Sampler: set}, {Step: 3, Sampler: set}}}}
+}
+
 // compareRecord is the body of a compare record.
 func compareRecord(a, b string, own uint64) writer {
 	var w writer
@@ -181,9 +189,22 @@ var decodeErrors = []struct {
 	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
 	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS + 1, nil}),
 		"extras: record 0 has tag 35, which changes the session, but this nexttoken does not know it"},
-	{"ignore_eos with a field", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, writer{1}}),
-		"ignore_eos: 1 bytes in a record of no fields"},
-	{"ignore_eos without flag bit 4", withExtrasOf(catalog.Default(), hasExtras, record{tagIgnoreEOS, nil}),
+	{"ignore_eos of no settings", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(0)}),
+		"ignore_eos: no settings"},
+	{"ignore_eos empty", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, nil}),
+		"ignore_eos: the data ends early"},
+	{"ignore_eos of more settings than there are", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(2, 0, 1)}),
+		"ignore_eos: 2 entries, more than 1"},
+	{"ignore_eos of a change not there", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(1, 1)}),
+		"ignore_eos: settings 1, not above -1 and below the 1 settings"},
+	{"ignore_eos of a branch's change not there", withExtrasOf(catalog.Default(), hasExtras|changesSession,
+		record{tagTree, treeRecord(twoChanges())}, record{tagIgnoreEOS, llamaEntries(1, 3)}),
+		"ignore_eos: settings 3, not above -1 and below the 3 settings"},
+	{"ignore_eos twice", withExtrasOf(changes(session.Change{Step: 1, Sampler: sampler.DefaultSettings()}).Spec, hasChanges|hasExtras|changesSession,
+		record{tagIgnoreEOS, llamaEntries(2, 1, 1)}), "ignore_eos: settings 1, not above 1"},
+	{"ignore_eos, a byte more", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(1, 0, 0)}),
+		"ignore_eos: 1 bytes after the record's last field"},
+	{"ignore_eos without flag bit 4", withExtrasOf(catalog.Default(), hasExtras, record{tagIgnoreEOS, llamaEntries(1, 0)}),
 		"extras: flag bit 4 is false, but a record that changes the session is true"},
 	{"a tree of no branches", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(0)}), "tree: no branches"},
 	{"a tree of too many branches", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagTree, llamaEntries(257, make([]uint64, 6*257)...)}),

@@ -91,7 +91,9 @@
 // read them there. LlamaParams are the settings only llama.cpp mode has —
 // mirostat with its tau and eta, DRY's multiplier, base, allowed length
 // and last n — and Settings.Sequence its stages by letter; they are 0 in
-// every other mode.
+// every other mode. Settings.IgnoreEOS, valid in every mode, is for the
+// session that runs the sampler: it masks the tokens that end a text in
+// the logits before the sampler reads them.
 //
 // # Random numbers
 //

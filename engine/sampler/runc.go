@@ -36,8 +36,9 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		}
 	}
 	temp := Stage{Name: "temperature"}
+	mem := &sc.rec.stages // temperature, runc_cutoff, top_p
 	if record {
-		temp.Logits = widen(x)
+		temp.Logits = widen(&mem[0].logits, x)
 	}
 	softmax.Float32(x)
 	for _, q := range x {
@@ -46,7 +47,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		}
 	}
 	if record {
-		temp.Probs = widen(x)
+		temp.Probs = widen(&mem[0].probs, x)
 	}
 	c.add(temp)
 
@@ -57,8 +58,12 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		if err != nil {
 			return err
 		}
-		d := sc.newDraw(record)
-		*d = Draw{U: float64(coin), Target: float64(coin), Index: len(x) - 1, Total: 1}
+		var total float32 // the sum the walk would reach at the last token
+		for _, q := range x {
+			total += q
+		}
+		d := sc.newDraw()
+		*d = Draw{U: float64(coin), Target: float64(coin), Index: len(x) - 1, Total: float64(total)}
 		var cdf float32
 		for i, q := range x {
 			lo := cdf
@@ -68,12 +73,11 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 			}
 		}
 		if record {
-			d.Order = make([]int, len(x))
-			for i := range d.Order {
-				d.Order[i] = i
+			d.Order = list(&sc.rec.order, len(x))
+			for i := range x {
+				d.Order = append(d.Order, i)
 			}
-			d.CDF = widen(cumsum(x, d.Order))
-			d.Total = d.CDF[len(d.CDF)-1]
+			d.CDF = cumsum(&sc.rec.cdf, x, d.Order)
 		}
 		c.Draw, c.Token = d, d.Index
 		return nil
@@ -123,8 +127,8 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	}
 	top := Stage{Name: "top_p", Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
 	if record {
-		recordFilter(&pre, temp.Probs, order)
-		recordFilter(&top, pre.Probs, nucleus)
+		recordFilter(&pre, &mem[1], temp.Probs, order)
+		recordFilter(&top, &mem[2], pre.Probs, nucleus)
 	}
 	c.add(pre)
 	c.add(top)
@@ -134,7 +138,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		return err
 	}
 	target := coin * mass
-	d := sc.newDraw(record)
+	d := sc.newDraw()
 	*d = Draw{U: float64(coin), Target: float64(target), Index: last, Total: float64(mass)}
 	var cdf float32
 	for i, id := range nucleus {
@@ -145,41 +149,54 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		}
 	}
 	if record {
-		d.Order = slices.Clone(nucleus)
-		d.CDF = widen(cumsum(x, nucleus))
+		d.Order = append(list(&sc.rec.order, len(nucleus)), nucleus...)
+		d.CDF = cumsum(&sc.rec.cdf, x, nucleus)
 	}
 	c.Draw, c.Token = d, nucleus[d.Index]
 	return nil
 }
 
 // recordFilter fills the token lists of a filter stage that kept the tokens
-// keep of the distribution p: those it removed, and p renormalised over the
-// kept ones.
-func recordFilter(st *Stage, p []float64, keep []int) {
-	st.Probs = make([]float64, len(p))
+// keep of the distribution p, in m's memory: those it removed, and p
+// renormalised over the kept ones.
+func recordFilter(st *Stage, m *stageMemory, p []float64, keep []int) {
+	st.Probs = zeros(&m.probs, len(p))
 	var kept float64
 	for _, i := range keep {
 		st.Probs[i] = p[i]
 		kept += p[i]
 	}
-	st.Removed = []int{}
+	st.Removed = list(&m.removed, st.Affected)
 	for i, q := range p {
 		if q > 0 && st.Probs[i] == 0 {
 			st.Removed = append(st.Removed, i)
 		}
 		st.Probs[i] /= kept
 	}
+	m.removed = st.Removed
 }
 
-// cumsum returns the running sums of p along order, accumulated in F.
-func cumsum[F float32 | float64](p []F, order []int) []F {
-	cdf := make([]F, len(order))
-	var sum F
+// cumsum is the running sums of p along order, accumulated in float32 as
+// run.c does, widened into *buf.
+func cumsum(buf *[]float64, p []float32, order []int) []float64 {
+	cdf := grow(*buf, len(order))
+	*buf = cdf
+	var sum float32
 	for i, id := range order {
 		sum += p[id]
-		cdf[i] = sum
+		cdf[i] = float64(sum)
 	}
 	return cdf
+}
+
+// widen is x in float64, for display, in *buf's memory.
+func widen(buf *[]float64, x []float32) []float64 {
+	y := grow(*buf, len(x))
+	*buf = y
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
 }
 
 // overflows reports whether the finite logit l became infinite as the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -293,6 +294,104 @@ func TestChooseAllocatesNothing(t *testing.T) {
 		choose()
 		if n := testing.AllocsPerRun(20, choose); n != 0 {
 			t.Errorf("%+v: %v allocations per Choose", s, n)
+		}
+	}
+}
+
+// TestRecordMatchesSample: a Scratch reused for Record and Choose, over
+// vocabularies that grow and shrink, records every choice as Sample does,
+// every vector and list equal, with the generator in the same state.
+func TestRecordMatchesSample(t *testing.T) {
+	var sc sampler.Scratch
+	for _, n := range []int{200, 5000, 6, 300} {
+		logits := randomLogits(n, 2, uint64(n))
+		logits[5] = math.Inf(-1)
+		hist := []int{1, 2, 1, 5, 3}
+		for _, s := range []sampler.Settings{
+			{Temperature: 0, RepetitionPenalty: 1.2},
+			{Temperature: 1},
+			{Temperature: 0.9, TopK: 50, TopP: 0.95, MinP: 0.02, RepetitionPenalty: 1.3},
+			{Temperature: 0.7, TopK: 3},
+			{Mode: sampler.RunC, Temperature: 0.8, TopP: 0.9},
+			{Mode: sampler.RunC, Temperature: 1},
+			{Mode: sampler.RunC, Temperature: 0},
+		} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				s.Seed = seed
+				r1, r2, r3 := sampler.NewRNG(seed), sampler.NewRNG(seed), sampler.NewRNG(seed+1)
+				want, err := sampler.Sample(s, logits, hist, &r1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := sc.Record(s, logits, hist, &r2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) || r1 != r2 {
+					t.Fatalf("n=%d %+v: Record\n%+v\nSample\n%+v", n, s, got, want)
+				}
+				if _, err := sc.Choose(s, logits, hist, &r3); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// TestRecordAllocatesNothing once its scratch has grown, as Choose.
+func TestRecordAllocatesNothing(t *testing.T) {
+	logits := randomLogits(32000, 3, 6)
+	history := []int{1, 2, 3}
+	for _, s := range []sampler.Settings{
+		{Temperature: 0, RepetitionPenalty: 1.1, Seed: 1},
+		{Temperature: 0.8, TopP: 0.9, TopK: 40, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 1},
+		{Temperature: 1, Seed: 1},
+		{Mode: sampler.RunC, Temperature: 0.8, TopP: 0.9, Seed: 1},
+		{Mode: sampler.RunC, Temperature: 1, Seed: 1},
+	} {
+		var sc sampler.Scratch
+		rng := sampler.NewRNG(1)
+		record := func() {
+			if _, err := sc.Record(s, logits, history, &rng); err != nil {
+				t.Fatal(err)
+			}
+		}
+		record()
+		if n := testing.AllocsPerRun(5, record); n != 0 {
+			t.Errorf("%+v: %v allocations per Record", s, n)
+		}
+	}
+}
+
+// TestCompactOfRecord: a recorded choice made compact is the choice
+// Choose makes, in every mode of the package: the draw's total too, which
+// run.c's multinomial draw gave as 1 when compact and as the float32 sum
+// when recorded.
+func TestCompactOfRecord(t *testing.T) {
+	logits := randomLogits(3000, 2, 9)
+	hist := []int{1, 2, 1, 5, 3}
+	for _, s := range []sampler.Settings{
+		{Temperature: 0},
+		{Temperature: 0, RepetitionPenalty: 1.2},
+		{Temperature: 1},
+		{Temperature: 0.9, TopK: 50, TopP: 0.95, MinP: 0.02, RepetitionPenalty: 1.3},
+		{Mode: sampler.RunC, Temperature: 0.8, TopP: 0.9},
+		{Mode: sampler.RunC, Temperature: 1},
+		{Mode: sampler.RunC, Temperature: 0},
+	} {
+		s.Seed = 4
+		var a, b sampler.Scratch
+		r1, r2 := sampler.NewRNG(4), sampler.NewRNG(4)
+		rec, err := a.Record(s, logits, hist, &r1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := b.Choose(s, logits, hist, &r2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Compact(); !reflect.DeepEqual(&got, c) {
+			t.Errorf("%+v: Compact of Record\n%+v\nChoose\n%+v", s, got, *c)
 		}
 	}
 }

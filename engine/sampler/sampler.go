@@ -3,13 +3,15 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"nexttoken/engine/softmax"
 )
 
 // Stage records what one stage of the choice did. Token lists are in
-// increasing id order. A recorded choice (Sample) fills every field; a
-// compact one (Choose) leaves Removed, Changed, Logits and Probs nil.
+// increasing id order. A recorded choice (Sample, Record) fills every
+// field; a compact one (Choose) leaves Removed, Changed, Logits and Probs
+// nil.
 type Stage struct {
 	Name        string  // "repetition_penalty", "temperature", "top_k", "top_p", "min_p" or "runc_cutoff"
 	Survivors   int     // tokens of nonzero probability after the stage (not for the penalty)
@@ -59,14 +61,14 @@ type Choice struct {
 // for display: O(vocabulary) memory per stage. history holds the tokens of
 // the context so far, for the repetition penalty; each must be a valid id.
 // rng is advanced by exactly one Float32 when the choice is not greedy; on
-// error it is left untouched.
+// error it is left untouched. The Choice is the caller's: Sample is Record
+// on a Scratch of its own.
 func Sample(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
-	var sc Scratch
-	return sc.choose(s, logits, history, rng, true)
+	return new(Scratch).Record(s, logits, history, rng)
 }
 
-// Scratch holds the working memory of Choose, reused from one call to the
-// next. The zero value is ready to use.
+// Scratch holds the working memory of Choose and Record, reused from one
+// call to the next. The zero value is ready to use.
 type Scratch struct {
 	logits, probs []float64
 	probs32       []float32
@@ -75,6 +77,22 @@ type Scratch struct {
 	stages        [5]Stage
 	choice        Choice
 	draw          Draw
+	rec           recording
+}
+
+// recording is the memory of Record's vectors and lists.
+type recording struct {
+	softmax softmax.Trace
+	stages  [5]stageMemory // by the stage's place in the choice
+	changed []int          // the repetition penalty's
+	order   []int          // the draw's
+	cdf     []float64
+}
+
+// stageMemory is the memory of one recorded stage's lists.
+type stageMemory struct {
+	removed       []int
+	logits, probs []float64
 }
 
 // Choose makes the same choice as Sample, with the same arithmetic, but
@@ -82,13 +100,23 @@ type Scratch struct {
 // interval. It allocates nothing once sc has grown to the vocabulary, and
 // sorts at most as far as the stages and the draw read the ranking. The
 // returned Choice and the distribution from Probs live in sc until the
-// next call.
+// next call of Choose or Record.
 func (sc *Scratch) Choose(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
 	return sc.choose(s, logits, history, rng, false)
 }
 
-// Probs is the distribution the latest Choose started from: the softmax of
-// the (penalised) logits at the temperature used (1 when greedy).
+// Record makes the choice Sample makes and records it as fully, every
+// vector and list in sc's memory, reused from one call to the next: once
+// sc has grown to the vocabulary it allocates nothing. The returned
+// Choice, everything it holds and the distribution from Probs live in sc
+// until the next call of Choose or Record.
+func (sc *Scratch) Record(s Settings, logits []float64, history []int, rng *RNG) (*Choice, error) {
+	return sc.choose(s, logits, history, rng, true)
+}
+
+// Probs is the distribution the latest Choose or Record started from: the
+// softmax of the (penalised) logits at the temperature used (1 when
+// greedy).
 func (sc *Scratch) Probs() []float64 { return sc.probs }
 
 func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG, record bool) (*Choice, error) {
@@ -105,11 +133,7 @@ func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG,
 	}
 	sc.probs = grow(sc.probs, len(logits))
 	c := &sc.choice
-	if record {
-		c = new(Choice)
-	} else {
-		*c = Choice{Stages: sc.stages[:0]}
-	}
+	*c = Choice{Stages: sc.stages[:0]}
 	var err error
 	if s.Mode == RunC {
 		err = sc.runC(c, s, logits, rng, record)
@@ -129,6 +153,7 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 		logits = sc.logits
 		c.add(sc.penalise(logits, history, s.RepetitionPenalty, record))
 	}
+	mem := func() *stageMemory { return sc.memory(c, record) }
 	temperature := s.Temperature
 	if temperature == 0 {
 		temperature = 1 // the displayed distribution of a greedy choice
@@ -143,35 +168,45 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 
 	r := &sc.rank
 	r.reset(sc.probs)
-	temp := r.stage("temperature", r.survivors, record)
+	temp := r.stage("temperature", r.survivors, mem())
 	if record {
 		temp.Logits = c.Softmax.Scaled
 	}
 	c.add(temp)
 	if s.TopK > 0 {
-		c.add(r.stage("top_k", min(s.TopK, r.survivors), record))
+		c.add(r.stage("top_k", min(s.TopK, r.survivors), mem()))
 	}
 	if s.TopP > 0 && s.TopP < 1 {
-		c.add(r.stage("top_p", r.nucleus(s.TopP), record))
+		c.add(r.stage("top_p", r.nucleus(s.TopP), mem()))
 	}
 	if s.MinP > 0 {
-		c.add(r.stage("min_p", r.aboveMin(s.MinP), record))
+		c.add(r.stage("min_p", r.aboveMin(s.MinP), mem()))
 	}
 	u, err := flip(rng)
 	if err != nil {
 		return err
 	}
-	c.Draw = sc.newDraw(record)
-	r.draw(c.Draw, float64(u), record)
+	c.Draw = sc.newDraw()
+	var rec *recording
+	if record {
+		rec = &sc.rec
+	}
+	r.draw(c.Draw, float64(u), rec)
 	c.Token = r.order[c.Draw.Index]
 	return nil
 }
 
-// newDraw is where a choice records its draw.
-func (sc *Scratch) newDraw(record bool) *Draw {
-	if record {
-		return &Draw{}
+// memory is where the next stage of c keeps its lists, or nil when c is
+// not recorded.
+func (sc *Scratch) memory(c *Choice, record bool) *stageMemory {
+	if !record {
+		return nil
 	}
+	return &sc.rec.stages[len(c.Stages)]
+}
+
+// newDraw is where a choice records its draw.
+func (sc *Scratch) newDraw() *Draw {
 	sc.draw = Draw{}
 	return &sc.draw
 }
@@ -183,12 +218,33 @@ func (sc *Scratch) distribution(c *Choice, logits []float64, temperature float64
 		_, _, err := softmax.Probs(sc.probs, logits, temperature)
 		return err
 	}
-	var err error
-	if c.Softmax, err = softmax.Compute(logits, temperature); err != nil {
+	if err := sc.rec.softmax.Compute(logits, temperature); err != nil {
 		return err
 	}
+	c.Softmax = &sc.rec.softmax
 	copy(sc.probs, c.Softmax.Probs) // the same bits Probs gives
 	return nil
+}
+
+// Compact is c as Choose gives it, in memory of its own: the summaries,
+// without what only a recorded choice holds (the stages' Removed,
+// Changed, Logits and Probs, the draw's Order and CDF, the softmax).
+// The summaries of a choice recorded and of the same choice made compact
+// are the same.
+func (c *Choice) Compact() Choice {
+	out := *c
+	out.Softmax = nil
+	out.Stages = slices.Clone(c.Stages)
+	for i := range out.Stages {
+		st := &out.Stages[i]
+		st.Removed, st.Changed, st.Logits, st.Probs = nil, nil, nil, nil
+	}
+	if c.Draw != nil {
+		d := *c.Draw
+		d.Order, d.CDF = nil, nil
+		out.Draw = &d
+	}
+	return out
 }
 
 // add appends st to the stages of c.
@@ -208,4 +264,20 @@ func grow[T any](x []T, n int) []T {
 		return make([]T, n)
 	}
 	return x[:n]
+}
+
+// list is *buf emptied, with room for n, to append a recorded list to: never
+// nil, as a recorded list is empty rather than absent.
+func list[T any](buf *[]T, n int) []T {
+	if *buf == nil || cap(*buf) < n {
+		*buf = make([]T, 0, n)
+	}
+	return (*buf)[:0]
+}
+
+// zeros is *buf resized to n and cleared.
+func zeros(buf *[]float64, n int) []float64 {
+	*buf = grow(*buf, n)
+	clear(*buf)
+	return *buf
 }

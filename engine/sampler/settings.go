@@ -44,6 +44,13 @@ type Settings struct {
 	DryBase          float64 `json:",omitempty"` // at least 1 when DRY is on
 	DryAllowedLength int     `json:",omitempty"`
 	DryPenaltyLastN  int     `json:",omitempty"` // 0 is off
+
+	// IgnoreEOS masks the tokens that end a text, a session's EOS and
+	// BOS, as llama.cpp's --ignore-eos gives them a logit bias of −Inf:
+	// package session sets their logits to −Inf after the step's edits,
+	// before any sampler reads them, so that none is chosen. Valid in
+	// every mode; Sample itself does not read it.
+	IgnoreEOS bool `json:",omitempty"`
 }
 
 // MaxSequence is the most letters Settings.Sequence may have: each stage

@@ -8,11 +8,13 @@ import (
 
 // penalise applies the repetition penalty r, in place, to the logits of the
 // distinct tokens of history: a positive logit is divided by r, any other
-// multiplied by it.
+// multiplied by it. Recorded, the stage's Logits are logits, which the
+// choice reads until it is done.
 func (sc *Scratch) penalise(logits []float64, history []int, r float64, record bool) Stage {
 	sc.ids = append(sc.ids[:0], history...)
 	slices.Sort(sc.ids)
 	st := Stage{Name: "repetition_penalty"}
+	changed := sc.rec.changed[:0]
 	for _, id := range slices.Compact(sc.ids) {
 		l := logits[id]
 		if l > 0 {
@@ -23,12 +25,16 @@ func (sc *Scratch) penalise(logits []float64, history []int, r float64, record b
 		if logits[id] != l {
 			st.Affected++
 			if record {
-				st.Changed = append(st.Changed, id)
+				changed = append(changed, id)
 			}
 		}
 	}
 	if record {
-		st.Logits = slices.Clone(logits)
+		sc.rec.changed = changed
+		if len(changed) > 0 { // none is nil, as Sample always gave
+			st.Changed = changed
+		}
+		st.Logits = logits
 	}
 	return st
 }
@@ -210,8 +216,9 @@ func (r *ranking) aboveMin(m float64) int {
 	return n
 }
 
-// stage keeps the first keep survivors and renormalises them.
-func (r *ranking) stage(name string, keep int, record bool) Stage {
+// stage keeps the first keep survivors and renormalises them; with m, it
+// records the stage's lists in m's memory.
+func (r *ranking) stage(name string, keep int, m *stageMemory) Stage {
 	st := Stage{Name: name, Survivors: keep, Affected: r.survivors - keep}
 	prev := r.mass
 	if keep < r.survivors {
@@ -222,14 +229,14 @@ func (r *ranking) stage(name string, keep int, record bool) Stage {
 		st.RemovedMass = (prev - kept) / prev
 		r.mass = kept
 	}
-	if record {
+	if m != nil {
 		r.rankAll()
-		st.Removed = make([]int, 0, st.Affected)
+		st.Removed = list(&m.removed, st.Affected)
 		for i := keep; i < r.survivors; i++ {
 			st.Removed = append(st.Removed, r.at(i))
 		}
 		slices.Sort(st.Removed)
-		st.Probs = make([]float64, len(r.p))
+		st.Probs = zeros(&m.probs, len(r.p))
 		for i := range keep {
 			id := r.at(i)
 			st.Probs[id] = r.p[id] / r.mass
@@ -241,8 +248,9 @@ func (r *ranking) stage(name string, keep int, record bool) Stage {
 
 // draw walks the survivors, most probable first, to the first whose
 // cumulative probability exceeds u (the last one, if rounding leaves u
-// beyond the total).
-func (r *ranking) draw(d *Draw, u float64, record bool) {
+// beyond the total); with rec, it records the order and the cumulative
+// sum in rec's memory.
+func (r *ranking) draw(d *Draw, u float64, rec *recording) {
 	*d = Draw{U: u, Target: u, Total: 1, Index: r.survivors - 1}
 	var cum float64
 	for i := range r.survivors {
@@ -253,9 +261,9 @@ func (r *ranking) draw(d *Draw, u float64, record bool) {
 			break
 		}
 	}
-	if record {
-		d.Order = make([]int, 0, r.survivors)
-		d.CDF = make([]float64, 0, r.survivors)
+	if rec != nil {
+		d.Order = list(&rec.order, r.survivors)
+		d.CDF = list(&rec.cdf, r.survivors)
 		cum = 0
 		for i := range r.survivors {
 			cum += r.value(i)
@@ -275,13 +283,4 @@ func Argmax[F float32 | float64](x []F) int {
 		}
 	}
 	return best
-}
-
-// widen converts to float64 for display.
-func widen[F float32 | float64](x []F) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }

@@ -50,7 +50,7 @@ func TestFilters(t *testing.T) {
 		return func(p []float64) Stage {
 			var r ranking
 			r.reset(p)
-			return r.stage(name, keep(&r), true)
+			return r.stage(name, keep(&r), new(stageMemory))
 		}
 	}
 	topKOf := func(k int) func([]float64) Stage {
@@ -171,7 +171,11 @@ func TestDraw(t *testing.T) {
 			var r ranking
 			r.reset(p)
 			var d Draw
-			r.draw(&d, u, record)
+			var rec *recording
+			if record {
+				rec = new(recording)
+			}
+			r.draw(&d, u, rec)
 			if d.Index != want || r.order[d.Index] != order[want] {
 				t.Errorf("u = %v: Index %d, want %d", u, d.Index, want)
 			}

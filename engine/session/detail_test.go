@@ -18,7 +18,9 @@ import (
 // TestDetailOfPastSteps records the detail of every step while it is the
 // next one (read from the live model), then checks that after many more
 // steps, edits and forces, Detail of each past step (derived again from the
-// compact trace) gives the same numbers bit for bit.
+// compact trace) gives the same numbers bit for bit. A Detail is valid
+// until the next Detail or change of the session, so the test keeps
+// copies.
 func TestDetailOfPastSteps(t *testing.T) {
 	sampled := sampler.Settings{Temperature: 0.9, TopK: 40, TopP: 0.95, MinP: 0.01, RepetitionPenalty: 1.2, Seed: 7}
 	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1.1, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.1, Seed: 7}
@@ -101,7 +103,7 @@ func TestDetailOfPastSteps(t *testing.T) {
 			s := newSession(t, spec)
 			var live []*session.Detail
 			for i := range tc.steps {
-				live = append(live, detail(t, s, i))
+				live = append(live, kept(detail(t, s, i)))
 				act := tc.act
 				if act == nil {
 					act = func(s *session.Session, _ int) error { return s.Step() }
@@ -110,7 +112,7 @@ func TestDetailOfPastSteps(t *testing.T) {
 					t.Fatal(err)
 				}
 				if len(s.Trace().Steps) == i { // an edit of the next step commits nothing
-					live[i] = detail(t, s, i)
+					live[i] = kept(detail(t, s, i))
 					if err := s.Step(); err != nil {
 						t.Fatal(err)
 					}
@@ -148,6 +150,94 @@ func TestDetailOfPastSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNextDecidesOnce: the sampler runs once for the next step however
+// often it is read. Next keeps its decision, with every stage recorded,
+// until the session changes: Detail of the next step shows it and Step
+// takes it, neither running the sampler again — which in llama.cpp's and
+// Hugging Face's modes allocates dozens of times, so that the
+// allocations tell.
+func TestNextDecidesOnce(t *testing.T) {
+	mallocs := func(f func() error) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	for _, set := range []sampler.Settings{
+		{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 5},
+		{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 0.9, Seed: 5},
+	} {
+		s := newSession(t, session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: set, Steps: 5})
+		n := len(s.Trace().Steps)
+		if _, err := s.Detail(n - 1); err != nil { // Detail's memory grown
+			t.Fatal(err)
+		}
+		deciding := mallocs(s.Step) // the decision made by Step
+		next, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := mallocs(func() error {
+			_, err := s.Detail(n + 1)
+			return err
+		})
+		if _, err := s.Detail(n); err != nil { // a step taken between
+			t.Fatal(err)
+		}
+		again := mallocs(func() error {
+			d, err := s.Detail(n + 1)
+			if err == nil && (d.Step.Token != next.Token || d.Choice.Token != next.Token) {
+				t.Errorf("%s: Detail shows token %d, Next %d", set.Mode, d.Step.Token, next.Token)
+			}
+			return err
+		})
+		taking := mallocs(s.Step)
+		if shown > 2 || again > 2 || taking >= deciding/2 {
+			t.Errorf("%s: Detail of the next step allocated %d and %d times, Step taking the decision %d, making it %d",
+				set.Mode, shown, again, taking, deciding)
+		}
+		if got := s.Trace().Steps[n+1]; got.Token != next.Token || !reflect.DeepEqual(got.Choice, next.Choice) || !reflect.DeepEqual(got.Top, next.Top) {
+			t.Errorf("%s: Step took token %d, Next said %d", set.Mode, got.Token, next.Token)
+		}
+	}
+}
+
+// kept is a copy of d in memory of its own, which outlives d.
+func kept(d *session.Detail) *session.Detail {
+	k := *d
+	k.Logits, k.Context, k.Computed, k.Hidden = slices.Clone(d.Logits), slices.Clone(d.Context), slices.Clone(d.Computed), slices.Clone(d.Hidden)
+	k.Attention = make([][][]float32, len(d.Attention))
+	for l, heads := range d.Attention {
+		k.Attention[l] = make([][]float32, len(heads))
+		for h, w := range heads {
+			k.Attention[l][h] = slices.Clone(w)
+		}
+	}
+	if d.Choice != nil {
+		c := *d.Choice
+		c.Stages = slices.Clone(c.Stages)
+		for i := range c.Stages {
+			st := &c.Stages[i]
+			st.Removed, st.Changed, st.Logits, st.Probs = slices.Clone(st.Removed), slices.Clone(st.Changed), slices.Clone(st.Logits), slices.Clone(st.Probs)
+		}
+		if c.Draw != nil {
+			dr := *c.Draw
+			dr.Order, dr.CDF = slices.Clone(dr.Order), slices.Clone(dr.CDF)
+			c.Draw = &dr
+		}
+		if c.Softmax != nil {
+			sm := *c.Softmax
+			sm.Logits, sm.Scaled, sm.Shifted, sm.Exp, sm.Probs = slices.Clone(sm.Logits), slices.Clone(sm.Scaled), slices.Clone(sm.Shifted), slices.Clone(sm.Exp), slices.Clone(sm.Probs)
+			c.Softmax = &sm
+		}
+		k.Choice = &c
+	}
+	return &k
 }
 
 // TestTextIsDecodedContext checks that the text, built a piece per step,

@@ -33,7 +33,8 @@ const maxActions = 30
 
 // fuzzSettings makes sampler settings from two bytes: greedy or sampled,
 // chain, run.c, llama.cpp (with mirostat, or DRY in a sequence of its
-// own) or Hugging Face, a few filters and seeds, and
+// own) or Hugging Face, a few filters and seeds, the end of text ignored
+// or not, and
 // now and then settings that are refused (top-k in run.c mode,
 // temperature 0 in Hugging Face mode).
 func fuzzSettings(a, b byte) sampler.Settings {
@@ -50,6 +51,7 @@ func fuzzSettings(a, b byte) sampler.Settings {
 	if a&32 != 0 {
 		set.RepetitionPenalty = 1.3
 	}
+	set.IgnoreEOS = b&64 != 0
 	switch {
 	case a&64 == 0 && b&4 != 0:
 		set.Mode = sampler.LlamaCpp
@@ -72,9 +74,11 @@ func fuzzSettings(a, b byte) sampler.Settings {
 
 // FuzzActions runs a sequence of actions — step, undo, force, edit, mask,
 // set the sampler, re-run, reset, switch branch, delete branch — on a toy
-// or stories260K session, with or without its ends masked (IgnoreEOS), and checks after each that New(s.Spec())
-// rebuilds the identical trace and tree and the same next decision. Each action takes four bytes: what, then its
-// arguments. An action may fail (undo with no steps, a step after the end,
+// or stories260K session, with or without its ends masked from step 0
+// (IgnoreEOS), and checks after each that New(s.Spec()) rebuilds the
+// identical trace and tree and the same next decision, which Detail of
+// the next step shows after Detail of another step. Each action takes
+// four bytes: what, then its arguments. An action may fail (undo with no steps, a step after the end,
 // refused settings, every token masked); the session must stay consistent
 // all the same.
 func FuzzActions(f *testing.F) {
@@ -95,11 +99,14 @@ func FuzzActions(f *testing.F) {
 		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 44, 1, 0, 0, 0, 0, 2, 3, 45, 1, 8, 1, 0, 0, 0, 0, 0, 0, 9, 2, 0, 0, 1, 0, 0, 0}},
 		// Ends masked: steps, an edit of EOS, BOS forced, an undo, llama.cpp mode.
 		{true, true, []byte{0, 0, 0, 0, 3, 1, 2, 40, 0, 0, 0, 0, 2, 2, 1, 0, 1, 0, 0, 0, 5, 61, 4, 0, 0, 0, 0, 0}},
+		// The end of text ignored from step 2, then not, then a rerun.
+		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 64, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
 	} {
 		f.Add(seed.stories, seed.ignoreEOS, seed.actions)
 	}
 	f.Fuzz(func(t *testing.T, stories, ignoreEOS bool, actions []byte) {
-		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings(), IgnoreEOS: ignoreEOS}
+		spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: sampler.DefaultSettings()}
+		spec.Sampler.IgnoreEOS = ignoreEOS
 		if stories {
 			spec.Model, spec.Prompt = "stories260K", "Once upon a time"
 		}
@@ -151,6 +158,14 @@ func FuzzActions(f *testing.F) {
 			if !reflect.DeepEqual(next, want) || (nextErr == nil) != (wantErr == nil) ||
 				nextErr != nil && errors.Is(nextErr, session.ErrStopped) != errors.Is(wantErr, session.ErrStopped) {
 				t.Fatalf("action %d (%d, %v): the next step differs: %v / %v", n, what, err, nextErr, wantErr)
+			}
+			// A step taken shown between, as the page shows one: the next
+			// step's kept decision stays what it was.
+			if _, err := s.Detail(int(c) % (len(s.Trace().Steps) + 1)); err != nil && nextErr == nil {
+				t.Fatalf("action %d (%d): Detail: %v", n, what, err)
+			}
+			if d, err := s.Detail(len(s.Trace().Steps)); nextErr == nil && (err != nil || !reflect.DeepEqual(d.Step, *next)) {
+				t.Fatalf("action %d (%d): Detail of the next step is not Next's: %v", n, what, err)
 			}
 		}
 	})

@@ -14,7 +14,10 @@
 // the choice and feeds it to the model, so that its key and value join the
 // cache and the next step's logits are ready. A step that chooses the
 // tokenizer's BOS token ends the session, as run.c stops on BOS; so does EOS,
-// except in run.c mode, where run.c goes on after it. When the context is
+// except in run.c mode, where run.c goes on after it. A step whose settings
+// ignore the end of text (sampler.Settings.IgnoreEOS) masks both, as
+// llama.cpp's --ignore-eos does, so that its sampler chooses neither; one
+// forced by hand still ends the session. When the context is
 // full the last step still samples, from the last position, as run.c does,
 // but its token is never fed.
 //
@@ -30,6 +33,18 @@
 // from where the generator was. To choose the committed tokens again with
 // the new settings is an explicit action, Rerun; Reset starts over with
 // them.
+//
+// # Details
+//
+// Detail derives a step in full when it is shown, into memory the session
+// reuses: a Detail is valid until the next call of Detail or any change
+// of the session (a step, an undo, an edit, a setting, KeepTop), and a
+// caller that keeps one longer keeps a copy. The next step's decision is
+// made once: Next (or Detail of the next step) records it, every stage in
+// full, and the session keeps it until it changes, for Detail to show and
+// Step to take without the sampler running again. A step taken is
+// derived again, its forward pass and its sampler, each time it is
+// shown.
 //
 // # run.c mode
 //
@@ -86,13 +101,6 @@ type Spec struct {
 
 	// Branches are the other paths of the generation tree (see Branch).
 	Branches []Branch `json:"branches,omitempty"`
-
-	// IgnoreEOS masks the tokens that end a text, the tokenizer's EOS and
-	// BOS (see Stop), at every step, as llama.cpp's --ignore-eos gives
-	// them a logit bias of −Inf: their logit is −Inf after the step's
-	// edits, so the sampler never chooses one (Step.EndsMasked says
-	// which). One forced by hand still ends the session.
-	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // Change makes step Step and the steps after it, up to the next change,
@@ -128,17 +136,21 @@ type Session struct {
 	tr       *transformer.Transformer // nil for LogitsModel sessions
 	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
 	gen      generators
-	tokens   []int     // the context: prompt, then every chosen token
-	logits   []float64 // the model's logits for the next step, before edits
-	edited   []float64 // the same with the next step's edits: what the sampler reads
-	scratch  sampler.Scratch
+	tokens   []int            // the context: prompt, then every chosen token
+	logits   []float64        // the model's logits for the next step, before edits
+	edited   []float64        // the same with the next step's edits: what the sampler reads
+	scratch  sampler.Scratch  // the next step's sampler: Step's compact choice, or the recorded one kept in next
+	past     sampler.Scratch  // Detail's sampler for a step taken
+	next     upcoming         // the next step as decided, while nextOK
+	nextOK   bool             // next is the decision of the session as it is; every change makes it false (forget)
+	view     detailMemory     // Detail's vectors, reused
 	stepper  *compare.Stepper // the latest runtime mode's, kept while its settings last
 	top      []int            // scratch of Top
 	keepTop  int              // candidates each step keeps
 	keepLens int              // tokens per layer of Detail's logit lens; 0 leaves it out
 	trace    Trace
 	branches []branch // the other paths of the tree (spec.Branches is nil)
-	ends     []int    // the tokens Spec.IgnoreEOS masks, ascending; nil without it
+	ends     []int    // the tokens sampler.Settings.IgnoreEOS masks, ascending
 
 	badLogits *BadLogitsError // the model's logits for the next step are not all numbers; nil if they are
 }
@@ -184,9 +196,7 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.IgnoreEOS {
-		s.ends = ends(s.model.Tokenizer)
-	}
+	s.ends = ends(s.model.Tokenizer)
 	if err := s.checkEdits(spec.Forced, spec.Edits); err != nil {
 		return nil, err
 	}
@@ -319,21 +329,26 @@ func (s *Session) checkEdits(forced []Force, edits []Edit) error {
 }
 
 // Next returns the step that Step would run now, without running it: the
-// decision the model and sampler are about to make.
+// decision the model and sampler are about to make. The session keeps the
+// decision, with every stage recorded, until it changes: Step takes it
+// and Detail of the next step shows it, without the sampler running again.
 func (s *Session) Next() (*Step, error) {
-	step, _, err := s.decide()
+	u, err := s.decision(true)
 	if err != nil {
 		return nil, err
 	}
+	step := u.step
 	return &step, nil
 }
 
-// Step runs one more step.
+// Step runs one more step: the decision Next kept, or one made now.
 func (s *Session) Step() error {
-	step, gen, err := s.decide()
+	u, err := s.decision(false)
 	if err != nil {
 		return err
 	}
+	step, gen := u.step, u.gen
+	s.forget()
 	s.gen = gen
 	s.tokens = append(s.tokens, step.Token)
 	s.trace.Stop = s.stopAfter(len(s.trace.Steps), step)
@@ -351,21 +366,52 @@ func (s *Session) Step() error {
 	return nil
 }
 
+// upcoming is the decision of the next step: the step, the generators
+// after it and the sampler's choice, which lives in s.scratch (or is the
+// Stepper's own).
+type upcoming struct {
+	step   Step
+	gen    generators
+	choice *sampler.Choice
+}
+
+// decision is the next step's decision: the one kept since the session
+// last changed, else one made now, which is kept when recorded (record)
+// and is compact, for Step to take at once, otherwise. An error is not
+// kept.
+func (s *Session) decision(record bool) (*upcoming, error) {
+	if !s.nextOK {
+		step, gen, c, err := s.decide(record)
+		if err != nil {
+			return nil, err
+		}
+		s.next, s.nextOK = upcoming{step: step, gen: gen, choice: c}, record
+	}
+	return &s.next, nil
+}
+
+// forget drops the kept decision of the next step: the one home of the
+// rule that the decision is the session's as it is. Every change of what
+// the next step reads — the context, the logits, the generators, the
+// trace, its settings, edits and forced token, KeepTop — calls it.
+func (s *Session) forget() { s.nextOK = false }
+
 // decide computes the next step and the generator state after it, changing
-// nothing but scratch memory.
-func (s *Session) decide() (Step, generators, error) {
+// nothing but scratch memory: the choice is s.scratch's, recorded in full
+// when record.
+func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error) {
 	if stop := s.trace.Stop; stop.Kind != Running {
-		return Step{}, s.gen, fmt.Errorf("%w: %s", ErrStopped, stop)
+		return Step{}, s.gen, nil, fmt.Errorf("%w: %s", ErrStopped, stop)
 	}
 	if s.badLogits != nil {
-		return Step{}, s.gen, s.badLogits
+		return Step{}, s.gen, nil, s.badLogits
 	}
 	i := len(s.trace.Steps)
 	edited := s.prepare(i, s.logits, s.edited)
 	gen := s.genFor(i, s.gen)
-	choice, probs, err := s.choose(i, s.edited, s.tokens, &gen, false)
+	choice, probs, err := s.choose(i, &s.scratch, s.edited, s.tokens, &gen, record)
 	if err != nil {
-		return Step{}, s.gen, err
+		return Step{}, s.gen, nil, err
 	}
 	step := s.newStep(i, edited, choice)
 	step.Prob = probs[step.Token]
@@ -378,7 +424,7 @@ func (s *Session) decide() (Step, generators, error) {
 		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
-	return step, gen, nil
+	return step, gen, choice, nil
 }
 
 // newStep records step i's choice, compactly, and the forced token if any;
@@ -388,18 +434,13 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 		Pos:        len(s.tokens) - 1,
 		Input:      -1,
 		Edited:     edited,
-		EndsMasked: s.ends,
+		EndsMasked: s.masked(i),
 		Token:      -1,
 		genWas:     s.gen,
 		context:    len(s.tokens),
 	}
 	if c != nil {
-		step.Choice, step.Token = *c, c.Token
-		step.Choice.Stages = slices.Clone(c.Stages)
-		if c.Draw != nil {
-			d := *c.Draw
-			step.Choice.Draw = &d
-		}
+		step.Choice, step.Token = c.Compact(), c.Token
 	}
 	if f, ok := s.forced(i); ok {
 		step.Token, step.Forced = f, true
@@ -414,66 +455,76 @@ func (s *Session) newStep(i int, edited []int, c *sampler.Choice) Step {
 }
 
 // Detail derives step i in full: i < len(Trace().Steps) for a step taken,
-// i = len(Trace().Steps) for the next one. A model session runs the step's
-// forward pass again (Transformer.Probe) for its logits, hidden state and
-// attention, and the sampler again, from the generator state the step
-// started with, recording every stage: the same numbers the step had,
-// computed the same way. A next step whose every token is masked has no
-// choice: its Detail has the rest, with Unsampled saying why (Next and
-// Step fail with the same error, softmax.ErrAllMasked).
+// i = len(Trace().Steps) for the next one. The next step's is the
+// decision Next keeps (made now if it was not), read from the live model.
+// A step taken runs its forward pass again (Transformer.Probe) for its
+// logits, hidden state and attention, and the sampler again, from the
+// generator state the step started with, recording every stage: the same
+// numbers the step had, computed the same way. A next step whose every
+// token is masked has no choice: its Detail has the rest, with Unsampled
+// saying why (Next and Step fail with the same error,
+// softmax.ErrAllMasked).
+//
+// The Detail is valid until the next call of Detail or any change of the
+// session: its vectors and lists are the session's memory, reused by the
+// next Detail, or the model's and the session's own state, which the
+// next change rewrites. Read them; do not change them.
 func (s *Session) Detail(i int) (*Detail, error) {
 	steps := s.trace.Steps
-	if i < 0 || i > len(steps) {
+	switch {
+	case i < 0 || i > len(steps):
 		return nil, fmt.Errorf("step %d does not exist (the session has %d)", i, len(steps))
+	case i == len(steps):
+		return s.detailNext()
 	}
-	var step Step
-	if i < len(steps) {
-		step = steps[i]
-	} else {
-		next, _, err := s.decide()
-		switch {
-		case errors.Is(err, softmax.ErrAllMasked):
-			next = s.newStep(i, s.prepare(i, s.logits, s.edited), nil)
-		case err != nil:
+	return s.detailTaken(i)
+}
+
+// detailNext is Detail of the next step: the decision kept, the logits the
+// session holds and the views of the latest forward pass.
+func (s *Session) detailNext() (*Detail, error) {
+	i := len(s.trace.Steps)
+	d := &Detail{Index: i, Logits: s.edited, Context: s.tokens[:len(s.tokens):len(s.tokens)]}
+	switch u, err := s.decision(true); {
+	case errors.Is(err, softmax.ErrAllMasked):
+		d.Step, d.Unsampled = s.newStep(i, s.prepare(i, s.logits, s.edited), nil), err
+	case err != nil:
+		return nil, err
+	default:
+		d.Step, d.Choice = u.step, u.choice
+	}
+	if s.tr != nil {
+		d.Computed = s.logits
+		if err := s.passDetail(d, s.tr.Latest(), false); err != nil {
 			return nil, err
 		}
-		step = next
 	}
-	d := &Detail{Index: i, Step: step}
-	raw := s.logits
+	return d, nil
+}
+
+// detailTaken is Detail of step i, a step taken: derived again into the
+// session's memory for Detail (s.view, s.past).
+func (s *Session) detailTaken(i int) (*Detail, error) {
+	step := s.trace.Steps[i]
+	d := &Detail{Index: i, Step: step, Context: s.tokens[:step.context:step.context]}
+	raw := s.logits // a LogitsModel session's one step reads its logits
 	if s.tr != nil {
-		pass := s.tr.Latest()
-		if i < len(steps) {
-			var err error
-			if pass, err = s.tr.Probe(step.Input, step.Pos); err != nil {
-				return nil, err
-			}
+		pass, err := s.tr.Probe(step.Input, step.Pos)
+		if err != nil {
+			return nil, err
 		}
-		raw = widen(pass.Logits())
+		raw = widen(&s.view.computed, pass.Logits())
 		d.Computed = raw
-		d.Hidden = slices.Clone(pass.Hidden())
-		c := s.tr.Config
-		d.Attention = make([][][]float32, c.Layers)
-		for l := range d.Attention {
-			d.Attention[l] = make([][]float32, c.Heads)
-			for h := range d.Attention[l] {
-				d.Attention[l][h] = slices.Clone(pass.Attention(l, h))
-			}
-		}
-		d.KV = s.tr.Cache.View(step.Pos + 1)
-		if s.keepLens > 0 {
-			var err error
-			if d.Lens, err = pass.Lens(s.keepLens); err != nil {
-				return nil, err
-			}
+		if err := s.passDetail(d, pass, true); err != nil {
+			return nil, err
 		}
 	}
-	d.Logits = make([]float64, len(raw))
+	s.view.logits = slices.Grow(s.view.logits[:0], len(raw))[:len(raw)]
+	d.Logits = s.view.logits
 	s.prepare(i, raw, d.Logits)
-	d.Context = slices.Clone(s.tokens[:step.context])
 	gen := s.genFor(i, step.genWas)
 	var err error
-	switch d.Choice, _, err = s.choose(i, d.Logits, s.tokens[:step.context], &gen, true); {
+	switch d.Choice, _, err = s.choose(i, &s.past, d.Logits, d.Context, &gen, true); {
 	case errors.Is(err, softmax.ErrAllMasked):
 		d.Unsampled = err
 	case err != nil:
@@ -482,11 +533,65 @@ func (s *Session) Detail(i int) (*Detail, error) {
 	return d, nil
 }
 
+// detailMemory is what Detail derives into, reused from one call to the
+// next.
+type detailMemory struct {
+	logits, computed []float64     // a step taken's
+	hidden           []float32     // a step taken's
+	weights          []float32     // a step taken's attention, head after head
+	attention        [][][]float32 // Detail.Attention: views of weights or of the latest pass
+}
+
+// passDetail gives d the hidden state, attention and cache of pass, the
+// forward pass of d's step, and its logit lens when KeepLens asked for
+// it. The latest pass's are views of the transformer's memory, which
+// stays until the session changes; a pass run again (keep) is copied
+// into the session's, as the next Probe (Recompute's) would overwrite it.
+func (s *Session) passDetail(d *Detail, pass *transformer.Pass, keep bool) error {
+	c := s.tr.Config
+	n := d.Step.Pos + 1
+	v := &s.view
+	d.Hidden = pass.Hidden()
+	if keep {
+		v.hidden = append(v.hidden[:0], d.Hidden...)
+		d.Hidden = v.hidden
+	}
+	d.Hidden = d.Hidden[:len(d.Hidden):len(d.Hidden)]
+	if len(v.attention) != c.Layers {
+		v.attention = make([][][]float32, c.Layers)
+		for l := range v.attention {
+			v.attention[l] = make([][]float32, c.Heads)
+		}
+	}
+	if keep {
+		v.weights = slices.Grow(v.weights[:0], c.Layers*c.Heads*n)[:c.Layers*c.Heads*n]
+	}
+	for l, heads := range v.attention {
+		for h := range heads {
+			w := pass.Attention(l, h)
+			if keep {
+				w = append(v.weights[(l*c.Heads+h)*n:][:0], w...)
+			}
+			heads[h] = w[:n:n]
+		}
+	}
+	d.Attention = v.attention
+	d.KV = s.tr.Cache.View(n)
+	if s.keepLens > 0 {
+		var err error
+		if d.Lens, err = pass.Lens(s.keepLens); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // choose runs step i's sampler on logits with the context so far, from the
-// generators gen, which it advances: the compact choice with the
-// distribution the step shows, or the recorded one. Chain and run.c modes
-// are package sampler's, the other runtimes' package compare's.
-func (s *Session) choose(i int, logits []float64, context []int, gen *generators, record bool) (*sampler.Choice, []float64, error) {
+// generators gen, which it advances: the compact choice, or the recorded
+// one, in sc's memory, with the distribution the step shows. Chain and
+// run.c modes are package sampler's, the other runtimes' package
+// compare's, whose recorded choices are their own.
+func (s *Session) choose(i int, sc *sampler.Scratch, logits []float64, context []int, gen *generators, record bool) (*sampler.Choice, []float64, error) {
 	set := s.Sampler(i)
 	var c *sampler.Choice
 	var probs []float64
@@ -501,10 +606,11 @@ func (s *Session) choose(i int, logits []float64, context []int, gen *generators
 		c, err = s.stepper.Choose(logits, context, &gen.rng, &gen.llama, record)
 		probs = s.stepper.Probs()
 	case record:
-		c, err = sampler.Sample(set, logits, context, &gen.rng)
+		c, err = sc.Record(set, logits, context, &gen.rng)
+		probs = sc.Probs()
 	default:
-		c, err = s.scratch.Choose(set, logits, context, &gen.rng)
-		probs = s.scratch.Probs()
+		c, err = sc.Choose(set, logits, context, &gen.rng)
+		probs = sc.Probs()
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("step %d: %w", i, err)
@@ -605,6 +711,7 @@ func (s *Session) SetSampler(set sampler.Settings) error {
 		return err
 	}
 	n := len(s.trace.Steps)
+	s.forget()
 	s.spec.Changes = slices.DeleteFunc(s.spec.Changes, func(c Change) bool { return c.Step >= n })
 	switch {
 	case n == 0:
@@ -647,6 +754,7 @@ func (s *Session) Rerun() error {
 // restartWith makes set the settings of step 0, before any step is taken,
 // and feeds the prompt again if they change the model's arithmetic.
 func (s *Session) restartWith(set sampler.Settings) error {
+	s.forget()
 	s.spec.Sampler = set
 	s.gen = newGenerators(set.Seed)
 	if s.tr == nil || s.tr.Options() == options(set) {
@@ -699,6 +807,7 @@ func (s *Session) Force(i, token int) error {
 		return err
 	}
 	if i == len(s.trace.Steps) {
+		s.forget()
 		s.spec.Forced = append(unforced(s.spec.Forced, i), Force{Step: i, Token: token})
 		return s.Step()
 	}
@@ -722,6 +831,7 @@ func (s *Session) EditLogit(i, token int, value float64) error {
 		return append(edits, Edit{Step: i, Token: token, Logit: value})
 	}
 	if i == len(s.trace.Steps) {
+		s.forget()
 		s.spec.Edits = edit(s.spec.Edits)
 		return nil
 	}
@@ -773,6 +883,7 @@ func (s *Session) truncate(n int) error {
 // rewind takes the session back to its state after n steps, keeping the
 // spec's hand edits.
 func (s *Session) rewind(n int) error {
+	s.forget()
 	if n < len(s.trace.Steps) {
 		cut := s.trace.Steps[n]
 		s.gen = cut.genWas
@@ -798,8 +909,8 @@ func (s *Session) rewind(n int) error {
 }
 
 // prepare writes into out the logits the sampler reads at step i: logits
-// with the step's edits, then −Inf for the tokens Spec.IgnoreEOS masks.
-// It returns the tokens the edits changed.
+// with the step's edits, then −Inf for the tokens its settings' IgnoreEOS
+// masks (masked). It returns the tokens the edits changed.
 func (s *Session) prepare(i int, logits, out []float64) []int {
 	copy(out, logits)
 	var edited []int
@@ -809,11 +920,20 @@ func (s *Session) prepare(i int, logits, out []float64) []int {
 			edited = append(edited, e.Token)
 		}
 	}
-	for _, t := range s.ends {
+	for _, t := range s.masked(i) {
 		out[t] = math.Inf(-1)
 	}
 	slices.Sort(edited)
 	return slices.Compact(edited)
+}
+
+// masked are the tokens whose logits step i masks whatever its edits: the
+// ends of a text when its settings ignore them, else none.
+func (s *Session) masked(i int) []int {
+	if s.Sampler(i).IgnoreEOS {
+		return s.ends
+	}
+	return nil
 }
 
 // ends are the tokens that end a text, EOS and BOS, ascending, each once.
@@ -831,6 +951,7 @@ func ends(tok tokenizer.Tokenizer) []int {
 // setLogits keeps the model's logits for the next step, those of the
 // context's last token, and whether they are all numbers (badLogits).
 func (s *Session) setLogits(logits []float32) {
+	s.forget()
 	s.logits = slices.Grow(s.logits[:0], len(logits))[:len(logits)]
 	var sum float32 // of v − v: 0, unless a v is NaN or infinite
 	for i, v := range logits {
@@ -872,6 +993,7 @@ func (s *Session) KeepTop(n int) error {
 	if n < 0 || n > 1000 {
 		return fmt.Errorf("a step keeps 0 to 1000 candidates, not %d", n)
 	}
+	s.forget()
 	s.keepTop = n
 	return nil
 }
@@ -929,8 +1051,10 @@ func (s *Session) pieces(ids []int) []Token {
 	return out
 }
 
-func widen(x []float32) []float64 {
-	y := make([]float64, len(x))
+// widen is x in float64, in *buf's memory.
+func widen(buf *[]float64, x []float32) []float64 {
+	y := slices.Grow((*buf)[:0], len(x))[:len(x)]
+	*buf = y
 	for i, v := range x {
 		y[i] = float64(v)
 	}

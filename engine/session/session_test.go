@@ -452,12 +452,14 @@ func TestStopsAtEnd(t *testing.T) {
 	}
 }
 
-// TestIgnoreEOS: with the ends of a text masked, stories260K's greedy
-// story from BOS goes on where it chose BOS at step 345 (TestStopsAtEnd);
-// the logits show the mask, apart from the edits, and a forced end still
-// ends the session.
+// TestIgnoreEOS: with settings that ignore the end of text from step 0,
+// stories260K's greedy story from BOS goes on where it chose BOS at step
+// 345 (TestStopsAtEnd); the logits show the mask, apart from the edits,
+// and a forced end still ends the session.
 func TestIgnoreEOS(t *testing.T) {
-	spec := session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 400, IgnoreEOS: true,
+	ignoring := sampler.DefaultSettings()
+	ignoring.IgnoreEOS = true
+	spec := session.Spec{Model: "stories260K", Sampler: ignoring, Steps: 400,
 		Edits: []session.Edit{{Step: 345, Token: 2, Logit: 30}}}
 	s := newSession(t, spec)
 	tr := s.Trace()
@@ -481,9 +483,79 @@ func TestIgnoreEOS(t *testing.T) {
 	}
 	// Hand-typed logits have no ends to mask.
 	w := workedExample
-	w.IgnoreEOS = true
+	w.Sampler.IgnoreEOS = true
 	if st := newSession(t, w).Trace().Steps[0]; st.EndsMasked != nil || st.Token != 2 {
 		t.Errorf("the worked example with its ends masked: %+v", st)
+	}
+}
+
+// TestIgnoreEOSFromNextStep: ignoring the end of text is a setting like
+// any other, which applies from the next step. stories260K's stories end
+// with <s> (its EOS never comes close to being chosen), which stops the
+// session at step n; with that step undone and the setting switched on,
+// step n chooses another token, the steps before keep theirs, and only
+// step n shows the mask. Rerun takes every step with it.
+func TestIgnoreEOSFromNextStep(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spec  session.Spec
+		stops int // the step that chooses <s>
+	}{
+		{"sampled", session.Spec{Model: "stories260K", Prompt: "Lily", Sampler: sampler.Settings{Temperature: 1, Seed: 2}, Steps: 400}, 212},
+		{"greedy from BOS", session.Spec{Model: "stories260K", Sampler: sampler.DefaultSettings(), Steps: 400}, 345},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, tc.spec)
+			steps := s.Trace().Steps
+			if n := len(steps) - 1; n != tc.stops || steps[n].Token != 1 || s.Trace().Stop.Kind != session.NewText {
+				t.Fatalf("stopped after step %d (token %d): %v", n, steps[n].Token, s.Trace().Stop)
+			}
+			before := slices.Clone(steps[:tc.stops])
+			if err := s.Undo(); err != nil {
+				t.Fatal(err)
+			}
+			ignoring := tc.spec.Sampler
+			ignoring.IgnoreEOS = true
+			if err := s.SetSampler(ignoring); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			steps = s.Trace().Steps
+			if !reflect.DeepEqual(steps[:tc.stops], before) {
+				t.Error("the steps before the change changed")
+			}
+			if st := steps[tc.stops]; st.Token == 1 || st.Token == 2 || !reflect.DeepEqual(st.EndsMasked, []int{1, 2}) || s.Trace().Stop.Kind != session.Running {
+				t.Errorf("step %d: token %d, ends masked %v, stopped %v", tc.stops, st.Token, st.EndsMasked, s.Trace().Stop)
+			}
+			if ends := steps[tc.stops-1].EndsMasked; ends != nil {
+				t.Errorf("step %d, before the change, masks %v", tc.stops-1, ends)
+			}
+			inf := math.Inf(-1)
+			if d := detail(t, s, tc.stops); d.Logits[1] != inf || d.Logits[2] != inf || d.Computed[1] == inf {
+				t.Errorf("step %d: logits of BOS and EOS %v, %v (the model's %v)", tc.stops, d.Logits[1], d.Logits[2], d.Computed[1])
+			}
+			if d := detail(t, s, tc.stops-1); d.Logits[1] == inf || d.Logits[2] == inf {
+				t.Errorf("step %d: logits of BOS and EOS %v, %v", tc.stops-1, d.Logits[1], d.Logits[2])
+			}
+			if again := newSession(t, s.Spec()); !reflect.DeepEqual(again.Trace(), s.Trace()) {
+				t.Error("New(Spec()) gives another trace")
+			}
+			if err := s.Rerun(); err != nil {
+				t.Fatal(err)
+			}
+			for i, st := range s.Trace().Steps {
+				if !reflect.DeepEqual(st.EndsMasked, []int{1, 2}) {
+					t.Fatalf("after Rerun, step %d masks %v", i, st.EndsMasked)
+				}
+			}
+			fromStart := tc.spec
+			fromStart.Sampler, fromStart.Steps = ignoring, tc.stops+1
+			if want := newSession(t, fromStart); !reflect.DeepEqual(s.Trace(), want.Trace()) || !s.Spec().Sampler.IgnoreEOS {
+				t.Error("Rerun differs from a session that ignores the end of text from step 0")
+			}
+		})
 	}
 }
 

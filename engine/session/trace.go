@@ -77,7 +77,7 @@ type Step struct {
 	Pos        int            // position of the input token whose logits the step read
 	Input      int            // that token, or -1 in a LogitsModel session
 	Edited     []int          // tokens whose logit was set by hand, in increasing order
-	EndsMasked []int          // with Spec.IgnoreEOS, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
+	EndsMasked []int          // when its settings' IgnoreEOS is on, the tokens that end a text, whose logit the step set to −Inf whatever the edits; shared, do not change
 	Choice     sampler.Choice // the sampler's choice, compact: stage summaries and the draw
 	Token      int            // the token appended to the context
 	Forced     bool           // Token was chosen by hand, not by Choice
@@ -114,8 +114,10 @@ type Candidate struct {
 }
 
 // Detail is one step in full, derived from the compact trace and the model
-// when it is shown. Its vectors are fresh copies, except KV, which views
-// the session's cache and is valid until the session next changes.
+// when it is shown. It is valid until the next call of Session.Detail or
+// any change of the session: its vectors and lists, KV included, are the
+// session's memory or views of the model's state, which the next Detail
+// or change reuses. Read them; do not change them.
 type Detail struct {
 	Index int  // the step's number; len(Trace().Steps) for the next step
 	Step  Step // the compact record (for the next step, what Step would do now)

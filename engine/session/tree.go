@@ -211,6 +211,7 @@ func (s *Session) follow(target path) (Refill, error) {
 	if err := s.rewind(c); err != nil {
 		return r, err
 	}
+	s.forget()
 	s.spec.Forced, s.spec.Edits, s.spec.Changes = target.forced, target.edits, target.changes
 	for len(s.trace.Steps) < target.steps {
 		if err := s.Step(); errors.Is(err, ErrStopped) {

@@ -54,25 +54,41 @@ type Trace struct {
 // NaN or +Inf logit, on a temperature that is not positive and finite, and
 // on a temperature so small that a finite logit overflows when scaled.
 func Compute(logits []float64, temperature float64) (*Trace, error) {
-	n := len(logits)
-	t := &Trace{
-		Logits:      append([]float64(nil), logits...),
-		Temperature: temperature,
-		Scaled:      make([]float64, n),
-		Shifted:     make([]float64, n),
-		Exp:         make([]float64, n),
-		Probs:       make([]float64, n),
+	t := new(Trace)
+	if err := t.Compute(logits, temperature); err != nil {
+		return nil, err
 	}
+	return t, nil
+}
+
+// Compute makes t the softmax of logits at the given temperature, the
+// numbers the function Compute gives, in the memory of t's vectors where
+// it is large enough: what a display that shows one softmax after another
+// reuses. On an error t holds nothing of use.
+func (t *Trace) Compute(logits []float64, temperature float64) error {
+	n := len(logits)
+	t.Logits = append(t.Logits[:0], logits...)
+	t.Temperature = temperature
+	t.Scaled, t.Shifted, t.Exp, t.Probs = resize(t.Scaled, n), resize(t.Shifted, n), resize(t.Exp, n), resize(t.Probs, n)
 	var err error
 	if t.Max, t.Sum, err = exps(t.Exp, logits, temperature); err != nil {
-		return nil, err
+		return err
 	}
 	for i, l := range logits {
 		t.Scaled[i] = l / temperature
 		t.Shifted[i] = t.Scaled[i] - t.Max
 		t.Probs[i] = t.Exp[i] / t.Sum
 	}
-	return t, nil
+	return nil
+}
+
+// resize returns x with length n, in its own memory when it is large
+// enough.
+func resize(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	return x[:n]
 }
 
 // Probs writes softmax(logits / temperature) into p, which must be as long

@@ -2,6 +2,7 @@ package softmax_test
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -148,6 +149,34 @@ func TestComputeCopiesLogits(t *testing.T) {
 	logits[0] = 100
 	if tr.Logits[0] != 1 {
 		t.Errorf("Trace.Logits follows the caller's slice")
+	}
+}
+
+// TestTraceCompute: a Trace computed again and again, over vectors of
+// other lengths, holds the numbers a fresh one does, and once grown
+// allocates nothing.
+func TestTraceCompute(t *testing.T) {
+	var reused softmax.Trace
+	for _, tc := range []struct {
+		logits []float64
+		temp   float64
+	}{
+		{[]float64{-2.1, 0.3, 3.1, 0.8, 0.1, -0.5}, 1},
+		{[]float64{1, -inf, 0}, 0.5},
+		{[]float64{0, 1e4, -1e4, 7, 7, 7, -inf, 2.5}, 3},
+		{[]float64{42}, 1},
+	} {
+		want, err := softmax.Compute(tc.logits, tc.temp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reused.Compute(tc.logits, tc.temp); err != nil || !reflect.DeepEqual(&reused, want) {
+			t.Errorf("Compute(%v, %v) again: %+v, %v\nwant %+v", tc.logits, tc.temp, reused, err, want)
+		}
+	}
+	logits := []float64{0, 1, 2, 3, 4, 5, 6, 7}
+	if n := testing.AllocsPerRun(10, func() { _ = reused.Compute(logits, 2) }); n != 0 {
+		t.Errorf("%v allocations a softmax", n)
 	}
 }
 

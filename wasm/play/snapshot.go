@@ -19,7 +19,9 @@ type Snapshot struct {
 
 	// Detail is the step on display in full (for an ended session shown
 	// at its end, the last step taken); nil while it is on its way or when
-	// DetailErr says why not.
+	// DetailErr says why not. It is the engine's, valid until its next
+	// Show or change of the session: a snapshot taken after a change holds
+	// none until the detail of the changed session comes.
 	Detail    *session.Detail
 	DetailErr error
 

@@ -33,27 +33,35 @@ func Words(err error) string {
 	return msg
 }
 
-// Describe says what settings are, briefly: "temperature 0.8, top-p 0.9".
+// Describe says what settings are, briefly: "temperature 0.8, top-p 0.9",
+// "greedy decoding, keeps going past end of text".
 func Describe(s sampler.Settings) string {
-	if s.Temperature == 0 && !s.Runtime() {
-		return "greedy decoding"
-	}
-	var parts []string
-	switch s.Mode {
-	case sampler.RunC:
-		parts = append(parts, "run.c's sampling")
-	case sampler.LlamaCpp:
-		parts = append(parts, "llama.cpp's chain")
-	case sampler.HF:
-		parts = append(parts, "Hugging Face's chain")
-	}
-	for _, p := range sampler.Params {
-		if v := p.Get(s); !p.IsOff(v) && !(p.ChainOnly && s.Mode == sampler.RunC) {
-			parts = append(parts, p.Label+" "+sampler.Readable(v))
+	parts := []string{"greedy decoding"}
+	if s.Temperature != 0 || s.Runtime() {
+		parts = parts[:0]
+		switch s.Mode {
+		case sampler.RunC:
+			parts = append(parts, "run.c's sampling")
+		case sampler.LlamaCpp:
+			parts = append(parts, "llama.cpp's chain")
+		case sampler.HF:
+			parts = append(parts, "Hugging Face's chain")
 		}
+		for _, p := range sampler.Params {
+			if v := p.Get(s); !p.IsOff(v) && !(p.ChainOnly && s.Mode == sampler.RunC) {
+				parts = append(parts, p.Label+" "+sampler.Readable(v))
+			}
+		}
+	}
+	if s.IgnoreEOS {
+		parts = append(parts, ignoresEnd)
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ignoresEnd says that settings ignore the end of text
+// (sampler.Settings.IgnoreEOS).
+const ignoresEnd = "keeps going past end of text"
 
 // Differences says how settings now differ from was: "temperature 1.2
 // where it was 0.8, top-p 0.9 where it was off".
@@ -72,6 +80,12 @@ func Differences(now, was sampler.Settings) string {
 	}
 	if now.Sequence != was.Sequence {
 		parts = append(parts, "stages "+now.Sequence+" where they were "+was.Sequence)
+	}
+	switch {
+	case now.IgnoreEOS && !was.IgnoreEOS:
+		parts = append(parts, ignoresEnd+" where it stopped there")
+	case was.IgnoreEOS && !now.IgnoreEOS:
+		parts = append(parts, "stops at end of text where it kept going past it")
 	}
 	return strings.Join(parts, ", ")
 }

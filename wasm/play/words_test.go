@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"nexttoken/engine/sampler"
 )
 
 // TestParseNumber covers what people type into number fields: a clear
@@ -35,6 +37,37 @@ func TestParseNumber(t *testing.T) {
 			t.Errorf("ParseNumber(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("ParseNumber(%q) error %v, want one containing %q", tc.in, err, tc.err)
+		}
+	}
+}
+
+// TestDescribe: settings, and how they differ, in words, the end of text
+// ignored among them.
+func TestDescribe(t *testing.T) {
+	greedy := sampler.DefaultSettings()
+	hot := sampler.Settings{Mode: sampler.Chain, Temperature: 0.8, TopP: 0.9, RepetitionPenalty: 1, Seed: 42}
+	ignoring := func(s sampler.Settings) sampler.Settings {
+		s.IgnoreEOS = true
+		return s
+	}
+	for _, tc := range []struct {
+		now, was          sampler.Settings
+		describe, differs string
+	}{
+		{greedy, greedy, "greedy decoding", ""},
+		{ignoring(greedy), greedy, "greedy decoding, keeps going past end of text", "keeps going past end of text where it stopped there"},
+		{hot, ignoring(hot), "temperature 0.8, top-p 0.9, seed 42", "stops at end of text where it kept going past it"},
+		{ignoring(hot), greedy, "temperature 0.8, top-p 0.9, seed 42, keeps going past end of text",
+			"temperature 0.8 where it was 0, top-p 0.9 where it was off, keeps going past end of text where it stopped there"},
+		{ignoring(sampler.Settings{Mode: sampler.RunC, Temperature: 1, Seed: 3}), hot,
+			"run.c's sampling, temperature 1, seed 3, keeps going past end of text",
+			"run.c's sampling, temperature 1, seed 3, keeps going past end of text where it was temperature 0.8, top-p 0.9, seed 42"},
+	} {
+		if got := Describe(tc.now); got != tc.describe {
+			t.Errorf("Describe(%+v) = %q, want %q", tc.now, got, tc.describe)
+		}
+		if got := Differences(tc.now, tc.was); got != tc.differs {
+			t.Errorf("Differences(%+v, %+v) = %q, want %q", tc.now, tc.was, got, tc.differs)
 		}
 	}
 }

@@ -170,8 +170,8 @@ func runtimeDefaults(mode string) sampler.Settings {
 // numeric setting given is s's and every other the runtime's default
 // (Defaults), as llama-cli and generate() would run; in chain and run.c
 // modes they are s's, but that llama.cpp's own not given are 0 and, in
-// run.c mode, a stage run.c lacks that is not given is off. The seed is
-// s's. Only an unknown chain is an error: the settings are the
+// run.c mode, a stage run.c lacks that is not given is off. The seed and
+// IgnoreEOS are s's. Only an unknown chain is an error: the settings are the
 // session's to check (session.CheckSettings).
 func ChainSettings(name string, s sampler.Settings, given func(param string) bool) (sampler.Settings, error) {
 	var chosen sampler.Settings
@@ -184,7 +184,7 @@ func ChainSettings(name string, s sampler.Settings, given func(param string) boo
 	out := s.InMode(chosen.Mode)
 	if chosen.Runtime() {
 		out = runtimeDefaults(chosen.Mode)
-		out.Seed = s.Seed
+		out.Seed, out.IgnoreEOS = s.Seed, s.IgnoreEOS
 	}
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		switch {

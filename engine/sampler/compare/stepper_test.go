@@ -89,6 +89,13 @@ func TestChainSettings(t *testing.T) {
 			t.Errorf("ChainSettings(%s, given %v) = %+v, %v\nwant %+v", tc.name, tc.given, got, err, tc.want)
 		}
 	}
+	// Ignoring the end of text is the session's, whatever the chain.
+	ignoring := with(from, func(s *sampler.Settings) { s.IgnoreEOS = true })
+	for _, name := range []string{"llama.cpp", "hf", "chain", "runc"} {
+		if got, err := compare.ChainSettings(name, ignoring, nil); err != nil || !got.IgnoreEOS {
+			t.Errorf("ChainSettings(%s) of settings ignoring the end of text = %+v, %v", name, got, err)
+		}
+	}
 	if _, err := compare.ChainSettings("beam", from, nil); err == nil {
 		t.Error("ChainSettings(beam): no error")
 	}
