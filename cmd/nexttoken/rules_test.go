@@ -269,3 +269,26 @@ func TestSequenceFieldReads(t *testing.T) {
 		t.Errorf("the stages field hides %.0f px of edskypmxt", w)
 	}
 }
+
+// TestKeepGoing runs stories260K to the end of its text: the page offers to
+// keep going, and then steps on with the end of text ignored, a switch
+// the link carries.
+func TestKeepGoing(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&temperature=1&seed=3&steps=512") // ends at <s>
+	status := text(tab, "#status")
+	click(tab, "#keep-going")
+	waitFor(tab, `document.querySelector('#step:not([disabled])') !== null && document.querySelector('#set-ignore_eos')?.checked`)
+	if got := text(tab, "#status"); got == status || strings.Contains(got, "new text") {
+		t.Errorf("after Keep going the status is %q (was %q)", got, status)
+	}
+	waitFor(tab, `location.hash.startsWith('#s1.')`)
+	before := evaluate[string](tab, `location.hash`)
+	setInput(tab, "#run-n", "10")
+	click(tab, "#run")
+	waitFor(tab, `/^\d+ steps$/.test(document.querySelector('#status').textContent) && !document.querySelector('#run-label').textContent.includes('Stop')`)
+	waitFor(tab, `location.hash !== `+jsString(before)) // the address bar follows a moment later
+	again := openPage(t, "/"+evaluate[string](tab, `location.hash`))
+	if got, want := text(again, "#status"), text(tab, "#status"); got != want {
+		t.Errorf("the share link opens at %q, want %q", got, want)
+	}
+}

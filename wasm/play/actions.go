@@ -243,6 +243,46 @@ func (c *Controller) SetDecoding(mode string) {
 	c.setSampler("set:"+FieldDecoding, s, FieldDecoding)
 }
 
+// FieldIgnoreEOS is the field of the switch that keeps going past the end
+// of text.
+const FieldIgnoreEOS = "ignore_eos"
+
+// SetIgnoreEOS switches ignoring the end of text (llama.cpp's
+// --ignore-eos: the tokens that end a text are masked) from the next step
+// on, as any setting.
+func (c *Controller) SetIgnoreEOS(on bool) {
+	s := c.Settings()
+	s.IgnoreEOS = on
+	c.setSampler("set:"+FieldIgnoreEOS, s, FieldIgnoreEOS)
+}
+
+// CanKeepGoing reports whether the session ended because the model chose a
+// token that ends a text, which KeepGoing takes again.
+func (c *Controller) CanKeepGoing() bool {
+	if c.sum == nil || c.sum.Next != nil {
+		return false
+	}
+	stop := c.sum.Trace.Stop
+	return (stop.Kind == session.EndOfText || stop.Kind == session.NewText) && !stop.Forced && c.sum.Steps() > 0
+}
+
+// KeepGoing takes the step that ended the text again with the end of text
+// ignored from there on, as one action for Undo: the session goes on.
+func (c *Controller) KeepGoing() {
+	if !c.CanKeepGoing() {
+		return
+	}
+	back := c.sum.Spec
+	back.Steps--
+	set := c.Settings()
+	set.IgnoreEOS = true
+	c.BeginGesture()
+	c.act("", Request{Op: Restore, Spec: back}, "", c.atEnd)
+	c.setSampler("", set, FieldIgnoreEOS)
+	c.act("", Request{Op: Step, N: 1}, "", c.atEnd)
+	c.do("", c.EndGesture)
+}
+
 // setSampler makes s the settings from the next step on.
 func (c *Controller) setSampler(key string, s sampler.Settings, field string) {
 	c.act(key, Request{Op: SetSampler, Set: s}, field, c.stay)

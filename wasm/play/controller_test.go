@@ -291,6 +291,25 @@ func TestRules(t *testing.T) {
 				}
 			}
 		}},
+		{"keep going past the end of text takes the last step again, one action", stories(1), func(r *rig) {
+			r.c.SetRunSteps("512")
+			r.c.Run()
+			r.settle()
+			if !r.c.CanKeepGoing() {
+				r.t.Fatalf("the run ended with %q, not at the end of a text", r.c.Snapshot().Stopped())
+			}
+			ended := r.c.sum.Steps()
+			r.c.KeepGoing()
+			r.settle()
+			if s := r.c.Snapshot(); s.Steps() != ended || !s.CanStep() || !s.Settings.IgnoreEOS {
+				r.t.Errorf("after KeepGoing: %d steps (ended at %d), can step %v, ignore EOS %v", s.Steps(), ended, s.CanStep(), s.Settings.IgnoreEOS)
+			}
+			r.c.Undo()
+		}, func(t *testing.T, r *rig, s Snapshot) {
+			if s.CanStep() || !s.CanKeepGoing {
+				t.Errorf("one Undo after KeepGoing: can step %v; want the ended session back", s.CanStep())
+			}
+		}},
 		{"a decoding of a runtime takes its defaults", stories(0), func(r *rig) { r.c.SetDecoding(sampler.LlamaCpp) },
 			func(t *testing.T, r *rig, s Snapshot) {
 				set := s.Settings

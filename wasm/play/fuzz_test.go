@@ -44,7 +44,7 @@ func play(r *rig, b []byte, limit int) []string {
 		steps := r.c.sum.Steps()
 		vocab := len(r.c.sum.Model.Names)
 		var what string
-		switch op % 16 {
+		switch op % 18 {
 		case 0, 1, 2:
 			what = "step"
 			r.c.Step()
@@ -113,6 +113,12 @@ func play(r *rig, b []byte, limit int) []string {
 		case 15:
 			what = "seed"
 			r.c.SetSetting("seed", float64(1+s.n(5)))
+		case 16:
+			what = "ignore EOS"
+			r.c.SetIgnoreEOS(s.n(2) == 0)
+		case 17:
+			what = "keep going"
+			r.c.KeepGoing()
 		}
 		r.settle()
 		if what != "" {

@@ -30,6 +30,7 @@ type Snapshot struct {
 	Rerun    int              // steps taken with other settings than Settings, which Rerun takes again
 
 	CanUndo, CanRedo bool
+	CanKeepGoing     bool // the session ended at the end of text, which KeepGoing takes again
 	Running, Busy    bool
 	RunSteps         int
 
@@ -50,7 +51,7 @@ type Snapshot struct {
 func (c *Controller) Snapshot() Snapshot {
 	s := Snapshot{
 		Rev: c.rev, Session: c.sum, Shown: c.shown,
-		CanUndo: len(c.undo) > 0, CanRedo: len(c.redo) > 0,
+		CanUndo: len(c.undo) > 0, CanRedo: len(c.redo) > 0, CanKeepGoing: c.CanKeepGoing(),
 		Running: c.run.on, Busy: c.busy, RunSteps: c.run.n,
 		Prompt: c.prompt.text, PromptError: c.prompt.err,
 		Field: c.field, Notice: c.notice, Note: c.note, Page: c.page,

@@ -13,7 +13,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	d := shownDetail(s)
 	step := func(build func() []app.UI) app.UI {
 		if d == nil {
-			return ended(s)
+			return ended(s, p.ctl)
 		}
 		return app.Div().Class("views").Body(build()...)
 	}

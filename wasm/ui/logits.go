@@ -25,7 +25,8 @@ const maxRows = 24
 type LogitsCard struct {
 	app.Compo
 
-	D     *session.Detail
+	D     *session.Detail // the session's, whose vectors it reuses: Rev says when they changed
+	Rev   int
 	Model *play.Model     // hand-typed logits (Typed): tokens can be renamed, added and removed
 	Field play.FieldError // a value refused, shown by its token's field
 	Do    logitActions

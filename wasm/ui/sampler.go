@@ -32,6 +32,7 @@ type samplerActions interface {
 	SetDecoding(mode string)
 	SetSettingText(name, text string)
 	SetSequence(letters string)
+	SetIgnoreEOS(on bool)
 	Rerun()
 	BeginGesture()
 	EndGesture()
@@ -148,6 +149,12 @@ func (c *SamplerCard) settings() app.UI {
 			),
 		))
 	}
+	ignore := app.Input().ID("set-ignore_eos").Type("checkbox").OnChange(c.onIgnoreEOS)
+	if c.Settings.IgnoreEOS {
+		ignore = ignore.Checked(true)
+	}
+	fields = append(fields, app.Label().Class("check").Title("llama.cpp's --ignore-eos: the tokens that end a text are masked (−∞) at every step from the next one").Body(
+		ignore, app.Text(" keep going past the end of text"), c.fieldError(play.FieldIgnoreEOS)))
 	return app.Div().Class("settings").Body(fields...)
 }
 
@@ -185,6 +192,10 @@ func (c *SamplerCard) fieldError(field string) app.UI {
 func (c *SamplerCard) hold(ctx app.Context, e app.Event)    { c.Do.BeginGesture() }
 func (c *SamplerCard) release(ctx app.Context, e app.Event) { c.Do.EndGesture() }
 
+func (c *SamplerCard) onIgnoreEOS(ctx app.Context, e app.Event) {
+	c.Do.SetIgnoreEOS(ctx.JSSrc().Get("checked").Bool())
+}
+
 func (c *SamplerCard) onDecoding(ctx app.Context, e app.Event) {
 	c.Do.SetDecoding(ctx.JSSrc().Get("value").String())
 	_ = focusPlayground()
@@ -206,7 +217,6 @@ func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
 		ctx.JSSrc().Set("value", s.Settings.Sequence)
 	}
 }
-
 
 // stagesHTML lists what each stage of the sampler did at step d.
 func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {

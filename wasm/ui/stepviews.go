@@ -16,6 +16,7 @@ type stepActions interface {
 	compareActions
 	lensActions
 	recomputeActions
+	keepGoer
 }
 
 // stepViews lays out everything about the step on display: how its logits
@@ -23,7 +24,7 @@ type stepActions interface {
 func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 	d := shownDetail(s)
 	if d == nil {
-		return ended(s)
+		return ended(s, do)
 	}
 	return app.Div().Body(
 		&StepTitle{Board: b},
@@ -50,21 +51,51 @@ func shownDetail(s play.Snapshot) *session.Detail {
 
 // ended says why the session stopped, or why the step on display cannot
 // be shown.
-func ended(s play.Snapshot) app.UI {
-	if s.DetailErr != nil {
-		return app.Section().ID("ended").Class("card ended").Body(
-			app.H2().Text("This step cannot be shown"),
-			app.P().Text(play.Words(s.DetailErr)+" Undo, or Reset, to go on."),
-		)
+func ended(s play.Snapshot, do keepGoer) app.UI {
+	e := &Ended{CanKeepGoing: s.CanKeepGoing, Do: do}
+	switch {
+	case s.DetailErr != nil:
+		e.Title, e.Why = "This step cannot be shown", play.Words(s.DetailErr)+" Undo, or Reset, to go on."
+	case s.Steps() < s.Shown || s.CanStep():
+		e.Why = "Working…"
+	default:
+		e.Title, e.Why = "The session has ended", capitalize(s.Stopped())+"."
 	}
-	if s.Steps() < s.Shown || s.CanStep() {
-		return app.Section().ID("ended").Class("card ended").Body(app.P().Class("hint").Text("Working…"))
-	}
-	return app.Section().ID("ended").Class("card ended").Body(
-		app.H2().Text("The session has ended"),
-		app.P().Text(capitalize(s.Stopped())+". Undo, or force another token at an earlier step, to go on."),
-	)
+	return e
 }
+
+// keepGoer takes the step that ended the text again, ignoring the end.
+type keepGoer interface{ KeepGoing() }
+
+// Ended is the card in place of the step's when there is no step to show:
+// why, and how to go on.
+type Ended struct {
+	app.Compo
+
+	Title, Why   string
+	CanKeepGoing bool
+	Do           keepGoer
+}
+
+func (e *Ended) Render() app.UI {
+	body := []app.UI{}
+	if e.Title != "" {
+		body = append(body, app.H2().Text(e.Title))
+	}
+	body = append(body, app.P().Text(e.Why))
+	if e.CanKeepGoing {
+		body = append(body, app.P().Body(
+			app.Button().ID("keep-going").Text("Keep going past the end of text").OnClick(e.onKeepGoing),
+			app.Text(" takes that step again with the end-of-text tokens masked (llama.cpp's --ignore-eos), from there on."),
+		))
+	}
+	if e.Title == "The session has ended" {
+		body = append(body, app.P().Class("hint").Text("Or Undo, or force another token at an earlier step, to go on."))
+	}
+	return app.Section().ID("ended").Class("card ended").Body(body...)
+}
+
+func (e *Ended) onKeepGoing(ctx app.Context, ev app.Event) { e.Do.KeepGoing() }
 
 // StepTitle names the step on display and what the model read for it. A
 // hot view.
@@ -101,7 +132,7 @@ func stepTitle(s play.Snapshot, d *session.Detail) string {
 func hiddenCard(s play.Snapshot, b *board) app.UI { return &HiddenCard{Board: b, Model: s.Model()} }
 
 func logitsCard(s play.Snapshot, d *session.Detail, do logitActions) app.UI {
-	return &LogitsCard{D: d, Model: s.Model(), Field: s.Field, Do: do}
+	return &LogitsCard{D: d, Rev: s.Rev, Model: s.Model(), Field: s.Field, Do: do}
 }
 
 func softmaxCard(b *board) app.UI { return &SoftmaxCard{Board: b} }

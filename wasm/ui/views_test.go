@@ -397,7 +397,7 @@ func TestStripAndControls(t *testing.T) {
 	_, text = render(controls(p.s(), p.ctl, nil))
 	contains(t, "ended controls", text, "15 steps · the context of 16 tokens is full")
 	_, text = render(stepViews(p.s(), p.ctl, nil))
-	contains(t, "ended card", text, "The context of 16 tokens is full. Undo")
+	contains(t, "ended card", text, "The context of 16 tokens is full.", "Or Undo")
 	lacks(t, "ended card", text, "has ended: ")
 }
 
