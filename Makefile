@@ -36,7 +36,7 @@ trace:
 # here, brotli's app.wasm is 1,924,839 bytes against 1,985,504 with it on,
 # which keeps the first page under 2.0 MB; the model and the sampler's
 # chain keep it.
-NOINLINE := nexttoken/wasm/ui nexttoken/engine/link nexttoken/engine/gguf \
+NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
 	nexttoken/engine/session nexttoken/engine/sampler/compare \
 	nexttoken/engine/sampler/llamacpp nexttoken/engine/sampler/hf \

@@ -141,7 +141,7 @@ func TestModelFetchProgress(t *testing.T) {
 	waitFor(tab, `!location.search.includes("stories260K")`) // the address follows the toy session again
 	throttle(-1)
 	setInput(tab, "#model", "stories260K")
-	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#tokens")?.textContent.startsWith("∅Once␣upon␣a␣time")`)
+	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#tokens")?.textContent.startsWith("∅␣Once␣upon␣a␣time")`)
 }
 
 // TestModelFiles opens models from the reader's own files: a llama2.c

@@ -97,8 +97,10 @@ type Summary struct {
 	Tree  []session.Path
 	Texts []string // each path's text, when the tree has more than one path
 
-	// Epoch counts the changes that rewrote the past (undo, a fork, a new
-	// session): views that keep what they drew start again when it moves.
+	// Epoch counts the changes that rewrote a step still there (a fork, a
+	// rerun, a switch, a new session; not a step, nor the last steps taken
+	// back): views that keep what they drew start again when it moves, and
+	// otherwise draw only the steps added or drop those taken back.
 	Epoch int
 }
 

@@ -75,11 +75,26 @@ func (e *Local) run(r Request) (a Answer) {
 		}
 		return Answer{Err: err, Session: e.summary()}
 	}
-	if len(e.sess.Trace().Steps) < steps || !sameHistory(before, e.sess.Spec()) {
+	if rewrote(r, steps, before, e.sess.Spec()) {
 		e.epoch++
 	}
 	a.Session = e.summary()
 	return a
+}
+
+// rewrote reports whether request r, run on a session of steps steps,
+// changed a step that is still there: a session that only grew, lost its
+// last steps or changed what comes next keeps its past, and so its epoch.
+func rewrote(r Request, steps int, before, after session.Spec) bool {
+	switch r.Op {
+	case Step, SetSampler, Delete:
+		return false
+	case Force, EditLogit:
+		return r.Step < steps
+	case Restore:
+		return !sameHistory(before, after)
+	}
+	return true
 }
 
 var errNoSession = errors.New("no session is open")

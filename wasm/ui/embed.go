@@ -21,7 +21,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	switch s.Page.View {
 	case "softmax":
 		body = []app.UI{step(func() []app.UI {
-			return []app.UI{logitsCard(s, d, p.ctl), softmaxCard(p.board), barsCard(p.board, p.ctl)}
+			return []app.UI{logitsCard(s, p.board, p.ctl), softmaxCard(p.board), barsCard(p.board, p.ctl)}
 		})}
 	case "sampler":
 		body = []app.UI{controls(s, p.ctl, p.board), step(func() []app.UI { return []app.UI{samplerCard(s, p.board, p.ctl), barsCard(p.board, p.ctl)} })}
@@ -34,7 +34,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	case "tree":
 		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), treeCard(s, p.ctl, true)}
 	case "timeline":
-		body = []app.UI{controls(s, p.ctl, p.board), &Timeline{Board: p.board, Do: p.ctl}}
+		body = []app.UI{controls(s, p.ctl, p.board), &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}}
 	default:
 		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
 	}

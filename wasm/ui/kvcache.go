@@ -44,10 +44,39 @@ type KVCard struct {
 	Layers, KVHeads, HeadSize int
 	Theme                     string // light, dark or auto
 
-	layer int
-	hover string     // the number under the pointer
-	maps  [2]heatmap // keys and values, as drawn
-	att   heatmap    // attention, as drawn
+	layer  int
+	hover  string     // the number under the pointer
+	maps   [2]heatmap // keys and values, as drawn
+	att    heatmap    // attention, as drawn
+	peaks  kvPeaks    // the ends of the maps' colour scales
+	growth linePath[int]
+}
+
+// kvPeakKey is what the colour scales are for: a history and a layer.
+type kvPeakKey struct{ epoch, layer int }
+
+// kvPeaks are the largest magnitudes among the keys and among the values
+// of the positions seen: positions added raise them; positions taken back
+// (Undo) leave them, so that the picture's colours stay and only its last
+// rows go.
+type kvPeaks struct {
+	key  kvPeakKey
+	seen int
+	v    [2]float64
+}
+
+// update takes in positions up to n, at(pos) giving a position's largest
+// key and value magnitudes, and returns the peaks.
+func (p *kvPeaks) update(key kvPeakKey, n int, at func(pos int) (key, value float64)) [2]float64 {
+	if key != p.key {
+		*p = kvPeaks{key: key}
+	}
+	for ; p.seen < n; p.seen++ {
+		k, v := at(p.seen)
+		p.v = [2]float64{math.Max(p.v[0], k), math.Max(p.v[1], v)}
+	}
+	p.seen = n
+	return p.v
 }
 
 func (c *KVCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
@@ -79,7 +108,16 @@ func (c *KVCard) Render() app.UI {
 		"Each position's key (K) and value (V), per layer, computed once and reused by every later step. "+
 			"This is the cache as the step on display read it; the highlighted row is the token it read.",
 		app.P().ID("kv-summary").Class("kv-summary"),
-		app.Div().ID("kv-growth").Class("growth-row"),
+		app.Div().ID("kv-growth").Class("growth-row").Body(
+			app.Div().Class("growth-frame").Body(
+				app.Raw(growthFrame(0)),
+				app.Div().Class("growth-plot").Body(
+					app.Raw(`<svg id="kv-growth-lines" class="growth-lines" viewBox="0 0 1 1" preserveAspectRatio="none" aria-hidden="true"><path id="kv-growth-path"/></svg>`),
+					app.Span().ID("kv-growth-shown").Class("growth-shown"),
+				),
+			),
+			app.Span().ID("kv-growth-hint").Class("hint"),
+		),
 		app.Div().Class("tabs").Attr("role", "tablist").Body(tabs...),
 		// The table of every number, or the heat maps: the painter shows one.
 		app.Div().ID("kv-table-box"),
@@ -155,7 +193,7 @@ func (c *KVCard) paint(s play.Snapshot) {
 	kvDim := c.KVHeads * c.HeadSize
 	setHTML("kv-summary", `<strong id="kv-rows">`+itoa(n)+`</strong> positions of `+itoa(kv.Capacity())+` · <strong id="kv-bytes">`+
 		byteSize(kv.Bytes())+`</strong> `+esc("("+itoa(kv.Layers())+" layers × 2 (K and V) × "+itoa(kvDim)+" numbers × 4 bytes = "+byteSize(kv.RowBytes())+" per position)"))
-	setHTML("kv-growth", growthHTML(k.growth, kv.Capacity(), min(k.d.Index, len(k.growth)-1)))
+	c.paintGrowth(k.growth, kv.Capacity(), min(k.d.Index, len(k.growth)-1), k.epoch)
 	if c.tabular(n) {
 		setHTML("kv-table-box", kvTableHTML(k, l, c.KVHeads))
 		setVisible("kv-maps", false)
@@ -173,13 +211,13 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 	kv, n := k.d.KV, k.d.KV.Len()
 	kvDim := c.KVHeads * c.HeadSize
 	rows := canvasRows(n)
-	peaks := [2]float64{}
-	for pos := range n {
+	peaks := c.peaks.update(kvPeakKey{k.epoch, l}, n, func(pos int) (key, value float64) {
 		for h := range c.KVHeads {
-			peaks[0] = math.Max(peaks[0], peakOf(kv.Key(l, pos, h)))
-			peaks[1] = math.Max(peaks[1], peakOf(kv.Value(l, pos, h)))
+			key = math.Max(key, peakOf(kv.Key(l, pos, h)))
+			value = math.Max(value, peakOf(kv.Value(l, pos, h)))
 		}
-	}
+		return key, value
+	})
 	var scales strings.Builder
 	for i, name := range []string{"keys", "values"} {
 		get := kv.Key
@@ -433,26 +471,32 @@ func topAttended(weights []float32, tokens []string, k int) string {
 	return strings.Join(parts, ", ")
 }
 
-// growthHTML plots the cache's size after prefill and after every step
-// (growth), up to the context's capacity, with step shown marked.
-func growthHTML(growth []int, capacity, shown int) string {
-	const w, h = 480.0, 96.0
-	last := len(growth) - 1
-	x := func(i int) float64 { return w * float64(i) / float64(max(last, 1)) }
-	y := func(n int) float64 { return h - h*float64(n)/float64(capacity) }
-	var b strings.Builder
-	b.WriteString(`<svg class="growth" viewBox="-36 -8 532 124" role="img" aria-label="cache size after prefill and after each step">` +
+// growthFrame is the growth chart's axes, which do not stretch with the
+// steps: the frame, 0 and the context's capacity, prefill.
+func growthFrame(capacity int) string {
+	return `<svg class="growth" viewBox="-36 -8 532 124" role="img" aria-label="cache size after prefill and after each step">` +
 		`<rect x="0" y="0" width="480" height="96" class="frame"/>` +
-		`<text x="-4" y="4" class="axis" text-anchor="end">` + itoa(capacity) + `</text>` +
+		`<text x="-4" y="4" class="axis" text-anchor="end" id="kv-growth-capacity">` + itoa(capacity) + `</text>` +
 		`<text x="-4" y="96" class="axis" text-anchor="end">0</text>` +
 		`<text x="0" y="112" class="axis">prefill</text>` +
-		`<text x="480" y="112" class="axis" text-anchor="end">step ` + itoa(last) + `</text><polyline points="`)
-	for i, n := range growth {
-		b.WriteString(num1(x(i)) + "," + num1(y(n)) + " ")
-	}
-	b.WriteString(`"/><circle cx="` + num1(x(shown)) + `" cy="` + num1(y(growth[shown])) + `" r="4" class="shown"/></svg>`)
-	tag(&b, "span", `class="hint"`, "positions in the cache after prefill ("+itoa(growth[0])+") and after each step: one more per step, up to the context of "+itoa(capacity))
-	return b.String()
+		`<text x="480" y="112" class="axis" text-anchor="end" id="kv-growth-last"></text></svg>`
+}
+
+// paintGrowth plots the cache's size after prefill and after every step
+// (growth), up to the context's capacity, with step shown marked: a line
+// through a point per step, in a drawing a step wide per step stretched
+// over the frame, which a step adds a point to.
+func (c *KVCard) paintGrowth(growth []int, capacity, shown, epoch int) {
+	last := len(growth) - 1
+	d := c.growth.update(epoch, len(growth), func(i int) (float64, float64) {
+		return float64(i), float64(capacity - growth[i])
+	})
+	setAttr("kv-growth-path", "d", d)
+	setAttr("kv-growth-lines", "viewBox", "0 0 "+itoa(max(last, 1))+" "+itoa(capacity))
+	setHTML("kv-growth-capacity", itoa(capacity))
+	setHTML("kv-growth-last", "step "+itoa(last))
+	setStyle("kv-growth-shown", "left:"+pct(float64(shown)/float64(max(last, 1)))+";top:"+pct(1-float64(growth[shown])/float64(capacity)))
+	setHTML("kv-growth-hint", esc("positions in the cache after prefill ("+itoa(growth[0])+") and after each step: one more per step, up to the context of "+itoa(capacity)))
 }
 
 func num1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }

@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -17,24 +18,25 @@ const maxRows = 24
 
 // LogitsCard lists the logits of the step on display (all of a small
 // vocabulary, else the most probable and any that match a search), each as
-// a number field and a slider that override it for this step.
+// a number field and a slider that override it for this step. A hot view:
+// its rows are painted from the board (logitRowsHTML).
 //
-// While a field or slider is in use the rows keep their order and their
-// slider scale, so that the row under the pointer stays the row being
-// edited; they re-sort when it is let go.
+// While a field or slider is in use the rows stay as they are — their
+// order, their slider scale, the field's own text — so that the row under
+// the pointer stays the row being edited and the field keeps the focus;
+// only their numbers are painted. They are painted afresh, re-sorted, once
+// it is let go.
 type LogitsCard struct {
 	app.Compo
 
-	D     *session.Detail // the session's, whose vectors it reuses: Rev says when they changed
-	Rev   int
-	Model *play.Model     // hand-typed logits (Typed): tokens can be renamed, added and removed
-	Field play.FieldError // a value refused, shown by its token's field
+	Board *board
+	Model *play.Model // hand-typed logits (Typed): tokens can be renamed, added and removed
 	Do    logitActions
 
 	query  string  // the search box
 	held   bool    // a field or slider is in use
-	order  []int   // the rows while held
-	lo, hi float64 // the slider scale while held
+	order  []int   // the rows painted
+	lo, hi float64 // their slider scale
 }
 
 // logitActions are what the logits card asks of the controller.
@@ -48,59 +50,69 @@ type logitActions interface {
 	Snapshot() play.Snapshot
 }
 
+func (c *LogitsCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *LogitsCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *LogitsCard) OnDismount()              { c.Board.remove(c) }
+
 func (c *LogitsCard) Render() app.UI {
-	probs := c.probs()
-	ids, lo, hi := c.order, c.lo, c.hi
-	if !c.held || ids == nil {
-		ids = c.rows(probs)
-		lo, hi = sliderRange(c.D.Logits)
-		c.order, c.lo, c.hi = ids, lo, hi
-	}
 	var search app.UI = app.Text("")
-	if len(probs) > maxRows {
+	if len(c.Model.Names) > maxRows {
 		search = app.Input().ID("logit-search").Type("search").Placeholder("find a token…").
 			Value(c.query).Attr("aria-label", "find a token").OnInput(c.onQuery)
 	}
-	rows := []app.UI{app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Class("p").Text("p"))}
-	for _, id := range ids {
-		rows = append(rows, c.row(id, lo, hi))
-	}
-	var footer []app.UI
+	var add app.UI = app.Text("")
 	if c.Model.Typed {
-		footer = append(footer, app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd))
-	}
-	switch {
-	case c.query != "" && len(ids) == 0:
-		footer = append(footer, app.P().Class("hint").Text("No token matches "+quote(c.query)+"."))
-	case c.query != "":
-		footer = append(footer, app.P().Class("hint").Textf("%d tokens match; at most %d are listed.", len(ids), maxRows))
-	case len(probs) > len(ids):
-		footer = append(footer, app.P().Class("hint").Textf("The %d most probable of %d tokens; search to reach the others.", len(ids), len(probs)))
+		add = app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd)
 	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
 		app.Div().Class("scroll").Body(app.Table().Class("num logits").
 			On("focusin", c.onFocusIn).On("focusout", c.onFocusOut).On("pointerdown", c.onPointerDown).
-			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(rows...)),
-		app.Div().Class("row").Body(footer...),
+			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(
+			app.THead().Body(app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Class("p").Text("p"))),
+			app.TBody().ID("logit-rows"),
+		)),
+		app.Div().Class("row").Body(add, app.P().ID("logits-hint").Class("hint")),
 	)
 }
 
-// probs are the step's probabilities, or with every token masked, where
-// the sampler had none, the logits, which still order the rows.
-func (c *LogitsCard) probs() []float64 {
-	if c.D.Choice == nil {
-		return c.D.Logits
+func (c *LogitsCard) paint(s play.Snapshot) {
+	d := shownDetail(s)
+	if d == nil {
+		return
 	}
-	return c.D.Choice.Softmax.Probs
+	if c.held && c.order != nil {
+		for _, id := range c.order {
+			r := logitRow(d, c.Model, s.Field, id)
+			setHTML("logit-p-"+itoa(id), r.p)
+			setHTML("logit-error-"+itoa(id), esc(r.err))
+			setAttr("logit-row-"+itoa(id), "class", r.class)
+		}
+		return
+	}
+	probs := probsOf(d)
+	c.order = c.rows(probs)
+	c.lo, c.hi = sliderRange(d.Logits)
+	setHTML("logit-rows", logitRowsHTML(d, c.Model, s.Field, c.order, c.lo, c.hi))
+	hint := ""
+	switch {
+	case c.query != "" && len(c.order) == 0:
+		hint = "No token matches " + quote(c.query) + "."
+	case c.query != "":
+		hint = itoa(len(c.order)) + " tokens match; at most " + itoa(maxRows) + " are listed."
+	case len(probs) > len(c.order):
+		hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(len(probs)) + " tokens; search to reach the others."
+	}
+	setHTML("logits-hint", esc(hint))
 }
 
-// p is token id's probability as the p column shows it.
-func (c *LogitsCard) p(id int) string {
-	if c.D.Choice == nil {
-		return "–"
+// probsOf are step d's probabilities, or with every token masked, where
+// the sampler had none, the logits, which still order the rows.
+func probsOf(d *session.Detail) []float64 {
+	if d.Choice == nil {
+		return d.Logits
 	}
-	return sig(c.D.Choice.Softmax.Probs[id])
+	return d.Choice.Softmax.Probs
 }
 
 // rows picks the tokens to list: all of a small vocabulary, else the
@@ -112,6 +124,57 @@ func (c *LogitsCard) rows(probs []float64) []int {
 	return allOrTop(probs)
 }
 
+// logitRowView is what a row of the logits card shows of a token.
+type logitRowView struct {
+	logit, p, class, badge, err string
+}
+
+// logitRow is token id's row at step d.
+func logitRow(d *session.Detail, m *play.Model, field play.FieldError, id int) logitRowView {
+	r := logitRowView{logit: fixed(d.Logits[id], 4), p: "–", badge: "badge hidden"}
+	if d.Choice != nil {
+		r.p = sig(d.Choice.Softmax.Probs[id])
+	}
+	if slices.Contains(d.Step.Edited, id) {
+		// The badge keeps its room when hidden: the column does not widen
+		// when a logit is edited.
+		r.class, r.badge = "edited", "badge"
+	}
+	if field.Field == play.LogitField(id) {
+		r.err = field.Message
+	}
+	return r
+}
+
+// logitRowsHTML is the logits card's rows for tokens ids at step d, their
+// sliders from lo to hi.
+func logitRowsHTML(d *session.Detail, m *play.Model, field play.FieldError, ids []int, lo, hi float64) string {
+	var b strings.Builder
+	for _, id := range ids {
+		r := logitRow(d, m, field, id)
+		name := m.Label(id)
+		tid := itoa(id)
+		b.WriteString(`<tr data-token="` + tid + `" id="logit-row-` + tid + `" class="` + r.class + `">`)
+		if m.Typed {
+			b.WriteString(`<th><input class="name" value="` + esc(m.Raw[id]) + `" aria-label="token name"><button class="remove" title="remove this token">×</button></th>`)
+		} else {
+			tag(&b, "th", "", name)
+		}
+		b.WriteString(`<td><input class="logit" type="text" inputmode="decimal" value="` + esc(r.logit) + `" aria-label="` + esc("logit of "+name) + `">` +
+			`<span class="` + r.badge + `" title="edited by hand">edited</span>` +
+			`<span class="field-error" role="alert" id="logit-error-` + tid + `">` + esc(r.err) + `</span></td>`)
+		// Keyboard users edit the number; the slider is for the pointer, so
+		// Tab does not stop on it and the arrows do not nudge it.
+		b.WriteString(`<td class="slider"><input class="slide" type="range" min="` + num(lo) + `" max="` + num(hi) + `" step="0.1" value="` +
+			num(math.Max(lo, d.Logits[id])) + `" tabindex="-1" aria-label="` + esc("slider for "+name) + `"></td>`)
+		b.WriteString(`<td class="p" id="logit-p-` + tid + `">` + r.p + `</td></tr>`)
+	}
+	return b.String()
+}
+
+// num writes a number as an input's attribute takes it.
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 // sliderRange spans the step's finite logits, at least −10 to 10, in whole
 // numbers, so every slider of a step has the same scale.
 func sliderRange(logits []float64) (lo, hi float64) {
@@ -122,46 +185,6 @@ func sliderRange(logits []float64) (lo, hi float64) {
 		}
 	}
 	return lo, hi
-}
-
-func (c *LogitsCard) row(id int, lo, hi float64) app.UI {
-	l := c.D.Logits[id]
-	name := c.Model.Label(id)
-	edited := slices.Contains(c.D.Step.Edited, id)
-	var label app.UI = app.Th().Text(name)
-	if c.Model.Typed {
-		label = app.Th().Body(
-			app.Input().Class("name").Value(c.Model.Raw[id]).Attr("aria-label", "token name"),
-			app.Button().Class("remove").Title("remove this token").Text("×"),
-		)
-	}
-	badge := app.Span().Class("badge").Title("edited by hand").Text("edited")
-	if !edited {
-		badge = badge.Class("hidden") // keeps its room: the column does not widen when a logit is edited
-	}
-	cell := []app.UI{
-		app.Input().Class("logit").Type("text").Attr("inputmode", "decimal").Value(fixed(l, 4)).
-			Attr("aria-label", "logit of "+name),
-		badge,
-	}
-	if c.Field.Field == play.LogitField(id) {
-		cell = append(cell, app.Span().Class("field-error").Attr("role", "alert").Text(c.Field.Message))
-	}
-	row := app.Tr().DataSet("token", id).Body(
-		label,
-		app.Td().Body(cell...),
-		app.Td().Class("slider").Body(
-			// Keyboard users edit the number; the slider is for the pointer,
-			// so Tab does not stop on it and the arrows do not nudge it.
-			app.Input().Class("slide").Type("range").Min(lo).Max(hi).Step(0.1).Value(math.Max(lo, l)).TabIndex(-1).
-				Attr("aria-label", "slider for "+name),
-		),
-		app.Td().Class("p").Text(c.p(id)),
-	)
-	if edited {
-		row = row.Class("edited")
-	}
-	return row
 }
 
 // The table handles its rows' events: the rows carry no handlers, so a new
@@ -214,21 +237,31 @@ func (c *LogitsCard) hold() {
 	c.Do.BeginGesture()
 }
 
+// release lets the rows go: they are painted afresh, re-sorted.
 func (c *LogitsCard) release() {
 	c.held = false
 	c.Do.EndGesture()
+	c.paint(c.Board.s)
 }
 
 func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+	c.paint(c.Board.s)
+	ctx.PreventUpdate()
 }
 
 // edit sets token id's logit at the step on display to the field's value,
 // or puts the step's value back when it is refused.
 func (c *LogitsCard) edit(id int, field app.Value) {
-	c.Do.EditLogitText(c.D.Index, id, field.Get("value").String())
-	if c.Do.Snapshot().Field.Field == play.LogitField(id) {
-		field.Set("value", fixed(c.D.Logits[id], 4))
+	d := shownDetail(c.Board.s)
+	if d == nil {
+		return
+	}
+	c.Do.EditLogitText(d.Index, id, field.Get("value").String())
+	if s := c.Do.Snapshot(); s.Field.Field == play.LogitField(id) {
+		if d := shownDetail(s); d != nil {
+			field.Set("value", fixed(d.Logits[id], 4))
+		}
 	}
 }
 

@@ -65,3 +65,11 @@ func setVisible(id string, visible bool) {
 func setDisabled(id string, disabled bool) {
 	paintTo(id, "disabled", disabled, func(el safejs.Value) error { return el.Set("disabled", disabled) })
 }
+
+// setAttr sets an attribute of the element with the given id.
+func setAttr(id, name, value string) {
+	paintTo(id, "attr "+name, value, func(el safejs.Value) error {
+		_, err := el.Call("setAttribute", name, value)
+		return err
+	})
+}

@@ -16,3 +16,5 @@ func setVisible(id string, visible bool) {
 func setDisabled(id string, disabled bool) {
 	painted[id+" disabled"] = map[bool]string{true: "true", false: "false"}[disabled]
 }
+
+func setAttr(id, name, value string) { painted[id+" "+name] = value }

@@ -179,7 +179,7 @@ func (p *Playground) Render() (page app.UI) {
 		controls(s, p.ctl, p.board),
 		treeCard(s, p.ctl, false),
 		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
-		&Timeline{Board: p.board, Do: p.ctl},
+		&Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)},
 		stepViews(s, p.ctl, p.board),
 		kvCard(s, p.board),
 		&StoredModels{},

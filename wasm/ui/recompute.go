@@ -12,27 +12,19 @@ import (
 
 // recomputeCard is the card's input: the model's shape for the counts and,
 // when the switch is on, the step on display recomputed without the cache.
-func recomputeCard(s play.Snapshot, d *session.Detail, do recomputeActions) app.UI {
+func recomputeCard(s play.Snapshot, d *session.Detail, do recomputeActions, b *board) app.UI {
 	m := s.Model()
 	if m.Typed {
 		return app.Text("")
 	}
-	// A step's multiply-adds at every position so far, both ways: the chart.
-	t := s.Session.Trace
-	n := max(len(t.Prompt)+len(t.Steps), 2)
-	cached, recomputed := make([]int, n), make([]int, n)
-	for pos := range n {
-		cached[pos], recomputed[pos] = m.MultiplyAdds(pos)
-	}
-	c := &RecomputeCard{On: s.Page.Recompute, Vocab: len(m.Names), Cached: cached, Recomputed: recomputed,
-		Pos: d.Step.Pos, Index: d.Index, Times: s.Times, Do: do}
+	c := &RecomputeCard{Board: b, Model: m, On: s.Page.Recompute, Times: s.Times, Do: do}
 	switch {
 	case s.Page.Recompute && s.Running:
 		c.Error = "Recomputing waits until Run stops: it would run every position again for every step shown."
 	case s.RecomputeErr != nil:
 		c.Error = play.Words(s.RecomputeErr)
 	case s.Page.Recompute:
-		c.R = s.Recomputed
+		c.R, c.Index = s.Recomputed, d.Index
 	}
 	return c
 }
@@ -48,17 +40,21 @@ type recomputeActions interface{ SetRecompute(on bool) }
 type RecomputeCard struct {
 	app.Compo
 
-	On         bool
-	Vocab      int                 // the vocabulary's size: how many logits are compared
-	Cached     []int               // a step's multiply-adds with the cache, by position, over the context so far (at least 2)
-	Recomputed []int               // the same recomputed without the cache
-	Pos        int                 // the position the step on display fed
-	Index      int                 // the step on display
-	R          *session.Recomputed // the step recomputed, while On
-	Error      string
-	Times      []play.Timing // measured, a point per position
-	Do         recomputeActions
+	Board *board
+	Model *play.Model         // its shape counts the multiply-adds
+	On    bool                // recomputing the step on display
+	R     *session.Recomputed // that step recomputed, while On
+	Index int                 // its number
+	Error string
+	Times []play.Timing // measured, a point per position
+	Do    recomputeActions
+
+	lines [2]linePath[*play.Model] // the chart's two series, cached and recomputed
 }
+
+func (c *RecomputeCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
+func (c *RecomputeCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
+func (c *RecomputeCard) OnDismount()              { c.Board.remove(c) }
 
 func (c *RecomputeCard) Render() app.UI {
 	toggle := app.Label().Class("switch").Body(
@@ -90,7 +86,7 @@ func (c *RecomputeCard) result() app.UI {
 		verdict = "the same up to a largest difference of " + sig(r.MaxAbsDiff)
 	}
 	return app.P().ID("recompute-diff").Class("recompute-diff").Body(
-		app.Text("Step "+itoa(c.Index+1)+" recomputed over all "+itoa(r.Pos+1)+" positions: its "+itoa(c.Vocab)+" logits are "),
+		app.Text("Step "+itoa(c.Index+1)+" recomputed over all "+itoa(r.Pos+1)+" positions: its "+itoa(len(c.Model.Names))+" logits are "),
 		app.Strong().Text(verdict), app.Text("."),
 	)
 }
@@ -116,39 +112,70 @@ func (c *RecomputeCard) costs() app.UI {
 	)
 }
 
+// The chart's frame (viewBox -60 -8 560 150) and its plot area, 480 ×
+// 120 at 0, 0, over which the series are stretched.
+const costFrame = `<svg class="cost" viewBox="-60 -8 560 150" role="img" aria-label="multiply-adds of a step with and without the cache, by position">` +
+	`<rect class="frame" x="0" y="0" width="480" height="120"/>` +
+	`<text class="axis" x="-4" y="6" text-anchor="end" id="cost-peak"></text><text class="axis" x="-4" y="120" text-anchor="end">0</text>` +
+	`<text class="axis" x="0" y="136">position 0</text><text class="axis" x="480" y="136" text-anchor="end" id="cost-last"></text></svg>`
+
 // chart plots a step's multiply-adds both ways at every position of the
-// sequence so far — a line and a parabola — and the times measured.
+// sequence so far — a line and a parabola — which paint draws, and the
+// times measured.
 func (c *RecomputeCard) chart() app.UI {
-	const w, h = 480.0, 120.0
-	n := len(c.Cached)
-	peak := float64(c.Recomputed[n-1])
-	x := func(pos int) float64 { return w * float64(pos) / float64(n-1) }
-	path := func(class string, y func(pos int) float64) string {
-		return svgPath(class, n, func(pos int) (float64, float64) { return x(pos), y(pos) })
-	}
-	madds := func(series []int) func(int) float64 {
-		return func(pos int) float64 { return h - h*float64(series[pos])/peak }
-	}
-	var svg strings.Builder
-	svg.WriteString(`<svg class="cost" viewBox="-60 -8 560 150" role="img" aria-label="multiply-adds of a step with and without the cache, by position">`)
-	svg.WriteString(`<rect class="frame" x="0" y="0" width="480" height="120"/>`)
-	svg.WriteString(`<text class="axis" x="-4" y="6" text-anchor="end">` + count(int(peak)) + `</text><text class="axis" x="-4" y="120" text-anchor="end">0</text>`)
-	svg.WriteString(`<text class="axis" x="0" y="136">position 0</text><text class="axis" x="480" y="136" text-anchor="end">position ` + itoa(n-1) + `</text>`)
-	svg.WriteString(path("recomputed", madds(c.Recomputed)))
-	svg.WriteString(path("cached", madds(c.Cached)))
-	svg.WriteString(`<circle class="shown" cx="` + num1(x(min(c.Pos, n-1))) + `" cy="` + num1(madds(c.Recomputed)(min(c.Pos, n-1))) + `" r="4"/>`)
-	svg.WriteString(`</svg>`)
-	figures := []app.UI{app.Figure().Body(app.Raw(svg.String()),
+	cached0, _ := c.Model.MultiplyAdds(0)
+	cached1, _ := c.Model.MultiplyAdds(1)
+	figures := []app.UI{app.Figure().Body(
+		app.Div().Class("cost-frame").Body(
+			app.Raw(costFrame),
+			app.Div().Class("cost-plot").Body(
+				app.Raw(`<svg id="cost-lines" class="cost-lines" viewBox="0 -1 1 1" preserveAspectRatio="none" aria-hidden="true">`+
+					`<path id="cost-recomputed" class="recomputed"/><path id="cost-cached" class="cached"/></svg>`),
+				app.Span().ID("cost-shown").Class("cost-shown"),
+			),
+		),
 		app.FigCaption().Text("Multiply-adds of one step at each position so far, counted from the model's shape: "+
-			"with the cache (flat, growing by "+count(c.Cached[1]-c.Cached[0])+" a position for attention) and recomputed (a parabola)."))}
+			"with the cache (flat, growing by "+count(cached1-cached0)+" a position for attention) and recomputed (a parabola)."))}
 	if len(c.Times) > 0 {
-		figures = append(figures, c.timesChart(n))
+		figures = append(figures, c.timesChart())
 	}
 	return app.Div().Class("cost-charts").Body(figures...)
 }
 
+// paint draws the multiply-adds at every position so far, a position a
+// unit wide and a multiply-add a unit high: a step adds a point to each
+// series.
+func (c *RecomputeCard) paint(s play.Snapshot) {
+	d := shownDetail(s)
+	if d == nil && s.Detail != nil {
+		d = s.Detail
+	}
+	if d == nil {
+		return
+	}
+	t := s.Session.Trace
+	n := max(len(t.Prompt)+len(t.Steps), 2)
+	for k, id := range []string{"cost-cached", "cost-recomputed"} {
+		setAttr(id, "d", c.lines[k].update(c.Model, n, func(pos int) (float64, float64) {
+			cached, recomputed := c.Model.MultiplyAdds(pos)
+			return float64(pos), -float64([2]int{cached, recomputed}[k])
+		}))
+	}
+	_, peak := c.Model.MultiplyAdds(n - 1)
+	setAttr("cost-lines", "viewBox", "0 "+itoa(-peak)+" "+itoa(n-1)+" "+itoa(peak))
+	setHTML("cost-peak", count(peak))
+	setHTML("cost-last", "position "+itoa(n-1))
+	pos := min(d.Step.Pos, n-1)
+	_, at := c.Model.MultiplyAdds(pos)
+	setStyle("cost-shown", "left:"+pct(float64(pos)/float64(n-1))+";top:"+pct(1-float64(at)/float64(peak)))
+}
+
 // timesChart plots the times measured so far, both ways, by position.
-func (c *RecomputeCard) timesChart(n int) app.UI {
+func (c *RecomputeCard) timesChart() app.UI {
+	n := 2
+	for _, t := range c.Times {
+		n = max(n, t.Pos+1)
+	}
 	const w, h = 480.0, 120.0
 	var peak time.Duration
 	for _, t := range c.Times {

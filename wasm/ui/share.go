@@ -60,8 +60,13 @@ func (s *Share) Render() app.UI {
 		s.embedView = "softmax"
 	}
 	url := s.Origin + s.Link
-	src := play.EmbedLink(s.Path, s.Spec, s.embedView, s.Compare)
-	code := embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
+	// The embed's code is written when the panel is open: a step would
+	// otherwise write it for nobody.
+	var src, code string
+	if s.open {
+		src = play.EmbedLink(s.Path, s.Spec, s.embedView, s.Compare)
+		code = embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
+	}
 	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"

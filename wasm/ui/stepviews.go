@@ -28,8 +28,8 @@ func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 	}
 	return app.Div().Body(
 		&StepTitle{Board: b},
-		app.Div().Class("views").Body(hiddenCard(s, b), logitsCard(s, d, do), softmaxCard(b), barsCard(b, do), samplerCard(s, b, do),
-			compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do)),
+		app.Div().Class("views").Body(hiddenCard(s, b), logitsCard(s, b, do), softmaxCard(b), barsCard(b, do), samplerCard(s, b, do),
+			compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do, b)),
 	)
 }
 
@@ -131,8 +131,8 @@ func stepTitle(s play.Snapshot, d *session.Detail) string {
 
 func hiddenCard(s play.Snapshot, b *board) app.UI { return &HiddenCard{Board: b, Model: s.Model()} }
 
-func logitsCard(s play.Snapshot, d *session.Detail, do logitActions) app.UI {
-	return &LogitsCard{D: d, Rev: s.Rev, Model: s.Model(), Field: s.Field, Do: do}
+func logitsCard(s play.Snapshot, b *board, do logitActions) app.UI {
+	return &LogitsCard{Board: b, Model: s.Model(), Do: do}
 }
 
 func softmaxCard(b *board) app.UI { return &SoftmaxCard{Board: b} }

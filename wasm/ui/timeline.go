@@ -14,17 +14,25 @@ import (
 // the token chosen — its probability, its surprise −ln p beside the
 // distribution's entropy, and its rank — with a point per step: hover to
 // read a step, click to open it. Each series is one SVG path, so a long
-// generation costs four elements, not four per step. A hot view: it
-// paints its chart from the board.
+// generation costs four elements, not four per step; a step adds its
+// points to the paths (linePath), whose x is the step's number in a
+// drawing stretched to the frame's width. A hot view.
 type Timeline struct {
 	app.Compo
 
 	Board *board
 	Do    selecter
+	Vocab int // the rank's scale
 
-	hover int    // 1 + the step under the pointer, 0 for none
-	svg   string // the chart as drawn for drawn: the number of steps and the epoch
-	drawn [2]int
+	hover  int // 1 + the step under the pointer, 0 for none
+	series [4]linePath[timelineKey]
+}
+
+// timelineKey is what a series' points depend on besides their step: the
+// session's epoch, and the nats panel's scale.
+type timelineKey struct {
+	epoch int
+	top   float64
 }
 
 func (c *Timeline) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
@@ -54,7 +62,10 @@ func (c *Timeline) Render() app.UI {
 			"the entropy of the distribution it was drawn from (dashed), both in nats (ln 2 nats = 1 bit); its rank among all "+
 			"the tokens (green, log scale). Hover to read a step, click to open it.",
 		app.Div().ID("timeline-frame").Class("timeline-frame").Body(
-			app.Div().ID("timeline-svg"),
+			app.Raw(timelineFrame(c.Vocab)),
+			app.Raw(`<svg id="timeline-lines" class="timeline-lines" viewBox="0 0 1 `+num1(chartHeight)+`" preserveAspectRatio="none" aria-hidden="true">`+
+				`<path id="timeline-prob" class="prob"/><path id="timeline-entropy" class="entropy"/>`+
+				`<path id="timeline-surprise" class="surprise"/><path id="timeline-rank" class="rank"/></svg>`),
 			app.Div().ID("timeline-marks"),
 			app.Div().ID("timeline-hit").Class("timeline-hit").
 				OnMouseMove(c.onHover).OnMouseLeave(c.onLeave).OnClick(c.onClick),
@@ -63,15 +74,61 @@ func (c *Timeline) Render() app.UI {
 	)
 }
 
+// timelineFrame draws the panels and their labels, which do not stretch
+// with the steps: the nats panel's label, whose scale does, is painted.
+func timelineFrame(vocab int) string {
+	var svg strings.Builder
+	svg.WriteString(`<svg class="timeline" viewBox="0 0 ` + num1(chartWidth) + ` ` + num1(chartHeight) + `" role="img" aria-label="probability, surprise, entropy and rank of each step's token">`)
+	for _, band := range [][2]float64{{probTop, probHeight}, {natsTop, natsHeight}, {rankTop, rankHeight}} {
+		svg.WriteString(`<rect class="frame" x="0" y="` + num1(band[0]) + `" width="600" height="` + num1(band[1]) + `"/>`)
+	}
+	label := func(id string, y float64, s string) {
+		svg.WriteString(`<text class="axis" id="` + id + `" x="4" y="` + num1(y) + `">` + esc(s) + `</text>`)
+	}
+	label("timeline-p-label", probTop-labelAbove, "p (1 at the top)")
+	label("timeline-nats-label", natsTop-labelAbove, "nats: surprise, entropy")
+	label("timeline-rank-label", rankTop-labelAbove, "rank (1 at the top, "+itoa(vocab)+" at the bottom, log scale)")
+	svg.WriteString(`</svg>`)
+	return svg.String()
+}
+
 func (c *Timeline) paint(s play.Snapshot) {
 	steps := s.Session.Trace.Steps
-	vocab := len(s.Model().Names)
-	if n := len(steps); c.drawn != [2]int{n, s.Session.Epoch} || c.svg == "" {
-		c.svg, c.drawn = timelineSVG(steps, vocab), [2]int{n, s.Session.Epoch}
+	n := len(steps)
+	top := natsTopOf(steps)
+	logVocab := math.Log(float64(max(c.Vocab, 2)))
+	nats := func(v float64) float64 { return natsTop + natsHeight*(1-math.Min(v, top)/top) }
+	key := timelineKey{s.Session.Epoch, top}
+	for k, series := range []struct {
+		id string
+		y  func(session.Step) float64
+	}{
+		{"timeline-prob", func(st session.Step) float64 { return probTop + probHeight*(1-st.Prob) }},
+		{"timeline-entropy", func(st session.Step) float64 { return nats(st.Entropy) }},
+		{"timeline-surprise", func(st session.Step) float64 { return nats(st.Surprise()) }},
+		{"timeline-rank", func(st session.Step) float64 { return rankTop + rankHeight*math.Log(float64(st.Rank))/logVocab }},
+	} {
+		d := c.series[k].update(key, n, func(i int) (float64, float64) { return float64(i) + 0.5, series.y(steps[i]) })
+		setAttr(series.id, "d", d)
 	}
-	setHTML("timeline-svg", c.svg)
-	setHTML("timeline-marks", timelineMarks(len(steps), s.Shown, c.hover))
+	setAttr("timeline-lines", "viewBox", "0 0 "+itoa(max(n, 1))+" "+num1(chartHeight))
+	setHTML("timeline-nats-label", esc("nats (up to "+sig(top)+"): surprise, entropy"))
+	setHTML("timeline-marks", timelineMarks(n, s.Shown, c.hover))
 	setHTML("timeline-readout", esc(timelineReadout(steps, s.Model(), s.Shown, c.hover)))
+}
+
+// natsTopOf is the nats panel's scale: the largest finite surprise or
+// entropy of the steps, at least one bit.
+func natsTopOf(steps []session.Step) float64 {
+	top := math.Log(2)
+	for _, st := range steps {
+		for _, v := range []float64{st.Entropy, st.Surprise()} {
+			if !math.IsInf(v, 0) {
+				top = math.Max(top, v)
+			}
+		}
+	}
+	return top
 }
 
 // timelineMarks are the lines of the step on display and the step under
@@ -89,46 +146,6 @@ func timelineMarks(n, selected, hover int) string {
 
 // stepX is the centre of step i's band: n steps share the width equally.
 func stepX(i, n int) float64 { return chartWidth * (float64(i) + 0.5) / float64(n) }
-
-// timelineSVG draws the panels and the series, one path each; "" for no
-// steps.
-func timelineSVG(steps []session.Step, vocab int) string {
-	if len(steps) == 0 {
-		return ""
-	}
-	top := math.Log(2) // the nats panel's scale: the largest finite value shown, at least one bit
-	for _, st := range steps {
-		for _, v := range []float64{st.Entropy, st.Surprise()} {
-			if !math.IsInf(v, 0) {
-				top = math.Max(top, v)
-			}
-		}
-	}
-	logVocab := math.Log(float64(max(vocab, 2)))
-	series := func(class string, y func(session.Step) float64) string {
-		return svgPath(class, len(steps), func(i int) (float64, float64) { return stepX(i, len(steps)), y(steps[i]) })
-	}
-	nats := func(v float64) float64 { return natsTop + natsHeight*(1-math.Min(v, top)/top) }
-	var svg strings.Builder
-	svg.WriteString(`<svg class="timeline" viewBox="0 0 ` + num1(chartWidth) + ` ` + num1(chartHeight) + `" role="img" aria-label="probability, surprise, entropy and rank of each step's token">`)
-	for _, band := range [][3]float64{{probTop, probHeight}, {natsTop, natsHeight}, {rankTop, rankHeight}} {
-		svg.WriteString(`<rect class="frame" x="0" y="` + num1(band[0]) + `" width="600" height="` + num1(band[1]) + `"/>`)
-	}
-	label := func(y float64, s string) {
-		svg.WriteString(`<text class="axis" x="4" y="` + num1(y) + `">` + s + `</text>`)
-	}
-	label(probTop-labelAbove, "p (1 at the top)")
-	label(natsTop-labelAbove, "nats (up to "+sig(top)+"): surprise, entropy")
-	label(rankTop-labelAbove, "rank (1 at the top, "+itoa(vocab)+" at the bottom, log scale)")
-	svg.WriteString(series("prob", func(st session.Step) float64 { return probTop + probHeight*(1-st.Prob) }))
-	svg.WriteString(series("entropy", func(st session.Step) float64 { return nats(st.Entropy) }))
-	svg.WriteString(series("surprise", func(st session.Step) float64 { return nats(st.Surprise()) }))
-	svg.WriteString(series("rank", func(st session.Step) float64 {
-		return rankTop + rankHeight*math.Log(float64(st.Rank))/logVocab
-	}))
-	svg.WriteString(`</svg>`)
-	return svg.String()
-}
 
 // timelineReadout says the values of the step under the pointer (hover,
 // 1 + its index), else of the step on display.
@@ -176,19 +193,4 @@ func (c *Timeline) onClick(ctx app.Context, e app.Event) {
 	if i := c.step(e); i >= 0 {
 		c.Do.Select(i)
 	}
-}
-
-// svgPath is an SVG path of class through n points, point(i) giving the
-// i-th: one element however many points.
-func svgPath(class string, n int, point func(i int) (x, y float64)) string {
-	var d strings.Builder
-	for i := range n {
-		cmd := " L"
-		if i == 0 {
-			cmd = "M"
-		}
-		x, y := point(i)
-		d.WriteString(cmd + num1(x) + " " + num1(y))
-	}
-	return `<path class="` + class + `" d="` + d.String() + `"/>`
 }

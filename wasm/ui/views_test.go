@@ -77,7 +77,7 @@ func paintOf(v painter, s play.Snapshot) (byID map[string]string, html, text str
 func drawPage(p *Playground) (html, text string) {
 	html, text = render(p)
 	s := p.ctl.Snapshot()
-	hot := []painter{&StepTitle{}, &HiddenCard{Model: s.Model()}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{}, &Timeline{}}
+	hot := []painter{&StepTitle{}, &HiddenCard{Model: s.Model()}, &LogitsCard{Model: s.Model()}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{}, &Timeline{}}
 	if kv, ok := kvCard(s, nil).(painter); ok {
 		hot = append(hot, kv)
 	}
@@ -174,8 +174,8 @@ func TestSoftmaxCard(t *testing.T) {
 
 func TestLogitsCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
-	c := logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	html, _ := render(c)
+	c := logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
+	html, _ := paintText(c, p.s())
 	if n := strings.Count(html, `<tr data-token=`); n != 6 {
 		t.Errorf("%d rows, want the 6 tokens", n)
 	}
@@ -191,46 +191,51 @@ func TestLogitsCard(t *testing.T) {
 	contains(t, "logits", html, `id="add-token"`, `value="−2.1000"`)
 
 	p.ctl.EditLogit(0, 5, math.Inf(-1))
-	c = logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	html, _ = render(c)
+	html, _ = paintText(c, p.s())
 	contains(t, "edited logits", html, `class="edited"`, `value="−∞"`)
 	if n := strings.Count(html, `class="badge hidden"`); n != 5 {
 		t.Errorf("%d hidden badges after one edit, want 5", n)
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	c = logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	html, text := render(c)
+	c = logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
+	html, text := paintText(c, p.s())
 	if n := strings.Count(html, `<tr data-token=`); n != maxRows {
 		t.Errorf("%d rows of 512 tokens, want the %d most probable", n, maxRows)
 	}
 	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
 	c.query = "zzzq"
-	_, text = render(c)
+	_, text = paintText(c, p.s())
 	contains(t, "a search with no match", text, "No token matches “zzzq”.")
 	lacks(t, "a search with no match", text, "0 of 512")
 	c.query = "Lily"
-	html, _ = render(c)
+	html, _ = paintText(c, p.s())
 	contains(t, "a search", html, "Lily")
 }
 
 // TestLogitsCardHoldsRows checks that while a control is held the rows keep
-// their order, even when an edit reorders the probabilities.
+// their order, even when an edit reorders the probabilities, and only
+// their numbers are painted; let go, they are painted afresh.
 func TestLogitsCardHoldsRows(t *testing.T) {
 	p := page(t, stories(0, sampler.DefaultSettings()), -1)
-	c := logitsCard(p.s(), p.d(), p.ctl).(*LogitsCard)
-	render(c)
+	c := logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
+	paintOf(c, p.s())
 	before := c.order
 	third := before[2]
 	c.held = true
 	p.ctl.EditLogit(0, third, 40) // now the most probable
-	c.D = p.d()
-	render(c)
+	byID, _, _ := paintOf(c, p.s())
 	if !slices.Equal(c.order, before) {
 		t.Errorf("rows moved while held: %v, then %v", before, c.order)
 	}
+	if _, ok := byID["logit-rows"]; ok {
+		t.Errorf("the rows were painted afresh while held")
+	}
+	if got := byID["logit-p-"+itoa(third)]; got != "1" && !strings.HasPrefix(got, "1") && !strings.HasPrefix(got, "0.9") {
+		t.Errorf("the held row's p is %q, want the edit's", got)
+	}
 	c.held = false
-	render(c)
+	paintOf(c, p.s())
 	if c.order[0] != third {
 		t.Errorf("after letting go the rows are %v, want %d first", c.order, third)
 	}
@@ -369,8 +374,22 @@ func TestKVCard(t *testing.T) {
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, _ = paintText(kvCard(p.s(), nil).(painter), p.s())
-	contains(t, "growth at 0 steps", html, `<circle`, "prefill (5)")
+	kv := kvCard(p.s(), nil).(painter)
+	byID, html, _ := paintOf(kv, p.s())
+	contains(t, "growth at 0 steps", html, "prefill (5)")
+	if d, at := byID["kv-growth-path d"], byID["kv-growth-shown style"]; d != "M0.0 507.0" || !strings.HasPrefix(at, "left:0.000%") {
+		t.Errorf("growth at 0 steps: path %q, marked at %q; want a point at prefill", d, at)
+	}
+	// Steps added and taken back: the line grown and shrunk is the line
+	// drawn afresh.
+	for _, act := range []func(){p.ctl.Step, p.ctl.Step, p.ctl.Undo} {
+		act()
+		grown, _, _ := paintOf(kv, p.s())
+		fresh, _, _ := paintOf(kvCard(p.s(), nil).(painter), p.s())
+		if grown["kv-growth-path d"] != fresh["kv-growth-path d"] {
+			t.Errorf("%d steps: the line is %q, drawn afresh %q", p.s().Steps(), grown["kv-growth-path d"], fresh["kv-growth-path d"])
+		}
+	}
 
 	p = page(t, workedSpec, -1)
 	_, text = render(kvCard(p.s(), nil))
@@ -401,9 +420,11 @@ func TestStripAndControls(t *testing.T) {
 	lacks(t, "ended card", text, "has ended: ")
 }
 
+// TestShareEmbedHeight: the open panel's embed code takes the height its
+// view reported, or a default one.
 func TestShareEmbedHeight(t *testing.T) {
 	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc", embedView: "kv",
-		heights: map[string]int{"kv": 731}}
+		heights: map[string]int{"kv": 731}, open: true}
 	html, _ := render(s)
 	contains(t, "embed code", html, `height=\"731\"`)
 	s.embedView = "tokens"
@@ -648,38 +669,46 @@ func TestTimeline(t *testing.T) {
 	// 20 steps of stories260K, step 3 on display: four series of one path
 	// each, a point per step, and the readout of step 3's own numbers.
 	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 2)
-	html, text := paintText(&Timeline{}, p.s())
+	tl := &Timeline{Vocab: 512}
+	byID, html, text := paintOf(tl, p.s())
 	st := p.s().Session.Trace.Steps[2]
 	for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
-		path := regexp.MustCompile(`<path class="` + series + `" d="([^"]*)"`).FindStringSubmatch(html)
-		if path == nil {
-			t.Fatalf("no %s path:\n%s", series, html)
-		}
-		if n := strings.Count(path[1], "L") + 1; n != 20 {
-			t.Errorf("%s: %d points, want 20", series, n)
+		d := byID["timeline-"+series+" d"]
+		if n := strings.Count(d, "L") + 1; n != 20 || !strings.HasPrefix(d, "M0.5 ") {
+			t.Errorf("%s: %d points (%q), want 20 from x = 0.5", series, n, d)
 		}
 	}
-	contains(t, "timeline", text, "step 3 "+quote(st.Piece), "p = "+sig(st.Prob), "ln p = "+sig(st.LogProb),
+	if got := byID["timeline-lines viewBox"]; got != "0 0 20 232.0" {
+		t.Errorf("the lines' viewBox is %q, want 20 steps wide", got)
+	}
+	contains(t, "timeline", text, "step 3 “"+p.s().Model().Label(st.Token)+"”", "p = "+sig(st.Prob), "ln p = "+sig(st.LogProb),
 		"surprise "+sig(st.Surprise())+" nats", "entropy "+sig(st.Entropy)+" nats", "rank "+itoa(st.Rank)+" of 512")
-	contains(t, "timeline", html, `class="timeline-mark selected"`, `id="timeline-hit"`)
-
-	// 500 steps: still four paths, and nothing else per step.
-	p = page(t, stories(500, sampler.Settings{Temperature: 1, Seed: 3}), -1)
-	html, _ = paintText(&Timeline{}, p.s())
-	if n := len(p.s().Session.Trace.Steps); n < 300 {
-		t.Fatalf("the story stopped after %d steps", n)
-	}
-	if n := strings.Count(html, "<path"); n != 4 {
-		t.Errorf("%d paths for %d steps, want 4", n, len(p.s().Session.Trace.Steps))
-	}
-	if n := strings.Count(html, "<"); n > 40 {
-		t.Errorf("%d elements for %d steps", n, len(p.s().Session.Trace.Steps))
+	contains(t, "timeline", html, `class="timeline-mark selected"`)
+	frame, _ := render(tl)
+	contains(t, "timeline's frame", frame, `id="timeline-hit"`, "rank (1 at the top, 512 at the bottom")
+	if strings.Count(frame, "<path") != 4 || strings.Count(frame, "<") > 40 {
+		t.Errorf("the frame has %d paths and %d elements:\n%s", strings.Count(frame, "<path"), strings.Count(frame, "<"), frame)
 	}
 
-	// No steps: no chart, a hint.
+	// A step added, then taken back: the paths grown and shrunk are the
+	// paths drawn afresh.
+	for _, act := range []func(){p.ctl.Step, p.ctl.Step, p.ctl.Undo, func() { p.ctl.Force(5, 100) }} {
+		act()
+		grown, _, _ := paintOf(tl, p.s())
+		fresh, _, _ := paintOf(&Timeline{Vocab: 512}, p.s())
+		for _, series := range []string{"prob", "entropy", "surprise", "rank"} {
+			if k := "timeline-" + series + " d"; grown[k] != fresh[k] {
+				t.Errorf("%d steps: %s is %q, drawn afresh %q", p.s().Steps(), series, grown[k], fresh[k])
+			}
+		}
+	}
+
+	// No steps: no lines, a hint.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	html, text = paintText(&Timeline{}, p.s())
-	lacks(t, "empty timeline", html, "<svg")
+	byID, _, text = paintOf(&Timeline{Vocab: 512}, p.s())
+	if d := byID["timeline-prob d"]; d != "" {
+		t.Errorf("no steps, yet a path %q", d)
+	}
 	contains(t, "empty timeline", text, "Take a step")
 }
 
@@ -719,9 +748,21 @@ func TestLensCard(t *testing.T) {
 func TestRecomputeCard(t *testing.T) {
 	// Off: the counts' chart only, nothing recomputed.
 	p := page(t, stories(20, sampler.Settings{Temperature: 1, Seed: 3}), 6)
-	html, _ := render(recomputeCard(p.s(), p.d(), p.ctl))
-	contains(t, "recompute card, off", html, `id="recompute-toggle"`, `<path class="recomputed"`, `<path class="cached"`)
+	card := recomputeCard(p.s(), p.d(), p.ctl, nil).(*RecomputeCard)
+	html, _ := render(card)
+	contains(t, "recompute card, off", html, `id="recompute-toggle"`, `<path id="cost-recomputed" class="recomputed"/>`, `<path id="cost-cached" class="cached"/>`)
 	lacks(t, "recompute card, off", html, "recompute-diff", "recompute-times")
+	// The series, a point per position: 5 prompt tokens and 20 steps, the
+	// recomputed one the parabola of the engine's counts.
+	byID, _, _ := paintOf(card, p.s())
+	d := byID["cost-recomputed d"]
+	_, last := p.s().Model().MultiplyAdds(24)
+	if n := strings.Count(d, "L") + 1; n != 25 || !strings.HasSuffix(d, "L24.0 -"+itoa(last)+".0") {
+		t.Errorf("the recomputed series is %d points ending %q, want 25 ending at −%d", n, d[max(0, len(d)-20):], last)
+	}
+	if got := byID["cost-lines viewBox"]; got != "0 -"+itoa(last)+" 24 "+itoa(last) {
+		t.Errorf("the series' viewBox is %q", got)
+	}
 
 	// On: the step on display recomputed, bit-identical, with the engine's
 	// counts, and a measured time per step recomputed.
@@ -732,7 +773,7 @@ func TestRecomputeCard(t *testing.T) {
 		p.ctl.Select(sel)
 		d := p.d()
 		cached, recomputed := m.MultiplyAdds(d.Step.Pos)
-		html, text := render(recomputeCard(p.s(), d, p.ctl))
+		html, text := render(recomputeCard(p.s(), d, p.ctl, nil))
 		contains(t, "recompute card", text, "Step "+itoa(sel+1)+" recomputed over all "+itoa(d.Step.Pos+1)+" positions", "bit-identical",
 			spaced(cached), spaced(recomputed))
 		contains(t, "recompute card", html, `id="recompute-times"`)
@@ -744,12 +785,12 @@ func TestRecomputeCard(t *testing.T) {
 	// While Run steps, the card waits rather than stall it.
 	running := p.s()
 	running.Running = true
-	_, text := render(recomputeCard(running, running.Detail, p.ctl))
+	_, text := render(recomputeCard(running, running.Detail, p.ctl, nil))
 	contains(t, "recompute card while running", text, "waits until Run stops")
 	lacks(t, "recompute card while running", text, "bit-identical")
 
 	// Hand-typed logits: no card.
 	p = page(t, workedSpec, -1)
-	html, _ = render(recomputeCard(p.s(), p.d(), p.ctl))
+	html, _ = render(recomputeCard(p.s(), p.d(), p.ctl, nil))
 	lacks(t, "worked example", html, "recompute")
 }
