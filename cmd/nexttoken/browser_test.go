@@ -333,13 +333,27 @@ func mustWithin[T any](ctx context.Context, what string, d time.Duration, action
 // for the element.
 func text(ctx context.Context, selector string) string {
 	testOf(ctx).Helper()
-	return must(ctx, "text of "+selector, chromedp.Text(chromedp.CSS(selector)))
+	// textContent, white space collapsed as innerText collapses it:
+	// innerText is empty for a card off screen, which the page leaves
+	// unrendered (content-visibility).
+	must(ctx, "wait for "+selector, chromedp.WaitReady(chromedp.CSS(selector)))
+	return must(ctx, "text of "+selector, chromedp.Evaluate[string](
+		`document.querySelector(`+jsString(selector)+`).textContent.replace(/\s+/g, " ").trim()`))
 }
 
 // click clicks the first element matching selector; it waits until the
 // element is visible.
 func click(ctx context.Context, selector string) {
 	testOf(ctx).Helper()
+	// A card off screen is not rendered (content-visibility) until it
+	// scrolls near: bring the element into view, and let a frame draw it.
+	must(ctx, "scroll to "+selector, chromedp.Steps(
+		chromedp.WaitReady(chromedp.CSS(selector)),
+		chromedp.Evaluate[chromedp.Void](`new Promise(resolve => {
+			document.querySelector(`+jsString(selector)+`).scrollIntoView({block: "center"});
+			requestAnimationFrame(() => requestAnimationFrame(resolve));
+		})`, chromedp.EvalAwaitPromise),
+	))
 	must(ctx, "click "+selector, chromedp.Click(chromedp.CSS(selector)))
 }
 

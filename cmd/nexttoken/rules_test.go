@@ -286,7 +286,8 @@ func TestKeepGoing(t *testing.T) {
 	setInput(tab, "#run-n", "10")
 	click(tab, "#run")
 	waitFor(tab, `/^\d+ steps$/.test(document.querySelector('#status').textContent) && !document.querySelector('#run-label').textContent.includes('Stop')`)
-	waitFor(tab, `location.hash !== `+jsString(before)) // the address bar follows a moment later
+	// The address bar follows a moment later, to the share panel's link.
+	waitFor(tab, `location.hash !== `+jsString(before)+` && (u => location.hash === u.hash)(new URL(document.querySelector('#share-url').value))`)
 	again := openPage(t, "/"+evaluate[string](tab, `location.hash`))
 	if got, want := text(again, "#status"), text(tab, "#status"); got != want {
 		t.Errorf("the share link opens at %q, want %q", got, want)

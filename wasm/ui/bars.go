@@ -69,7 +69,7 @@ func (c *BarsCard) paint(s play.Snapshot) {
 // rows are the tokens listed, in the card's order.
 func (c *BarsCard) rows(d *session.Detail) []int {
 	probs := d.Choice.Softmax.Probs
-	ids := allOrTop(probs)
+	ids := slices.Clone(c.Board.rows(d))
 	if c.byID {
 		slices.Sort(ids)
 	} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -21,6 +22,22 @@ import (
 type board struct {
 	s     play.Snapshot
 	views []painter
+
+	top    []int           // the tokens tables list for topFor, worked out once a snapshot
+	topFor *session.Detail //
+}
+
+// rows are the tokens the tables of step d list (allOrTop), worked out
+// once for all the views that paint a snapshot: for a 49,152-token
+// vocabulary that is a pass over it, not one a view.
+func (b *board) rows(d *session.Detail) []int {
+	if b == nil {
+		return allOrTop(probsOf(d))
+	}
+	if b.topFor != d {
+		b.top, b.topFor = allOrTop(probsOf(d)), d
+	}
+	return b.top
 }
 
 // painter is a hot view: it paints its part of a snapshot.
@@ -32,7 +49,7 @@ type painter interface {
 // program, which would leave a dead page: the view is left as it was and
 // the others paint.
 func (b *board) show(s play.Snapshot) {
-	b.s = s
+	b.s, b.topFor = s, nil
 	for _, v := range b.views {
 		paintSafely(v, s)
 	}

@@ -45,14 +45,30 @@ func (c *HiddenCard) paint(s play.Snapshot) {
 	}
 }
 
+// maxHiddenSpans is the widest h shown as an element a number, each with
+// its index on hover.
+const maxHiddenSpans = 64
+
 // hiddenHTML is h, and for a classifier small enough every row of W with
-// the logit it gives: one string, so that a new step costs the page one
-// element's update rather than one per number (576 for SmolLM2-135M).
+// the logit it gives.
 func hiddenHTML(d *session.Detail, m *play.Model) string {
 	var b strings.Builder
 	b.WriteString(`<div id="hidden-h" class="vector"><strong>h =</strong>`)
-	for i, v := range d.Hidden {
-		b.WriteString(`<span title="h[` + strconv.Itoa(i) + `]">` + fixed(float64(v), 3) + `</span>`)
+	if len(d.Hidden) <= maxHiddenSpans {
+		for i, v := range d.Hidden {
+			b.WriteString(`<span title="h[` + strconv.Itoa(i) + `]">` + fixed(float64(v), 3) + `</span>`)
+		}
+	} else {
+		// Hundreds of numbers are one text, not an element each: a new step
+		// makes the page one node, not 576 (SmolLM2-135M's width).
+		b.WriteString(`<span class="numbers" title="h[0] … h[` + strconv.Itoa(len(d.Hidden)-1) + `]">`)
+		for i, v := range d.Hidden {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(fixed(float64(v), 3))
+		}
+		b.WriteString(`</span>`)
 	}
 	b.WriteString(`</div>`)
 	if m.Head == nil {

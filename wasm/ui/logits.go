@@ -81,29 +81,32 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 	if d == nil {
 		return
 	}
-	if c.held && c.order != nil {
-		for _, id := range c.order {
-			r := logitRow(d, c.Model, s.Field, id)
-			setHTML("logit-p-"+itoa(id), r.p)
-			setHTML("logit-error-"+itoa(id), esc(r.err))
-			setAttr("logit-row-"+itoa(id), "class", r.class)
+	if !c.held || c.order == nil {
+		probs := probsOf(d)
+		c.order = c.rows(d)
+		c.lo, c.hi = sliderRange(d.Logits)
+		// The rows without their numbers that change with the settings: a
+		// new temperature leaves them as they are.
+		setHTML("logit-rows", logitRowsHTML(d, c.Model, c.order, c.lo, c.hi))
+		hint := ""
+		switch {
+		case c.query != "" && len(c.order) == 0:
+			hint = "No token matches " + quote(c.query) + "."
+		case c.query != "":
+			hint = itoa(len(c.order)) + " tokens match; at most " + itoa(maxRows) + " are listed."
+		case len(probs) > len(c.order):
+			hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(len(probs)) + " tokens; search to reach the others."
 		}
-		return
+		setHTML("logits-hint", esc(hint))
 	}
-	probs := probsOf(d)
-	c.order = c.rows(probs)
-	c.lo, c.hi = sliderRange(d.Logits)
-	setHTML("logit-rows", logitRowsHTML(d, c.Model, s.Field, c.order, c.lo, c.hi))
-	hint := ""
-	switch {
-	case c.query != "" && len(c.order) == 0:
-		hint = "No token matches " + quote(c.query) + "."
-	case c.query != "":
-		hint = itoa(len(c.order)) + " tokens match; at most " + itoa(maxRows) + " are listed."
-	case len(probs) > len(c.order):
-		hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(len(probs)) + " tokens; search to reach the others."
+	for _, id := range c.order {
+		r := logitRow(d, s.Field, id)
+		tid := itoa(id)
+		setHTML("logit-p-"+tid, r.p)
+		setHTML("logit-error-"+tid, esc(r.err))
+		setAttr("logit-row-"+tid, "class", r.class)
+		setAttr("logit-badge-"+tid, "class", r.badge)
 	}
-	setHTML("logits-hint", esc(hint))
 }
 
 // probsOf are step d's probabilities, or with every token masked, where
@@ -117,21 +120,21 @@ func probsOf(d *session.Detail) []float64 {
 
 // rows picks the tokens to list: all of a small vocabulary, else the
 // search's matches or the most probable ones.
-func (c *LogitsCard) rows(probs []float64) []int {
-	if c.query != "" && len(probs) > maxRows {
+func (c *LogitsCard) rows(d *session.Detail) []int {
+	if c.query != "" && len(probsOf(d)) > maxRows {
 		return c.Model.Matching(c.query, maxRows)
 	}
-	return allOrTop(probs)
+	return c.Board.rows(d)
 }
 
-// logitRowView is what a row of the logits card shows of a token.
+// logitRowView is what paint writes into a row of the logits card.
 type logitRowView struct {
-	logit, p, class, badge, err string
+	p, class, badge, err string
 }
 
 // logitRow is token id's row at step d.
-func logitRow(d *session.Detail, m *play.Model, field play.FieldError, id int) logitRowView {
-	r := logitRowView{logit: fixed(d.Logits[id], 4), p: "–", badge: "badge hidden"}
+func logitRow(d *session.Detail, field play.FieldError, id int) logitRowView {
+	r := logitRowView{p: "–", badge: "badge hidden"}
 	if d.Choice != nil {
 		r.p = sig(d.Choice.Softmax.Probs[id])
 	}
@@ -147,27 +150,28 @@ func logitRow(d *session.Detail, m *play.Model, field play.FieldError, id int) l
 }
 
 // logitRowsHTML is the logits card's rows for tokens ids at step d, their
-// sliders from lo to hi.
-func logitRowsHTML(d *session.Detail, m *play.Model, field play.FieldError, ids []int, lo, hi float64) string {
+// sliders from lo to hi, with their p, their marks of an edit and their
+// errors left for paint.
+func logitRowsHTML(d *session.Detail, m *play.Model, ids []int, lo, hi float64) string {
 	var b strings.Builder
 	for _, id := range ids {
-		r := logitRow(d, m, field, id)
+		logit := fixed(d.Logits[id], 4)
 		name := m.Label(id)
 		tid := itoa(id)
-		b.WriteString(`<tr data-token="` + tid + `" id="logit-row-` + tid + `" class="` + r.class + `">`)
+		b.WriteString(`<tr data-token="` + tid + `" id="logit-row-` + tid + `">`)
 		if m.Typed {
 			b.WriteString(`<th><input class="name" value="` + esc(m.Raw[id]) + `" aria-label="token name"><button class="remove" title="remove this token">×</button></th>`)
 		} else {
 			tag(&b, "th", "", name)
 		}
-		b.WriteString(`<td><input class="logit" type="text" inputmode="decimal" value="` + esc(r.logit) + `" aria-label="` + esc("logit of "+name) + `">` +
-			`<span class="` + r.badge + `" title="edited by hand">edited</span>` +
-			`<span class="field-error" role="alert" id="logit-error-` + tid + `">` + esc(r.err) + `</span></td>`)
+		b.WriteString(`<td><input class="logit" type="text" inputmode="decimal" value="` + esc(logit) + `" aria-label="` + esc("logit of "+name) + `">` +
+			`<span class="badge hidden" title="edited by hand" id="logit-badge-` + tid + `">edited</span>` +
+			`<span class="field-error" role="alert" id="logit-error-` + tid + `"></span></td>`)
 		// Keyboard users edit the number; the slider is for the pointer, so
 		// Tab does not stop on it and the arrows do not nudge it.
 		b.WriteString(`<td class="slider"><input class="slide" type="range" min="` + num(lo) + `" max="` + num(hi) + `" step="0.1" value="` +
 			num(math.Max(lo, d.Logits[id])) + `" tabindex="-1" aria-label="` + esc("slider for "+name) + `"></td>`)
-		b.WriteString(`<td class="p" id="logit-p-` + tid + `">` + r.p + `</td></tr>`)
+		b.WriteString(`<td class="p" id="logit-p-` + tid + `"></td></tr>`)
 	}
 	return b.String()
 }

@@ -30,12 +30,12 @@ func (c *SoftmaxCard) Render() app.UI {
 
 func (c *SoftmaxCard) paint(s play.Snapshot) {
 	if d := shownDetail(s); d != nil {
-		setHTML("softmax-body", softmaxHTML(d, s.Model()))
+		setHTML("softmax-body", softmaxHTML(d, s.Model(), c.Board.rows(d)))
 	}
 }
 
 // softmaxHTML is the softmax card's table and notes for step d.
-func softmaxHTML(d *session.Detail, m *play.Model) string {
+func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
 	if d.Choice == nil {
 		return unsampledHTML(d)
 	}
@@ -51,7 +51,6 @@ func softmaxHTML(d *session.Detail, m *play.Model) string {
 	tag(&b, "th", "", s+" − max")
 	tag(&b, "th", "", "e^("+s+" − max)")
 	b.WriteString(`<th class="p">p</th></tr>`)
-	ids := allOrTop(sm.Probs)
 	for _, id := range ids {
 		b.WriteString(`<tr data-token="` + itoa(id) + `"`)
 		if id == d.Step.Token {

@@ -191,10 +191,16 @@ func TestLogitsCard(t *testing.T) {
 	contains(t, "logits", html, `id="add-token"`, `value="−2.1000"`)
 
 	p.ctl.EditLogit(0, 5, math.Inf(-1))
-	html, _ = paintText(c, p.s())
-	contains(t, "edited logits", html, `class="edited"`, `value="−∞"`)
-	if n := strings.Count(html, `class="badge hidden"`); n != 5 {
-		t.Errorf("%d hidden badges after one edit, want 5", n)
+	byID, html, _ := paintOf(c, p.s())
+	contains(t, "edited logits", html, `value="−∞"`)
+	for id := range 6 {
+		want := [2]string{"", "badge hidden"}
+		if id == 5 {
+			want = [2]string{"edited", "badge"}
+		}
+		if got := [2]string{byID["logit-row-"+itoa(id)+" class"], byID["logit-badge-"+itoa(id)+" class"]}; got != want {
+			t.Errorf("token %d after the edit of token 5: row and badge %q, want %q", id, got, want)
+		}
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
