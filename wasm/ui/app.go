@@ -28,6 +28,7 @@ func Handler() *app.Handler {
 		Icon:         app.Icon{Default: "/web/icon.png", SVG: "/web/icon.svg"},
 		Image:        "/web/icon.png",
 		Styles:       []string{"/web/app.css"},
+		Scripts:      []string{"/web/paint.js"}, // the hot views' one writer (paint_js.go)
 		LoadingLabel: "Loading the playground…",
 		ThemeColor:   "#1f2937",
 

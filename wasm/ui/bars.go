@@ -117,7 +117,7 @@ func barsHTML(d *session.Detail, m *play.Model, ids []int, active int) (bars, hi
 
 func (c *BarsCard) toggleOrder(ctx app.Context, e app.Event) {
 	c.byID = !c.byID
-	c.paint(c.Board.s)
+	paintSafely(c, c.Board.s)
 }
 
 // onClick forces the clicked bar's token at the step on display; the list
@@ -154,7 +154,7 @@ func (c *BarsCard) onKey(ctx app.Context, e app.Event) {
 	}
 	e.PreventDefault()
 	e.Call("stopPropagation") // the page's own shortcuts stay out of the list
-	c.paint(c.Board.s)
+	paintSafely(c, c.Board.s)
 }
 
 func (c *BarsCard) force(token int) {

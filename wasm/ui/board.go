@@ -60,6 +60,7 @@ func paintSafely(v painter, s play.Snapshot) {
 		if r := recover(); r != nil {
 			println("nexttoken: a view could not paint (please report it):", fmt.Sprint(r))
 		}
+		flushPaint()
 	}()
 	v.paint(s)
 }

@@ -207,7 +207,11 @@ func drawRows(id string, w, h, y int, rgba []byte) error {
 
 // clearRows clears rows y to y+h of the canvas with the given id.
 func clearRows(id string, y, h int) error {
-	canvas, err := document.Call("getElementById", id)
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	canvas, err := doc.Call("getElementById", id)
 	if err != nil || canvas.IsNull() {
 		return errors.New("no canvas " + id)
 	}

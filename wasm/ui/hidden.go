@@ -47,7 +47,7 @@ func (c *HiddenCard) paint(s play.Snapshot) {
 
 // maxHiddenSpans is the widest h shown as an element a number, each with
 // its index on hover.
-const maxHiddenSpans = 64
+const maxHiddenSpans = 16
 
 // hiddenHTML is h, and for a classifier small enough every row of W with
 // the logit it gives.

@@ -367,6 +367,7 @@ func (c *KVCard) onHover(i int) app.EventHandler {
 				" head " + itoa(h) + " [" + itoa(j) + "] = " + fixed(float64(v), 4)
 		}
 		setHTML("kv-hover", esc(c.hoverText()))
+		flushPaint()
 	}
 }
 
@@ -383,12 +384,14 @@ func (c *KVCard) onAttentionHover(ctx app.Context, e app.Event) {
 		c.hover = "head " + itoa(y) + " → position " + itoa(x) + " (" + k.tokens[x] + "): " + fixed(float64(heads[y][x]), 4)
 	}
 	setHTML("kv-hover", esc(c.hoverText()))
+	flushPaint()
 }
 
 func (c *KVCard) leave(ctx app.Context, e app.Event) {
 	ctx.PreventUpdate()
 	c.hover = ""
 	setHTML("kv-hover", esc(c.hoverText()))
+	flushPaint()
 }
 
 // pointerCell is the cell of a w × h canvas under a mouse event.

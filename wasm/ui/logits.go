@@ -19,13 +19,14 @@ const maxRows = 24
 // LogitsCard lists the logits of the step on display (all of a small
 // vocabulary, else the most probable and any that match a search), each as
 // a number field and a slider that override it for this step. A hot view:
-// its rows are painted from the board (logitRowsHTML).
+// go-app renders its rows once, a fixed set of elements, and paint writes
+// into them the tokens they hold and their numbers — a step creates no
+// field and no slider.
 //
 // While a field or slider is in use the rows stay as they are — their
-// order, their slider scale, the field's own text — so that the row under
-// the pointer stays the row being edited and the field keeps the focus;
-// only their numbers are painted. They are painted afresh, re-sorted, once
-// it is let go.
+// tokens, their slider scale, the fields' text — so that the row under the
+// pointer stays the row being edited; only their numbers are painted. They
+// take the step's order again once it is let go.
 type LogitsCard struct {
 	app.Compo
 
@@ -35,7 +36,7 @@ type LogitsCard struct {
 
 	query  string  // the search box
 	held   bool    // a field or slider is in use
-	order  []int   // the rows painted
+	order  []int   // the tokens painted, row by row
 	lo, hi float64 // their slider scale
 }
 
@@ -54,6 +55,10 @@ func (c *LogitsCard) OnMount(ctx app.Context)  { mount(ctx, c.Board, c) }
 func (c *LogitsCard) OnUpdate(ctx app.Context) { repaint(ctx, c.Board, c) }
 func (c *LogitsCard) OnDismount()              { c.Board.remove(c) }
 
+// rowCount is how many rows the card has: every token of a small
+// vocabulary, else maxRows.
+func (c *LogitsCard) rowCount() int { return min(len(c.Model.Names), maxRows) }
+
 func (c *LogitsCard) Render() app.UI {
 	var search app.UI = app.Text("")
 	if len(c.Model.Names) > maxRows {
@@ -64,15 +69,47 @@ func (c *LogitsCard) Render() app.UI {
 	if c.Model.Typed {
 		add = app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd)
 	}
+	rows := make([]app.UI, c.rowCount())
+	for i := range rows {
+		rows[i] = c.row(i)
+	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
 		app.Div().Class("scroll").Body(app.Table().Class("num logits").
 			On("focusin", c.onFocusIn).On("focusout", c.onFocusOut).On("pointerdown", c.onPointerDown).
 			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(
 			app.THead().Body(app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Class("p").Text("p"))),
-			app.TBody().ID("logit-rows"),
+			app.TBody().Body(rows...),
 		)),
 		app.Div().Class("row").Body(add, app.P().ID("logits-hint").Class("hint")),
+	)
+}
+
+// row is the card's i-th row, empty: paint writes the token it holds.
+func (c *LogitsCard) row(i int) app.UI {
+	id := func(part string) string { return "logit-" + part + "-" + itoa(i) }
+	label := app.Th().ID(id("label"))
+	if c.Model.Typed {
+		label = app.Th().Body(
+			app.Input().ID(id("name")).Class("name").Attr("aria-label", "token name"),
+			app.Button().Class("remove").Title("remove this token").Text("×"),
+		)
+	}
+	return app.Tr().ID(id("row")).Body(
+		label,
+		app.Td().Body(
+			app.Input().ID(id("input")).Class("logit").Type("text").Attr("inputmode", "decimal"),
+			// The badge keeps its room when hidden: the column does not
+			// widen when a logit is edited.
+			app.Span().ID(id("badge")).Class("badge hidden").Title("edited by hand").Text("edited"),
+			app.Span().ID(id("error")).Class("field-error").Attr("role", "alert"),
+		),
+		// Keyboard users edit the number; the slider is for the pointer, so
+		// Tab does not stop on it and the arrows do not nudge it.
+		app.Td().Class("slider").Body(
+			app.Input().ID(id("slide")).Class("slide").Type("range").Step(0.1).TabIndex(-1),
+		),
+		app.Td().ID(id("p")).Class("p"),
 	)
 }
 
@@ -81,13 +118,11 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 	if d == nil {
 		return
 	}
-	if !c.held || c.order == nil {
-		probs := probsOf(d)
+	fresh := !c.held || c.order == nil
+	if fresh {
 		c.order = c.rows(d)
 		c.lo, c.hi = sliderRange(d.Logits)
-		// The rows without their numbers that change with the settings: a
-		// new temperature leaves them as they are.
-		setHTML("logit-rows", logitRowsHTML(d, c.Model, c.order, c.lo, c.hi))
+		probs := probsOf(d)
 		hint := ""
 		switch {
 		case c.query != "" && len(c.order) == 0:
@@ -99,13 +134,34 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 		}
 		setHTML("logits-hint", esc(hint))
 	}
-	for _, id := range c.order {
-		r := logitRow(d, s.Field, id)
-		tid := itoa(id)
-		setHTML("logit-p-"+tid, r.p)
-		setHTML("logit-error-"+tid, esc(r.err))
-		setAttr("logit-row-"+tid, "class", r.class)
-		setAttr("logit-badge-"+tid, "class", r.badge)
+	for i := range c.rowCount() {
+		id := func(part string) string { return "logit-" + part + "-" + itoa(i) }
+		if i >= len(c.order) {
+			setVisible(id("row"), false)
+			continue
+		}
+		tok := c.order[i]
+		r := logitRow(d, s.Field, tok)
+		if fresh {
+			name := c.Model.Label(tok)
+			setVisible(id("row"), true)
+			setAttr(id("row"), "data-token", itoa(tok))
+			if c.Model.Typed {
+				setValue(id("name"), c.Model.Raw[tok])
+			} else {
+				setHTML(id("label"), esc(name))
+			}
+			setValue(id("input"), fixed(d.Logits[tok], 4))
+			setAttr(id("input"), "aria-label", "logit of "+name)
+			setAttr(id("slide"), "min", num(c.lo))
+			setAttr(id("slide"), "max", num(c.hi))
+			setValue(id("slide"), num(math.Max(c.lo, d.Logits[tok])))
+			setAttr(id("slide"), "aria-label", "slider for "+name)
+		}
+		setAttr(id("row"), "class", r.class)
+		setAttr(id("badge"), "class", r.badge)
+		setHTML(id("error"), esc(r.err))
+		setHTML(id("p"), r.p)
 	}
 }
 
@@ -127,7 +183,8 @@ func (c *LogitsCard) rows(d *session.Detail) []int {
 	return c.Board.rows(d)
 }
 
-// logitRowView is what paint writes into a row of the logits card.
+// logitRowView is what paint writes into a row of the logits card as the
+// step and the settings change.
 type logitRowView struct {
 	p, class, badge, err string
 }
@@ -139,41 +196,12 @@ func logitRow(d *session.Detail, field play.FieldError, id int) logitRowView {
 		r.p = sig(d.Choice.Softmax.Probs[id])
 	}
 	if slices.Contains(d.Step.Edited, id) {
-		// The badge keeps its room when hidden: the column does not widen
-		// when a logit is edited.
 		r.class, r.badge = "edited", "badge"
 	}
 	if field.Field == play.LogitField(id) {
 		r.err = field.Message
 	}
 	return r
-}
-
-// logitRowsHTML is the logits card's rows for tokens ids at step d, their
-// sliders from lo to hi, with their p, their marks of an edit and their
-// errors left for paint.
-func logitRowsHTML(d *session.Detail, m *play.Model, ids []int, lo, hi float64) string {
-	var b strings.Builder
-	for _, id := range ids {
-		logit := fixed(d.Logits[id], 4)
-		name := m.Label(id)
-		tid := itoa(id)
-		b.WriteString(`<tr data-token="` + tid + `" id="logit-row-` + tid + `">`)
-		if m.Typed {
-			b.WriteString(`<th><input class="name" value="` + esc(m.Raw[id]) + `" aria-label="token name"><button class="remove" title="remove this token">×</button></th>`)
-		} else {
-			tag(&b, "th", "", name)
-		}
-		b.WriteString(`<td><input class="logit" type="text" inputmode="decimal" value="` + esc(logit) + `" aria-label="` + esc("logit of "+name) + `">` +
-			`<span class="badge hidden" title="edited by hand" id="logit-badge-` + tid + `">edited</span>` +
-			`<span class="field-error" role="alert" id="logit-error-` + tid + `"></span></td>`)
-		// Keyboard users edit the number; the slider is for the pointer, so
-		// Tab does not stop on it and the arrows do not nudge it.
-		b.WriteString(`<td class="slider"><input class="slide" type="range" min="` + num(lo) + `" max="` + num(hi) + `" step="0.1" value="` +
-			num(math.Max(lo, d.Logits[id])) + `" tabindex="-1" aria-label="` + esc("slider for "+name) + `"></td>`)
-		b.WriteString(`<td class="p" id="logit-p-` + tid + `"></td></tr>`)
-	}
-	return b.String()
 }
 
 // num writes a number as an input's attribute takes it.
@@ -245,12 +273,12 @@ func (c *LogitsCard) hold() {
 func (c *LogitsCard) release() {
 	c.held = false
 	c.Do.EndGesture()
-	c.paint(c.Board.s)
+	paintSafely(c, c.Board.s)
 }
 
 func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
-	c.paint(c.Board.s)
+	paintSafely(c, c.Board.s)
 	ctx.PreventUpdate()
 }
 

@@ -3,73 +3,70 @@
 package ui
 
 import (
+	"strconv"
+
 	"github.com/hack-pad/safejs"
 )
 
-// What the hot views wrote last, by element id and kind of write: a write
-// of the same value to the same element is skipped, so that a view that
-// did not change costs the browser nothing. (The page's security policy
-// allows no eval, so the writes are plain calls, not one script.)
+// The hot views' writes wait in a batch, which flushPaint hands to
+// web/paint.js's nexttokenPaint in one call: a step writes a few hundred
+// values, and each call from Go to the browser has its cost.
 var (
-	document  safejs.Value
-	lastPaint = map[string]paintedValue{}
+	paintBatch []byte
+	paintFunc  safejs.Value
 )
 
-type paintedValue struct {
-	el safejs.Value
-	v  any
-}
-
 func init() {
-	document, _ = safejs.Global().Get("document")
-}
-
-// paintTo writes v to the element with the given id with write, unless the
-// last write of kind to that very element wrote v.
-func paintTo(id, kind string, v any, write func(el safejs.Value) error) {
-	el, err := document.Call("getElementById", id)
-	if err != nil || el.IsNull() || el.IsUndefined() {
-		return
-	}
-	key := id + " " + kind
-	if last, ok := lastPaint[key]; ok && last.v == v && el.Equal(last.el) {
-		return
-	}
-	if write(el) == nil {
-		lastPaint[key] = paintedValue{el, v}
-	}
+	paintFunc, _ = safejs.Global().Get("nexttokenPaint")
 }
 
 // setHTML makes html the content of the element with the given id.
-func setHTML(id, html string) {
-	paintTo(id, "html", html, func(el safejs.Value) error { return el.Set("innerHTML", html) })
-}
+func setHTML(id, html string) { paintOp("h", id, jsonString(html), "") }
 
 // setStyle makes css the inline style of the element with the given id.
-func setStyle(id, css string) {
-	paintTo(id, "style", css, func(el safejs.Value) error {
-		style, err := el.Get("style")
-		if err != nil {
-			return err
-		}
-		return style.Set("cssText", css)
-	})
-}
+func setStyle(id, css string) { paintOp("s", id, jsonString(css), "") }
 
 // setVisible shows or hides the element with the given id.
-func setVisible(id string, visible bool) {
-	paintTo(id, "hidden", visible, func(el safejs.Value) error { return el.Set("hidden", !visible) })
-}
+func setVisible(id string, visible bool) { paintOp("v", id, strconv.FormatBool(visible), "") }
 
 // setDisabled enables or disables the control with the given id.
-func setDisabled(id string, disabled bool) {
-	paintTo(id, "disabled", disabled, func(el safejs.Value) error { return el.Set("disabled", disabled) })
-}
+func setDisabled(id string, disabled bool) { paintOp("d", id, strconv.FormatBool(disabled), "") }
+
+// setValue makes value the text of the field with the given id.
+func setValue(id, value string) { paintOp("f", id, jsonString(value), "") }
 
 // setAttr sets an attribute of the element with the given id.
-func setAttr(id, name, value string) {
-	paintTo(id, "attr "+name, value, func(el safejs.Value) error {
-		_, err := el.Call("setAttribute", name, value)
-		return err
-	})
+func setAttr(id, name, value string) { paintOp("a", id, jsonString(value), name) }
+
+// paintOp adds a write to the batch; value is already JSON.
+func paintOp(kind, id, value, name string) {
+	if len(paintBatch) == 0 {
+		paintBatch = append(paintBatch, '[')
+	} else {
+		paintBatch = append(paintBatch, ',')
+	}
+	paintBatch = append(paintBatch, `["`+kind+`",`...)
+	paintBatch = appendJSON(paintBatch, id)
+	paintBatch = append(paintBatch, ',')
+	paintBatch = append(paintBatch, value...)
+	if name != "" {
+		paintBatch = append(paintBatch, ',')
+		paintBatch = appendJSON(paintBatch, name)
+	}
+	paintBatch = append(paintBatch, ']')
 }
+
+// flushPaint makes the writes waiting in the batch.
+func flushPaint() {
+	if len(paintBatch) == 0 {
+		return
+	}
+	paintBatch = append(paintBatch, ']')
+	if !paintFunc.IsUndefined() {
+		_, _ = paintFunc.Invoke(string(paintBatch))
+	}
+	paintBatch = paintBatch[:0]
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string { return string(appendJSON(nil, s)) }

@@ -13,8 +13,12 @@ func setVisible(id string, visible bool) {
 	painted[id+" hidden"] = map[bool]string{true: "false", false: "true"}[visible]
 }
 
+func setAttr(id, name, value string) { painted[id+" "+name] = value }
+
 func setDisabled(id string, disabled bool) {
 	painted[id+" disabled"] = map[bool]string{true: "true", false: "false"}[disabled]
 }
 
-func setAttr(id, name, value string) { painted[id+" "+name] = value }
+func setValue(id, value string) { painted[id+" value"] = value }
+
+func flushPaint() {}

@@ -177,14 +177,14 @@ func (c *Timeline) step(e app.Event) int {
 func (c *Timeline) onHover(ctx app.Context, e app.Event) {
 	if h := c.step(e) + 1; h != c.hover {
 		c.hover = h
-		c.paint(c.Board.s)
+		paintSafely(c, c.Board.s)
 	}
 	ctx.PreventUpdate()
 }
 
 func (c *Timeline) onLeave(ctx app.Context, e app.Event) {
 	c.hover = 0
-	c.paint(c.Board.s)
+	paintSafely(c, c.Board.s)
 	ctx.PreventUpdate()
 }
 

@@ -175,53 +175,70 @@ func TestSoftmaxCard(t *testing.T) {
 func TestLogitsCard(t *testing.T) {
 	p := page(t, workedSpec, -1)
 	c := logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
-	html, _ := paintText(c, p.s())
-	if n := strings.Count(html, `<tr data-token=`); n != 6 {
+	frame, _ := render(c)
+	if n := strings.Count(frame, `id="logit-row-`); n != 6 {
 		t.Errorf("%d rows, want the 6 tokens", n)
 	}
 	// Every row has its badge, hidden unless edited, so no column widens
-	// when a logit is edited.
-	if n := strings.Count(html, `class="badge hidden"`); n != 6 {
+	// when a logit is edited; sliders are for the pointer: keyboard users
+	// are not stopped on them.
+	if n := strings.Count(frame, `class="badge hidden"`); n != 6 {
 		t.Errorf("%d hidden badges, want 6", n)
 	}
-	// Sliders are for the pointer: keyboard users are not stopped on them.
-	if n := strings.Count(html, `tabindex="-1"`); n != 6 {
+	if n := strings.Count(frame, `tabindex="-1"`); n != 6 {
 		t.Errorf("%d sliders out of the tab order, want 6", n)
 	}
-	contains(t, "logits", html, `id="add-token"`, `value="−2.1000"`)
+	contains(t, "logits", frame, `id="add-token"`)
+	byID, _, _ := paintOf(c, p.s())
+	for row, want := range []string{"−2.1000", "0.3000", "3.1000"} {
+		if got := byID["logit-input-"+itoa(row)+" value"]; got != want || byID["logit-row-"+itoa(row)+" data-token"] != itoa(row) {
+			t.Errorf("row %d holds token %s at %q, want token %d at %q", row, byID["logit-row-"+itoa(row)+" data-token"], got, row, want)
+		}
+	}
 
 	p.ctl.EditLogit(0, 5, math.Inf(-1))
-	byID, html, _ := paintOf(c, p.s())
-	contains(t, "edited logits", html, `value="−∞"`)
-	for id := range 6 {
+	byID, _, _ = paintOf(c, p.s())
+	if got := byID["logit-input-5 value"]; got != "−∞" {
+		t.Errorf("token 5's field after masking it: %q", got)
+	}
+	for row := range 6 {
 		want := [2]string{"", "badge hidden"}
-		if id == 5 {
+		if row == 5 {
 			want = [2]string{"edited", "badge"}
 		}
-		if got := [2]string{byID["logit-row-"+itoa(id)+" class"], byID["logit-badge-"+itoa(id)+" class"]}; got != want {
-			t.Errorf("token %d after the edit of token 5: row and badge %q, want %q", id, got, want)
+		if got := [2]string{byID["logit-row-"+itoa(row)+" class"], byID["logit-badge-"+itoa(row)+" class"]}; got != want {
+			t.Errorf("row %d after the edit of token 5: row and badge %q, want %q", row, got, want)
 		}
 	}
 
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
 	c = logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
-	html, text := paintText(c, p.s())
-	if n := strings.Count(html, `<tr data-token=`); n != maxRows {
+	frame, _ = render(c)
+	if n := strings.Count(frame, `id="logit-row-`); n != maxRows {
 		t.Errorf("%d rows of 512 tokens, want the %d most probable", n, maxRows)
 	}
+	byID, _, text := paintOf(c, p.s())
 	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
+	if top := sampler.Top(p.d().Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
+		t.Errorf("the first row holds token %s, want the most probable, %d", byID["logit-row-0 data-token"], top)
+	}
 	c.query = "zzzq"
-	_, text = paintText(c, p.s())
+	byID, _, text = paintOf(c, p.s())
 	contains(t, "a search with no match", text, "No token matches “zzzq”.")
 	lacks(t, "a search with no match", text, "0 of 512")
+	if byID["logit-row-0 hidden"] != "true" {
+		t.Errorf("a search with no match shows its first row")
+	}
 	c.query = "Lily"
-	html, _ = paintText(c, p.s())
-	contains(t, "a search", html, "Lily")
+	byID, _, _ = paintOf(c, p.s())
+	if !strings.Contains(byID["logit-label-0"], "Lily") || byID["logit-row-0 hidden"] != "false" {
+		t.Errorf("a search for Lily lists %q first", byID["logit-label-0"])
+	}
 }
 
 // TestLogitsCardHoldsRows checks that while a control is held the rows keep
-// their order, even when an edit reorders the probabilities, and only
-// their numbers are painted; let go, they are painted afresh.
+// their tokens, even when an edit reorders the probabilities, and only
+// their numbers are painted; let go, they take the new order.
 func TestLogitsCardHoldsRows(t *testing.T) {
 	p := page(t, stories(0, sampler.DefaultSettings()), -1)
 	c := logitsCard(p.s(), nil, p.ctl).(*LogitsCard)
@@ -234,15 +251,15 @@ func TestLogitsCardHoldsRows(t *testing.T) {
 	if !slices.Equal(c.order, before) {
 		t.Errorf("rows moved while held: %v, then %v", before, c.order)
 	}
-	if _, ok := byID["logit-rows"]; ok {
-		t.Errorf("the rows were painted afresh while held")
+	if _, ok := byID["logit-row-2 data-token"]; ok {
+		t.Errorf("a row was given another token while held")
 	}
-	if got := byID["logit-p-"+itoa(third)]; got != "1" && !strings.HasPrefix(got, "1") && !strings.HasPrefix(got, "0.9") {
-		t.Errorf("the held row's p is %q, want the edit's", got)
+	if got := byID["logit-p-2"]; got != "1" {
+		t.Errorf("the held row's p is %q, want the edit's 1", got)
 	}
 	c.held = false
-	paintOf(c, p.s())
-	if c.order[0] != third {
+	byID, _, _ = paintOf(c, p.s())
+	if c.order[0] != third || byID["logit-row-0 data-token"] != itoa(third) {
 		t.Errorf("after letting go the rows are %v, want %d first", c.order, third)
 	}
 }
