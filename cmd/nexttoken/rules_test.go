@@ -293,3 +293,40 @@ func TestKeepGoing(t *testing.T) {
 		t.Errorf("the share link opens at %q, want %q", got, want)
 	}
 }
+
+// TestWording checks the page's words and marks that disagreed: a token is
+// named alike in the strip and the tables, log-probabilities take a minus
+// sign, the tree names the session's path so, the timeline's labels sit
+// above its lines, and the worked example's legend speaks of no prompt.
+func TestWording(t *testing.T) {
+	tab := openPage(t, "/?model=toy&steps=2")
+	click(tab, `#tokens .tok.gen[data-step="0"]`)
+	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 1')`)
+	if chip, bar := text(tab, `#tokens .tok.gen[data-step="0"]`), text(tab, `#bars .bar.chosen .bar-label`); chip != bar {
+		t.Errorf("step 1's token is %q in the strip and %q in the bars", chip, bar)
+	}
+	click(tab, `#bars .bar:not(.chosen)`) // a fork: the tree shows
+	waitFor(tab, `document.querySelector('#tree .branch-logp') !== null`)
+	if got := text(tab, "#tree .branch-logp"); !strings.HasPrefix(got, "ln p = −") {
+		t.Errorf("the tree writes %q, want a minus sign", got)
+	}
+	click(tab, `#tree li[data-path="0"] .branch-pick`)
+	click(tab, `#tree li[data-path="1"] .branch-pick`)
+	waitFor(tab, `document.querySelector('#tree-compare') !== null`)
+	if got := text(tab, "#tree-compare h4"); !strings.HasPrefix(got, "The session's path") {
+		t.Errorf("the compared paths are headed %q", got)
+	}
+	above := evaluate[bool](tab, `(() => {
+		const svg = document.querySelector('#timeline svg.timeline');
+		const rects = [...svg.querySelectorAll('rect.frame')].map(r => Number(r.getAttribute('y')));
+		const labels = [...svg.querySelectorAll('text.axis')].map(t => Number(t.getAttribute('y')));
+		return labels.length === rects.length && labels.every((y, i) => y < rects[i]);
+	})()`)
+	if !above {
+		t.Errorf("the timeline's labels are not above its panels")
+	}
+	worked := openPage(t, "/?model=logits")
+	if got := text(worked, ".legend"); strings.Contains(got, "prompt") {
+		t.Errorf("the worked example's legend speaks of a prompt: %q", got)
+	}
+}
