@@ -274,6 +274,20 @@ func TestRules(t *testing.T) {
 				t.Errorf("recomputed %+v, %d times", s.Recomputed, len(s.Times))
 			}
 		}},
+		{"recompute switched off and on measures again", stories(0), func(r *rig) {
+			r.c.Step()
+			r.c.SetRecompute(true)
+			first := r.c.Snapshot().Recomputed
+			r.c.SetRecompute(false)
+			r.c.SetRecompute(true)
+			if again := r.c.Snapshot().Recomputed; again == nil || again == first {
+				r.t.Errorf("switched on again, the card shows the first measurement %p (now %p)", first, again)
+			}
+		}, func(t *testing.T, r *rig, s Snapshot) {
+			if len(s.Times) != 1 {
+				t.Errorf("%d times, want the position's latest alone", len(s.Times))
+			}
+		}},
 		{"a link naming a runtime opens with its defaults", toy(), func(r *rig) {
 			r.c.OpenAddress("model=stories260K&sampler=hf&temperature=0.7", "")
 		}, func(t *testing.T, r *rig, s Snapshot) {

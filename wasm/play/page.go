@@ -137,9 +137,16 @@ func (c *Controller) ToggleCompareDraws() {
 // SetLensOpen opens or closes the logit lens card.
 func (c *Controller) SetLensOpen(open bool) { c.setPage(func(p *Page) { p.Lens = open }) }
 
-// SetRecompute switches the cache-versus-recompute card's recomputation.
+// SetRecompute switches the cache-versus-recompute card's recomputation;
+// switched on, it measures the step on display again (times move with
+// the machine's load, and this is how a reader takes another reading).
 func (c *Controller) SetRecompute(on bool) {
-	c.setPage(func(p *Page) { p.Recompute = on })
+	c.setPage(func(p *Page) {
+		if on && !p.Recompute {
+			c.rec.key = detailKey{}
+		}
+		p.Recompute = on
+	})
 }
 
 func (c *Controller) setPage(change func(*Page)) {
