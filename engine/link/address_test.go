@@ -2,7 +2,9 @@ package link_test
 
 import (
 	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +73,64 @@ func TestPageOf(t *testing.T) {
 		}
 		if _, err := link.Merge(q, ""); err != nil {
 			t.Errorf("Merge(%q): %v", c.query, err)
+		}
+	}
+}
+
+// TestPageParams checks that the page's own parameters are handed over as
+// given, read by the rules of every parameter, and that Parse, Merge and
+// Open leave them alone.
+func TestPageParams(t *testing.T) {
+	names := []string{"embed", "theme", "lang"}
+	for _, c := range []struct {
+		query string
+		want  map[string]string
+		bad   []string // the errors
+	}{
+		{"", map[string]string{}, nil},
+		{"embed=1&theme=dark&utm_source=x", map[string]string{"embed": "1", "theme": "dark"}, nil},
+		{"Embed=1&THEME=Nope&lang=", map[string]string{"embed": "1", "theme": "Nope", "lang": ""}, nil},
+		{"theme=dark&Theme=light&embed=1", map[string]string{"embed": "1"}, []string{"theme: given more than once"}},
+		{"lang=100%&theme=dark&embed=%zz", map[string]string{"theme": "dark"}, []string{
+			`lang: "100%" has a % that starts no escape (a percent sign is %25)`,
+			`embed: "%zz" has a % that starts no escape (a percent sign is %25)`}},
+		{"theme=" + strings.Repeat("a", 64<<10+1), map[string]string{}, []string{"theme: 65537 bytes, more than 65536"}},
+	} {
+		got, bad := link.PageParams(c.query, names...)
+		var errs []string
+		for _, pe := range bad {
+			errs = append(errs, pe.Error())
+		}
+		if !maps.Equal(got, c.want) || !slices.Equal(errs, c.bad) {
+			t.Errorf("PageParams(%.40q) = %q, %q, want %q, %q", c.query, got, errs, c.want, c.bad)
+		}
+		q, _ := link.ParseQuery(c.query)
+		if s, err := link.Merge(q, ""); err != nil || !same(s, link.State{Spec: catalog.Default()}) {
+			t.Errorf("Merge(%.40q) = %+v, %v", c.query, s, err)
+		}
+		if s, dropped := link.Open(c.query, ""); !same(s, link.State{Spec: catalog.Default()}) || len(dropped) > 0 {
+			t.Errorf("Open(%.40q) = %+v, %q", c.query, s, dropped)
+		}
+	}
+}
+
+// TestParamWords checks the sentence that says a parameter was left out.
+func TestParamWords(t *testing.T) {
+	for _, c := range []struct {
+		pe   link.ParamError
+		want string
+	}{
+		{link.ParamError{Param: "view", Value: "nope", Reason: `"nope" is not one of all, kv`},
+			"The link's view, “nope”, is not one of all, kv, so the page shows every view."},
+		{link.ParamError{Param: "view", Value: "kv", Reason: "given more than once"},
+			"The link's view, “kv”, was left out (given more than once), so the page shows every view."},
+		{link.ParamError{Param: "logits", Value: "1,2", Reason: "too few"},
+			"The link's view, “1,2”, were left out (too few), so the page shows every view."},
+		{link.ParamError{Param: "view", Value: strings.Repeat("é", 30) + "\xff", Reason: link.Quote(strings.Repeat("é", 30)+"\xff") + " is not one of all"},
+			"The link's view, “" + strings.Repeat("é", 20) + "…”, is not one of all, so the page shows every view."},
+	} {
+		if got := c.pe.Words("view", "the page shows every view"); got != c.want {
+			t.Errorf("Words(%q) = %q, want %q", c.pe.Error(), got, c.want)
 		}
 	}
 }

@@ -225,9 +225,9 @@ func version(fragment string) (string, error) {
 	}
 	if format, ok := shareLike(fragment); ok {
 		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (%w)",
-			quote(format), strings.TrimSuffix(prefix, "."), errNewer)
+			Quote(format), strings.TrimSuffix(prefix, "."), errNewer)
 	}
-	return "", fmt.Errorf("%s does not start with %q", quote(fragment), prefix)
+	return "", fmt.Errorf("%s does not start with %q", Quote(fragment), prefix)
 }
 
 // shareLike reports whether fragment starts as every version of the share

@@ -309,7 +309,7 @@ var params = slices.Concat([]param{
 	{"sampler", onSpec(readSampler)},
 }, settings(), []param{
 	{"ignore_eos", func(s *State, v string) (err error) {
-		s.Spec.Sampler.IgnoreEOS, err = readBool(v)
+		s.Spec.Sampler.IgnoreEOS, err = ParseBool(v)
 		return err
 	}},
 	{"view", func(s *State, v string) error {
@@ -319,18 +319,19 @@ var params = slices.Concat([]param{
 	{"at", readAt},
 	{"compare", readCompare},
 	{"compare_own", func(s *State, v string) (err error) {
-		s.Compare.Own, err = readBool(v)
+		s.Compare.Own, err = ParseBool(v)
 		return err
 	}},
 })
 
-// readBool reads 0 or 1.
-func readBool(v string) (bool, error) {
+// ParseBool reads a switch as the readable form writes one: 1 is on, 0
+// off.
+func ParseBool(v string) (bool, error) {
 	switch v {
 	case "0", "1":
 		return v == "1", nil
 	}
-	return false, fmt.Errorf("%s is not 0 or 1", quote(v))
+	return false, fmt.Errorf("%s is not 0 or 1", Quote(v))
 }
 
 // onSpec makes read a reader of the State's session.
@@ -365,6 +366,21 @@ type ParamError struct {
 // Error returns "param: reason".
 func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
 
+// Words says in a sentence for people that the parameter was left out:
+// label names it ("top-p"), and instead says what the page has in its
+// place ("the top-p is 0 (off)").
+func (e *ParamError) Words(label, instead string) string {
+	value := "“" + cut(e.Value) + "”"
+	if rest, ok := strings.CutPrefix(e.Reason, Quote(e.Value)+" "); ok {
+		return fmt.Sprintf("The link's %s, %s, %s, so %s.", label, value, rest, instead)
+	}
+	was := "was"
+	if e.Param == "logits" {
+		was = "were"
+	}
+	return fmt.Sprintf("The link's %s, %s, %s left out (%s), so %s.", label, value, was, e.Reason, instead)
+}
+
 // Parse turns a query into a session. Absent parameters keep their values
 // in catalog.Default; any problem is a *ParamError.
 func Parse(q url.Values) (session.Spec, error) {
@@ -386,15 +402,12 @@ func parse(base State, q url.Values) (State, error) {
 		if len(vs) == 0 {
 			continue
 		}
-		v := vs[0]
+		v, pe := one(p.name, vs)
+		if pe != nil {
+			return State{}, pe
+		}
 		fail := func(reason string) (State, error) {
 			return State{}, &ParamError{Param: p.name, Value: v, Reason: reason}
-		}
-		switch {
-		case len(vs) > 1:
-			return fail("given more than once")
-		case len(v) > maxValue:
-			return fail(fmt.Sprintf("%d bytes, more than %d", len(v), maxValue))
 		}
 		if err := p.read(&s, v); err != nil {
 			return fail(err.Error())
@@ -524,16 +537,63 @@ func Query(s State) (q url.Values, lossy bool) {
 
 // known gathers the values of q's parameters that Parse reads, by their
 // names as the package documentation spells them, whatever their case.
-// Names are taken in sorted order, so that the first of a repeated
-// parameter's values does not depend on map order.
-func known(q url.Values) map[string][]string {
+func known(q url.Values) map[string][]string { return gather(q, paramNamed) }
+
+// gather gathers the values of q's parameters that named spells, by that
+// spelling. Names are taken in sorted order, so that the first of a
+// repeated parameter's values does not depend on map order.
+func gather(q url.Values, named func(string) (string, bool)) map[string][]string {
 	given := map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if p, ok := paramNamed(name); ok {
+		if p, ok := named(name); ok {
 			given[p] = append(given[p], q[name]...)
 		}
 	}
 	return given
+}
+
+// one returns the value of parameter name, given as vs, or says why it
+// cannot be read: it is given more than once, or longer than any value
+// may be.
+func one(name string, vs []string) (string, *ParamError) {
+	v := vs[0]
+	switch {
+	case len(vs) > 1:
+		return "", &ParamError{Param: name, Value: v, Reason: "given more than once"}
+	case len(v) > maxValue:
+		return "", &ParamError{Param: name, Value: v, Reason: fmt.Sprintf("%d bytes, more than %d", len(v), maxValue)}
+	}
+	return v, nil
+}
+
+// PageParams reads the page's own parameters from a raw query, those
+// called names (in any case), which Parse, Merge and Open leave alone.
+// It reads each as it reads the session's: given once, at most 64 KiB,
+// its escapes valid (ParseQuery). values holds each that reads, as given,
+// by its name in names, for the page to say what it means; bad holds a
+// *ParamError for each of the others, those with a bad escape first.
+func PageParams(rawQuery string, names ...string) (values map[string]string, bad []*ParamError) {
+	named := func(name string) (string, bool) {
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
+		if i < 0 {
+			return "", false
+		}
+		return names[i], true
+	}
+	q, bad := parseQuery(rawQuery, named)
+	given := gather(q, named)
+	values = map[string]string{}
+	for _, name := range names {
+		if vs := given[name]; len(vs) > 0 {
+			v, pe := one(name, vs)
+			if pe != nil {
+				bad = append(bad, pe)
+				continue
+			}
+			values[name] = v
+		}
+	}
+	return values, bad
 }
 
 // queryModel returns the model a query names, as Parse reads it: model=,
@@ -578,16 +638,17 @@ func PageOf(q url.Values) Page {
 // Parse ignores, it is ignored too. The values hold every pair that
 // decodes, even with an error.
 func ParseQuery(raw string) (url.Values, error) {
-	q, bad := parseQuery(raw)
+	q, bad := parseQuery(raw, paramNamed)
 	if len(bad) > 0 {
 		return q, bad[0]
 	}
 	return q, nil
 }
 
-// parseQuery is ParseQuery with a *ParamError for every parameter Parse
-// reads whose value has a % that starts no escape, in the query's order.
-func parseQuery(raw string) (url.Values, []*ParamError) {
+// parseQuery is ParseQuery with a *ParamError for every parameter that
+// named spells whose value has a % that starts no escape, in the query's
+// order.
+func parseQuery(raw string, named func(string) (string, bool)) (url.Values, []*ParamError) {
 	q := url.Values{}
 	var bad []*ParamError
 	for pair := range strings.SplitSeq(raw, "&") {
@@ -601,9 +662,9 @@ func parseQuery(raw string) (url.Values, []*ParamError) {
 		}
 		value, err := url.QueryUnescape(v)
 		if err != nil {
-			if p, ok := paramNamed(name); ok {
+			if p, ok := named(name); ok {
 				bad = append(bad, &ParamError{Param: p, Value: v,
-					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"})
+					Reason: Quote(v) + " has a % that starts no escape (a percent sign is %25)"})
 			}
 			continue
 		}
@@ -630,7 +691,7 @@ func readSampler(s *session.Spec, v string) error {
 	// is compare.ChainSettings with them given.
 	set, err := compare.ChainSettings(v, s.Sampler, nil)
 	if err != nil {
-		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", quote(v), strings.Join(compare.Names, ", "))
+		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", Quote(v), strings.Join(compare.Names, ", "))
 	}
 	s.Sampler = set
 	return nil
@@ -648,7 +709,7 @@ func readLogits(s *session.Spec, v string) error {
 	for i, e := range entries {
 		x, err := strconv.ParseFloat(e, 64)
 		if err != nil || !isLogit(x) {
-			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, quote(e))
+			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, Quote(e))
 		}
 		s.Logits[i] = x
 	}
@@ -705,7 +766,7 @@ func readSteps(s *session.Spec, v string) (err error) {
 func readAt(s *State, v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return fmt.Errorf("%s is not a whole number", quote(v))
+		return fmt.Errorf("%s is not a whole number", Quote(v))
 	}
 	s.At = n
 	return checkAt(n, s.Spec.Steps)
@@ -715,7 +776,7 @@ func readAt(s *State, v string) error {
 func readCompare(s *State, v string) error {
 	a, b, ok := strings.Cut(v, ",")
 	if !ok || strings.Contains(b, ",") {
-		return fmt.Errorf("%s is not two chains separated by a comma", quote(v))
+		return fmt.Errorf("%s is not two chains separated by a comma", Quote(v))
 	}
 	for k, name := range []string{a, b} {
 		var err error
@@ -737,7 +798,7 @@ func checkAt(at, steps int) error {
 // checkView applies the view's rule: at most 32 letters a–z.
 func checkView(view string) error {
 	if len(view) > maxView || strings.ContainsFunc(view, func(r rune) bool { return r < 'a' || r > 'z' }) {
-		return fmt.Errorf("%s is not at most %d letters a-z", quote(view), maxView)
+		return fmt.Errorf("%s is not at most %d letters a-z", Quote(view), maxView)
 	}
 	return nil
 }
@@ -755,7 +816,7 @@ func readSetting(p sampler.Param, v string) (float64, error) {
 		x, err = strconv.ParseFloat(v, 64)
 	}
 	if err != nil || p.Check(x) != nil {
-		return 0, fmt.Errorf("%s is not %s", quote(v), p.Range())
+		return 0, fmt.Errorf("%s is not %s", Quote(v), p.Range())
 	}
 	return x, nil
 }
@@ -779,7 +840,7 @@ func modelName(v string) (string, error) {
 		r, err := modelfile.ParseRef(v)
 		return r.String(), err
 	}
-	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
+	return "", fmt.Errorf("%s is not one of %s", Quote(v), strings.Join(catalog.Names(), ", "))
 }
 
 // oneOf returns the name among names that v spells, ignoring case.
@@ -789,7 +850,7 @@ func oneOf(v string, names []string) (string, error) {
 			return n, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(names, ", "))
+	return "", fmt.Errorf("%s is not one of %s", Quote(v), strings.Join(names, ", "))
 }
 
 // whole parses v as a whole number in [0, most].
@@ -797,9 +858,9 @@ func whole(v string, most int) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%s is out of range", quote(v))
+		return 0, fmt.Errorf("%s is out of range", Quote(v))
 	case err != nil:
-		return 0, fmt.Errorf("%s is not a whole number", quote(v))
+		return 0, fmt.Errorf("%s is not a whole number", Quote(v))
 	case n < 0 || n > most:
 		return 0, outside(v, most)
 	}
@@ -807,12 +868,13 @@ func whole(v string, most int) (int, error) {
 }
 
 func outside(v string, most int) error {
-	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
+	return fmt.Errorf("%s is outside [0, %d]", Quote(v), most)
 }
 
-// quote quotes v for an error message, cut short (short) so that a
-// hostile value cannot make the message huge.
-func quote(v string) string {
+// Quote quotes a parameter's value for a message, cut short (short) so
+// that a hostile value cannot make the message huge. A ParamError's
+// Reason that is about the value as given starts with it and a space.
+func Quote(v string) string {
 	if s := short(v); s != v {
 		return strconv.Quote(strings.TrimSuffix(s, "…")) + "…"
 	}

@@ -47,7 +47,7 @@ type Dropped struct {
 //
 // Parameters Parse does not read are ignored, as by Merge.
 func Open(rawQuery, fragment string) (State, []Dropped) {
-	q, bad := parseQuery(rawQuery)
+	q, bad := parseQuery(rawQuery, paramNamed)
 	var dropped []Dropped
 	base, shared := State{Spec: catalog.Default()}, false
 	if _, ok := shareLike(fragment); ok {
@@ -66,7 +66,7 @@ func Open(rawQuery, fragment string) (State, []Dropped) {
 		}
 	}
 	for _, pe := range append(bad, more...) {
-		dropped = append(dropped, Dropped{Part: pe.Param, Message: refused(pe, s)})
+		dropped = append(dropped, Dropped{Part: pe.Param, Message: pe.Words(label(pe.Param), instead(pe.Param, s))})
 	}
 	if shown != "" {
 		dropped = append(dropped, Dropped{Part: "at", Message: shown})
@@ -191,21 +191,6 @@ func pastLast(at, steps int, fromShare bool) string {
 	return fmt.Sprintf("%s step %d, but its session has %d, so the page shows step %d, its last.", who, at, steps, steps)
 }
 
-// refused says that the parameter of pe was left out, and what s, read
-// without it, has in its place.
-func refused(pe *ParamError, s State) string {
-	name, value := label(pe.Param), "“"+cut(pe.Value)+"”"
-	now := instead(pe.Param, s)
-	if rest, ok := strings.CutPrefix(pe.Reason, quote(pe.Value)+" "); ok {
-		return fmt.Sprintf("The link's %s, %s, %s, so %s.", name, value, rest, now)
-	}
-	was := "was"
-	if pe.Param == "logits" {
-		was = "were"
-	}
-	return fmt.Sprintf("The link's %s, %s, %s left out (%s), so %s.", name, value, was, pe.Reason, now)
-}
-
 // label names parameter p for people.
 func label(p string) string {
 	for _, s := range slices.Concat(sampler.Params, sampler.LlamaParams) {
@@ -285,7 +270,7 @@ func instead(p string, s State) string {
 	return "it is left out"
 }
 
-// cut cuts v short for a message, as quote does, in valid UTF-8.
+// cut cuts v short for a message, as Quote does, in valid UTF-8.
 func cut(v string) string {
 	return strings.ToValidUTF8(short(v), "\uFFFD")
 }
