@@ -239,9 +239,9 @@ func TestShareRoundTrip(t *testing.T) {
 	}
 }
 
-// recorded are share links made before the extras section, with the
-// States of shareTests they hold: each must open as it did, and Encode
-// must write it byte for byte as it did.
+// recorded are share links made by earlier pages, with the States of
+// shareTests they hold: each must open as it did, and Encode must write
+// it byte for byte as it did.
 var recorded = []struct {
 	test     int // in shareTests
 	fragment string
@@ -258,6 +258,14 @@ var recorded = []struct {
 	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
 	{22, "s1.GgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIEBWNoYWluDgEoAAAAAAAABwgFY2hhaW4SASgAAAAAAAAHAwEDAAABITYCAAMKAQOsAgAAAQUIAAEFFAPODwEGCWxsYW1hLmNwcAIAAAAAAAAAAAcAAgYAMgMAAAAAAAAiBAMAAgM"}, // the end of text ignored, tag 34
 	{23, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAACICAQE"},
+	// With the page's part: a view, a step on display, the playground's
+	// compare card (tag 1).
+	{1, "s1.AAN0b3kHVGhlIGNhdANhbGwABWNoYWluAAAAAAAAAAIAKgAAAA"},
+	{13, "s1.CAZsb2dpdHMAB2NvbXBhcmUBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQAAAQEKBWNoYWluAmhmAA"},
+	{14, "s1.CAN0b3kHVGhlIGNhdAAABWNoYWluAAAAAAAAAAIAKgAAAAEBAwAAAQ"},
+	{15, "s1.DgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBnRva2Vuc0AFY2hhaW4QASgSAQoDFgEHAAMF0AIMKh6QAwUDZPoBAQfQAgPODwwqHgAUmwMAACgHng8DAwoFY2hhaW4KASgSAQoDFgEHFARydW5jAgAAEgEAAAAACCgFY2hhaW4AAAAAAAAAAgAqAwEBLAllZHNreXBteHQga2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2sB"},
+	{17, "s1.GgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lACgJbGxhbWEuY3BwAgAAAAAAAAAABwAAAAMKAmhmAgAAAAAAAAAABxQJbGxhbWEuY3BwEAEoAAAAAAAABx4JbGxhbWEuY3BwEAEAAAAAAAAABwIBFQltaXJvc3RhdDIJbGxhbWEuY3BwACAiAgAAAgYAMgMAAAAAAAACBGVka3QAAAAAABAB3gIDAICAQA"},
+	{20, "s1.GAN0b3kHVGhlIGNhdAdzYW1wbGVyAAlsbGFtYS5jcHAQASi-AQMKAwIAKgAAAAEgDwEAAAAKAAIBAADeAgMCQA"},
 }
 
 func TestRecordedLinks(t *testing.T) {

@@ -112,6 +112,39 @@ func TestCompareRecord(t *testing.T) {
 	}
 }
 
+// TestRecordedPages opens share links that the page made: each opens the
+// page it was made of, whose share link is the same, byte for byte.
+func TestRecordedPages(t *testing.T) {
+	for _, c := range []struct {
+		link  string
+		view  string
+		card  CompareLink // the card's link
+		shown int
+	}{
+		{"/#s1.BAN0b3kHVGhlIGNhdANhbGwDBWNoYWluAAAAAAAAAAIAKgAAAAI", "all", CompareLink{}, 1},
+		{"/#s1.CAZsb2dpdHMAB2NvbXBhcmUABWNoYWluBAAAAAAGAQIAKgMBYQFiAWMEAAIAAAAAAAEBCgVjaGFpbgJoZgE", "compare",
+			CompareLink{Chains: [2]string{"chain", "hf"}, Own: true}, 0},
+		{"/#s1.DAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lA2FsbAUFY2hhaW4QAQAAAAAAAgADAAAAAwEBCQRydW5jAmt0AA", "all",
+			CompareLink{Chains: [2]string{"runc", "kt"}}, 2},
+		{"/#s1.CAN0b3kHVGhlIGNhdAZ0b2tlbnMCBWNoYWluAAAAAAAAAAIAKgAAAAEBEQVjaGFpbglsbGFtYS5jcHAA", "tokens",
+			CompareLink{Chains: DefaultChains}, 2},
+		{"/#s1.CAN0b3kHVGhlIGNhdANhbGwABWNoYWluAAAAAAAAAAIAKgAAAAEBEQVjaGFpbglsbGFtYS5jcHAB", "all",
+			CompareLink{Chains: DefaultChains, Own: true}, 0},
+		{"/#s1.DAN0b3kHVGhlIGNhdAJrdgEFY2hhaW4AAAAAAAAAAgAqAAAAAQEBEQVjaGFpbglsbGFtYS5jcHAB", "kv",
+			CompareLink{Chains: DefaultChains, Own: true}, 0},
+	} {
+		r := newRig(t, toy())
+		r.c.OpenAddress("", strings.TrimPrefix(c.link, "/#"))
+		r.settle()
+		if got := r.c.ShareLink(); got != c.link || r.c.notice != "" {
+			t.Errorf("%s reopens as %s, notice %q", c.link, got, r.c.notice)
+		}
+		if r.c.page.View != c.view || r.c.page.compareLink() != c.card || r.c.shown != c.shown {
+			t.Errorf("%s opens view %s, card %+v, step %d; want %s, %+v, %d", c.link, r.c.page.View, r.c.page.compareLink(), r.c.shown, c.view, c.card, c.shown)
+		}
+	}
+}
+
 // TestStepPastTheLast opens links whose step on display the session does
 // not have: the page shows its last, and says so.
 func TestStepPastTheLast(t *testing.T) {
