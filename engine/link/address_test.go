@@ -2,7 +2,9 @@ package link_test
 
 import (
 	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,27 +52,60 @@ func TestParseForeignParameters(t *testing.T) {
 	}
 }
 
-// TestPageOf checks that the page's parameters are read in any case, and
-// that Merge leaves them to PageOf.
-func TestPageOf(t *testing.T) {
+// TestPageParams checks that the page's own parameters are handed over as
+// given, read by the rules of every parameter, and that Parse, Merge and
+// Open leave them alone.
+func TestPageParams(t *testing.T) {
+	names := []string{"embed", "view", "compare"}
 	for _, c := range []struct {
 		query string
-		want  link.Page
+		want  map[string]string
+		bad   []string // the errors
 	}{
-		{"", link.Page{}},
-		{"embed=1&theme=dark", link.Page{Embed: true, Theme: "dark"}},
-		{"Embed=1&THEME=light&steps=2", link.Page{Embed: true, Theme: "light"}},
-		{"embed=0&theme=", link.Page{}},
+		{"", map[string]string{}, nil},
+		{"embed=1&view=kv&theme=dark&utm_source=x", map[string]string{"embed": "1", "view": "kv"}, nil},
+		{"Embed=1&VIEW=Nope&compare=", map[string]string{"embed": "1", "view": "Nope", "compare": ""}, nil},
+		{"view=kv&View=tokens&embed=1", map[string]string{"embed": "1"}, []string{"view: given more than once"}},
+		{"compare=100%&view=kv&embed=%zz", map[string]string{"view": "kv"}, []string{
+			`compare: "100%" has a % that starts no escape (a percent sign is %25)`,
+			`embed: "%zz" has a % that starts no escape (a percent sign is %25)`}},
+		{"view=" + strings.Repeat("a", 64<<10+1), map[string]string{}, []string{"view: 65537 bytes, more than 65536"}},
 	} {
-		q, err := url.ParseQuery(c.query)
-		if err != nil {
-			t.Fatal(err)
+		got, bad := link.PageParams(c.query, names...)
+		var errs []string
+		for _, pe := range bad {
+			errs = append(errs, pe.Error())
 		}
-		if got := link.PageOf(q); got != c.want {
-			t.Errorf("PageOf(%q) = %+v, want %+v", c.query, got, c.want)
+		if !maps.Equal(got, c.want) || !slices.Equal(errs, c.bad) {
+			t.Errorf("PageParams(%.40q) = %q, %q, want %q, %q", c.query, got, errs, c.want, c.bad)
 		}
-		if _, err := link.Merge(q, ""); err != nil {
-			t.Errorf("Merge(%q): %v", c.query, err)
+		q, _ := link.ParseQuery(c.query)
+		if s, err := link.Merge(q, ""); err != nil || !same(s, link.State{Spec: catalog.Default()}) {
+			t.Errorf("Merge(%.40q) = %+v, %v", c.query, s, err)
+		}
+		if s, dropped := link.Open(c.query, ""); !same(s, link.State{Spec: catalog.Default()}) || len(dropped) > 0 {
+			t.Errorf("Open(%.40q) = %+v, %q", c.query, s, dropped)
+		}
+	}
+}
+
+// TestParamWords checks the sentence that says a parameter was left out.
+func TestParamWords(t *testing.T) {
+	for _, c := range []struct {
+		pe   link.ParamError
+		want string
+	}{
+		{link.ParamError{Param: "view", Value: "nope", Reason: `"nope" is not one of all, kv`},
+			"The link's view, “nope”, is not one of all, kv, so the page shows every view."},
+		{link.ParamError{Param: "view", Value: "kv", Reason: "given more than once"},
+			"The link's view, “kv”, was left out (given more than once), so the page shows every view."},
+		{link.ParamError{Param: "logits", Value: "1,2", Reason: "too few"},
+			"The link's view, “1,2”, were left out (too few), so the page shows every view."},
+		{link.ParamError{Param: "view", Value: strings.Repeat("é", 30) + "\xff", Reason: link.Quote(strings.Repeat("é", 30)+"\xff") + " is not one of all"},
+			"The link's view, “" + strings.Repeat("é", 20) + "…”, is not one of all, so the page shows every view."},
+	} {
+		if got := c.pe.Words("view", "the page shows every view"); got != c.want {
+			t.Errorf("Words(%q) = %q, want %q", c.pe.Error(), got, c.want)
 		}
 	}
 }
@@ -186,99 +221,35 @@ func TestFilterMeansSampling(t *testing.T) {
 	}
 	// Query keeps a greedy session with a filter greedy.
 	greedy := sampled(func(s *sampler.Settings) { s.TopP = 0.9 })
-	if q, _ := link.Query(greedy); q.Encode() != "temperature=0&top_p=0.9" {
+	if q, _ := link.Query(greedy.Spec); q.Encode() != "temperature=0&top_p=0.9" {
 		t.Errorf("Query(greedy, top_p 0.9) = %q", q.Encode())
 	}
 }
 
-// TestAt checks the step on display in the readable form and in share
-// links.
+// TestAt checks the step on display over share links: the share link's,
+// which the page checks against the session once it runs, unless the
+// query names another model.
 func TestAt(t *testing.T) {
 	five := with(func(s *session.Spec) { s.Steps = 5 })
 	for _, c := range []struct {
 		query    string
-		fragment link.State // none when zero
-		want     link.State // when err is ""
-		err      string
+		fragment link.State
+		want     link.State
 	}{
-		{query: "steps=5&at=3", want: link.State{Spec: five, At: 3}},
-		{query: "at=5&steps=5", want: link.State{Spec: five, At: 5}},
-		{query: "AT=1&steps=5", want: link.State{Spec: five, At: 1}},
-		{query: "steps=5&at=0", err: "at: step 0 is not one of the session's 5 steps"},
-		{query: "steps=5&at=6", err: "at: step 6 is not one of the session's 5 steps"},
-		{query: "at=1", err: "at: step 1 is not one of the session's 0 steps"},
-		{query: "steps=5&at=x", err: `at: "x" is not a whole number`},
-		{query: "", fragment: link.State{Spec: five, At: 2}, want: link.State{Spec: five, At: 2}},
-		{query: "at=4", fragment: link.State{Spec: five, At: 2}, want: link.State{Spec: five, At: 4}},
-		{query: "steps=1", fragment: link.State{Spec: five, At: 2},
-			err: "the query does not fit the share link: at: step 2 is not one of the session's 1 steps"},
-		{query: "model=stories260K", fragment: link.State{Spec: five, At: 2, View: "kv"}, want: link.State{
-			Spec: session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}, View: "kv"}},
+		{query: "", fragment: link.State{Spec: five, Page: link.Page{At: 2}}, want: link.State{Spec: five, Page: link.Page{At: 2}}},
+		{query: "steps=1", fragment: link.State{Spec: five, Page: link.Page{At: 2}},
+			want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 1 }), Page: link.Page{At: 2}}},
+		{query: "at=4", fragment: link.State{Spec: five, Page: link.Page{At: 2}}, want: link.State{Spec: five, Page: link.Page{At: 2}}},
+		{query: "model=stories260K", fragment: link.State{Spec: five, Page: link.Page{At: 2, View: "kv", Records: card("runc", "kt", 1)}}, want: link.State{
+			Spec: session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}, Page: link.Page{View: "kv", Records: card("runc", "kt", 1)}}},
 	} {
 		got, err := merge(t, c.query, c.fragment)
-		switch {
-		case c.err != "" && (err == nil || err.Error() != c.err):
-			t.Errorf("Merge(%q) = %v, want error %q", c.query, err, c.err)
-		case c.err == "" && (err != nil || !same(got, c.want)):
+		if err != nil || !same(got, c.want) {
 			t.Errorf("Merge(%q) = %+v, %v, want %+v", c.query, got, err, c.want)
 		}
-	}
-	if q, lossy := link.Query(link.State{Spec: five, At: 3, View: "softmax"}); q.Encode() != "at=3&steps=5&view=softmax" || lossy {
-		t.Errorf("Query(at 3) = %q, %v", q.Encode(), lossy)
-	}
-	if _, err := link.Encode(link.State{Spec: five, At: 6}); err == nil || err.Error() != "share link: at: step 6 is not one of the session's 5 steps" {
-		t.Errorf("Encode(at 6 of 5): %v", err)
-	}
-	if _, err := link.Encode(link.State{Spec: five, At: -1}); err == nil {
-		t.Errorf("Encode(at -1) succeeded")
-	}
-}
-
-// TestCompare checks the compare card's chains in the readable form and
-// over share links.
-func TestCompare(t *testing.T) {
-	def := catalog.Default()
-	chains := func(a, b string, own bool) link.Compare { return link.Compare{Chains: [2]string{a, b}, Own: own} }
-	for _, c := range []struct {
-		query    string
-		fragment link.State // none when zero
-		want     link.State // when err is ""
-		err      string
-	}{
-		{query: "compare=chain,hf", want: link.State{Spec: def, Compare: chains("chain", "hf", false)}},
-		{query: "Compare=HF,Llama.CPP&compare_own=1", want: link.State{Spec: def, Compare: chains("hf", "llama.cpp", true)}},
-		{query: "compare=kt,runc&compare_own=0", want: link.State{Spec: def, Compare: chains("kt", "runc", false)}},
-		{query: "compare_own=1&view=compare", want: link.State{Spec: def, View: "compare", Compare: link.Compare{Own: true}}},
-		{query: "compare=chain", err: `compare: "chain" is not two chains separated by a comma`},
-		{query: "compare=chain,hf,runc", err: `compare: "chain,hf,runc" is not two chains separated by a comma`},
-		{query: "compare=,", err: `compare: chain "" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence`},
-		{query: "compare=chain,KT", err: `compare: chain "KT" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'K' in "KT"`},
-		{query: "compare=chain," + strings.Repeat("k", 33), err: "compare: chain \"kkkkkkkkkkkk\"…: 33 letters, more than the 32 stages a chain may have"},
-		{query: "compare_own=yes", err: `compare_own: "yes" is not 0 or 1`},
-		{query: "compare=chain,hf&compare=runc,hf", err: "compare: given more than once"},
-		{query: "compare_own=1", fragment: link.State{Spec: def, Compare: chains("runc", "kt", false)},
-			want: link.State{Spec: def, Compare: chains("runc", "kt", true)}},
-		{query: "compare=hf,chain", fragment: link.State{Spec: def, Compare: chains("runc", "kt", true)},
-			want: link.State{Spec: def, Compare: chains("hf", "chain", true)}},
-		{query: "model=stories260K", fragment: link.State{Spec: def, View: "compare", Compare: chains("runc", "kt", true)}, want: link.State{
-			Spec: session.Spec{Model: "stories260K", Prompt: "Once upon a time", Sampler: sampler.DefaultSettings()}, View: "compare",
-			Compare: chains("runc", "kt", true)}},
-	} {
-		got, err := merge(t, c.query, c.fragment)
-		var pe *link.ParamError
-		switch {
-		case c.err != "" && (err == nil || err.Error() != c.err || !errors.As(err, &pe)):
-			t.Errorf("Merge(%q) = %v, want the *ParamError %q", c.query, err, c.err)
-		case c.err == "" && (err != nil || !same(got, c.want)):
-			t.Errorf("Merge(%q) = %+v, %v, want %+v", c.query, got, err, c.want)
+		f := encode(t, c.fragment)
+		if got, dropped := link.Open(c.query, f); !same(got, c.want) || len(dropped) > 0 {
+			t.Errorf("Open(%q) = %+v, %q, want %+v", c.query, got, dropped, c.want)
 		}
-	}
-	s := link.State{Spec: def, View: "compare", Compare: chains("chain", "hf", true)}
-	if q, lossy := link.Query(s); q.Encode() != "compare=chain%2Chf&compare_own=1&view=compare" || lossy {
-		t.Errorf("Query(compare) = %q, %v", q.Encode(), lossy)
-	}
-	if _, err := link.Encode(link.State{Spec: def, Compare: chains("chain", "q", false)}); err == nil ||
-		!strings.HasPrefix(err.Error(), `share link: compare: chain "q" is none of`) {
-		t.Errorf("Encode(chain q): %v", err)
 	}
 }

@@ -23,11 +23,11 @@ func checkVocab(words []string) error {
 		case w == "":
 			return fmt.Errorf("token %d is empty", i)
 		case !utf8.ValidString(w):
-			return fmt.Errorf("token %d, %s, is not valid UTF-8", i, quote(w))
+			return fmt.Errorf("token %d, %s, is not valid UTF-8", i, Quote(w))
 		case strings.IndexFunc(w, unicode.IsSpace) >= 0:
-			return fmt.Errorf("token %d, %s, contains white space", i, quote(w))
+			return fmt.Errorf("token %d, %s, contains white space", i, Quote(w))
 		case dup:
-			return fmt.Errorf("tokens %d and %d are both %s", first, i, quote(w))
+			return fmt.Errorf("tokens %d and %d are both %s", first, i, Quote(w))
 		}
 		seen[w] = i
 	}

@@ -61,7 +61,7 @@ func ExampleQuery() {
 	spec.Model, spec.Prompt, spec.Steps = "stories260K", "Once upon a time", 20
 	spec.Sampler.Temperature, spec.Sampler.TopP = 0.8, 0.9
 	spec.Forced = []session.Force{{Step: 3, Token: 42}}
-	q, lossy := link.Query(link.State{Spec: spec})
+	q, lossy := link.Query(spec)
 	fmt.Println(q.Encode())
 	fmt.Println("lossy:", lossy)
 	// Output:
@@ -70,7 +70,7 @@ func ExampleQuery() {
 }
 
 // A share link carries what the readable form cannot: here a token forced
-// at step 0, and the view the playground had open.
+// at step 0, and the view the page had open.
 func ExampleEncode() {
 	spec, err := link.Parse(url.Values{"logits": {"-2.1,0.3,3.1,0.8,0.1,-0.5"}, "vocab": {"The,cat,sat,on,the,mat"}})
 	if err != nil {
@@ -78,7 +78,7 @@ func ExampleEncode() {
 		return
 	}
 	spec.Steps, spec.Forced = 1, []session.Force{{Step: 0, Token: 5}}
-	fragment, err := link.Encode(link.State{Spec: spec, View: "softmax"})
+	fragment, err := link.Encode(link.State{Spec: spec, Page: link.Page{View: "softmax"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -89,7 +89,7 @@ func ExampleEncode() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.View, s.Spec.Logits, s.Spec.Forced)
+	fmt.Println(s.Page.View, s.Spec.Logits, s.Spec.Forced)
 	// Output:
 	// s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
 	// softmax [-2.1 0.3 3.1 0.8 0.1 -0.5] [{0 5}]
@@ -125,7 +125,7 @@ func ExampleEncode_changes() {
 func ExampleMerge() {
 	base := catalog.Default()
 	base.Steps, base.Forced = 3, []session.Force{{Step: 1, Token: 4}}
-	fragment, err := link.Encode(link.State{Spec: base, View: "tokens"})
+	fragment, err := link.Encode(link.State{Spec: base, Page: link.Page{View: "tokens"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -135,34 +135,32 @@ func ExampleMerge() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.View, s.Spec.Steps, s.Spec.Sampler.Temperature, s.Spec.Forced)
+	fmt.Println(s.Page.View, s.Spec.Steps, s.Spec.Sampler.Temperature, s.Spec.Forced)
 	// Output:
 	// tokens 3 0.5 [{1 4}]
 }
 
-// A share link carries the compare card in its extras section: tagged
-// records after the session, which a page that does not know a tag skips.
-// Here the card compares nexttoken's chain with llama.cpp's letters "kt".
-func ExampleEncode_compare() {
-	spec, err := link.Parse(url.Values{"logits": {"2,1,0"}, "vocab": {"a,b,c"}, "temperature": {"2"}, "min_p": {"0.3"}})
+// A share link carries the page's records in its extras section: tagged
+// bytes after the session, which link carries as they are and the page
+// reads (the playground's tag 1 is its compare card). Here a page keeps a
+// record of tag 5, which a page that does not know the tag skips.
+func ExampleEncode_page() {
+	page := link.Page{View: "notes", At: 1, Records: []link.Record{{Tag: 5, Body: "pinned"}}}
+	spec := catalog.Default()
+	spec.Steps = 1
+	fragment, err := link.Encode(link.State{Spec: spec, Page: page})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fragment, err := link.Encode(link.State{Spec: spec, View: "compare", Compare: link.Compare{Chains: [2]string{"chain", "kt"}}})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	fmt.Println(fragment)
 	s, err := link.Decode(fragment)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.View, s.Compare.Chains, s.Compare.Own)
-	q, _ := link.Query(s)
-	fmt.Println(q.Get("compare"))
+	fmt.Printf("%+v\n", s.Page)
 	// Output:
-	// compare [chain kt] false
-	// chain,kt
+	// s1.DAN0b3kHVGhlIGNhdAVub3RlcwEFY2hhaW4AAAAAAAAAAgAqAAAAAQEFBnBpbm5lZA
+	// {View:notes At:1 Records:[{Tag:5 Body:pinned}]}
 }

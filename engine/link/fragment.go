@@ -11,65 +11,44 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/sampler"
-	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
 
-// State is what an address carries: the session and what the playground
-// shows of it.
+// State is what an address carries: the session, and what the page that
+// shows it keeps beside it.
 type State struct {
 	Spec session.Spec
-	View string // the playground's open view, at most 32 letters a–z; "" is the playground's choice
+	Page Page
+}
+
+// Page is the page's part of a link, which link carries without reading
+// it: it knows where each part goes in a share link and checks the bounds
+// the format sets, and the page says what the parts mean (the
+// playground's views and records are package play's). Its zero value is a
+// page with nothing to say.
+type Page struct {
+	// View names the page's open view: at most 32 bytes; "" is the
+	// page's choice.
+	View string
 
 	// At is the step on display, numbered from 1 as the page labels it
-	// ("Step N", the playground's step N − 1), at most Spec.Steps; 0, the
-	// default, is the next step. A session that stops before Spec.Steps
-	// has fewer steps to show: the playground shows its last.
+	// ("Step N"), at most 4096, the most steps a link's session has; 0,
+	// the default, is the next step. Whether the session has step At is
+	// the page's to find out once it runs: a session may end before
+	// Spec.Steps.
 	At int
 
-	// Compare is the compare card's state. The card is open when the view
-	// is "compare" or Compare is set; the zero value leaves it as the
-	// playground opens it, closed on its default chains.
-	Compare Compare
+	// Records are the page's records of the extras section, by ascending
+	// tags from 1 to 31, each once; a share link carries them as they
+	// are, whatever they hold, and the tags the page does not know too.
+	Records []Record
 }
 
-// Compare is what the compare card shows.
-type Compare struct {
-	// Chains are the two chains side by side, by package compare's names:
-	// a preset, or llama.cpp letters such as "kt". Both are "" for the
-	// card's default pair, or neither is.
-	Chains [2]string
-	Own    bool // llama.cpp and Hugging Face keep their own defaults rather than follow the session's settings
-}
-
-// Check applies a link's rules to c: chains compare.Preset accepts, both
-// or neither given. It spells a preset as package compare does.
-func (c *Compare) Check() error {
-	if c.Chains == ([2]string{}) {
-		return nil
-	}
-	for k, name := range c.Chains {
-		var err error
-		if c.Chains[k], err = chainName(name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// chainName returns package compare's spelling of the chain v names: a
-// preset in any case, or llama.cpp letters as given.
-func chainName(v string) (string, error) {
-	if n, err := oneOf(v, compare.Names); err == nil {
-		return n, nil
-	}
-	if v == "" { // compare.Preset would take it for llama.cpp without a stage
-		return "", fmt.Errorf(`chain "" is none of %s, nor a llama.cpp letter sequence`, strings.Join(compare.Names, ", "))
-	}
-	if _, err := compare.Preset(v, 0); err != nil {
-		return "", err
-	}
-	return v, nil
+// Record is one of the page's records in a share link's extras section:
+// a tag from 1 to 31, and the record's bytes, whose meaning is the page's.
+type Record struct {
+	Tag  int
+	Body string
 }
 
 // Limits on share links.
@@ -122,6 +101,7 @@ func Encode(s State) (string, error) {
 	}
 	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
 	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	s.Page.Records = nilIfEmpty(s.Page.Records)
 	spec.Branches = nilIfEmpty(slices.Clone(spec.Branches))
 	for i := range spec.Branches {
 		b := &spec.Branches[i]
@@ -225,9 +205,9 @@ func version(fragment string) (string, error) {
 	}
 	if format, ok := shareLike(fragment); ok {
 		return "", fmt.Errorf("format %s, but this nexttoken reads only %s (%w)",
-			quote(format), strings.TrimSuffix(prefix, "."), errNewer)
+			Quote(format), strings.TrimSuffix(prefix, "."), errNewer)
 	}
-	return "", fmt.Errorf("%s does not start with %q", quote(fragment), prefix)
+	return "", fmt.Errorf("%s does not start with %q", Quote(fragment), prefix)
 }
 
 // shareLike reports whether fragment starts as every version of the share
@@ -306,16 +286,23 @@ func check(s *State) error {
 	if err := checkTree(spec, vocab); err != nil {
 		return fmt.Errorf("tree: %w", err)
 	}
-	if err := checkView(s.View); err != nil {
-		return fmt.Errorf("view: %w", err)
+	return checkPage(s.Page)
+}
+
+// checkPage applies the bounds a share link sets on the page's part.
+func checkPage(p Page) error {
+	if len(p.View) > maxView {
+		return fmt.Errorf("view: %d bytes, more than %d", len(p.View), maxView)
 	}
-	if s.At != 0 {
-		if err := checkAt(s.At, spec.Steps); err != nil {
-			return fmt.Errorf("at: %w", err)
+	if p.At < 0 || p.At > maxSteps {
+		return fmt.Errorf("at: step %d is outside [1, %d]", p.At, maxSteps)
+	}
+	last := 0
+	for i, r := range p.Records {
+		if r.Tag <= last || r.Tag >= sessionTags {
+			return fmt.Errorf("page record %d: tag %d is not above %d and below %d", i, r.Tag, last, sessionTags)
 		}
-	}
-	if err := s.Compare.Check(); err != nil {
-		return fmt.Errorf("compare: %w", err)
+		last = r.Tag
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -24,13 +25,13 @@ import (
 func worked() link.State {
 	s := logits([]string{"The", "cat", "sat", "on", "the", "mat"}, -2.1, 0.3, 3.1, 0.8, 0.1, -0.5)
 	s.Steps = 1
-	return link.State{Spec: s, View: "softmax"}
+	return link.State{Spec: s, Page: link.Page{View: "softmax"}}
 }
 
 // stories is a sampled stories260K session with three forced tokens and
 // five edits, one of them a mask.
 func stories() link.State {
-	return link.State{View: "tokens", Spec: session.Spec{
+	return link.State{Page: link.Page{View: "tokens"}, Spec: session.Spec{
 		Model: "stories260K", Prompt: "Once upon a time", Steps: 64,
 		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 0.8, TopK: 40, TopP: 0.9, MinP: 0.05,
 			RepetitionPenalty: 1.1, Seed: 7},
@@ -87,14 +88,14 @@ func wide(t testing.TB, n int) link.State {
 	}
 	s := logits(vocab, l...)
 	s.Steps = 1
-	return link.State{Spec: s, View: "all"}
+	return link.State{Spec: s, Page: link.Page{View: "all"}}
 }
 
 // shareTests are States that Decode(Encode(s)) gives back as they are.
 func shareTests(t testing.TB) []link.State {
 	return []link.State{
 		{Spec: catalog.Default()},
-		{Spec: catalog.Default(), View: "all"},
+		{Spec: catalog.Default(), Page: link.Page{View: "all"}},
 		worked(),
 		stories(),
 		wide(t, 200),
@@ -102,10 +103,10 @@ func shareTests(t testing.TB) []link.State {
 		runtimes(),
 		func() link.State { // on display at a past step
 			s := changed()
-			s.At = 64
+			s.Page.At = 64
 			return s
 		}(),
-		{Spec: with(func(s *session.Spec) { s.Steps = 1 }), At: 1},
+		{Spec: with(func(s *session.Spec) { s.Steps = 1 }), Page: link.Page{At: 1}},
 		func() link.State { // compressed, with a change
 			s := wide(t, 200)
 			s.Spec.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 100, Seed: 1<<53 - 1}}}
@@ -115,7 +116,7 @@ func shareTests(t testing.TB) []link.State {
 			s.Model, s.Prompt, s.Steps = "stories260K", "a&b=c+d %2C,\x00\t😀#", 4096
 			s.Sampler = sampler.Settings{Mode: sampler.RunC, Temperature: 100, TopP: math.SmallestNonzeroFloat64,
 				Seed: 1<<53 - 1}
-		}), View: strings.Repeat("z", 32)},
+		}), Page: link.Page{View: strings.Repeat("z", 32)}},
 		{Spec: with(func(s *session.Spec) {
 			s.Prompt = ""
 			s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 1.0 / 3, TopK: 1 << 20, TopP: 1, MinP: 5e-324,
@@ -124,11 +125,11 @@ func shareTests(t testing.TB) []link.State {
 			s.Edits = []session.Edit{{Step: 4096, Token: 1e9, Logit: -math.MaxFloat64}, {Step: 0, Token: 0, Logit: 1e-320}}
 		})},
 		{Spec: logits([]string{"a,b", "€", "\x00", "<0x0A>"}, math.Copysign(0, -1), 1e300, math.Inf(-1), -1e-300)},
-		{Spec: worked().Spec, View: "compare", Compare: link.Compare{Chains: [2]string{"chain", "hf"}}},
-		{Spec: catalog.Default(), Compare: link.Compare{Own: true}},
+		{Spec: worked().Spec, Page: link.Page{View: "compare", Records: card("chain", "hf", 0)}},
+		{Spec: catalog.Default(), Page: link.Page{Records: card("", "", 1)}},
 		func() link.State { // every section
 			s := changed()
-			s.At, s.Compare = 3, link.Compare{Chains: [2]string{"edskypmxt", strings.Repeat("k", 32)}, Own: true}
+			s.Page.At, s.Page.Records = 3, card("edskypmxt", strings.Repeat("k", 32), 1)
 			return s
 		}(),
 		{Spec: func() session.Spec {
@@ -149,14 +150,14 @@ func shareTests(t testing.TB) []link.State {
 					DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 0, DryPenaltyLastN: 1 << 20}},
 				{Step: 30, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7}},
 			}
-		}), Compare: link.Compare{Chains: [2]string{"mirostat2", "llama.cpp"}}},
+		}), Page: link.Page{Records: card("mirostat2", "llama.cpp", 0)}},
 		{Spec: with(func(s *session.Spec) {
 			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
 		})},
 		tree(),
 		// llama.cpp's and Hugging Face's defaults as a runtime's link gives
 		// them: mirostat's and DRY's settings shown while they are off.
-		{Spec: with(func(s *session.Spec) { s.Sampler = llamaCpp }), View: "sampler"},
+		{Spec: with(func(s *session.Spec) { s.Sampler = llamaCpp }), Page: link.Page{View: "sampler"}},
 		{Spec: with(func(s *session.Spec) {
 			s.Sampler = hf
 			s.Changes = []session.Change{{Step: 2, Sampler: llamaCpp}}
@@ -166,7 +167,7 @@ func shareTests(t testing.TB) []link.State {
 		// records.
 		func() link.State {
 			s := tree()
-			s.Spec.Sampler.IgnoreEOS, s.Compare = true, link.Compare{Own: true}
+			s.Spec.Sampler.IgnoreEOS, s.Page.Records = true, card("", "", 1)
 			stops, ignores := s.Spec.Sampler, s.Spec.Sampler
 			stops.IgnoreEOS, stops.Temperature = false, 0.7
 			s.Spec.Changes = []session.Change{{Step: 4, Sampler: stops}, {Step: 8, Sampler: ignores}}
@@ -179,14 +180,27 @@ func shareTests(t testing.TB) []link.State {
 			s.Spec.Branches[1].Changes[0].Sampler.IgnoreEOS = true
 			return s
 		}(),
+		// Records of the page's that no page knows yet, around the
+		// playground's: carried as they are.
+		{Spec: catalog.Default(), Page: link.Page{View: "kv", Records: []link.Record{
+			{Tag: 1, Body: card("chain", "hf", 1)[0].Body}, {Tag: 2, Body: "\x00\x01"}, {Tag: 31}}}},
 	}
+}
+
+// card is the page's record of the playground's compare card, as package
+// play writes it: tag 1, then chain A and chain B (strings), own defaults
+// (uint, 0 or 1).
+func card(a, b string, own byte) []link.Record {
+	body := append(binary.AppendUvarint(nil, uint64(len(a))), a...)
+	body = append(binary.AppendUvarint(body, uint64(len(b))), b...)
+	return []link.Record{{Tag: 1, Body: string(append(body, own))}}
 }
 
 // tree is a stories260K session with a generation tree: a branch forced at
 // step 3, and one that leaves it at step 5 with a masked token and a
 // change to llama.cpp's mirostat.
 func tree() link.State {
-	return link.State{View: "tree", Spec: with(func(s *session.Spec) {
+	return link.State{Page: link.Page{View: "tree"}, Spec: with(func(s *session.Spec) {
 		s.Model, s.Prompt, s.Steps = "stories260K", "Once upon a time", 12
 		s.Sampler = sampler.Settings{Mode: sampler.Chain, Temperature: 0.9, TopK: 40, Seed: 7}
 		s.Branches = []session.Branch{
@@ -225,9 +239,9 @@ func TestShareRoundTrip(t *testing.T) {
 	}
 }
 
-// recorded are share links made before the extras section, with the
-// States of shareTests they hold: each must open as it did, and Encode
-// must write it byte for byte as it did.
+// recorded are share links made by earlier pages, with the States of
+// shareTests they hold: each must open as it did, and Encode must write
+// it byte for byte as it did.
 var recorded = []struct {
 	test     int // in shareTests
 	fragment string
@@ -244,6 +258,14 @@ var recorded = []struct {
 	{19, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAEhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAAA"},
 	{22, "s1.GgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIEBWNoYWluDgEoAAAAAAAABwgFY2hhaW4SASgAAAAAAAAHAwEDAAABITYCAAMKAQOsAgAAAQUIAAEFFAPODwEGCWxsYW1hLmNwcAIAAAAAAAAAAAcAAgYAMgMAAAAAAAAiBAMAAgM"}, // the end of text ignored, tag 34
 	{23, "s1.GAtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBHRyZWUMBWNoYWluEgEoAAAAAAAABwAAAAIhNgIAAwoBA6wCAAABBQgAAQUUA84PAQYJbGxhbWEuY3BwAgAAAAAAAAAABwACBgAyAwAAAAAAACICAQE"},
+	// With the page's part: a view, a step on display, the playground's
+	// compare card (tag 1).
+	{1, "s1.AAN0b3kHVGhlIGNhdANhbGwABWNoYWluAAAAAAAAAAIAKgAAAA"},
+	{13, "s1.CAZsb2dpdHMAB2NvbXBhcmUBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQAAAQEKBWNoYWluAmhmAA"},
+	{14, "s1.CAN0b3kHVGhlIGNhdAAABWNoYWluAAAAAAAAAAIAKgAAAAEBAwAAAQ"},
+	{15, "s1.DgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lBnRva2Vuc0AFY2hhaW4QASgSAQoDFgEHAAMF0AIMKh6QAwUDZPoBAQfQAgPODwwqHgAUmwMAACgHng8DAwoFY2hhaW4KASgSAQoDFgEHFARydW5jAgAAEgEAAAAACCgFY2hhaW4AAAAAAAAAAgAqAwEBLAllZHNreXBteHQga2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2sB"},
+	{17, "s1.GgtzdG9yaWVzMjYwSxBPbmNlIHVwb24gYSB0aW1lACgJbGxhbWEuY3BwAgAAAAAAAAAABwAAAAMKAmhmAgAAAAAAAAAABxQJbGxhbWEuY3BwEAEoAAAAAAAABx4JbGxhbWEuY3BwEAEAAAAAAAAABwIBFQltaXJvc3RhdDIJbGxhbWEuY3BwACAiAgAAAgYAMgMAAAAAAAACBGVka3QAAAAAABAB3gIDAICAQA"},
+	{20, "s1.GAN0b3kHVGhlIGNhdAdzYW1wbGVyAAlsbGFtYS5jcHAQASi-AQMKAwIAKgAAAAEgDwEAAAAKAAIBAADeAgMCQA"},
 }
 
 func TestRecordedLinks(t *testing.T) {
@@ -326,7 +348,12 @@ func TestEncodeErrors(t *testing.T) {
 		err   string
 	}{
 		{link.State{}, `share link: model: "" is not one of logits, toy, stories260K`},
-		{link.State{Spec: catalog.Default(), View: "KV"}, `share link: view: "KV" is not at most 32 letters a-z`},
+		{link.State{Spec: catalog.Default(), Page: link.Page{View: strings.Repeat("a", 33)}}, "share link: view: 33 bytes, more than 32"},
+		{link.State{Spec: catalog.Default(), Page: link.Page{At: 4097}}, "share link: at: step 4097 is outside [1, 4096]"},
+		{link.State{Spec: catalog.Default(), Page: link.Page{At: -1}}, "share link: at: step -1 is outside [1, 4096]"},
+		{link.State{Spec: catalog.Default(), Page: link.Page{Records: []link.Record{{Tag: 0}}}}, "share link: page record 0: tag 0 is not above 0 and below 32"},
+		{link.State{Spec: catalog.Default(), Page: link.Page{Records: []link.Record{{Tag: 32}}}}, "share link: page record 0: tag 32 is not above 0 and below 32"},
+		{link.State{Spec: catalog.Default(), Page: link.Page{Records: []link.Record{{Tag: 3}, {Tag: 3}}}}, "share link: page record 1: tag 3 is not above 3 and below 32"},
 		{link.State{Spec: logits([]string{"a", "b"}, 1, math.NaN())}, "share link: logits: token 1: NaN is neither a finite number nor -inf"},
 		{link.State{Spec: logits([]string{"a"}, 1, 2)}, "share link: vocab: 1 tokens for 2 logits"},
 		{link.State{Spec: logits(nil, make([]float64, 1025)...)}, "share link: logits: 1025 entries, more than 1024"},
@@ -367,7 +394,7 @@ func encode(t testing.TB, s link.State) string {
 }
 
 func TestMerge(t *testing.T) {
-	runc := link.State{Spec: with(func(s *session.Spec) { s.Sampler.Mode = sampler.RunC }), View: "kv"}
+	runc := link.State{Spec: with(func(s *session.Spec) { s.Sampler.Mode = sampler.RunC }), Page: link.Page{View: "kv"}}
 	for _, c := range []struct {
 		name, query string
 		fragment    link.State // none when zero
@@ -394,9 +421,9 @@ func TestMerge(t *testing.T) {
 			return s
 		}()},
 		{name: "another model", query: "model=toy&steps=2", fragment: stories(),
-			want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 2 }), View: "tokens"}},
+			want: link.State{Spec: with(func(s *session.Spec) { s.Steps = 2 }), Page: link.Page{View: "tokens"}}},
 		{name: "logits mean the logits model", query: "logits=1,2", fragment: stories(),
-			want: link.State{Spec: logits([]string{"0", "1"}, 1, 2), View: "tokens"}},
+			want: link.State{Spec: logits([]string{"0", "1"}, 1, 2), Page: link.Page{View: "tokens"}}},
 		{name: "new names for the tokens", query: "vocab=A,B,C,D,E,F", fragment: worked(), want: func() link.State {
 			s := worked()
 			s.Spec.Vocab = []string{"A", "B", "C", "D", "E", "F"}

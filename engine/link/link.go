@@ -5,16 +5,28 @@
 //	/?logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat&steps=1
 //
 // Parse turns such a query into a session.Spec; Merge turns it, with a
-// share link's fragment, into a State, the session and what the playground
-// shows of it; Query turns a State back into a query. Parse and Merge
+// share link's fragment, into a State, the session and the page's part of
+// the link; Query turns a session back into a query. Parse and Merge
 // refuse a link with one bad part; Open, the page's reader, keeps what
 // reads and says in words what it left out. The form carries the
-// model, the prompt, the number of steps, the sampler settings, hand-typed
-// logits, the view, the step on display and the compare card's chains;
-// forced tokens, edited logits
+// model, the prompt, the number of steps, the sampler settings and
+// hand-typed logits; forced tokens, edited logits
 // and changes of settings made along the way do not fit it, and Query
 // reports when it drops them. A share link carries the whole State, those
 // too, in the URL's fragment instead (see Share links below).
+//
+// # The session and the page
+//
+// A link carries a session, which link reads and checks, and the page's
+// part (Page): the view it has open, the step on display and its records,
+// which link carries without reading them. link knows where they go in a
+// share link and checks only the bounds the format sets; what they mean,
+// and the page's own query parameters, are the page's (the playground's
+// are package play's, which reads them with PageParams). The step on
+// display is a field of Page, not a record, for two reasons: its place in
+// the format is fixed (flag bit 2, between the changes and the extras)
+// since before the extras, and it is a step of the session, so Merge and
+// Open drop it with the session when the query names another model.
 //
 // # Parameters
 //
@@ -49,23 +61,13 @@
 //	                    tokens that end a text (EOS, BOS) are masked, as
 //	                    llama.cpp's --ignore-eos (sampler.Settings.IgnoreEOS
 //	                    of Spec.Sampler); 0, the default, not
-//	view                the playground's open view: at most 32 letters a–z
-//	at                  the step on display, numbered as the page labels it
-//	                    ("Step N"): a whole number from 1 to steps; absent,
-//	                    the next step
-//	compare             the compare card's two chains, A,B: each chain, runc,
-//	                    llama.cpp, hf (in any case) or llama.cpp letters such
-//	                    as kt, as compare.Preset reads them; the card opens
-//	compare_own         1: llama.cpp and Hugging Face keep their own defaults
-//	                    rather than follow the session's settings; 0, the
-//	                    default, follows them. Alone, the card opens on its
-//	                    default chains
 //
 // Names match in any case (Temperature= is temperature=), as do the values
 // that are names (model=STORIES260k, sampler=RunC). Any other parameter is
 // ignored: a shared address gathers parameters from elsewhere (utm_source=,
-// fbclid=, ref=), and some belong to the page, not the session (embed=,
-// theme=: PageOf reads them).
+// fbclid=, ref=), and some belong to the page, not the session (the
+// playground's embed=, theme=, view=, at=, compare=, compare_own=), which
+// PageParams hands to the page as given.
 //
 // The sampler's settings, temperature to seed, are sampler.Params, and
 // mirostat to dry_penalty_last_n sampler.LlamaParams, which hold their
@@ -119,13 +121,11 @@
 // problem as a *ParamError, which names the parameter so that the
 // playground can point at it. A rule that ties two parameters together is
 // checked at the later one: top_k=3 is wrong only after sampler=runc, as
-// sampler.Settings.Validate says, and at=3 only after steps=2. What
+// sampler.Settings.Validate says. What
 // llama.cpp's and Hugging Face's own rules refuse (session.CheckSettings:
 // a seed beyond 32 bits for llama.cpp, temperature 0 for Hugging Face,
 // whose greedy decoding is do_sample=False) is checked once every
-// parameter is read, and blamed on sampler. Parse checks view, at,
-// compare and compare_own too, and leaves them out of the Spec it
-// returns; Merge returns them in its State.
+// parameter is read, and blamed on sampler.
 //
 // Parse does not load models. Whether the prompt's words are in a model's
 // vocabulary, or fit its context, the session finds out when it runs.
@@ -141,10 +141,9 @@
 // # Share links
 //
 // A share link carries a State — the whole session, forced tokens, edited
-// logits, changes of settings and the generation tree included, the
-// playground's open view, the
-// step on display and the compare card — in the URL's fragment, which the browser never
-// sends to a server. Encode writes the fragment and Decode reads it; the
+// logits, changes of settings and the generation tree included, and the
+// page's part: its open view, the step on display and its records — in
+// the URL's fragment, which the browser never sends to a server. Encode writes the fragment and Decode reads it; the
 // worked example with "mat" forced at step 0, open at the softmax view, is
 //
 //	/#s1.AAZsb2dpdHMAB3NvZnRtYXgBBWNoYWluAAAAAAAAAAIAKgYDVGhlA2NhdANzYXQCb24DdGhlA21hdCsBBgE-ARABAgELAQEABQA
@@ -162,14 +161,14 @@
 // and the other bits are 0, so that a link made before a section existed
 // reads as it always did; Decode refuses a link with another bit set. The data is these fields, in this order:
 //
-//	model, prompt, view  string
+//	model, prompt, view  string; the view is Page.View
 //	steps                uint
 //	settings             the session's settings, those of step 0 (Spec.Sampler)
 //	vocab and logits     uint n, then n strings, then n numbers
 //	forced               uint n, then n × (step uint, token uint)
 //	edits                uint n, then n × (step uint, token uint, logit number)
 //	changes              with bit 1: uint n, then n × (step uint, settings)
-//	at                   with bit 2: uint, State.At
+//	at                   with bit 2: uint, Page.At
 //	extras               with bit 3: uint n, then n × (tag uint, record string)
 //
 // where settings are the sampler's, as sampler.Params orders them:
@@ -184,16 +183,17 @@
 // version: each record is a tag and its fields written as one string,
 // whose length lets a reader skip a tag it does not know. Tags are at
 // least 1 and ascending, so each appears once; n is at most 64. A record
-// of a tag below 32 carries only what the page shows: Decode skips one it
-// does not know, so a newer link opens in an older playground without what
-// that playground cannot show. A record of tag 32 or more changes the
+// of a tag from 1 to 31 is the page's, and carries only what the page
+// shows: Decode returns them all in Page.Records, as they are, and the
+// page skips one it does not know, so a newer link opens in an older
+// playground without what that playground cannot show. Their tags and
+// fields are the page's to define (the playground's, tag 1 the compare
+// card, are package play's). A record of tag 32 or more changes the
 // session: Decode refuses one it does not know, and bit 4 says that there
 // is one, so that a Decode from before such records (which skipped every
 // unknown tag) refuses the link too rather than open another session. A
-// known record holds exactly its fields. The tags are
+// record of the session holds exactly its fields. Its tags are
 //
-//	1   compare: chain A, chain B (strings, both "" for the card's default
-//	    pair), own defaults (uint, 0 or 1); State.Compare
 //	32  llama.cpp's own settings (sampler.Settings' Sequence and
 //	    sampler.LlamaParams) of the session's settings and of the changes
 //	    that have any: uint n, then n × (uint k: 0 for the session's
@@ -222,16 +222,19 @@
 //
 // Decode applies the query form's rules where they apply, with the same
 // messages: model=logits has 1 to 1024 tokens and no prompt, at most one
-// step, at is one of the steps, and so on. A token may hold a comma, which
+// step, and so on. A token may hold a comma, which
 // the query form cannot carry. More rules bound what only a share link
 // carries: the fragment is at most MaxFragment characters and its data at
 // most MaxDecoded bytes once decompressed, with nothing after the last
 // field; every count is checked against the bytes left before anything is
 // allocated for it; a forced token or edit has a step in [0, 4096] and, in
-// a logits session, a token of the vocabulary; a compare chain is one
-// compare.Preset accepts; an edited logit is a number or −Inf; a change has a step in [1, 4096] after the step of the change
-// before it (session.CheckChanges) and settings that pass
-// session.CheckSettings, so there are at most 4096 of them. Encode and
+// a logits session, a token of the vocabulary; an edited logit is a
+// number or −Inf; a change has a step in [1, 4096] after the step of the
+// change before it (session.CheckChanges) and settings that pass
+// session.CheckSettings, so there are at most 4096 of them. Of the page's
+// part it checks the bounds only: a view of at most 32 bytes, a step on
+// display from 1 to 4096 (whether the session has it is the page's to
+// find out once the session runs), record tags from 1 to 31. Encode and
 // Decode errors start with "share link: ".
 //
 // # Query and fragment together
@@ -249,13 +252,14 @@
 //     Parse's rules, order and *ParamError: each parameter given replaces
 //     its field. A query that names another model than the link's —
 //     model=, or logits= without model= — starts that model's session as
-//     Parse would, and only the view and the compare card stay the link's. The sampler's
+//     Parse would, without the link's step on display. The sampler's
 //     settings in the query are those of step 0 (Spec.Sampler), as in a
 //     session without changes. What the query cannot name — forced tokens,
 //     edits, changes of settings — stays the link's. The result must pass
 //     Decode's checks, or Merge says "the query does not fit the share
-//     link": logits=1,2,3 over six tokens needs vocab= too, and steps=2
-//     over a link on display at step 5 needs at= too.
+//     link": logits=1,2,3 over six tokens needs vocab= too.
+//   - The page's part is the share link's, and the page reads its own
+//     parameters (PageParams) over it.
 package link
 
 import (
@@ -284,58 +288,44 @@ const (
 	maxSteps  = 4096
 	maxTokens = 1024 // hand-typed logits, as package session allows
 	maxQuoted = 40   // bytes of a value quoted in an error message
-	maxView   = 32
+	maxView   = 32   // bytes in the page's view
 )
 
 // param is a query parameter. read parses v into s, which holds the
 // parameters read before, and says why it cannot.
 type param struct {
 	name string
-	read func(s *State, v string) error
+	read func(s *session.Spec, v string) error
 }
 
-// params are the parameters in the order Parse reads them: the session's,
-// the sampler's numeric settings as sampler.Params gives them, then what
-// the playground shows.
+// params are the parameters in the order Parse reads them: the model's,
+// the prompt and steps, the sampler's settings as sampler.Params and
+// sampler.LlamaParams give them, then ignore_eos.
 var params = slices.Concat([]param{
-	{"model", onSpec(func(s *session.Spec, v string) (err error) {
+	{"model", func(s *session.Spec, v string) (err error) {
 		s.Model, err = modelName(v)
 		return err
-	})},
-	{"logits", onSpec(readLogits)},
-	{"vocab", onSpec(readVocab)},
-	{"prompt", onSpec(readPrompt)},
-	{"steps", onSpec(readSteps)},
-	{"sampler", onSpec(readSampler)},
+	}},
+	{"logits", readLogits},
+	{"vocab", readVocab},
+	{"prompt", readPrompt},
+	{"steps", readSteps},
+	{"sampler", readSampler},
 }, settings(), []param{
-	{"ignore_eos", func(s *State, v string) (err error) {
-		s.Spec.Sampler.IgnoreEOS, err = readBool(v)
-		return err
-	}},
-	{"view", func(s *State, v string) error {
-		s.View = v
-		return checkView(v)
-	}},
-	{"at", readAt},
-	{"compare", readCompare},
-	{"compare_own", func(s *State, v string) (err error) {
-		s.Compare.Own, err = readBool(v)
+	{"ignore_eos", func(s *session.Spec, v string) (err error) {
+		s.Sampler.IgnoreEOS, err = ParseBool(v)
 		return err
 	}},
 })
 
-// readBool reads 0 or 1.
-func readBool(v string) (bool, error) {
+// ParseBool reads a switch as the readable form writes one: 1 is on, 0
+// off.
+func ParseBool(v string) (bool, error) {
 	switch v {
 	case "0", "1":
 		return v == "1", nil
 	}
-	return false, fmt.Errorf("%s is not 0 or 1", quote(v))
-}
-
-// onSpec makes read a reader of the State's session.
-func onSpec(read func(s *session.Spec, v string) error) func(*State, string) error {
-	return func(s *State, v string) error { return read(&s.Spec, v) }
+	return false, fmt.Errorf("%s is not 0 or 1", Quote(v))
 }
 
 // settings are the parameters of sampler.Params, then of
@@ -344,13 +334,13 @@ func settings() []param {
 	all := slices.Concat(sampler.Params, sampler.LlamaParams)
 	ps := make([]param, len(all))
 	for i, p := range all {
-		ps[i] = param{p.Name, onSpec(func(s *session.Spec, v string) error {
+		ps[i] = param{p.Name, func(s *session.Spec, v string) error {
 			x, err := readSetting(p, v)
 			if err == nil {
 				p.Set(&s.Sampler, x)
 			}
 			return err
-		})}
+		}}
 	}
 	return ps
 }
@@ -364,6 +354,21 @@ type ParamError struct {
 
 // Error returns "param: reason".
 func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
+
+// Words says in a sentence for people that the parameter was left out:
+// label names it ("top-p"), and instead says what the page has in its
+// place ("the top-p is 0 (off)").
+func (e *ParamError) Words(label, instead string) string {
+	value := "“" + cut(e.Value) + "”"
+	if rest, ok := strings.CutPrefix(e.Reason, Quote(e.Value)+" "); ok {
+		return fmt.Sprintf("The link's %s, %s, %s, so %s.", label, value, rest, instead)
+	}
+	was := "was"
+	if e.Param == "logits" {
+		was = "were"
+	}
+	return fmt.Sprintf("The link's %s, %s, %s left out (%s), so %s.", label, value, was, e.Reason, instead)
+}
 
 // Parse turns a query into a session. Absent parameters keep their values
 // in catalog.Default; any problem is a *ParamError.
@@ -379,24 +384,21 @@ func parse(base State, q url.Values) (State, error) {
 	if m, ok := queryModel(given); ok && m != s.Spec.Model {
 		// Another model is another session: token ids, logits and steps
 		// mean nothing in it.
-		s.Spec, s.At = opening(m, given["logits"] != nil), 0
+		s.Spec, s.Page.At = opening(m, given["logits"] != nil), 0
 	}
 	for _, p := range params {
 		vs := given[p.name]
 		if len(vs) == 0 {
 			continue
 		}
-		v := vs[0]
+		v, pe := one(p.name, vs)
+		if pe != nil {
+			return State{}, pe
+		}
 		fail := func(reason string) (State, error) {
 			return State{}, &ParamError{Param: p.name, Value: v, Reason: reason}
 		}
-		switch {
-		case len(vs) > 1:
-			return fail("given more than once")
-		case len(v) > maxValue:
-			return fail(fmt.Sprintf("%d bytes, more than %d", len(v), maxValue))
-		}
-		if err := p.read(&s, v); err != nil {
+		if err := p.read(&s.Spec, v); err != nil {
 			return fail(err.Error())
 		}
 		// Validating after every parameter blames a conflict on the
@@ -455,26 +457,27 @@ func filterOn(p sampler.Param, set sampler.Settings) bool {
 	return p.Filter && !p.IsOff(p.Get(set))
 }
 
-// Query writes s in the readable form, leaving out what the session
+// Query writes spec in the readable form, leaving out what the session
 // ignores (the prompt of a logits session) and each setting that Parse
 // would fill in as it is, absent: a runtime's default after sampler=,
 // temperature 1 over a filter, else catalog.Default's. It writes the
 // prompt of any other model, even its own default: a reader of the link
 // sees the prompt it opens with.
-// Merge of the query gives s back, unless s is one Merge would reject,
-// such as one with a comma in a vocabulary token. lossy reports that s has
+// Parse of the query gives spec back, unless spec is one Parse would
+// reject, such as one with a comma in a vocabulary token. lossy reports
+// that spec has
 // forced tokens, edited logits, changes of settings or branches, which the
 // readable form cannot carry: ignore_eos=1 is step 0's, and a change that
 // switches it is a change like any other. url.Values.Encode escapes the commas of logits and
 // vocab as %2C, which Parse reads the same.
-func Query(s State) (q url.Values, lossy bool) {
+func Query(spec session.Spec) (q url.Values, lossy bool) {
 	q = url.Values{}
 	put := func(name, value string, isDefault bool) {
 		if !isDefault {
 			q.Set(name, value)
 		}
 	}
-	spec, d := s.Spec, catalog.Default()
+	d := catalog.Default()
 	logits := spec.Model == session.LogitsModel
 	put("model", spec.Model, spec.Model == d.Model)
 	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
@@ -514,26 +517,68 @@ func Query(s State) (q url.Values, lossy bool) {
 		put("vocab", strings.Join(spec.Vocab, ","), slices.Equal(spec.Vocab, indexVocab(len(spec.Logits))))
 	}
 	put("ignore_eos", "1", !spec.Sampler.IgnoreEOS)
-	put("view", s.View, s.View == "")
-	put("at", strconv.Itoa(s.At), s.At == 0)
-	c := s.Compare
-	put("compare", c.Chains[0]+","+c.Chains[1], c.Chains == [2]string{})
-	put("compare_own", "1", !c.Own)
 	return q, len(spec.Forced) > 0 || len(spec.Edits) > 0 || len(spec.Changes) > 0 || len(spec.Branches) > 0
 }
 
 // known gathers the values of q's parameters that Parse reads, by their
 // names as the package documentation spells them, whatever their case.
-// Names are taken in sorted order, so that the first of a repeated
-// parameter's values does not depend on map order.
-func known(q url.Values) map[string][]string {
+func known(q url.Values) map[string][]string { return gather(q, paramNamed) }
+
+// gather gathers the values of q's parameters that named spells, by that
+// spelling. Names are taken in sorted order, so that the first of a
+// repeated parameter's values does not depend on map order.
+func gather(q url.Values, named func(string) (string, bool)) map[string][]string {
 	given := map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if p, ok := paramNamed(name); ok {
+		if p, ok := named(name); ok {
 			given[p] = append(given[p], q[name]...)
 		}
 	}
 	return given
+}
+
+// one returns the value of parameter name, given as vs, or says why it
+// cannot be read: it is given more than once, or longer than any value
+// may be.
+func one(name string, vs []string) (string, *ParamError) {
+	v := vs[0]
+	switch {
+	case len(vs) > 1:
+		return "", &ParamError{Param: name, Value: v, Reason: "given more than once"}
+	case len(v) > maxValue:
+		return "", &ParamError{Param: name, Value: v, Reason: fmt.Sprintf("%d bytes, more than %d", len(v), maxValue)}
+	}
+	return v, nil
+}
+
+// PageParams reads the page's own parameters from a raw query, those
+// called names (in any case), which Parse, Merge and Open leave alone.
+// It reads each as it reads the session's: given once, at most 64 KiB,
+// its escapes valid (ParseQuery). values holds each that reads, as given,
+// by its name in names, for the page to say what it means; bad holds a
+// *ParamError for each of the others, those with a bad escape first.
+func PageParams(rawQuery string, names ...string) (values map[string]string, bad []*ParamError) {
+	named := func(name string) (string, bool) {
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
+		if i < 0 {
+			return "", false
+		}
+		return names[i], true
+	}
+	q, bad := parseQuery(rawQuery, named)
+	given := gather(q, named)
+	values = map[string]string{}
+	for _, name := range names {
+		if vs := given[name]; len(vs) > 0 {
+			v, pe := one(name, vs)
+			if pe != nil {
+				bad = append(bad, pe)
+				continue
+			}
+			values[name] = v
+		}
+	}
+	return values, bad
 }
 
 // queryModel returns the model a query names, as Parse reads it: model=,
@@ -549,26 +594,6 @@ func queryModel(given map[string][]string) (string, bool) {
 	return "", false
 }
 
-// Page is what a query says about the page rather than the session.
-type Page struct {
-	Embed bool   // embed=1: the page is inside another page, one view and no header
-	Theme string // theme=, as given: the colour theme asked for; "" when absent
-}
-
-// PageOf reads the page's parameters, whose names match in any case as
-// Parse's do. Parse and Merge ignore them.
-func PageOf(q url.Values) Page {
-	value := func(name string) string {
-		for _, n := range slices.Sorted(maps.Keys(q)) {
-			if strings.EqualFold(n, name) && len(q[n]) > 0 {
-				return q[n][0]
-			}
-		}
-		return ""
-	}
-	return Page{Embed: value("embed") == "1", Theme: value("theme")}
-}
-
 // ParseQuery parses a raw query, the part of an address after "?", as
 // url.ParseQuery does — pairs split at "&", "+" a space, %XX a byte —
 // with two differences. A ";" is an ordinary character, where
@@ -578,16 +603,17 @@ func PageOf(q url.Values) Page {
 // Parse ignores, it is ignored too. The values hold every pair that
 // decodes, even with an error.
 func ParseQuery(raw string) (url.Values, error) {
-	q, bad := parseQuery(raw)
+	q, bad := parseQuery(raw, paramNamed)
 	if len(bad) > 0 {
 		return q, bad[0]
 	}
 	return q, nil
 }
 
-// parseQuery is ParseQuery with a *ParamError for every parameter Parse
-// reads whose value has a % that starts no escape, in the query's order.
-func parseQuery(raw string) (url.Values, []*ParamError) {
+// parseQuery is ParseQuery with a *ParamError for every parameter that
+// named spells whose value has a % that starts no escape, in the query's
+// order.
+func parseQuery(raw string, named func(string) (string, bool)) (url.Values, []*ParamError) {
 	q := url.Values{}
 	var bad []*ParamError
 	for pair := range strings.SplitSeq(raw, "&") {
@@ -601,9 +627,9 @@ func parseQuery(raw string) (url.Values, []*ParamError) {
 		}
 		value, err := url.QueryUnescape(v)
 		if err != nil {
-			if p, ok := paramNamed(name); ok {
+			if p, ok := named(name); ok {
 				bad = append(bad, &ParamError{Param: p, Value: v,
-					Reason: quote(v) + " has a % that starts no escape (a percent sign is %25)"})
+					Reason: Quote(v) + " has a % that starts no escape (a percent sign is %25)"})
 			}
 			continue
 		}
@@ -630,7 +656,7 @@ func readSampler(s *session.Spec, v string) error {
 	// is compare.ChainSettings with them given.
 	set, err := compare.ChainSettings(v, s.Sampler, nil)
 	if err != nil {
-		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", quote(v), strings.Join(compare.Names, ", "))
+		return fmt.Errorf("%s is none of %s, nor llama.cpp letters such as edkt", Quote(v), strings.Join(compare.Names, ", "))
 	}
 	s.Sampler = set
 	return nil
@@ -648,7 +674,7 @@ func readLogits(s *session.Spec, v string) error {
 	for i, e := range entries {
 		x, err := strconv.ParseFloat(e, 64)
 		if err != nil || !isLogit(x) {
-			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, quote(e))
+			return fmt.Errorf("token %d: %s is neither a finite number nor -inf", i, Quote(e))
 		}
 		s.Logits[i] = x
 	}
@@ -701,47 +727,6 @@ func readSteps(s *session.Spec, v string) (err error) {
 	return err
 }
 
-// readAt parses the step on display, which must be one of the session's.
-func readAt(s *State, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return fmt.Errorf("%s is not a whole number", quote(v))
-	}
-	s.At = n
-	return checkAt(n, s.Spec.Steps)
-}
-
-// readCompare parses the compare card's two chains, "A,B".
-func readCompare(s *State, v string) error {
-	a, b, ok := strings.Cut(v, ",")
-	if !ok || strings.Contains(b, ",") {
-		return fmt.Errorf("%s is not two chains separated by a comma", quote(v))
-	}
-	for k, name := range []string{a, b} {
-		var err error
-		if s.Compare.Chains[k], err = chainName(name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkAt checks the step on display, numbered from 1, against steps.
-func checkAt(at, steps int) error {
-	if at < 1 || at > steps {
-		return fmt.Errorf("step %d is not one of the session's %d steps", at, steps)
-	}
-	return nil
-}
-
-// checkView applies the view's rule: at most 32 letters a–z.
-func checkView(view string) error {
-	if len(view) > maxView || strings.ContainsFunc(view, func(r rune) bool { return r < 'a' || r > 'z' }) {
-		return fmt.Errorf("%s is not at most %d letters a-z", quote(view), maxView)
-	}
-	return nil
-}
-
 // readSetting parses v as a value of p: a decimal whole number, or a
 // number as strconv.ParseFloat reads it, in p's range.
 func readSetting(p sampler.Param, v string) (float64, error) {
@@ -755,7 +740,7 @@ func readSetting(p sampler.Param, v string) (float64, error) {
 		x, err = strconv.ParseFloat(v, 64)
 	}
 	if err != nil || p.Check(x) != nil {
-		return 0, fmt.Errorf("%s is not %s", quote(v), p.Range())
+		return 0, fmt.Errorf("%s is not %s", Quote(v), p.Range())
 	}
 	return x, nil
 }
@@ -779,7 +764,7 @@ func modelName(v string) (string, error) {
 		r, err := modelfile.ParseRef(v)
 		return r.String(), err
 	}
-	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(catalog.Names(), ", "))
+	return "", fmt.Errorf("%s is not one of %s", Quote(v), strings.Join(catalog.Names(), ", "))
 }
 
 // oneOf returns the name among names that v spells, ignoring case.
@@ -789,7 +774,7 @@ func oneOf(v string, names []string) (string, error) {
 			return n, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not one of %s", quote(v), strings.Join(names, ", "))
+	return "", fmt.Errorf("%s is not one of %s", Quote(v), strings.Join(names, ", "))
 }
 
 // whole parses v as a whole number in [0, most].
@@ -797,9 +782,9 @@ func whole(v string, most int) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%s is out of range", quote(v))
+		return 0, fmt.Errorf("%s is out of range", Quote(v))
 	case err != nil:
-		return 0, fmt.Errorf("%s is not a whole number", quote(v))
+		return 0, fmt.Errorf("%s is not a whole number", Quote(v))
 	case n < 0 || n > most:
 		return 0, outside(v, most)
 	}
@@ -807,12 +792,13 @@ func whole(v string, most int) (int, error) {
 }
 
 func outside(v string, most int) error {
-	return fmt.Errorf("%s is outside [0, %d]", quote(v), most)
+	return fmt.Errorf("%s is outside [0, %d]", Quote(v), most)
 }
 
-// quote quotes v for an error message, cut short (short) so that a
-// hostile value cannot make the message huge.
-func quote(v string) string {
+// Quote quotes a parameter's value for a message, cut short (short) so
+// that a hostile value cannot make the message huge. A ParamError's
+// Reason that is about the value as given starts with it and a space.
+func Quote(v string) string {
 	if s := short(v); s != v {
 		return strconv.Quote(strings.TrimSuffix(s, "…")) + "…"
 	}

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"nexttoken/engine/catalog"
@@ -41,13 +40,13 @@ type Dropped struct {
 //     others are read again without it. A rule of the settings together
 //     blamed on a mode the query does not name leaves out the query's
 //     latest setting instead.
-//   - A step on display past the session's last shows its last.
 //   - A parameter that does not fit the share link is left out; if no one
 //     parameter is to blame, the query is, and the share link opens alone.
 //
-// Parameters Parse does not read are ignored, as by Merge.
+// Parameters Parse does not read are ignored, as by Merge: the page's own
+// are PageParams'.
 func Open(rawQuery, fragment string) (State, []Dropped) {
-	q, bad := parseQuery(rawQuery)
+	q, bad := parseQuery(rawQuery, paramNamed)
 	var dropped []Dropped
 	base, shared := State{Spec: catalog.Default()}, false
 	if _, ok := shareLike(fragment); ok {
@@ -59,36 +58,30 @@ func Open(rawQuery, fragment string) (State, []Dropped) {
 			base, shared = s, true
 		}
 	}
-	s, more, shown := read(base, q)
+	s, more := read(base, q)
 	if shared {
 		if err := check(&s); err != nil {
-			s, more, shown = fit(base, q, err, &dropped)
+			s, more = fit(base, q, err, &dropped)
 		}
 	}
 	for _, pe := range append(bad, more...) {
-		dropped = append(dropped, Dropped{Part: pe.Param, Message: refused(pe, s)})
-	}
-	if shown != "" {
-		dropped = append(dropped, Dropped{Part: "at", Message: shown})
+		dropped = append(dropped, Dropped{Part: pe.Param, Message: pe.Words(label(pe.Param), instead(pe.Param, s.Spec))})
 	}
 	return s, dropped
 }
 
 // read is Parse of q over base, leaving out each parameter it refuses
-// until the rest reads, and showing the last step for a step on display
-// past it: the State, the parameters left out, and what was said of the
-// step on display ("" for nothing).
-func read(base State, q url.Values) (s State, bad []*ParamError, shown string) {
+// until the rest reads: the State, and the parameters left out.
+func read(base State, q url.Values) (s State, bad []*ParamError) {
 	q = maps.Clone(q)
-	var at *ParamError
 	for {
 		var err error
 		if s, err = parse(base, q); err == nil {
-			break
+			return s, bad
 		}
 		var pe *ParamError
 		if !errors.As(err, &pe) { // parse fails with *ParamError only
-			return base, bad, ""
+			return base, bad
 		}
 		given := known(q)
 		if given[pe.Param] == nil {
@@ -101,28 +94,13 @@ func read(base State, q url.Values) (s State, bad []*ParamError, shown string) {
 				}
 			}
 			if last == "" {
-				return base, bad, ""
+				return base, bad
 			}
 			pe = &ParamError{Param: last, Value: given[last][0], Reason: pe.Reason}
 		}
-		if pe.Param == "at" && len(given["at"]) == 1 {
-			at = pe // shown below, once the steps are known
-		} else {
-			bad = append(bad, pe)
-		}
+		bad = append(bad, pe)
 		drop(q, pe.Param)
 	}
-	switch n, err := strconv.Atoi(valueOf(at)); {
-	case at != nil && (err != nil || n < 1):
-		bad = append(bad, at)
-	case at != nil || s.At > s.Spec.Steps:
-		if at == nil {
-			n = s.At
-		}
-		s.At = s.Spec.Steps
-		shown = pastLast(n, s.Spec.Steps, at == nil)
-	}
-	return s, bad, shown
 }
 
 // fit finds what of q does not fit the share link base, whose check fails
@@ -130,7 +108,7 @@ func read(base State, q url.Values) (s State, bad []*ParamError, shown string) {
 // rest fits, or else the whole query, which it adds to dropped. It
 // returns what read returns of the query without it, that parameter
 // among those left out.
-func fit(base State, q url.Values, err error, dropped *[]Dropped) (State, []*ParamError, string) {
+func fit(base State, q url.Values, err error, dropped *[]Dropped) (State, []*ParamError) {
 	given := known(q)
 	for _, p := range slices.Backward(params) {
 		if given[p.name] == nil {
@@ -138,15 +116,15 @@ func fit(base State, q url.Values, err error, dropped *[]Dropped) (State, []*Par
 		}
 		without := maps.Clone(q)
 		drop(without, p.name)
-		s, more, shown := read(base, without)
+		s, more := read(base, without)
 		if check(&s) == nil {
 			pe := &ParamError{Param: p.name, Value: given[p.name][0], Reason: "with the share link, " + err.Error()}
-			return s, append(more, pe), shown
+			return s, append(more, pe)
 		}
 	}
 	*dropped = append(*dropped, Dropped{Part: "?", Message: fmt.Sprintf(
 		"The link's parameters do not fit its share link (%s), so the page opens the share link as it was made.", err)})
-	return base, nil, ""
+	return base, nil
 }
 
 // drop removes parameter p, in any spelling, from q.
@@ -156,13 +134,6 @@ func drop(q url.Values, p string) {
 			delete(q, name)
 		}
 	}
-}
-
-func valueOf(pe *ParamError) string {
-	if pe == nil {
-		return ""
-	}
-	return pe.Value
 }
 
 // brokenShare says that a share link that fails to decode with err is left
@@ -178,34 +149,6 @@ func brokenShare(err error, query bool) string {
 	return what + ", so the page opens its default session."
 }
 
-// pastLast says that step at, past the last of steps, is not shown; fromShare
-// that the share link asked for it.
-func pastLast(at, steps int, fromShare bool) string {
-	who := "The link shows"
-	if fromShare {
-		who = "The share link shows"
-	}
-	if steps == 0 {
-		return fmt.Sprintf("%s step %d, but its session has no steps, so the page shows the next step.", who, at)
-	}
-	return fmt.Sprintf("%s step %d, but its session has %d, so the page shows step %d, its last.", who, at, steps, steps)
-}
-
-// refused says that the parameter of pe was left out, and what s, read
-// without it, has in its place.
-func refused(pe *ParamError, s State) string {
-	name, value := label(pe.Param), "“"+cut(pe.Value)+"”"
-	now := instead(pe.Param, s)
-	if rest, ok := strings.CutPrefix(pe.Reason, quote(pe.Value)+" "); ok {
-		return fmt.Sprintf("The link's %s, %s, %s, so %s.", name, value, rest, now)
-	}
-	was := "was"
-	if pe.Param == "logits" {
-		was = "were"
-	}
-	return fmt.Sprintf("The link's %s, %s, %s left out (%s), so %s.", name, value, was, pe.Reason, now)
-}
-
 // label names parameter p for people.
 func label(p string) string {
 	for _, s := range slices.Concat(sampler.Params, sampler.LlamaParams) {
@@ -218,21 +161,14 @@ func label(p string) string {
 		return "number of steps"
 	case "vocab":
 		return "vocabulary"
-	case "at":
-		return "step on display"
-	case "compare":
-		return "compare card"
-	case "compare_own":
-		return "compare card's defaults"
 	case "ignore_eos":
 		return "ignore_eos"
 	}
 	return p
 }
 
-// instead says what s has in place of parameter p, which was left out.
-func instead(p string, s State) string {
-	spec := s.Spec
+// instead says what spec has in place of parameter p, which was left out.
+func instead(p string, spec session.Spec) string {
 	for _, set := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		if set.Name != p {
 			continue
@@ -259,33 +195,16 @@ func instead(p string, s State) string {
 		return fmt.Sprintf("the session takes %d steps", spec.Steps)
 	case "sampler":
 		return "the sampler is " + compare.ChainName(spec.Sampler)
-	case "view":
-		if s.View == "" {
-			return "the page opens its usual view"
-		}
-		return "the view is " + s.View
-	case "at":
-		return "the page shows the next step"
-	case "compare":
-		if s.Compare.Chains == ([2]string{}) {
-			return "the compare card shows its default chains"
-		}
-		return "the compare card shows " + s.Compare.Chains[0] + " and " + s.Compare.Chains[1]
 	case "ignore_eos":
 		if spec.Sampler.IgnoreEOS {
 			return "the end of a text does not end the session"
 		}
 		return "the end of a text ends the session"
-	case "compare_own":
-		if s.Compare.Own {
-			return "llama.cpp and Hugging Face keep their own defaults"
-		}
-		return "llama.cpp and Hugging Face follow the session's settings"
 	}
 	return "it is left out"
 }
 
-// cut cuts v short for a message, as quote does, in valid UTF-8.
+// cut cuts v short for a message, as Quote does, in valid UTF-8.
 func cut(v string) string {
 	return strings.ToValidUTF8(short(v), "\uFFFD")
 }

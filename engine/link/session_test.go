@@ -44,7 +44,9 @@ func FuzzLinkSession(f *testing.F) {
 		if err != nil {
 			return // a spec the session refuses, with its reason
 		}
-		shared := link.State{Spec: first.Spec(), View: state.View, At: min(state.At, len(first.Trace().Steps)), Compare: state.Compare}
+		page := state.Page
+		page.At = min(page.At, len(first.Trace().Steps)) // the page shows the last step the session has
+		shared := link.State{Spec: first.Spec(), Page: page}
 		frag, err := link.Encode(shared)
 		if err != nil {
 			t.Fatalf("the session of %q #%q has no link: %v", query, fragment, err)

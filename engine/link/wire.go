@@ -68,7 +68,7 @@ func (w *writer) state(s State) (flags byte) {
 	spec := s.Spec
 	w.string(spec.Model)
 	w.string(spec.Prompt)
-	w.string(s.View)
+	w.string(s.Page.View)
 	w.int(spec.Steps)
 	w.settings(spec.Sampler)
 	w.int(len(spec.Vocab))
@@ -88,19 +88,15 @@ func (w *writer) state(s State) (flags byte) {
 			w.settings(c.Sampler)
 		}
 	}
-	if s.At > 0 {
+	if s.Page.At > 0 {
 		flags |= hasAt
-		w.int(s.At)
+		w.int(s.Page.At)
 	}
-	// The records, by ascending tag; a State without them writes no
-	// section, so its link is the one it always was.
+	// The records, by ascending tag, the page's first; a State without
+	// them writes no section, so its link is the one it always was.
 	var records []record
-	if c := s.Compare; c != (Compare{}) {
-		var body writer
-		body.string(c.Chains[0])
-		body.string(c.Chains[1])
-		body.uint(boolUint(c.Own))
-		records = append(records, record{tagCompare, body})
+	for _, r := range s.Page.Records {
+		records = append(records, record{uint64(r.Tag), writer(r.Body)})
 	}
 	if body, ok := llamaRecord(spec); ok {
 		records = append(records, record{tagLlama, body})
@@ -135,11 +131,11 @@ type record struct {
 	body writer
 }
 
-// The tags of the records. Those below sessionTags carry what the page
-// shows, and a reader skips one it does not know; those from sessionTags
-// on change the session, and a reader refuses one it does not know.
+// The tags of the records. Those below sessionTags are the page's
+// (Page.Records), which link carries without reading them; those from
+// sessionTags on change the session, and a reader refuses one it does not
+// know.
 const (
-	tagCompare   = 1  // State.Compare: chain A, chain B (strings), own defaults (uint, 0 or 1)
 	sessionTags  = 32 // the first tag of a record that changes the session
 	tagLlama     = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
 	tagTree      = 33 // the generation tree, Spec.Branches: see treeRecord
@@ -272,13 +268,6 @@ func hasLlamaOwn(set sampler.Settings) bool {
 	return set.Sequence != "" || slices.ContainsFunc(sampler.LlamaParams, func(p sampler.Param) bool { return p.Get(set) != 0 })
 }
 
-func boolUint(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // reader takes fields from the data. The first problem sticks: later reads
 // return zero values and take nothing, so that decoding runs straight
 // through and reports that one problem.
@@ -393,7 +382,7 @@ func (r *reader) state(flags byte) State {
 	spec := &s.Spec
 	spec.Model = r.string("model")
 	spec.Prompt = r.string("prompt")
-	s.View = r.string("view")
+	s.Page.View = r.string("view")
 	spec.Steps = r.int("steps")
 	spec.Sampler = r.settings("")
 	// A token takes at least 2 bytes (length and one byte), a logit 2.
@@ -419,7 +408,9 @@ func (r *reader) state(flags byte) State {
 		}
 	}
 	if flags&hasAt != 0 {
-		s.At = r.int("at")
+		if s.Page.At = r.int("at"); r.err == nil && s.Page.At == 0 {
+			r.fail("at", "step 0, but the steps are numbered from 1")
+		}
 	}
 	if flags&hasExtras != 0 {
 		r.extras(&s, flags)
@@ -432,9 +423,8 @@ func (r *reader) state(flags byte) State {
 	return s
 }
 
-// extras reads the extras section into s, skipping the records of tags it
-// does not know below sessionTags: a newer nexttoken's, for what this page
-// cannot show. flags must say whether a record changes the session.
+// extras reads the extras section into s: the page's records as they are,
+// and the session's. flags must say whether a record changes the session.
 func (r *reader) extras(s *State, flags byte) {
 	n := r.count("extras", 2, maxRecords) // a tag and a length, at least
 	last := uint64(0)
@@ -446,7 +436,8 @@ func (r *reader) extras(s *State, flags byte) {
 	}()
 	for i := range n {
 		tag := r.uint("extras")
-		body := reader{b: []byte(r.string("extras"))}
+		data := r.string("extras")
+		body := reader{b: []byte(data)}
 		if r.err != nil {
 			return
 		}
@@ -456,8 +447,8 @@ func (r *reader) extras(s *State, flags byte) {
 		}
 		last = tag
 		switch {
-		case tag == tagCompare:
-			s.Compare = body.compare()
+		case tag < sessionTags:
+			s.Page.Records = append(s.Page.Records, Record{Tag: int(tag), Body: data})
 		case tag == tagLlama:
 			body.llama(&s.Spec)
 			sessionRecord = true
@@ -467,7 +458,7 @@ func (r *reader) extras(s *State, flags byte) {
 		case tag == tagIgnoreEOS:
 			body.ignoreEOS(&s.Spec)
 			sessionRecord = true
-		case tag >= sessionTags:
+		default:
 			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (%w)", i, tag, errNewer)
 			return
 		}
@@ -476,20 +467,6 @@ func (r *reader) extras(s *State, flags byte) {
 			return
 		}
 	}
-}
-
-// compare reads the record of tag tagCompare, all of r.
-func (r *reader) compare() Compare {
-	c := Compare{Chains: [2]string{r.string("compare"), r.string("compare")}}
-	switch own := r.uint("compare"); {
-	case own > 1:
-		r.fail("compare", "own defaults %d is not 0 or 1", own)
-	case len(r.b) > 0:
-		r.fail("compare", "%d bytes after the record's last field", len(r.b))
-	default:
-		c.Own = own == 1
-	}
-	return c
 }
 
 // llama reads the record of tag tagLlama, all of r, into spec's settings.

@@ -128,14 +128,9 @@ func twoChanges() []session.Branch {
 	return []session.Branch{{Steps: 9, Changes: []session.Change{{Step: 2, Sampler: set}, {Step: 3, Sampler: set}}}}
 }
 
-// compareRecord is the body of a compare record.
-func compareRecord(a, b string, own uint64) writer {
-	var w writer
-	w.string(a)
-	w.string(b)
-	w.uint(own)
-	return w
-}
+// pageRecord is a record of the page's, of tag 1, whose bytes link does
+// not read.
+var pageRecord = record{1, writer("\x05chain\x02hf\x00")}
 
 var decodeErrors = []struct {
 	name, fragment, err string
@@ -179,14 +174,11 @@ var decodeErrors = []struct {
 	{"more records than bytes", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 3, 1, 0)), "extras: 3 entries cannot fit in the 2 bytes that remain"},
 	{"a record cut short", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 1, 5, 0)), "extras: 5 bytes, but only 1 remain"},
 	{"a record beyond an int", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 9, math.MaxUint64)), "extras: 18446744073709551615 is too large"},
-	{"tag 0", withExtras(record{0, compareRecord("chain", "hf", 0)}), "extras: record 0 has tag 0, not above 0"},
+	{"tag 0", withExtras(record{0, pageRecord.body}), "extras: record 0 has tag 0, not above 0"},
 	{"a tag twice", withExtras(record{5, nil}, record{5, nil}), "extras: record 1 has tag 5, not above 5"},
-	{"tags out of order", withExtras(record{7, nil}, record{tagCompare, compareRecord("chain", "hf", 0)}), "extras: record 1 has tag 1, not above 7"},
+	{"tags out of order", withExtras(record{7, nil}, pageRecord), "extras: record 1 has tag 1, not above 7"},
 	{"after the extras", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 9, 0, 0)), "1 bytes after the last field"},
-	{"compare cut short", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:4]}), "compare: 5 bytes, but only 3 remain"},
-	{"compare without own", withExtras(record{tagCompare, compareRecord("chain", "hf", 0)[:9]}), "compare: the data ends early"},
-	{"compare, own 2", withExtras(record{tagCompare, compareRecord("chain", "hf", 2)}), "compare: own defaults 2 is not 0 or 1"},
-	{"compare, a byte more", withExtras(record{tagCompare, append(compareRecord("chain", "hf", 1), 0)}), "compare: 1 bytes after the record's last field"},
+	{"a page record cut short", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 1, 9, 5)), "extras: 9 bytes, but only 1 remain"},
 	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS + 1, nil}),
 		"extras: record 0 has tag 35, which changes the session, but this nexttoken does not know it"},
 	{"ignore_eos of no settings", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(0)}),
@@ -230,7 +222,7 @@ var decodeErrors = []struct {
 	})), "tree: branch 1: change 1: step 2 does not come after step 3"},
 	{"a session record, not flagged", withExtras(record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
 		"extras: flag bit 4 is false, but a record that changes the session is true"},
-	{"flagged, no session record", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagCompare, compareRecord("chain", "hf", 0)}),
+	{"flagged, no session record", withExtrasOf(catalog.Default(), hasExtras|changesSession, pageRecord),
 		"extras: flag bit 4 is true, but a record that changes the session is false"},
 	{"flagged, no extras", fragment(changesSession, unchecked(State{Spec: catalog.Default()})),
 		"extras: flag bit 4 says a record changes the session, but there is no extras section"},
@@ -246,12 +238,6 @@ var decodeErrors = []struct {
 		"llama: 1 bytes after the record's last field"},
 	{"mirostat in the chain's mode", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
 		"sampler: mirostat is llama.cpp's: it must be 0 in chain mode, not 2"},
-	{"compare, unknown chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "kq"}}}),
-		`compare: chain "kq" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'q' in "kq"`},
-	{"compare, one chain", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"", "hf"}}}),
-		`compare: chain "" is none of chain, runc, llama.cpp, mirostat, mirostat2, hf, nor a llama.cpp letter sequence`},
-	{"compare, 33 letters", hostile(State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", strings.Repeat("k", 33)}}}),
-		"33 letters, more than the 32 stages a chain may have"},
 
 	{"model", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "gpt2" }))), `model: "gpt2" is not one of logits, toy, stories260K`},
 	{"model, invalid UTF-8", fragment(0, unchecked(spec(func(s *session.Spec) { s.Model = "\xff" }))), `model: "\xff" is not one of`},
@@ -288,10 +274,10 @@ var decodeErrors = []struct {
 	{"change to run.c with top-k", hostile(changes(session.Change{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, TopK: 2, Seed: 1}})),
 		"change 0: sampler: run.c has no top-k"},
 	{"at flagged, none there", fragment(hasAt, unchecked(State{Spec: catalog.Default()})), "at: the data ends early"},
-	{"at beyond the steps", hostile(State{Spec: catalog.Default(), At: 1}), "at: step 1 is not one of the session's 0 steps"},
+	{"at 0", fragment(hasAt, then(seeded(), 0, 0, 0, 0)), "at: step 0, but the steps are numbered from 1"},
+	{"at beyond the steps a link has", hostile(State{Spec: catalog.Default(), Page: Page{At: 4097}}), "at: step 4097 is outside [1, 4096]"},
 	{"at beyond an int", fragment(hasAt, then(seeded(), 0, 0, 0, math.MaxUint64)), "at: 18446744073709551615 is too large"},
-	{"view", fragment(0, unchecked(State{Spec: catalog.Default(), View: "Kv"})), `view: "Kv" is not at most 32 letters a-z`},
-	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), View: strings.Repeat("a", 33)})), `view: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" is not at most 32 letters a-z`},
+	{"long view", fragment(0, unchecked(State{Spec: catalog.Default(), Page: Page{View: strings.Repeat("a", 33)}})), "view: 33 bytes, more than 32"},
 
 	{"logits without logits", fragment(0, unchecked(tokens(nil, nil, keep))), "logits: model=logits needs logits"},
 	{"logits with a prompt", fragment(0, unchecked(tokens([]string{"a"}, []float64{1}, func(s *session.Spec) { s.Prompt = "a" }))), "prompt: model=logits has no prompt"},
@@ -337,8 +323,7 @@ func TestDecodeCut(t *testing.T) {
 			{Step: 2, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, Sequence: "dkt", Mirostat: 2, MirostatTau: 5,
 				MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}}
 	})
-	state.At = 1
-	state.Compare = Compare{Chains: [2]string{"hf", "kt"}, Own: true}
+	state.Page = Page{At: 1, Records: []Record{{Tag: 1, Body: "\x02hf\x02kt\x01"}, {Tag: 2}}}
 	var data writer
 	flags := data.state(state)
 	if _, err := Decode(fragment(flags, data)); err != nil || flags != hasChanges|hasAt|hasExtras|changesSession {
@@ -351,19 +336,25 @@ func TestDecodeCut(t *testing.T) {
 	}
 }
 
-// TestUnknownTags decodes records of tags this nexttoken does not know
-// below sessionTags: they are skipped, and the rest of the link opens.
-// (An unknown tag from sessionTags on is refused: decodeErrors.)
-func TestUnknownTags(t *testing.T) {
-	compared := State{Spec: catalog.Default(), Compare: Compare{Chains: [2]string{"chain", "hf"}, Own: true}}
+// TestPageRecords decodes the page's records, below sessionTags: they
+// are the page's, whatever they hold, and Decode returns them as they
+// are. (An unknown tag from sessionTags on is refused: decodeErrors.)
+func TestPageRecords(t *testing.T) {
+	page := func(records ...Record) State { return State{Spec: catalog.Default(), Page: Page{Records: records}} }
 	for _, c := range []struct {
 		name     string
 		fragment string
 		want     State
 	}{
-		{"alone", withExtras(record{2, writer("a newer field")}), State{Spec: catalog.Default()}},
-		{"empty", withExtras(record{sessionTags - 1, nil}), State{Spec: catalog.Default()}},
-		{"around compare", withExtras(record{tagCompare, compareRecord("chain", "hf", 1)}, record{2, writer{0, 1}}, record{9, nil}), compared},
+		{"alone", withExtras(record{2, writer("a newer field")}), page(Record{2, "a newer field"})},
+		{"empty", withExtras(record{sessionTags - 1, nil}), page(Record{Tag: sessionTags - 1})},
+		{"three", withExtras(pageRecord, record{2, writer{0, 1}}, record{9, nil}), page(Record{1, string(pageRecord.body)}, Record{2, "\x00\x01"}, Record{Tag: 9})},
+		{"beside a session record", withExtrasOf(llamaSpec(), hasExtras|changesSession, record{3, writer{7}}, record{tagLlama, llamaEntries(1, mirostat2(0)...)}),
+			State{Spec: func() session.Spec {
+				s := llamaSpec()
+				s.Sampler.Mirostat, s.Sampler.MirostatTau, s.Sampler.MirostatEta = 2, 5, 0.1
+				return s
+			}(), Page: Page{Records: []Record{{3, "\x07"}}}}},
 		{"no records", withExtras(), State{Spec: catalog.Default()}},
 	} {
 		got, err := Decode(c.fragment)

@@ -21,34 +21,17 @@ func (c *Controller) OpenAddress(rawQuery, fragment string) {
 	for _, d := range dropped {
 		notes = append(notes, d.Message)
 	}
-	query, _ := link.ParseQuery(rawQuery)
-	pg := link.PageOf(query)
-	page := DefaultPage()
-	page.Embed = pg.Embed
-	if state.View != "" {
-		if err := checkView(state.View); err != nil {
-			notes = append(notes, Words(err)+" Showing every view.")
-		} else {
-			page.View = state.View
-		}
-	}
-	if pg.Theme != "" {
-		if err := checkTheme(pg.Theme); err != nil {
-			notes = append(notes, Words(err)+" Following the system's.")
-		} else {
-			page.Theme = pg.Theme
-		}
-	}
-	page.Compare = CompareChoice{Open: state.Compare != (link.Compare{}), Chains: state.Compare.Chains, Own: state.Compare.Own}
+	page, at, more := openPage(state.Page, rawQuery)
 	c.page = page
-	c.openLink(state, strings.Join(notes, " "), rawQuery, fragment)
+	c.openLink(state.Spec, at, strings.Join(append(notes, more...), " "), rawQuery, fragment)
 }
 
-// openLink opens a link's session and shows its step, with notes about
-// what of the link was left out.
-func (c *Controller) openLink(state link.State, notes, rawQuery, fragment string) {
+// openLink opens a link's session and shows its step at (numbered from 1;
+// 0 for the next), with notes about what of the link was left out. A step
+// past the session's last shows its last, and the notice says so.
+func (c *Controller) openLink(spec session.Spec, at int, notes, rawQuery, fragment string) {
 	c.do("", func() {
-		c.send(Request{Op: Open, Spec: state.Spec}, func(a Answer) {
+		c.send(Request{Op: Open, Spec: spec}, func(a Answer) {
 			if a.Err != nil {
 				retry := func() { c.holdAddr = false; c.OpenAddress(rawQuery, fragment) }
 				if c.host.Missing(a.Err, retry) {
@@ -64,15 +47,24 @@ func (c *Controller) openLink(state link.State, notes, rawQuery, fragment string
 			c.clearMessages()
 			c.notice = notes
 			c.shown = c.sum.Steps()
-			if at := state.At; at > 0 {
-				c.shown = min(at-1, c.sum.Steps())
-				if at-1 > c.sum.Steps() {
-					c.notice = strings.TrimSpace(notes + fmt.Sprintf(" The link shows step %d, but the session ends after %d steps: showing the last.", at, c.sum.Steps()))
+			if n := c.sum.Steps(); at > 0 {
+				c.shown = max(min(at, n)-1, 0)
+				if at > n {
+					c.notice = strings.TrimSpace(notes + " " + pastLast(at, n))
 				}
 			}
 			c.changed()
 		})
 	})
+}
+
+// pastLast says that step at, past the last of a session's steps, is not
+// shown.
+func pastLast(at, steps int) string {
+	if steps == 0 {
+		return fmt.Sprintf("The link shows step %d, but its session has no steps, so the page shows the next step.", at)
+	}
+	return fmt.Sprintf("The link shows step %d, but its session has %d, so the page shows step %d, its last.", at, steps, steps)
 }
 
 // openDefault opens the default session with notice.
@@ -130,11 +122,11 @@ func (c *Controller) ShareLink() string {
 	if c.sum == nil {
 		return c.path
 	}
-	state := link.State{Spec: c.sum.Spec, View: c.page.View, Compare: c.page.compareLink()}
+	at := 0
 	if c.shown < c.sum.Steps() {
-		state.At = c.shown + 1 // a past step on display
+		at = c.shown + 1 // a past step on display
 	}
-	frag, err := link.Encode(state)
+	frag, err := link.Encode(link.State{Spec: c.sum.Spec, Page: c.page.linkPage(at)})
 	if err != nil {
 		return c.path
 	}
@@ -145,18 +137,19 @@ func (c *Controller) ShareLink() string {
 // query parameters when they say everything (documentation writers edit
 // them by hand), else the encoded state in the fragment. The compare view
 // shows the compare card's chains; other views leave them out.
-func EmbedLink(path string, spec session.Spec, view string, cmp link.Compare) string {
+func EmbedLink(path string, spec session.Spec, view string, card CompareLink) string {
 	base := path + "?embed=1&view=" + view
 	if view != "compare" {
-		cmp = link.Compare{}
+		card = CompareLink{}
 	}
-	if q, lossy := link.Query(link.State{Spec: spec, Compare: cmp}); !lossy {
+	if q, lossy := link.Query(spec); !lossy {
+		card.query(q)
 		if len(q) == 0 {
 			return base
 		}
 		return base + "&" + q.Encode()
 	}
-	frag, err := link.Encode(link.State{Spec: spec, View: view, Compare: cmp})
+	frag, err := link.Encode(link.State{Spec: spec, Page: link.Page{View: view, Records: card.records()}})
 	if err != nil {
 		return base
 	}

@@ -35,16 +35,46 @@
 //
 // Errors. An action that fails leaves the session as it was and says why
 // in words by the field it came from (FieldError), or at the top of the
-// page; the message goes at the next action. A link that cannot be read
-// whole opens what can be read and says what was left out.
+// page; the message goes at the next action.
 //
 // Links. The share link (ShareLink) carries the session, the step on
 // display when it is not the next one, the embed's view and the compare
 // card; opening it (OpenAddress) gives back exactly that state. The
-// address bar follows it a moment after the last change.
+// address bar follows it a moment after the last change. A link that
+// cannot be read whole opens what can be read, and the notice says in
+// words what was left out; a step on display past the session's last
+// shows its last.
 //
 // The engine. One request is out at a time; actions that come meanwhile
 // wait in order, a slider's newer value replacing an older one still
 // waiting. The detail of the step on display is asked for after every
 // change that needs it, and the page draws again when it comes.
+//
+// # The page's part of a link
+//
+// Package link reads the session and carries the page's part of a link
+// without reading it (link.Page); its meaning is this package's. The
+// page's query parameters, which link.PageParams hands over as given
+// (names in any case, each once), override what a share link says:
+//
+//	embed        1: the page is inside another page, one view and no header
+//	theme        one of Themes; absent or empty, auto
+//	view         one of Views, the view an embed shows; absent or empty, all
+//	at           the step on display, numbered as the page labels it
+//	             ("Step N"): a whole number from 1; absent, the next step
+//	compare      the compare card's two chains, A,B: each chain, runc,
+//	             llama.cpp, mirostat, mirostat2, hf (in any case) or
+//	             llama.cpp letters such as kt, as compare.Preset reads
+//	             them; the card opens
+//	compare_own  1: llama.cpp and Hugging Face keep their own defaults
+//	             rather than follow the session's settings; 0, the default,
+//	             follows them. Alone, the card opens on its default chains
+//
+// A share link carries the view in link.Page.View, the step on display
+// in link.Page.At, and the compare card, while it is open, as the page's
+// record of tag 1: chain A and chain B (strings, both "" for the card's
+// default pair) and own defaults (a uint, 0 or 1), written as a share
+// link writes its own fields (a uint an unsigned varint, a string its
+// length as a uint, then its bytes), with nothing after them. A record
+// of another tag is a newer page's, which this page skips.
 package play

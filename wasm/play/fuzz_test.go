@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 )
 
@@ -31,6 +32,10 @@ func (s *script) n(m int) int {
 
 var prompts = []string{"The cat", "The", "The mat sat", "cat on the mat", "The zebra", ""}
 
+// chains are names the compare card's fields may be given, "kq" one the
+// card says is wrong.
+var chains = []string{"chain", "runc", "llama.cpp", "hf", "mirostat2", "kt", "kq", ""}
+
 // play runs the actions the bytes say on r, at most limit of them, and
 // says what it ran.
 func play(r *rig, b []byte, limit int) []string {
@@ -44,7 +49,7 @@ func play(r *rig, b []byte, limit int) []string {
 		steps := r.c.sum.Steps()
 		vocab := len(r.c.sum.Model.Names)
 		var what string
-		switch op % 18 {
+		switch op % 19 {
 		case 0, 1, 2:
 			what = "step"
 			r.c.Step()
@@ -119,6 +124,21 @@ func play(r *rig, b []byte, limit int) []string {
 		case 17:
 			what = "keep going"
 			r.c.KeepGoing()
+		case 18:
+			switch s.n(3) {
+			case 0:
+				open := s.n(2) == 0
+				what = "compare open " + strconv.FormatBool(open)
+				r.c.SetCompareOpen(open)
+			case 1:
+				k, name := s.n(2), chains[s.n(len(chains))]
+				what = "compare chain " + strconv.Itoa(k) + " " + name
+				r.c.SetCompareChain(k, name)
+			case 2:
+				own := s.n(2) == 0
+				what = "compare own " + strconv.FormatBool(own)
+				r.c.SetCompareOwn(own)
+			}
 		}
 		r.settle()
 		if what != "" {
@@ -134,14 +154,15 @@ func sameSession(a, b session.Spec) bool { return reflect.DeepEqual(normal(a), n
 // FuzzActions plays random sequences of the user's actions and checks the
 // rules that hold for any: Undo as many times as it can goes back to the
 // start, Redo as many times goes forward to the end, the share link of the
-// end reopens it exactly, and an engine that answers later ends where one
-// that answers at once does.
+// end reopens it exactly, the page's view and compare card too, and an
+// engine that answers later ends where one that answers at once does.
 func FuzzActions(f *testing.F) {
 	f.Add(byte(0), []byte{0, 0, 3, 1, 4, 0, 2, 6, 20, 0, 7, 8})
 	f.Add(byte(1), []byte{5, 0, 1, 30, 0, 0, 11, 0, 0})
 	f.Add(byte(0), []byte{0, 0, 0, 4, 1, 5, 11, 1, 0, 14, 0, 14, 1})
 	f.Add(byte(2), []byte{6, 10, 0, 0, 0, 4, 1, 100, 6, 15, 11, 0, 0, 12, 3})
 	f.Add(byte(0), []byte{13, 2, 0, 0, 13, 1, 1, 7})
+	f.Add(byte(1), []byte{18, 0, 0, 0, 18, 1, 1, 5, 18, 2, 0, 3, 0, 18, 1, 0, 6})
 	f.Fuzz(func(t *testing.T, model byte, b []byte) {
 		if len(b) > 120 {
 			return
@@ -158,8 +179,12 @@ func FuzzActions(f *testing.F) {
 		_, frag, _ := strings.Cut(share, "#")
 		again.c.OpenAddress("", frag)
 		again.settle()
-		if !sameSession(again.c.sum.Spec, end) || again.c.shown != shown || again.c.page.View != page.View || again.c.page.CompareOpen() != page.CompareOpen() {
-			t.Errorf("after %q the share link opened %+v at step %d, want %+v at step %d", ran, again.c.sum.Spec, again.c.shown, end, shown)
+		if !sameSession(again.c.sum.Spec, end) || again.c.shown != shown || again.c.page.View != page.View || again.c.page.compareLink() != page.compareLink() {
+			t.Errorf("after %q the share link opened %+v at step %d, card %+v, want %+v at step %d, card %+v", ran,
+				again.c.sum.Spec, again.c.shown, again.c.page.compareLink(), end, shown, page.compareLink())
+		}
+		if again.c.notice != "" {
+			t.Errorf("after %q the share link opened with %q", ran, again.c.notice)
 		}
 
 		// An engine that answers later ends where one that answers at once
@@ -189,6 +214,42 @@ func FuzzActions(f *testing.F) {
 		}
 		if !sameSession(r.c.sum.Spec, end) || r.c.shown != shown {
 			t.Errorf("after %q Redo went forward to %+v step %d, want the end %+v step %d", ran, r.c.sum.Spec, r.c.shown, end, shown)
+		}
+	})
+}
+
+// FuzzPageLink reads the page's part of addresses, a share link's and the
+// query's parameters over it: every part left out is said in a sentence,
+// and the page it opens is one its share link carries, which reopens it
+// without a word.
+func FuzzPageLink(f *testing.F) {
+	hfOwn := CompareLink{Chains: [2]string{"chain", "hf"}, Own: true}.records()[0]
+	for _, q := range []string{"", "view=kv&at=2&compare=runc,kt&compare_own=1", "embed=1&theme=dark&view=compare",
+		"view=nope&at=0&compare=chain&compare_own=yes&theme=x", "at=9&AT=1&compare=chain,hf%", "compare=,&view=&theme="} {
+		f.Add("", 0, byte(tagCompare), hfOwn.Body, q)
+		f.Add("tokens", 3, byte(2), "", q)
+	}
+	f.Add("kvx", 4097, byte(tagCompare), "\x05chain", "")
+	f.Add("compare", 1, byte(tagCompare), "\x00\x00\x02", "compare_own=0")
+	f.Fuzz(func(t *testing.T, view string, at int, tag byte, body, rawQuery string) {
+		shared := link.Page{View: view, At: at, Records: []link.Record{{Tag: 1 + int(tag)%31, Body: body}}}
+		if _, err := link.Encode(link.State{Spec: toy(), Page: shared}); err != nil {
+			return // no share link carries it
+		}
+		page, at, notes := openPage(shared, rawQuery)
+		for _, n := range notes {
+			if !strings.HasPrefix(n, "The link's ") || !strings.HasSuffix(n, ".") {
+				t.Errorf("openPage(%+v, %q): %q", shared, rawQuery, n)
+			}
+		}
+		at = min(at, 4096) // the controller shows a step the session has
+		carried := page.linkPage(at)
+		if _, err := link.Encode(link.State{Spec: toy(), Page: carried}); err != nil {
+			t.Fatalf("openPage(%+v, %q) = %+v, at %d, which no share link carries: %v", shared, rawQuery, page, at, err)
+		}
+		again, againAt, more := openPage(carried, "")
+		if again.View != page.View || again.compareLink() != page.compareLink() || againAt != at || len(more) > 0 {
+			t.Fatalf("openPage(%+v, %q) = %+v, at %d; its link %+v opens %+v, at %d, %q", shared, rawQuery, page, at, carried, again, againAt, more)
 		}
 	})
 }

@@ -1,11 +1,6 @@
 package play
 
 import (
-	"errors"
-	"slices"
-	"strings"
-
-	"nexttoken/engine/link"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 )
@@ -39,15 +34,16 @@ const CompareDraws = 1000
 var DefaultChains = [2]string{compare.Ours, compare.LlamaCpp}
 
 // Views are the parts of the playground a documentation page can embed
-// alone (?embed=1&view=…); "all" is everything but the page header.
+// alone (?embed=1&view=…); "all", the first, is everything but the page
+// header.
 var Views = []string{"all", "softmax", "kv", "tokens", "sampler", "compare", "tree", "timeline"}
 
-// Themes are the colour schemes a page can ask for (?theme=…): auto
-// follows the reader's system.
+// Themes are the colour schemes a page can ask for (?theme=…): auto, the
+// first, follows the reader's system.
 var Themes = []string{"auto", "light", "dark"}
 
 // DefaultPage is the page with nothing chosen.
-func DefaultPage() Page { return Page{View: "all", Theme: "auto"} }
+func DefaultPage() Page { return Page{View: Views[0], Theme: Themes[0]} }
 
 // LensTop is how many tokens a layer of the logit lens shows.
 const LensTop = session.DefaultTop
@@ -74,9 +70,9 @@ func (p Page) CompareChains() [2]string {
 // compareLink is the card as a link carries it: nothing while it is
 // closed; its chains, the defaults too, while it is open; none that a link
 // cannot hold (letters the card says are wrong).
-func (p Page) compareLink() link.Compare {
+func (p Page) compareLink() CompareLink {
 	if !p.CompareOpen() {
-		return link.Compare{}
+		return CompareLink{}
 	}
 	c := p.EmbedCompare()
 	if c.Chains == ([2]string{}) {
@@ -88,26 +84,12 @@ func (p Page) compareLink() link.Compare {
 // EmbedCompare is what the reader chose on the compare card as a link
 // carries it, for the compare view's embed: no chains if they are the
 // defaults or wrong.
-func (p Page) EmbedCompare() link.Compare {
-	c := link.Compare{Chains: p.Compare.Chains, Own: p.Compare.Own}
-	if c.Check() != nil {
+func (p Page) EmbedCompare() CompareLink {
+	c := CompareLink{Chains: p.Compare.Chains, Own: p.Compare.Own}
+	if c.check() != nil {
 		c.Chains = [2]string{}
 	}
 	return c
-}
-
-func checkView(v string) error {
-	if !slices.Contains(Views, v) {
-		return errors.New("the view “" + v + "” is not one of " + strings.Join(Views, ", "))
-	}
-	return nil
-}
-
-func checkTheme(t string) error {
-	if !slices.Contains(Themes, t) {
-		return errors.New("the theme “" + t + "” is not one of " + strings.Join(Themes, ", "))
-	}
-	return nil
 }
 
 // The page's own choices. Each changes what the link says, not the

@@ -1,3 +1,5 @@
+//go:build !js
+
 package ui
 
 import (
@@ -7,16 +9,13 @@ import (
 	"regexp"
 	"testing"
 
-	"nexttoken/engine/link"
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
-	"nexttoken/web/models"
 )
 
 // TestDocsEmbedsAreTheCopiedSnippet checks that every iframe of index.html,
 // the documentation page, is exactly what the share panel's embed code
-// gives for its session (the docs page is one folder below the playground,
-// hence the path "../").
+// gives for the page it opens (the docs page is one folder below the
+// playground, hence the path "../").
 func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 	page, err := os.ReadFile("../../index.html")
 	if err != nil {
@@ -32,21 +31,12 @@ func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := u.Query()
-		if q.Get("embed") != "1" || q.Get("view") != view {
-			t.Errorf("%s: not an embed of view %s", src, view)
+		p := playgroundAt(u.RawQuery, u.Fragment)
+		s := p.ctl.Snapshot()
+		if !s.Page.Embed || s.Page.View != view || s.Notice != "" {
+			t.Errorf("%s: opens embed %v of view %s, notice %q; want an embed of view %s", src, s.Page.Embed, s.Page.View, s.Notice, view)
 		}
-		q.Del("embed")
-		q.Del("view")
-		state, err := link.Merge(q, "")
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		s, err := session.New(state.Spec, models.Load)
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		if got := play.EmbedLink("../", s.Spec(), view, state.Compare); got != src {
+		if got := play.EmbedLink("../", s.Session.Spec, s.Page.View, s.Page.EmbedCompare()); got != src {
 			t.Errorf("index.html embeds\n  %s\nthe share panel gives\n  %s", src, got)
 		}
 	}

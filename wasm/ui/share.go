@@ -6,7 +6,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
@@ -20,8 +19,8 @@ type Share struct {
 	app.Compo
 
 	Spec         session.Spec
-	View         string       // the view the page shows
-	Compare      link.Compare // the compare card's choices, for the compare view's embed
+	View         string           // the view the page shows
+	Compare      play.CompareLink // the compare card's choices, for the compare view's embed
 	Origin, Path string
 	Link         string // the session's share URL, relative
 

@@ -80,7 +80,7 @@ func TestTreeEmbed(t *testing.T) {
 	spec := stories(6, sampler.Settings{Temperature: 1, Seed: 3})
 	p := page(t, spec, -1)
 	p.ctl.Force(2, 300)
-	frag, err := link.Encode(link.State{Spec: p.s().Session.Spec, View: "tree"})
+	frag, err := link.Encode(link.State{Spec: p.s().Session.Spec, Page: link.Page{View: "tree"}})
 	if err != nil {
 		t.Fatal(err)
 	}

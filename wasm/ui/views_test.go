@@ -14,7 +14,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
@@ -474,8 +473,8 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"model=stories260K&prompt=Lily&steps=5&temperature=0.9&seed=3", []string{"Next step", "5 steps"}},
 		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
 		{"embed=1&view=timeline&model=stories260K&prompt=Lily&steps=5&at=2", []string{"Timeline", "step 2 ", "5 steps", "Open in nexttoken"}},
-		{"embed=1&view=nope", []string{"The view “nope” is not one of", "Showing every view."}},
-		{"theme=purple", []string{"The theme “purple” is not one of auto, light, dark."}},
+		{"embed=1&view=nope", []string{"The link's view, “nope”, is not one of all, softmax,", "so the page shows every view."}},
+		{"theme=purple", []string{"The link's theme, “purple”, is not one of auto, light, dark, so the page follows the system's colours."}},
 		{"model=stories260K&prompt=100%", []string{"The link's prompt, “100%”, has a % that starts no escape (a percent sign is %25)", "Once upon a time"}},
 		{"model=stories260K&steps=3&at=9", []string{"The link shows step 9, but its session has 3", "Step 3: position"}},
 		{"sampler=hf", []string{"Hugging Face's chain"}},
@@ -544,34 +543,30 @@ func TestCompareCard(t *testing.T) {
 // card shows their chains, and the page's own links carry them on.
 func TestPlaygroundOpensCompare(t *testing.T) {
 	const worked = "model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3"
-	hfOwn := link.Compare{Chains: [2]string{"chain", "hf"}, Own: true}
-	frag, err := link.Encode(link.State{Spec: workedSpec, Compare: hfOwn})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hfOwn := play.CompareChoice{Open: true, Chains: [2]string{"chain", "hf"}, Own: true}
+	_, frag, _ := strings.Cut(playgroundAt(worked+"&compare=chain,hf&compare_own=1", "").ctl.ShareLink(), "#")
 	for _, tc := range []struct {
 		query, fragment string
 		want            []string
-		link            link.Compare // what the page's link carries
+		card            play.CompareChoice // what the page's link carries
 	}{
 		{worked + "&compare=chain,hf&compare_own=1", "",
 			[]string{"nexttoken's chain", "Hugging Face generate()", "TopKLogitsWarper: 3 kept"}, hfOwn},
 		{"", frag, []string{"nexttoken's chain", "Hugging Face generate()"}, hfOwn},
 		{worked + "&view=compare", "", []string{"nexttoken's chain", "llama.cpp (edskypmxt)"},
-			link.Compare{Chains: [2]string{"chain", "llama.cpp"}}},
+			play.CompareChoice{Open: true, Chains: [2]string{"chain", "llama.cpp"}}},
 		{"embed=1&view=compare&" + worked + "&compare=runc,kt", "", []string{"llama2.c run.c", "llama.cpp, kt", "temp-ext: 3 kept"},
-			link.Compare{Chains: [2]string{"runc", "kt"}}},
+			play.CompareChoice{Open: true, Chains: [2]string{"runc", "kt"}}},
 	} {
 		p := playgroundAt(tc.query, tc.fragment)
 		html, text := drawPage(p)
 		contains(t, tc.query, text, tc.want...)
 		lacks(t, tc.query, text, "could not be opened")
-		if tc.link.Own {
+		if tc.card.Own {
 			lacks(t, tc.query, html, `id="compare-same" checked`)
 		}
-		_, f, _ := strings.Cut(p.ctl.ShareLink(), "#")
-		if s, err := link.Decode(f); err != nil || s.Compare != tc.link {
-			t.Errorf("%s: the page's link %s holds %+v, %v, want %+v", tc.query, p.ctl.ShareLink(), s.Compare, err, tc.link)
+		if got := linkedCard(t, p); got != tc.card {
+			t.Errorf("%s: the page's link %s opens the card %+v, want %+v", tc.query, p.ctl.ShareLink(), got, tc.card)
 		}
 	}
 
@@ -579,11 +574,8 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 	// the reader's choices, other views' do not.
 	p := playgroundAt(worked+"&compare=chain,hf&compare_own=1", "")
 	p.ctl.SetCompareOpen(false)
-	if l := p.ctl.ShareLink(); strings.Contains(l, "#") {
-		_, f, _ := strings.Cut(l, "#")
-		if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{}) {
-			t.Errorf("closed card: the link %s holds %+v, %v", l, s.Compare, err)
-		}
+	if got := linkedCard(t, p); got != (play.CompareChoice{}) {
+		t.Errorf("closed card: the link %s opens the card %+v", p.ctl.ShareLink(), got)
 	}
 	s := p.ctl.Snapshot()
 	if got := play.EmbedLink("/", s.Session.Spec, "compare", s.Page.EmbedCompare()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
@@ -595,13 +587,25 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 	// Letters no link can hold leave the chains out, not the link.
 	p.ctl.SetCompareOpen(true)
 	p.ctl.SetCompareChain(1, "kq")
-	if l := p.ctl.ShareLink(); !strings.Contains(l, "#") {
-		t.Errorf("with chain kq: the link %s has no state", l)
-	} else if _, f, _ := strings.Cut(l, "#"); true {
-		if s, err := link.Decode(f); err != nil || s.Compare != (link.Compare{Chains: play.DefaultChains, Own: true}) {
-			t.Errorf("with chain kq: the link %s holds %+v, %v", l, s.Compare, err)
-		}
+	if got := linkedCard(t, p); got != (play.CompareChoice{Open: true, Chains: play.DefaultChains, Own: true}) {
+		t.Errorf("with chain kq: the link %s opens the card %+v", p.ctl.ShareLink(), got)
 	}
+}
+
+// linkedCard is the compare card that p's share link opens, which must be
+// a share link.
+func linkedCard(t *testing.T, p *Playground) play.CompareChoice {
+	t.Helper()
+	_, f, ok := strings.Cut(p.ctl.ShareLink(), "#")
+	if !ok {
+		t.Fatalf("the link %s has no state", p.ctl.ShareLink())
+	}
+	again := playgroundAt("", f)
+	s := again.ctl.Snapshot()
+	if s.Notice != "" {
+		t.Errorf("the link %s opens with %q", p.ctl.ShareLink(), s.Notice)
+	}
+	return s.Page.Compare
 }
 
 func TestStageEditing(t *testing.T) {

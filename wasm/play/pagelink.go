@@ -1,0 +1,315 @@
+package play
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"nexttoken/engine/link"
+	"nexttoken/engine/sampler/compare"
+)
+
+// The page's part of a link, as the package documentation lays it out:
+// package link carries it (link.Page) and hands over the page's query
+// parameters as given (link.PageParams); what they mean is here.
+
+// pageParams are the page's query parameters, in the order it reads them.
+var pageParams = []string{"embed", "theme", "view", "at", "compare", "compare_own"}
+
+// tagCompare is the tag of the compare card's record in a share link.
+const tagCompare = 1
+
+// CompareLink is the compare card as a link carries it. The zero value
+// says nothing of the card, which opens as the page opens it; any other
+// opens it.
+type CompareLink struct {
+	// Chains are the two chains side by side, by package compare's names:
+	// a preset, or llama.cpp letters such as "kt". Both are "" for the
+	// card's default pair, or neither is.
+	Chains [2]string
+	Own    bool // llama.cpp and Hugging Face keep their own defaults rather than follow the session's settings
+}
+
+// check applies a link's rules to c's chains: ones compare.Preset
+// accepts, both or neither given. It spells a preset as package compare
+// does.
+func (c *CompareLink) check() error {
+	if c.Chains == ([2]string{}) {
+		return nil
+	}
+	for k, name := range c.Chains {
+		var err error
+		if c.Chains[k], err = chainName(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chainName returns package compare's spelling of the chain v names: a
+// preset in any case, or llama.cpp letters as given.
+func chainName(v string) (string, error) {
+	for _, n := range compare.Names {
+		if strings.EqualFold(v, n) {
+			return n, nil
+		}
+	}
+	if v == "" { // compare.Preset would take it for llama.cpp without a stage
+		return "", errors.New(`chain "" is none of ` + strings.Join(compare.Names, ", ") + ", nor a llama.cpp letter sequence")
+	}
+	if _, err := compare.Preset(v, 0); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// records are c's records in a share link: none for the zero value, else
+// one of tag 1, whose fields are written as a share link writes its own:
+// chain A and chain B as strings (a length as an unsigned varint, then
+// the bytes), own defaults as an unsigned varint, 0 or 1.
+func (c CompareLink) records() []link.Record {
+	if c == (CompareLink{}) {
+		return nil
+	}
+	var b []byte
+	for _, chain := range c.Chains {
+		b = binary.AppendUvarint(b, uint64(len(chain)))
+		b = append(b, chain...)
+	}
+	own := uint64(0)
+	if c.Own {
+		own = 1
+	}
+	return []link.Record{{Tag: tagCompare, Body: string(binary.AppendUvarint(b, own))}}
+}
+
+// errDamaged is the error of a record whose fields do not read.
+var errDamaged = errors.New("damaged")
+
+// readCompare reads the compare card's record, all of body. A record whose
+// fields read but whose chains are not ones the card runs is a
+// *link.ParamError of parameter compare.
+func readCompare(body string) (CompareLink, error) {
+	b := []byte(body)
+	uint := func() (uint64, bool) {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return x, true
+	}
+	str := func() (string, bool) {
+		n, ok := uint()
+		if !ok || n > uint64(len(b)) {
+			return "", false
+		}
+		s := string(b[:n])
+		b = b[n:]
+		return s, true
+	}
+	a, okA := str()
+	z, okZ := str()
+	own, okOwn := uint()
+	if !okA || !okZ || !okOwn || own > 1 || len(b) > 0 {
+		return CompareLink{}, errDamaged
+	}
+	c := CompareLink{Chains: [2]string{a, z}, Own: own == 1}
+	if err := c.check(); err != nil {
+		return CompareLink{}, &link.ParamError{Param: "compare", Value: a + "," + z, Reason: err.Error()}
+	}
+	return c, nil
+}
+
+// query adds c's parameters to a readable link's query q.
+func (c CompareLink) query(q url.Values) {
+	if c.Chains != ([2]string{}) {
+		q.Set("compare", c.Chains[0]+","+c.Chains[1])
+	}
+	if c.Own {
+		q.Set("compare_own", "1")
+	}
+}
+
+// linkPage is p's part of a share link, with the step on display at
+// (numbered from 1; 0 for the next step).
+func (p Page) linkPage(at int) link.Page {
+	return link.Page{View: p.View, At: at, Records: p.compareLink().records()}
+}
+
+// openPage reads the page's part of an address: shared, a share link's
+// (the zero link.Page without one), then the page's parameters of
+// rawQuery over it. It returns the page, the step on display (numbered
+// from 1; 0 for the next step), and a sentence for each part left out.
+func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []string) {
+	page, at = DefaultPage(), shared.At
+	var card CompareLink
+	var bad []*link.ParamError
+	var damaged bool
+	if shared.View != "" {
+		if err := oneOf(shared.View, Views); err != nil {
+			bad = append(bad, &link.ParamError{Param: "view", Value: shared.View, Reason: err.Error()})
+		} else {
+			page.View = shared.View
+		}
+	}
+	for _, r := range shared.Records {
+		if r.Tag != tagCompare {
+			continue // a newer page's, for what this page cannot show
+		}
+		c, err := readCompare(r.Body)
+		var pe *link.ParamError
+		switch {
+		case errors.As(err, &pe):
+			bad = append(bad, pe)
+		case err != nil:
+			damaged = true
+		}
+		card = c
+	}
+
+	values, more := link.PageParams(rawQuery, pageParams...)
+	bad = append(bad, more...)
+	for _, name := range pageParams {
+		v, given := values[name]
+		if !given {
+			continue
+		}
+		var err error
+		switch name {
+		case "embed":
+			page.Embed = v == "1"
+		case "theme":
+			err = choose(&page.Theme, v, Themes)
+		case "view":
+			err = choose(&page.View, v, Views)
+		case "at":
+			at, err = readAt(v, at)
+		case "compare":
+			card.Chains, err = readChains(v, card.Chains)
+		case "compare_own":
+			var own bool
+			if own, err = link.ParseBool(v); err == nil {
+				card.Own = own
+			}
+		}
+		if err != nil {
+			bad = append(bad, &link.ParamError{Param: name, Value: v, Reason: err.Error()})
+		}
+	}
+	page.Compare = CompareChoice{Open: card != CompareLink{}, Chains: card.Chains, Own: card.Own}
+
+	if damaged {
+		notes = append(notes, "The link's compare card is damaged, so "+instead("compare", page, at)+".")
+	}
+	for _, pe := range bad {
+		notes = append(notes, pe.Words(label(pe.Param), instead(pe.Param, page, at)))
+	}
+	return page, at, notes
+}
+
+// oneOf says why v is not one of names.
+func oneOf(v string, names []string) error {
+	if slices.Contains(names, v) {
+		return nil
+	}
+	return errors.New(link.Quote(v) + " is not one of " + strings.Join(names, ", "))
+}
+
+// choose sets *choice to v, one of names, the first of which is the
+// default and "" names too; or says why it cannot and leaves it.
+func choose(choice *string, v string, names []string) error {
+	if v == "" {
+		v = names[0]
+	}
+	if err := oneOf(v, names); err != nil {
+		return err
+	}
+	*choice = v
+	return nil
+}
+
+// readAt reads the step on display, numbered from 1, or says why it
+// cannot and returns was.
+func readAt(v string, was int) (int, error) {
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return was, errors.New(link.Quote(v) + " is not a whole number")
+	case n < 1:
+		return was, errors.New(link.Quote(v) + " is not a step: they are numbered from 1")
+	}
+	return n, nil
+}
+
+// readChains reads the compare card's two chains, "A,B", or says why it
+// cannot and returns was.
+func readChains(v string, was [2]string) ([2]string, error) {
+	a, z, ok := strings.Cut(v, ",")
+	if !ok || strings.Contains(z, ",") {
+		return was, errors.New(link.Quote(v) + " is not two chains separated by a comma")
+	}
+	var chains [2]string
+	for k, name := range []string{a, z} {
+		var err error
+		if chains[k], err = chainName(name); err != nil {
+			return was, err
+		}
+	}
+	return chains, nil
+}
+
+// label names the page's parameter p for people.
+func label(p string) string {
+	switch p {
+	case "at":
+		return "step on display"
+	case "compare":
+		return "compare card"
+	case "compare_own":
+		return "compare card's defaults"
+	}
+	return p
+}
+
+// instead says what the page has in place of its parameter p, which was
+// left out: page, and the step on display at.
+func instead(p string, page Page, at int) string {
+	c := page.Compare
+	switch p {
+	case "embed":
+		if page.Embed {
+			return "the page is embedded"
+		}
+		return "the page shows the whole playground"
+	case "theme":
+		if page.Theme == "auto" {
+			return "the page follows the system's colours"
+		}
+		return "the theme is " + page.Theme
+	case "view":
+		if page.View == "all" {
+			return "the page shows every view"
+		}
+		return "the view is " + page.View
+	case "at":
+		if at == 0 {
+			return "the page shows the next step"
+		}
+		return "the page shows step " + strconv.Itoa(at)
+	case "compare":
+		if c.Chains == ([2]string{}) {
+			return "the compare card shows its default chains"
+		}
+		return "the compare card shows " + c.Chains[0] + " and " + c.Chains[1]
+	case "compare_own":
+		if c.Own {
+			return "llama.cpp and Hugging Face keep their own defaults"
+		}
+		return "llama.cpp and Hugging Face follow the session's settings"
+	}
+	return "it is left out"
+}
