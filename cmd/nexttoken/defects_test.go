@@ -3,6 +3,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,9 +218,12 @@ func TestLinkToAPastStep(t *testing.T) {
 	if got := text(tab, "#choice"); got != "on" {
 		t.Errorf("step 2 chose %q, want on", got)
 	}
-	// Selecting another step makes the link say so.
+	// Selecting another step makes the link say so (the title is painted
+	// at once, the share field at go-app's next frame: wait for both).
+	before := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	click(tab, `#tokens .tok.gen[data-step="0"]`)
 	waitFor(tab, `document.querySelector('#step-title').textContent.startsWith('Step 1')`)
+	waitFor(tab, `document.querySelector('#share-url').value !== `+strconv.Quote(before))
 	url := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	other := openPage(t, url[strings.Index(url, "/"+"#"):])
 	if got := text(other, "#step-title"); !strings.HasPrefix(got, "Step 1") {

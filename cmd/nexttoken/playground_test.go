@@ -237,9 +237,14 @@ func TestDamagedLinks(t *testing.T) {
 func shareFragment(t *testing.T, path string) string {
 	t.Helper()
 	tab := openPage(t, path)
+	// The address follows the page: wait until it has the step taken, then
+	// until it has left it.
+	opened := evaluate[string](tab, `location.hash`)
 	click(tab, "#step")
+	waitFor(tab, `location.hash.startsWith('#s1.') && location.hash !== `+strconv.Quote(opened))
+	stepped := evaluate[string](tab, `location.hash`)
 	click(tab, "#undo")
-	waitFor(tab, `location.hash.startsWith('#s1.')`)
+	waitFor(tab, `location.hash.startsWith('#s1.') && location.hash !== `+strconv.Quote(stepped))
 	return strings.TrimPrefix(evaluate[string](tab, `location.hash`), "#")
 }
 
