@@ -30,17 +30,19 @@ trace:
 	$(GO) run ./cmd/nexttoken trace --model=toy --prompt="The cat" --steps=4
 
 # web/app.wasm is the playground's browser program, with its gzip copy for
-# clients without brotli (gzip -9: 2.49 MB of 9.6 MB). Inlining is off in
-# the packages off the decode path (the page, go-app, links, file formats,
-# the session's bookkeeping and the other runtimes' samplers): measured
-# here, brotli's app.wasm is 1,924,839 bytes against 1,985,504 with it on,
-# which keeps the first page under 2.0 MB; the model and the sampler's
-# chain keep it.
+# clients without brotli. Inlining is off in the packages off the decode
+# path (the page, go-app, links, file formats, the session's bookkeeping,
+# the other runtimes' samplers, and the standard library's formatting,
+# encodings and reflection that go-app and error messages use):
+# measured here, brotli's app.wasm is 1,918,648 bytes against 1,978,593
+# with it on in those standard packages, which keeps the first page under
+# 2.0 MB; the model, the sampler's chain, strconv, time and syscall/js keep it.
 NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
 	nexttoken/engine/session nexttoken/engine/sampler/compare \
 	nexttoken/engine/sampler/llamacpp nexttoken/engine/sampler/hf \
-	github.com/maxence-charriere/go-app/v10/...
+	github.com/maxence-charriere/go-app/v10/... \
+	fmt reflect log html math/big encoding/... regexp/... text/... database/...
 web/app.wasm: $(WASM_SOURCES)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') -o $@ ./wasm
 	gzip -9 -k -f $@
