@@ -276,7 +276,7 @@ func loadPage(tab context.Context, url string) (pageLoad, error) {
 	if err != nil {
 		return pageLoad{}, err
 	}
-	defer chromedp.Call(tab, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script.Identifier})
+	defer chromedp.Call(tab, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams(script))
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		return pageLoad{}, err
 	}

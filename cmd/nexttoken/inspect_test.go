@@ -16,10 +16,8 @@ const (
 	tok512File      = "../../web/models/tok512.bin"
 )
 
-// writeGGUF converts stories260K to a GGUF file in a temporary folder, as
-// llama.cpp's convert-llama2c-to-ggml would, after edit changes its metadata
-// or tensor types (nil leaves them; a tensor of a new type is zeros).
-func writeGGUF(t *testing.T, typ gguf.Type, edit func(*gguf.File)) string {
+// readStories260K reads the stories260K checkpoint and its tokenizer.
+func readStories260K(t *testing.T) (*checkpoint.Model, *tokenizer.Vocab) {
 	t.Helper()
 	m, err := checkpoint.ReadFile(stories260KFile)
 	if err != nil {
@@ -33,6 +31,15 @@ func writeGGUF(t *testing.T, typ gguf.Type, edit func(*gguf.File)) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, v
+}
+
+// writeGGUF converts stories260K to a GGUF file in a temporary folder, as
+// llama.cpp's convert-llama2c-to-ggml would, after edit changes its metadata
+// or tensor types (nil leaves them; a tensor of a new type is zeros).
+func writeGGUF(t *testing.T, typ gguf.Type, edit func(*gguf.File)) string {
+	t.Helper()
+	m, v := readStories260K(t)
 	path := filepath.Join(t.TempDir(), "stories260K.gguf")
 	fd, err := os.Create(path)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +14,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
-	"nexttoken/engine/tokenizer"
 )
 
 // Browser tests of the page's interaction rules (package play's doc), one
@@ -188,19 +185,8 @@ func TestAllMaskedKeepsLogits(t *testing.T) {
 // TestNaNModel opens a model whose weights hold a NaN: the page says so,
 // naming the model, and keeps the session it had.
 func TestNaNModel(t *testing.T) {
-	m, err := checkpoint.ReadFile(stories260KFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, v := readStories260K(t)
 	m.Weights.TokenEmbedding[5*m.Config.Dim] = float32(math.NaN()) // a row of the shared classifier: token 5's logit
-	data, err := os.ReadFile(tok512File)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := tokenizer.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var file bytes.Buffer
 	if err := gguf.WriteLlama2c(&file, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
 		t.Fatal(err)

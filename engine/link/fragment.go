@@ -80,38 +80,12 @@ const (
 )
 
 // Encode writes s as a fragment, without the '#'. It first puts s in the
-// form Decode returns: the model and mode spelled as Parse spells them
-// (an empty Mode is chain), no prompt in a logits session and the
-// vocabulary 0, 1, 2, … when it has none, nil for empty slices. Then s
+// form Decode returns (Canonical, and nil for no page records). Then s
 // must pass Decode's checks, so that every fragment Encode writes opens
 // and Decode gives s back.
 func Encode(s State) (string, error) {
-	spec := &s.Spec
-	spec.Sampler.Mode = chainIfEmpty(spec.Sampler.Mode)
-	spec.Changes = nilIfEmpty(slices.Clone(spec.Changes)) // not the caller's, which the loop would change
-	for i := range spec.Changes {
-		c := &spec.Changes[i].Sampler
-		c.Mode = chainIfEmpty(c.Mode)
-	}
-	if spec.Model == session.LogitsModel {
-		spec.Prompt = ""
-		if spec.Vocab == nil {
-			spec.Vocab = indexVocab(len(spec.Logits))
-		}
-	}
-	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
-	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	s.Spec = Canonical(s.Spec)
 	s.Page.Records = nilIfEmpty(s.Page.Records)
-	spec.Branches = nilIfEmpty(slices.Clone(spec.Branches))
-	for i := range spec.Branches {
-		b := &spec.Branches[i]
-		b.Forced, b.Edits = nilIfEmpty(b.Forced), nilIfEmpty(b.Edits)
-		b.Changes = nilIfEmpty(slices.Clone(b.Changes))
-		for k := range b.Changes {
-			c := &b.Changes[k].Sampler
-			c.Mode = chainIfEmpty(c.Mode)
-		}
-	}
 	if err := check(&s); err != nil {
 		return "", fmt.Errorf("share link: %w", err)
 	}
@@ -131,6 +105,42 @@ func Encode(s State) (string, error) {
 		return "", fmt.Errorf("share link: %d characters, more than %d", len(f), MaxFragment)
 	}
 	return f, nil
+}
+
+// Canonical is spec in the form Decode returns: an empty Mode spelled
+// chain, no prompt in a logits session and the vocabulary 0, 1, 2, … when
+// it has none, nil for empty slices. Two specs of one session are equal
+// in this form (reflect.DeepEqual). spec's own slices are left as they
+// are.
+func Canonical(spec session.Spec) session.Spec {
+	spec.Sampler.Mode = chainIfEmpty(spec.Sampler.Mode)
+	spec.Changes = canonicalChanges(spec.Changes)
+	if spec.Model == session.LogitsModel {
+		spec.Prompt = ""
+		if spec.Vocab == nil {
+			spec.Vocab = indexVocab(len(spec.Logits))
+		}
+	}
+	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
+	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	spec.Branches = nilIfEmpty(slices.Clone(spec.Branches))
+	for i := range spec.Branches {
+		b := &spec.Branches[i]
+		b.Forced, b.Edits = nilIfEmpty(b.Forced), nilIfEmpty(b.Edits)
+		b.Changes = canonicalChanges(b.Changes)
+	}
+	return spec
+}
+
+// canonicalChanges are changes with every mode spelled, in memory of
+// their own; nil for none.
+func canonicalChanges(changes []session.Change) []session.Change {
+	changes = nilIfEmpty(slices.Clone(changes))
+	for i := range changes {
+		c := &changes[i].Sampler
+		c.Mode = chainIfEmpty(c.Mode)
+	}
+	return changes
 }
 
 // chainIfEmpty spells the default mode, "", as Decode returns it.

@@ -81,18 +81,15 @@
 // min_p 0.05, with mirostat and DRY off and their settings at llama.cpp's
 // defaults (in brackets above); ?sampler=hf is temperature 1, top_k 50,
 // top_p 1. The seed is never a runtime's: absent, it is the one the
-// settings had. (Before, such a query kept catalog.Default's greedy
-// settings; a share link's settings are what it holds, as ever.)
+// settings had; a share link's settings are what it holds.
 // sampler=chain or runc keeps the settings it is read over but for what
 // its mode cannot have. Mirostat or DRY switched on by the query takes
 // llama.cpp's defaults for its settings that are 0 and not given
 // (compare.StageDefaults); a share link's own stay as they are.
 // Numbers are what strconv.ParseFloat reads, except that NaN, Inf and values
-// beyond a float64 (1e999) are errors; whole numbers are decimal. The
-// ranges were wider before sampler.Params: any temperature, top_k and
-// repetition penalty, and seeds up to 2^64 − 1. The playground never wrote
-// values beyond today's, so only a hand-made link can hold one, and it now
-// fails with an error naming the parameter. 2^53 − 1 is the largest seed a
+// beyond a float64 (1e999) are errors; whole numbers are decimal. A value
+// outside its range (a hand-made link's: the playground writes none) fails
+// with an error naming the parameter. 2^53 − 1 is the largest seed a
 // float64, and so a JavaScript number, holds exactly.
 //
 // A model named opens as package catalog opens it: model=stories260K alone

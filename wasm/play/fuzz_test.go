@@ -149,7 +149,9 @@ func play(r *rig, b []byte, limit int) []string {
 }
 
 // sameSession reports whether two specs are the same session.
-func sameSession(a, b session.Spec) bool { return reflect.DeepEqual(normal(a), normal(b)) }
+func sameSession(a, b session.Spec) bool {
+	return reflect.DeepEqual(link.Canonical(a), link.Canonical(b))
+}
 
 // FuzzActions plays random sequences of the user's actions and checks the
 // rules that hold for any: Undo as many times as it can goes back to the

@@ -1,15 +1,13 @@
 package play
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
-	"nexttoken/engine/sampler"
+	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 	"nexttoken/engine/tokenizer"
 )
@@ -68,10 +66,9 @@ func (e *Local) run(r Request) (a Answer) {
 	if err != nil {
 		// An action may fail halfway (a fork whose step then cannot run):
 		// go back to exactly where it started.
+		// Should that fail too, the summary shows the session as it is.
 		if !reflect.DeepEqual(e.sess.Spec(), before) || len(e.sess.Trace().Steps) != steps {
-			if back := e.open(before); back.Err != nil {
-				return Answer{Err: err, Session: back.Session}
-			}
+			e.open(before)
 		}
 		return Answer{Err: err, Session: e.summary()}
 	}
@@ -247,48 +244,5 @@ func (m *Model) Matching(q string, limit int) []int {
 // steps, so that one is the other with steps added or undone.
 func sameHistory(a, b session.Spec) bool {
 	a.Steps, b.Steps = 0, 0
-	return reflect.DeepEqual(normal(a), normal(b))
-}
-
-// normal makes the empty lists of a spec nil and spells the chain's mode
-// one way, as DeepEqual needs.
-func normal(s session.Spec) session.Spec {
-	s.Sampler.Mode = cmp.Or(s.Sampler.Mode, sampler.Chain)
-	s.Changes = normalChanges(s.Changes)
-	if len(s.Forced) == 0 {
-		s.Forced = nil
-	}
-	if len(s.Edits) == 0 {
-		s.Edits = nil
-	}
-	if len(s.Vocab) == 0 {
-		s.Vocab, s.Logits = nil, nil
-	}
-	s.Branches = slices.Clone(s.Branches)
-	for i := range s.Branches {
-		b := &s.Branches[i]
-		b.Changes = normalChanges(b.Changes)
-		if len(b.Forced) == 0 {
-			b.Forced = nil
-		}
-		if len(b.Edits) == 0 {
-			b.Edits = nil
-		}
-	}
-	if len(s.Branches) == 0 {
-		s.Branches = nil
-	}
-	return s
-}
-
-func normalChanges(changes []session.Change) []session.Change {
-	if len(changes) == 0 {
-		return nil
-	}
-	changes = slices.Clone(changes)
-	for i := range changes {
-		c := &changes[i].Sampler
-		c.Mode = cmp.Or(c.Mode, sampler.Chain)
-	}
-	return changes
+	return reflect.DeepEqual(link.Canonical(a), link.Canonical(b))
 }

@@ -64,17 +64,29 @@ func (c *Controller) Snapshot() Snapshot {
 	}
 	s.Settings = c.Settings()
 	s.Used = c.sum.Spec.SamplerAt(c.shown)
-	for i := range c.sum.Steps() {
-		if c.sum.Spec.SamplerAt(i) != s.Settings {
-			s.Rerun = c.sum.Steps()
-			break
-		}
+	if tookOthers(c.sum.Spec, c.sum.Steps(), s.Settings) {
+		s.Rerun = c.sum.Steps()
 	}
 	if c.page.Recompute && c.rec.key.sum == c.sumRev && c.rec.key.step == c.detailStep() {
 		s.Recomputed, s.RecomputeErr = c.rec.r, c.rec.err
 	}
 	s.Times = c.rec.times
 	return s
+}
+
+// tookOthers reports whether any of the first n steps of spec was taken
+// with other settings than set. The settings change only where a change
+// applies, so those steps and the first are the ones to look at.
+func tookOthers(spec session.Spec, n int, set sampler.Settings) bool {
+	if n > 0 && spec.SamplerAt(0) != set {
+		return true
+	}
+	for _, ch := range spec.Changes {
+		if ch.Step < n && spec.SamplerAt(ch.Step) != set {
+			return true
+		}
+	}
+	return false
 }
 
 // FieldError is the message by field, or "".

@@ -79,3 +79,25 @@ func TestStoredName(t *testing.T) {
 		}
 	}
 }
+
+// TestTail checks the sampler card's end of the context: at most n runes,
+// marked when cut, multi-byte runes whole.
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"cat", 3, "cat"},
+		{"The cat", 3, "…cat"},
+		{"a→b→c", 3, "…b→c"},
+		{"ünïcödé", 7, "ünïcödé"},
+		{"ünïcödé", 2, "…dé"},
+		{"ab\xffc", 2, "…\xffc"},
+	} {
+		if got := tail(tc.s, tc.n); got != tc.want {
+			t.Errorf("tail(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

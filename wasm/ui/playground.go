@@ -157,7 +157,11 @@ func (p *Playground) Render() (page app.UI) {
 			)
 		}
 	}()
-	if p.ctl == nil || p.ctl.Snapshot().Session == nil {
+	var s play.Snapshot
+	if p.ctl != nil {
+		s = p.ctl.Snapshot()
+	}
+	if s.Session == nil {
 		// Prerendered by the server, or before the first session opens.
 		return app.Main().ID("playground").DataSet("ready", "false").Body(
 			&Header{Model: "toy", Prompt: "The cat"},
@@ -165,7 +169,6 @@ func (p *Playground) Render() (page app.UI) {
 			app.NoScript().Body(app.P().Class("notice").Text("nexttoken runs the model in your browser with WebAssembly: please turn JavaScript on.")),
 		)
 	}
-	s := p.ctl.Snapshot()
 	if s.Page.Embed {
 		return p.renderEmbed(s)
 	}

@@ -146,10 +146,7 @@ func (c *RecomputeCard) chart() app.UI {
 // unit wide and a multiply-add a unit high: a step adds a point to each
 // series.
 func (c *RecomputeCard) paint(s play.Snapshot) {
-	d := shownDetail(s)
-	if d == nil && s.Detail != nil {
-		d = s.Detail
-	}
+	d := s.Detail // an ended session's last step too, which its cache holds
 	if d == nil {
 		return
 	}

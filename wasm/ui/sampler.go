@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -103,13 +104,21 @@ func (c *SamplerCard) onClick(ctx app.Context, e app.Event) {
 	}
 }
 
-// tail is the end of s, at most n runes, marked when cut.
+// tail is the end of s, at most n runes, marked when cut: a walk back
+// from the end, not a copy of the whole text a step.
 func tail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	cut := len(s)
+	for range n {
+		if cut == 0 {
+			return s
+		}
+		_, size := utf8.DecodeLastRuneInString(s[:cut])
+		cut -= size
+	}
+	if cut == 0 {
 		return s
 	}
-	return "…" + string(r[len(r)-n:])
+	return "…" + s[cut:]
 }
 
 func (c *SamplerCard) settings() app.UI {
