@@ -36,10 +36,25 @@
 // # Bounds
 //
 // A file is untrusted input. Read checks every count, length and offset
-// against the bytes left in the file before it allocates anything, so a
-// hostile file of n bytes costs memory proportional to n, not to what its
-// header claims: each metadata value and tensor info takes at least a
-// known number of bytes, which bounds any count by the file's size.
+// against the bytes left in the file before it reads on, and grows what it
+// holds as entries are parsed, never up front from a count: a hostile file
+// costs memory in proportion to the bytes actually read, not to what its
+// header claims. Counts are also bounded by what a real file needs, so
+// that a file of zeros that claims the most entries its size allows is
+// refused at once, by its count:
+//
+//   - at most 65,536 metadata pairs (real files have a few dozen) and
+//     65,536 tensors (the largest models have a few thousand);
+//   - at most 4,194,304 array elements in all the file's metadata: a
+//     vocabulary of 262,144 tokens takes four arrays of that length (tokens,
+//     scores, types, merges), a quarter of it, and nothing else in a real
+//     file comes near. An array of empty strings costs 16 bytes of memory
+//     an element for 8 in the file, so this bounds such a flood to 64 MiB;
+//   - arrays nest one level: an array may hold arrays, of at most 65,536
+//     elements in all, but those hold no arrays. llama.cpp's gguf.cpp
+//     refuses every array of arrays; the specification allows them, and
+//     gguf-py writes a list of lists as one; no key of either nests deeper.
+//
 // Tensors are checked to lie inside the file without overlapping one another;
 // their data is read only on demand.
 package gguf
@@ -62,7 +77,12 @@ const (
 	maxKeyBytes  = 1<<16 - 1 // the specification's bound on a key
 	maxNameBytes = 64        // the specification's bound on a tensor name
 	maxDims      = 4         // ggml's GGML_MAX_DIMS
-	maxDepth     = 8         // arrays nested deeper are refused
+	// The bounds on counts that the package documentation explains.
+	maxMetadata      = 1 << 16
+	maxTensors       = 1 << 16
+	maxArrayElements = 1 << 22 // in all the file's arrays
+	maxInnerArrays   = 1 << 16 // arrays inside arrays, in all the file
+	maxDepth         = 2       // an array inside an array inside an array is refused
 	// DefaultAlignment is the alignment of a file without general.alignment.
 	DefaultAlignment = 32
 )
@@ -143,7 +163,8 @@ const Magic = "GGUF"
 // metadata and tensor infos, checked against each other and the size. It
 // reads no tensor data; TensorData and Model read it from r later.
 func Read(r io.ReaderAt, size int64) (*File, error) {
-	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
+	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size,
+		elements: maxArrayElements, innerArrays: maxInnerArrays}
 	f, err := d.file()
 	if err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
@@ -158,17 +179,24 @@ type decoder struct {
 	off  int64 // bytes read so far
 	size int64
 	buf  [8]byte
+	// What is left of the bounds on array elements and inner arrays.
+	elements, innerArrays int
 }
 
 func (d *decoder) left() int64 { return d.size - d.off }
 
 // bytes reads n bytes into d.buf; n ≤ 8.
 func (d *decoder) bytes(n int, what string) ([]byte, error) {
+	return d.namedBytes(n, func() string { return what })
+}
+
+// namedBytes is bytes for a part whose name is formatted only for an error.
+func (d *decoder) namedBytes(n int, what func() string) ([]byte, error) {
 	if int64(n) > d.left() {
-		return nil, fmt.Errorf("file ends at byte %d inside %s", d.size, what)
+		return nil, fmt.Errorf("file ends at byte %d inside %s", d.size, what())
 	}
 	if _, err := io.ReadFull(d.r, d.buf[:n]); err != nil {
-		return nil, fmt.Errorf("reading %s at byte %d: %w", what, d.off, err)
+		return nil, fmt.Errorf("reading %s at byte %d: %w", what(), d.off, err)
 	}
 	d.off += int64(n)
 	return d.buf[:n], nil
@@ -191,8 +219,9 @@ func (d *decoder) u64(what string) (uint64, error) {
 }
 
 // count reads a uint64 count of items of at least min bytes each and checks
-// that so many fit in the rest of the file.
-func (d *decoder) count(what string, min int64) (int, error) {
+// that so many fit in the rest of the file, and that there are at most most
+// of them, the bound that limit describes.
+func (d *decoder) count(what string, min int64, most int, limit func() string) (int, error) {
 	n, err := d.u64(what)
 	if err != nil {
 		return 0, err
@@ -200,27 +229,53 @@ func (d *decoder) count(what string, min int64) (int, error) {
 	if n > uint64(d.left()/min) {
 		return 0, fmt.Errorf("%s is %d, but the %d bytes left hold at most %d (%d bytes each)", what, n, d.left(), d.left()/min, min)
 	}
+	if n > uint64(most) {
+		return 0, fmt.Errorf("%s is %d, more than %s", what, n, limit())
+	}
 	return int(n), nil
+}
+
+// firstCap is the most room a slice is given before its entries are read:
+// past it, a slice grows as they are.
+const firstCap = 1024
+
+// room returns s with room for one more of the n entries it will hold once
+// all are read: its capacity doubles each time it fills (append's growth of
+// a quarter would allocate five times the final size in all, not two).
+func room[T any](s []T, n int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, min(max(len(s), firstCap), n-len(s)))
 }
 
 // str reads a string of at most max bytes.
 func (d *decoder) str(what string, max int64) (string, error) {
-	n, err := d.u64(what + "'s length")
+	return d.namedStr(func() string { return what }, max)
+}
+
+// namedStr is str for a string whose name is formatted only for an error.
+func (d *decoder) namedStr(what func() string, max int64) (string, error) {
+	b, err := d.namedBytes(8, func() string { return what() + "'s length" })
 	if err != nil {
 		return "", err
 	}
+	n := binary.LittleEndian.Uint64(b)
 	if n > uint64(max) {
-		return "", fmt.Errorf("%s is %d bytes long, more than the %d allowed", what, n, max)
+		return "", fmt.Errorf("%s is %d bytes long, more than the %d allowed", what(), n, max)
 	}
 	if n > uint64(d.left()) {
-		return "", fmt.Errorf("%s is %d bytes long, but only %d bytes are left", what, n, d.left())
+		return "", fmt.Errorf("%s is %d bytes long, but only %d bytes are left", what(), n, d.left())
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(d.r, b); err != nil {
-		return "", fmt.Errorf("reading %s at byte %d: %w", what, d.off, err)
+	if n == 0 {
+		return "", nil
+	}
+	s := make([]byte, n)
+	if _, err := io.ReadFull(d.r, s); err != nil {
+		return "", fmt.Errorf("reading %s at byte %d: %w", what(), d.off, err)
 	}
 	d.off += int64(n)
-	return string(b), nil
+	return string(s), nil
 }
 
 func (d *decoder) file() (*File, error) {
@@ -247,18 +302,22 @@ func (d *decoder) file() (*File, error) {
 	}
 	// A tensor info takes at least 8+4+8+4+8 bytes (empty name, one dim), a
 	// key/value at least 8+4+1.
-	nTensors, err := d.count("the tensor count", 32)
+	nTensors, err := d.count("the tensor count", 32, maxTensors, func() string {
+		return "the 65536 tensors a file may have (the largest models have a few thousand)"
+	})
 	if err != nil {
 		return nil, err
 	}
-	nKV, err := d.count("the metadata count", 13)
+	nKV, err := d.count("the metadata count", 13, maxMetadata, func() string {
+		return "the 65536 keys a file may have (real files have a few dozen)"
+	})
 	if err != nil {
 		return nil, err
 	}
-	f.Metadata = make(Metadata, 0, nKV)
-	seen := make(map[string]bool, nKV)
+	var md Metadata
+	seen := make(map[string]bool)
 	for i := range nKV {
-		key, err := d.str(fmt.Sprintf("metadata key %d", i), maxKeyBytes)
+		key, err := d.namedStr(func() string { return fmt.Sprintf("metadata key %d", i) }, maxKeyBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -274,8 +333,9 @@ func (d *decoder) file() (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.Metadata = append(f.Metadata, KV{key, v})
+		md = append(room(md, nKV), KV{key, v})
 	}
+	f.Metadata = md
 	if v, ok := f.Metadata.Lookup("general.alignment"); ok {
 		a, ok := v.raw.(uint32)
 		if !ok || a == 0 || a&(a-1) != 0 {
@@ -294,12 +354,13 @@ func (d *decoder) file() (*File, error) {
 func alignUp(off, a int64) int64 { return (off + a - 1) / a * a }
 
 func (d *decoder) tensorInfos(n int, alignment int64) ([]TensorInfo, error) {
-	ts := make([]TensorInfo, n)
-	names := make(map[string]bool, n)
-	for i := range ts {
+	var ts []TensorInfo
+	names := make(map[string]bool)
+	for i := range n {
+		ts = append(room(ts, n), TensorInfo{})
 		t := &ts[i]
 		var err error
-		if t.Name, err = d.str(fmt.Sprintf("the name of tensor %d", i), maxNameBytes); err != nil {
+		if t.Name, err = d.namedStr(func() string { return fmt.Sprintf("the name of tensor %d", i) }, maxNameBytes); err != nil {
 			return nil, err
 		}
 		if names[t.Name] {

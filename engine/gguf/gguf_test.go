@@ -3,6 +3,7 @@ package gguf
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -183,7 +184,10 @@ func TestReadRefuses(t *testing.T) {
 		{"array length", header(0, 1).str("k").u32(uint32(ValueArray)).u32(uint32(ValueUint32)).u64(huge), "the length of k is 4611686018427387904, but the 0 bytes left hold at most 0 (4 bytes each)"},
 		{"array of strings", header(0, 1).str("k").u32(uint32(ValueArray)).u32(uint32(ValueString)).u64(1 << 40).pad(64), "(8 bytes each)"},
 		{"array type", header(0, 1).str("k").u32(uint32(ValueArray)).u32(99).u64(1), "k: unknown array element type 99"},
-		{"nested", nested(20), "arrays nested more than 8 deep"},
+		{"nested", nested(20), "k[0][0]: an array inside an array inside an array; arrays nest one level at most"},
+		{"nested twice", nested(2), "k[0][0]: an array inside an array inside an array"},
+		{"inner arrays", header(0, 1).str("k").u32(uint32(ValueArray)).u32(uint32(ValueArray)).u64(maxInnerArrays + 1).pad(12 * (maxInnerArrays + 1)),
+			"the length of k is 65537, more than the 65536 arrays left of the 65536 that may lie inside arrays in all"},
 		{"bool", header(0, 1).str("k").u32(uint32(ValueBool)).pad(0).u32(2), "k: bool byte is 2, want 0 or 1"},
 		{"duplicate key", header(0, 2).str("k").u32(uint32(ValueUint8)).pad(1).str("k").u32(uint32(ValueUint8)).pad(1), `metadata key "k" appears twice`},
 		{"alignment type", header(0, 1).str("general.alignment").u32(uint32(ValueUint64)).u64(32), "general.alignment is 32, want a uint32 power of two"},
@@ -220,6 +224,101 @@ func TestReadRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadRefusesSparse reads files of zeros after a header that claims
+// the most entries the file's size allows, as a sparse file of 64 MiB,
+// 1 GiB or 2 GiB would: each is refused by the count it claims, having
+// allocated no more than a few buffers, whatever its size.
+func TestReadRefusesSparse(t *testing.T) {
+	for _, size := range []int64{64 << 20, 1 << 30, 2 << 30} {
+		array := func(elem ValueType, n uint64) le {
+			return header(0, 1).str("k").u32(uint32(ValueArray)).u32(uint32(elem)).u64(n)
+		}
+		afterArray := uint64(size - int64(len(array(0, 0))))
+		for _, tc := range []struct {
+			name    string
+			head    le
+			claimed uint64
+			want    string
+		}{
+			{"metadata count", header(0, uint64(size-24)/13), uint64(size-24) / 13, "the metadata count is %d, more than the 65536 keys a file may have"},
+			{"tensor count", header(uint64(size-24)/32, 0), uint64(size-24) / 32, "the tensor count is %d, more than the 65536 tensors a file may have"},
+			{"empty strings", array(ValueString, afterArray/8), afterArray / 8,
+				"the length of k is %d, more than the 4194304 elements left of the 4194304 that a file's arrays may hold in all"},
+			{"empty arrays", array(ValueArray, afterArray/12), afterArray / 12, "the length of k is %d, more than the 4194304 elements left"},
+			{"bytes", array(ValueUint8, afterArray), afterArray, "the length of k is %d, more than the 4194304 elements left"},
+		} {
+			t.Run(fmt.Sprintf("%s/%dMiB", tc.name, size>>20), func(t *testing.T) {
+				want := fmt.Sprintf(tc.want, tc.claimed)
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				_, err := Read(zerosAfter(tc.head), size)
+				runtime.ReadMemStats(&after)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want one containing %q", err, want)
+				}
+				if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+					t.Errorf("reading a %d-byte file allocated %d bytes", size, n)
+				}
+			})
+		}
+	}
+}
+
+// TestReadGrowsAsItReads reads files of zeros whose counts are within the
+// bounds but far beyond what the zeros hold: each fails at the first bad
+// entry, having allocated for the entries read, not for those claimed.
+func TestReadGrowsAsItReads(t *testing.T) {
+	const size = 1 << 30
+	for _, tc := range []struct {
+		name string
+		head le
+		want string
+	}{
+		{"metadata", header(0, maxMetadata), `metadata key "" appears twice`},
+		{"tensors", header(maxTensors, 0), "tensor  has 0 dimensions"},
+		{"strings", header(0, 3).str("k").u32(uint32(ValueArray)).u32(uint32(ValueString)).u64(maxArrayElements), `metadata key "" appears twice`},
+		{"arrays", header(0, 3).str("k").u32(uint32(ValueArray)).u32(uint32(ValueArray)).u64(maxInnerArrays), `metadata key "" appears twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Read(zerosAfter(tc.head), size)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+			// The strings' slice holds 4,194,304 of 16 bytes, 64 MiB, grown
+			// in steps as they are read; the rest is the buffer.
+			if n, most := after.TotalAlloc-before.TotalAlloc, uint64(1<<20+3*16*maxArrayElements); n > most {
+				t.Errorf("allocated %d bytes, more than %d", n, most)
+			}
+		})
+	}
+}
+
+// TestReadArrayBound reads a file whose arrays hold one element more than
+// the bound, in two arrays: the second is refused by its length.
+func TestReadArrayBound(t *testing.T) {
+	data := header(0, 2).str("a").u32(uint32(ValueArray)).u32(uint32(ValueUint8)).u64(maxArrayElements - 2).pad(maxArrayElements - 2).
+		str("b").u32(uint32(ValueArray)).u32(uint32(ValueUint8)).u64(3).pad(3)
+	_, err := Read(bytes.NewReader(data), int64(len(data)))
+	want := "the length of b is 3, more than the 2 elements left of the 4194304 that a file's arrays may hold in all"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+}
+
+// zerosAfter is a file that starts with head and holds zeros after it.
+type zerosAfter []byte
+
+func (z zerosAfter) ReadAt(b []byte, off int64) (int, error) {
+	clear(b)
+	if off < int64(len(z)) {
+		copy(b, z[off:])
+	}
+	return len(b), nil
 }
 
 // nested is a file whose one value is depth arrays, each inside the last.
@@ -275,6 +374,12 @@ func TestTypes(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add(sample(f))
 	f.Add([]byte(nested(3)))
+	// Headers that claim the most entries 4 KiB of zeros allow, and
+	// floods of empty strings and arrays.
+	f.Add([]byte(header(0, 4096/13).pad(4096)))
+	f.Add([]byte(header(4096/32, 0).pad(4096)))
+	f.Add([]byte(header(0, 2).str("k").u32(uint32(ValueArray)).u32(uint32(ValueString)).u64(4096 / 8).pad(4096)))
+	f.Add([]byte(header(0, 2).str("k").u32(uint32(ValueArray)).u32(uint32(ValueArray)).u64(4096 / 12).pad(4096)))
 	// Seeds are kept small, for the fuzzer mutates and minimizes them: the
 	// toy model (d = 4) in the llama layout, and tok512's vocabulary alone.
 	toy, err := checkpoint.ReadFile("../../web/models/toy.bin")

@@ -289,7 +289,7 @@ func (d *decoder) value(t ValueType, key string, depth int) (Value, error) {
 // array reads an array value for key.
 func (d *decoder) array(key string, depth int) (Array, error) {
 	if depth == maxDepth {
-		return Array{}, fmt.Errorf("%s: arrays nested more than %d deep", key, maxDepth)
+		return Array{}, fmt.Errorf("%s: an array inside an array inside an array; arrays nest one level at most", key)
 	}
 	et, err := d.u32("the element type of " + key)
 	if err != nil {
@@ -300,25 +300,36 @@ func (d *decoder) array(key string, depth int) (Array, error) {
 	if size == 0 {
 		return Array{}, fmt.Errorf("%s: unknown array element type %d", key, et)
 	}
-	n, err := d.count("the length of "+key, size)
+	n, err := d.count("the length of "+key, size, d.elements, func() string {
+		return fmt.Sprintf("the %d elements left of the %d that a file's arrays may hold in all (a vocabulary of 262144 tokens takes a quarter of them)", d.elements, maxArrayElements)
+	})
 	if err != nil {
 		return Array{}, err
 	}
+	d.elements -= n
 	switch elem {
 	case ValueString:
-		s := make([]string, n)
-		for i := range s {
-			if s[i], err = d.str(fmt.Sprintf("%s[%d]", key, i), d.left()); err != nil {
+		var s []string
+		for i := range n {
+			v, err := d.namedStr(func() string { return fmt.Sprintf("%s[%d]", key, i) }, d.left())
+			if err != nil {
 				return Array{}, err
 			}
+			s = append(room(s, n), v)
 		}
 		return Array{elem, s}, nil
 	case ValueArray:
-		s := make([]Array, n)
-		for i := range s {
-			if s[i], err = d.array(fmt.Sprintf("%s[%d]", key, i), depth+1); err != nil {
+		if n > d.innerArrays {
+			return Array{}, fmt.Errorf("the length of %s is %d, more than the %d arrays left of the %d that may lie inside arrays in all", key, n, d.innerArrays, maxInnerArrays)
+		}
+		d.innerArrays -= n
+		var s []Array
+		for i := range n {
+			a, err := d.array(fmt.Sprintf("%s[%d]", key, i), depth+1)
+			if err != nil {
 				return Array{}, err
 			}
+			s = append(room(s, n), a)
 		}
 		return Array{elem, s}, nil
 	}
@@ -369,14 +380,14 @@ func (d *decoder) scalars(t ValueType, n int, key string) (Array, error) {
 // fill reads n values of type t, decoding each with dec. The caller has
 // checked that n values fit in the file.
 func fill[T any](d *decoder, t ValueType, n int, key string, dec func([]byte) T) (Array, error) {
-	s := make([]T, n)
+	s := make([]T, 0, min(n, firstCap)) // not nil, for an empty array
 	size := int(t.minBytes())
-	for i := range s {
-		b, err := d.bytes(size, "the value of "+key)
+	for range n {
+		b, err := d.namedBytes(size, func() string { return "the value of " + key })
 		if err != nil {
 			return Array{}, err
 		}
-		s[i] = dec(b)
+		s = append(room(s, n), dec(b))
 	}
 	return Array{t, s}, nil
 }
