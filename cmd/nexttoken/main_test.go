@@ -252,7 +252,10 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"stray"}, `unexpected argument "stray"`},
 		{[]string{"--model=../../web/models/tok512.bin", "--tokenizer=../../web/models/tok512.bin"}, "checkpoint"},
 		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=../../web/models/toy-tokenizer.bin"}, "6 tokens"},
-		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=/dev/zero"}, "tokenizer /dev/zero: /dev/zero is not a regular file"},
+		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=/dev/zero"}, "tokenizer /dev/zero: /dev/zero is a device, not a regular file"},
+		{[]string{"--tokenizer=../../web/models/tok512.bin"}, "--tokenizer goes with a model file given to --model (a llama2.c checkpoint, or a GGUF file whose own tokenizer it replaces), not with the embedded model toy, which has its own"},
+		{[]string{"--model=missing.bin", "--tokenizer=../../web/models/tok512.bin"}, "--model: stat missing.bin: no such file or directory"},
+		{[]string{"--model=missing"}, `no model called "missing"`},
 		{[]string{"--model=../../web/models/stories260K.bin", "--tokenizer=/nonexistent"}, "tokenizer /nonexistent: stat /nonexistent"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/regularfile"
 	"nexttoken/engine/tokenizer"
 )
 
@@ -69,7 +70,11 @@ func tokenize(args []string, stdin io.Reader, stdout io.Writer) error {
 // loadTokenizer reads the tokenizer of a GGUF file's metadata, or of a
 // llama2.c tokenizer file.
 func loadTokenizer(path string) (tokenizer.Tokenizer, error) {
-	if isGGUF(path) {
+	gg, err := isGGUF(path)
+	if err != nil {
+		return nil, err
+	}
+	if gg {
 		f, closer, err := gguf.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -81,7 +86,7 @@ func loadTokenizer(path string) (tokenizer.Tokenizer, error) {
 		}
 		return tok, nil
 	}
-	data, err := readSmallFile(path, maxTokenizerFile)
+	data, err := regularfile.ReadAll(path, maxTokenizerFile)
 	if err != nil {
 		return nil, err
 	}

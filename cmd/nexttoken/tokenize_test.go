@@ -72,7 +72,7 @@ func TestTokenizeErrors(t *testing.T) {
 		{"argument", []string{"--tokenizer=" + tok512File, "hello"}, `tokenize: unexpected argument "hello" (the text comes from standard input)`},
 		{"flag", []string{"--vocab=x"}, "tokenize: flag provided but not defined: -vocab"},
 		{"missing file", []string{"--tokenizer=nonexistent.bin"}, "tokenize: stat nonexistent.bin: no such file or directory"},
-		{"not a regular file", []string{"--tokenizer=/dev/zero"}, "tokenize: /dev/zero is not a regular file"},
+		{"not a regular file", []string{"--tokenizer=/dev/zero"}, "tokenize: /dev/zero is a device, not a regular file"},
 		{"not a tokenizer", []string{"--tokenizer=" + stories260KFile}, "tokenize: " + stories260KFile + ": tokenizer:"},
 		{"unsupported model", []string{"--tokenizer=" + bert}, `tokenizer.ggml.model "bert" (WordPiece) is not supported yet`},
 		{"a GGUF with weights works", []string{"--tokenizer=" + weights}, ""},

@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/regularfile"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
@@ -95,7 +96,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 		if f.promptSet {
 			return nil, errors.New("--prompt and --prompt-file: give one")
 		}
-		text, err := readSmallFile(f.promptFile, maxPromptFile)
+		text, err := regularfile.ReadAll(f.promptFile, maxPromptFile)
 		if err != nil {
 			return nil, fmt.Errorf("--prompt-file: %w", err)
 		}
@@ -274,17 +275,27 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	if f.vocab != "" {
 		return spec, nil, errors.New("--vocab needs --logits")
 	}
-	if _, embedded := catalog.Lookup(f.model); !embedded && isGGUF(f.model) {
-		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil
-	}
-	if _, embedded := catalog.Lookup(f.model); !embedded && f.tokenizer == "" && isFile(f.model) {
-		return spec, nil, fmt.Errorf("--model=%s is a file, not a GGUF one: a llama2.c checkpoint needs its tokenizer, --tokenizer=FILE (such as tokenizer.bin)", f.model)
-	}
-	if f.tokenizer == "" {
-		if m, ok := catalog.Lookup(f.model); ok && m.Name == f.model && !f.promptSet {
+	m, embedded := catalog.Lookup(f.model)
+	if embedded {
+		if f.tokenizer != "" {
+			return spec, nil, fmt.Errorf("--tokenizer goes with a model file given to --model (a llama2.c checkpoint, or a GGUF file whose own tokenizer it replaces), not with the embedded model %s, which has its own", m.Name)
+		}
+		if m.Name == f.model && !f.promptSet {
 			spec.Prompt = m.Prompt
 		}
 		return spec, models.Load, nil
+	}
+	// A name that is no embedded model is a file's.
+	gg, err := isGGUF(f.model)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && f.tokenizer == "":
+		return spec, models.Load, nil // which says which models there are
+	case err != nil:
+		return spec, nil, fmt.Errorf("--model: %w", err)
+	case gg:
+		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil
+	case f.tokenizer == "":
+		return spec, nil, fmt.Errorf("--model=%s is a file, not a GGUF one: a llama2.c checkpoint needs its tokenizer, --tokenizer=FILE (such as tokenizer.bin)", f.model)
 	}
 	return spec, func(name string) (*session.Model, error) { return loadFiles(name, f.tokenizer) }, nil
 }
@@ -298,29 +309,24 @@ func loadFiles(checkpointPath, tokenizerPath string) (*session.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", checkpointPath, err)
 	}
-	data, err := readSmallFile(tokenizerPath, maxTokenizerFile)
+	data, err := regularfile.ReadAll(tokenizerPath, maxTokenizerFile)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", tokenizerPath, err)
 	}
 	return session.NewModel(checkpointPath, ckpt, data)
 }
 
-// isGGUF reports whether path is a file that starts with GGUF's magic.
-func isGGUF(path string) bool {
-	fd, err := os.Open(path)
+// isGGUF reports whether path is a regular file that starts with GGUF's
+// magic; it fails for a path that names no regular file.
+func isGGUF(path string) (bool, error) {
+	fd, _, err := regularfile.Open(path)
 	if err != nil {
-		return false
+		return false, err
 	}
 	defer fd.Close()
 	magic := make([]byte, len(gguf.Magic))
 	_, err = io.ReadFull(fd, magic)
-	return err == nil && string(magic) == gguf.Magic
-}
-
-// isFile reports whether path names a regular file.
-func isFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
+	return err == nil && string(magic) == gguf.Magic, nil
 }
 
 // loadGGUF reads the llama model of a GGUF file, decoding its weights
@@ -337,7 +343,7 @@ func loadGGUF(path, tokenizerPath string) (*session.Model, error) {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	if tokenizerPath != "" {
-		data, err := readSmallFile(tokenizerPath, maxTokenizerFile)
+		data, err := regularfile.ReadAll(tokenizerPath, maxTokenizerFile)
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer %s: %w", tokenizerPath, err)
 		}
@@ -361,28 +367,14 @@ func defaultPrompts() string {
 	return strings.Join(p, ", ")
 }
 
-// Files read whole are bounded before they are read: a prompt far longer
-// than any context, a tokenizer as tokenizer.Read bounds it.
+// Files read whole are bounded before they are read (regularfile.ReadAll),
+// so that /dev/zero or a mistyped path to a disk image is not read until
+// memory runs out: a prompt far longer than any context, a tokenizer as
+// tokenizer.Read bounds it.
 const (
 	maxPromptFile    = 16 << 20
 	maxTokenizerFile = tokenizer.MaxFile
 )
-
-// readSmallFile reads a file whole, once it is known to be a regular file
-// of at most limit bytes: /dev/zero or a mistyped path to a disk image must
-// not be read until memory runs out.
-func readSmallFile(name string, limit int64) ([]byte, error) {
-	info, err := os.Stat(name)
-	switch {
-	case err != nil:
-		return nil, err
-	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	case info.Size() > limit:
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d it may have", name, info.Size(), limit)
-	}
-	return os.ReadFile(name)
-}
 
 // maxTop bounds --top: more candidates than anyone reads per step.
 const maxTop = 1000

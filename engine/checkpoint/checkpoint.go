@@ -36,9 +36,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"nexttoken/engine/quant"
+	"nexttoken/engine/regularfile"
 )
 
 // Config holds the hyper-parameters of a Llama-2 style transformer.
@@ -262,18 +262,11 @@ func Read(data []byte) (*Model, error) {
 // weights, as float32 values, and never the file's bytes: at its peak it
 // uses the size of the file and a small buffer.
 func ReadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, info, err := regularfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("checkpoint: %s is not a regular file", path)
-	}
 	return ReadFrom(f, info.Size())
 }
 

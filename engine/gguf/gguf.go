@@ -68,8 +68,9 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"slices"
+
+	"nexttoken/engine/regularfile"
 )
 
 // Limits beyond the format's own. They are far above what real files hold.
@@ -134,21 +135,14 @@ func (f *File) TensorData(t *TensorInfo) ([]byte, error) {
 	return b, nil
 }
 
-// Open reads the header of the GGUF file at path. The file stays open for
-// reading tensors until Close.
+// Open reads the header of the GGUF file at path, a regular file (package
+// regularfile). The file stays open for reading tensors until Close.
 func Open(path string) (*File, io.Closer, error) {
-	fd, err := os.Open(path)
+	fd, info, err := regularfile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := fd.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("gguf: %s is not a regular file", path)
-	}
-	var f *File
-	if err == nil {
-		f, err = Read(fd, info.Size())
-	}
+	f, err := Read(fd, info.Size())
 	if err != nil {
 		fd.Close()
 		return nil, nil, err

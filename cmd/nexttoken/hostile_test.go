@@ -1,0 +1,101 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// sparseGGUF writes a GGUF file of size bytes, sparse, so that it costs no
+// disk: head, then zeros.
+func sparseGGUF(t *testing.T, name string, size int64, head []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, head, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ggufHead is the start of a GGUF file: the magic, version 3, the counts,
+// then more.
+func ggufHead(tensors, kvs uint64, more ...[]byte) []byte {
+	b := binary.LittleEndian.AppendUint32([]byte("GGUF"), 3)
+	b = binary.LittleEndian.AppendUint64(b, tensors)
+	b = binary.LittleEndian.AppendUint64(b, kvs)
+	for _, m := range more {
+		b = append(b, m...)
+	}
+	return b
+}
+
+// arrayHead is a GGUF file's start whose one value, k, is an array of n
+// elements of type elem.
+func arrayHead(elem uint32, n uint64) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, 1)
+	b = append(b, 'k')
+	b = binary.LittleEndian.AppendUint32(b, 9) // an array
+	b = binary.LittleEndian.AppendUint32(b, elem)
+	b = binary.LittleEndian.AppendUint64(b, n)
+	return ggufHead(0, 1, b)
+}
+
+// TestHostileFiles gives inspect, trace and tokenize what is not a model
+// file: a directory, a named pipe with no writer (which must not block), a
+// device, and sparse GGUF files of 1 and 2 GiB whose headers claim the most
+// entries their size allows. Each is refused in one line naming the
+// problem, the count for a sparse file.
+func TestHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "model.gguf")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type file struct{ path, want string }
+	files := []file{
+		{dir, dir + " is a directory, not a regular file"},
+		{fifo, fifo + " is a named pipe (FIFO), not a regular file"},
+		{"/dev/zero", "/dev/zero is a device, not a regular file"},
+	}
+	const stringType, arrayType = 8, 9
+	for _, size := range []int64{1 << 30, 2 << 30} {
+		n := (size - 24) / 13
+		files = append(files, file{sparseGGUF(t, fmt.Sprintf("kv%d.gguf", size), size, ggufHead(0, uint64(n))),
+			fmt.Sprintf("the metadata count is %d, more than the 65536 keys a file may have", n)})
+		n = (size - 24) / 32
+		files = append(files, file{sparseGGUF(t, fmt.Sprintf("tensors%d.gguf", size), size, ggufHead(uint64(n), 0)),
+			fmt.Sprintf("the tensor count is %d, more than the 65536 tensors a file may have", n)})
+		n = (size - 49) / 8
+		files = append(files, file{sparseGGUF(t, fmt.Sprintf("strings%d.gguf", size), size, arrayHead(stringType, uint64(n))),
+			fmt.Sprintf("the length of k is %d, more than the 4194304 elements left", n)})
+		n = (size - 49) / 12
+		files = append(files, file{sparseGGUF(t, fmt.Sprintf("arrays%d.gguf", size), size, arrayHead(arrayType, uint64(n))),
+			fmt.Sprintf("the length of k is %d, more than the 4194304 elements left", n)})
+	}
+	for _, f := range files {
+		for _, args := range [][]string{
+			{"inspect", f.path},
+			{"trace", "--model=" + f.path},
+			{"tokenize", "--tokenizer=" + f.path},
+		} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				failsInOneLine(t, args, f.want)
+			})
+		}
+	}
+	t.Run("trace --tokenizer=FIFO", func(t *testing.T) {
+		failsInOneLine(t, []string{"trace", "--model=" + stories260KFile, "--tokenizer=" + fifo}, "tokenizer "+fifo+": "+fifo+" is a named pipe (FIFO)")
+	})
+	t.Run("trace --prompt-file=FIFO", func(t *testing.T) {
+		failsInOneLine(t, []string{"trace", "--prompt-file=" + fifo}, fifo+" is a named pipe (FIFO)")
+	})
+}
