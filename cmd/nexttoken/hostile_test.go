@@ -99,3 +99,34 @@ func TestHostileFiles(t *testing.T) {
 		failsInOneLine(t, []string{"trace", "--prompt-file=" + fifo}, fifo+" is a named pipe (FIFO)")
 	})
 }
+
+// TestWebFolderPipe puts a named pipe with no writer in the web folder:
+// serve and export refuse to start, naming it, rather than block reading
+// it; one made once the server runs is not there, rather than a request
+// that never ends.
+func TestWebFolderPipe(t *testing.T) {
+	dir := testWebDir(t)
+	fifo := filepath.Join(dir, "models", "pipe.bin")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := fifo + " is a named pipe (FIFO), not a regular file: the web folder holds only files and folders (remove it)"
+	if _, err := newServer(dir); err == nil || err.Error() != want {
+		t.Errorf("serve: error %v, want %q", err, want)
+	}
+	failsInOneLine(t, []string{"export", "--web=" + dir, filepath.Join(t.TempDir(), "site")}, want)
+
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	h, err := newServer(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := get(h, "/web/models/pipe.bin", "").StatusCode; code != 404 {
+		t.Errorf("a named pipe made after the start: status %d, want 404", code)
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken"
+	"nexttoken/engine/regularfile"
 	"nexttoken/wasm/ui"
 )
 
@@ -308,18 +309,23 @@ func newApp(dir string) (h *app.Handler, root *os.Root, err error) {
 // worker, which serves them from its cache, fetches them again whenever one
 // changes. Precompressed copies are left out: they follow their originals.
 // Reading every file also finds, before the server starts, a link the
-// server could not follow.
+// server could not follow, and what is not a file (a named pipe would
+// block the reading; a device might never end).
 func hashFiles(dir string, root *os.Root) (string, error) {
 	sum := sha256.New()
 	err := fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || encodingOf(name) != "" {
 			return err
 		}
-		f, err := root.Open(name)
-		if err != nil && d.Type()&fs.ModeSymlink != 0 {
+		f, _, err := regularfile.OpenIn(root, name)
+		var notRegular *regularfile.NotRegularError
+		switch {
+		case errors.As(err, &notRegular):
+			notRegular.Path = filepath.Join(dir, filepath.FromSlash(name))
+			return fmt.Errorf("%w: the web folder holds only files and folders (remove it)", notRegular)
+		case err != nil && d.Type()&fs.ModeSymlink != 0:
 			return linkError(filepath.Join(dir, filepath.FromSlash(name)), dir, err)
-		}
-		if err != nil {
+		case err != nil:
 			return err
 		}
 		defer f.Close()
@@ -438,21 +444,14 @@ func current(copyInfo, fileInfo fs.FileInfo) bool {
 	return !copyInfo.ModTime().Before(fileInfo.ModTime().Truncate(time.Second))
 }
 
-// openFile opens a regular file.
+// openFile opens a regular file; anything else is not there.
 func openFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
+	f, info, err := regularfile.OpenIn(root, name)
+	var notRegular *regularfile.NotRegularError
+	if errors.As(err, &notRegular) {
 		err = fs.ErrNotExist
 	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, info, nil
+	return f, info, err
 }
 
 // accepts reports whether an Accept-Encoding header accepts coding
