@@ -14,6 +14,7 @@ import (
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/link"
 	"nexttoken/engine/regularfile"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
@@ -62,8 +63,9 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model (optional for a GGUF file, which has its own)")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "a file whose text is the prompt, for prompts too long for an argument")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
-	fs.IntVar(&f.steps, "steps", 4, "number of tokens to generate")
-	fs.IntVar(&f.top, "top", 5, "candidates to list per step")
+	f.steps, f.top = 4, 5
+	fs.Var(wholeFlag{&f.steps}, "steps", "the `number` of tokens to generate")
+	fs.Var(wholeFlag{&f.top}, "top", "the `number` of candidates to list per step")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "ignore the end of text: mask the tokens that end a text (EOS and BOS), as llama.cpp's --ignore-eos, so that the session goes on past them")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
@@ -148,11 +150,31 @@ func (f settingFlag) String() string {
 }
 
 func (f settingFlag) Set(v string) error {
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || f.p.Check(x) != nil {
+	x, err := link.ParseSetting(f.p, v)
+	if err != nil {
 		return errors.New("want " + f.p.Range())
 	}
 	f.p.Set(f.set, x)
+	return nil
+}
+
+// wholeFlag is a count's flag, a decimal whole number as links write
+// their counts (package flag's own would take 0x10 and 1_000 too).
+type wholeFlag struct{ n *int }
+
+func (f wholeFlag) String() string {
+	if f.n == nil { // the zero value, which package flag makes to print defaults
+		return ""
+	}
+	return strconv.Itoa(*f.n)
+}
+
+func (f wholeFlag) Set(v string) error {
+	n, err := link.ParseWhole(v)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	*f.n = n
 	return nil
 }
 

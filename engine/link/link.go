@@ -332,7 +332,7 @@ func settings() []param {
 	ps := make([]param, len(all))
 	for i, p := range all {
 		ps[i] = param{p.Name, func(s *session.Spec, v string) error {
-			x, err := readSetting(p, v)
+			x, err := ParseSetting(p, v)
 			if err == nil {
 				p.Set(&s.Sampler, x)
 			}
@@ -487,7 +487,7 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 		v := p.Get(set)
 		text := format(v)
 		if p.Integer {
-			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which readSetting rejects
+			text = strconv.FormatFloat(v, 'f', -1, 64) // never 1e+06, which ParseSetting rejects
 		}
 		// Left out, Parse would read what it fills in: the runtime's
 		// default after sampler=, a stage's default, temperature 1 over
@@ -724,9 +724,11 @@ func readSteps(s *session.Spec, v string) (err error) {
 	return err
 }
 
-// readSetting parses v as a value of p: a decimal whole number, or a
-// number as strconv.ParseFloat reads it, in p's range.
-func readSetting(p sampler.Param, v string) (float64, error) {
+// ParseSetting parses v as a value of p: a decimal whole number for an
+// integer setting, or a number as strconv.ParseFloat reads it, in p's
+// range. It is the grammar of a sampler setting wherever it is typed: a
+// link's parameter and the command line's flag.
+func ParseSetting(p sampler.Param, v string) (float64, error) {
 	var x float64
 	var err error
 	if p.Integer {
@@ -776,14 +778,23 @@ func oneOf(v string, names []string) (string, error) {
 
 // whole parses v as a whole number in [0, most].
 func whole(v string, most int) (int, error) {
+	n, err := ParseWhole(v)
+	if err == nil && (n < 0 || n > most) {
+		err = outside(v, most)
+	}
+	return n, err
+}
+
+// ParseWhole parses v as a whole number in decimal, as a link's step count
+// is written and as the command line's counts are: a sign and digits, no
+// base prefix, separator or exponent.
+func ParseWhole(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Errorf("%s is out of range", Quote(v))
 	case err != nil:
 		return 0, fmt.Errorf("%s is not a whole number", Quote(v))
-	case n < 0 || n > most:
-		return 0, outside(v, most)
 	}
 	return n, nil
 }
