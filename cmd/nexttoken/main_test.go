@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -286,6 +287,13 @@ func TestUsage(t *testing.T) {
 	}
 	if code, out, _ := runCmd("trace", "-h"); code != 0 || !strings.Contains(out, "--logits") && !strings.Contains(out, "-logits") {
 		t.Errorf("trace -h: exit %d, output %q", code, out)
+	}
+	// --model's help names every type of weights a GGUF file may have.
+	_, out, _ := runCmd("trace", "-h")
+	for _, typ := range []string{"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q6_K"} {
+		if !regexp.MustCompile(`[^\w]` + typ + `[^\w]`).MatchString(out) {
+			t.Errorf("trace -h does not name %s among the GGUF weights it runs", typ)
+		}
 	}
 }
 

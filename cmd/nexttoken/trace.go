@@ -59,7 +59,7 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&f.logits, "logits", "", "comma-separated logits to trace without a model (-inf masks a token)")
 	fs.StringVar(&f.vocab, "vocab", "", "comma-separated tokens for --logits (default: their indices)")
-	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+"), a llama2.c checkpoint file or a GGUF file (llama, F32/F16/BF16)")
+	fs.StringVar(&f.model, "model", catalog.DefaultModel, "embedded model ("+strings.Join(models.Names, ", ")+"), a llama2.c checkpoint file or a GGUF file (llama architecture, weights "+gguf.SupportedTypes+")")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model (optional for a GGUF file, which has its own)")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "a file whose text is the prompt, for prompts too long for an argument")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")

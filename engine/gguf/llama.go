@@ -366,11 +366,11 @@ func (t *TensorInfo) CheckType() error {
 	if t.Type == F32 || t.Type == F16 || t.Type == BF16 || t.quantized() {
 		return nil
 	}
-	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (%s are)", t.Name, t.Type, supportedTypes)
+	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (%s are)", t.Name, t.Type, SupportedTypes)
 }
 
-// supportedTypes are the tensor types Model reads, for messages.
-const supportedTypes = "F32, F16, BF16, " + quant.Types
+// SupportedTypes are the tensor types Model reads, for messages and help.
+const SupportedTypes = "F32, F16, BF16, " + quant.Types
 
 // quantized reports whether t is of a quantized type that Model keeps as
 // it is.
