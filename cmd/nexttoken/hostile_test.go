@@ -3,13 +3,18 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // sparseGGUF writes a GGUF file of size bytes, sparse, so that it costs no
@@ -128,5 +133,67 @@ func TestWebFolderPipe(t *testing.T) {
 	}
 	if code := get(h, "/web/models/pipe.bin", "").StatusCode; code != 404 {
 		t.Errorf("a named pipe made after the start: status %d, want 404", code)
+	}
+}
+
+// TestModelFileSparse chooses, in the page, a sparse GGUF file of 1 GiB,
+// the most the page reads, whose header claims the most metadata keys its
+// size allows: the page refuses it from its header, by that count, and
+// stays usable, a step away from the next token.
+func TestModelFileSparse(t *testing.T) {
+	const size = 1 << 30
+	n := (size - 24) / 13
+	path := sparseGGUF(t, "sparse.gguf", size, ggufHead(0, uint64(n)))
+	tab := openPage(t, "/")
+	waitFor(tab, `document.querySelector("#tokens")?.textContent.length > 0`)
+	before := evaluate[int](tab, `document.querySelectorAll("#tokens .tok.gen").length`)
+	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+	waitFor(tab, `document.querySelector("#file-status")?.textContent.includes(`+
+		jsString(fmt.Sprintf("sparse.gguf: gguf: the metadata count is %d, more than the 65536 keys a file may have", n))+`)`)
+	click(tab, "#step")
+	waitFor(tab, fmt.Sprintf(`document.querySelectorAll("#tokens .tok.gen").length === %d`, before+1))
+}
+
+// cancelOnWrite is a standard error that ends a context at its first
+// write, as Ctrl-C would once the first report is out.
+type cancelOnWrite struct {
+	strings.Builder
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(b []byte) (int, error) {
+	w.cancel()
+	return w.Builder.Write(b)
+}
+
+// TestTracePrefillProgress prefills a long prompt: trace reports on
+// standard error as the prefill goes, and stops, saying where, when its
+// context ends (Ctrl-C) during the prefill or between steps.
+func TestTracePrefillProgress(t *testing.T) {
+	defer func(was time.Duration) { progressEvery = was }(progressEvery)
+	progressEvery = 0
+	prompt := "--prompt=" + strings.Repeat("Once upon a time ", 40)
+	args := []string{"--model=stories260K", prompt, "--steps=2"}
+	var stdout, stderr strings.Builder
+	if err := traceUntil(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	n := 162 // BOS and the prompt's tokens
+	want := fmt.Sprintf("prefill: 64 of %d prompt tokens, 0 s (Ctrl-C stops)\nprefill: 128 of %[1]d prompt tokens, 0 s (Ctrl-C stops)\n", n)
+	if got := regexp.MustCompile(`\d+ s \(`).ReplaceAllString(stderr.String(), "0 s ("); got != want {
+		t.Errorf("standard error:\n%s\nwant\n%s", got, want)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelOnWrite{cancel: cancel}
+	err := traceUntil(ctx, args, &stdout, w)
+	if want := fmt.Sprintf("trace: interrupted during the prompt's prefill, after 128 of its %d tokens", n); err == nil || err.Error() != want {
+		t.Errorf("Ctrl-C during the prefill: error %v, want %q", err, want)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	err = traceUntil(ctx, []string{workedLogits, "--steps=1"}, &stdout, &stderr)
+	if want := "trace: interrupted after 0 of 1 steps"; err == nil || err.Error() != want {
+		t.Errorf("Ctrl-C before a step: error %v, want %q", err, want)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"nexttoken/engine/gguf"
-	"nexttoken/engine/quant"
 )
 
 const inspectUsage = `usage: nexttoken inspect FILE
@@ -85,7 +84,7 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 			return err
 		}
 	}
-	weights, quantized := memory(f.Tensors)
+	weights, quantized := f.WeightBytes()
 	what := "float32 weights"
 	if quantized > 0 {
 		what = fmt.Sprintf("weights (%d quantized tensors kept as stored, the others float32)", quantized)
@@ -93,25 +92,6 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 	_, err = fmt.Fprintf(w, "memory in this engine: %s of %s, and a KV cache of up to %s at the full context of %d tokens\n",
 		bytesText(weights), what, bytesText(4*2*int64(c.Layers)*int64(c.SeqLen)*int64(c.KVDim())), c.SeqLen)
 	return err
-}
-
-// memory is what the engine holds of the weights of tensors ts, which
-// gguf.File.Model accepts: a quantized tensor's bytes as stored, when there
-// is one, and every other as float32; and how many are quantized.
-func memory(ts []gguf.TensorInfo) (bytes int64, quantized int) {
-	for _, t := range ts {
-		if t.Type != gguf.F32 && quant.Type(t.Type).Supported() {
-			quantized++
-		}
-	}
-	for _, t := range ts {
-		if quantized > 0 && t.Type != gguf.F32 && quant.Type(t.Type).Supported() {
-			bytes += t.Bytes
-		} else {
-			bytes += 4 * t.Elements
-		}
-	}
-	return bytes, quantized
 }
 
 // bytesText writes n bytes for people: "1056540 bytes (1.0 MiB)".

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/checkpoint"
@@ -178,7 +182,16 @@ func (f wholeFlag) Set(v string) error {
 	return nil
 }
 
+// trace runs until it is done or Ctrl-C stops it.
 func trace(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return traceUntil(ctx, args, stdout, stderr)
+}
+
+// traceUntil runs trace until it is done or ctx ends, between steps or
+// between chunks of the prompt's prefill.
+func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseTraceFlags(args, stdout)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
@@ -192,7 +205,7 @@ func trace(args []string, stdout, stderr io.Writer) error {
 	}
 	steps := spec.Steps
 	spec.Steps = 0
-	s, err := session.New(spec, load)
+	s, err := session.NewWatched(spec, load, prefillProgress(ctx, stderr))
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
@@ -220,7 +233,31 @@ func trace(args []string, stdout, stderr io.Writer) error {
 	if chains != nil {
 		out = &chainsTrace{traceWriter: out, w: stdout, chains: chains}
 	}
-	return runTrace(s, steps, out)
+	return runTrace(ctx, s, steps, out)
+}
+
+// progressEvery is how long a prefill runs before it reports on standard
+// error, and between reports: a long prompt on a large model takes minutes.
+var progressEvery = time.Second
+
+// errInterrupted is how the trace ends when ctx does (Ctrl-C).
+var errInterrupted = errors.New("interrupted")
+
+// prefillProgress reports, every progressEvery, how much of the prompt
+// has been prefilled, and stops the prefill once ctx ends.
+func prefillProgress(ctx context.Context, stderr io.Writer) session.Progress {
+	start := time.Now()
+	last := start
+	return func(done, total int) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w during the prompt's prefill, after %d of its %d tokens", errInterrupted, done, total)
+		}
+		if now := time.Now(); now.Sub(last) >= progressEvery && done < total {
+			last = now
+			fmt.Fprintf(stderr, "prefill: %d of %d prompt tokens, %.0f s (Ctrl-C stops)\n", done, total, now.Sub(start).Seconds())
+		}
+		return nil
+	}
 }
 
 // traceWriter prints a session as it runs: the start, then each step as it
@@ -240,12 +277,15 @@ type preparer interface {
 	prepare(s *session.Session, i int) error
 }
 
-// runTrace runs up to steps steps of s through out.
-func runTrace(s *session.Session, steps int, out traceWriter) error {
+// runTrace runs up to steps steps of s through out, until ctx ends.
+func runTrace(ctx context.Context, s *session.Session, steps int, out traceWriter) error {
 	if err := out.start(s); err != nil {
 		return err
 	}
 	for i := range steps {
+		if ctx.Err() != nil {
+			return fmt.Errorf("trace: %w after %d of %d steps", errInterrupted, i, steps)
+		}
 		if p, ok := out.(preparer); ok && s.Trace().Stop.Kind == session.Running {
 			if err := p.prepare(s, i); err != nil {
 				return fmt.Errorf("trace: %w", err)

@@ -369,6 +369,25 @@ func (t *TensorInfo) CheckType() error {
 	return fmt.Errorf("gguf: tensor %s is %s, which is not supported for weights (%s are)", t.Name, t.Type, SupportedTypes)
 }
 
+// WeightBytes is what the engine holds of the weights of f's tensors, once
+// Model has read them: a quantized tensor's bytes as stored, when there is
+// one, and every other as float32; and how many are quantized.
+func (f *File) WeightBytes() (bytes int64, quantized int) {
+	for _, t := range f.Tensors {
+		if t.quantized() {
+			quantized++
+		}
+	}
+	for _, t := range f.Tensors {
+		if quantized > 0 && t.quantized() {
+			bytes += t.Bytes
+		} else {
+			bytes += 4 * t.Elements
+		}
+	}
+	return bytes, quantized
+}
+
 // SupportedTypes are the tensor types Model reads, for messages and help.
 const SupportedTypes = "F32, F16, BF16, " + quant.Types
 

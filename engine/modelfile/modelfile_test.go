@@ -2,6 +2,7 @@ package modelfile_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"strings"
 	"testing"
@@ -163,6 +164,10 @@ func TestOpenURL(t *testing.T) {
 		{"html", []byte("<!doctype html>"), 15, `is not a GGUF file (it starts with "<!do")`},
 		{"empty", nil, 0, "is not a GGUF file"},
 		{"a lying size", g.Data[:1000], 500, u + ": gguf: "},
+		// A sparse file's header claims the most keys 1 GiB allows.
+		{"a count", binary.LittleEndian.AppendUint64([]byte("GGUF\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), (1<<30-24)/13), 1 << 30,
+			u + ": gguf: the metadata count is 82595523, more than the 65536 keys a file may have"},
+		{"too large to hold", g.Data, modelfile.MaxHeld, "is more than the 3072 MiB a page can hold while it opens a model"},
 	} {
 		err := modelfile.CheckHead(u, tc.head, tc.size)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {

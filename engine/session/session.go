@@ -178,7 +178,20 @@ const DefaultTop = 5
 
 // New checks spec, loads its model, prefills the prompt and runs spec.Steps
 // steps (fewer if the session stops first).
-func New(spec Spec, load Loader) (*Session, error) {
+func New(spec Spec, load Loader) (*Session, error) { return NewWatched(spec, load, nil) }
+
+// Progress hears how far the prefill of a prompt has come: done of its
+// total tokens, after every PrefillChunk of them. An error it returns
+// stops the prefill, and the session's making fails with that error.
+type Progress func(done, total int) error
+
+// PrefillChunk is how many prompt tokens a watched prefill runs between
+// reports.
+const PrefillChunk = 64
+
+// NewWatched is New that tells progress, if not nil, how the prompt's
+// prefill goes, and stops when progress says.
+func NewWatched(spec Spec, load Loader, progress Progress) (*Session, error) {
 	if err := CheckSettings(spec.Sampler); err != nil {
 		return nil, err
 	}
@@ -191,7 +204,7 @@ func New(spec Spec, load Loader) (*Session, error) {
 	if spec.Model == LogitsModel {
 		err = s.startLogits()
 	} else {
-		err = s.startModel(load)
+		err = s.startModel(load, progress)
 	}
 	if err != nil {
 		return nil, err
@@ -244,7 +257,7 @@ func (s *Session) startLogits() error {
 	return nil
 }
 
-func (s *Session) startModel(load Loader) error {
+func (s *Session) startModel(load Loader, progress Progress) error {
 	if load == nil {
 		return fmt.Errorf("no models to load %q from", s.spec.Model)
 	}
@@ -269,7 +282,7 @@ func (s *Session) startModel(load Loader) error {
 	}
 	s.model = m
 	s.tr = transformer.NewWith(m.Checkpoint, options(s.spec.Sampler))
-	logits, err := s.tr.Prefill(prompt, 0)
+	logits, err := prefill(s.tr, prompt, progress)
 	if err != nil {
 		return err
 	}
@@ -280,6 +293,27 @@ func (s *Session) startModel(load Loader) error {
 		return s.badLogits
 	}
 	return nil
+}
+
+// prefill runs tr over prompt from position 0, a PrefillChunk at a time
+// with progress told after each, and returns the last position's logits.
+// Each position's pass is the same, chunked or not.
+func prefill(tr *transformer.Transformer, prompt []int, progress Progress) ([]float32, error) {
+	if progress == nil {
+		return tr.Prefill(prompt, 0)
+	}
+	var logits []float32
+	for i := 0; i < len(prompt); i += PrefillChunk {
+		end := min(i+PrefillChunk, len(prompt))
+		var err error
+		if logits, err = tr.Prefill(prompt[i:end], i); err != nil {
+			return nil, err
+		}
+		if err := progress(end, len(prompt)); err != nil {
+			return nil, err
+		}
+	}
+	return logits, nil
 }
 
 // restart sets the trace and generator to the state right after prefill.

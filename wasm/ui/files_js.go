@@ -3,10 +3,12 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/hack-pad/safejs"
 
+	"nexttoken/engine/gguf"
 	"nexttoken/engine/modelfile"
 	"nexttoken/wasm/jsx"
 )
@@ -81,7 +83,8 @@ func carriesFiles(event safejs.Value) bool {
 }
 
 // readFiles reads every file of list into memory, once their total size
-// is known to be at most limit.
+// is known to be at most limit and each GGUF file's header has been read
+// and checked on its own (checkFileHead).
 func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
@@ -107,6 +110,11 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 	for i, f := range files {
 		name, _ := f.Get("name")
 		out[i].Name, _ = name.String()
+		if err := checkFileHead(f, out[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	for i, f := range files {
 		buf, err := jsx.Await(f.Call("arrayBuffer"))
 		if err == nil {
 			out[i].Data, err = jsx.Bytes(buf)
@@ -116,4 +124,33 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkFileHead reads the first bytes of a chosen file, before the file
+// is read whole, and if it is a GGUF file refuses it from them as a URL's
+// file is refused (modelfile.CheckGGUFHead): a header that claims more than
+// a real file holds, a model this engine does not run, or one too large
+// for the page to hold once open.
+func checkFileHead(f safejs.Value, name string) error {
+	size, err := jsx.Int(f, "size")
+	if err != nil {
+		return err
+	}
+	n := min(size, headBytes)
+	blob, err := f.Call("slice", 0, n)
+	var buf safejs.Value
+	if err == nil {
+		buf, err = jsx.Await(blob.Call("arrayBuffer"))
+	}
+	var head []byte
+	if err == nil {
+		head, err = jsx.Bytes(buf)
+	}
+	if err != nil {
+		return fmt.Errorf("%s could not be read: %w", name, err)
+	}
+	if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
+		return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
+	}
+	return modelfile.CheckGGUFHead(name, head, int64(size))
 }

@@ -1,0 +1,52 @@
+package session_test
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
+	"nexttoken/web/models"
+)
+
+// TestNewWatched prefills a prompt of 150 tokens a chunk at a time: the
+// session is New's exactly, progress hears every chunk, and an error from
+// it stops the prefill with that error.
+func TestNewWatched(t *testing.T) {
+	spec := session.Spec{Model: "stories260K", Prompt: strings.Repeat("Once upon a time ", 30), Sampler: sampler.DefaultSettings(), Steps: 3}
+	want, err := session.New(spec, models.Load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard [][2]int
+	got, err := session.NewWatched(spec, models.Load, func(done, total int) error {
+		heard = append(heard, [2]int{done, total})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Trace(), want.Trace()) {
+		t.Errorf("the watched session's trace differs from New's")
+	}
+	n := len(want.Trace().Prompt)
+	var chunks [][2]int
+	for done := session.PrefillChunk; ; done += session.PrefillChunk {
+		chunks = append(chunks, [2]int{min(done, n), n})
+		if done >= n {
+			break
+		}
+	}
+	if n <= session.PrefillChunk || !slices.Equal(heard, chunks) {
+		t.Errorf("a prompt of %d tokens: progress heard %v, want %v", n, heard, chunks)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	_, err = session.NewWatched(spec, models.Load, func(done, total int) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a progress that stops: error %v after %d calls, want %v after 1", err, calls, stop)
+	}
+}
