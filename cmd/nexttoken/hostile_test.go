@@ -15,6 +15,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
+	"nexttoken/engine/randmodel"
 )
 
 // sparseGGUF writes a GGUF file of size bytes, sparse, so that it costs no
@@ -195,5 +199,51 @@ func TestTracePrefillProgress(t *testing.T) {
 	err = traceUntil(ctx, []string{workedLogits, "--steps=1"}, &stdout, &stderr)
 	if want := "trace: interrupted after 0 of 1 steps"; err == nil || err.Error() != want {
 		t.Errorf("Ctrl-C before a step: error %v, want %q", err, want)
+	}
+}
+
+// TestPagePrefillNotice opens, in the page, a random model of 4 layers of
+// 128 and a context of 4096 tokens, then types a prompt of 2,500
+// characters, whose prefill takes seconds (each position reads all those
+// before it): the page says how far the prefill has come while it runs,
+// and takes the notice away once it is done.
+func TestPagePrefillNotice(t *testing.T) {
+	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
+	m, v, err := randmodel.Build(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "long.gguf")
+	fd, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gguf.WriteLlama2c(fd, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tab := openPage(t, "/")
+	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
+	// The notice comes and goes while the page's thread is busy: an
+	// observer notes each text it shows.
+	evaluate[bool](tab, `window.notices = [];
+		new MutationObserver(() => {
+			const n = document.querySelector("#prefill-notice");
+			if (n) window.notices.push(n.textContent);
+		}).observe(document.body, {childList: true, subtree: true, characterData: true});
+		true`)
+	setInput(tab, "#prompt", strings.Repeat("a", 2500))
+	waitWithin(tab, `document.querySelector("#tokens .tok:last-child")?.textContent.length > 0 &&
+		document.querySelectorAll("#tokens .tok").length > 1000`, 2*time.Minute)
+	notices := evaluate[[]string](tab, `window.notices`)
+	t.Logf("%d notices, the last %q", len(notices), notices[max(len(notices)-1, 0):])
+	if len(notices) == 0 || !regexp.MustCompile(`^Reading the prompt: [\d,]+ of [\d,]+ tokens…$`).MatchString(notices[len(notices)-1]) {
+		t.Errorf("the notices shown: %q", notices)
+	}
+	if evaluate[bool](tab, `document.querySelector("#prefill-notice") !== null`) {
+		t.Error("the notice stays once the prefill is done")
 	}
 }

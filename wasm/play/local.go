@@ -16,6 +16,9 @@ import (
 // the page's own thread.
 type Local struct {
 	Load session.Loader // finds a model by name
+	// Prefill hears how the prefill of a session's prompt goes, when
+	// not nil (session.NewWatched).
+	Prefill session.Progress
 
 	sess   *session.Session
 	model  *Model
@@ -147,7 +150,7 @@ func (e *Local) act(r Request) (Answer, error) {
 // open replaces the session with a new one built from spec; on an error
 // the old one stays.
 func (e *Local) open(spec session.Spec) Answer {
-	s, err := session.New(spec, e.Load)
+	s, err := session.NewWatched(spec, e.Load, e.Prefill)
 	if err != nil {
 		return Answer{Err: err}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"nexttoken/engine/modelfile"
+	"nexttoken/engine/session"
 )
 
 // Outside the browser (the server prerendering a page) there is no clipboard,
@@ -42,3 +43,5 @@ func downloadHead(string, int) ([]byte, int64, error) { return nil, 0, errNoBrow
 
 func storedModels() ([]storedModel, error) { return nil, errNoBrowser }
 func forgetModel(string) error             { return errNoBrowser }
+
+func prefillNotice() session.Progress { return nil }

@@ -59,7 +59,7 @@ func (p *Playground) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
 	p.origin, p.pagePath = u.Scheme+"://"+u.Host, u.Path
 	p.board = &board{}
-	p.ctl = play.New(&play.Local{Load: p.load}, p, u.Path)
+	p.ctl = play.New(&play.Local{Load: p.load, Prefill: prefillNotice()}, p, u.Path)
 	raw := u.RawQuery
 	if repairedQuery != "" {
 		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named
