@@ -17,8 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/gguf"
-	"nexttoken/engine/randmodel"
 )
 
 // sparseGGUF writes a GGUF file of size bytes, sparse, so that it costs no
@@ -209,21 +207,7 @@ func TestTracePrefillProgress(t *testing.T) {
 // and takes the notice away once it is done.
 func TestPagePrefillNotice(t *testing.T) {
 	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
-	m, v, err := randmodel.Build(c, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "long.gguf")
-	fd, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gguf.WriteLlama2c(fd, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := fd.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writeRandomGGUF(t, c, 1, "F32", "long.gguf")
 	tab := openPage(t, "/")
 	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
 	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
