@@ -115,10 +115,8 @@ func (j *jsonTrace) prepare(s *session.Session, i int) error {
 	if j.lens == 0 && !j.recompute {
 		return nil // a --logits trace has no model to read
 	}
-	tr := s.Transformer()
-	pass := tr.Latest()
 	if j.lens > 0 {
-		lens, err := pass.Lens(j.lens)
+		lens, err := s.Lens(j.lens)
 		if err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func (p *textTrace) start(s *session.Session) error {
 	for pos, p := range t.Prompt {
 		fmt.Fprintf(w, "  %3d  %5d  %q\n", pos, p.ID, p.Text)
 	}
-	row := s.Transformer().Cache.RowBytes()
+	row := s.KVRowBytes()
 	fmt.Fprintf(w, "prefill: KV cache %d positions, %d bytes (%d per position)\n\n", len(t.Prompt), len(t.Prompt)*row, row)
 	return nil
 }

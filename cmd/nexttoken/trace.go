@@ -183,7 +183,7 @@ func trace(args []string, stdout, stderr io.Writer) error {
 		if f.lens {
 			j.lens = f.top
 		}
-		if (f.recompute || f.lens) && s.Transformer() == nil {
+		if (f.recompute || f.lens) && !s.RunsModel() {
 			return errors.New("trace: --recompute and --lens need a model, not --logits")
 		}
 		out = j

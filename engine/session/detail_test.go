@@ -387,7 +387,7 @@ func TestDetailLens(t *testing.T) {
 				t.Fatal(err)
 			}
 			last := d.Lens[layers-1]
-			top := sampler.Top(probs, k, nil)
+			top := softmax.Top(probs, k, nil)
 			if last.Layer != layers-1 || len(last.Top) != len(top) {
 				t.Fatalf("%s step %d: last lens layer %+v", spec.Model, i, last)
 			}

@@ -417,8 +417,8 @@ func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error)
 	step.Prob = probs[step.Token]
 	step.LogProb = math.Log(step.Prob)
 	step.Entropy = softmax.Entropy(probs)
-	step.Rank = sampler.Rank(probs, step.Token)
-	s.top = sampler.Top(probs, s.keepTop, s.top)
+	step.Rank = softmax.Rank(probs, step.Token)
+	s.top = softmax.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
 	for j, id := range s.top {
 		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
@@ -1031,8 +1031,29 @@ func (s *Session) Trace() *Trace { return &s.trace }
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.model }
 
-// Transformer returns the run state; nil for a LogitsModel session.
-func (s *Session) Transformer() *transformer.Transformer { return s.tr }
+// RunsModel reports whether the session runs a model's forward passes,
+// which Lens, Recompute and Detail's hidden state and attention read:
+// false for a LogitsModel session, whose logits are typed by hand.
+func (s *Session) RunsModel() bool { return s.tr != nil }
+
+// KVRowBytes is the memory one position takes in the KV cache, its keys
+// and values in every layer; 0 for a LogitsModel session.
+func (s *Session) KVRowBytes() int {
+	if s.tr == nil {
+		return 0
+	}
+	return s.tr.Cache.RowBytes()
+}
+
+// Lens is the logit lens of the latest forward pass, the one whose logits
+// the next step samples from: the k most probable tokens after every
+// layer (transformer.Pass.Lens). It fails for a LogitsModel session.
+func (s *Session) Lens(k int) ([]LensLayer, error) {
+	if s.tr == nil {
+		return nil, errors.New("a session of hand-typed logits has no model to read the logit lens of")
+	}
+	return s.tr.Latest().Lens(k)
+}
 
 func (s *Session) cacheSize() (length, bytes int) {
 	if s.tr == nil {

@@ -27,6 +27,10 @@
 // without checks, operation for operation as llama2.c's run.c softmax and
 // with C's expf (package expf), for code that must reproduce run.c bit for
 // bit.
+//
+// Top and Rank rank tokens by probability, ties by ascending id: the one
+// order that every ranking of the engine follows (the sampler's stages,
+// a step's top tokens and rank, the logit lens).
 package softmax
 
 import (
@@ -34,7 +38,7 @@ import (
 	"fmt"
 	"math"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // Trace is every intermediate value of one softmax, for display.

@@ -5,8 +5,8 @@ package transformer
 import (
 	"errors"
 
+	"nexttoken/engine/internal/wasmsimd"
 	"nexttoken/engine/quant"
-	"nexttoken/engine/wasmsimd"
 )
 
 // simd holds the WebAssembly SIMD kernels, loaded at start-up; nil where

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/internal/wasmsimd"
 	"nexttoken/engine/randmodel"
-	"nexttoken/engine/wasmsimd"
 )
 
 // TestSIMDMatchesUnrolled checks that the SIMD kernel loads under node and

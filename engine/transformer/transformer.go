@@ -49,9 +49,9 @@ import (
 	"math"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
+	"nexttoken/engine/internal/sincosf"
 	"nexttoken/engine/quant"
-	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
 )
 

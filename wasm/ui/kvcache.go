@@ -7,8 +7,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -466,7 +466,7 @@ func topAttended(weights []float32, tokens []string, k int) string {
 	for i, v := range weights {
 		w[i] = float64(v)
 	}
-	best := sampler.Top(w, k, nil)
+	best := softmax.Top(w, k, nil)
 	parts := make([]string, len(best))
 	for i, pos := range best {
 		parts[i] = tokens[pos] + " (" + itoa(pos) + ") " + fixed(float64(weights[pos]), 2)

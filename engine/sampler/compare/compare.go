@@ -27,6 +27,7 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/hf"
 	"nexttoken/engine/sampler/llamacpp"
+	"nexttoken/engine/softmax"
 )
 
 // The chains by name; a llama.cpp letter sequence such as "kpt" is a
@@ -218,7 +219,7 @@ const ShownTop = 3
 
 // shifts is Top for a stage from the distribution before to after.
 func shifts(before, after []float64) []Shift {
-	ids := sampler.Top(after, ShownTop, nil)
+	ids := softmax.Top(after, ShownTop, nil)
 	out := make([]Shift, len(ids))
 	for i, id := range ids {
 		out[i] = Shift{ID: id, Before: before[id], After: after[id]}

@@ -9,7 +9,7 @@ import (
 	"syscall/js"
 	"unsafe"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // Heads lays out one layer's attention in float32s, as package

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 	"nexttoken/engine/softmax"
 )
 
