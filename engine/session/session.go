@@ -132,6 +132,7 @@ var ErrStopped = errors.New("the session has ended")
 // Session is a running Spec.
 type Session struct {
 	spec     Spec
+	opts     Options
 	model    *Model
 	tr       *transformer.Transformer // nil for LogitsModel sessions
 	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
@@ -176,16 +177,28 @@ func (e *BadLogitsError) Error() string {
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
 const DefaultTop = 5
 
+// Options are how a session computes, beside the Spec, which says what it
+// computes: they change the speed, never a number.
+type Options struct {
+	// Kernels are the kernels of the model's forward passes
+	// (transformer.Options.Kernels): the zero Kernels, Go's loops, or the
+	// browser's WebAssembly SIMD kernels (transformer.LoadKernels).
+	Kernels transformer.Kernels
+}
+
 // New checks spec, loads its model, prefills the prompt and runs spec.Steps
-// steps (fewer if the session stops first).
-func New(spec Spec, load Loader) (*Session, error) {
+// steps (fewer if the session stops first), with the default Options.
+func New(spec Spec, load Loader) (*Session, error) { return NewWith(spec, load, Options{}) }
+
+// NewWith is New with opts.
+func NewWith(spec Spec, load Loader, opts Options) (*Session, error) {
 	if err := CheckSettings(spec.Sampler); err != nil {
 		return nil, err
 	}
 	if err := CheckChanges(spec.Changes); err != nil {
 		return nil, err
 	}
-	s := &Session{spec: spec, keepTop: DefaultTop}
+	s := &Session{spec: spec, opts: opts, keepTop: DefaultTop}
 	s.spec.Branches = nil
 	var err error
 	if spec.Model == LogitsModel {
@@ -268,7 +281,7 @@ func (s *Session) startModel(load Loader) error {
 		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
 	s.model = m
-	s.tr = transformer.NewWith(m.Checkpoint, options(s.spec.Sampler))
+	s.tr = transformer.NewWith(m.Checkpoint, s.options(s.spec.Sampler))
 	logits, err := s.tr.Prefill(prompt, 0)
 	if err != nil {
 		return err
@@ -757,10 +770,10 @@ func (s *Session) restartWith(set sampler.Settings) error {
 	s.forget()
 	s.spec.Sampler = set
 	s.gen = newGenerators(set.Seed)
-	if s.tr == nil || s.tr.Options() == options(set) {
+	if s.tr == nil || s.tr.Options() == s.options(set) {
 		return nil
 	}
-	s.tr = transformer.NewWith(s.model.Checkpoint, options(set))
+	s.tr = transformer.NewWith(s.model.Checkpoint, s.options(set))
 	logits, err := s.tr.Prefill(s.tokens, 0)
 	if err != nil {
 		return err
@@ -769,9 +782,10 @@ func (s *Session) restartWith(set sampler.Settings) error {
 	return nil
 }
 
-// options are the model's arithmetic for a session whose step 0 uses set.
-func options(set sampler.Settings) transformer.Options {
-	return transformer.Options{RunC: set.Mode == sampler.RunC}
+// options are the model's arithmetic for a session whose step 0 uses set,
+// with the session's kernels.
+func (s *Session) options(set sampler.Settings) transformer.Options {
+	return transformer.Options{RunC: set.Mode == sampler.RunC, Kernels: s.opts.Kernels}
 }
 
 // genFor returns the generators step i starts from, given the state was
