@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 )
 
 // jsonTrace writes a session as one JSON object, a step at a time as the
@@ -165,7 +166,7 @@ func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
 	if d != nil {
 		stages, draw = d.Choice.Stages, d.Choice.Draw
 		sm := d.Choice.Softmax
-		js.jsonVectors = &jsonVectors{Logits: d.Logits, Computed: d.Computed, Hidden: widen(d.Hidden),
+		js.jsonVectors = &jsonVectors{Logits: d.Logits, Computed: d.Computed, Hidden: softmax.Widen(nil, d.Hidden),
 			Max: jsonFloat(sm.Max), Sum: jsonFloat(sm.Sum), Probs: sm.Probs}
 	}
 	for _, sg := range stages {
@@ -222,16 +223,4 @@ func (v floats) MarshalJSON() ([]byte, error) {
 		out[i] = jsonFloat(x)
 	}
 	return json.Marshal(out)
-}
-
-// widen converts float32 values to floats; nil stays nil.
-func widen(x []float32) floats {
-	if x == nil {
-		return nil
-	}
-	y := make(floats, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }

@@ -38,7 +38,8 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	temp := Stage{Name: "temperature"}
 	mem := &sc.rec.stages // temperature, runc_cutoff, top_p
 	if record {
-		temp.Logits = widen(&mem[0].logits, x)
+		mem[0].logits = softmax.Widen(mem[0].logits, x)
+		temp.Logits = mem[0].logits
 	}
 	softmax.Float32(x)
 	for _, q := range x {
@@ -47,7 +48,8 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		}
 	}
 	if record {
-		temp.Probs = widen(&mem[0].probs, x)
+		mem[0].probs = softmax.Widen(mem[0].probs, x)
+		temp.Probs = mem[0].probs
 	}
 	c.add(temp)
 
@@ -187,16 +189,6 @@ func cumsum(buf *[]float64, p []float32, order []int) []float64 {
 		cdf[i] = float64(sum)
 	}
 	return cdf
-}
-
-// widen is x in float64, for display, in *buf's memory.
-func widen(buf *[]float64, x []float32) []float64 {
-	y := grow(*buf, len(x))
-	*buf = y
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }
 
 // overflows reports whether the finite logit l became infinite as the

@@ -526,7 +526,8 @@ func (s *Session) detailTaken(i int) (*Detail, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw = widen(&s.view.computed, pass.Logits())
+		s.view.computed = softmax.Widen(s.view.computed, pass.Logits())
+		raw = s.view.computed
 		d.Computed = raw
 		if err := s.passDetail(d, pass, true); err != nil {
 			return nil, err
@@ -1084,14 +1085,4 @@ func (s *Session) pieces(ids []int) []Token {
 		prev = id
 	}
 	return out
-}
-
-// widen is x in float64, in *buf's memory.
-func widen(buf *[]float64, x []float32) []float64 {
-	y := slices.Grow((*buf)[:0], len(x))[:len(x)]
-	*buf = y
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }

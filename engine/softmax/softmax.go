@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"nexttoken/engine/internal/expf"
 )
@@ -192,4 +193,16 @@ func Entropy(p []float64) float64 {
 		}
 	}
 	return h
+}
+
+// Widen is x, a model's float32 logits (or any float32 vector), as the
+// float64 values this package and the sampler read, in dst's memory when
+// it has the room: every float32 is a float64 exactly. Widen(nil, x)
+// makes a new slice.
+func Widen(dst []float64, x []float32) []float64 {
+	dst = slices.Grow(dst[:0], len(x))[:len(x)]
+	for i, v := range x {
+		dst[i] = float64(v)
+	}
+	return dst
 }

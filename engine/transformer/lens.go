@@ -36,16 +36,14 @@ type LensToken struct {
 func (p *Pass) Lens(k int) ([]LensLayer, error) {
 	t, c := p.t, p.t.Config
 	h := make([]float32, c.Dim)
+	var wide []float64
 	logits := make([]float32, c.VocabSize)
-	wide := make([]float64, c.VocabSize)
 	probs := make([]float64, c.VocabSize)
 	layers := make([]LensLayer, c.Layers)
 	for l := range layers {
 		rmsnorm(h, p.a.residuals[l*c.Dim:(l+1)*c.Dim], t.W.RMSFinal, t.eps)
 		t.mul(logits, h, &t.Matrices.Classifier)
-		for i, v := range logits {
-			wide[i] = float64(v)
-		}
+		wide = softmax.Widen(wide, logits)
 		if _, _, err := softmax.Probs(probs, wide, 1); err != nil {
 			return nil, fmt.Errorf("transformer: logit lens at layer %d: %w", l, err)
 		}

@@ -462,10 +462,7 @@ func positionAxis(tokens []string) string {
 
 // topAttended names the k positions a head attended to most.
 func topAttended(weights []float32, tokens []string, k int) string {
-	w := make([]float64, len(weights))
-	for i, v := range weights {
-		w[i] = float64(v)
-	}
+	w := softmax.Widen(nil, weights)
 	best := softmax.Top(w, k, nil)
 	parts := make([]string, len(best))
 	for i, pos := range best {

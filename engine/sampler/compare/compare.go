@@ -368,7 +368,7 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Chain: c, Token: int(res.Token), U: res.U}
-	in := widen32(logits) // the scores each stage is given
+	in := softmax.Widen(nil, logits) // the scores each stage is given
 	for i, st := range res.Stages {
 		if strings.HasPrefix(st.Name, "?") {
 			out.Idle = append(out.Idle, i) // switched off by its values
@@ -402,14 +402,14 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	in := widen32(logits)
+	in := softmax.Widen(nil, logits)
 	out := Outcome{Chain: c, Note: hfNote}
 	for _, st := range res.Steps {
-		scores := widen32(st.Scores)
+		scores := softmax.Widen(nil, st.Scores)
 		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
 		in = scores
 	}
-	out.Final = widen32(res.Probs)
+	out.Final = softmax.Widen(nil, res.Probs)
 	out.Order = Drawable(out.Final)
 	if c.Settings.Seed == 0 {
 		return Outcome{}, fmt.Errorf("chain %s: seed 0 (xorshift needs a seed of at least 1)", c.Name)

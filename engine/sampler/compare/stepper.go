@@ -314,7 +314,7 @@ func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) 
 	}
 	*gen = st.llama.State()
 	c := &sampler.Choice{Token: int(res.Token)}
-	in := widen32(st.narrow)
+	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Stages {
 		if strings.HasPrefix(s.Name, "?") {
 			continue // switched off by its values
@@ -354,9 +354,9 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 		return nil, err
 	}
 	c := &sampler.Choice{Note: hfNote}
-	in := widen32(st.narrow)
+	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Steps {
-		scores := widen32(s.Scores)
+		scores := softmax.Widen(nil, s.Scores)
 		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
 		in = scores
 	}
@@ -391,12 +391,4 @@ func recordStage(name string, in, out []float64, record bool) sampler.Stage {
 		st.Removed, st.Logits, st.Probs = b.Removed, out, distribution(out)
 	}
 	return st
-}
-
-func widen32(x []float32) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }
