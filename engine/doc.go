@@ -22,7 +22,7 @@
 //	  internal/wasmsimd/gen                   writes the SIMD kernels' modules
 //	  quant                                   ggml's weight formats and their matrix-vector kernels
 //	2 numbers and text
-//	  softmax                                 softmax with every intermediate value; Top and Rank
+//	  softmax                                 softmax with every intermediate value; Top, Rank, Widen
 //	  checkpoint                              llama2.c checkpoints: the weights and their shape
 //	  tokenizer                               text to token ids and back: SentencePiece, GPT-2, words
 //	3 model
