@@ -126,7 +126,11 @@ func (f *traceFlags) chooseChain() error {
 	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
 	set, err := compare.ChainSettings(f.chain, f.settings, given)
 	if err != nil {
-		return fmt.Errorf("--sampler: %s", strings.TrimPrefix(err.Error(), "sampler: "))
+		var se *sampler.SettingError
+		if errors.As(err, &se) {
+			return fmt.Errorf("--sampler: %s", se.Reason)
+		}
+		return fmt.Errorf("--sampler: %w", err)
 	}
 	f.settings = set
 	return nil

@@ -56,6 +56,16 @@ var params = slices.Concat([]param{
 	}},
 })
 
+// reason is what a sampler's error says in words: a *sampler.SettingError's
+// Reason, without the package's prefix.
+func reason(err error) string {
+	var se *sampler.SettingError
+	if errors.As(err, &se) {
+		return se.Reason
+	}
+	return err.Error()
+}
+
 // ParseBool reads a switch as the readable form writes one: 1 is on, 0
 // off.
 func ParseBool(v string) (bool, error) {
@@ -142,14 +152,14 @@ func parse(base State, q url.Values) (State, error) {
 		// Validating after every parameter blames a conflict on the
 		// parameter that made it.
 		if err := s.Spec.Sampler.Validate(); err != nil {
-			return fail(strings.TrimPrefix(err.Error(), "sampler: "))
+			return fail(reason(err))
 		}
 	}
 	fill(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
 	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
-		return State{}, &ParamError{Param: "sampler", Value: s.Spec.Sampler.Mode, Reason: strings.TrimPrefix(err.Error(), "sampler: ")}
+		return State{}, &ParamError{Param: "sampler", Value: s.Spec.Sampler.Mode, Reason: reason(err)}
 	}
 	if spec := &s.Spec; spec.Model == session.LogitsModel {
 		if spec.Vocab == nil {

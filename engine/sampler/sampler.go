@@ -124,7 +124,7 @@ func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG,
 		return nil, err
 	}
 	if s.Runtime() {
-		return nil, fmt.Errorf("sampler: mode %s is another runtime's chain, which package compare runs", s.Mode)
+		return nil, settingError("sampler", "mode %s is another runtime's chain, which package compare runs", s.Mode)
 	}
 	for i, id := range history {
 		if id < 0 || id >= len(logits) {

@@ -53,6 +53,25 @@ type Settings struct {
 	IgnoreEOS bool `json:",omitempty"`
 }
 
+// SettingError is settings a sampler refuses. Param names the setting at
+// fault as links and the command line name it: a Param's Name, "sampler"
+// for the mode or chain, "sequence" for llama.cpp's letters. Reason says
+// what is wrong, in words. Its message is "sampler: " and the Reason, so
+// that a caller who shows the reason to a person (a link's ParamError,
+// the command line's --sampler) takes Reason rather than cutting the
+// prefix off the message.
+type SettingError struct {
+	Param  string
+	Reason string
+}
+
+func (e *SettingError) Error() string { return "sampler: " + e.Reason }
+
+// settingError is a *SettingError of param whose reason is format's.
+func settingError(param, format string, args ...any) *SettingError {
+	return &SettingError{Param: param, Reason: fmt.Sprintf(format, args...)}
+}
+
 // MaxSequence is the most letters Settings.Sequence may have: each stage
 // copies the candidates, and llama.cpp's own sequence has 9.
 const MaxSequence = 32
@@ -63,7 +82,7 @@ func DefaultSettings() Settings {
 	return Settings{Mode: Chain, RepetitionPenalty: 1, Seed: 42}
 }
 
-// Validate reports the first invalid field, by its Param's name: an
+// Validate reports the first invalid field as a *SettingError: an
 // unknown mode, a value outside its Param's range (a NaN or an infinity
 // is outside every range), a chain-only stage switched on in run.c mode,
 // a setting of llama.cpp's own (LlamaParams, Sequence) that is not 0 in
@@ -74,34 +93,34 @@ func DefaultSettings() Settings {
 // check, once all are set.
 func (s Settings) Validate() error {
 	if s.Mode != "" && !slices.Contains(Modes, s.Mode) {
-		return fmt.Errorf("sampler: mode %q is none of %s", s.Mode, strings.Join(Modes, ", "))
+		return settingError("sampler", "mode %q is none of %s", s.Mode, strings.Join(Modes, ", "))
 	}
 	for _, p := range LlamaParams {
 		v := p.Get(s)
 		if err := p.Check(v); err != nil {
-			return fmt.Errorf("sampler: %w", err)
+			return &SettingError{Param: p.Name, Reason: err.Error()}
 		}
 		if s.Mode != LlamaCpp && v != 0 {
-			return fmt.Errorf("sampler: %s is llama.cpp's: it must be 0 in %s mode, not %s", p.Name, cmp.Or(s.Mode, Chain), Readable(v))
+			return settingError(p.Name, "%s is llama.cpp's: it must be 0 in %s mode, not %s", p.Name, cmp.Or(s.Mode, Chain), Readable(v))
 		}
 	}
 	switch {
 	case s.Sequence != "" && s.Mode != LlamaCpp:
-		return fmt.Errorf("sampler: a sequence of stages (%.12q) is llama.cpp's, not %s mode's", s.Sequence, cmp.Or(s.Mode, Chain))
+		return settingError("sequence", "a sequence of stages (%.12q) is llama.cpp's, not %s mode's", s.Sequence, cmp.Or(s.Mode, Chain))
 	case len(s.Sequence) > MaxSequence:
-		return fmt.Errorf("sampler: sequence %.12q…: %d letters, more than the %d stages a chain may have", s.Sequence, len(s.Sequence), MaxSequence)
+		return settingError("sequence", "sequence %.12q…: %d letters, more than the %d stages a chain may have", s.Sequence, len(s.Sequence), MaxSequence)
 	}
 	for _, p := range Params {
 		v := p.Get(s)
 		if err := p.Check(v); err != nil {
-			return fmt.Errorf("sampler: %w", err)
+			return &SettingError{Param: p.Name, Reason: err.Error()}
 		}
 		if s.Mode == RunC && p.ChainOnly && !p.IsOff(v) {
 			off := make([]string, len(p.Off))
 			for i, x := range p.Off {
 				off[i] = Readable(x)
 			}
-			return fmt.Errorf("sampler: run.c has no %s, so %s must be %s in run.c mode, not %s",
+			return settingError(p.Name, "run.c has no %s, so %s must be %s in run.c mode, not %s",
 				p.Label, p.Name, strings.Join(off, " or "), Readable(v))
 		}
 	}

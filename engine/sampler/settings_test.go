@@ -1,6 +1,7 @@
 package sampler_test
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -216,6 +217,33 @@ func TestInPlay(t *testing.T) {
 		}
 		if !p.InPlay(on) {
 			t.Errorf("%s: InPlay with mirostat and DRY on = false", p.Name)
+		}
+	}
+}
+
+// TestSettingError checks that Validate's errors are *SettingErrors that
+// name the setting at fault, with the reason as the message says it after
+// "sampler: ".
+func TestSettingError(t *testing.T) {
+	for _, c := range []struct {
+		s     sampler.Settings
+		param string
+	}{
+		{sampler.Settings{Mode: "greedy", Seed: 1}, "sampler"},
+		{sampler.Settings{TopK: -1, Seed: 1}, "top_k"},
+		{sampler.Settings{Mode: sampler.RunC, MinP: 0.1, Seed: 1}, "min_p"},
+		{sampler.Settings{Mirostat: 2, Seed: 1}, "mirostat"},
+		{sampler.Settings{Sequence: "kt", Seed: 1}, "sequence"},
+		{sampler.Settings{}, "seed"},
+	} {
+		err := c.s.Validate()
+		var se *sampler.SettingError
+		if !errors.As(err, &se) {
+			t.Errorf("%+v: %v (%T), want a *SettingError", c.s, err, err)
+			continue
+		}
+		if se.Param != c.param || err.Error() != "sampler: "+se.Reason {
+			t.Errorf("%+v: Param %q, message %q, Reason %q; want Param %q", c.s, se.Param, err, se.Reason, c.param)
 		}
 	}
 }

@@ -35,18 +35,18 @@ import (
 // The error names the setting, in the runtime's terms.
 func ForSession(s sampler.Settings) (Chain, error) {
 	if !s.Runtime() {
-		return Chain{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", s.Mode)
+		return Chain{}, settingError("sampler", "mode %q is not another runtime's chain", s.Mode)
 	}
 	c, err := Preset(ChainName(s), s.Seed)
 	if err != nil {
-		return Chain{}, fmt.Errorf("sampler: %w", err)
+		return Chain{}, settingError("sampler", "%v", err)
 	}
 	c.Follow(s, func(string) bool { return true })
 	if s.DryMultiplier != 0 && s.DryBase < 1 {
-		return Chain{}, fmt.Errorf("sampler: dry_base: %s is below 1, which would switch DRY off (llama.cpp's default is 1.75)", sampler.Readable(s.DryBase))
+		return Chain{}, settingError("dry_base", "dry_base: %s is below 1, which would switch DRY off (llama.cpp's default is 1.75)", sampler.Readable(s.DryBase))
 	}
 	if err := c.Validate(); err != nil {
-		return Chain{}, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+		return Chain{}, settingError("sampler", "%s mode: %v", s.Mode, err)
 	}
 	return c, nil
 }
@@ -78,11 +78,11 @@ func SetChain(s *sampler.Settings, name string) error {
 		}
 	}
 	if name == "" { // Preset's llama.cpp chain of no stages
-		return fmt.Errorf("sampler: no chain named: one of %s, or llama.cpp letters such as edkt", strings.Join(Names, ", "))
+		return settingError("sampler", "no chain named: one of %s, or llama.cpp letters such as edkt", strings.Join(Names, ", "))
 	}
 	c, err := Preset(name, 0)
 	if err != nil {
-		return fmt.Errorf("sampler: %w", err)
+		return settingError("sampler", "%v", err)
 	}
 	s.Mode, s.Mirostat, s.Sequence = c.Runtime(), int(c.Llama.Mirostat), ""
 	if s.Mode == sampler.LlamaCpp && s.Mirostat == 0 && name != LlamaCpp && name != defaultSequence {
@@ -134,10 +134,10 @@ func shortest(x float32) float64 {
 // runtime (llama.cpp's 32 bits).
 func Defaults(mode string, seed uint64) (sampler.Settings, error) {
 	if !(sampler.Settings{Mode: mode}).Runtime() {
-		return sampler.Settings{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", mode)
+		return sampler.Settings{}, settingError("sampler", "mode %q is not another runtime's chain", mode)
 	}
 	if _, err := Preset(mode, seed); err != nil {
-		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
+		return sampler.Settings{}, settingError("sampler", "%v", err)
 	}
 	s := runtimeDefaults(mode)
 	s.Seed = seed
@@ -240,7 +240,7 @@ func NewStepper(s sampler.Settings, vocab llamacpp.Vocab) (*Stepper, error) {
 		st.llama, err = llamacpp.New(c.Llama)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+		return nil, settingError("sampler", "%s mode: %v", s.Mode, err)
 	}
 	return st, nil
 }
@@ -391,4 +391,10 @@ func recordStage(name string, in, out []float64, record bool) sampler.Stage {
 		st.Removed, st.Logits, st.Probs = b.Removed, out, distribution(out)
 	}
 	return st
+}
+
+// settingError is a *sampler.SettingError of param whose reason is
+// format's: every setting a runtime refuses.
+func settingError(param, format string, args ...any) *sampler.SettingError {
+	return &sampler.SettingError{Param: param, Reason: fmt.Sprintf(format, args...)}
 }
