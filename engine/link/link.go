@@ -159,7 +159,7 @@ func parse(base State, q url.Values) (State, error) {
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
 	if err := session.CheckSettings(s.Spec.Sampler); err != nil {
-		return State{}, &ParamError{Param: "sampler", Value: s.Spec.Sampler.Mode, Reason: reason(err)}
+		return State{}, &ParamError{Param: "sampler", Value: string(s.Spec.Sampler.Mode), Reason: reason(err)}
 	}
 	if spec := &s.Spec; spec.Model == session.LogitsModel {
 		if spec.Vocab == nil {
@@ -231,7 +231,7 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
-	chain := cmp.Or(set.Sequence, set.Mode)
+	chain := cmp.Or(set.Sequence, string(set.Mode))
 	named := set.Mode != "" && set.Mode != ds.Mode
 	put("sampler", chain, !named)
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
@@ -516,13 +516,15 @@ func modelName(v string) (string, error) {
 }
 
 // oneOf returns the name among names that v spells, ignoring case.
-func oneOf(v string, names []string) (string, error) {
-	for _, n := range names {
-		if strings.EqualFold(v, n) {
+func oneOf[S ~string](v S, names []S) (S, error) {
+	words := make([]string, len(names))
+	for i, n := range names {
+		if strings.EqualFold(string(v), string(n)) {
 			return n, nil
 		}
+		words[i] = string(n)
 	}
-	return "", fmt.Errorf("%s is not one of %s", Quote(v), strings.Join(names, ", "))
+	return "", fmt.Errorf("%s is not one of %s", Quote(string(v)), strings.Join(words, ", "))
 }
 
 // whole parses v as a whole number in [0, most].

@@ -7,24 +7,37 @@ import (
 	"strings"
 )
 
-// Modes of a session's sampler. Sample runs Chain and RunC; LlamaCpp and
-// HF are other runtimes' chains, which package compare runs (its Stepper):
-// they map the numeric settings onto their runtime with compare's
-// Chain.Follow and keep that runtime's defaults for everything else.
+// Mode is a session's sampler, by the name links and the command line
+// give it. Sample runs Chain and RunC; LlamaCpp and HF are other
+// runtimes' chains, which package compare runs (its Stepper): they map
+// the numeric settings onto their runtime with compare's Chain.Follow and
+// keep that runtime's defaults for everything else.
+type Mode string
+
+// The modes.
 const (
-	Chain    = "chain"     // the stage-by-stage chain; the default, also meant by ""
-	RunC     = "runc"      // llama2.c run.c's sample(), reproduced in float32
-	LlamaCpp = "llama.cpp" // llama.cpp's default sampler chain, edskypmxt, bit for bit
-	HF       = "hf"        // Hugging Face generate() with do_sample=True
+	Chain    Mode = "chain"     // the stage-by-stage chain; the default, also meant by ""
+	RunC     Mode = "runc"      // llama2.c run.c's sample(), reproduced in float32
+	LlamaCpp Mode = "llama.cpp" // llama.cpp's default sampler chain, edskypmxt, bit for bit
+	HF       Mode = "hf"        // Hugging Face generate() with do_sample=True
 )
 
 // Modes are the modes, in the order the help and links list them.
-var Modes = []string{Chain, RunC, LlamaCpp, HF}
+var Modes = []Mode{Chain, RunC, LlamaCpp, HF}
+
+// joinModes lists modes as the help and errors write them: "chain, runc".
+func joinModes(modes []Mode) string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Settings configure Sample. The zero value of every stage field turns that
 // stage off; Params gives each numeric field's range.
 type Settings struct {
-	Mode              string  // one of Modes, or "" for Chain
+	Mode              Mode    // one of Modes, or "" for Chain
 	Temperature       float64 // T; 0 is greedy (argmax)
 	TopK              int     // k; 0 is off (chain only)
 	TopP              float64 // p; 0 or 1 is off
@@ -93,7 +106,7 @@ func DefaultSettings() Settings {
 // check, once all are set.
 func (s Settings) Validate() error {
 	if s.Mode != "" && !slices.Contains(Modes, s.Mode) {
-		return settingError("sampler", "mode %q is none of %s", s.Mode, strings.Join(Modes, ", "))
+		return settingError("sampler", "mode %q is none of %s", s.Mode, joinModes(Modes))
 	}
 	for _, p := range LlamaParams {
 		v := p.Get(s)
@@ -139,7 +152,7 @@ func (s Settings) Runtime() bool { return s.Mode == LlamaCpp || s.Mode == HF }
 // InMode is s switched to mode: the settings of llama.cpp's own
 // (LlamaParams, Sequence) go back to 0 when mode is not llama.cpp's, which
 // has no use for them and would refuse them.
-func (s Settings) InMode(mode string) Settings {
+func (s Settings) InMode(mode Mode) Settings {
 	s.Mode = mode
 	if mode != LlamaCpp {
 		for _, p := range LlamaParams {

@@ -183,7 +183,7 @@ func TestReadable(t *testing.T) {
 func TestInMode(t *testing.T) {
 	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt", Mirostat: 2, MirostatTau: 5,
 		MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: -1}
-	for _, mode := range []string{sampler.Chain, sampler.RunC, sampler.HF} {
+	for _, mode := range []sampler.Mode{sampler.Chain, sampler.RunC, sampler.HF} {
 		got := llama.InMode(mode)
 		want := sampler.Settings{Mode: mode, Temperature: 0.8, TopK: 40, Seed: 7}
 		if got != want {

@@ -128,20 +128,20 @@ func (c *SamplerCard) settings() app.UI {
 		app.Select().ID("decoding").OnChange(c.onDecoding).Body(
 			option(play.Greedy, "greedy (argmax)", mode == play.Greedy),
 			option(play.Sample, "sample", mode == play.Sample),
-			option(sampler.RunC, "sample like llama2.c run.c", mode == sampler.RunC),
-			option(sampler.LlamaCpp, "llama.cpp", mode == sampler.LlamaCpp),
-			option(sampler.HF, "Hugging Face", mode == sampler.HF),
+			option(play.RunC, "sample like llama2.c run.c", mode == play.RunC),
+			option(play.LlamaCpp, "llama.cpp", mode == play.LlamaCpp),
+			option(play.HF, "Hugging Face", mode == play.HF),
 		),
 	)}
 	if mode != play.Greedy {
 		for _, f := range sampler.Params {
-			if f.ChainOnly && mode == sampler.RunC {
+			if f.ChainOnly && mode == play.RunC {
 				continue
 			}
 			fields = append(fields, c.field(f))
 		}
 	}
-	if mode == sampler.LlamaCpp {
+	if mode == play.LlamaCpp {
 		// llama.cpp's own stages: mirostat in place of the chain, and DRY.
 		for _, f := range sampler.LlamaParams {
 			fields = append(fields, c.field(f))

@@ -33,10 +33,10 @@ import (
 // The chains by name; a llama.cpp letter sequence such as "kpt" is a
 // llama.cpp chain with those stages.
 const (
-	Ours     = sampler.Chain    // nexttoken's chain
-	RunC     = sampler.RunC     // llama2.c's run.c sample()
-	LlamaCpp = sampler.LlamaCpp // common_sampler's default sequence, edskypmxt
-	HF       = sampler.HF       // generate() with do_sample=True
+	Ours     = string(sampler.Chain)    // nexttoken's chain
+	RunC     = string(sampler.RunC)     // llama2.c's run.c sample()
+	LlamaCpp = string(sampler.LlamaCpp) // common_sampler's default sequence, edskypmxt
+	HF       = string(sampler.HF)       // generate() with do_sample=True
 
 	// llama.cpp with --mirostat 1 or 2: the temperature, then mirostat (v1,
 	// m = 100) or mirostat v2, in place of the sequence; tau 5, eta 0.1.
@@ -63,7 +63,7 @@ type Chain struct {
 // GenerationConfig. A llama.cpp letter sequence ("edskypmxt") keeps
 // llama.cpp's defaults for the stages it names.
 func Preset(name string, seed uint64) (Chain, error) {
-	c := Chain{Name: name, Settings: sampler.Settings{Mode: name, Temperature: 1, Seed: seed}}
+	c := Chain{Name: name, Settings: sampler.Settings{Mode: sampler.Mode(name), Temperature: 1, Seed: seed}}
 	switch name {
 	case Ours, RunC:
 		return c, nil
@@ -107,15 +107,15 @@ func Preset(name string, seed uint64) (Chain, error) {
 // takes s whole, its mode and what only llama.cpp has aside.
 func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 	switch c.Runtime() {
-	case Ours, RunC:
-		mode, seed := c.Name, c.Settings.Seed
+	case sampler.Chain, sampler.RunC:
+		mode, seed := sampler.Mode(c.Name), c.Settings.Seed
 		c.Settings = s
 		c.Settings.Mode, c.Settings.Seed, c.Settings.Sequence = mode, seed, ""
 		for _, p := range sampler.LlamaParams {
 			p.Set(&c.Settings, 0)
 		}
 		return
-	case LlamaCpp:
+	case sampler.LlamaCpp:
 		c.followLlama(s, given)
 	}
 	for _, p := range sampler.Params {
@@ -174,21 +174,22 @@ func (c *Chain) followLlama(s sampler.Settings, given func(param string) bool) {
 // Validate reports a setting c's runtime cannot run, naming it.
 func (c Chain) Validate() error {
 	switch c.Runtime() {
-	case Ours, RunC:
+	case sampler.Chain, sampler.RunC:
 		return c.Settings.Validate()
-	case HF:
+	case sampler.HF:
 		return c.HF.Validate()
 	}
 	return c.Llama.Validate()
 }
 
-// Runtime says which runtime runs c: Ours, RunC, LlamaCpp or HF.
-func (c Chain) Runtime() string {
+// Runtime says which runtime runs c, as the mode of a session that
+// samples with it: Chain (for Ours), RunC, LlamaCpp or HF.
+func (c Chain) Runtime() sampler.Mode {
 	switch c.Name {
 	case Ours, RunC, HF:
-		return c.Name
+		return sampler.Mode(c.Name)
 	}
-	return LlamaCpp
+	return sampler.LlamaCpp
 }
 
 // Stage is one stage of a chain, in the same shape for every runtime.
@@ -307,14 +308,14 @@ func (o Outcome) Draws(n int, seed uint64) []int {
 // logits rounded to float32, as their models give them; a model's logits
 // are float32 already.
 func Run(c Chain, logits []float64, history []int) (Outcome, error) {
-	if c.Runtime() == Ours || c.Runtime() == RunC {
+	if c.Runtime() == sampler.Chain || c.Runtime() == sampler.RunC {
 		return runOurs(c, logits, history)
 	}
 	narrow := make([]float32, len(logits))
 	for i, l := range logits {
 		narrow[i] = float32(l)
 	}
-	if c.Runtime() == HF {
+	if c.Runtime() == sampler.HF {
 		return runHF(c, narrow, history)
 	}
 	return runLlama(c, narrow, history)

@@ -57,7 +57,7 @@ func ForSession(s sampler.Settings) (Chain, error) {
 func ChainName(s sampler.Settings) string {
 	switch {
 	case s.Mode != sampler.LlamaCpp:
-		return cmp.Or(s.Mode, Ours)
+		return string(cmp.Or(s.Mode, sampler.Chain))
 	case s.Mirostat == 1:
 		return Mirostat
 	case s.Mirostat == 2:
@@ -132,11 +132,11 @@ func shortest(x float32) float64 {
 // show what it would run with; Hugging Face's temperature 1, top-k 50
 // and top-p 1 (off there, as 1 and 0 are here). The seed must fit the
 // runtime (llama.cpp's 32 bits).
-func Defaults(mode string, seed uint64) (sampler.Settings, error) {
+func Defaults(mode sampler.Mode, seed uint64) (sampler.Settings, error) {
 	if !(sampler.Settings{Mode: mode}).Runtime() {
 		return sampler.Settings{}, settingError("sampler", "mode %q is not another runtime's chain", mode)
 	}
-	if _, err := Preset(mode, seed); err != nil {
+	if _, err := Preset(string(mode), seed); err != nil {
 		return sampler.Settings{}, settingError("sampler", "%v", err)
 	}
 	s := runtimeDefaults(mode)
@@ -145,8 +145,8 @@ func Defaults(mode string, seed uint64) (sampler.Settings, error) {
 }
 
 // runtimeDefaults are Defaults of mode, a runtime's, without a seed.
-func runtimeDefaults(mode string) sampler.Settings {
-	c, _ := Preset(mode, 0) // a runtime's preset, which seed 0 fits
+func runtimeDefaults(mode sampler.Mode) sampler.Settings {
+	c, _ := Preset(string(mode), 0) // a runtime's preset, which seed 0 fits
 	s := sampler.Settings{Mode: mode}
 	if mode == sampler.HF {
 		h := c.HF

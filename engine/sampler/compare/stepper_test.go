@@ -21,7 +21,7 @@ func TestDefaults(t *testing.T) {
 	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 9,
 		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
 	for _, tc := range []struct {
-		mode string
+		mode sampler.Mode
 		want sampler.Settings
 	}{
 		{sampler.LlamaCpp, llama},
@@ -31,7 +31,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("Defaults(%s) = %+v, %v\nwant %+v", tc.mode, got, err, tc.want)
 		}
-		p, _ := compare.Preset(tc.mode, 9)
+		p, _ := compare.Preset(string(tc.mode), 9)
 		for _, s := range []sampler.Settings{got, got.InMode(sampler.HF).InMode(tc.mode)} {
 			c, err := compare.ForSession(s)
 			if err != nil {
@@ -236,8 +236,11 @@ func narrow(x []float64) []float32 {
 // settings.
 func TestSetChain(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode, sequence, back string
-		mirostat                   int
+		name     string
+		mode     sampler.Mode
+		sequence string
+		back     string
+		mirostat int
 	}{
 		{"chain", sampler.Chain, "", "chain", 0},
 		{"RUNC", sampler.RunC, "", "runc", 0},
