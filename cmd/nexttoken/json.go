@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 )
@@ -76,14 +77,14 @@ type (
 		Logit jsonFloat `json:"logit"`
 	}
 	jsonStage struct {
-		Name        string    `json:"name"`
-		Survivors   int       `json:"survivors,omitempty"`
-		Affected    int       `json:"affected"`
-		RemovedMass jsonFloat `json:"removed_mass"`
-		Removed     []int     `json:"removed,omitempty"`
-		Changed     []int     `json:"changed,omitempty"`
-		Logits      floats    `json:"logits,omitempty"`
-		Probs       floats    `json:"probs,omitempty"`
+		Name        sampler.StageName `json:"name"`
+		Survivors   int               `json:"survivors,omitempty"`
+		Affected    int               `json:"affected"`
+		RemovedMass jsonFloat         `json:"removed_mass"`
+		Removed     []int             `json:"removed,omitempty"`
+		Changed     []int             `json:"changed,omitempty"`
+		Logits      floats            `json:"logits,omitempty"`
+		Probs       floats            `json:"probs,omitempty"`
 	}
 	jsonDraw struct {
 		U      jsonFloat `json:"u"`

@@ -119,7 +119,7 @@ func printChoice(w io.Writer, indent string, step session.Step, name func(int) s
 	c := step.Choice
 	for _, st := range c.Stages {
 		switch {
-		case st.Name == "repetition_penalty" && st.Affected > 0:
+		case st.Name == sampler.StageRepetitionPenalty && st.Affected > 0:
 			fmt.Fprintf(w, "%s%s changed %d logits\n", indent, st.Name, st.Affected)
 		case st.Affected > 0:
 			fmt.Fprintf(w, "%s%s removed %d tokens, %s of the probability\n", indent, st.Name, st.Affected, num(st.RemovedMass))

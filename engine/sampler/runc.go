@@ -35,7 +35,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 			return fmt.Errorf("sampler: logit %d (%g) divided by temperature %g overflows float32", i, logits[i], t)
 		}
 	}
-	temp := Stage{Name: "temperature"}
+	temp := Stage{Name: StageTemperature}
 	mem := &sc.rec.stages // temperature, runc_cutoff, top_p
 	if record {
 		mem[0].logits = softmax.Widen(mem[0].logits, x)
@@ -88,7 +88,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	// sample_topp: tokens below the cutoff cannot be in the nucleus.
 	cutoff := (1 - topp) / float32(len(x)-1)
 	order := sc.ids[:0]
-	pre := Stage{Name: "runc_cutoff"}
+	pre := Stage{Name: StageRunCCutoff}
 	for i, q := range x {
 		switch {
 		case q >= cutoff:
@@ -127,7 +127,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	for _, id := range order[last+1:] {
 		dropped += float64(x[id])
 	}
-	top := Stage{Name: "top_p", Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
+	top := Stage{Name: StageTopP, Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
 	if record {
 		recordFilter(&pre, &mem[1], temp.Probs, order)
 		recordFilter(&top, &mem[2], pre.Probs, nucleus)

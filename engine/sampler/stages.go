@@ -15,7 +15,7 @@ import (
 func (sc *Scratch) penalise(logits []float64, history []int, r float64, record bool) Stage {
 	sc.ids = append(sc.ids[:0], history...)
 	slices.Sort(sc.ids)
-	st := Stage{Name: "repetition_penalty"}
+	st := Stage{Name: StageRepetitionPenalty}
 	changed := sc.rec.changed[:0]
 	for _, id := range slices.Compact(sc.ids) {
 		l := logits[id]
@@ -179,7 +179,7 @@ func (r *ranking) aboveMin(m float64) int {
 
 // stage keeps the first keep survivors and renormalises them; with m, it
 // records the stage's lists in m's memory.
-func (r *ranking) stage(name string, keep int, m *stageMemory) Stage {
+func (r *ranking) stage(name StageName, keep int, m *stageMemory) Stage {
 	st := Stage{Name: name, Survivors: keep, Affected: r.survivors - keep}
 	prev := r.mass
 	if keep < r.survivors {

@@ -46,7 +46,7 @@ func checkFilter(t *testing.T, st Stage, p []float64, kept []int) {
 // TestFilters checks top-k, top-p and min-p on hand-made distributions,
 // including ties and boundaries.
 func TestFilters(t *testing.T) {
-	filter := func(name string, keep func(*ranking) int) func([]float64) Stage {
+	filter := func(name StageName, keep func(*ranking) int) func([]float64) Stage {
 		return func(p []float64) Stage {
 			var r ranking
 			r.reset(p)
@@ -63,10 +63,11 @@ func TestFilters(t *testing.T) {
 		return filter("min_p", func(r *ranking) int { return r.aboveMin(m) })
 	}
 	for _, tc := range []struct {
-		stage, name string
-		filter      func([]float64) Stage
-		p           []float64
-		kept        []int
+		stage  StageName
+		name   string
+		filter func([]float64) Stage
+		p      []float64
+		kept   []int
 	}{
 		{"top_k", "k=1", topKOf(1), dyadic, []int{1}},
 		{"top_k", "k=2", topKOf(2), dyadic, []int{1, 2}},
@@ -94,7 +95,7 @@ func TestFilters(t *testing.T) {
 		{"min_p", "masked tokens are not candidates", minPOf(1e-9), []float64{0, 0.75, 0, 0.25}, []int{1, 3}},
 		{"min_p", "single token", minPOf(1), []float64{1}, []int{0}},
 	} {
-		t.Run(tc.stage+"/"+tc.name, func(t *testing.T) {
+		t.Run(string(tc.stage)+"/"+tc.name, func(t *testing.T) {
 			st := tc.filter(tc.p)
 			if st.Name != tc.stage {
 				t.Errorf("Name = %q, want %q", st.Name, tc.stage)

@@ -341,10 +341,10 @@ func (c *CompareCard) stageEditor(k int) app.UI {
 // --samplers name (top_k) with a hyphen (top-k), as the settings are
 // labelled.
 func stageName(s byte) string {
-	switch name := llamacpp.Sampler(s).String(); name {
-	case "dry", "xtc":
+	switch name := llamacpp.Sampler(s).String(); llamacpp.Sampler(s) {
+	case llamacpp.DRY, llamacpp.XTC:
 		return strings.ToUpper(name)
-	case "typ_p":
+	case llamacpp.Typical:
 		return "typical-p"
 	default:
 		return strings.ReplaceAll(name, "_", "-")

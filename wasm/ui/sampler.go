@@ -237,9 +237,9 @@ func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {
 	for _, st := range d.Choice.Stages {
 		var what string
 		switch {
-		case st.Name == "repetition_penalty":
+		case st.Name == sampler.StageRepetitionPenalty:
 			what = "changed the logits of " + itoa(st.Affected) + " tokens already in the context"
-		case st.Name == "temperature":
+		case st.Name == sampler.StageTemperature:
 			what = "divided the logits by T = " + sig(used.Temperature) + " before the softmax"
 		case st.Affected > 0:
 			what = "kept " + itoa(st.Survivors) + " of " + itoa(prev) + " tokens, removing " + itoa(st.Affected) + " that held " + sig(st.RemovedMass) + " of the probability"

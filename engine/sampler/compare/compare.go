@@ -194,7 +194,7 @@ func (c Chain) Runtime() sampler.Mode {
 
 // Stage is one stage of a chain, in the same shape for every runtime.
 type Stage struct {
-	Name string // as its runtime names it: "min_p", "min-p", "MinPLogitsWarper"
+	Name sampler.StageName // as its runtime names it: "min_p", "min-p", "MinPLogitsWarper"
 
 	// Kept is the tokens still drawable after the stage, ascending; Removed
 	// the ones the stage took away, and RemovedMass their probability in
@@ -335,7 +335,7 @@ func runOurs(c Chain, wide []float64, history []int) (Outcome, error) {
 	final := ch.Softmax.Probs
 	before := distribution(wide)
 	for _, st := range ch.Stages {
-		if st.Name == "repetition_penalty" || st.Name == "temperature" {
+		if st.Name == sampler.StageRepetitionPenalty || st.Name == sampler.StageTemperature {
 			if st.Probs != nil {
 				before = st.Probs
 			}
@@ -376,7 +376,7 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 			continue
 		}
 		scores := llamaScores(st, len(logits))
-		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		out.Stages = append(out.Stages, stageBetween(sampler.StageName(st.Name), in, scores))
 		in = scores
 	}
 	out.Final = make([]float64, len(logits))
@@ -407,7 +407,7 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	out := Outcome{Chain: c, Note: hfNote}
 	for _, st := range res.Steps {
 		scores := softmax.Widen(nil, st.Scores)
-		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		out.Stages = append(out.Stages, stageBetween(sampler.StageName(st.Name), in, scores))
 		in = scores
 	}
 	out.Final = softmax.Widen(nil, res.Probs)
@@ -428,7 +428,7 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 // stageBetween is the stage that turned the scores in into out: the
 // tokens it left drawable (a finite score), those it removed, their
 // probability in the softmax of in, and its most probable tokens then.
-func stageBetween(name string, in, out []float64) Stage {
+func stageBetween(name sampler.StageName, in, out []float64) Stage {
 	p := distribution(in)
 	st := Stage{Name: name, Top: shifts(p, distribution(out))}
 	for i := range out {

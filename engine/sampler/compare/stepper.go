@@ -320,7 +320,7 @@ func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) 
 			continue // switched off by its values
 		}
 		scores := llamaScores(s, len(in))
-		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
 		in = scores
 	}
 	last := res.Stages[len(res.Stages)-1].Tokens
@@ -357,7 +357,7 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Steps {
 		scores := softmax.Widen(nil, s.Scores)
-		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
 		in = scores
 	}
 	u := float64(rng.Float32())
@@ -384,7 +384,7 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 // sampler's shape: Survivors the tokens left drawable, Affected the ones it
 // removed, RemovedMass their probability in the softmax of in; recorded,
 // also the removed tokens, the scores after it and their softmax.
-func recordStage(name string, in, out []float64, record bool) sampler.Stage {
+func recordStage(name sampler.StageName, in, out []float64, record bool) sampler.Stage {
 	b := stageBetween(name, in, out)
 	st := sampler.Stage{Name: name, Survivors: len(b.Kept), Affected: len(b.Removed), RemovedMass: b.RemovedMass}
 	if record {
