@@ -30,9 +30,9 @@ const (
 // nil.
 type Stage struct {
 	Name        StageName // one of the constants, or another runtime's name for its stage
-	Survivors   int     // tokens of nonzero probability after the stage (not for the penalty)
-	Affected    int     // tokens it removed (filters) or whose logit it changed (penalty)
-	RemovedMass float64 // the probability of the removed tokens before the stage
+	Survivors   int       // tokens of nonzero probability after the stage (not for the penalty)
+	Affected    int       // tokens it removed (filters) or whose logit it changed (penalty)
+	RemovedMass float64   // the probability of the removed tokens before the stage
 
 	Removed []int     // tokens this filter set to probability 0
 	Changed []int     // tokens whose logit the repetition penalty changed

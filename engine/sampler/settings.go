@@ -45,10 +45,25 @@ type Settings struct {
 	RepetitionPenalty float64 // r; 0 or 1 is off (chain only)
 	Seed              uint64  // initial RNG state, ≥ 1 (xorshift's state 0 never changes)
 
-	// llama.cpp mode only (LlamaParams, and Sequence); the zero values
-	// are llama.cpp's default chain with mirostat and DRY off.
-	// (In JSON they are left out when 0, so that settings without them
-	// read as they did before them.)
+	// LlamaSettings are llama.cpp mode's own; in every other mode they
+	// are all 0. Embedded, their fields read as Settings' own, in Go and
+	// in JSON alike.
+	LlamaSettings
+
+	// IgnoreEOS masks the tokens that end a text, a session's EOS and
+	// BOS, as llama.cpp's --ignore-eos gives them a logit bias of −Inf:
+	// package session sets their logits to −Inf after the step's edits,
+	// before any sampler reads them, so that none is chosen. Valid in
+	// every mode; Sample itself does not read it.
+	IgnoreEOS bool `json:",omitempty"`
+}
+
+// LlamaSettings are the settings only llama.cpp mode reads (LlamaParams,
+// and Sequence), which the chain, run.c and Hugging Face do not have. The
+// zero value is llama.cpp's default chain with mirostat and DRY off. In
+// JSON each is left out when 0, so that the settings of every other mode
+// read without them.
+type LlamaSettings struct {
 	Sequence         string  `json:",omitempty"` // llama.cpp's stages by letter, such as "edkt" (--sampling-seq); "" is its default, edskypmxt
 	Mirostat         int     `json:",omitempty"` // 1 or 2: mirostat v1 or v2 in place of the sequence; 0 is off
 	MirostatTau      float64 `json:",omitempty"` // mirostat's target surprise, in bits
@@ -57,13 +72,6 @@ type Settings struct {
 	DryBase          float64 `json:",omitempty"` // at least 1 when DRY is on
 	DryAllowedLength int     `json:",omitempty"`
 	DryPenaltyLastN  int     `json:",omitempty"` // 0 is off
-
-	// IgnoreEOS masks the tokens that end a text, a session's EOS and
-	// BOS, as llama.cpp's --ignore-eos gives them a logit bias of −Inf:
-	// package session sets their logits to −Inf after the step's edits,
-	// before any sampler reads them, so that none is chosen. Valid in
-	// every mode; Sample itself does not read it.
-	IgnoreEOS bool `json:",omitempty"`
 }
 
 // SettingError is settings a sampler refuses. Param names the setting at
@@ -155,10 +163,7 @@ func (s Settings) Runtime() bool { return s.Mode == LlamaCpp || s.Mode == HF }
 func (s Settings) InMode(mode Mode) Settings {
 	s.Mode = mode
 	if mode != LlamaCpp {
-		for _, p := range LlamaParams {
-			p.Set(&s, 0)
-		}
-		s.Sequence = ""
+		s.LlamaSettings = LlamaSettings{}
 	}
 	return s
 }

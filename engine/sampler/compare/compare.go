@@ -110,10 +110,7 @@ func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 	case sampler.Chain, sampler.RunC:
 		mode, seed := sampler.Mode(c.Name), c.Settings.Seed
 		c.Settings = s
-		c.Settings.Mode, c.Settings.Seed, c.Settings.Sequence = mode, seed, ""
-		for _, p := range sampler.LlamaParams {
-			p.Set(&c.Settings, 0)
-		}
+		c.Settings.Mode, c.Settings.Seed, c.Settings.LlamaSettings = mode, seed, sampler.LlamaSettings{}
 		return
 	case sampler.LlamaCpp:
 		c.followLlama(s, given)
