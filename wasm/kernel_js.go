@@ -7,37 +7,53 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"nexttoken/engine/session"
 	"nexttoken/engine/transformer"
 )
 
-// chooseKernel turns the engine's SIMD kernel off when the address asks
-// for it with simd=0 (to compare, or to step around a broken engine), and
-// names the kernel in use on the page's root element, data-kernel="SIMD"
-// or "Go". The program chooses its engine; the views only show traces.
-// Call it after ui.RepairAddress.
-func chooseKernel() {
+// engine loads the engine's WebAssembly SIMD kernels, unless the address
+// asks for Go's loops with simd=0 (to compare, or to step around a broken
+// engine), and says on the page's root element which kernels run,
+// data-kernel="SIMD" or "Go", and, when the SIMD kernels did not load,
+// why: data-kernel-error, and on the console. The program chooses its
+// engine; the views only show traces. Call it after ui.RepairAddress.
+func engine() session.Options {
+	var opts session.Options
+	var loadErr error
+	if !addressAsksForGo() {
+		opts.Kernels, loadErr = transformer.LoadKernels()
+	}
+	root, err := safejs.Global().Get("document")
+	if err == nil {
+		root, err = root.Get("documentElement")
+	}
+	if err != nil {
+		return opts
+	}
+	_, _ = root.Call("setAttribute", "data-kernel", opts.Kernels.Name())
+	if loadErr != nil {
+		_, _ = root.Call("setAttribute", "data-kernel-error", loadErr.Error())
+		if console, err := safejs.Global().Get("console"); err == nil {
+			_, _ = console.Call("warn", "nexttoken runs Go's kernels: "+loadErr.Error())
+		}
+	}
+	return opts
+}
+
+// addressAsksForGo reports whether the page's address says simd=0.
+func addressAsksForGo() bool {
 	loc, err := safejs.Global().Get("location")
 	if err != nil {
-		return
+		return false
 	}
 	href, err := loc.Get("href")
 	if err != nil {
-		return
+		return false
 	}
 	s, err := href.String()
 	if err != nil {
-		return
+		return false
 	}
-	if u, err := url.Parse(s); err == nil && u.Query().Get("simd") == "0" {
-		transformer.DisableSIMD()
-	}
-	doc, err := safejs.Global().Get("document")
-	if err != nil {
-		return
-	}
-	root, err := doc.Get("documentElement")
-	if err != nil {
-		return
-	}
-	_, _ = root.Call("setAttribute", "data-kernel", transformer.Kernel())
+	u, err := url.Parse(s)
+	return err == nil && u.Query().Get("simd") == "0"
 }

@@ -2,5 +2,7 @@
 
 package main
 
-// chooseKernel has no engine kernel to choose outside the browser.
-func chooseKernel() {}
+import "nexttoken/engine/session"
+
+// engine has no kernels to load outside the browser.
+func engine() session.Options { return session.Options{} }

@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 )
 
 // jsonTrace writes a session as one JSON object, a step at a time as the
@@ -75,14 +77,14 @@ type (
 		Logit jsonFloat `json:"logit"`
 	}
 	jsonStage struct {
-		Name        string    `json:"name"`
-		Survivors   int       `json:"survivors,omitempty"`
-		Affected    int       `json:"affected"`
-		RemovedMass jsonFloat `json:"removed_mass"`
-		Removed     []int     `json:"removed,omitempty"`
-		Changed     []int     `json:"changed,omitempty"`
-		Logits      floats    `json:"logits,omitempty"`
-		Probs       floats    `json:"probs,omitempty"`
+		Name        sampler.StageName `json:"name"`
+		Survivors   int               `json:"survivors,omitempty"`
+		Affected    int               `json:"affected"`
+		RemovedMass jsonFloat         `json:"removed_mass"`
+		Removed     []int             `json:"removed,omitempty"`
+		Changed     []int             `json:"changed,omitempty"`
+		Logits      floats            `json:"logits,omitempty"`
+		Probs       floats            `json:"probs,omitempty"`
 	}
 	jsonDraw struct {
 		U      jsonFloat `json:"u"`
@@ -115,10 +117,8 @@ func (j *jsonTrace) prepare(s *session.Session, i int) error {
 	if j.lens == 0 && !j.recompute {
 		return nil // a --logits trace has no model to read
 	}
-	tr := s.Transformer()
-	pass := tr.Latest()
 	if j.lens > 0 {
-		lens, err := pass.Lens(j.lens)
+		lens, err := s.Lens(j.lens)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (j *jsonTrace) step(s *session.Session, i int, d *session.Detail) error {
 	if d != nil {
 		stages, draw = d.Choice.Stages, d.Choice.Draw
 		sm := d.Choice.Softmax
-		js.jsonVectors = &jsonVectors{Logits: d.Logits, Computed: d.Computed, Hidden: widen(d.Hidden),
+		js.jsonVectors = &jsonVectors{Logits: d.Logits, Computed: d.Computed, Hidden: softmax.Widen(nil, d.Hidden),
 			Max: jsonFloat(sm.Max), Sum: jsonFloat(sm.Sum), Probs: sm.Probs}
 	}
 	for _, sg := range stages {
@@ -224,16 +224,4 @@ func (v floats) MarshalJSON() ([]byte, error) {
 		out[i] = jsonFloat(x)
 	}
 	return json.Marshal(out)
-}
-
-// widen converts float32 values to floats; nil stays nil.
-func widen(x []float32) floats {
-	if x == nil {
-		return nil
-	}
-	y := make(floats, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }

@@ -82,7 +82,7 @@ func (p *textTrace) start(s *session.Session) error {
 	for pos, p := range t.Prompt {
 		fmt.Fprintf(w, "  %3d  %5d  %q\n", pos, p.ID, p.Text)
 	}
-	row := s.Transformer().Cache.RowBytes()
+	row := s.KVRowBytes()
 	fmt.Fprintf(w, "prefill: KV cache %d positions, %d bytes (%d per position)\n\n", len(t.Prompt), len(t.Prompt)*row, row)
 	return nil
 }
@@ -119,7 +119,7 @@ func printChoice(w io.Writer, indent string, step session.Step, name func(int) s
 	c := step.Choice
 	for _, st := range c.Stages {
 		switch {
-		case st.Name == "repetition_penalty" && st.Affected > 0:
+		case st.Name == sampler.StageRepetitionPenalty && st.Affected > 0:
 			fmt.Fprintf(w, "%s%s changed %d logits\n", indent, st.Name, st.Affected)
 		case st.Affected > 0:
 			fmt.Fprintf(w, "%s%s removed %d tokens, %s of the probability\n", indent, st.Name, st.Affected, num(st.RemovedMass))

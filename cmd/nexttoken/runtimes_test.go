@@ -15,8 +15,7 @@ import (
 // and as compare.Defaults: the runtime's defaults, mirostat and DRY off
 // with llama.cpp's settings for them shown.
 func TestRuntimeDefaults(t *testing.T) {
-	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 42,
-		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 42, LlamaSettings: sampler.LlamaSettings{MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}
 	with := func(s sampler.Settings, f func(*sampler.Settings)) sampler.Settings { f(&s); return s }
 	for _, tc := range []struct {
 		chain string

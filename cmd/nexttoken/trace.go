@@ -75,10 +75,10 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
 	fs.BoolVar(&f.recompute, "recompute", false, "with --json: also run every step without the KV cache, the whole sequence again, and write the largest difference from the cached logits and both ways' multiply-adds")
 	fs.BoolVar(&f.lens, "lens", false, "with --json: the logit lens of every step, each layer's --top most probable tokens (layers numbered from 0)")
-	fs.StringVar(&f.chain, "sampler", sampler.Chain, "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
+	fs.StringVar(&f.chain, "sampler", string(sampler.Chain), "sampler: chain; runc for llama2.c run.c's exact sampling; llama.cpp or hf for that runtime's chain, "+
 		"with its defaults for the sampler flags not given (llama.cpp: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05; hf: temperature 1, top-k 50); "+
 		"mirostat or mirostat2 for llama.cpp's --mirostat 1 or 2, or llama.cpp's stages by letter, such as edkt")
-	fs.StringVar(&f.chain, "chain", sampler.Chain, "the same as --sampler")
+	fs.StringVar(&f.chain, "chain", string(sampler.Chain), "the same as --sampler")
 	fs.StringVar(&f.compare, "compare", "", "after each step, run these chains on its logits, side by side: "+strings.Join(compare.Names, ", ")+
 		" or a llama.cpp letter sequence such as edskypmxt, each with its runtime's defaults for the sampler flags not given")
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
@@ -133,7 +133,11 @@ func (f *traceFlags) chooseChain() error {
 	given := func(param string) bool { return f.set[strings.ReplaceAll(param, "_", "-")] }
 	set, err := compare.ChainSettings(f.chain, f.settings, given)
 	if err != nil {
-		return fmt.Errorf("--sampler: %s", strings.TrimPrefix(err.Error(), "sampler: "))
+		var se *sampler.SettingError
+		if errors.As(err, &se) {
+			return fmt.Errorf("--sampler: %s", se.Reason)
+		}
+		return fmt.Errorf("--sampler: %w", err)
 	}
 	f.settings = set
 	return nil
@@ -205,7 +209,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	steps := spec.Steps
 	spec.Steps = 0
-	s, err := session.NewWatched(spec, load, prefillProgress(ctx, stderr))
+	s, err := session.NewWith(spec, load, session.Options{Prefill: prefillProgress(ctx, stderr)})
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
@@ -219,7 +223,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if f.lens {
 			j.lens = f.top
 		}
-		if (f.recompute || f.lens) && s.Transformer() == nil {
+		if (f.recompute || f.lens) && !s.RunsModel() {
 			return errors.New("trace: --recompute and --lens need a model, not --logits")
 		}
 		out = j

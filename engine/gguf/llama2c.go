@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
-	"strings"
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
@@ -62,7 +60,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	tokens := make([]string, len(v.Pieces))
 	types := make([]int32, len(v.Pieces))
 	for id, p := range v.Pieces {
-		text, typ := Llama2cToken(id, p)
+		text, typ := tokenizer.Llama2cToken(id, p)
 		tokens[id], types[id] = text, int32(typ)
 	}
 	hs := uint32(c.HeadSize())
@@ -135,49 +133,4 @@ func appendWords(x []float32, size int, word func(float32) uint64) []byte {
 		b = binary.LittleEndian.AppendUint64(b, word(f))[:len(b)+size]
 	}
 	return b
-}
-
-// Llama2cToken is the text and type that llama.cpp's
-// examples/convert-llama2c-to-ggml (load_vocab, for a llama2.c
-// vocabulary) gives token id, whose piece in tokenizer.bin is piece:
-// tokens 0, 1 and 2 are "<unk>" (unknown), "<s>" and "</s>" (control)
-// whatever their piece, an empty piece is a control token, "<0xHH>" a
-// byte, any other piece a normal one; spaces are written "▁".
-func Llama2cToken(id int, piece string) (text string, typ tokenizer.TokenType) {
-	typ = tokenizer.TokenNormal
-	switch {
-	case id == 0:
-		piece, typ = "<unk>", tokenizer.TokenUnknown
-	case id == 1:
-		piece, typ = "<s>", tokenizer.TokenControl
-	case id == 2:
-		piece, typ = "</s>", tokenizer.TokenControl
-	case piece == "":
-		typ = tokenizer.TokenControl
-	case len(piece) == 6 && strings.HasPrefix(piece, "<0x") && piece[5] == '>':
-		typ = tokenizer.TokenByte
-	}
-	return strings.ReplaceAll(piece, " ", spaceMark), typ
-}
-
-// Piece is what llama.cpp's llama_vocab::detokenize({id}, true) returns
-// for a token of a SentencePiece ("llama") vocabulary with
-// add_space_prefix, given the token's text and type (src/llama-vocab.cpp
-// at 34af94cd: token_to_piece with special = true and lstrip = 1, the
-// leading space detokenize removes, and no clean-up of spaces): a normal
-// token's text with "▁" read as a space, a byte token's byte, nothing for
-// an unused token, and any other token's text as it is; then one leading
-// space, if any, goes.
-func Piece(text string, typ tokenizer.TokenType) string {
-	switch typ {
-	case tokenizer.TokenUnused:
-		return ""
-	case tokenizer.TokenNormal:
-		text = unescapeSpaces(text)
-	case tokenizer.TokenByte:
-		if b, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(text, "<0x"), ">"), 16, 8); err == nil {
-			text = string([]byte{byte(b)})
-		}
-	}
-	return strings.TrimPrefix(text, " ")
 }

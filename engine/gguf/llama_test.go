@@ -312,34 +312,3 @@ func TestRotaryLayout(t *testing.T) {
 		t.Error("position 7's logits are the same in the other layout")
 	}
 }
-
-// TestPiece checks the text of single tokens as llama.cpp's detokenize
-// gives it, from llama2.c pieces through the converter's rule: the names
-// of tokens 0 to 2 (stories260K's BOS is "\n<s>\n" in tokenizer.bin), a
-// byte's byte, "▁" as a space, one leading space removed.
-func TestPiece(t *testing.T) {
-	tests := []struct {
-		id          int
-		piece, want string
-	}{
-		{0, "<unk>", "<unk>"},
-		{1, "\n<s>\n", "<s>"},
-		{2, "\n</s>\n", "</s>"},
-		{3, "<0x0A>", "\n"},
-		{35, "<0x20>", ""}, // a space, removed as the leading one
-		{40, "<0x3A>", ":"},
-		{300, " the", "the"},
-		{301, "  a", " a"},
-		{302, "ing", "ing"},
-		{303, "", ""},
-		{304, "a b", "a b"},
-	}
-	for _, tt := range tests {
-		if got := Piece(Llama2cToken(tt.id, tt.piece)); got != tt.want {
-			t.Errorf("token %d %q: %q, want %q", tt.id, tt.piece, got, tt.want)
-		}
-	}
-	if got := Piece("<0x41>", tokenizer.TokenUnused); got != "" {
-		t.Errorf("an unused token: %q, want none", got)
-	}
-}

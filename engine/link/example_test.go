@@ -117,7 +117,7 @@ func ExampleEncode_changes() {
 	fmt.Printf("%+v\n", s.Spec.Changes)
 	// Output:
 	// s1.AgN0b3kHVGhlIGNhdAACBWNoYWluAAAAAAAAAAIAKgAAAAEBBWNoYWluBAAAAAAAAAAABw
-	// [{Step:1 Sampler:{Mode:chain Temperature:2 TopK:0 TopP:0 MinP:0 RepetitionPenalty:0 Seed:7 Sequence: Mirostat:0 MirostatTau:0 MirostatEta:0 DryMultiplier:0 DryBase:0 DryAllowedLength:0 DryPenaltyLastN:0 IgnoreEOS:false}}]
+	// [{Step:1 Sampler:{Mode:chain Temperature:2 TopK:0 TopP:0 MinP:0 RepetitionPenalty:0 Seed:7 LlamaSettings:{Sequence: Mirostat:0 MirostatTau:0 MirostatEta:0 DryMultiplier:0 DryBase:0 DryAllowedLength:0 DryPenaltyLastN:0} IgnoreEOS:false}}]
 }
 
 // Readable parameters in the query override the session in the fragment;

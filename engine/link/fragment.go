@@ -144,7 +144,7 @@ func canonicalChanges(changes []session.Change) []session.Change {
 }
 
 // chainIfEmpty spells the default mode, "", as Decode returns it.
-func chainIfEmpty(mode string) string {
+func chainIfEmpty(mode sampler.Mode) sampler.Mode {
 	if mode == "" {
 		return sampler.Chain
 	}

@@ -143,16 +143,15 @@ func shareTests(t testing.TB) []link.State {
 		// default chain again.
 		{Spec: with(func(s *session.Spec) {
 			s.Model, s.Prompt, s.Steps = "stories260K", "Once upon a time", 40
-			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}}
 			s.Changes = []session.Change{
 				{Step: 10, Sampler: sampler.Settings{Mode: sampler.HF, Temperature: 1, Seed: 7}},
-				{Step: 20, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt",
-					DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 0, DryPenaltyLastN: 1 << 20}},
+				{Step: 20, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, LlamaSettings: sampler.LlamaSettings{Sequence: "edkt", DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 0, DryPenaltyLastN: 1 << 20}}},
 				{Step: 30, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7}},
 			}
 		}), Page: link.Page{Records: card("mirostat2", "llama.cpp", 0)}},
 		{Spec: with(func(s *session.Spec) {
-			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, Sequence: strings.Repeat("t", 32)}
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, LlamaSettings: sampler.LlamaSettings{Sequence: strings.Repeat("t", 32)}}
 		})},
 		tree(),
 		// llama.cpp's and Hugging Face's defaults as a runtime's link gives
@@ -206,7 +205,7 @@ func tree() link.State {
 		s.Branches = []session.Branch{
 			{From: 0, At: 3, Steps: 10, Forced: []session.Force{{Step: 3, Token: 300}}},
 			{From: 1, At: 5, Steps: 8, Edits: []session.Edit{{Step: 5, Token: 20, Logit: math.Inf(-1)}},
-				Changes: []session.Change{{Step: 6, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}}}},
+				Changes: []session.Change{{Step: 6, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatTau: 3, MirostatEta: 0.25}}}}},
 		}
 	})}
 }
@@ -451,7 +450,7 @@ func TestMerge(t *testing.T) {
 		{name: "a stage switched on takes its defaults", query: "mirostat=1", fragment: link.State{Spec: with(func(s *session.Spec) {
 			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7}
 		})}, want: link.State{Spec: with(func(s *session.Spec) {
-			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 1, MirostatTau: 5, MirostatEta: 0.1}
+			s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 1, MirostatTau: 5, MirostatEta: 0.1}}
 		})}},
 		{name: "a runtime named, with its defaults", query: "sampler=hf", fragment: stories(), want: func() link.State {
 			s := stories()
@@ -494,7 +493,7 @@ func ignoring(s link.State) link.State {
 // so in the page's field after mirostat was switched on.
 func mirostatTau0() link.State {
 	return link.State{Spec: with(func(s *session.Spec) {
-		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatEta: 0.1}
+		s.Sampler = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatEta: 0.1}}
 	})}
 }
 

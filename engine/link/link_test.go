@@ -27,9 +27,8 @@ func with(edit func(s *session.Spec)) session.Spec {
 // sampler.Settings, with seed 42: what a link naming the runtime starts
 // from.
 var (
-	llamaCpp = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 42,
-		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
-	hf = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 1, RepetitionPenalty: 1, Seed: 42}
+	llamaCpp = sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 42, LlamaSettings: sampler.LlamaSettings{MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}
+	hf       = sampler.Settings{Mode: sampler.HF, Temperature: 1, TopK: 50, TopP: 1, RepetitionPenalty: 1, Seed: 42}
 )
 
 // runtime is s's settings changed by edit.

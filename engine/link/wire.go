@@ -53,7 +53,7 @@ func (w *writer) float(x float64) {
 
 // settings writes the sampler's settings.
 func (w *writer) settings(set sampler.Settings) {
-	w.string(set.Mode)
+	w.string(string(set.Mode))
 	w.float(set.Temperature)
 	w.int(set.TopK)
 	w.float(set.TopP)
@@ -361,7 +361,7 @@ func (r *reader) settings(in string) sampler.Settings {
 		return name
 	}
 	return sampler.Settings{
-		Mode:              r.string(field("sampler")),
+		Mode:              sampler.Mode(r.string(field("sampler"))),
 		Temperature:       r.float(field("temperature")),
 		TopK:              r.int(field("top_k")),
 		TopP:              r.float(field("top_p")),

@@ -320,8 +320,7 @@ func TestDecodeCut(t *testing.T) {
 		s.Edits = []session.Edit{{Step: 0, Token: 2, Logit: 1.5}}
 		s.Forced = []session.Force{{Step: 0, Token: 3}}
 		s.Changes = []session.Change{{Step: 1, Sampler: sampler.Settings{Mode: sampler.RunC, Temperature: 2, Seed: 5}},
-			{Step: 2, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, Sequence: "dkt", Mirostat: 2, MirostatTau: 5,
-				MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}}
+			{Step: 2, Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, LlamaSettings: sampler.LlamaSettings{Sequence: "dkt", Mirostat: 2, MirostatTau: 5, MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}}}
 	})
 	state.Page = Page{At: 1, Records: []Record{{Tag: 1, Body: "\x02hf\x02kt\x01"}, {Tag: 2}}}
 	var data writer

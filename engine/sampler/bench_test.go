@@ -11,9 +11,9 @@ func BenchmarkSample(b *testing.B) {
 	for _, n := range []int{512, 32000} {
 		logits := randomLogits(n, 3, 6)
 		b.Run(fmt.Sprintf("vocab=%d", n), func(b *testing.B) {
-			for _, mode := range []string{sampler.Chain, sampler.RunC} {
+			for _, mode := range []sampler.Mode{sampler.Chain, sampler.RunC} {
 				s := sampler.Settings{Mode: mode, Temperature: 0.8, TopP: 0.9, Seed: 42}
-				b.Run(mode+"-topp/recorded", func(b *testing.B) {
+				b.Run(string(mode)+"-topp/recorded", func(b *testing.B) {
 					rng := sampler.NewRNG(s.Seed)
 					b.ReportAllocs()
 					for b.Loop() {
@@ -22,7 +22,7 @@ func BenchmarkSample(b *testing.B) {
 						}
 					}
 				})
-				b.Run(mode+"-topp/compact", func(b *testing.B) {
+				b.Run(string(mode)+"-topp/compact", func(b *testing.B) {
 					rng := sampler.NewRNG(s.Seed)
 					var sc sampler.Scratch
 					b.ReportAllocs()

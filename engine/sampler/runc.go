@@ -35,10 +35,11 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 			return fmt.Errorf("sampler: logit %d (%g) divided by temperature %g overflows float32", i, logits[i], t)
 		}
 	}
-	temp := Stage{Name: "temperature"}
+	temp := Stage{Name: StageTemperature}
 	mem := &sc.rec.stages // temperature, runc_cutoff, top_p
 	if record {
-		temp.Logits = widen(&mem[0].logits, x)
+		mem[0].logits = softmax.Widen(mem[0].logits, x)
+		temp.Logits = mem[0].logits
 	}
 	softmax.Float32(x)
 	for _, q := range x {
@@ -47,7 +48,8 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		}
 	}
 	if record {
-		temp.Probs = widen(&mem[0].probs, x)
+		mem[0].probs = softmax.Widen(mem[0].probs, x)
+		temp.Probs = mem[0].probs
 	}
 	c.add(temp)
 
@@ -86,7 +88,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	// sample_topp: tokens below the cutoff cannot be in the nucleus.
 	cutoff := (1 - topp) / float32(len(x)-1)
 	order := sc.ids[:0]
-	pre := Stage{Name: "runc_cutoff"}
+	pre := Stage{Name: StageRunCCutoff}
 	for i, q := range x {
 		switch {
 		case q >= cutoff:
@@ -125,7 +127,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 	for _, id := range order[last+1:] {
 		dropped += float64(x[id])
 	}
-	top := Stage{Name: "top_p", Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
+	top := Stage{Name: StageTopP, Survivors: len(nucleus), Affected: len(order) - len(nucleus), RemovedMass: dropped}
 	if record {
 		recordFilter(&pre, &mem[1], temp.Probs, order)
 		recordFilter(&top, &mem[2], pre.Probs, nucleus)
@@ -187,16 +189,6 @@ func cumsum(buf *[]float64, p []float32, order []int) []float64 {
 		cdf[i] = float64(sum)
 	}
 	return cdf
-}
-
-// widen is x in float64, for display, in *buf's memory.
-func widen(buf *[]float64, x []float32) []float64 {
-	y := grow(*buf, len(x))
-	*buf = y
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }
 
 // overflows reports whether the finite logit l became infinite as the

@@ -185,7 +185,7 @@ func TestRunCGreedy(t *testing.T) {
 		{"float32 zero temperature", []float64{1, 2, 0}, 1e-50, -1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, mode := range []string{sampler.Chain, sampler.RunC} {
+			for _, mode := range []sampler.Mode{sampler.Chain, sampler.RunC} {
 				want := tc.chain
 				if mode == sampler.RunC {
 					want = tc.runc

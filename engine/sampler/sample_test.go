@@ -28,7 +28,7 @@ func randomLogits(n int, sd float64, seed uint64) []float64 {
 func stageNames(c *sampler.Choice) []string {
 	var names []string
 	for _, st := range c.Stages {
-		names = append(names, st.Name)
+		names = append(names, string(st.Name))
 	}
 	return names
 }

@@ -8,15 +8,31 @@ import (
 	"nexttoken/engine/softmax"
 )
 
+// StageName names a stage of a choice, as Stage.Name records it: the
+// chain's and run.c's stages are the constants below; a choice of
+// another runtime's chain (package compare's Stepper) records the stages
+// by that runtime's own names ("top-k", "TopKLogitsWarper").
+type StageName string
+
+// The stages of the chain and of run.c's sampler.
+const (
+	StageRepetitionPenalty StageName = "repetition_penalty" // the chain's repetition penalty, first
+	StageTemperature       StageName = "temperature"        // the logits divided by T, then the softmax
+	StageTopK              StageName = "top_k"
+	StageTopP              StageName = "top_p" // the chain's nucleus, and run.c's
+	StageMinP              StageName = "min_p"
+	StageRunCCutoff        StageName = "runc_cutoff" // run.c's pre-filter before its nucleus
+)
+
 // Stage records what one stage of the choice did. Token lists are in
 // increasing id order. A recorded choice (Sample, Record) fills every
 // field; a compact one (Choose) leaves Removed, Changed, Logits and Probs
 // nil.
 type Stage struct {
-	Name        string  // "repetition_penalty", "temperature", "top_k", "top_p", "min_p" or "runc_cutoff"
-	Survivors   int     // tokens of nonzero probability after the stage (not for the penalty)
-	Affected    int     // tokens it removed (filters) or whose logit it changed (penalty)
-	RemovedMass float64 // the probability of the removed tokens before the stage
+	Name        StageName // one of the constants, or another runtime's name for its stage
+	Survivors   int       // tokens of nonzero probability after the stage (not for the penalty)
+	Affected    int       // tokens it removed (filters) or whose logit it changed (penalty)
+	RemovedMass float64   // the probability of the removed tokens before the stage
 
 	Removed []int     // tokens this filter set to probability 0
 	Changed []int     // tokens whose logit the repetition penalty changed
@@ -124,7 +140,7 @@ func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG,
 		return nil, err
 	}
 	if s.Runtime() {
-		return nil, fmt.Errorf("sampler: mode %s is another runtime's chain, which package compare runs", s.Mode)
+		return nil, settingError("sampler", "mode %s is another runtime's chain, which package compare runs", s.Mode)
 	}
 	for i, id := range history {
 		if id < 0 || id >= len(logits) {
@@ -168,19 +184,19 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 
 	r := &sc.rank
 	r.reset(sc.probs)
-	temp := r.stage("temperature", r.survivors, mem())
+	temp := r.stage(StageTemperature, r.survivors, mem())
 	if record {
 		temp.Logits = c.Softmax.Scaled
 	}
 	c.add(temp)
 	if s.TopK > 0 {
-		c.add(r.stage("top_k", min(s.TopK, r.survivors), mem()))
+		c.add(r.stage(StageTopK, min(s.TopK, r.survivors), mem()))
 	}
 	if s.TopP > 0 && s.TopP < 1 {
-		c.add(r.stage("top_p", r.nucleus(s.TopP), mem()))
+		c.add(r.stage(StageTopP, r.nucleus(s.TopP), mem()))
 	}
 	if s.MinP > 0 {
-		c.add(r.stage("min_p", r.aboveMin(s.MinP), mem()))
+		c.add(r.stage(StageMinP, r.aboveMin(s.MinP), mem()))
 	}
 	u, err := flip(rng)
 	if err != nil {

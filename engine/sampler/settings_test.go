@@ -1,6 +1,8 @@
 package sampler_test
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -180,9 +182,8 @@ func TestReadable(t *testing.T) {
 }
 
 func TestInMode(t *testing.T) {
-	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, Sequence: "edkt", Mirostat: 2, MirostatTau: 5,
-		MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: -1}
-	for _, mode := range []string{sampler.Chain, sampler.RunC, sampler.HF} {
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, Seed: 7, LlamaSettings: sampler.LlamaSettings{Sequence: "edkt", Mirostat: 2, MirostatTau: 5, MirostatEta: 0.1, DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: -1}}
+	for _, mode := range []sampler.Mode{sampler.Chain, sampler.RunC, sampler.HF} {
 		got := llama.InMode(mode)
 		want := sampler.Settings{Mode: mode, Temperature: 0.8, TopK: 40, Seed: 7}
 		if got != want {
@@ -202,8 +203,7 @@ func TestInMode(t *testing.T) {
 // TestInPlay: the settings of mirostat and DRY play a part only while
 // their stage is on; every other setting always does.
 func TestInPlay(t *testing.T) {
-	shown := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, MirostatTau: 5, MirostatEta: 0.1,
-		DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
+	shown := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, Seed: 7, LlamaSettings: sampler.LlamaSettings{MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}
 	if err := shown.Validate(); err != nil {
 		t.Errorf("the stages' settings shown while they are off: %v", err)
 	}
@@ -216,6 +216,61 @@ func TestInPlay(t *testing.T) {
 		}
 		if !p.InPlay(on) {
 			t.Errorf("%s: InPlay with mirostat and DRY on = false", p.Name)
+		}
+	}
+}
+
+// TestSettingError checks that Validate's errors are *SettingErrors that
+// name the setting at fault, with the reason as the message says it after
+// "sampler: ".
+func TestSettingError(t *testing.T) {
+	for _, c := range []struct {
+		s     sampler.Settings
+		param string
+	}{
+		{sampler.Settings{Mode: "greedy", Seed: 1}, "sampler"},
+		{sampler.Settings{TopK: -1, Seed: 1}, "top_k"},
+		{sampler.Settings{Mode: sampler.RunC, MinP: 0.1, Seed: 1}, "min_p"},
+		{sampler.Settings{Seed: 1, LlamaSettings: sampler.LlamaSettings{Mirostat: 2}}, "mirostat"},
+		{sampler.Settings{Seed: 1, LlamaSettings: sampler.LlamaSettings{Sequence: "kt"}}, "sequence"},
+		{sampler.Settings{}, "seed"},
+	} {
+		err := c.s.Validate()
+		var se *sampler.SettingError
+		if !errors.As(err, &se) {
+			t.Errorf("%+v: %v (%T), want a *SettingError", c.s, err, err)
+			continue
+		}
+		if se.Param != c.param || err.Error() != "sampler: "+se.Reason {
+			t.Errorf("%+v: Param %q, message %q, Reason %q; want Param %q", c.s, se.Param, err, se.Reason, c.param)
+		}
+	}
+}
+
+// TestSettingsJSON checks the settings' JSON, which the command line's
+// --json writes: llama.cpp's own settings (LlamaSettings, embedded) sit
+// beside the others, each left out when 0, and read back.
+func TestSettingsJSON(t *testing.T) {
+	for _, c := range []struct {
+		s    sampler.Settings
+		want string
+	}{
+		{sampler.DefaultSettings(), `{"Mode":"chain","Temperature":0,"TopK":0,"TopP":0,"MinP":0,"RepetitionPenalty":1,"Seed":42}`},
+		{sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 7,
+			LlamaSettings: sampler.LlamaSettings{Sequence: "edkt", Mirostat: 2, MirostatTau: 5, MirostatEta: 0.1,
+				DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}, IgnoreEOS: true},
+			`{"Mode":"llama.cpp","Temperature":0.8,"TopK":40,"TopP":0.95,"MinP":0.05,"RepetitionPenalty":1,"Seed":7,` +
+				`"Sequence":"edkt","Mirostat":2,"MirostatTau":5,"MirostatEta":0.1,"DryMultiplier":0.8,"DryBase":1.75,"DryAllowedLength":2,"DryPenaltyLastN":64,"IgnoreEOS":true}`},
+		{sampler.Settings{Mode: sampler.LlamaCpp, Seed: 1, LlamaSettings: sampler.LlamaSettings{DryBase: 1.75}},
+			`{"Mode":"llama.cpp","Temperature":0,"TopK":0,"TopP":0,"MinP":0,"RepetitionPenalty":0,"Seed":1,"DryBase":1.75}`},
+	} {
+		b, err := json.Marshal(c.s)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%+v: %s, %v\nwant %s", c.s, b, err, c.want)
+		}
+		var back sampler.Settings
+		if err := json.Unmarshal(b, &back); err != nil || back != c.s {
+			t.Errorf("%s reads back as %+v, %v", b, back, err)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"nexttoken/engine/softmax"
 )
 
 // penalise applies the repetition penalty r, in place, to the logits of the
@@ -13,7 +15,7 @@ import (
 func (sc *Scratch) penalise(logits []float64, history []int, r float64, record bool) Stage {
 	sc.ids = append(sc.ids[:0], history...)
 	slices.Sort(sc.ids)
-	st := Stage{Name: "repetition_penalty"}
+	st := Stage{Name: StageRepetitionPenalty}
 	changed := sc.rec.changed[:0]
 	for _, id := range slices.Compact(sc.ids) {
 		l := logits[id]
@@ -150,48 +152,7 @@ func (r *ranking) rankAll() {
 func (r *ranking) value(i int) float64 { return r.p[r.at(i)] / r.mass }
 
 // before reports whether token a ranks before token b.
-func (r *ranking) before(a, b int) bool { return ranksBefore(r.p, a, b) }
-
-// ranksBefore is the order of every ranking: descending probability, ties
-// by ascending id, so that every result is deterministic.
-func ranksBefore(p []float64, a, b int) bool {
-	return p[a] > p[b] || p[a] == p[b] && a < b
-}
-
-// Top puts the n most probable tokens of p (those of nonzero probability,
-// if fewer) into ids, most probable first and ties by ascending id, and
-// returns it. It reads p once and keeps only n tokens: O(len(p)) for a
-// small n.
-func Top(p []float64, n int, ids []int) []int {
-	ids = ids[:0]
-	for i, q := range p {
-		if q <= 0 || n == 0 || len(ids) == n && !ranksBefore(p, i, ids[n-1]) {
-			continue
-		}
-		if len(ids) < n {
-			ids = append(ids, i)
-		} else {
-			ids[n-1] = i
-		}
-		for j := len(ids) - 1; j > 0 && ranksBefore(p, ids[j], ids[j-1]); j-- {
-			ids[j], ids[j-1] = ids[j-1], ids[j]
-		}
-	}
-	return ids
-}
-
-// Rank is token's place in p's ranking, 1 for the most probable: one more
-// than the tokens that rank before it (more probable, or as probable with a
-// smaller id, as Top orders them). It reads p once and allocates nothing.
-func Rank(p []float64, token int) int {
-	rank := 1
-	for i := range p {
-		if ranksBefore(p, i, token) {
-			rank++
-		}
-	}
-	return rank
-}
+func (r *ranking) before(a, b int) bool { return softmax.RanksBefore(r.p, a, b) }
 
 // nucleus is how many tokens top-p keeps: the shortest prefix of the
 // survivors whose renormalised probability reaches pp.
@@ -218,7 +179,7 @@ func (r *ranking) aboveMin(m float64) int {
 
 // stage keeps the first keep survivors and renormalises them; with m, it
 // records the stage's lists in m's memory.
-func (r *ranking) stage(name string, keep int, m *stageMemory) Stage {
+func (r *ranking) stage(name StageName, keep int, m *stageMemory) Stage {
 	st := Stage{Name: name, Survivors: keep, Affected: r.survivors - keep}
 	prev := r.mass
 	if keep < r.survivors {

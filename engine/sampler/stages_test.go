@@ -46,7 +46,7 @@ func checkFilter(t *testing.T, st Stage, p []float64, kept []int) {
 // TestFilters checks top-k, top-p and min-p on hand-made distributions,
 // including ties and boundaries.
 func TestFilters(t *testing.T) {
-	filter := func(name string, keep func(*ranking) int) func([]float64) Stage {
+	filter := func(name StageName, keep func(*ranking) int) func([]float64) Stage {
 		return func(p []float64) Stage {
 			var r ranking
 			r.reset(p)
@@ -63,10 +63,11 @@ func TestFilters(t *testing.T) {
 		return filter("min_p", func(r *ranking) int { return r.aboveMin(m) })
 	}
 	for _, tc := range []struct {
-		stage, name string
-		filter      func([]float64) Stage
-		p           []float64
-		kept        []int
+		stage  StageName
+		name   string
+		filter func([]float64) Stage
+		p      []float64
+		kept   []int
 	}{
 		{"top_k", "k=1", topKOf(1), dyadic, []int{1}},
 		{"top_k", "k=2", topKOf(2), dyadic, []int{1, 2}},
@@ -94,7 +95,7 @@ func TestFilters(t *testing.T) {
 		{"min_p", "masked tokens are not candidates", minPOf(1e-9), []float64{0, 0.75, 0, 0.25}, []int{1, 3}},
 		{"min_p", "single token", minPOf(1), []float64{1}, []int{0}},
 	} {
-		t.Run(tc.stage+"/"+tc.name, func(t *testing.T) {
+		t.Run(string(tc.stage)+"/"+tc.name, func(t *testing.T) {
 			st := tc.filter(tc.p)
 			if st.Name != tc.stage {
 				t.Errorf("Name = %q, want %q", st.Name, tc.stage)
@@ -189,18 +190,6 @@ func TestDraw(t *testing.T) {
 	}
 }
 
-// TestTop checks Top against sorting the whole distribution.
-func TestTop(t *testing.T) {
-	p := []float64{0.1, 0, 0.3, 0.1, 0.2, 0.3, 0, 0.0001}
-	ranked := []int{2, 5, 4, 0, 3, 7} // ties by id; zeros never
-	for n := range 9 {
-		want := ranked[:min(n, len(ranked))]
-		if got := Top(p, n, nil); !slices.Equal(got, want) {
-			t.Errorf("Top(%d) = %v, want %v", n, got, want)
-		}
-	}
-}
-
 // TestRankingIsASort checks the lazy ranking against a full sort, on
 // distributions with ties, zeros, a huge range and more tokens than
 // buckets.
@@ -241,29 +230,6 @@ func TestRankingIsASort(t *testing.T) {
 			for i, id := range want {
 				if got := r.at(i); got != id {
 					t.Fatalf("n=%d %s: rank %d is %d, want %d", n, kind, i, got, id)
-				}
-			}
-		}
-	}
-}
-
-// TestRank checks Rank against Top's ranking, ties and zeros included.
-func TestRank(t *testing.T) {
-	for _, p := range [][]float64{
-		{0.1, 0, 0.3, 0.1, 0.2, 0.3, 0, 0.0001},
-		{1},
-		{0.25, 0.25, 0.25, 0.25},
-	} {
-		ranked := Top(p, len(p), nil)
-		for place, id := range ranked {
-			if got := Rank(p, id); got != place+1 {
-				t.Errorf("Rank(%v, %d) = %d, want %d", p, id, got, place+1)
-			}
-		}
-		for id, q := range p { // tokens of zero probability rank after all the others
-			if q == 0 {
-				if got := Rank(p, id); got <= len(ranked) {
-					t.Errorf("Rank(%v, %d) = %d for a token of probability 0, want > %d", p, id, got, len(ranked))
 				}
 			}
 		}

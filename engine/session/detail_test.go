@@ -86,11 +86,10 @@ func TestDetailOfPastSteps(t *testing.T) {
 				return s.Step()
 			}},
 		{"260K with llama.cpp's mirostat v2, then DRY in a chain of its own", session.Spec{Model: "stories260K", Prompt: "Once upon a time",
-			Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.2}}, 30,
+			Sampler: sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatTau: 3, MirostatEta: 0.2}}}, 30,
 			func(s *session.Session, i int) error {
 				if i == 12 { // the generator goes on; mu is mirostat's only
-					return s.SetSampler(sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, TopK: 20, Seed: 7, Sequence: "edkt",
-						DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64})
+					return s.SetSampler(sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, TopK: 20, Seed: 7, LlamaSettings: sampler.LlamaSettings{Sequence: "edkt", DryMultiplier: 0.8, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}})
 				}
 				return s.Step()
 			}},
@@ -387,7 +386,7 @@ func TestDetailLens(t *testing.T) {
 				t.Fatal(err)
 			}
 			last := d.Lens[layers-1]
-			top := sampler.Top(probs, k, nil)
+			top := softmax.Top(probs, k, nil)
 			if last.Layer != layers-1 || len(last.Top) != len(top) {
 				t.Fatalf("%s step %d: last lens layer %+v", spec.Model, i, last)
 			}

@@ -41,7 +41,7 @@ func measureSpec(m measured) session.Spec {
 type measured struct {
 	name  string
 	model *session.Model
-	mode  string // the sampler's: sampler.Chain (or "") or sampler.RunC
+	mode  sampler.Mode // the sampler's: sampler.Chain (or "") or sampler.RunC
 }
 
 // load is a Loader that hands out the already loaded model, so that a

@@ -12,20 +12,20 @@ import (
 	"nexttoken/web/models"
 )
 
-// TestNewWatched prefills a prompt of 150 tokens a chunk at a time: the
+// TestPrefillProgress prefills a prompt of 150 tokens a chunk at a time: the
 // session is New's exactly, progress hears every chunk, and an error from
 // it stops the prefill with that error.
-func TestNewWatched(t *testing.T) {
+func TestPrefillProgress(t *testing.T) {
 	spec := session.Spec{Model: "stories260K", Prompt: strings.Repeat("Once upon a time ", 30), Sampler: sampler.DefaultSettings(), Steps: 3}
 	want, err := session.New(spec, models.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var heard [][2]int
-	got, err := session.NewWatched(spec, models.Load, func(done, total int) error {
+	got, err := session.NewWith(spec, models.Load, session.Options{Prefill: func(done, total int) error {
 		heard = append(heard, [2]int{done, total})
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestNewWatched(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	calls := 0
-	_, err = session.NewWatched(spec, models.Load, func(done, total int) error { calls++; return stop })
+	_, err = session.NewWith(spec, models.Load, session.Options{Prefill: func(done, total int) error { calls++; return stop }})
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("a progress that stops: error %v after %d calls, want %v after 1", err, calls, stop)
 	}

@@ -132,6 +132,7 @@ var ErrStopped = errors.New("the session has ended")
 // Session is a running Spec.
 type Session struct {
 	spec     Spec
+	opts     Options
 	model    *Model
 	tr       *transformer.Transformer // nil for LogitsModel sessions
 	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
@@ -176,9 +177,17 @@ func (e *BadLogitsError) Error() string {
 // DefaultTop is how many candidates a step keeps unless KeepTop says.
 const DefaultTop = 5
 
-// New checks spec, loads its model, prefills the prompt and runs spec.Steps
-// steps (fewer if the session stops first).
-func New(spec Spec, load Loader) (*Session, error) { return NewWatched(spec, load, nil) }
+// Options are how a session computes, beside the Spec, which says what it
+// computes: they change the speed, never a number.
+type Options struct {
+	// Kernels are the kernels of the model's forward passes
+	// (transformer.Options.Kernels): the zero Kernels, Go's loops, or the
+	// browser's WebAssembly SIMD kernels (transformer.LoadKernels).
+	Kernels transformer.Kernels
+	// Prefill, when not nil, hears how the prefill of the prompt goes,
+	// and stops it by returning an error.
+	Prefill Progress
+}
 
 // Progress hears how far the prefill of a prompt has come: done of its
 // total tokens, after every PrefillChunk of them. An error it returns
@@ -189,22 +198,25 @@ type Progress func(done, total int) error
 // reports.
 const PrefillChunk = 64
 
-// NewWatched is New that tells progress, if not nil, how the prompt's
-// prefill goes, and stops when progress says.
-func NewWatched(spec Spec, load Loader, progress Progress) (*Session, error) {
+// New checks spec, loads its model, prefills the prompt and runs spec.Steps
+// steps (fewer if the session stops first), with the default Options.
+func New(spec Spec, load Loader) (*Session, error) { return NewWith(spec, load, Options{}) }
+
+// NewWith is New with opts.
+func NewWith(spec Spec, load Loader, opts Options) (*Session, error) {
 	if err := CheckSettings(spec.Sampler); err != nil {
 		return nil, err
 	}
 	if err := CheckChanges(spec.Changes); err != nil {
 		return nil, err
 	}
-	s := &Session{spec: spec, keepTop: DefaultTop}
+	s := &Session{spec: spec, opts: opts, keepTop: DefaultTop}
 	s.spec.Branches = nil
 	var err error
 	if spec.Model == LogitsModel {
 		err = s.startLogits()
 	} else {
-		err = s.startModel(load, progress)
+		err = s.startModel(load)
 	}
 	if err != nil {
 		return nil, err
@@ -257,7 +269,7 @@ func (s *Session) startLogits() error {
 	return nil
 }
 
-func (s *Session) startModel(load Loader, progress Progress) error {
+func (s *Session) startModel(load Loader) error {
 	if load == nil {
 		return fmt.Errorf("no models to load %q from", s.spec.Model)
 	}
@@ -281,8 +293,8 @@ func (s *Session) startModel(load Loader, progress Progress) error {
 		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
 	s.model = m
-	s.tr = transformer.NewWith(m.Checkpoint, options(s.spec.Sampler))
-	logits, err := prefill(s.tr, prompt, progress)
+	s.tr = transformer.NewWith(m.Checkpoint, s.options(s.spec.Sampler))
+	logits, err := prefill(s.tr, prompt, s.opts.Prefill)
 	if err != nil {
 		return err
 	}
@@ -451,8 +463,8 @@ func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error)
 	step.Prob = probs[step.Token]
 	step.LogProb = math.Log(step.Prob)
 	step.Entropy = softmax.Entropy(probs)
-	step.Rank = sampler.Rank(probs, step.Token)
-	s.top = sampler.Top(probs, s.keepTop, s.top)
+	step.Rank = softmax.Rank(probs, step.Token)
+	s.top = softmax.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
 	for j, id := range s.top {
 		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
@@ -547,7 +559,8 @@ func (s *Session) detailTaken(i int) (*Detail, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw = widen(&s.view.computed, pass.Logits())
+		s.view.computed = softmax.Widen(s.view.computed, pass.Logits())
+		raw = s.view.computed
 		d.Computed = raw
 		if err := s.passDetail(d, pass, true); err != nil {
 			return nil, err
@@ -791,10 +804,10 @@ func (s *Session) restartWith(set sampler.Settings) error {
 	s.forget()
 	s.spec.Sampler = set
 	s.gen = newGenerators(set.Seed)
-	if s.tr == nil || s.tr.Options() == options(set) {
+	if s.tr == nil || s.tr.Options() == s.options(set) {
 		return nil
 	}
-	s.tr = transformer.NewWith(s.model.Checkpoint, options(set))
+	s.tr = transformer.NewWith(s.model.Checkpoint, s.options(set))
 	logits, err := s.tr.Prefill(s.tokens, 0)
 	if err != nil {
 		return err
@@ -803,9 +816,10 @@ func (s *Session) restartWith(set sampler.Settings) error {
 	return nil
 }
 
-// options are the model's arithmetic for a session whose step 0 uses set.
-func options(set sampler.Settings) transformer.Options {
-	return transformer.Options{RunC: set.Mode == sampler.RunC}
+// options are the model's arithmetic for a session whose step 0 uses set,
+// with the session's kernels.
+func (s *Session) options(set sampler.Settings) transformer.Options {
+	return transformer.Options{RunC: set.Mode == sampler.RunC, Kernels: s.opts.Kernels}
 }
 
 // genFor returns the generators step i starts from, given the state was
@@ -1065,8 +1079,29 @@ func (s *Session) Trace() *Trace { return &s.trace }
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.model }
 
-// Transformer returns the run state; nil for a LogitsModel session.
-func (s *Session) Transformer() *transformer.Transformer { return s.tr }
+// RunsModel reports whether the session runs a model's forward passes,
+// which Lens, Recompute and Detail's hidden state and attention read:
+// false for a LogitsModel session, whose logits are typed by hand.
+func (s *Session) RunsModel() bool { return s.tr != nil }
+
+// KVRowBytes is the memory one position takes in the KV cache, its keys
+// and values in every layer; 0 for a LogitsModel session.
+func (s *Session) KVRowBytes() int {
+	if s.tr == nil {
+		return 0
+	}
+	return s.tr.Cache.RowBytes()
+}
+
+// Lens is the logit lens of the latest forward pass, the one whose logits
+// the next step samples from: the k most probable tokens after every
+// layer (transformer.Pass.Lens). It fails for a LogitsModel session.
+func (s *Session) Lens(k int) ([]LensLayer, error) {
+	if s.tr == nil {
+		return nil, errors.New("a session of hand-typed logits has no model to read the logit lens of")
+	}
+	return s.tr.Latest().Lens(k)
+}
 
 func (s *Session) cacheSize() (length, bytes int) {
 	if s.tr == nil {
@@ -1083,14 +1118,4 @@ func (s *Session) pieces(ids []int) []Token {
 		prev = id
 	}
 	return out
-}
-
-// widen is x in float64, in *buf's memory.
-func widen(buf *[]float64, x []float32) []float64 {
-	y := slices.Grow((*buf)[:0], len(x))[:len(x)]
-	*buf = y
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }

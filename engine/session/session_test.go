@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
+	"nexttoken/engine/internal/sincosf"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"

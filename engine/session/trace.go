@@ -84,7 +84,7 @@ type Step struct {
 	Prob       float64        // Token's probability in the step's softmax (Choice.Prob unless forced)
 
 	// How the step's softmax looked to the token chosen, for the timeline
-	// (package softmax and sampler.Rank say how each is computed).
+	// (package softmax and softmax.Rank say how each is computed).
 	LogProb float64 // ln Prob (−Inf for a forced token of probability 0)
 	Entropy float64 // of the step's softmax, in nats (ln 2 nats is a bit)
 	Rank    int     // Token's place in the softmax, 1 for the most probable

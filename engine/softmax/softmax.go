@@ -27,14 +27,19 @@
 // without checks, operation for operation as llama2.c's run.c softmax and
 // with C's expf (package expf), for code that must reproduce run.c bit for
 // bit.
+//
+// Top and Rank rank tokens by probability, ties by ascending id: the one
+// order that every ranking of the engine follows (the sampler's stages,
+// a step's top tokens and rank, the logit lens).
 package softmax
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // Trace is every intermediate value of one softmax, for display.
@@ -188,4 +193,16 @@ func Entropy(p []float64) float64 {
 		}
 	}
 	return h
+}
+
+// Widen is x, a model's float32 logits (or any float32 vector), as the
+// float64 values this package and the sampler read, in dst's memory when
+// it has the room: every float32 is a float64 exactly. Widen(nil, x)
+// makes a new slice.
+func Widen(dst []float64, x []float32) []float64 {
+	dst = slices.Grow(dst[:0], len(x))[:len(x)]
+	for i, v := range x {
+		dst[i] = float64(v)
+	}
+	return dst
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 	"nexttoken/engine/softmax"
 )
 

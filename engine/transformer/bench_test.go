@@ -26,10 +26,10 @@ type benchModel struct {
 	opts  Options
 }
 
-// benchModels are the models benchmarked, each with the default options and,
-// named -runc, with run.c's arithmetic; then the quantized ones
-// (quantBenchModels).
-func benchModels(b *testing.B) []benchModel {
+// benchModels are the models benchmarked with kernels k, each with the
+// default arithmetic and, named -runc, with run.c's; then the quantized
+// ones (quantBenchModels).
+func benchModels(b *testing.B, k Kernels) []benchModel {
 	var all []benchModel
 	for _, m := range []benchModel{
 		{name: "toy", model: loadModel(b, "../../web/models/toy.bin")},
@@ -38,14 +38,22 @@ func benchModels(b *testing.B) []benchModel {
 	} {
 		all = append(all, m, benchModel{m.name + "-runc", m.model, Options{RunC: true}})
 	}
-	return append(all, quantBenchModels(b)...)
+	all = append(all, quantBenchModels(b)...)
+	for i := range all {
+		all[i].opts.Kernels = k
+	}
+	return all
 }
 
 // BenchmarkDecode generates a whole context, seq_len positions, one decode
 // step at a time (greedy, each output fed back as the next input), the way
-// run.c's generate loop does.
-func BenchmarkDecode(b *testing.B) {
-	for _, bm := range benchModels(b) {
+// run.c's generate loop does, with the platform's fastest kernels
+// (benchKernels: under js the WebAssembly SIMD kernels).
+func BenchmarkDecode(b *testing.B) { benchmarkDecode(b, benchKernels(b)) }
+
+// benchmarkDecode is BenchmarkDecode with kernels k.
+func benchmarkDecode(b *testing.B, k Kernels) {
+	for _, bm := range benchModels(b, k) {
 		b.Run(bm.name, func(b *testing.B) {
 			tr := NewWith(bm.model, bm.opts)
 			n := bm.model.Config.SeqLen
@@ -60,7 +68,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkPrefill feeds a prompt of 64 tokens from position 0.
 func BenchmarkPrefill(b *testing.B) {
-	for _, bm := range benchModels(b) {
+	for _, bm := range benchModels(b, benchKernels(b)) {
 		b.Run(bm.name, func(b *testing.B) {
 			tr := NewWith(bm.model, bm.opts)
 			prompt := make([]int, min(64, bm.model.Config.SeqLen))
@@ -107,6 +115,7 @@ func BenchmarkMatmul(b *testing.B) {
 // (MultiplyAdds, RecomputeMultiplyAdds): linear against quadratic.
 func BenchmarkRecompute(b *testing.B) {
 	m := loadModel(b, stories260K)
+	opts := Options{Kernels: benchKernels(b)}
 	for _, n := range []int{64, 256, 512} {
 		var cachedMA, recomputedMA int
 		for pos := range n {
@@ -114,14 +123,14 @@ func BenchmarkRecompute(b *testing.B) {
 			recomputedMA += RecomputeMultiplyAdds(m.Config, pos)
 		}
 		b.Run(fmt.Sprintf("cached/%d", n), func(b *testing.B) {
-			tr := New(m)
+			tr := NewWith(m, opts)
 			for b.Loop() {
 				decodeGreedy(b, tr, n)
 			}
 			b.ReportMetric(float64(cachedMA), "madds/op")
 		})
 		b.Run(fmt.Sprintf("recomputed/%d", n), func(b *testing.B) {
-			tr := New(m)
+			tr := NewWith(m, opts)
 			tokens := make([]int, 0, n)
 			for b.Loop() {
 				tokens = append(tokens[:0], 1)
@@ -153,7 +162,7 @@ func BenchmarkPrefillBatched(b *testing.B) {
 			for i := range prompt {
 				prompt[i] = (i * 7) % bm.model.Config.VocabSize
 			}
-			tr := New(bm.model)
+			tr := NewWith(bm.model, Options{Kernels: benchKernels(b)})
 			for _, way := range []struct {
 				name    string
 				prefill func([]int, int) ([]float32, error)

@@ -3,7 +3,6 @@ package transformer
 import (
 	"fmt"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/softmax"
 )
 
@@ -27,7 +26,7 @@ type LensToken struct {
 //	logits_l = Wcls · (rmsnorm(x_l) ⊙ g_final),   p_l = softmax(logits_l),
 //
 // and the k most probable tokens of p_l are kept (ties by ascending id, as
-// sampler.Top ranks them). At the last layer this is exactly the pass's own
+// softmax.Top ranks them). At the last layer this is exactly the pass's own
 // computation, so its logits are the pass's, bit for bit. The softmax is
 // the sampler's, softmax.Probs in float64 at temperature 1.
 //
@@ -37,20 +36,18 @@ type LensToken struct {
 func (p *Pass) Lens(k int) ([]LensLayer, error) {
 	t, c := p.t, p.t.Config
 	h := make([]float32, c.Dim)
+	var wide []float64
 	logits := make([]float32, c.VocabSize)
-	wide := make([]float64, c.VocabSize)
 	probs := make([]float64, c.VocabSize)
 	layers := make([]LensLayer, c.Layers)
 	for l := range layers {
 		rmsnorm(h, p.a.residuals[l*c.Dim:(l+1)*c.Dim], t.W.RMSFinal, t.eps)
 		t.mul(logits, h, &t.Matrices.Classifier)
-		for i, v := range logits {
-			wide[i] = float64(v)
-		}
+		wide = softmax.Widen(wide, logits)
 		if _, _, err := softmax.Probs(probs, wide, 1); err != nil {
 			return nil, fmt.Errorf("transformer: logit lens at layer %d: %w", l, err)
 		}
-		top := sampler.Top(probs, k, nil)
+		top := softmax.Top(probs, k, nil)
 		layers[l] = LensLayer{Layer: l, Top: make([]LensToken, len(top))}
 		for i, id := range top {
 			layers[l].Top[i] = LensToken{Token: id, P: probs[id]}

@@ -145,7 +145,7 @@ var layerOps = []layerOp{
 	product("ffn_up", func(lm *checkpoint.LayerMatrices) *quant.Matrix { return &lm.W3 }, "ffn_norm", "MUL_MAT"),
 	{name: "ffn_swiglu", op: "SWIGLU", compute: func(t *Transformer, in passTensors, l, pos int, out []float32) {
 		copy(out, in("ffn_gate", l, pos))
-		swiglu(out, in("ffn_up", l, pos))
+		t.kern.swiglu(out, in("ffn_up", l, pos))
 	}},
 	product("ffn_out", func(lm *checkpoint.LayerMatrices) *quant.Matrix { return &lm.W2 }, "ffn_swiglu", "MUL_MAT"),
 	{name: "l_out", op: "ADD", compute: func(t *Transformer, in passTensors, l, pos int, out []float32) {

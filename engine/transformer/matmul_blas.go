@@ -2,22 +2,40 @@
 
 package transformer
 
-import "nexttoken/engine/quant"
+import (
+	"errors"
+
+	"nexttoken/engine/quant"
+)
+
+// Kernels natively are Go's loops and the assembly of gonum and package
+// quant, which need no loading: there is nothing to choose.
+type Kernels struct{}
+
+// LoadKernels fails natively: the WebAssembly SIMD kernels run only in a
+// js/wasm build. The zero Kernels it returns are the native ones.
+func LoadKernels() (Kernels, error) {
+	return Kernels{}, errors.New("transformer: the WebAssembly SIMD kernels run only in a js/wasm build")
+}
+
+// Name natively is "Go": gonum's and package quant's kernels, chosen by
+// the CPU (quant.Kernel names quant's).
+func (Kernels) Name() string { return "Go" }
 
 // matmul natively is gonum's assembly SGEMV (BenchmarkMatmul).
-func matmul(out, x, w []float32, n, d int) { matmulGonum(out, x, w, n, d) }
+func (Kernels) matmul(out, x, w []float32, n, d int) { matmulGonum(out, x, w, n, d) }
 
 // mulQuantized natively is package quant's kernels.
-func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) { w.MulVec(out, x, v) }
+func (Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) { w.MulVec(out, x, v) }
 
 // scoreHeads natively scores no position: attend's Go loop scores them all.
-func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int { return 0 }
+func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int { return 0 }
 
 // swiglu natively is the Go loop.
-func swiglu(gate, up []float32) { swigluGo(gate, up) }
+func (Kernels) swiglu(gate, up []float32) { swigluGo(gate, up) }
 
 // softmaxHeads natively is the Go loop.
-func softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }
+func (Kernels) softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }
 
 // mixHeads natively is the Go loop.
-func mixHeads(out, att, values []float32, l heads) { mixHeadsGo(out, att, values, l) }
+func (Kernels) mixHeads(out, att, values []float32, l heads) { mixHeadsGo(out, att, values, l) }

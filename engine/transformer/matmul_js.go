@@ -4,55 +4,77 @@ package transformer
 
 import (
 	"errors"
+	"fmt"
 
+	"nexttoken/engine/internal/wasmsimd"
 	"nexttoken/engine/quant"
-	"nexttoken/engine/wasmsimd"
 )
 
-// simd holds the WebAssembly SIMD kernels, loaded at start-up; nil where
-// the engine has no SIMD or the module could not be loaded, or once
-// DisableSIMD turned them off.
-var simd, _ = wasmsimd.Load()
+// Kernels under js are the WebAssembly SIMD kernels, once LoadKernels has
+// instantiated them, or none (the zero Kernels).
+type Kernels struct {
+	simd *wasmsimd.Kernel // nil: Go's loops
+}
 
-// matmul under js/wasm is the SIMD kernel, which sums in matmulUnrolled's
+// LoadKernels instantiates the WebAssembly SIMD kernels on the Go
+// program's own memory (package internal/wasmsimd). It fails where the
+// browser's WebAssembly has no SIMD or the Go instance's memory cannot be
+// reached; the Go loops then remain, as the zero Kernels it returns.
+func LoadKernels() (Kernels, error) {
+	k, err := wasmsimd.Load()
+	if err != nil {
+		return Kernels{}, fmt.Errorf("transformer: the WebAssembly SIMD kernels did not load: %w", err)
+	}
+	return Kernels{simd: k}, nil
+}
+
+// Name names the kernels: "SIMD" for WebAssembly SIMD, "Go" for Go's loops.
+func (k Kernels) Name() string {
+	if k.simd != nil {
+		return "SIMD"
+	}
+	return "Go"
+}
+
+// matmul under js is the SIMD kernel, which sums in matmulUnrolled's
 // order and so gives its results bit for bit, 3–4 times faster
 // (BenchmarkMatmulSIMD under node); otherwise the unrolled loop.
-func matmul(out, x, w []float32, n, d int) {
-	if simd != nil && simd.MatVec(out, x, w, n, d) == nil {
+func (k Kernels) matmul(out, x, w []float32, n, d int) {
+	if k.simd != nil && k.simd.MatVec(out, x, w, n, d) == nil {
 		return
 	}
 	matmulUnrolled(out, x, w, n, d)
 }
 
-// mulQuantized under js/wasm multiplies quantized weights with the SIMD
+// mulQuantized under js multiplies quantized weights with the SIMD
 // kernels, which give quant's results bit for bit, several times faster
-// (BenchmarkMulQuant in package wasmsimd); without SIMD, with quant's Go
-// kernels.
-func mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
-	if simd != nil && simdMul(out[:w.Rows], x[:w.Cols], w, v) == nil {
+// (BenchmarkMulQuant in package internal/wasmsimd); without SIMD, with
+// quant's Go kernels.
+func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
+	if k.simd != nil && k.simdMul(out[:w.Rows], x[:w.Cols], w, v) == nil {
 		return
 	}
 	w.MulVec(out, x, v)
 }
 
 // simdMul quantizes x as w's format wants it and multiplies.
-func simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error {
+func (k Kernels) simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error {
 	switch w.Type {
 	case quant.Q8_0:
 		q, d, _ := v.Q8_0(x)
-		return simd.MulQ8_0(out, w.Q, q, d)
+		return k.simd.MulQ8_0(out, w.Q, q, d)
 	case quant.Q4_0:
 		q, d, sums := v.Q8_0(x)
-		return simd.MulQ4_0(out, w.Q, q, d, sums)
+		return k.simd.MulQ4_0(out, w.Q, q, d, sums)
 	case quant.Q5_0:
 		q, d, sums := v.Q8_0(x)
-		return simd.MulQ5_0(out, w.Q, q, d, sums)
+		return k.simd.MulQ5_0(out, w.Q, q, d, sums)
 	case quant.Q4_K:
 		q, d, sums := v.Q8_K(x)
-		return simd.MulQ4_K(out, w.Q, q, d, sums)
+		return k.simd.MulQ4_K(out, w.Q, q, d, sums)
 	case quant.Q6_K:
 		q, d, _ := v.Q8_K(x)
-		return simd.MulQ6_K(out, w.Q, q, d)
+		return k.simd.MulQ6_K(out, w.Q, q, d)
 	}
 	return errNoKernel
 }
@@ -64,8 +86,8 @@ var errNoKernel = errors.New("no SIMD kernel for this format")
 // every head with the SIMD kernel, the same bits as attend's Go loop, and
 // returns how many it scored (none without SIMD): the Go loop scores the
 // rest.
-func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
-	if simd != nil && simd.AttentionScores(att, q, keys, l.layout(), sqrtHS) == nil {
+func (k Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
+	if k.simd != nil && k.simd.AttentionScores(att, q, keys, l.layout(), sqrtHS) == nil {
 		return l.positions &^ 3
 	}
 	return 0
@@ -73,10 +95,10 @@ func scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 
 // swiglu under js is the SIMD kernel, the same bits as swigluGo, for
 // all but the last len(gate) mod 4 values, which the Go loop takes.
-func swiglu(gate, up []float32) {
+func (k Kernels) swiglu(gate, up []float32) {
 	done := 0
-	if simd != nil {
-		if n, err := simd.SwiGLU(gate, up); err == nil {
+	if k.simd != nil {
+		if n, err := k.simd.SwiGLU(gate, up); err == nil {
 			done = n
 		}
 	}
@@ -86,8 +108,8 @@ func swiglu(gate, up []float32) {
 // softmaxHeads under js is the SIMD kernel, the same bits as
 // softmaxHeadsGo; the Go loop without SIMD or for rows of fewer than four
 // positions, which the kernel does not take.
-func softmaxHeads(att []float32, l heads) {
-	if simd != nil && l.positions >= 4 && simd.Softmax(att, l.layout()) == nil {
+func (k Kernels) softmaxHeads(att []float32, l heads) {
+	if k.simd != nil && l.positions >= 4 && k.simd.Softmax(att, l.layout()) == nil {
 		return
 	}
 	softmaxHeadsGo(att, l)
@@ -96,27 +118,14 @@ func softmaxHeads(att []float32, l heads) {
 // mixHeads under js is the SIMD kernel, the same bits as mixHeadsGo; the
 // Go loop without SIMD or for heads the kernel does not take (a size not
 // a multiple of four).
-func mixHeads(out, att, values []float32, l heads) {
-	if simd != nil && simd.AttentionValues(out, att, values, l.layout()) == nil {
+func (k Kernels) mixHeads(out, att, values []float32, l heads) {
+	if k.simd != nil && k.simd.AttentionValues(out, att, values, l.layout()) == nil {
 		return
 	}
 	mixHeadsGo(out, att, values, l)
 }
 
-// layout is l as package wasmsimd names it.
+// layout is l as package internal/wasmsimd names it.
 func (l heads) layout() wasmsimd.Heads {
 	return wasmsimd.Heads{Count: l.count, Size: l.size, KVMul: l.kvMul, Positions: l.positions, Stride: l.stride, AttStride: l.attStride}
 }
-
-// Kernel names the matrix-vector kernel of the default arithmetic:
-// "SIMD" for WebAssembly SIMD, "Go" for the Go loop.
-func Kernel() string {
-	if simd != nil {
-		return "SIMD"
-	}
-	return "Go"
-}
-
-// DisableSIMD makes the default arithmetic use the Go loop from now on
-// (the page's ?simd=0). The results do not change, only the speed.
-func DisableSIMD() { simd = nil }

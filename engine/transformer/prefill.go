@@ -117,7 +117,7 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		}
 		gemm(b.hb, hidden, b.xb, n, &m.W1)
 		gemm(b.hb2, hidden, b.xb, n, &m.W3)
-		swiglu(b.hb[:n*hidden], b.hb2)
+		t.kern.swiglu(b.hb[:n*hidden], b.hb2)
 		gemm(b.xb2, dim, b.hb, n, &m.W2)
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]

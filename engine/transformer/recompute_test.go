@@ -150,7 +150,7 @@ func TestLensLastLayer(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []transformer.LensToken
-		for _, id := range sampler.Top(probs, k, nil) {
+		for _, id := range softmax.Top(probs, k, nil) {
 			want = append(want, transformer.LensToken{Token: id, P: probs[id]})
 		}
 		for l, layer := range lens {

@@ -7,11 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
-	"nexttoken/engine/wasmsimd"
 )
 
 // TestSIMDMatchesUnrolled checks that the SIMD kernel loads under node and
@@ -19,9 +19,7 @@ import (
 // at shapes that are and are not multiples of its four rows and eight
 // columns, and on slices that start off a 16-byte boundary.
 func TestSIMDMatchesUnrolled(t *testing.T) {
-	if simd == nil {
-		t.Fatal("the SIMD kernel did not load")
-	}
+	simd := loadKernels(t).simd
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, shape := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {7, 9}, {9, 7}, {17, 13}, {64, 172}, {288, 288}, {768, 6}} {
 		n, d := shape[0], shape[1]
@@ -41,27 +39,45 @@ func TestSIMDMatchesUnrolled(t *testing.T) {
 	}
 }
 
-// loadedSIMD is the kernels as loaded at start-up, for setSIMD to put back.
-var loadedSIMD = simd
+// loadedKernels are the WebAssembly SIMD kernels, loaded once for all
+// the tests, as a program loads them.
+var loadedKernels = sync.OnceValues(LoadKernels)
 
-// setSIMD turns the WebAssembly SIMD kernels on or off (DisableSIMD) for
-// TestSIMDKeepsLogits, failing if Kernel() does not then name them: under
-// node they load.
-func setSIMD(t *testing.T, on bool) {
+// loadKernels is the WebAssembly SIMD kernels, failing t if they did not
+// load or do not say so: under node they must.
+func loadKernels(t testing.TB) Kernels {
+	t.Helper()
+	k, err := loadedKernels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Name() != "SIMD" {
+		t.Fatalf("the loaded kernels are named %q, want SIMD", k.Name())
+	}
+	return k
+}
+
+// benchKernels under js are the WebAssembly SIMD kernels, the page's.
+func benchKernels(b testing.TB) Kernels { return loadKernels(b) }
+
+// setSIMD gives opts the WebAssembly SIMD kernels, or Go's loops, for
+// TestSIMDKeepsLogits.
+func setSIMD(t *testing.T, opts Options, on bool) Options {
+	opts.Kernels = Kernels{}
 	if on {
-		simd = loadedSIMD
-	} else {
-		DisableSIMD()
+		opts.Kernels = loadKernels(t)
 	}
-	if want := map[bool]string{true: "SIMD", false: "Go"}[on]; Kernel() != want {
-		t.Fatalf("Kernel() = %q under node, want %s", Kernel(), want)
+	if want := map[bool]string{true: "SIMD", false: "Go"}[on]; opts.Kernels.Name() != want {
+		t.Fatalf("the kernels are named %q, want %s", opts.Kernels.Name(), want)
 	}
+	return opts
 }
 
 // BenchmarkMatmulSIMD measures the SIMD kernel and the unrolled Go loop it
 // replaces under js/wasm, at every matrix shape of stories260K and
 // stories15M (n×d: W is d rows of n).
 func BenchmarkMatmulSIMD(b *testing.B) {
+	simd := loadKernels(b)
 	rng := rand.New(rand.NewPCG(3, 4))
 	stories260KConfig := loadModel(b, stories260K).Config
 	for _, c := range []checkpoint.Config{stories260KConfig, randmodel.Stories15M} {
@@ -77,7 +93,7 @@ func BenchmarkMatmulSIMD(b *testing.B) {
 			for _, k := range []struct {
 				name string
 				f    func(out, x, w []float32, n, d int)
-			}{{"simd", matmul}, {"unrolled", matmulUnrolled}} {
+			}{{"simd", simd.matmul}, {"unrolled", matmulUnrolled}} {
 				b.Run(fmt.Sprintf("%s/%dx%d", k.name, n, d), func(b *testing.B) {
 					for b.Loop() {
 						k.f(out, x, w, n, d)
@@ -88,19 +104,15 @@ func BenchmarkMatmulSIMD(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeKernels is BenchmarkDecode with the SIMD kernel and with
-// the Go loop, in one run; -bench 'DecodeKernels/.*/(stories260K|stories15M-shape)$'
-// picks the default arithmetic (run.c's has a kernel of its own).
+// BenchmarkDecodeKernels is BenchmarkDecode with the SIMD kernels and
+// with Go's loops, in one run; -bench
+// 'DecodeKernels/.*/(stories260K|stories15M-shape)$' picks the default
+// arithmetic (run.c's has a kernel of its own).
 func BenchmarkDecodeKernels(b *testing.B) {
-	kernel := simd
-	defer func() { simd = kernel }()
 	for _, k := range []struct {
-		name   string
-		kernel *wasmsimd.Kernel
-	}{{"simd", kernel}, {"go", nil}} {
-		b.Run(k.name, func(b *testing.B) {
-			simd = k.kernel
-			BenchmarkDecode(b)
-		})
+		name    string
+		kernels Kernels
+	}{{"simd", loadKernels(b)}, {"go", Kernels{}}} {
+		b.Run(k.name, func(b *testing.B) { benchmarkDecode(b, k.kernels) })
 	}
 }

@@ -39,8 +39,8 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	models = append(models, model{"dim64-Q4_K_M", quantModel(t, narrow, randmodel.Q4_K_M(narrow)), Options{}})
 	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
-			decode := func() [][]float32 {
-				tr := NewWith(c.model, c.opts)
+			decode := func(opts Options) [][]float32 {
+				tr := NewWith(c.model, opts)
 				var all [][]float32
 				tok := 1
 				for pos := range min(40, c.model.Config.SeqLen) {
@@ -53,11 +53,9 @@ func TestSIMDKeepsLogits(t *testing.T) {
 				}
 				return all
 			}
-			defer setSIMD(t, true)
-			setSIMD(t, true)
-			withSIMD := decode()
-			setSIMD(t, false)
-			withGo := decode()
+			defer setSIMD(t, c.opts, true)
+			withSIMD := decode(setSIMD(t, c.opts, true))
+			withGo := decode(setSIMD(t, c.opts, false))
 			for pos := range withGo {
 				for i := range withGo[pos] {
 					if math.Float32bits(withSIMD[pos][i]) != math.Float32bits(withGo[pos][i]) {

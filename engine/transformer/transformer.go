@@ -35,6 +35,11 @@
 // its logits follow llama.cpp's rather than run.c's, and Options.RunC
 // concerns only float32 matrices.
 //
+// The hot loops (the products, attention and SwiGLU) run on the kernels
+// that Options.Kernels holds: Go's loops, natively with gonum's and
+// package quant's assembly, or in the browser the WebAssembly SIMD kernels
+// that LoadKernels loads, each the twin of a Go loop, bit for bit.
+//
 // Every operation but the matrix products is run.c's, operation for
 // operation in float32 with C's expf, sinf, cosf and powf (packages expf and
 // sincosf), and no product fused into a sum. The products W·x sum their
@@ -49,9 +54,9 @@ import (
 	"math"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
+	"nexttoken/engine/internal/sincosf"
 	"nexttoken/engine/quant"
-	"nexttoken/engine/sincosf"
 	"nexttoken/engine/softmax"
 )
 
@@ -62,6 +67,15 @@ type Options struct {
 	// The default kernels sum in other orders (BenchmarkMatmul), faster:
 	// natively gonum's SGEMV, in wasm an unrolled loop.
 	RunC bool
+
+	// Kernels are the kernels the pass runs with beside Go's loops: the
+	// zero Kernels, Go's loops (natively with gonum's and package quant's
+	// assembly, chosen by the CPU); in the browser, the WebAssembly SIMD
+	// kernels that LoadKernels loads. Each kernel gives its Go loop's
+	// results bit for bit, so the choice changes the speed, never the
+	// numbers. A program loads them once and gives them to every
+	// Transformer it makes.
+	Kernels Kernels
 }
 
 // Transformer is a model together with its run state: the activations of the
@@ -74,6 +88,7 @@ type Transformer struct {
 
 	opts   Options
 	matmul func(out, x, w []float32, n, d int) // by opts, for float32 matrices
+	kern   Kernels                             // opts.Kernels
 	vec    quant.Vec                           // x quantized, for quantized ones
 
 	act   activations  // of the latest Forward
@@ -134,7 +149,8 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 		cos:      make([]float32, hs/2),
 		sin:      make([]float32, hs/2),
 		opts:     opts,
-		matmul:   matmul,
+		matmul:   opts.Kernels.matmul,
+		kern:     opts.Kernels,
 		eps:      c.Eps(),
 	}
 	if opts.RunC {
@@ -253,7 +269,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
 		t.mul(a.hb, a.xb, &m.W1)
 		t.mul(a.hb2, a.xb, &m.W3)
-		swiglu(a.hb, a.hb2)
+		t.kern.swiglu(a.hb, a.hb2)
 		t.mul(a.xb2, a.hb, &m.W2)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
@@ -287,7 +303,7 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 	keys, values := t.Cache.layer(l)
 	layer := heads{count: c.Heads, size: hs, kvMul: c.Heads / c.KVHeads, positions: pos + 1, stride: kvDim, attStride: a.attRows}
 	layerAtt := a.att[l*c.Heads*a.attRows:][:c.Heads*a.attRows]
-	scored := scoreHeads(layerAtt, q, keys, layer, sqrtHS)
+	scored := t.kern.scoreHeads(layerAtt, q, keys, layer, sqrtHS)
 	for h := range c.Heads {
 		qh := q[h*hs : (h+1)*hs]
 		att := layerAtt[h*a.attRows:][:pos+1]
@@ -296,8 +312,8 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 			att[p] = dot(qh, keys[p*kvDim+off:]) / sqrtHS
 		}
 	}
-	softmaxHeads(layerAtt, layer)
-	mixHeads(out, layerAtt, values, layer)
+	t.kern.softmaxHeads(layerAtt, layer)
+	t.kern.mixHeads(out, layerAtt, values, layer)
 }
 
 // softmaxHeadsGo turns each head's scores into its attention weights.
@@ -352,14 +368,14 @@ func (t *Transformer) classify(a *activations) {
 }
 
 // mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
-// platform's fastest), a quantized one through mulQuantized (its format's
-// kernel, in SIMD where the platform has one).
+// kernels' fastest), a quantized one through the kernels' mulQuantized
+// (its format's kernel, in SIMD where there is one).
 func (t *Transformer) mul(out, x []float32, w *quant.Matrix) {
 	if w.Type == quant.F32 {
 		t.matmul(out, x, w.F32, w.Cols, w.Rows)
 		return
 	}
-	mulQuantized(out, x, w, &t.vec)
+	t.kern.mulQuantized(out, x, w, &t.vec)
 }
 
 // Prefill feeds tokens at positions start, start+1, … and returns the logits

@@ -17,7 +17,8 @@
 // format=q8_0, q4_0, q4_k, q6_k (every matrix of that type) or q4_k_m
 // (llama-quantize's mixture), f32 by default, refused with the matrix
 // whose rows it cannot cut into blocks (the K formats need stories15mk);
-// tokens=N (default 128); simd=0 for the Go kernel.
+// tokens=N (default 128); simd=0 for the Go kernels. The SIMD kernels
+// failing to load is an error.
 // TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
 package main
 
@@ -72,8 +73,11 @@ func measure() (map[string]any, error) {
 			return nil, errors.New("tokens must be a positive count")
 		}
 	}
-	if u.Query().Get("simd") == "0" {
-		transformer.DisableSIMD()
+	var kernels transformer.Kernels // Go's loops for simd=0
+	if u.Query().Get("simd") != "0" {
+		if kernels, err = transformer.LoadKernels(); err != nil {
+			return nil, err
+		}
 	}
 
 	m, tok, err := load(u.Query().Get("model"), u.Query().Get("shape"), u.Query().Get("format"))
@@ -92,22 +96,22 @@ func measure() (map[string]any, error) {
 	// WebAssembly function in a baseline compiler and tiers up in the
 	// background, late on a busy machine).
 	const warmUp = 16
-	if _, err := decode(m, prompt, min(warmUp, steps)); err != nil {
+	if _, err := decode(m, kernels, prompt, min(warmUp, steps)); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	tokens, err := decode(m, prompt, steps)
+	tokens, err := decode(m, kernels, prompt, steps)
 	if err != nil {
 		return nil, err
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
-	return map[string]any{"kernel": transformer.Kernel(), "tokens": tokens, "ms": ms}, nil
+	return map[string]any{"kernel": kernels.Name(), "tokens": tokens, "ms": ms}, nil
 }
 
-// decode prefills prompt on a new transformer of m, then takes steps greedy
-// steps and returns the tokens chosen.
-func decode(m *checkpoint.Model, prompt []int, steps int) ([]any, error) {
-	tr := transformer.New(m)
+// decode prefills prompt on a new transformer of m with kernels, then
+// takes steps greedy steps and returns the tokens chosen.
+func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, steps int) ([]any, error) {
+	tr := transformer.NewWith(m, transformer.Options{Kernels: kernels})
 	logits, err := tr.Prefill(prompt, 0)
 	if err != nil {
 		return nil, err

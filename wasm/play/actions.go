@@ -189,23 +189,27 @@ func (c *Controller) SetSequence(letters string) {
 }
 
 // Decodings are the ways of decoding the page offers, in its order.
-var Decodings = []string{Greedy, Sample, sampler.RunC, sampler.LlamaCpp, sampler.HF}
+var Decodings = []string{Greedy, Sample, RunC, LlamaCpp, HF}
 
-// The decodings besides the runtimes' modes.
+// The decodings: greedy and sampling in the chain, then the modes of
+// run.c and the other runtimes, by their names.
 const (
-	Greedy = "greedy" // argmax: temperature 0 in the chain
-	Sample = "sample" // the chain at a temperature
+	Greedy   = "greedy"                 // argmax: temperature 0 in the chain
+	Sample   = "sample"                 // the chain at a temperature
+	RunC     = string(sampler.RunC)     // run.c's sampler
+	LlamaCpp = string(sampler.LlamaCpp) // llama.cpp's chain, from its defaults
+	HF       = string(sampler.HF)       // Hugging Face's, from its defaults
 )
 
 // Decoding is the decoding settings s show: Greedy, Sample, or their mode.
 func Decoding(s sampler.Settings) string {
 	switch {
 	case s.Runtime(): // llama.cpp's greedy is its own temperature 0, set in its field
-		return s.Mode
+		return string(s.Mode)
 	case s.Temperature == 0:
 		return Greedy
 	case s.Mode == sampler.RunC:
-		return sampler.RunC
+		return RunC
 	}
 	return Sample
 }
@@ -225,9 +229,9 @@ func (c *Controller) SetDecoding(mode string) {
 		if s.Temperature == 0 {
 			s.Temperature = 1
 		}
-	case sampler.RunC:
+	case RunC:
 		s = sampler.Settings{Mode: sampler.RunC, Temperature: max(s.Temperature, 1), TopP: s.TopP, Seed: s.Seed}
-	case sampler.LlamaCpp, sampler.HF:
+	case LlamaCpp, HF:
 		// The runtime's defaults, shown in the fields; a seed beyond
 		// llama.cpp's 32 bits is refused with its reason.
 		d, err := compare.ChainSettings(mode, s, nil)

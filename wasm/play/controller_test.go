@@ -324,7 +324,7 @@ func TestRules(t *testing.T) {
 				t.Errorf("one Undo after KeepGoing: can step %v; want the ended session back", s.CanStep())
 			}
 		}},
-		{"a decoding of a runtime takes its defaults", stories(0), func(r *rig) { r.c.SetDecoding(sampler.LlamaCpp) },
+		{"a decoding of a runtime takes its defaults", stories(0), func(r *rig) { r.c.SetDecoding(LlamaCpp) },
 			func(t *testing.T, r *rig, s Snapshot) {
 				set := s.Settings
 				if set.Temperature != 0.8 || set.TopK != 40 || set.TopP != 0.95 || set.MinP != 0.05 {

@@ -15,10 +15,8 @@ import (
 // Local is the engine in the page: a session.Session answered at once, on
 // the page's own thread.
 type Local struct {
-	Load session.Loader // finds a model by name
-	// Prefill hears how the prefill of a session's prompt goes, when
-	// not nil (session.NewWatched).
-	Prefill session.Progress
+	Load    session.Loader  // finds a model by name
+	Options session.Options // how its sessions compute: the kernels the program loaded
 
 	sess   *session.Session
 	model  *Model
@@ -150,7 +148,7 @@ func (e *Local) act(r Request) (Answer, error) {
 // open replaces the session with a new one built from spec; on an error
 // the old one stays.
 func (e *Local) open(spec session.Spec) Answer {
-	s, err := session.NewWatched(spec, e.Load, e.Prefill)
+	s, err := session.NewWith(spec, e.Load, e.Options)
 	if err != nil {
 		return Answer{Err: err}
 	}

@@ -7,12 +7,20 @@ import (
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/session"
 )
 
-// Register routes every page of the playground. Call it before
-// app.RunWhenOnBrowser in the browser, and before serving Handler.
-func Register() {
-	playground := func() app.Composer { return &Playground{} }
+// Register routes every page of the playground, whose sessions compute
+// with the default session.Options (Go's loops). Call it before serving
+// Handler; the browser program calls RegisterWith.
+func Register() { RegisterWith(session.Options{}) }
+
+// RegisterWith is Register for a page whose sessions compute with engine:
+// the browser program's, with the kernels it loaded. Call it before
+// app.RunWhenOnBrowser.
+func RegisterWith(engine session.Options) {
+	playground := func() app.Composer { return &Playground{engine: engine} }
 	app.Route("/", playground)
 	// A static host serves the exported page at /index.html too.
 	app.Route("/index.html", playground)

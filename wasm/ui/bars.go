@@ -165,7 +165,7 @@ func (c *BarsCard) force(token int) {
 
 // filters reports whether a stage removes tokens.
 func filters(st sampler.Stage) bool {
-	return st.Name != "repetition_penalty" && st.Name != "temperature"
+	return st.Name != sampler.StageRepetitionPenalty && st.Name != sampler.StageTemperature
 }
 
 // finalProbs is the distribution after the last filter, or nil when no
@@ -190,19 +190,20 @@ func removedBy(c *sampler.Choice, id int) string {
 	return ""
 }
 
-// stageLabel is how a stage is named on the page.
-func stageLabel(name string) string {
+// stageLabel is how a stage is named on the page: another runtime's by
+// its own name.
+func stageLabel(name sampler.StageName) string {
 	switch name {
-	case "top_k":
+	case sampler.StageTopK:
 		return "top-k"
-	case "top_p":
+	case sampler.StageTopP:
 		return "top-p"
-	case "min_p":
+	case sampler.StageMinP:
 		return "min-p"
-	case "runc_cutoff":
+	case sampler.StageRunCCutoff:
 		return "run.c's cutoff"
-	case "repetition_penalty":
+	case sampler.StageRepetitionPenalty:
 		return "repetition penalty"
 	}
-	return name
+	return string(name)
 }

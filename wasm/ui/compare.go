@@ -13,6 +13,7 @@ import (
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -173,7 +174,7 @@ func (c *CompareCard) table() app.UI {
 	}
 	var ids []int
 	for _, out := range []*compare.Outcome{a, b} {
-		for _, id := range sampler.Top(out.Final, compareRows, nil) {
+		for _, id := range softmax.Top(out.Final, compareRows, nil) {
 			if out.Final[id] > 0 && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
@@ -340,10 +341,10 @@ func (c *CompareCard) stageEditor(k int) app.UI {
 // --samplers name (top_k) with a hyphen (top-k), as the settings are
 // labelled.
 func stageName(s byte) string {
-	switch name := llamacpp.Sampler(s).String(); name {
-	case "dry", "xtc":
+	switch name := llamacpp.Sampler(s).String(); llamacpp.Sampler(s) {
+	case llamacpp.DRY, llamacpp.XTC:
 		return strings.ToUpper(name)
-	case "typ_p":
+	case llamacpp.Typical:
 		return "typical-p"
 	default:
 		return strings.ReplaceAll(name, "_", "-")

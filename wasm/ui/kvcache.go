@@ -7,8 +7,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -462,11 +462,8 @@ func positionAxis(tokens []string) string {
 
 // topAttended names the k positions a head attended to most.
 func topAttended(weights []float32, tokens []string, k int) string {
-	w := make([]float64, len(weights))
-	for i, v := range weights {
-		w[i] = float64(v)
-	}
-	best := sampler.Top(w, k, nil)
+	w := softmax.Widen(nil, weights)
+	best := softmax.Top(w, k, nil)
 	parts := make([]string, len(best))
 	for i, pos := range best {
 		parts[i] = tokens[pos] + " (" + itoa(pos) + ") " + fixed(float64(weights[pos]), 2)

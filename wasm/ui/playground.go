@@ -28,6 +28,7 @@ type Playground struct {
 	app.Compo
 
 	ctl    *play.Controller
+	engine session.Options           // how the page's sessions compute (RegisterWith)
 	board  *board                    // the hot views and the snapshot they paint
 	live   bool                      // OnMount ran: the wasm program drives the page
 	ctx    app.Context               // OnMount's, for work that outlives an event
@@ -59,7 +60,9 @@ func (p *Playground) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
 	p.origin, p.pagePath = u.Scheme+"://"+u.Host, u.Path
 	p.board = &board{}
-	p.ctl = play.New(&play.Local{Load: p.load, Prefill: prefillNotice()}, p, u.Path)
+	opts := p.engine
+	opts.Prefill = prefillNotice()
+	p.ctl = play.New(&play.Local{Load: p.load, Options: opts}, p, u.Path)
 	raw := u.RawQuery
 	if repairedQuery != "" {
 		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named

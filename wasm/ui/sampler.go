@@ -128,20 +128,20 @@ func (c *SamplerCard) settings() app.UI {
 		app.Select().ID("decoding").OnChange(c.onDecoding).Body(
 			option(play.Greedy, "greedy (argmax)", mode == play.Greedy),
 			option(play.Sample, "sample", mode == play.Sample),
-			option(sampler.RunC, "sample like llama2.c run.c", mode == sampler.RunC),
-			option(sampler.LlamaCpp, "llama.cpp", mode == sampler.LlamaCpp),
-			option(sampler.HF, "Hugging Face", mode == sampler.HF),
+			option(play.RunC, "sample like llama2.c run.c", mode == play.RunC),
+			option(play.LlamaCpp, "llama.cpp", mode == play.LlamaCpp),
+			option(play.HF, "Hugging Face", mode == play.HF),
 		),
 	)}
 	if mode != play.Greedy {
 		for _, f := range sampler.Params {
-			if f.ChainOnly && mode == sampler.RunC {
+			if f.ChainOnly && mode == play.RunC {
 				continue
 			}
 			fields = append(fields, c.field(f))
 		}
 	}
-	if mode == sampler.LlamaCpp {
+	if mode == play.LlamaCpp {
 		// llama.cpp's own stages: mirostat in place of the chain, and DRY.
 		for _, f := range sampler.LlamaParams {
 			fields = append(fields, c.field(f))
@@ -237,9 +237,9 @@ func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {
 	for _, st := range d.Choice.Stages {
 		var what string
 		switch {
-		case st.Name == "repetition_penalty":
+		case st.Name == sampler.StageRepetitionPenalty:
 			what = "changed the logits of " + itoa(st.Affected) + " tokens already in the context"
-		case st.Name == "temperature":
+		case st.Name == sampler.StageTemperature:
 			what = "divided the logits by T = " + sig(used.Temperature) + " before the softmax"
 		case st.Affected > 0:
 			what = "kept " + itoa(st.Survivors) + " of " + itoa(prev) + " tokens, removing " + itoa(st.Affected) + " that held " + sig(st.RemovedMass) + " of the probability"

@@ -5,8 +5,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -74,7 +74,7 @@ func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
 	case scaled:
 		tag(&b, "li", "", "Temperature T = "+sig(sm.Temperature)+" divides every logit first: T < 1 sharpens the distribution, T > 1 flattens it.")
 	}
-	argmax := sampler.Top(sm.Probs, 1, nil)[0]
+	argmax := softmax.Top(sm.Probs, 1, nil)[0]
 	b.WriteString("<li>max = ")
 	tag(&b, "strong", `id="softmax-max"`, fixed(sm.Max, 4))
 	b.WriteString(esc(" (" + m.Label(argmax) + "): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division."))
@@ -93,7 +93,7 @@ func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
 // maxRows most probable, most probable first.
 func allOrTop(probs []float64) []int {
 	if len(probs) > maxRows {
-		return sampler.Top(probs, maxRows, nil)
+		return softmax.Top(probs, maxRows, nil)
 	}
 	ids := make([]int, len(probs))
 	for i := range ids {

@@ -16,6 +16,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 	"nexttoken/web/models"
 )
@@ -218,7 +219,7 @@ func TestLogitsCard(t *testing.T) {
 	}
 	byID, _, text := paintOf(c, p.s())
 	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
-	if top := sampler.Top(p.d().Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
+	if top := softmax.Top(p.d().Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
 		t.Errorf("the first row holds token %s, want the most probable, %d", byID["logit-row-0 data-token"], top)
 	}
 	c.query = "zzzq"

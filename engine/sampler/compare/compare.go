@@ -27,15 +27,16 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/hf"
 	"nexttoken/engine/sampler/llamacpp"
+	"nexttoken/engine/softmax"
 )
 
 // The chains by name; a llama.cpp letter sequence such as "kpt" is a
 // llama.cpp chain with those stages.
 const (
-	Ours     = sampler.Chain    // nexttoken's chain
-	RunC     = sampler.RunC     // llama2.c's run.c sample()
-	LlamaCpp = sampler.LlamaCpp // common_sampler's default sequence, edskypmxt
-	HF       = sampler.HF       // generate() with do_sample=True
+	Ours     = string(sampler.Chain)    // nexttoken's chain
+	RunC     = string(sampler.RunC)     // llama2.c's run.c sample()
+	LlamaCpp = string(sampler.LlamaCpp) // common_sampler's default sequence, edskypmxt
+	HF       = string(sampler.HF)       // generate() with do_sample=True
 
 	// llama.cpp with --mirostat 1 or 2: the temperature, then mirostat (v1,
 	// m = 100) or mirostat v2, in place of the sequence; tau 5, eta 0.1.
@@ -62,7 +63,7 @@ type Chain struct {
 // GenerationConfig. A llama.cpp letter sequence ("edskypmxt") keeps
 // llama.cpp's defaults for the stages it names.
 func Preset(name string, seed uint64) (Chain, error) {
-	c := Chain{Name: name, Settings: sampler.Settings{Mode: name, Temperature: 1, Seed: seed}}
+	c := Chain{Name: name, Settings: sampler.Settings{Mode: sampler.Mode(name), Temperature: 1, Seed: seed}}
 	switch name {
 	case Ours, RunC:
 		return c, nil
@@ -106,15 +107,12 @@ func Preset(name string, seed uint64) (Chain, error) {
 // takes s whole, its mode and what only llama.cpp has aside.
 func (c *Chain) Follow(s sampler.Settings, given func(param string) bool) {
 	switch c.Runtime() {
-	case Ours, RunC:
-		mode, seed := c.Name, c.Settings.Seed
+	case sampler.Chain, sampler.RunC:
+		mode, seed := sampler.Mode(c.Name), c.Settings.Seed
 		c.Settings = s
-		c.Settings.Mode, c.Settings.Seed, c.Settings.Sequence = mode, seed, ""
-		for _, p := range sampler.LlamaParams {
-			p.Set(&c.Settings, 0)
-		}
+		c.Settings.Mode, c.Settings.Seed, c.Settings.LlamaSettings = mode, seed, sampler.LlamaSettings{}
 		return
-	case LlamaCpp:
+	case sampler.LlamaCpp:
 		c.followLlama(s, given)
 	}
 	for _, p := range sampler.Params {
@@ -173,26 +171,27 @@ func (c *Chain) followLlama(s sampler.Settings, given func(param string) bool) {
 // Validate reports a setting c's runtime cannot run, naming it.
 func (c Chain) Validate() error {
 	switch c.Runtime() {
-	case Ours, RunC:
+	case sampler.Chain, sampler.RunC:
 		return c.Settings.Validate()
-	case HF:
+	case sampler.HF:
 		return c.HF.Validate()
 	}
 	return c.Llama.Validate()
 }
 
-// Runtime says which runtime runs c: Ours, RunC, LlamaCpp or HF.
-func (c Chain) Runtime() string {
+// Runtime says which runtime runs c, as the mode of a session that
+// samples with it: Chain (for Ours), RunC, LlamaCpp or HF.
+func (c Chain) Runtime() sampler.Mode {
 	switch c.Name {
 	case Ours, RunC, HF:
-		return c.Name
+		return sampler.Mode(c.Name)
 	}
-	return LlamaCpp
+	return sampler.LlamaCpp
 }
 
 // Stage is one stage of a chain, in the same shape for every runtime.
 type Stage struct {
-	Name string // as its runtime names it: "min_p", "min-p", "MinPLogitsWarper"
+	Name sampler.StageName // as its runtime names it: "min_p", "min-p", "MinPLogitsWarper"
 
 	// Kept is the tokens still drawable after the stage, ascending; Removed
 	// the ones the stage took away, and RemovedMass their probability in
@@ -218,7 +217,7 @@ const ShownTop = 3
 
 // shifts is Top for a stage from the distribution before to after.
 func shifts(before, after []float64) []Shift {
-	ids := sampler.Top(after, ShownTop, nil)
+	ids := softmax.Top(after, ShownTop, nil)
 	out := make([]Shift, len(ids))
 	for i, id := range ids {
 		out[i] = Shift{ID: id, Before: before[id], After: after[id]}
@@ -306,14 +305,14 @@ func (o Outcome) Draws(n int, seed uint64) []int {
 // logits rounded to float32, as their models give them; a model's logits
 // are float32 already.
 func Run(c Chain, logits []float64, history []int) (Outcome, error) {
-	if c.Runtime() == Ours || c.Runtime() == RunC {
+	if c.Runtime() == sampler.Chain || c.Runtime() == sampler.RunC {
 		return runOurs(c, logits, history)
 	}
 	narrow := make([]float32, len(logits))
 	for i, l := range logits {
 		narrow[i] = float32(l)
 	}
-	if c.Runtime() == HF {
+	if c.Runtime() == sampler.HF {
 		return runHF(c, narrow, history)
 	}
 	return runLlama(c, narrow, history)
@@ -333,7 +332,7 @@ func runOurs(c Chain, wide []float64, history []int) (Outcome, error) {
 	final := ch.Softmax.Probs
 	before := distribution(wide)
 	for _, st := range ch.Stages {
-		if st.Name == "repetition_penalty" || st.Name == "temperature" {
+		if st.Name == sampler.StageRepetitionPenalty || st.Name == sampler.StageTemperature {
 			if st.Probs != nil {
 				before = st.Probs
 			}
@@ -367,14 +366,14 @@ func runLlama(c Chain, logits []float32, history []int) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Chain: c, Token: int(res.Token), U: res.U}
-	in := widen32(logits) // the scores each stage is given
+	in := softmax.Widen(nil, logits) // the scores each stage is given
 	for i, st := range res.Stages {
 		if strings.HasPrefix(st.Name, "?") {
 			out.Idle = append(out.Idle, i) // switched off by its values
 			continue
 		}
 		scores := llamaScores(st, len(logits))
-		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		out.Stages = append(out.Stages, stageBetween(sampler.StageName(st.Name), in, scores))
 		in = scores
 	}
 	out.Final = make([]float64, len(logits))
@@ -401,14 +400,14 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	in := widen32(logits)
+	in := softmax.Widen(nil, logits)
 	out := Outcome{Chain: c, Note: hfNote}
 	for _, st := range res.Steps {
-		scores := widen32(st.Scores)
-		out.Stages = append(out.Stages, stageBetween(st.Name, in, scores))
+		scores := softmax.Widen(nil, st.Scores)
+		out.Stages = append(out.Stages, stageBetween(sampler.StageName(st.Name), in, scores))
 		in = scores
 	}
-	out.Final = widen32(res.Probs)
+	out.Final = softmax.Widen(nil, res.Probs)
 	out.Order = Drawable(out.Final)
 	if c.Settings.Seed == 0 {
 		return Outcome{}, fmt.Errorf("chain %s: seed 0 (xorshift needs a seed of at least 1)", c.Name)
@@ -426,7 +425,7 @@ func runHF(c Chain, logits []float32, history []int) (Outcome, error) {
 // stageBetween is the stage that turned the scores in into out: the
 // tokens it left drawable (a finite score), those it removed, their
 // probability in the softmax of in, and its most probable tokens then.
-func stageBetween(name string, in, out []float64) Stage {
+func stageBetween(name sampler.StageName, in, out []float64) Stage {
 	p := distribution(in)
 	st := Stage{Name: name, Top: shifts(p, distribution(out))}
 	for i := range out {

@@ -96,7 +96,7 @@ func checkOutcome(t *testing.T, out compare.Outcome, n int) {
 	if !slices.Contains(drawable, out.Token) {
 		t.Errorf("%s drew %d, not one of %v", out.Chain.Name, out.Token, drawable)
 	}
-	if got := out.Land(out.U); got != out.Token && out.Chain.Runtime() != compare.LlamaCpp {
+	if got := out.Land(out.U); got != out.Token && out.Chain.Runtime() != sampler.LlamaCpp {
 		// llama.cpp's dist sums expf(ℓ − max) in double: its boundaries
 		// are not exactly those of the float32 probabilities.
 		t.Errorf("%s: u = %v lands on %d, the chain drew %d", out.Chain.Name, out.U, got, out.Token)

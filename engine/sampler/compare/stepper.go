@@ -35,18 +35,18 @@ import (
 // The error names the setting, in the runtime's terms.
 func ForSession(s sampler.Settings) (Chain, error) {
 	if !s.Runtime() {
-		return Chain{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", s.Mode)
+		return Chain{}, settingError("sampler", "mode %q is not another runtime's chain", s.Mode)
 	}
 	c, err := Preset(ChainName(s), s.Seed)
 	if err != nil {
-		return Chain{}, fmt.Errorf("sampler: %w", err)
+		return Chain{}, settingError("sampler", "%v", err)
 	}
 	c.Follow(s, func(string) bool { return true })
 	if s.DryMultiplier != 0 && s.DryBase < 1 {
-		return Chain{}, fmt.Errorf("sampler: dry_base: %s is below 1, which would switch DRY off (llama.cpp's default is 1.75)", sampler.Readable(s.DryBase))
+		return Chain{}, settingError("dry_base", "dry_base: %s is below 1, which would switch DRY off (llama.cpp's default is 1.75)", sampler.Readable(s.DryBase))
 	}
 	if err := c.Validate(); err != nil {
-		return Chain{}, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+		return Chain{}, settingError("sampler", "%s mode: %v", s.Mode, err)
 	}
 	return c, nil
 }
@@ -57,7 +57,7 @@ func ForSession(s sampler.Settings) (Chain, error) {
 func ChainName(s sampler.Settings) string {
 	switch {
 	case s.Mode != sampler.LlamaCpp:
-		return cmp.Or(s.Mode, Ours)
+		return string(cmp.Or(s.Mode, sampler.Chain))
 	case s.Mirostat == 1:
 		return Mirostat
 	case s.Mirostat == 2:
@@ -78,11 +78,11 @@ func SetChain(s *sampler.Settings, name string) error {
 		}
 	}
 	if name == "" { // Preset's llama.cpp chain of no stages
-		return fmt.Errorf("sampler: no chain named: one of %s, or llama.cpp letters such as edkt", strings.Join(Names, ", "))
+		return settingError("sampler", "no chain named: one of %s, or llama.cpp letters such as edkt", strings.Join(Names, ", "))
 	}
 	c, err := Preset(name, 0)
 	if err != nil {
-		return fmt.Errorf("sampler: %w", err)
+		return settingError("sampler", "%v", err)
 	}
 	s.Mode, s.Mirostat, s.Sequence = c.Runtime(), int(c.Llama.Mirostat), ""
 	if s.Mode == sampler.LlamaCpp && s.Mirostat == 0 && name != LlamaCpp && name != defaultSequence {
@@ -132,12 +132,12 @@ func shortest(x float32) float64 {
 // show what it would run with; Hugging Face's temperature 1, top-k 50
 // and top-p 1 (off there, as 1 and 0 are here). The seed must fit the
 // runtime (llama.cpp's 32 bits).
-func Defaults(mode string, seed uint64) (sampler.Settings, error) {
+func Defaults(mode sampler.Mode, seed uint64) (sampler.Settings, error) {
 	if !(sampler.Settings{Mode: mode}).Runtime() {
-		return sampler.Settings{}, fmt.Errorf("sampler: mode %q is not another runtime's chain", mode)
+		return sampler.Settings{}, settingError("sampler", "mode %q is not another runtime's chain", mode)
 	}
-	if _, err := Preset(mode, seed); err != nil {
-		return sampler.Settings{}, fmt.Errorf("sampler: %w", err)
+	if _, err := Preset(string(mode), seed); err != nil {
+		return sampler.Settings{}, settingError("sampler", "%v", err)
 	}
 	s := runtimeDefaults(mode)
 	s.Seed = seed
@@ -145,8 +145,8 @@ func Defaults(mode string, seed uint64) (sampler.Settings, error) {
 }
 
 // runtimeDefaults are Defaults of mode, a runtime's, without a seed.
-func runtimeDefaults(mode string) sampler.Settings {
-	c, _ := Preset(mode, 0) // a runtime's preset, which seed 0 fits
+func runtimeDefaults(mode sampler.Mode) sampler.Settings {
+	c, _ := Preset(string(mode), 0) // a runtime's preset, which seed 0 fits
 	s := sampler.Settings{Mode: mode}
 	if mode == sampler.HF {
 		h := c.HF
@@ -240,7 +240,7 @@ func NewStepper(s sampler.Settings, vocab llamacpp.Vocab) (*Stepper, error) {
 		st.llama, err = llamacpp.New(c.Llama)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sampler: %s mode: %w", s.Mode, err)
+		return nil, settingError("sampler", "%s mode: %v", s.Mode, err)
 	}
 	return st, nil
 }
@@ -314,13 +314,13 @@ func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) 
 	}
 	*gen = st.llama.State()
 	c := &sampler.Choice{Token: int(res.Token)}
-	in := widen32(st.narrow)
+	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Stages {
 		if strings.HasPrefix(s.Name, "?") {
 			continue // switched off by its values
 		}
 		scores := llamaScores(s, len(in))
-		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
 		in = scores
 	}
 	last := res.Stages[len(res.Stages)-1].Tokens
@@ -354,10 +354,10 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 		return nil, err
 	}
 	c := &sampler.Choice{Note: hfNote}
-	in := widen32(st.narrow)
+	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Steps {
-		scores := widen32(s.Scores)
-		c.Stages = append(c.Stages, recordStage(s.Name, in, scores, record))
+		scores := softmax.Widen(nil, s.Scores)
+		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
 		in = scores
 	}
 	u := float64(rng.Float32())
@@ -384,7 +384,7 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 // sampler's shape: Survivors the tokens left drawable, Affected the ones it
 // removed, RemovedMass their probability in the softmax of in; recorded,
 // also the removed tokens, the scores after it and their softmax.
-func recordStage(name string, in, out []float64, record bool) sampler.Stage {
+func recordStage(name sampler.StageName, in, out []float64, record bool) sampler.Stage {
 	b := stageBetween(name, in, out)
 	st := sampler.Stage{Name: name, Survivors: len(b.Kept), Affected: len(b.Removed), RemovedMass: b.RemovedMass}
 	if record {
@@ -393,10 +393,8 @@ func recordStage(name string, in, out []float64, record bool) sampler.Stage {
 	return st
 }
 
-func widen32(x []float32) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
+// settingError is a *sampler.SettingError of param whose reason is
+// format's: every setting a runtime refuses.
+func settingError(param, format string, args ...any) *sampler.SettingError {
+	return &sampler.SettingError{Param: param, Reason: fmt.Sprintf(format, args...)}
 }

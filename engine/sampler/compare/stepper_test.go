@@ -18,10 +18,9 @@ import (
 // settings of the stages it leaves off at 0, as links made before they
 // showed hold them.
 func TestDefaults(t *testing.T) {
-	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 9,
-		MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}
+	llama := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1, Seed: 9, LlamaSettings: sampler.LlamaSettings{MirostatTau: 5, MirostatEta: 0.1, DryBase: 1.75, DryAllowedLength: 2, DryPenaltyLastN: 64}}
 	for _, tc := range []struct {
-		mode string
+		mode sampler.Mode
 		want sampler.Settings
 	}{
 		{sampler.LlamaCpp, llama},
@@ -31,7 +30,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("Defaults(%s) = %+v, %v\nwant %+v", tc.mode, got, err, tc.want)
 		}
-		p, _ := compare.Preset(tc.mode, 9)
+		p, _ := compare.Preset(string(tc.mode), 9)
 		for _, s := range []sampler.Settings{got, got.InMode(sampler.HF).InMode(tc.mode)} {
 			c, err := compare.ForSession(s)
 			if err != nil {
@@ -62,8 +61,7 @@ func TestChainSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.3, TopK: 3, TopP: 0.5, MinP: 0.2, RepetitionPenalty: 1.5, Seed: 7,
-		Sequence: "kt", Mirostat: 1, MirostatTau: 2, MirostatEta: 0.5, DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 9}
+	from := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.3, TopK: 3, TopP: 0.5, MinP: 0.2, RepetitionPenalty: 1.5, Seed: 7, LlamaSettings: sampler.LlamaSettings{Sequence: "kt", Mirostat: 1, MirostatTau: 2, MirostatEta: 0.5, DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 9}}
 	with := func(s sampler.Settings, f func(*sampler.Settings)) sampler.Settings { f(&s); return s }
 	for _, tc := range []struct {
 		name  string
@@ -154,9 +152,9 @@ func TestStepper(t *testing.T) {
 		{Mode: sampler.LlamaCpp, Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepetitionPenalty: 1.2, Seed: 7},
 		{Mode: sampler.LlamaCpp, Temperature: 0, TopK: 3, Seed: 7},
 		{Mode: sampler.LlamaCpp, Temperature: 1.5, TopK: 1, Seed: 3}, // one candidate: drawn without a sum
-		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, Mirostat: 2, MirostatTau: 3, MirostatEta: 0.3},
-		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, Mirostat: 1, MirostatTau: 2, MirostatEta: 0.1},
-		{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, Sequence: "dkt", TopK: 4, DryMultiplier: 0.8, DryBase: 1.75, DryPenaltyLastN: 64},
+		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatTau: 3, MirostatEta: 0.3}},
+		{Mode: sampler.LlamaCpp, Temperature: 1.2, Seed: 5, LlamaSettings: sampler.LlamaSettings{Mirostat: 1, MirostatTau: 2, MirostatEta: 0.1}},
+		{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 5, TopK: 4, LlamaSettings: sampler.LlamaSettings{Sequence: "dkt", DryMultiplier: 0.8, DryBase: 1.75, DryPenaltyLastN: 64}},
 		{Mode: sampler.HF, Temperature: 1.3, TopK: 5, TopP: 0.9, RepetitionPenalty: 1.2, Seed: 7},
 	} {
 		st, err := compare.NewStepper(s, vocab)
@@ -236,8 +234,11 @@ func narrow(x []float64) []float32 {
 // settings.
 func TestSetChain(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode, sequence, back string
-		mirostat                   int
+		name     string
+		mode     sampler.Mode
+		sequence string
+		back     string
+		mirostat int
 	}{
 		{"chain", sampler.Chain, "", "chain", 0},
 		{"RUNC", sampler.RunC, "", "runc", 0},
@@ -248,7 +249,7 @@ func TestSetChain(t *testing.T) {
 		{"Mirostat", sampler.LlamaCpp, "", "mirostat", 1},
 		{"mirostat2", sampler.LlamaCpp, "", "mirostat2", 2},
 	} {
-		s := sampler.Settings{Mode: sampler.LlamaCpp, Sequence: "kt", Mirostat: 2, Temperature: 0.5, Seed: 3}
+		s := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 0.5, Seed: 3, LlamaSettings: sampler.LlamaSettings{Sequence: "kt", Mirostat: 2}}
 		if err := compare.SetChain(&s, tc.name); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -271,14 +272,14 @@ func TestSetChain(t *testing.T) {
 // llama.cpp's defaults for the settings not given and still 0; a stage
 // left off, or on before, takes none.
 func TestStageDefaults(t *testing.T) {
-	s := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, MirostatEta: 0.3, DryMultiplier: 0.8, DryAllowedLength: 0}
+	s := sampler.Settings{Mode: sampler.LlamaCpp, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, MirostatEta: 0.3, DryMultiplier: 0.8, DryAllowedLength: 0}}
 	given := []string{"mirostat", "dry_multiplier", "dry_allowed_length"}
 	compare.StageDefaults(&s, func(p string) bool { return slices.Contains(given, p) })
 	if s.MirostatTau != 5 || s.MirostatEta != 0.3 || s.DryBase != 1.75 || s.DryAllowedLength != 0 || s.DryPenaltyLastN != 64 {
 		t.Errorf("mirostat and DRY on: %+v", s)
 	}
 	// Switched on before, as in a share link's settings: they stay.
-	before := sampler.Settings{Mode: sampler.LlamaCpp, Mirostat: 2, DryMultiplier: 0.8, DryBase: 2}
+	before := sampler.Settings{Mode: sampler.LlamaCpp, LlamaSettings: sampler.LlamaSettings{Mirostat: 2, DryMultiplier: 0.8, DryBase: 2}}
 	kept := before
 	compare.StageDefaults(&kept, func(p string) bool { return p == "dry_base" })
 	if kept != before {
@@ -302,8 +303,7 @@ func TestFollowLlama(t *testing.T) {
 	if l := m.Llama; l.Mirostat != 2 || l.MirostatTau != 5 || l.MirostatEta != 0.1 || l.DryMultiplier != 0 {
 		t.Errorf("mirostat2 over a session without it: %+v", l)
 	}
-	tuned := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, Mirostat: 1, MirostatTau: 3, MirostatEta: 0.2,
-		DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 16}
+	tuned := sampler.Settings{Mode: sampler.LlamaCpp, Temperature: 1, Seed: 7, LlamaSettings: sampler.LlamaSettings{Mirostat: 1, MirostatTau: 3, MirostatEta: 0.2, DryMultiplier: 0.5, DryBase: 2, DryAllowedLength: 3, DryPenaltyLastN: 16}}
 	d := preset(t, compare.LlamaCpp, func(c *compare.Chain) { c.Follow(tuned, all) })
 	if l := d.Llama; l.Mirostat != 0 || l.MirostatTau != 3 || l.MirostatEta != 0.2 || l.DryMultiplier != 0.5 || l.DryBase != 2 ||
 		l.DryAllowedLength != 3 || l.DryPenaltyLastN != 16 {

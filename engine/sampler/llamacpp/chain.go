@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 	"slices"
 )
 

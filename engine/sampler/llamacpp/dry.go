@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // DRY ("Don't Repeat Yourself", Koboldcpp PR 982 by pi6am, as llama.cpp

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 func TestGlibcExpf(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // TestLibm checks the libm functions the chain calls on values glibc 2.36

@@ -3,7 +3,7 @@ package llamacpp
 import (
 	"math"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // mirostatM is the m of llama_sampler_init_mirostat that

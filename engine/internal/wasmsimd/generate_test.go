@@ -15,7 +15,7 @@ func TestGenerateReproducesModules(t *testing.T) {
 	}
 	for name, got := range generated {
 		if !bytes.Equal(got, modules[name]) {
-			t.Errorf("Generate gives %d bytes that differ from %s's %d: run go generate ./engine/wasmsimd", len(got), name, len(modules[name]))
+			t.Errorf("Generate gives %d bytes that differ from %s's %d: run go generate ./engine/internal/wasmsimd", len(got), name, len(modules[name]))
 		}
 		if len(got) > maxSyncModule {
 			t.Errorf("%s is %d bytes; Chromium compiles at most %d synchronously", name, len(got), maxSyncModule)

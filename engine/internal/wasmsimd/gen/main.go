@@ -1,5 +1,5 @@
-// Command gen writes the SIMD kernel modules, engine/wasmsimd/matvec.wasm
-// and attention.wasm, from wasmsimd.Generate: go run ./engine/wasmsimd/gen
+// Command gen writes the SIMD kernel modules, engine/internal/wasmsimd/matvec.wasm
+// and attention.wasm, from wasmsimd.Generate: go run ./engine/internal/wasmsimd/gen
 // [DIR].
 package main
 
@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"nexttoken/engine/wasmsimd"
+	"nexttoken/engine/internal/wasmsimd"
 )
 
 func main() {
-	dir := "engine/wasmsimd"
+	dir := "engine/internal/wasmsimd"
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}

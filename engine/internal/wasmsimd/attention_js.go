@@ -3,13 +3,13 @@
 package wasmsimd
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"runtime"
 	"syscall/js"
 	"unsafe"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // Heads lays out one layer's attention in float32s, as package
@@ -25,16 +25,26 @@ type Heads struct {
 	AttStride int // floats from one head's weights to the next, at least Positions
 }
 
+// The errors for what the attention kernels do not take. They are values
+// made once: the caller's decode step falls back to its Go loops on them
+// (a toy model's heads of 2 floats, every layer of every step) and must
+// not allocate.
+var (
+	errLayout    = errors.New("the attention kernels do not take this layout")
+	errTooLarge  = errors.New("the attention layout spans more memory than wasm32 has")
+	errShortRows = errors.New("the softmax kernel takes rows of at least 4 positions")
+)
+
 // check returns an error for a layout the kernels do not take, and the
 // floats a query (or output), a layer's key (or value) rows and the
 // weights span.
 func (l Heads) check() (heads, cache, weights int, err error) {
 	if l.Count < 1 || l.Size < 4 || l.Size%4 != 0 || l.KVMul < 1 || l.Count%l.KVMul != 0 ||
 		l.Positions < 1 || l.Stride < l.Count/l.KVMul*l.Size || l.AttStride < l.Positions {
-		return 0, 0, 0, fmt.Errorf("the attention kernels do not take the layout %+v", l)
+		return 0, 0, 0, errLayout
 	}
 	if l.Positions*l.Stride > math.MaxInt32 || l.Count*l.AttStride > math.MaxInt32 {
-		return 0, 0, 0, fmt.Errorf("the layout %+v spans more memory than wasm32 has", l)
+		return 0, 0, 0, errTooLarge
 	}
 	return l.Count * l.Size, (l.Positions-1)*l.Stride + l.Count/l.KVMul*l.Size, (l.Count-1)*l.AttStride + l.Positions, nil
 }
@@ -65,7 +75,7 @@ func (k *Kernel) Softmax(att []float32, l Heads) error {
 		return err
 	}
 	if l.Positions < 4 {
-		return fmt.Errorf("the softmax kernel takes rows of at least 4 positions, not %d", l.Positions)
+		return errShortRows
 	}
 	att = att[:weights]
 	k.args[0] = address(unsafe.Pointer(&att[0]))

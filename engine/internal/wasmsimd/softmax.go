@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 )
 
 // softmaxRows is the body of softmax_rows(att, positions, heads,

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"nexttoken/engine/expf"
+	"nexttoken/engine/internal/expf"
 	"nexttoken/engine/softmax"
 )
 
@@ -117,6 +117,9 @@ func TestAttentionRejects(t *testing.T) {
 			}
 			if err := k.AttentionValues(buf, buf, buf, l); err == nil {
 				t.Error("AttentionValues took it")
+			}
+			if allocs := testing.AllocsPerRun(10, func() { _ = k.AttentionScores(buf, buf, buf, l, 1) }); allocs != 0 {
+				t.Errorf("refusing it allocates %v times", allocs)
 			}
 		})
 	}

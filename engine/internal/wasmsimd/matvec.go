@@ -3,7 +3,7 @@ package wasmsimd
 import "slices"
 
 // Generate returns the kernel modules by file name: matvec.wasm,
-// q5_0.wasm, q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/wasmsimd/gen
+// q5_0.wasm, q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/internal/wasmsimd/gen
 // writes them; TestGenerateReproducesModules checks that it did). Several
 // modules, not one, because Chromium compiles at most maxSyncModule bytes
 // synchronously. Each imports the memory it works on as env.mem; they
