@@ -23,11 +23,12 @@ withProgress = echo "$(1)"; \
 	[ $$status = 0 ] || echo "$(1): failed"; exit $$status
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
-# It builds app.wasm and the server side by side, then compresses app.wasm
-# with a quick brotli level unless the best one's copy is current; the
-# server binary, ./nexttoken, is kept, so a second make run starts at once.
+# It builds app.wasm (and its gzip copy) and the server side by side, then
+# compresses app.wasm with a quick brotli level unless the best one's copy
+# is current; the server binary, ./nexttoken, is kept, so a second make run
+# starts at once.
 run: brotli
-	@$(MAKE) --no-print-directory -j2 web/app.wasm nexttoken
+	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken
 	@if [ ! web/app.wasm.br -nt web/app.wasm ] && command -v brotli >/dev/null 2>&1; then \
 	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
 	  brotli -q $(QUICK_BROTLI) -f web/app.wasm && touch web/app.wasm.br $(QUICK_STAMP); \
@@ -50,8 +51,7 @@ static: web/app.wasm.br
 trace:
 	$(GO) run ./cmd/nexttoken trace --model=toy --prompt="The cat" --steps=4
 
-# web/app.wasm is the playground's browser program, with its gzip copy for
-# clients without brotli. Inlining is off in the packages off the decode
+# web/app.wasm is the playground's browser program. Inlining is off in the packages off the decode
 # path (the page, go-app, links, file formats, the session's bookkeeping,
 # the other runtimes' samplers, and the standard library's formatting,
 # encodings and reflection that go-app and error messages use), which keeps
@@ -67,7 +67,10 @@ NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoke
 web/app.wasm: $(WASM_SOURCES)
 	@$(call withProgress,building web/app.wasm (Go compiled to WebAssembly),\
 	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') -o $@ ./wasm)
-	gzip -9 -k -f $@
+
+# web/app.wasm.gz is the copy for browsers without brotli.
+web/app.wasm.gz: web/app.wasm
+	@$(call withProgress,gzip -9 web/app.wasm,gzip -9 -k -f web/app.wasm && touch $@)
 
 # web/app.wasm.br is the copy browsers download: brotli's best quality,
 # because the first page must cost at most 2.0 MB (TestFirstPageBytes).
@@ -76,7 +79,7 @@ web/app.wasm: $(WASM_SOURCES)
 # than app.wasm is never served: the server sends gzip until this runs.
 QUICK_BROTLI ?= 9
 QUICK_STAMP := web/app.wasm.br.quick
-web/app.wasm.br: web/app.wasm $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
+web/app.wasm.br: web/app.wasm.gz $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
 	@if command -v brotli >/dev/null 2>&1; then \
 	  $(call withProgress,brotli -q 11 web/app.wasm (the smallest copy),brotli -q 11 -f web/app.wasm && touch $@ && rm -f $(QUICK_STAMP)); \
 	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; rm -f $@ $(QUICK_STAMP); fi
@@ -233,6 +236,12 @@ measure:
 	  GO=$(GO) NEXTTOKEN_MEASURE=1 $(GO) test -run '^TestMeasure$$' -count=1 -v ./cmd/nexttoken,\
 	  measure_test.go|^--- FAIL) \
 	exit $$status
+
+# screenshot takes docs/screenshot.png, the README's picture of the opening
+# page, again (TestScreenshot; make test checks the committed one without
+# writing it, so a test run leaves the tree as it was).
+screenshot: web/app.wasm.br chromium
+	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^TestScreenshot$$' -count=1 ./cmd/nexttoken
 
 # toymodel regenerates the toy model files (the tests check they match).
 toymodel:
