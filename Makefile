@@ -29,10 +29,11 @@ withProgress = echo "$(1)"; \
 # starts at once.
 run: brotli
 	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken
-	@if [ ! web/app.wasm.br -nt web/app.wasm ] && command -v brotli >/dev/null 2>&1; then \
+	@if [ web/app.wasm.br -nt web/app.wasm ]; then :; \
+	elif command -v brotli >/dev/null 2>&1; then \
 	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
 	  brotli -q $(QUICK_BROTLI) -f web/app.wasm && touch web/app.wasm.br $(QUICK_STAMP); \
-	fi
+	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; fi
 	./nexttoken serve --addr $(ADDR)
 
 # nexttoken builds the command line, ./nexttoken; go build relinks it only
