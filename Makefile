@@ -249,6 +249,6 @@ toymodel:
 	$(GO) run ./cmd/toymodel web/models
 
 clean:
-	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br
+	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br $(QUICK_STAMP) nexttoken
 	rm -rf static
 	rm -rf $(ARTIFACTS)
