@@ -464,3 +464,44 @@ func TestWasmSourcesComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelSizesDocumented checks the sizes docs/performance.md gives for
+// the SIMD kernels' modules against the files.
+func TestKernelSizesDocumented(t *testing.T) {
+	page, err := os.ReadFile("docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int64{}
+	err = filepath.WalkDir("engine", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".wasm" {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			sizes[d.Name()] = info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([a-z0-9_]+\\.wasm)` \\| ([0-9,]+) \\|").FindAllStringSubmatch(string(page), -1)
+	documented := map[string]bool{}
+	for _, r := range rows {
+		documented[r[1]] = true
+		size, ok := sizes[r[1]]
+		if !ok {
+			t.Errorf("docs/performance.md gives the size of %s, which is not under engine/", r[1])
+			continue
+		}
+		if got := strings.ReplaceAll(r[2], ",", ""); got != fmt.Sprint(size) {
+			t.Errorf("docs/performance.md says %s is %s bytes; it is %d", r[1], r[2], size)
+		}
+	}
+	for name := range sizes {
+		if !documented[name] {
+			t.Errorf("docs/performance.md does not give the size of %s", name)
+		}
+	}
+}
