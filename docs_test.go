@@ -505,3 +505,46 @@ func TestKernelSizesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestDocPaths checks that every path of the repository the documentation
+// names in inline code — a package's folder, a file, a glob — is there.
+func TestDocPaths(t *testing.T) {
+	ignored := buildOutputs(t)
+	span := regexp.MustCompile("`([^`\\s]+)`")
+	repoPath := regexp.MustCompile(`^(engine|cmd|wasm|web|docs|\.ci)(/[A-Za-z0-9_.*-]+)*/?$`)
+	for _, file := range docFiles(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range span.FindAllStringSubmatch(string(data), -1) {
+			p := strings.TrimPrefix(m[1], "./")
+			if !repoPath.MatchString(p) || slices.ContainsFunc(ignored, func(pattern string) bool {
+				ok, _ := filepath.Match(pattern, p)
+				return ok
+			}) {
+				continue
+			}
+			if matches, err := filepath.Glob(strings.TrimSuffix(p, "/")); err != nil || len(matches) == 0 {
+				t.Errorf("%s names %s, which is not in the repository", file, m[1])
+			}
+		}
+	}
+}
+
+// buildOutputs returns the .gitignore's patterns of paths from the top of
+// the repository: what the build writes, which the documentation may name.
+func buildOutputs(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(".gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "/"); ok {
+			patterns = append(patterns, strings.TrimSuffix(p, "/"))
+		}
+	}
+	return patterns
+}
