@@ -9,14 +9,37 @@ CHROMIUM ?= chromium
 # Where a failed browser test leaves its screenshot, HTML and console.
 ARTIFACTS ?= $(CURDIR)/test-artifacts
 
-# Everything the browser program is built from.
-WASM_SOURCES := $(shell find engine wasm web/models -name '*.go' ! -name '*_test.go' -o -name '*.bin') go.mod go.sum
+# Everything the browser program is built from: its Go files and every
+# file they embed (the built-in models, the SIMD kernels' modules).
+WASM_SOURCES := $(shell find engine wasm web/models \( -name '*.go' ! -name '*_test.go' \) -o -name '*.bin' -o -name '*.wasm' -o -name '*.s') go.mod go.sum
 
-.PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest chromium node brotli toymodel clean
+.PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest screenshot chromium node brotli nexttoken clean FORCE
+
+# withProgress runs command $(2), announced as $(1), and says every 10 s
+# that it is still running and for how long: no step of a build is silent.
+withProgress = echo "$(1)"; \
+	( s=0; while sleep 10 </dev/null >/dev/null 2>&1; do s=$$((s + 10)); echo "  ... $(1): $${s} s"; done ) & ticker=$$!; \
+	$(2); status=$$?; kill $$ticker 2>/dev/null; wait $$ticker 2>/dev/null; \
+	[ $$status = 0 ] || echo "$(1): failed"; exit $$status
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
-run: web/app.wasm.br
-	$(GO) run ./cmd/nexttoken serve --addr $(ADDR)
+# It builds app.wasm (and its gzip copy) and the server side by side, then
+# compresses app.wasm with a quick brotli level unless the best one's copy
+# is current; the server binary, ./nexttoken, is kept, so a second make run
+# starts at once.
+run: brotli
+	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken
+	@if [ web/app.wasm.br -nt web/app.wasm ]; then :; \
+	elif command -v brotli >/dev/null 2>&1; then \
+	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
+	  brotli -q $(QUICK_BROTLI) -f web/app.wasm && touch web/app.wasm.br $(QUICK_STAMP); \
+	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; fi
+	./nexttoken serve --addr $(ADDR)
+
+# nexttoken builds the command line, ./nexttoken; go build relinks it only
+# when a source changed.
+nexttoken:
+	@$(call withProgress,building ./nexttoken (go build ./cmd/nexttoken),$(GO) build -o nexttoken ./cmd/nexttoken)
 
 # static writes the playground into static/, made afresh, as a static site
 # that any static host or CDN serves as plain files at the site root;
@@ -29,14 +52,13 @@ static: web/app.wasm.br
 trace:
 	$(GO) run ./cmd/nexttoken trace --model=toy --prompt="The cat" --steps=4
 
-# web/app.wasm is the playground's browser program, with its gzip copy for
-# clients without brotli. Inlining is off in the packages off the decode
+# web/app.wasm is the playground's browser program. Inlining is off in the packages off the decode
 # path (the page, go-app, links, file formats, the session's bookkeeping,
 # the other runtimes' samplers, and the standard library's formatting,
-# encodings and reflection that go-app and error messages use):
-# measured here, brotli's app.wasm is 1,918,648 bytes against 1,978,593
-# with it on in those standard packages, which keeps the first page under
-# 2.0 MB; the model, the sampler's chain, strconv, time and syscall/js keep it.
+# encodings and reflection that go-app and error messages use), which keeps
+# the first page under 2.0 MB (docs/performance.md has the sizes and the
+# command that measures them); the model, the sampler's chain, strconv,
+# time and syscall/js keep it.
 NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
 	nexttoken/engine/session nexttoken/engine/sampler/compare \
@@ -44,17 +66,26 @@ NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoke
 	github.com/maxence-charriere/go-app/v10/... \
 	fmt reflect log html math/big encoding/... regexp/... text/... database/...
 web/app.wasm: $(WASM_SOURCES)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') -o $@ ./wasm
-	gzip -9 -k -f $@
+	@$(call withProgress,building web/app.wasm (Go compiled to WebAssembly),\
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') -o $@ ./wasm)
+
+# web/app.wasm.gz is the copy for browsers without brotli.
+web/app.wasm.gz: web/app.wasm
+	@$(call withProgress,gzip -9 web/app.wasm,gzip -9 -k -f web/app.wasm && touch $@)
 
 # web/app.wasm.br is the copy browsers download: brotli's best quality,
-# because the first page must cost at most 2.0 MB. Measured here on the
-# 9.6 MB app.wasm: -q 9 2.07 MB in 5 s, -q 10 1.89 MB and -q 11 1.82 MB in
-# 40-50 s on a loaded machine (20 s idle). A copy older than app.wasm is
-# never served, so a quick "make web/app.wasm" serves gzip until this runs.
-web/app.wasm.br: web/app.wasm | brotli
-	@if command -v brotli >/dev/null 2>&1; then echo "brotli -q 11 -f web/app.wasm"; brotli -q 11 -f web/app.wasm && touch $@; \
-	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; rm -f $@; fi
+# because the first page must cost at most 2.0 MB (TestFirstPageBytes).
+# make run makes a quick copy instead (QUICK_BROTLI) and leaves
+# $(QUICK_STAMP), so that this rule makes the best one again. A copy older
+# than app.wasm is never served: the server sends gzip until this runs.
+QUICK_BROTLI ?= 9
+QUICK_STAMP := web/app.wasm.br.quick
+web/app.wasm.br: web/app.wasm.gz $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
+	@if command -v brotli >/dev/null 2>&1; then \
+	  $(call withProgress,brotli -q 11 web/app.wasm (the smallest copy),brotli -q 11 -f web/app.wasm && touch $@ && rm -f $(QUICK_STAMP)); \
+	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; rm -f $@ $(QUICK_STAMP); fi
+
+FORCE:
 
 # test runs every check CI runs.
 test: check unit wasm-build jstest fuzz
@@ -86,11 +117,8 @@ unit: web/app.wasm.br chromium
 # make timing BASELINE=<git rev> measures every page figure side by side
 # with that revision's build, in alternating rounds, as ratios now/before:
 # it exports the revision to a temporary folder, builds its app.wasm and
-# server, serves it while the tests run and removes it afterwards. On a
-# busy 2-core machine a run with a baseline takes about 15 minutes: a
-# minute to build the baseline, 5 for the page figures (half that without
-# a baseline), 9 for the engine's decode (this tree's only, so the same
-# with or without one). NEXTTOKEN_TIMING_ONLY=<regexp> measures only the
+# server, serves it while the tests run and removes it afterwards
+# (see docs/timing.md). NEXTTOKEN_TIMING_ONLY=<regexp> measures only the
 # figures (or tests, or BenchmarkRender) it matches, such as
 # NEXTTOKEN_TIMING_ONLY='toy|stories260K|SmolLM2|start|BenchmarkRender'
 # for the page's figures alone.
@@ -119,12 +147,17 @@ loadtest: web/app.wasm.br
 	GO=$(GO) NEXTTOKEN_LOAD=1 NEXTTOKEN_LOAD_REQUESTS=$(LOAD_REQUESTS) NEXTTOKEN_LOAD_CONCURRENCY=$(LOAD_CONCURRENCY) \
 	  $(GO) test -run '^TestLoadMeasure$$' -count=1 -v ./cmd/nexttoken
 
+# aptInstall installs Debian's packages $(1) with apt-get, saying so first;
+# when another install holds apt's lock it waits for it (up to 5 minutes).
+aptInstall = echo "installing $(1) with apt-get (apt-get update && apt-get install -y $(1))"; \
+	apt-get -o DPkg::Lock::Timeout=300 update -q && \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q $(1)
+
 # needCommand makes sure command $(1) is there for $(3): as root with
 # apt-get it installs Debian's package $(2), otherwise it says what to run.
 needCommand = if ! command -v $(1) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing $(2) for $(3)"; \
-	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(2); \
+	    echo "$(3) need $(1)"; $(call aptInstall,$(2)); \
 	  else \
 	    echo "$(3) need $(1): sudo apt-get install -y $(2)"; exit 1; \
 	  fi; \
@@ -138,11 +171,10 @@ node:
 	@$(call needCommand,node,nodejs,the WebAssembly tests)
 
 # brotli installs Debian's brotli as root with apt-get, if it is missing
-# and can be; without it the server sends app.wasm gzipped, 0.7 MB more.
+# and can be; without it the server sends app.wasm gzipped, a larger download.
 brotli:
 	@if ! command -v brotli >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing brotli to compress app.wasm"; \
-	  { apt-get install -y brotli || { apt-get update && apt-get install -y brotli; }; } >/dev/null 2>&1 || echo "could not install brotli"; \
+	  echo "app.wasm is compressed with brotli"; { $(call aptInstall,brotli); } || echo "could not install brotli"; \
 	fi
 
 # The engine and the playground must build and vet for the browser too.
@@ -183,8 +215,7 @@ bench:
 # their ratio; the heap a session holds beyond its model after its steps
 # and at its peak; the peak RSS of nexttoken trace (/usr/bin/time -v, or
 # getrusage); and --json bytes per step, compact and with --vectors.
-# A measurement, not a test (make test does not run it): under a minute on
-# a quiet machine, a few minutes on a busy one.
+# A measurement, not a test (make test does not run it).
 # MEASURE_BENCHTIME sets the iterations of each decode benchmark.
 MEASURE_BENCHTIME ?= 5x
 # measureStep runs a go test command $(2) into a file of this run and prints
@@ -207,11 +238,17 @@ measure:
 	  measure_test.go|^--- FAIL) \
 	exit $$status
 
+# screenshot takes docs/screenshot.png, the README's picture of the opening
+# page, again (TestScreenshot; make test checks the committed one without
+# writing it, so a test run leaves the tree as it was).
+screenshot: web/app.wasm.br chromium
+	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^TestScreenshot$$' -count=1 ./cmd/nexttoken
+
 # toymodel regenerates the toy model files (the tests check they match).
 toymodel:
 	$(GO) run ./cmd/toymodel web/models
 
 clean:
-	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br
+	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br $(QUICK_STAMP) nexttoken
 	rm -rf static
 	rm -rf $(ARTIFACTS)

@@ -52,7 +52,7 @@ var Params = []Param{
 		set: func(s *Settings, v float64) { s.TopK = int(v) }},
 	{Name: "top_p", Label: "top-p", Min: 0, Max: 1, Step: 0.01, Off: []float64{0, 1}, Filter: true,
 		// 0 is off as in run.c; llama.cpp and Hugging Face keep one token at
-		// top_p = 0, which is top_k = 1 here (the README says so).
+		// top_p = 0, which is top_k = 1 here (docs/design.md says so).
 		Doc: "keeps the most probable tokens until their probability reaches p; 0 or 1 is off",
 		get: func(s Settings) float64 { return s.TopP },
 		set: func(s *Settings, v float64) { s.TopP = v }},
