@@ -9,9 +9,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,14 +71,11 @@ func readLayers(t *testing.T) map[string]layer {
 	return layers
 }
 
-// goCommand is the go command that runs this test.
+// goCommand is the go command on the PATH, which go test itself is.
 func goCommand(t *testing.T) string {
-	if path, err := exec.LookPath("go"); err == nil {
-		return path
-	}
-	path := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no go command to list the packages with")
+	path, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to list the packages with: %v", err)
 	}
 	return path
 }
