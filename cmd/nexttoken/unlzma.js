@@ -26,14 +26,18 @@ function nexttokenUnlzma(src, size) {
   const lenCoder = () => ({ choice: prob(2), low: prob(16 << 3), mid: prob(16 << 3), high: prob(256) });
   const matchLen = lenCoder(), repLen = lenCoder();
 
-  // The range decoder: range and code are below 2^32, kept as numbers.
-  let pos = 13, range = 0xffffffff, code = 0;
+  // The range decoder: range and code are below 2^32, kept in a
+  // Float64Array, which the closures below update without boxing them.
+  let pos = 13;
+  const rc = new Float64Array(2); // range, code
+  rc[0] = 0xffffffff;
   if (src[pos++] !== 0) fail("bad first byte");
-  for (let i = 0; i < 4; i++) code = code * 256 + src[pos++];
-  if (code === range) fail("bad first bytes");
+  for (let i = 0; i < 4; i++) rc[1] = rc[1] * 256 + src[pos++];
+  if (rc[1] === rc[0]) fail("bad first bytes");
   const end = src.length;
   function bit(probs, i) {
     const p = probs[i];
+    let range = rc[0], code = rc[1];
     const bound = (range >>> 11) * p;
     let b;
     if (code < bound) {
@@ -51,10 +55,11 @@ function nexttokenUnlzma(src, size) {
       range *= 256;
       code = code * 256 + src[pos++];
     }
+    rc[0] = range; rc[1] = code;
     return b;
   }
   function direct(count) {
-    let r = 0;
+    let r = 0, range = rc[0], code = rc[1];
     for (; count > 0; count--) {
       range = range >>> 1;
       let b = 0;
@@ -66,6 +71,7 @@ function nexttokenUnlzma(src, size) {
         code = code * 256 + src[pos++];
       }
     }
+    rc[0] = range; rc[1] = code;
     return r;
   }
   function tree(bits, probs, offset) {
