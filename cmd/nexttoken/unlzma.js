@@ -35,43 +35,42 @@ function nexttokenUnlzma(src, size) {
   for (let i = 0; i < 4; i++) rc[1] = rc[1] * 256 + src[pos++];
   if (rc[1] === rc[0]) fail("bad first bytes");
   const end = src.length;
+  // normalize shifts the next byte in once range is below 2^24.
+  function normalize() {
+    if (rc[0] < 0x1000000) {
+      if (pos >= end) fail("ends early");
+      rc[0] *= 256;
+      rc[1] = rc[1] * 256 + src[pos++];
+    }
+  }
   function bit(probs, i) {
-    const p = probs[i];
-    let range = rc[0], code = rc[1];
+    const p = probs[i], range = rc[0], code = rc[1];
     const bound = (range >>> 11) * p;
-    let b;
+    let b = 0;
     if (code < bound) {
-      range = bound;
+      rc[0] = bound;
       probs[i] = p + ((2048 - p) >>> 5);
-      b = 0;
     } else {
-      range -= bound;
-      code -= bound;
+      rc[0] = range - bound;
+      rc[1] = code - bound;
       probs[i] = p - (p >>> 5);
       b = 1;
     }
-    if (range < 0x1000000) {
-      if (pos >= end) fail("ends early");
-      range *= 256;
-      code = code * 256 + src[pos++];
-    }
-    rc[0] = range; rc[1] = code;
+    normalize();
     return b;
   }
   function direct(count) {
-    let r = 0, range = rc[0], code = rc[1];
+    let r = 0;
     for (; count > 0; count--) {
-      range = range >>> 1;
+      rc[0] = rc[0] >>> 1;
       let b = 0;
-      if (code >= range) { code -= range; b = 1; }
-      r = r * 2 + b;
-      if (range < 0x1000000) {
-        if (pos >= end) fail("ends early");
-        range *= 256;
-        code = code * 256 + src[pos++];
+      if (rc[1] >= rc[0]) {
+        rc[1] -= rc[0];
+        b = 1;
       }
+      r = r * 2 + b;
+      normalize();
     }
-    rc[0] = range; rc[1] = code;
     return r;
   }
   function tree(bits, probs, offset) {
