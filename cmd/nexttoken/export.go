@@ -134,6 +134,8 @@ func packWasm(dir, wasm string) (bool, error) {
 	web := filepath.Join(dir, "web")
 	if _, err := os.Stat(filepath.Join(web, packedWasm)); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
+	} else if err != nil {
+		return false, err
 	}
 	info, err := os.Stat(filepath.Join(web, "app.wasm"))
 	if err != nil {
