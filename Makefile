@@ -43,8 +43,10 @@ nexttoken:
 
 # static writes the playground into static/, made afresh, as a static site
 # that any static host or CDN serves as plain files at the site root;
-# make static BASE=/nexttoken/ writes it for that sub-path instead.
-static: web/app.wasm.br
+# make static BASE=/nexttoken/ writes it for that sub-path instead. Its
+# page fetches app.wasm.lzma and decodes it, so a host that compresses
+# nothing sends 1.9 MB, not 11 MB (docs/playground.md).
+static: web/app.wasm.br web/app.wasm.lzma
 	rm -rf static
 	$(GO) run ./cmd/nexttoken export --base=$(BASE) static
 
@@ -87,6 +89,15 @@ web/app.wasm.br: web/app.wasm.gz $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
 
 FORCE:
 
+# web/app.wasm.lzma is the copy a static site's page fetches and decodes
+# itself (nexttoken export), for hosts that send files as they are: the
+# smallest that a short script decodes (browsers' DecompressionStream
+# has gzip, 2.7 MB, and not brotli).
+web/app.wasm.lzma: web/app.wasm
+	@if command -v xz >/dev/null 2>&1; then \
+	  $(call withProgress,xz --format=lzma -9e web/app.wasm (the copy static sites decode),xz --format=lzma -9e -k -f web/app.wasm && touch $@); \
+	else echo "no xz command: a static site's page will fetch app.wasm as it is (apt-get install xz-utils)"; rm -f $@; fi
+
 # test runs every check CI runs.
 test: check unit wasm-build jstest fuzz
 
@@ -103,7 +114,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
-unit: web/app.wasm.br chromium
+unit: web/app.wasm.br web/app.wasm.lzma chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +27,9 @@ Writes the browser playground as a static site into DIR, a new or empty
 folder, for any static host or CDN to serve as plain files: the page,
 prerendered, go-app's scripts, worker and manifest, a copy of the web
 folder (CSS, icons, models and app.wasm, which "make web/app.wasm" builds),
-and the documentation page at docs/.
+and the documentation page at docs/. If the web folder has app.wasm.lzma
+("make web/app.wasm.lzma"), the page fetches that and decodes it itself:
+hosts that compress nothing then send 1.9 MB, not app.wasm's 11 MB.
 --base is the URL path the site is served at; every URL in it starts there.
 
   nexttoken export static
@@ -54,53 +58,111 @@ func export(args []string, stdout io.Writer) error {
 	if err := checkOrigin(*origin); err != nil {
 		return err
 	}
-	if err := exportSite(*web, dir, *base, *origin); err != nil {
+	packed, err := exportSite(*web, dir, *base, *origin)
+	if err != nil {
 		return err
+	}
+	if !packed {
+		fmt.Fprintf(stdout, "nexttoken: %s has no current app.wasm.lzma (make web/app.wasm.lzma): hosts that do not compress will send app.wasm's full size\n", *web)
 	}
 	fmt.Fprintf(stdout, "nexttoken: wrote the static site for %s to %s\n", *base, dir)
 	return nil
 }
 
 // exportSite writes the playground, over the web folder web, into dir as a
-// static site served at base.
+// static site served at base, and reports whether the page loads app.wasm
+// from its .lzma copy (packWasm).
 //
 // It writes no 404.html: the playground is one page, and its links differ
 // only in the query and fragment, which static hosts ignore.
-func exportSite(web, dir, base, origin string) error {
+func exportSite(web, dir, base, origin string) (packed bool, err error) {
 	if err := checkBase(base); err != nil {
-		return err
+		return false, err
 	}
 	h, root, err := newApp(web)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer root.Close()
 	if err := makeEmptyDir(dir); err != nil {
-		return err
+		return false, err
 	}
 	h.Resources = basePath(base)
 	if err := app.GenerateStaticWebsite(dir, h); err != nil {
-		return cause(err)
+		return false, cause(err)
 	}
 	index := filepath.Join(dir, "index.html")
 	page, err := os.ReadFile(index)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := os.WriteFile(index, withOrigin(page, origin, base), 0o644); err != nil {
-		return err
+		return false, err
 	}
 	// The documentation page reaches the playground and web/ by relative
 	// URLs, so it works under any base.
 	docs := filepath.Join(dir, "docs")
 	if err := os.Mkdir(docs, 0o755); err != nil {
-		return err
+		return false, err
 	}
 	if err := os.WriteFile(filepath.Join(docs, "index.html"), nexttoken.IndexHTML, 0o644); err != nil {
-		return err
+		return false, err
 	}
 	// go-app makes web/ but leaves it empty.
-	return copyFolder(root.FS(), filepath.Join(dir, "web"))
+	if err := copyFolder(root.FS(), filepath.Join(dir, "web")); err != nil {
+		return false, err
+	}
+	return packWasm(dir, h.Resources.Resolve("/web/app.wasm"))
+}
+
+// packedWasm is app.wasm's copy that a static site's page fetches and
+// decodes itself, with unlzmaJS.
+const packedWasm = "app.wasm.lzma"
+
+// unlzmaJS decodes packedWasm in the page (nexttokenUnlzma) and fetches
+// it in place of app.wasm (nexttokenFetchWasm).
+//
+//go:embed unlzma.js
+var unlzmaJS string
+
+// packWasm makes the static site in dir, whose app.wasm is at the URL
+// wasm, load app.wasm from its packedWasm copy if the site has one (the
+// page decodes it, falling back to app.wasm): go-app's app.js fetches the
+// copy, and its service worker caches the copy instead of app.wasm. It
+// reports whether the site has the copy.
+func packWasm(dir, wasm string) (bool, error) {
+	web := filepath.Join(dir, "web")
+	if _, err := os.Stat(filepath.Join(web, packedWasm)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	info, err := os.Stat(filepath.Join(web, "app.wasm"))
+	if err != nil {
+		return false, err
+	}
+	load := fmt.Sprintf(`fetchWithProgress(%q, showProgress)`, wasm)
+	err = rewrite(filepath.Join(dir, "app.js"), load,
+		fmt.Sprintf(`nexttokenFetchWasm(%q, %d, showProgress)`, wasm, info.Size()), unlzmaJS)
+	if err != nil {
+		return false, err
+	}
+	return true, rewrite(filepath.Join(dir, "app-worker.js"), strconv.Quote(wasm), strconv.Quote(wasm+".lzma"), "")
+}
+
+// rewrite replaces old, which must be in the file called name once, with
+// new, and adds tail at the end: a go-app update that changes the file
+// fails here, not in the browser.
+func rewrite(name, old, new, tail string) error {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	if strings.Count(s, old) != 1 {
+		return fmt.Errorf("%s: go-app's script has changed: %s is not there once", name, old)
+	}
+	return os.WriteFile(name, []byte(strings.Replace(s, old, new, 1)+tail), 0o644)
 }
 
 // checkOrigin accepts "" or a scheme and host with nothing after them.
@@ -180,9 +242,9 @@ func makeEmptyDir(dir string) error {
 }
 
 // copyFolder copies the folder fsys into dir, keeping the files' modification
-// times, which static hosts send as Last-Modified. A precompressed copy
-// older than its file is left out, as serve ignores it: it is from an
-// earlier build.
+// times, which static hosts send as Last-Modified. A precompressed or
+// packed copy older than its file is left out, as serve ignores it: it is
+// from an earlier build.
 func copyFolder(fsys fs.FS, dir string) error {
 	return fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -202,7 +264,7 @@ func copyFolder(fsys fs.FS, dir string) error {
 		if err != nil {
 			return err
 		}
-		if encodingOf(name) != "" {
+		if encodingOf(name) != "" || path.Base(name) == packedWasm {
 			file, err := fs.Stat(fsys, strings.TrimSuffix(name, path.Ext(name)))
 			if err == nil && !current(info, file) {
 				return nil

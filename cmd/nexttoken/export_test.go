@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -154,7 +155,7 @@ func TestExportStaleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := exportSite(web, dir, "/", ""); err != nil {
+	if _, err := exportSite(web, dir, "/", ""); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"app.wasm": true, "app.wasm.gz": true, "app.wasm.br": false} {
@@ -162,6 +163,71 @@ func TestExportStaleCopy(t *testing.T) {
 			t.Errorf("web/%s exported: %v, want %v", name, err == nil, want)
 		}
 	}
+}
+
+// TestExportPackedWasm: a web folder with a current app.wasm.lzma gives a
+// site whose page loads that copy (with app.wasm's size, to decode it
+// into) and whose service worker caches it instead of app.wasm; without
+// one, or with a stale one, go-app's scripts are left as they are.
+func TestExportPackedWasm(t *testing.T) {
+	const base = "/sub/"
+	packedLoad := fmt.Sprintf(`nexttokenFetchWasm("/sub/web/app.wasm", %d, showProgress)`, len(fakeWasm))
+	for _, tc := range []struct {
+		name string
+		age  time.Duration // of app.wasm.lzma, before app.wasm; -1: none
+		want bool
+	}{
+		{"current", 0, true},
+		{"none", -1, false},
+		{"stale", time.Hour, false},
+	} {
+		web := testWebDir(t)
+		if tc.age >= 0 {
+			name := filepath.Join(web, packedWasm)
+			if err := os.WriteFile(name, []byte("lzma bytes"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			when := time.Now().Add(-tc.age)
+			if err := os.Chtimes(name, when, when); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dir := t.TempDir()
+		packed, err := exportSite(web, dir, base, "")
+		if err != nil || packed != tc.want {
+			t.Errorf("%s: packed %v, error %v; want packed %v", tc.name, packed, err, tc.want)
+			continue
+		}
+		appJS, err := os.ReadFile(filepath.Join(dir, "app.js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		worker, err := os.ReadFile(filepath.Join(dir, "app-worker.js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, got := range map[string]bool{
+			"app.js loads app.wasm.lzma":           strings.Contains(string(appJS), packedLoad),
+			"app.js has the decoder":               strings.Contains(string(appJS), "function nexttokenUnlzma("),
+			"app.js loads app.wasm":                strings.Contains(string(appJS), `fetchWithProgress("/sub/web/app.wasm", showProgress)`),
+			"the worker caches app.wasm.lzma":      strings.Contains(string(worker), `"/sub/web/app.wasm.lzma"`),
+			"the worker caches app.wasm":           strings.Contains(string(worker), `"/sub/web/app.wasm"`),
+			"the site has a current app.wasm.lzma": fileExists(filepath.Join(dir, "web", packedWasm)),
+		} {
+			want := tc.want
+			if strings.HasSuffix(what, "app.wasm") {
+				want = !tc.want
+			}
+			if got != want {
+				t.Errorf("%s: %s: %v, want %v", tc.name, what, got, want)
+			}
+		}
+	}
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 // TestExportErrors checks that a bad command line gives one line on stderr

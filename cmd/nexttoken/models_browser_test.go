@@ -31,29 +31,45 @@ const firstPageLimit = 2_000_000
 // adds up every byte that came over the network: the page, its scripts,
 // its styles and app.wasm, brotli-compressed. No model is fetched.
 func TestFirstPageBytes(t *testing.T) {
-	// A tab of its own without the browser's cache, which the other tests
-	// filled: every byte comes over the network.
 	h := needBrowser(t)
-	tab := openTab(t, h.browser)
+	_, all, total := firstPageBytes(t, h.browser, h.url+"/")
+	if wasm := slices.IndexFunc(all, func(r pageFile) bool { return r.Name == "/web/app.wasm" }); wasm < 0 || all[wasm].Bytes < 1e6 {
+		t.Errorf("app.wasm did not come over the network: %+v", all)
+	}
+	if total > firstPageLimit {
+		t.Errorf("the first page cost %.0f bytes, more than %d", total, firstPageLimit)
+	}
+}
+
+// pageFile is a file a page fetched, with the bytes that came over the
+// network for it and their Content-Encoding.
+type pageFile struct {
+	Name     string  `json:"name"`
+	Bytes    float64 `json:"bytes"`
+	Encoding string  `json:"encoding"`
+}
+
+// firstPageBytes opens url in a tab of its own without the browser's cache,
+// which the other tests filled, nor go-app's service worker, which would
+// answer from its own cache: every byte comes over the network. It waits
+// until the app is live, and returns the tab, what the page fetched
+// (logged) and their bytes in all. Fetching a model fails the test.
+func firstPageBytes(t *testing.T, browser context.Context, url string) (context.Context, []pageFile, float64) {
+	t.Helper()
+	tab := openTab(t, browser)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Call(tab, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	// go-app's service worker would answer from its own cache.
 	if _, err := chromedp.Call(tab, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadPage(tab, h.url+"/"); err != nil {
+	if _, err := loadPage(tab, url); err != nil {
 		t.Fatal(err)
 	}
-	type resource struct {
-		Name     string  `json:"name"`
-		Bytes    float64 `json:"bytes"`
-		Encoding string  `json:"encoding"`
-	}
-	all := evaluate[[]resource](tab, `[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].
+	all := evaluate[[]pageFile](tab, `[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].
 		map(e => ({name: new URL(e.name).pathname, bytes: e.transferSize, encoding: e.contentEncoding ?? ""}))`)
 	var total float64
 	for _, r := range all {
@@ -64,12 +80,7 @@ func TestFirstPageBytes(t *testing.T) {
 		t.Logf("%-28s %9.0f bytes %s", r.Name, r.Bytes, r.Encoding)
 	}
 	t.Logf("the first page: %.0f bytes on the wire", total)
-	if wasm := slices.IndexFunc(all, func(r resource) bool { return r.Name == "/web/app.wasm" }); wasm < 0 || all[wasm].Bytes < 1e6 {
-		t.Errorf("app.wasm did not come over the network: %+v", all)
-	}
-	if total > firstPageLimit {
-		t.Errorf("the first page cost %.0f bytes, more than %d", total, firstPageLimit)
-	}
+	return tab, all, total
 }
 
 // TestModelFetch opens stories260K, which app.wasm does not hold: the page

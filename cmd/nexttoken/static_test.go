@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,7 @@ func TestStaticSite(t *testing.T) {
 	h := needBrowser(t)
 	const base = "/nexttoken/"
 	dir := t.TempDir()
-	if err := exportSite("../../web", dir, base, ""); err != nil {
+	if _, err := exportSite("../../web", dir, base, ""); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(staticHost(t, dir, base))
@@ -49,6 +50,64 @@ func TestStaticSite(t *testing.T) {
 	}
 	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat sat" {
 		t.Errorf("%sindex.html?steps=1: text %q, want %q", base, got, "The cat sat")
+	}
+}
+
+// TestStaticFirstPageBytes exports the playground, at the site root and
+// at a sub-path, and serves it as a host that compresses nothing does:
+// the first page costs what TestFirstPageBytes allows, as the page fetches
+// app.wasm.lzma and decodes it itself, and shows the worked example. A
+// site whose copy is damaged still works, from app.wasm.
+func TestStaticFirstPageBytes(t *testing.T) {
+	h := needBrowser(t)
+	if _, err := os.Stat("../../web/" + packedWasm); err != nil {
+		t.Fatalf("the static site needs web/%s (make web/%s): %v", packedWasm, packedWasm, err)
+	}
+	for _, c := range []struct {
+		name, base string
+		damage     func(web string) error // to the exported web folder
+		want       string                 // the file app.wasm came from
+	}{
+		{name: "root", base: "/", want: "web/app.wasm.lzma"},
+		{name: "sub-path", base: "/nexttoken/", want: "web/app.wasm.lzma"},
+		{name: "damaged copy", base: "/", want: "web/app.wasm",
+			damage: func(web string) error {
+				name := filepath.Join(web, packedWasm)
+				b, err := os.ReadFile(name)
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(name, b[:len(b)/2], 0o644)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			packed, err := exportSite("../../web", dir, c.base, "")
+			if err != nil || !packed {
+				t.Fatalf("export: packed %v, error %v", packed, err)
+			}
+			if c.damage != nil {
+				if err := c.damage(filepath.Join(dir, "web")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := httptest.NewServer(staticHost(t, dir, c.base))
+			t.Cleanup(srv.Close)
+			tab, all, total := firstPageBytes(t, h.browser, srv.URL+c.base)
+			wasm := slices.IndexFunc(all, func(r pageFile) bool { return r.Name == c.base+c.want })
+			if wasm < 0 || all[wasm].Bytes < 1e6 || all[wasm].Encoding != "" {
+				t.Errorf("%s did not come over the network as it is: %+v", c.want, all)
+			}
+			if c.want == "web/app.wasm.lzma" {
+				if total > firstPageLimit {
+					t.Errorf("the first page cost %.0f bytes, more than %d", total, firstPageLimit)
+				}
+				t.Logf("app.wasm.lzma decoded in %.0f ms", evaluate[float64](tab, `performance.getEntriesByName("app.wasm.lzma decoded")[0].duration`))
+			}
+			if got, want := text(tab, probCell(2)), displayed(softmaxOf(workedExample)[2]); got != want {
+				t.Errorf("p of sat = %q, want %q", got, want)
+			}
+		})
 	}
 }
 
