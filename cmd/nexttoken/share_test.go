@@ -3,8 +3,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"net/url"
 	"strings"
 	"testing"
@@ -257,6 +259,36 @@ func TestEmbedHeights(t *testing.T) {
 				fits(tab, "after the host made the frame 300 px taller")
 			})
 		}
+	}
+}
+
+// TestEmbedFillsTallerFrame embeds the dark tokens view on a light system
+// in a frame far taller than the view, on a host page with no script to
+// resize it: below the view, the frame shows the embed's dark background,
+// not the system's light one.
+func TestEmbedFillsTallerFrame(t *testing.T) {
+	tab := openDocs(t, "/docs/")
+	// The host is a frame of its own inside the docs page, out of reach of
+	// the docs page's listener.
+	evaluate[bool](tab, `(() => {
+		document.body.replaceChildren();
+		const host = document.createElement('iframe');
+		host.style.cssText = 'display:block;width:400px;height:900px;border:0';
+		host.srcdoc = '<body style="margin:0"><iframe src="../?embed=1&view=tokens&theme=dark&model=toy&prompt=The%20cat&steps=1" style="display:block;width:400px;height:900px;border:0"></iframe>';
+		document.body.append(host);
+		return true;
+	})()`)
+	waitFor(tab, `document.querySelector('iframe').contentDocument?.querySelector('iframe')?.contentDocument?.querySelector('#playground[data-ready="true"]') != null`)
+	content := evaluate[float64](tab, `document.querySelector('iframe').contentDocument.querySelector('iframe').contentDocument.body.getBoundingClientRect().height`)
+	if content > 800 {
+		t.Fatalf("the tokens view is %v px tall: the frame is not taller", content)
+	}
+	shot, err := png.Decode(bytes.NewReader(must(tab, "screenshot", chromedp.FullScreenshot(100))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := shot.At(200, 880).RGBA(); r>>8 > 64 || g>>8 > 64 || b>>8 > 64 {
+		t.Errorf("below the %v px of the view, the frame is rgb(%d, %d, %d), not the dark embed's background", content, r>>8, g>>8, b>>8)
 	}
 }
 
