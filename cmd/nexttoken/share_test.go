@@ -128,7 +128,7 @@ func TestEmbedBadParameter(t *testing.T) {
 		{"embed=yes&view=tokens", "embed, “yes”, is not 0 or 1"},
 		{"embed=1&view=tokenz", "view, “tokenz”, is not one of"},
 		{"embed=1&view=tokens&theme=purple", "theme, “purple”, is not one of"},
-		{"embed=1&embed=1&view=tokens", "embed, “1”, was left out (given more than once)"},
+		{"embed=1&embed=1&view=tokens", "embed, “1”, cannot be used (given more than once)"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			tab := openPage(t, "/?"+tc.query+"&model=toy&prompt=The%20cat&steps=1")

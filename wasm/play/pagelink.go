@@ -209,17 +209,22 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 	// cannot say which embed, the frame says so rather than show the whole
 	// playground or another view.
 	page.Embed = page.Embed || slices.ContainsFunc(bad, func(pe *link.ParamError) bool { return pe.Param == "embed" })
-	var embedErrors []string
+	var faults []string
 	for _, pe := range bad {
 		if page.Embed && slices.Contains(embedParams, pe.Param) {
-			embedErrors = append(embedErrors, pe.Words(label(pe.Param), "this frame shows no view"))
+			faults = append(faults, pe.Fault(label(pe.Param)))
 			continue
 		}
 		notes = append(notes, pe.Words(label(pe.Param), instead(pe.Param, page, at)))
 	}
-	page.EmbedError = strings.Join(embedErrors, " ")
+	if len(faults) > 0 {
+		page.EmbedError = strings.Join(append(faults, embedShowsNothing), " ")
+	}
 	return page, at, notes
 }
+
+// embedShowsNothing ends an embed's error: what the frame shows instead.
+const embedShowsNothing = "So this frame shows no view: the link below opens the session in the full playground."
 
 // embedParams are the page's parameters that say what an embed shows.
 var embedParams = []string{"embed", "view", "theme"}

@@ -53,13 +53,13 @@ func TestOpenPage(t *testing.T) {
 		{name: "a view the page does not have", query: "view=nope", want: DefaultPage(),
 			notes: []string{"The link's view, “nope”, is not one of " + allViews + ", so the page shows every view."}},
 		{name: "an embed of a view the page does not have", query: "embed=1&view=nope", want: pageWith(func(p *Page) {
-			p.Embed, p.EmbedError = true, "The link's view, “nope”, is not one of "+allViews+", so this frame shows no view."
+			p.Embed, p.EmbedError = true, "The link's view, “nope”, is not one of "+allViews+". "+embedShowsNothing
 		})},
 		{name: "an embed in a theme the page does not have, and a step that is not", query: "embed=1&theme=purple&at=x", want: pageWith(func(p *Page) {
-			p.Embed, p.EmbedError = true, "The link's theme, “purple”, is not one of auto, light, dark, so this frame shows no view."
+			p.Embed, p.EmbedError = true, "The link's theme, “purple”, is not one of auto, light, dark. "+embedShowsNothing
 		}), notes: []string{"The link's step on display, “x”, is not a whole number, so the page shows the next step."}},
 		{name: "embed other than 0 or 1", query: "embed=yes", want: pageWith(func(p *Page) {
-			p.Embed, p.EmbedError = true, "The link's embed, “yes”, is not 0 or 1, so this frame shows no view."
+			p.Embed, p.EmbedError = true, "The link's embed, “yes”, is not 0 or 1. "+embedShowsNothing
 		})},
 		{name: "the share link's view, which the page does not have", shared: link.Page{View: "kvx"}, query: "view=tokens",
 			want:  pageWith(func(p *Page) { p.View = "tokens" }),
@@ -83,7 +83,7 @@ func TestOpenPage(t *testing.T) {
 		{name: "own defaults neither 0 nor 1", query: "compare_own=yes", want: DefaultPage(),
 			notes: []string{"The link's compare card's defaults, “yes”, is not 0 or 1, so llama.cpp and Hugging Face follow the session's settings."}},
 		{name: "a stray %", query: "compare=chain,hf%&embed=1&embed=1", want: pageWith(func(p *Page) {
-			p.Embed, p.EmbedError = true, "The link's embed, “1”, was left out (given more than once), so this frame shows no view."
+			p.Embed, p.EmbedError = true, "The link's embed, “1”, cannot be used (given more than once). "+embedShowsNothing
 		}), notes: []string{
 			"The link's compare card, “chain,hf%”, has a % that starts no escape (a percent sign is %25), so the compare card shows its default chains."}},
 		{name: "a record cut short", shared: link.Page{Records: []link.Record{{Tag: tagCompare, Body: "\x05chain"}}}, want: DefaultPage(),
