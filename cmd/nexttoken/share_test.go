@@ -3,12 +3,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"image/png"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"nexttoken/wasm/play"
 )
 
 // Browser tests of share links and embeds.
@@ -113,6 +120,31 @@ func TestEmbedViews(t *testing.T) {
 	}
 }
 
+// TestEmbedBadParameter opens embeds whose embed, view or theme is wrong:
+// each says what is wrong, in a small page with a link to the session in
+// the full playground, not the playground with its header.
+func TestEmbedBadParameter(t *testing.T) {
+	for _, tc := range []struct{ query, says string }{
+		{"embed=yes&view=tokens", "embed, “yes”, is not 0 or 1"},
+		{"embed=1&view=tokenz", "view, “tokenz”, is not one of"},
+		{"embed=1&view=tokens&theme=purple", "theme, “purple”, is not one of"},
+		{"embed=1&embed=1&view=tokens", "embed, “1”, cannot be used (given more than once)"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			tab := openPage(t, "/?"+tc.query+"&model=toy&prompt=The%20cat&steps=1")
+			if got := evaluate[string](tab, `document.querySelector('main.embed #embed-error')?.textContent ?? ''`); !strings.Contains(got, tc.says) {
+				t.Errorf("the embed says %q, want it to say %q", got, tc.says)
+			}
+			if n := evaluate[int](tab, `document.querySelectorAll('#model, #share, #step, #tokens, .card').length`); n != 0 {
+				t.Errorf("the embed shows %d parts of the playground", n)
+			}
+			if href := evaluate[string](tab, `document.querySelector('#open-full')?.href ?? ''`); !strings.Contains(href, "#") {
+				t.Errorf("the link to the full playground is %q", href)
+			}
+		})
+	}
+}
+
 // TestDocsPage opens the documentation page: every embed renders, takes the
 // height it reports, and links back to the full playground.
 func TestDocsPage(t *testing.T) {
@@ -155,26 +187,154 @@ func openDocs(t *testing.T, path string) context.Context {
 	return tab
 }
 
-// TestEmbedHeights embeds every view in a host page with the snippet's
-// listener (the docs page) and checks that each frame reports its height.
+// TestEmbedHeights embeds every view, light and dark, in a host page with
+// the snippet's listener (the docs page's docs.js) and holds each frame's
+// height to its content's, measured inside the frame, within
+// embedHeightSlack px: after load, after six steps, after Reset, and after
+// the host makes the frame taller. A view without step buttons moves
+// through its link instead.
 func TestEmbedHeights(t *testing.T) {
-	tab := openDocs(t, "/docs/")
-	evaluate[bool](tab, `(() => {
-		document.querySelectorAll('iframe').forEach(f => f.remove());
-		for (const view of `+"['softmax', 'kv', 'tokens', 'sampler', 'all']"+`) {
-			const f = document.createElement('iframe');
-			f.src = '../?embed=1&view=' + view + '&model=toy&prompt=The%20cat&steps=1';
-			f.dataset.view = view;
-			f.setAttribute('height', '50');
-			document.querySelector('main').append(f);
+	for _, view := range play.Views {
+		for _, theme := range []string{"light", "dark"} {
+			t.Run(view+"/"+theme, func(t *testing.T) {
+				h := needBrowser(t)
+				tab := openTab(t, h.browser)
+				_, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				must(tab, "opening /docs/", chromedp.Navigate(h.url+"/docs/"))
+				src := func(steps int) string {
+					return jsString(fmt.Sprintf("../?embed=1&view=%s&theme=%s&model=toy&prompt=The%%20cat&steps=%d", view, theme, steps))
+				}
+				// The snippet's frame, at the height it writes before the
+				// embed reports one.
+				evaluate[bool](tab, `(() => {
+					document.querySelectorAll('iframe').forEach(f => f.remove());
+					const f = document.createElement('iframe');
+					f.id = 'embed';
+					f.style.cssText = 'width:100%;border:0';
+					f.setAttribute('height', '480');
+					f.src = `+src(1)+`;
+					document.querySelector('main').prepend(f);
+					return true;
+				})()`)
+				status := func() string {
+					return evaluate[string](tab, `document.querySelector('#embed').contentDocument?.querySelector('#status')?.textContent ?? ''`)
+				}
+				settle := func(when, want string) {
+					t.Helper()
+					waitFor(tab, `(() => {
+						const d = document.querySelector('#embed').contentDocument;
+						return d?.querySelector('#playground[data-ready="true"]') && (d.querySelector('#status')?.textContent ?? '') === `+jsString(want)+`;
+					})()`)
+					fits(tab, when)
+				}
+				waitFor(tab, `document.querySelector('#embed').contentDocument?.querySelector('#playground[data-ready="true"]') != null`)
+				if !evaluate[bool](tab, `!!document.querySelector('#embed').contentDocument.querySelector('#step')`) {
+					// No step buttons: the link takes the steps.
+					fits(tab, "after load")
+					navigateFrame(tab, src(7))
+					fits(tab, "at step 7")
+					navigateFrame(tab, src(1))
+					fits(tab, "back at step 1")
+				} else {
+					settle("after load", "1 step")
+					for i := 2; i <= 7; i++ {
+						evaluate[bool](tab, `(document.querySelector('#embed').contentDocument.querySelector('#step').click(), true)`)
+						waitFor(tab, `document.querySelector('#embed').contentDocument.querySelector('#status')?.textContent === `+jsString(fmt.Sprintf("%d steps", i)))
+					}
+					settle("after Step × 6", "7 steps")
+					before := status()
+					evaluate[bool](tab, `(document.querySelector('#embed').contentDocument.querySelector('#reset').click(), true)`)
+					waitFor(tab, `document.querySelector('#embed').contentDocument.querySelector('#status')?.textContent !== `+jsString(before))
+					settle("after Reset", status())
+				}
+				evaluate[bool](tab, `(() => {
+					const f = document.querySelector('#embed');
+					f.style.height = (f.getBoundingClientRect().height + 300) + 'px';
+					return true;
+				})()`)
+				fits(tab, "after the host made the frame 300 px taller")
+			})
 		}
+	}
+}
+
+// TestEmbedFillsTallerFrame embeds the dark tokens view on a light system
+// in a frame far taller than the view, on a host page with no script to
+// resize it: below the view, the frame shows the embed's dark background,
+// not the system's light one.
+func TestEmbedFillsTallerFrame(t *testing.T) {
+	tab := openDocs(t, "/docs/")
+	// The host is a frame of its own inside the docs page, out of reach of
+	// the docs page's listener.
+	evaluate[bool](tab, `(() => {
+		document.body.replaceChildren();
+		const host = document.createElement('iframe');
+		host.style.cssText = 'display:block;width:400px;height:900px;border:0';
+		host.srcdoc = '<body style="margin:0"><iframe src="../?embed=1&view=tokens&theme=dark&model=toy&prompt=The%20cat&steps=1" style="display:block;width:400px;height:900px;border:0"></iframe>';
+		document.body.append(host);
 		return true;
 	})()`)
-	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
-		f.contentDocument?.querySelector('#playground[data-ready="true"]') && f.style.height !== '' &&
-		Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)`)
-	heights := evaluate[map[string]string](tab, `Object.fromEntries([...document.querySelectorAll('iframe')].map(f => [f.dataset.view, f.style.height]))`)
-	t.Logf("reported heights: %v", heights)
+	waitFor(tab, `document.querySelector('iframe').contentDocument?.querySelector('iframe')?.contentDocument?.querySelector('#playground[data-ready="true"]') != null`)
+	content := evaluate[float64](tab, `document.querySelector('iframe').contentDocument.querySelector('iframe').contentDocument.body.getBoundingClientRect().height`)
+	if content > 800 {
+		t.Fatalf("the tokens view is %v px tall: the frame is not taller", content)
+	}
+	shot, err := png.Decode(bytes.NewReader(must(tab, "screenshot", chromedp.FullScreenshot(100))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := shot.At(200, 880).RGBA(); r>>8 > 64 || g>>8 > 64 || b>>8 > 64 {
+		t.Errorf("below the %v px of the view, the frame is rgb(%d, %d, %d), not the dark embed's background", content, r>>8, g>>8, b>>8)
+	}
+}
+
+// embedHeightSlack is how far a frame's height may be from its content's.
+const embedHeightSlack = 32
+
+// fits waits for the frame #embed to be as tall as its content, give or
+// take embedHeightSlack px, and fails the test if it is not within
+// actionTimeout. The content's height is measured in the frame: from the
+// top of its main element to the bottom of its lowest child, margin and
+// main's own padding included, whatever height main itself takes.
+func fits(tab context.Context, when string) {
+	t := testOf(tab)
+	t.Helper()
+	const heights = `(() => {
+		const f = document.querySelector('#embed'), d = f.contentDocument, main = d?.querySelector('main');
+		if (!main) return [f.getBoundingClientRect().height, -1];
+		const top = main.getBoundingClientRect().top, style = d.defaultView.getComputedStyle(main);
+		let bottom = top + parseFloat(style.paddingTop);
+		for (const c of main.children) {
+			const box = c.getBoundingClientRect();
+			if (box.height > 0) bottom = Math.max(bottom, box.bottom + parseFloat(d.defaultView.getComputedStyle(c).marginBottom));
+		}
+		return [f.getBoundingClientRect().height, bottom + parseFloat(style.paddingBottom) + parseFloat(style.borderBottomWidth) - top];
+	})()`
+	ctx, cancel := context.WithTimeout(tab, actionTimeout)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`(([frame, content]) => content > 0 && Math.abs(frame - content) <= `+fmt.Sprint(embedHeightSlack)+`)(`+heights+`)`,
+		chromedp.WithPollingInterval(5*time.Millisecond), chromedp.WithPollingTimeout(0)))
+	hs := evaluate[[]float64](tab, heights)
+	if err != nil {
+		t.Errorf("%s: the frame is %.0f px tall around %.0f px of content", when, hs[0], hs[1])
+		return
+	}
+	t.Logf("%s: the frame is %.0f px tall around %.0f px of content", when, hs[0], hs[1])
+}
+
+// navigateFrame opens src in the frame #embed and waits until it is live.
+func navigateFrame(tab context.Context, src string) {
+	testOf(tab).Helper()
+	evaluate[bool](tab, `new Promise(ok => {
+		const f = document.querySelector('#embed');
+		f.addEventListener('load', () => ok(true), {once: true});
+		f.src = `+src+`;
+	})`)
+	waitFor(tab, `document.querySelector('#embed').contentDocument.querySelector('#playground[data-ready="true"]') !== null`)
 }
 
 // TestEmbedCodeHeight opens the share panel: the embed is previewed, and

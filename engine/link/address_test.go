@@ -110,6 +110,26 @@ func TestParamWords(t *testing.T) {
 	}
 }
 
+// TestParamFault checks the sentence that says what is wrong with a
+// parameter, for a page that shows nothing in its place.
+func TestParamFault(t *testing.T) {
+	for _, c := range []struct {
+		pe   link.ParamError
+		want string
+	}{
+		{link.ParamError{Param: "view", Value: "nope", Reason: `"nope" is not one of all, kv`},
+			"The link's view, “nope”, is not one of all, kv."},
+		{link.ParamError{Param: "view", Value: "kv", Reason: "given more than once"},
+			"The link's view, “kv”, cannot be used (given more than once)."},
+		{link.ParamError{Param: "view", Value: strings.Repeat("é", 30) + "\xff", Reason: link.Quote(strings.Repeat("é", 30)+"\xff") + " is not one of all"},
+			"The link's view, “" + strings.Repeat("é", 20) + "…”, is not one of all."},
+	} {
+		if got := c.pe.Fault("view"); got != c.want {
+			t.Errorf("Fault(%q) = %q, want %q", c.pe.Error(), got, c.want)
+		}
+	}
+}
+
 // TestMergeAnchor checks that a fragment that is not a share link is an
 // anchor of the page, which Merge ignores, while a broken share link is
 // still an error.

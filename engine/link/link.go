@@ -118,6 +118,16 @@ func (e *ParamError) Words(label, instead string) string {
 	return fmt.Sprintf("The link's %s, %s, %s left out (%s), so %s.", label, value, was, e.Reason, instead)
 }
 
+// Fault says in a sentence for people what is wrong with the parameter,
+// label naming it, for a page that shows nothing in its place.
+func (e *ParamError) Fault(label string) string {
+	value := "“" + cut(e.Value) + "”"
+	if rest, ok := strings.CutPrefix(e.Reason, Quote(e.Value)+" "); ok {
+		return fmt.Sprintf("The link's %s, %s, %s.", label, value, rest)
+	}
+	return fmt.Sprintf("The link's %s, %s, cannot be used (%s).", label, value, e.Reason)
+}
+
 // Parse turns a query into a session. Absent parameters keep their values
 // in catalog.Default; any problem is a *ParamError.
 func Parse(q url.Values) (session.Spec, error) {

@@ -43,7 +43,9 @@
 // address bar follows it a moment after the last change. A link that
 // cannot be read whole opens what can be read, and the notice says in
 // words what was left out; a step on display past the session's last
-// shows its last.
+// shows its last. A link with an embed parameter is an embed: if its
+// embed, view or theme cannot be read, it shows why (Page.EmbedError)
+// and no view.
 //
 // The engine. One request is out at a time; actions that come meanwhile
 // wait in order, a slider's newer value replacing an older one still
@@ -57,7 +59,8 @@
 // page's query parameters, which link.PageParams hands over as given
 // (names in any case, each once), override what a share link says:
 //
-//	embed        1: the page is inside another page, one view and no header
+//	embed        1: the page is inside another page, one view and no header;
+//	             0, the default, the whole page
 //	theme        one of Themes; absent or empty, auto
 //	view         one of Views, the view an embed shows; absent or empty, all
 //	at           the step on display, numbered as the page labels it

@@ -3,6 +3,7 @@ package play
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,12 +223,12 @@ func FuzzActions(f *testing.F) {
 
 // FuzzPageLink reads the page's part of addresses, a share link's and the
 // query's parameters over it: every part left out is said in a sentence,
-// and the page it opens is one its share link carries, which reopens it
+// an embed's in its error, and the page it opens is one its share link carries, which reopens it
 // without a word.
 func FuzzPageLink(f *testing.F) {
 	hfOwn := CompareLink{Chains: [2]string{"chain", "hf"}, Own: true}.records()[0]
 	for _, q := range []string{"", "view=kv&at=2&compare=runc,kt&compare_own=1", "embed=1&theme=dark&view=compare",
-		"view=nope&at=0&compare=chain&compare_own=yes&theme=x", "at=9&AT=1&compare=chain,hf%", "compare=,&view=&theme="} {
+		"view=nope&at=0&compare=chain&compare_own=yes&theme=x", "at=9&AT=1&compare=chain,hf%", "compare=,&view=&theme=", "embed=yes&view=nope&theme=x"} {
 		f.Add("", 0, byte(tagCompare), hfOwn.Body, q)
 		f.Add("tokens", 3, byte(2), "", q)
 	}
@@ -239,7 +240,14 @@ func FuzzPageLink(f *testing.F) {
 			return // no share link carries it
 		}
 		page, at, notes := openPage(shared, rawQuery)
-		for _, n := range notes {
+		if page.EmbedError != "" && !page.Embed {
+			t.Errorf("openPage(%+v, %q): an embed error, %q, on a page that is not embedded", shared, rawQuery, page.EmbedError)
+		}
+		sentences := slices.Clone(notes)
+		if page.EmbedError != "" {
+			sentences = append(sentences, page.EmbedError)
+		}
+		for _, n := range sentences {
 			if !strings.HasPrefix(n, "The link's ") || !strings.HasSuffix(n, ".") {
 				t.Errorf("openPage(%+v, %q): %q", shared, rawQuery, n)
 			}

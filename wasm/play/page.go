@@ -13,6 +13,11 @@ type Page struct {
 	Theme string // one of Themes
 	Embed bool   // inside another page: one view, no header
 
+	// EmbedError says, in sentences, why an embed cannot show what its
+	// link asks: the link's embed, view or theme is wrong. An embed with
+	// one shows it instead of any view; "" for every other page.
+	EmbedError string
+
 	Compare   CompareChoice
 	Lens      bool // the logit lens card is open
 	Recompute bool // the cache-versus-recompute card recomputes the step on display

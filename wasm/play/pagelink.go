@@ -181,7 +181,7 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 		var err error
 		switch name {
 		case "embed":
-			page.Embed = v == "1"
+			page.Embed, err = link.ParseBool(v)
 		case "theme":
 			err = choose(&page.Theme, v, Themes)
 		case "view":
@@ -205,11 +205,29 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 	if damaged {
 		notes = append(notes, "The link's compare card is damaged, so "+instead("compare", page, at)+".")
 	}
+	// A link that says embed at all is most likely in a frame: if it
+	// cannot say which embed, the frame says so rather than show the whole
+	// playground or another view.
+	page.Embed = page.Embed || slices.ContainsFunc(bad, func(pe *link.ParamError) bool { return pe.Param == "embed" })
+	var faults []string
 	for _, pe := range bad {
+		if page.Embed && slices.Contains(embedParams, pe.Param) {
+			faults = append(faults, pe.Fault(label(pe.Param)))
+			continue
+		}
 		notes = append(notes, pe.Words(label(pe.Param), instead(pe.Param, page, at)))
+	}
+	if len(faults) > 0 {
+		page.EmbedError = strings.Join(append(faults, embedShowsNothing), " ")
 	}
 	return page, at, notes
 }
+
+// embedShowsNothing ends an embed's error: what the frame shows instead.
+const embedShowsNothing = "So this frame shows no view: the link below opens the session in the full playground."
+
+// embedParams are the page's parameters that say what an embed shows.
+var embedParams = []string{"embed", "view", "theme"}
 
 // oneOf says why v is not one of names.
 func oneOf(v string, names []string) error {
@@ -280,11 +298,6 @@ func label(p string) string {
 func instead(p string, page Page, at int) string {
 	c := page.Compare
 	switch p {
-	case "embed":
-		if page.Embed {
-			return "the page is embedded"
-		}
-		return "the page shows the whole playground"
 	case "theme":
 		if page.Theme == "auto" {
 			return "the page follows the system's colours"

@@ -42,15 +42,25 @@ func TestOpenPage(t *testing.T) {
 			want: pageWith(func(p *Page) { p.View, p.Compare = "tokens", opened(CompareLink{Chains: [2]string{"runc", "kt"}}) })},
 		{name: "embed and theme", query: "embed=1&Theme=dark&theme_x=1",
 			want: pageWith(func(p *Page) { p.Embed, p.Theme = true, "dark" })},
-		{name: "embed other than 1", query: "embed=yes", want: DefaultPage()},
+		{name: "embed=0", query: "embed=0&view=nope", want: DefaultPage(),
+			notes: []string{"The link's view, “nope”, is not one of " + allViews + ", so the page shows every view."}},
 		{name: "compare_own=1 alone opens the card", query: "compare_own=1",
 			want: pageWith(func(p *Page) { p.Compare = CompareChoice{Open: true, Own: true} })},
 		{name: "compare_own=0 alone does not", query: "compare_own=0", want: DefaultPage()},
 		{name: "view= and theme= are the page's choice", shared: link.Page{View: "kv"}, query: "view=&theme=", want: DefaultPage()},
 		{name: "a newer page's records", shared: link.Page{Records: []link.Record{{Tag: 2, Body: "x"}, {Tag: 31}}}, want: DefaultPage()},
 
-		{name: "a view the page does not have", query: "embed=1&view=nope", want: pageWith(func(p *Page) { p.Embed = true }),
+		{name: "a view the page does not have", query: "view=nope", want: DefaultPage(),
 			notes: []string{"The link's view, “nope”, is not one of " + allViews + ", so the page shows every view."}},
+		{name: "an embed of a view the page does not have", query: "embed=1&view=nope", want: pageWith(func(p *Page) {
+			p.Embed, p.EmbedError = true, "The link's view, “nope”, is not one of "+allViews+". "+embedShowsNothing
+		})},
+		{name: "an embed in a theme the page does not have, and a step that is not", query: "embed=1&theme=purple&at=x", want: pageWith(func(p *Page) {
+			p.Embed, p.EmbedError = true, "The link's theme, “purple”, is not one of auto, light, dark. "+embedShowsNothing
+		}), notes: []string{"The link's step on display, “x”, is not a whole number, so the page shows the next step."}},
+		{name: "embed other than 0 or 1", query: "embed=yes", want: pageWith(func(p *Page) {
+			p.Embed, p.EmbedError = true, "The link's embed, “yes”, is not 0 or 1. "+embedShowsNothing
+		})},
 		{name: "the share link's view, which the page does not have", shared: link.Page{View: "kvx"}, query: "view=tokens",
 			want:  pageWith(func(p *Page) { p.View = "tokens" }),
 			notes: []string{"The link's view, “kvx”, is not one of " + allViews + ", so the view is tokens."}},
@@ -72,9 +82,10 @@ func TestOpenPage(t *testing.T) {
 				`nor a llama.cpp letter sequence such as edskypmxt: samplers: unknown letter 'K' in "KT"), so the compare card shows chain and hf.`}},
 		{name: "own defaults neither 0 nor 1", query: "compare_own=yes", want: DefaultPage(),
 			notes: []string{"The link's compare card's defaults, “yes”, is not 0 or 1, so llama.cpp and Hugging Face follow the session's settings."}},
-		{name: "a stray %", query: "compare=chain,hf%&embed=1&embed=1", want: DefaultPage(), notes: []string{
-			"The link's compare card, “chain,hf%”, has a % that starts no escape (a percent sign is %25), so the compare card shows its default chains.",
-			"The link's embed, “1”, was left out (given more than once), so the page shows the whole playground."}},
+		{name: "a stray %", query: "compare=chain,hf%&embed=1&embed=1", want: pageWith(func(p *Page) {
+			p.Embed, p.EmbedError = true, "The link's embed, “1”, cannot be used (given more than once). "+embedShowsNothing
+		}), notes: []string{
+			"The link's compare card, “chain,hf%”, has a % that starts no escape (a percent sign is %25), so the compare card shows its default chains."}},
 		{name: "a record cut short", shared: link.Page{Records: []link.Record{{Tag: tagCompare, Body: "\x05chain"}}}, want: DefaultPage(),
 			notes: []string{"The link's compare card is damaged, so the compare card shows its default chains."}},
 		{name: "a record's own defaults 2", shared: link.Page{Records: []link.Record{{Tag: tagCompare, Body: "\x00\x00\x02"}}}, want: DefaultPage(),

@@ -68,9 +68,10 @@ func focusPlayground() error {
 }
 
 // reportHeight tells the page that embeds this one how tall the content is,
-// now and whenever it changes, with the widely used
-// {"context": "iframe.resize", "height": N} message. It sends nothing else
-// and reads nothing from the parent. Outside a frame it does nothing.
+// now, whenever it changes, and whenever the frame changes size, with the
+// widely used {"context": "iframe.resize", "height": N} message. It sends
+// nothing else and reads nothing from the parent. Outside a frame it does
+// nothing.
 func reportHeight() error {
 	win := safejs.Global()
 	parent, err := win.Get("parent")
@@ -84,32 +85,41 @@ func reportHeight() error {
 		return err
 	}
 	last := -1
-	post, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+	report := func() {
 		box, err := body.Call("getBoundingClientRect")
 		if err != nil {
-			return nil
+			return
 		}
 		h, err := box.Get("height")
 		if err != nil {
-			return nil
+			return
 		}
 		f, err := h.Float()
 		height := int(math.Ceil(f))
 		if err != nil || height == last {
-			return nil
+			return
 		}
 		last = height
 		_, _ = parent.Call("postMessage", map[string]any{"context": "iframe.resize", "height": height}, "*")
-		return nil
-	})
+	}
+	changed, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { report(); return nil })
 	if err != nil {
+		return err
+	}
+	// A frame the host resized is told the height again, changed or not:
+	// the host may have made it taller than the content.
+	resized, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { last = -1; report(); return nil })
+	if err != nil {
+		return err
+	}
+	if _, err := win.Call("addEventListener", "resize", resized.Value()); err != nil {
 		return err
 	}
 	observerType, err := global("ResizeObserver")
 	if err != nil {
 		return err
 	}
-	observer, err := observerType.New(post.Value())
+	observer, err := observerType.New(changed.Value())
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,9 @@ import (
 // view, no header, and a link that opens the same session in the full
 // playground in a new tab.
 func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
+	if s.Page.EmbedError != "" {
+		return p.embedPage(s, app.P().ID("embed-error").Class("notice").Attr("role", "alert").Text(s.Page.EmbedError))
+	}
 	d := shownDetail(s)
 	step := func(build func() []app.UI) app.UI {
 		if d == nil {
@@ -38,15 +41,17 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	default:
 		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
 	}
+	return p.embedPage(s, notice(s), p.loadingBanner(), p.filesBanner(), app.Div().Body(body...))
+}
+
+// embedPage is an embed's page around content: the content, then the link
+// that opens the session in the full playground.
+func (p *Playground) embedPage(s play.Snapshot, content ...app.UI) app.UI {
 	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", s.Page.View).
 		DataSet("theme", s.Page.Theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
-		notice(s),
-		p.loadingBanner(),
-		p.filesBanner(),
-		app.Div().Body(body...),
-		app.P().Class("open-full").Body(
+		append(content, app.P().Class("open-full").Body(
 			app.A().ID("open-full").Href(p.ctl.ShareLink()).Target("_blank").Attr("rel", "noopener").
 				Text("Open in nexttoken ↗"),
-		),
+		))...,
 	)
 }

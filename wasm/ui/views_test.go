@@ -474,7 +474,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"model=stories260K&prompt=Lily&steps=5&temperature=0.9&seed=3", []string{"Next step", "5 steps"}},
 		{"embed=1&view=kv&theme=dark", []string{"KV cache", "Open in nexttoken"}},
 		{"embed=1&view=timeline&model=stories260K&prompt=Lily&steps=5&at=2", []string{"Timeline", "step 2 ", "5 steps", "Open in nexttoken"}},
-		{"embed=1&view=nope", []string{"The link's view, “nope”, is not one of all, softmax,", "so the page shows every view."}},
+		{"embed=1&view=nope", []string{"The link's view, “nope”, is not one of all, softmax,", "So this frame shows no view", "Open in nexttoken"}},
 		{"theme=purple", []string{"The link's theme, “purple”, is not one of auto, light, dark, so the page follows the system's colours."}},
 		{"model=stories260K&prompt=100%", []string{"The link's prompt, “100%”, has a % that starts no escape (a percent sign is %25)", "Once upon a time"}},
 		{"model=stories260K&steps=3&at=9", []string{"The link shows step 9, but its session has 3", "Step 3: position"}},
