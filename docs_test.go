@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nexttoken/wasm/play"
 )
 
 // The documentation people read: the README, the pages under docs/ and
@@ -550,4 +552,18 @@ func buildOutputs(t *testing.T) []string {
 		}
 	}
 	return patterns
+}
+
+// TestDocsPageViews checks that the docs page names every embed view the
+// page has (play.Views), each as <code>view</code>.
+func TestDocsPageViews(t *testing.T) {
+	page, err := os.ReadFile("index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range play.Views {
+		if !strings.Contains(string(page), "<code>"+v+"</code>") {
+			t.Errorf("index.html does not name the view %q", v)
+		}
+	}
 }
