@@ -1,0 +1,131 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// cutCells is a page script: given a document, it lists the cells that
+// matter in every table and list it shows — each row's token (its header
+// cell, or a bar's label) and its probability (a p cell, a bar's value, a
+// lens cell's p, the LM head's W·h) — whose right edge is past the edge of
+// their card, of a box between them and the card that clips what
+// overflows, or of the viewport. A row folded away (not rendered) does not
+// count; a cell in a visible row that is not rendered does, but for a lens
+// cell, a token and its p that fold away together (a lens row must keep
+// one).
+const cutCells = `(doc) => {
+	const win = doc.defaultView, vw = doc.documentElement.clientWidth, cut = [];
+	const name = (el) => (el.closest('[id]')?.id ?? '?') + ' ' + JSON.stringify(el.closest('tr, .bar')?.querySelector('th, .bar-label')?.textContent ?? '');
+	const rows = [...doc.querySelectorAll('table tr, .bar')].filter(r => r.getClientRects().length > 0);
+	for (const row of rows) {
+		const cells = [row.querySelector(':scope > th, :scope > .bar-label'), ...row.querySelectorAll('.p, .result, .bar-value')].filter(c => c);
+		for (const cell of cells) {
+			const what = name(cell) + ' ' + (cell.classList.contains('p') || cell.classList.contains('bar-value') || cell.classList.contains('result') ? 'p' : 'token');
+			if (cell.getClientRects().length === 0) {
+				// A lens cell is a token and its p: the pair may fold away together.
+				const pair = cell.closest('td.lens');
+				if (!pair || pair.getClientRects().length > 0) cut.push(what + ' is folded away');
+				continue;
+			}
+			const right = cell.getBoundingClientRect().right;
+			if (right > vw + 0.5) cut.push(what + ' ends at ' + Math.round(right) + ' px, past the ' + vw + ' px viewport');
+			for (let box = cell.parentElement; box && box !== doc.body; box = box.parentElement) {
+				const clips = win.getComputedStyle(box).overflowX !== 'visible' || box.classList.contains('card');
+				const edge = box.getBoundingClientRect().right;
+				if (clips && right > edge + 0.5) {
+					cut.push(what + ' ends at ' + Math.round(right) + ' px, past its ' + (box.id || box.className) + ' at ' + Math.round(edge) + ' px');
+					break;
+				}
+				if (box.classList.contains('card')) break;
+			}
+		}
+	}
+	for (const row of rows.filter(r => r.querySelector('td.lens'))) {
+		if (![...row.querySelectorAll('td.lens .p')].some(p => p.getClientRects().length > 0)) cut.push(name(row) + ' shows no token of the lens');
+	}
+	if (doc.documentElement.scrollWidth > vw) cut.push('the page is ' + doc.documentElement.scrollWidth + ' px wide in a ' + vw + ' px viewport');
+	return cut;
+}`
+
+// openCards is a page script: it opens every closed card of a document
+// (the compare and lens cards), as a reader would, so their tables show.
+const openCards = `(doc) => (doc.querySelectorAll('details.card:not([open], #share) > summary').forEach(s => s.click()), true)`
+
+// cardsFilled is a page script: every open card of a document shows its
+// table.
+const cardsFilled = `(doc) => [...doc.querySelectorAll('details.card[open]:not(#share)')].every(d => d.querySelector('table'))`
+
+// TestNarrowTablesKeepP opens the playground and each embed view, on the
+// toy model and on stories260K, at 720 px and 375 px (the full page in a
+// viewport that wide, an embed in a frame that wide in a host page): in
+// every table each shown row's token and p are on screen, inside the card,
+// without scrolling anything sideways.
+func TestNarrowTablesKeepP(t *testing.T) {
+	sessions := []struct{ name, query string }{
+		{"toy", "model=toy&prompt=The%20cat&steps=3&temperature=0.8&seed=1"},
+		{"stories260K", "model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1"},
+	}
+	const maxShown = 8 // cut cells listed; the rest are counted
+	views := []string{"page", "all", "softmax", "sampler", "compare", "kv", "tokens", "tree", "timeline"}
+	for _, width := range []int64{720, 375} {
+		for _, s := range sessions {
+			for _, view := range views {
+				t.Run(strconv.FormatInt(width, 10)+"/"+s.name+"/"+view, func(t *testing.T) {
+					var cut []string
+					if view == "page" {
+						tab := openPageAs(t, "/?"+s.query, screen{width: width, height: 900})
+						cut = cutInDocument(tab, "document", width)
+					} else {
+						tab := openEmbedFrame(t, "/?embed=1&view="+view+"&"+s.query, width)
+						cut = cutInDocument(tab, "document.querySelector('iframe').contentDocument", width)
+					}
+					for i, c := range cut {
+						if i == maxShown {
+							t.Errorf("and %d more", len(cut)-maxShown)
+							break
+						}
+						t.Error(c)
+					}
+				})
+			}
+		}
+	}
+}
+
+// cutInDocument opens the closed cards of the document doc (a page
+// expression) and lists its cut cells (cutCells).
+func cutInDocument(tab context.Context, doc string, width int64) []string {
+	evaluate[bool](tab, "("+openCards+")("+doc+")")
+	waitFor(tab, "("+cardsFilled+")("+doc+")")
+	if got := evaluate[int](tab, doc+".documentElement.clientWidth"); int64(got) != width {
+		testOf(tab).Fatalf("the document is %d px wide, want %d", got, width)
+	}
+	return evaluate[[]string](tab, "("+cutCells+")("+doc+")")
+}
+
+// openEmbedFrame opens a host page (the documentation page, its own frames
+// removed) with one frame of the given width showing path, and waits until
+// the embed is live.
+func openEmbedFrame(t *testing.T, path string, width int64) context.Context {
+	t.Helper()
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	must(tab, "sizing the host page", chromedp.EmulateViewport(1280, 900))
+	must(tab, "opening the host page", chromedp.Navigate(h.url+"/docs/"))
+	evaluate[bool](tab, `(() => {
+		document.querySelectorAll('iframe').forEach(f => f.remove());
+		const f = document.createElement('iframe');
+		f.src = `+jsString(path)+`;
+		f.style.cssText = 'display: block; width: `+strconv.FormatInt(width, 10)+`px; max-width: none; height: 3000px; border: 0';
+		document.body.prepend(f);
+		return true;
+	})()`)
+	waitWithin(tab, `document.querySelector('iframe').contentDocument?.querySelector('#playground[data-ready="true"]') != null`, loadTimeout)
+	return tab
+}
