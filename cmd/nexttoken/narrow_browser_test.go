@@ -21,7 +21,8 @@ import (
 // one).
 const cutCells = `(doc) => {
 	const win = doc.defaultView, vw = doc.documentElement.clientWidth, cut = [];
-	const name = (el) => (el.closest('[id]')?.id ?? '?') + ' ' + JSON.stringify(el.closest('tr, .bar')?.querySelector('th, .bar-label')?.textContent ?? '');
+	const label = (el) => el?.querySelector('input')?.value ?? el?.textContent ?? '';
+	const name = (el) => (el.closest('[id]')?.id ?? '?') + ' ' + JSON.stringify(label(el.closest('tr, .bar')?.querySelector('th, .bar-label')));
 	const rows = [...doc.querySelectorAll('table tr, .bar')].filter(r => r.getClientRects().length > 0);
 	for (const row of rows) {
 		const cells = [row.querySelector(':scope > th, :scope > .bar-label'), ...row.querySelectorAll('.p, .result, .bar-value')].filter(c => c);
@@ -62,39 +63,64 @@ const openCards = `(doc) => (doc.querySelectorAll('details.card:not([open], #sha
 const cardsFilled = `(doc) => [...doc.querySelectorAll('details.card[open]:not(#share)')].every(d => d.querySelector('table'))`
 
 // TestNarrowTablesKeepP opens the playground and each embed view, on the
-// toy model and on stories260K, at 720 px and 375 px (the full page in a
-// viewport that wide, an embed in a frame that wide in a host page): in
-// every table each shown row's token and p are on screen, inside the card,
-// without scrolling anything sideways.
+// toy model, stories260K and hand-typed logits, at 720, 375 and 320 px
+// (the full page in a viewport that wide, an embed in a frame that wide in
+// a host page, resized from one width to the next): in every table each
+// shown row's token and p are on screen, inside the card, without
+// scrolling anything sideways. So are the share panel preview's.
 func TestNarrowTablesKeepP(t *testing.T) {
 	sessions := []struct{ name, query string }{
 		{"toy", "model=toy&prompt=The%20cat&steps=3&temperature=0.8&seed=1"},
 		{"stories260K", "model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1"},
+		{"typed", "model=logits&logits=-2.1,0.3,3.1,0.8,0.1,-0.5&vocab=The,cat,sat,on,the,mat&temperature=0.8&seed=1"},
 	}
-	const maxShown = 8 // cut cells listed; the rest are counted
 	views := []string{"page", "all", "softmax", "sampler", "compare", "kv", "tokens", "tree", "timeline"}
-	for _, width := range []int64{720, 375} {
-		for _, s := range sessions {
-			for _, view := range views {
-				t.Run(strconv.FormatInt(width, 10)+"/"+s.name+"/"+view, func(t *testing.T) {
-					var cut []string
-					if view == "page" {
-						tab := openPageAs(t, "/?"+s.query, screen{width: width, height: 900})
-						cut = cutInDocument(tab, "document", width)
-					} else {
-						tab := openEmbedFrame(t, "/?embed=1&view="+view+"&"+s.query, width)
-						cut = cutInDocument(tab, "document.querySelector('iframe').contentDocument", width)
+	for _, s := range sessions {
+		for _, view := range views {
+			t.Run(s.name+"/"+view, func(t *testing.T) {
+				var tab context.Context
+				doc, resize := "document", func(width int64) {
+					must(tab, "resizing the page", chromedp.EmulateViewport(width, 900))
+				}
+				if view == "page" {
+					tab = openPageAs(t, "/?"+s.query, screen{width: 720, height: 900})
+				} else {
+					tab = openEmbedFrame(t, "/?embed=1&view="+view+"&"+s.query)
+					doc, resize = "document.querySelector('iframe').contentDocument", func(width int64) {
+						evaluate[bool](tab, `(document.querySelector('iframe').style.width = '`+strconv.FormatInt(width, 10)+`px', true)`)
 					}
-					for i, c := range cut {
-						if i == maxShown {
-							t.Errorf("and %d more", len(cut)-maxShown)
-							break
-						}
-						t.Error(c)
-					}
-				})
-			}
+				}
+				for _, width := range []int64{720, 375, 320} {
+					resize(width)
+					reportCut(t, strconv.FormatInt(width, 10)+" px: ", cutInDocument(tab, doc, width))
+				}
+			})
 		}
+	}
+	t.Run("share preview", func(t *testing.T) {
+		tab := openPageAs(t, "/?"+sessions[1].query, screen{width: 1280, height: 900})
+		click(tab, "#share summary")
+		preview := "document.querySelector('#embed-preview').contentDocument"
+		for _, view := range []string{"softmax", "all"} {
+			setInput(tab, "#embed-view", view)
+			waitWithin(tab, preview+`?.querySelector('#playground[data-ready="true"][data-view=`+jsString(view)+`]') != null`, loadTimeout)
+			width := int64(evaluate[int](tab, preview+".documentElement.clientWidth"))
+			t.Logf("the preview of %s is %d px wide", view, width)
+			reportCut(t, view+" at "+strconv.FormatInt(width, 10)+" px: ", cutInDocument(tab, preview, width))
+		}
+	})
+}
+
+// reportCut fails t with the cut cells, the first few of them.
+func reportCut(t *testing.T, prefix string, cut []string) {
+	t.Helper()
+	const shown = 8
+	for i, c := range cut {
+		if i == shown {
+			t.Errorf("%sand %d more", prefix, len(cut)-shown)
+			break
+		}
+		t.Error(prefix + c)
 	}
 }
 
@@ -110,9 +136,9 @@ func cutInDocument(tab context.Context, doc string, width int64) []string {
 }
 
 // openEmbedFrame opens a host page (the documentation page, its own frames
-// removed) with one frame of the given width showing path, and waits until
-// the embed is live.
-func openEmbedFrame(t *testing.T, path string, width int64) context.Context {
+// removed) with one frame, 720 px wide, showing path, and waits until the
+// embed is live.
+func openEmbedFrame(t *testing.T, path string) context.Context {
 	t.Helper()
 	h := needBrowser(t)
 	tab := openTab(t, h.browser)
@@ -122,7 +148,7 @@ func openEmbedFrame(t *testing.T, path string, width int64) context.Context {
 		document.querySelectorAll('iframe').forEach(f => f.remove());
 		const f = document.createElement('iframe');
 		f.src = `+jsString(path)+`;
-		f.style.cssText = 'display: block; width: `+strconv.FormatInt(width, 10)+`px; max-width: none; height: 3000px; border: 0';
+		f.style.cssText = 'display: block; width: 720px; max-width: none; height: 3000px; border: 0';
 		document.body.prepend(f);
 		return true;
 	})()`)
