@@ -155,3 +155,45 @@ func openEmbedFrame(t *testing.T, path string) context.Context {
 	waitWithin(tab, `document.querySelector('iframe').contentDocument?.querySelector('#playground[data-ready="true"]') != null`, loadTimeout)
 	return tab
 }
+
+// TestNarrowSwitches opens the softmax embed of stories260K at 375 px: its
+// cards fold their secondary columns and all but the top rows, and the
+// switches, reached from the keyboard, bring them back. On the full page
+// at 1,200 px nothing folds and no switch shows.
+func TestNarrowSwitches(t *testing.T) {
+	const query = "/?embed=1&view=softmax&model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1"
+	shown := func(tab context.Context, selector string) int {
+		return evaluate[int](tab, `[...document.querySelectorAll(`+jsString(selector)+`)].filter(e => e.getClientRects().length > 0).length`)
+	}
+	tab := openPageAs(t, query, screen{width: 375, height: 900})
+	if n := shown(tab, "#softmax .sec"); n != 0 {
+		t.Errorf("%d secondary softmax cells show at 375 px", n)
+	}
+	if n := shown(tab, "#softmax tr[data-token]"); n < 8 || n > 9 {
+		t.Errorf("%d softmax rows show at 375 px, want the top 8 (and the chosen one)", n)
+	}
+	if got := text(tab, "#softmax .all-rows"); got != "show all 24 rows" {
+		t.Errorf("the rows' switch says %q", got)
+	}
+	for _, sw := range []string{"#softmax .all-columns input", "#softmax .all-rows input"} {
+		evaluate[bool](tab, `(document.querySelector(`+jsString(sw)+`).focus(), true)`)
+		must(tab, "Space", chromedp.KeyEvent(" "))
+	}
+	if n, want := shown(tab, "#softmax tr[data-token] .sec"), 24*3; n != want {
+		t.Errorf("after 'show all columns', %d secondary softmax cells show, want %d", n, want)
+	}
+	if n := shown(tab, "#softmax tr[data-token]"); n != 24 {
+		t.Errorf("after 'show all rows', %d softmax rows show, want 24", n)
+	}
+	if n := shown(tab, "#logits tr[data-token]"); n >= 24 {
+		t.Errorf("the logits card's %d rows show: its own switch is off", n)
+	}
+
+	tab = openPageAs(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1", screen{width: 1200, height: 900})
+	if n := shown(tab, ".fold-switch"); n != 0 {
+		t.Errorf("%d switches show at 1,200 px", n)
+	}
+	if n := shown(tab, "#softmax tr[data-token]"); n != 24 {
+		t.Errorf("%d softmax rows show at 1,200 px, want 24", n)
+	}
+}
