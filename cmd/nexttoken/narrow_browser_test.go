@@ -90,7 +90,7 @@ func TestNarrowTablesKeepP(t *testing.T) {
 						evaluate[bool](tab, `(document.querySelector('iframe').style.width = '`+strconv.FormatInt(width, 10)+`px', true)`)
 					}
 				}
-				for _, width := range []int64{720, 375, 320} {
+				for _, width := range []int64{760, 720, 600, 560, 480, 375, 320} {
 					resize(width)
 					reportCut(t, strconv.FormatInt(width, 10)+" px: ", cutInDocument(tab, doc, width))
 				}
