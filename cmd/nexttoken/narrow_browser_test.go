@@ -158,8 +158,9 @@ func openEmbedFrame(t *testing.T, path string) context.Context {
 
 // TestNarrowSwitches opens the softmax embed of stories260K at 375 px: its
 // cards fold their secondary columns and all but the top rows, and the
-// switches, reached from the keyboard, bring them back. On the full page
-// at 1,200 px nothing folds and no switch shows.
+// switches, reached from the keyboard, bring them back. A token chosen
+// from below the top rows shows with them. On the full page at 1,200 px
+// nothing folds and no switch shows.
 func TestNarrowSwitches(t *testing.T) {
 	const query = "/?embed=1&view=softmax&model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1"
 	shown := func(tab context.Context, selector string) int {
@@ -187,6 +188,26 @@ func TestNarrowSwitches(t *testing.T) {
 	}
 	if n := shown(tab, "#logits tr[data-token]"); n >= 24 {
 		t.Errorf("the logits card's %d rows show: its own switch is off", n)
+	}
+
+	// A token chosen from below the top rows stays in view with them: on
+	// the full page, choose the 21st bar at the next step (the fourth),
+	// and go back to that step from the strip.
+	tab = openPageAs(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1", screen{width: 375, height: 900})
+	evaluate[bool](tab, `(document.querySelector('#bars .all-rows input').click(), true)`)
+	forced := evaluate[string](tab, `document.querySelectorAll('#bars .bar')[20].dataset.token`)
+	click(tab, `#bars .bar[data-token="`+forced+`"]`)
+	waitFor(tab, `document.querySelector('#tokens .tok[data-step="3"]') != null`)
+	click(tab, `#tokens .tok[data-step="3"]`)
+	waitFor(tab, `document.querySelector('#softmax tr.chosen')?.dataset.token === `+jsString(forced))
+	evaluate[bool](tab, `(document.querySelector('#bars .all-rows input').click(), true)`)
+	for _, chosen := range []string{"#softmax tr.chosen", "#bars .bar.chosen"} {
+		if shown(tab, chosen) != 1 {
+			t.Errorf("the token chosen from row 21 is folded away: no %s shows", chosen)
+		}
+	}
+	if cut := evaluate[[]string](tab, "("+cutCells+")(document)"); len(cut) > 0 {
+		t.Errorf("with a token chosen from row 21: %v", cut)
 	}
 
 	tab = openPageAs(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=3&temperature=0.8&seed=1", screen{width: 1200, height: 900})
