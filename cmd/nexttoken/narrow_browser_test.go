@@ -58,6 +58,13 @@ const cutCells = `(doc) => {
 // (the compare and lens cards), as a reader would, so their tables show.
 const openCards = `(doc) => (doc.querySelectorAll('details.card:not([open], #share) > summary').forEach(s => s.click()), true)`
 
+// showDraws is a page script: it asks the compare card of a document, if
+// it has one, for its draws, which add their columns to its table.
+const showDraws = `(doc) => ((` + drawsShown + `)(doc) || doc.querySelector('#compare-draws').click(), true)`
+
+// drawsShown is a page script: the compare card, if any, shows its draws.
+const drawsShown = `(doc) => !doc.querySelector('#compare-draws') || [...doc.querySelectorAll('.compare-table th')].some(th => th.textContent === 'drawn in A')`
+
 // cardsFilled is a page script: every open card of a document shows its
 // table.
 const cardsFilled = `(doc) => [...doc.querySelectorAll('details.card[open]:not(#share)')].every(d => d.querySelector('table'))`
@@ -125,10 +132,13 @@ func reportCut(t *testing.T, prefix string, cut []string) {
 }
 
 // cutInDocument opens the closed cards of the document doc (a page
-// expression) and lists its cut cells (cutCells).
+// expression) and the compare card's draws, and lists its cut cells
+// (cutCells).
 func cutInDocument(tab context.Context, doc string, width int64) []string {
 	evaluate[bool](tab, "("+openCards+")("+doc+")")
 	waitFor(tab, "("+cardsFilled+")("+doc+")")
+	evaluate[bool](tab, "("+showDraws+")("+doc+")")
+	waitFor(tab, "("+drawsShown+")("+doc+")")
 	if got := evaluate[int](tab, doc+".documentElement.clientWidth"); int64(got) != width {
 		testOf(tab).Fatalf("the document is %d px wide, want %d", got, width)
 	}
