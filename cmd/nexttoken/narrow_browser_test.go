@@ -207,8 +207,8 @@ func TestNarrowSwitches(t *testing.T) {
 	evaluate[bool](tab, `(document.querySelector('#bars .all-rows input').click(), true)`)
 	forced := evaluate[string](tab, `document.querySelectorAll('#bars .bar')[20].dataset.token`)
 	click(tab, `#bars .bar[data-token="`+forced+`"]`)
-	waitFor(tab, `document.querySelector('#tokens .tok[data-step="3"]') != null`)
-	click(tab, `#tokens .tok[data-step="3"]`)
+	waitFor(tab, `document.querySelector('#tokens .tok.gen[data-step="3"]') != null`)
+	click(tab, `#tokens .tok.gen[data-step="3"]`)
 	waitFor(tab, `document.querySelector('#softmax tr.chosen')?.dataset.token === `+jsString(forced))
 	evaluate[bool](tab, `(document.querySelector('#bars .all-rows input').click(), true)`)
 	for _, chosen := range []string{"#softmax tr.chosen", "#bars .bar.chosen"} {
