@@ -46,6 +46,7 @@ func (c *BarsCard) Render() app.UI {
 		app.P().ID("bars-hint").Class("hint"),
 		app.Div().Class("row").Body(
 			app.Button().ID("sort-bars").Text("Sort: "+order).OnClick(c.toggleOrder),
+			folds(allRows("bars-count")),
 		),
 		app.Div().ID("bars-list").Class("bars").Attr("role", "listbox").TabIndex(0).
 			Attr("aria-label", "tokens by probability: Enter chooses the token at this step").
@@ -61,6 +62,7 @@ func (c *BarsCard) paint(s play.Snapshot) {
 		ids := c.rows(d)
 		c.active = min(c.active, len(ids)-1)
 		bars, hint := barsHTML(d, s.Model(), ids, c.active)
+		setHTML("bars-count", itoa(len(ids)))
 		setHTML("bars-list", bars)
 		setHTML("bars-hint", hint)
 	}

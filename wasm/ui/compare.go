@@ -186,21 +186,21 @@ func (c *CompareCard) table() app.UI {
 	drawn := c.Draws[0] != nil && c.Draws[1] != nil
 	head := []app.UI{app.Th().Text("token"), app.Th().Class("p").Text("p in A")}
 	if drawn {
-		head = append(head, app.Th().Text("drawn in A"))
+		head = append(head, app.Th().Class("sec").Text("drawn in A"))
 	}
 	head = append(head, app.Th().Class("p").Text("p in B"))
 	if drawn {
-		head = append(head, app.Th().Text("drawn in B"))
+		head = append(head, app.Th().Class("sec").Text("drawn in B"))
 	}
 	rows := []app.UI{app.Tr().Body(head...)}
 	for _, id := range ids {
 		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Class("p").Text(sig(a.Final[id]))}
 		if drawn {
-			cells = append(cells, app.Td().Text(itoa(c.Draws[0][id])))
+			cells = append(cells, app.Td().Class("sec").Text(itoa(c.Draws[0][id])))
 		}
 		cells = append(cells, app.Td().Class("p").Text(sig(b.Final[id])))
 		if drawn {
-			cells = append(cells, app.Td().Text(itoa(c.Draws[1][id])))
+			cells = append(cells, app.Td().Class("sec").Text(itoa(c.Draws[1][id])))
 		}
 		row := app.Tr().DataSet("token", id).Body(cells...)
 		if (a.Final[id] == 0) != (b.Final[id] == 0) {
@@ -208,7 +208,11 @@ func (c *CompareCard) table() app.UI {
 		}
 		rows = append(rows, row)
 	}
-	return app.Div().Class("scroll").Body(app.Table().Class("num compare-table").Body(rows...))
+	var switches app.UI = app.Text("")
+	if drawn {
+		switches = folds(allColumns())
+	}
+	return app.Div().Body(switches, app.Div().Class("scroll").Body(app.Table().Class("num compare-table").Body(rows...)))
 }
 
 func (c *CompareCard) summary() app.UI {

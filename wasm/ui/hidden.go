@@ -36,6 +36,7 @@ func (c *HiddenCard) Render() app.UI {
 	}
 	return card("hidden", "Hidden state h and LM head W",
 		"h is the last layer's output for the input token, after the final RMSNorm. Each logit is a row of W times h.",
+		folds(allColumns()),
 		app.Div().ID("hidden-body"))
 }
 
@@ -74,12 +75,12 @@ func hiddenHTML(d *session.Detail, m *play.Model) string {
 	if m.Head == nil {
 		return b.String()
 	}
-	b.WriteString(`<div class="scroll"><table id="lm-head" class="num matrix"><tr><th>token</th><th colspan="` + itoa(m.Dim) + `">row of W</th><th>W·h</th></tr>`)
+	b.WriteString(`<div class="scroll"><table id="lm-head" class="num matrix"><tr><th>token</th><th colspan="` + itoa(m.Dim) + `" ` + secondary + `>row of W</th><th>W·h</th></tr>`)
 	for id, row := range m.Head {
 		b.WriteString("<tr>")
 		tag(&b, "th", "", m.Label(id))
 		for _, w := range row {
-			tag(&b, "td", "", fixed(float64(w), 3))
+			tag(&b, "td", secondary, fixed(float64(w), 3))
 		}
 		tag(&b, "td", `class="result"`, fixed(d.Computed[id], 4))
 		b.WriteString("</tr>")

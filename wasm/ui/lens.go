@@ -40,13 +40,13 @@ func (c *LensCard) Render() app.UI {
 	if c.Open && c.Lens != nil {
 		head := []app.UI{app.Th().Text("after layer")}
 		for j := range len(c.Lens[0].Top) {
-			head = append(head, app.Th().Text("#"+itoa(j+1)))
+			head = append(head, app.Th().Class(lensColumn(j)).Text("#"+itoa(j+1)))
 		}
 		rows := []app.UI{app.Tr().Body(head...)}
 		for _, layer := range c.Lens {
 			cells := []app.UI{app.Th().Text(itoa(layer.Layer))}
-			for _, tok := range layer.Top {
-				cell := app.Td().Class("lens").DataSet("token", tok.Token).
+			for j, tok := range layer.Top {
+				cell := app.Td().Class("lens").Class(lensColumn(j)).DataSet("token", tok.Token).
 					Style("--p", strconv.FormatFloat(tok.P, 'f', 3, 64)).
 					Title("token "+itoa(tok.Token)+", p = "+sig(tok.P)).
 					Body(app.Span().Class("piece").Text(c.Model.Label(tok.Token)), app.Span().Class("p").Text(sig(tok.P)))
@@ -61,6 +61,7 @@ func (c *LensCard) Render() app.UI {
 			app.P().Class("hint").Text("The residual stream after each layer, put through the model's final RMSNorm and classifier "+
 				"and a softmax at temperature 1 (no sampler settings, no edits): the tokens the model would predict if it stopped there. "+
 				"The last row is the model's own output. The step's token, "+quote(c.Model.Label(c.Chosen))+", is outlined."),
+			folds(allColumns()),
 			app.Div().Class("scroll").Body(app.Table().ID("lens-grid").Class("num lens").DataSet("step", c.Index).Body(rows...)),
 		)
 	}
@@ -75,4 +76,16 @@ func (c *LensCard) onToggle(ctx app.Context, e app.Event) {
 	if open := ctx.JSSrc().Get("open").Bool(); open != c.Open {
 		c.Do.SetLensOpen(open)
 	}
+}
+
+// lensShown is how many of a layer's most probable tokens a narrow card
+// shows; the others fold away.
+const lensShown = 2
+
+// lensColumn is the class of the lens's j-th column of tokens.
+func lensColumn(j int) string {
+	if j < lensShown {
+		return ""
+	}
+	return "sec"
 }

@@ -75,10 +75,11 @@ func (c *LogitsCard) Render() app.UI {
 	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
+		folds(allColumns(), allRows("logits-count")),
 		app.Div().Class("scroll").Body(app.Table().Class("num logits").
 			On("focusin", c.onFocusIn).On("focusout", c.onFocusOut).On("pointerdown", c.onPointerDown).
 			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(
-			app.THead().Body(app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider").Text(""), app.Th().Class("p").Text("p"))),
+			app.THead().Body(app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider sec").Text(""), app.Th().Class("p").Text("p"))),
 			app.TBody().Body(rows...),
 		)),
 		app.Div().Class("row").Body(add, app.P().ID("logits-hint").Class("hint")),
@@ -106,7 +107,7 @@ func (c *LogitsCard) row(i int) app.UI {
 		),
 		// Keyboard users edit the number; the slider is for the pointer, so
 		// Tab does not stop on it and the arrows do not nudge it.
-		app.Td().Class("slider").Body(
+		app.Td().Class("slider sec").Body(
 			app.Input().ID(id("slide")).Class("slide").Type("range").Step(0.1).TabIndex(-1),
 		),
 		app.Td().ID(id("p")).Class("p"),
@@ -133,6 +134,7 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 			hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(len(probs)) + " tokens; search to reach the others."
 		}
 		setHTML("logits-hint", esc(hint))
+		setHTML("logits-count", itoa(len(c.order)))
 	}
 	for i := range c.rowCount() {
 		id := func(part string) string { return "logit-" + part + "-" + itoa(i) }

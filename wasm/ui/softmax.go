@@ -25,12 +25,15 @@ func (c *SoftmaxCard) OnDismount()              { c.Board.remove(c) }
 
 func (c *SoftmaxCard) Render() app.UI {
 	return card("softmax", "Softmax", "Exact float64 arithmetic on the model's logits; hand-rounded tables differ in the third decimal.",
+		folds(allColumns(), allRows("softmax-count")),
 		app.Div().ID("softmax-body"))
 }
 
 func (c *SoftmaxCard) paint(s play.Snapshot) {
 	if d := shownDetail(s); d != nil {
-		setHTML("softmax-body", softmaxHTML(d, s.Model(), c.Board.rows(d)))
+		ids := c.Board.rows(d)
+		setHTML("softmax-count", itoa(len(ids)))
+		setHTML("softmax-body", softmaxHTML(d, s.Model(), ids))
 	}
 }
 
@@ -46,10 +49,10 @@ func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
 	b.WriteString(`<div class="scroll"><table class="num softmax"><tr><th>token</th><th>ℓ</th>`)
 	if scaled {
 		s = "ℓ/T"
-		tag(&b, "th", "", s)
+		tag(&b, "th", secondary, s)
 	}
-	tag(&b, "th", "", s+" − max")
-	tag(&b, "th", "", "e^("+s+" − max)")
+	tag(&b, "th", secondary, s+" − max")
+	tag(&b, "th", secondary, "e^("+s+" − max)")
 	b.WriteString(`<th class="p">p</th></tr>`)
 	for _, id := range ids {
 		b.WriteString(`<tr data-token="` + itoa(id) + `"`)
@@ -60,10 +63,10 @@ func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
 		tag(&b, "th", "", m.Label(id))
 		tag(&b, "td", "", fixed(sm.Logits[id], 4))
 		if scaled {
-			tag(&b, "td", "", fixed(sm.Scaled[id], 4))
+			tag(&b, "td", secondary, fixed(sm.Scaled[id], 4))
 		}
-		tag(&b, "td", "", fixed(sm.Shifted[id], 4))
-		tag(&b, "td", "", sig(sm.Exp[id]))
+		tag(&b, "td", secondary, fixed(sm.Shifted[id], 4))
+		tag(&b, "td", secondary, sig(sm.Exp[id]))
 		tag(&b, "td", `class="p"`, sig(sm.Probs[id]))
 		b.WriteString("</tr>")
 	}

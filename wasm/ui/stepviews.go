@@ -152,6 +152,29 @@ func card(id, title, hint string, body ...app.UI) app.UI {
 	return app.Section().ID(id).Class("card").Body(append(head, body...)...)
 }
 
+// Narrow cards fold their tables (app.css): the cells of class "sec", the
+// columns a table can do without, fold away, and so do the rows past a
+// long table's top ones, each behind a switch the card shows only when it
+// is narrow. The switches are checkboxes the stylesheet reads, so folding
+// needs no program, and a step, which repaints a table, keeps them.
+
+// secondary marks a table cell as one a narrow card folds away.
+const secondary = `class="sec"`
+
+// allColumns is the switch that shows a narrow card's folded columns.
+func allColumns() app.UI {
+	return app.Label().Class("fold-switch all-columns").Body(app.Input().Type("checkbox"), app.Text(" show all columns"))
+}
+
+// allRows is the switch that shows a narrow card's folded rows; paint
+// writes how many there are into the element of the id given.
+func allRows(countID string) app.UI {
+	return app.Label().Class("fold-switch all-rows").Body(app.Input().Type("checkbox"), app.Text(" show all "), app.Span().ID(countID), app.Text(" rows"))
+}
+
+// folds are a card's switches, in a row.
+func folds(switches ...app.UI) app.UI { return app.Div().Class("folds").Body(switches...) }
+
 // footer links to the documentation and explains the page's symbols.
 func footer() app.UI {
 	return app.Footer().Class("footer").Body(

@@ -822,3 +822,40 @@ func TestRecomputeCard(t *testing.T) {
 	html, _ = render(recomputeCard(p.s(), p.d(), p.ctl, nil))
 	lacks(t, "worked example", html, "recompute")
 }
+
+// TestNarrowFolds checks the marks a narrow card folds its tables by
+// (app.css): the columns a table can do without are of class sec, the
+// token and p are not, and the card has the switches that bring back
+// what folds, with the number of rows it lists.
+func TestNarrowFolds(t *testing.T) {
+	scaled := workedSpec
+	scaled.Sampler.Temperature = 2
+	worked, toy := page(t, scaled, -1), page(t, toySpec(0), -1)
+	story := page(t, stories(2, sampler.Settings{Temperature: 1, Seed: 3}), -1)
+	story.ctl.SetLensOpen(true)
+	folded := func(v painter, s play.Snapshot) string {
+		byID, html, _ := paintOf(v, s)
+		return app.HTMLString(v.(app.UI)) + html + " count " + byID["softmax-count"] + byID["logits-count"] + byID["bars-count"]
+	}
+	for _, tc := range []struct {
+		name, html string
+		wants      []string
+	}{
+		{"softmax at T = 2", folded(&SoftmaxCard{}, worked.s()), []string{
+			`<th class="sec">ℓ/T</th>`, `<th class="sec">ℓ/T − max</th>`, `<th class="sec">e^(ℓ/T − max)</th>`, `<th>ℓ</th>`, `<th class="p">p</th>`,
+			"show all columns", "show all", `id="softmax-count"`, "count 6"}},
+		{"softmax of stories260K", folded(&SoftmaxCard{}, story.s()), []string{"count 24"}},
+		{"logits", folded(&LogitsCard{Model: toy.s().Model()}, toy.s()), []string{
+			`<th class="slider sec">`, `<td class="slider sec">`, `<th class="p">p</th>`, `<td id="logit-p-0" class="p">`, "show all columns", "count 6"}},
+		{"bars of stories260K", folded(&BarsCard{}, story.s()), []string{`id="bars-count"`, "count 24"}},
+		{"LM head", folded(&HiddenCard{Model: toy.s().Model()}, toy.s()), []string{
+			`<th colspan="4" class="sec">row of W</th>`, `<td class="sec">`, `<th>W·h</th>`, `<td class="result">`, "show all columns"}},
+		{"lens", app.HTMLString(lensCard(story.s(), story.d(), story.ctl)), []string{
+			`<th>#1</th>`, `<th>#2</th>`, `<th class="sec">#3</th>`, `class="lens sec"`, "show all columns"}},
+	} {
+		contains(t, tc.name, tc.html, tc.wants...)
+		if regexp.MustCompile(`class="[^"]*\bsec\b[^"]*\bp\b|class="[^"]*\bp\b[^"]*\bsec\b|class="result sec"`).MatchString(tc.html) {
+			t.Errorf("%s: a p column folds:\n%s", tc.name, tc.html)
+		}
+	}
+}
