@@ -469,13 +469,13 @@ func TestShareEmbedChoices(t *testing.T) {
 		want, lacking []string
 	}{
 		{"default", "/sub/", "", 0, false,
-			[]string{`view=softmax&amp;`, `width=\"720\"`, `height=\"480\"`, `loading=\"lazy\"`, `title=\"nexttoken: softmax\"`, `style="width:720px`, `value="720" selected`},
+			[]string{`view=softmax&amp;`, `width=\"720\"`, `height=\"480\"`, `loading=\"lazy\"`, `title=\"nexttoken: softmax\"`, `width:720px`},
 			[]string{"theme=", "<script", "embed.js"}},
 		{"dark", "/sub/", "dark", 0, false, []string{`view=softmax&amp;theme=dark`}, []string{"<script"}},
-		{"light in 480 px", "/sub/", "light", 480, false, []string{`theme=light`, `width=\"480\"`, `style="width:480px`}, []string{`width=\"720\"`}},
+		{"light in 480 px", "/sub/", "light", 480, false, []string{`theme=light`, `width=\"480\"`, `width:480px`}, []string{`width=\"720\"`}},
 		{"auto leaves the theme out", "/sub/", "auto", 360, false, []string{`width=\"360\"`}, []string{"theme="}},
 		{"with the script", "/sub/", "", 0, true,
-			[]string{`></iframe>\n<script src=\"https://x.example/sub/web/embed.js\" async></script>"`, `id="embed-script" checked`}, nil},
+			[]string{`></iframe>\n<script src=\"https://x.example/sub/web/embed.js\" async></script>"`}, nil},
 		{"with the script, from a page's file", "/sub/index.html", "", 0, true,
 			[]string{`src=\"https://x.example/sub/index.html?embed=1`, `<script src=\"https://x.example/sub/web/embed.js\" async></script>"`}, nil},
 	} {
@@ -485,6 +485,16 @@ func TestShareEmbedChoices(t *testing.T) {
 			html, _ := render(s)
 			contains(t, c.name, html, c.want...)
 			lacks(t, c.name, html, c.lacking...)
+			// Attributes come in any order.
+			width := regexp.MustCompile(`<option [^>]*value="(\d+)"[^>]*>`)
+			for _, m := range width.FindAllStringSubmatch(html, -1) {
+				if strings.Contains(m[0], "selected") != (m[1] == itoa(s.embedWidth)) {
+					t.Errorf("%s: the column width is %d px, the choice %s", c.name, s.embedWidth, m[0])
+				}
+			}
+			if box := regexp.MustCompile(`<input [^>]*id="embed-script"[^>]*>`).FindString(html); (strings.Contains(box, "checked") && !strings.Contains(box, `checked="false"`)) != c.script {
+				t.Errorf("%s: the script box is %s", c.name, box)
+			}
 		})
 	}
 }
