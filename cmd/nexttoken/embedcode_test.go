@@ -71,12 +71,7 @@ func TestEmbedScriptResizesFrames(t *testing.T) {
 func TestStaticEmbedScript(t *testing.T) {
 	h := needBrowser(t)
 	const base = "/nexttoken/"
-	dir := t.TempDir()
-	if _, err := exportSite("../../web", dir, base, ""); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(staticHost(t, dir, base))
-	t.Cleanup(srv.Close)
+	srv := serveStatic(t, base)
 	tab := openTab(t, h.browser)
 	if _, err := loadPage(tab, srv.URL+base+"index.html?model=toy&prompt=The%20cat&steps=2"); err != nil {
 		t.Fatalf("the static site did not go live: %v", err)
