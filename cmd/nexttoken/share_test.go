@@ -188,7 +188,7 @@ func openDocs(t *testing.T, path string) context.Context {
 }
 
 // TestEmbedHeights embeds every view, light and dark, in a host page with
-// the snippet's listener (the docs page's docs.js) and holds each frame's
+// the snippet's listener (the docs page's embed.js) and holds each frame's
 // height to its content's, measured inside the frame, within
 // embedHeightSlack px: after load, after six steps, after Reset, and after
 // the host makes the frame taller. A view without step buttons moves
@@ -295,24 +295,31 @@ func TestEmbedFillsTallerFrame(t *testing.T) {
 // embedHeightSlack is how far a frame's height may be from its content's.
 const embedHeightSlack = 32
 
-// fits waits for the frame #embed to be as tall as its content, give or
-// take embedHeightSlack px, and fails the test if it is not within
-// actionTimeout. The content's height is measured in the frame: from the
-// top of its main element to the bottom of its lowest child, margin and
-// main's own padding included, whatever height main itself takes.
+// contentHeight is a JavaScript function of an embed's document: the
+// height of its content, from the top of its main element to the bottom
+// of its lowest child, margin and main's own padding included, whatever
+// height main itself takes; -1 before there is a main element.
+const contentHeight = `(d => {
+	const main = d?.querySelector('main');
+	if (!main) return -1;
+	const top = main.getBoundingClientRect().top, style = d.defaultView.getComputedStyle(main);
+	let bottom = top + parseFloat(style.paddingTop);
+	for (const c of main.children) {
+		const box = c.getBoundingClientRect();
+		if (box.height > 0) bottom = Math.max(bottom, box.bottom + parseFloat(d.defaultView.getComputedStyle(c).marginBottom));
+	}
+	return bottom + parseFloat(style.paddingBottom) + parseFloat(style.borderBottomWidth) - top;
+})`
+
+// fits waits for the frame #embed to be as tall as its content
+// (contentHeight, measured in the frame), give or take embedHeightSlack
+// px, and fails the test if it is not within actionTimeout.
 func fits(tab context.Context, when string) {
 	t := testOf(tab)
 	t.Helper()
 	const heights = `(() => {
-		const f = document.querySelector('#embed'), d = f.contentDocument, main = d?.querySelector('main');
-		if (!main) return [f.getBoundingClientRect().height, -1];
-		const top = main.getBoundingClientRect().top, style = d.defaultView.getComputedStyle(main);
-		let bottom = top + parseFloat(style.paddingTop);
-		for (const c of main.children) {
-			const box = c.getBoundingClientRect();
-			if (box.height > 0) bottom = Math.max(bottom, box.bottom + parseFloat(d.defaultView.getComputedStyle(c).marginBottom));
-		}
-		return [f.getBoundingClientRect().height, bottom + parseFloat(style.paddingBottom) + parseFloat(style.borderBottomWidth) - top];
+		const f = document.querySelector('#embed');
+		return [f.getBoundingClientRect().height, ` + contentHeight + `(f.contentDocument)];
 	})()`
 	ctx, cancel := context.WithTimeout(tab, actionTimeout)
 	defer cancel()

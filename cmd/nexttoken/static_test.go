@@ -17,13 +17,7 @@ import (
 func TestStaticSite(t *testing.T) {
 	h := needBrowser(t)
 	const base = "/nexttoken/"
-	dir := t.TempDir()
-	if _, err := exportSite("../../web", dir, base, ""); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(staticHost(t, dir, base))
-	t.Cleanup(srv.Close)
-
+	srv := serveStatic(t, base)
 	tab := openTab(t, h.browser)
 	load, err := loadPage(tab, srv.URL+base)
 	if err != nil {
@@ -109,6 +103,19 @@ func TestStaticFirstPageBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveStatic exports the playground for base and serves it there as a
+// plain static host does (staticHost).
+func serveStatic(t *testing.T, base string) *httptest.Server {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := exportSite("../../web", dir, base, ""); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(staticHost(t, dir, base))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // staticHost serves the files in dir at base, and nothing else, as a static

@@ -136,9 +136,13 @@ func (c *Controller) ShareLink() string {
 // EmbedLink is the address of an embeddable view of a session: readable
 // query parameters when they say everything (documentation writers edit
 // them by hand), else the encoded state in the fragment. The compare view
-// shows the compare card's chains; other views leave them out.
-func EmbedLink(path string, spec session.Spec, view string, card CompareLink) string {
+// shows the compare card's chains; other views leave them out. A theme
+// other than auto (Themes) is the link's theme parameter.
+func EmbedLink(path string, spec session.Spec, view, theme string, card CompareLink) string {
 	base := path + "?embed=1&view=" + view
+	if theme != "" && theme != Themes[0] {
+		base += "&theme=" + theme
+	}
 	if view != "compare" {
 		card = CompareLink{}
 	}

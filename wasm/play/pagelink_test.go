@@ -1,11 +1,13 @@
 package play
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"nexttoken/engine/link"
+	"nexttoken/engine/session"
 )
 
 // opened is the compare card a link with c opens.
@@ -181,6 +183,36 @@ func TestStepPastTheLast(t *testing.T) {
 		r.settle()
 		if r.c.shown != c.shown || r.c.notice != c.notice {
 			t.Errorf("%q #%s: step %d, notice %q; want %d, %q", c.query, c.fragment, r.c.shown, r.c.notice, c.shown, c.notice)
+		}
+	}
+}
+
+// TestEmbedLinkTheme: an embed link carries the theme it is given unless
+// it is auto, the default, and opens as an embed of its view in that
+// theme.
+func TestEmbedLinkTheme(t *testing.T) {
+	for _, c := range []struct {
+		theme, want string
+		inLink      bool
+	}{
+		{"", "auto", false},
+		{"auto", "auto", false},
+		{"light", "light", true},
+		{"dark", "dark", true},
+	} {
+		for _, spec := range []session.Spec{toy(), worked()} {
+			got := EmbedLink("/sub/", spec, "tokens", c.theme, CompareLink{})
+			u, err := url.Parse(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(got, "theme=") != c.inLink {
+				t.Errorf("theme %q: the link %s", c.theme, got)
+			}
+			page, _, notes := openPage(link.Page{}, u.RawQuery)
+			if !page.Embed || page.View != "tokens" || page.Theme != c.want || page.EmbedError != "" || len(notes) != 0 {
+				t.Errorf("theme %q: %s opens %+v, %q; want an embed of tokens in theme %s", c.theme, got, page, notes, c.want)
+			}
 		}
 	}
 }

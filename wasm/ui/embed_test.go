@@ -36,7 +36,7 @@ func TestDocsEmbedsAreTheCopiedSnippet(t *testing.T) {
 		if !s.Page.Embed || s.Page.View != view || s.Notice != "" || s.Page.EmbedError != "" {
 			t.Errorf("%s: opens embed %v of view %s, notice %q, error %q; want an embed of view %s", src, s.Page.Embed, s.Page.View, s.Notice, s.Page.EmbedError, view)
 		}
-		if got := play.EmbedLink("../", s.Session.Spec, s.Page.View, s.Page.EmbedCompare()); got != src {
+		if got := play.EmbedLink("../", s.Session.Spec, s.Page.View, s.Page.Theme, s.Page.EmbedCompare()); got != src {
 			t.Errorf("index.html embeds\n  %s\nthe share panel gives\n  %s", src, got)
 		}
 	}

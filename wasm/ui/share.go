@@ -2,7 +2,9 @@ package ui
 
 import (
 	"html"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -24,12 +26,15 @@ type Share struct {
 	Origin, Path string
 	Link         string // the session's share URL, relative
 
-	embedView string         // the view the embed code shows
-	open      bool           // the panel is open: the embed is previewed
-	heights   map[string]int // each view's height, as its preview reported it
-	copied    string         // what the last copy button did
-	url, code string         // the link and the embed code on display
-	stop      func()         // stops listening to the preview
+	embedView  string         // the view the embed code shows
+	embedTheme string         // its theme (play.Themes)
+	embedWidth int            // the width of the writer's column, px (embedWidths)
+	withScript bool           // the snippet includes the resize script's line
+	open       bool           // the panel is open: the embed is previewed
+	heights    map[string]int // each preview's height (previewKey), as it reported it
+	copied     string         // what the last copy button did
+	url, code  string         // the link and the embed code on display
+	stop       func()         // stops listening to the preview
 }
 
 // OnMount listens to the preview's height reports, so that the copied
@@ -40,7 +45,7 @@ func (s *Share) OnMount(ctx app.Context) {
 			if s.heights == nil {
 				s.heights = map[string]int{}
 			}
-			s.heights[s.embedView] = height
+			s.heights[s.previewKey()] = height
 		})
 	})
 	if err == nil {
@@ -58,13 +63,22 @@ func (s *Share) Render() app.UI {
 	if s.embedView == "" {
 		s.embedView = "softmax"
 	}
+	if s.embedTheme == "" {
+		s.embedTheme = play.Themes[0]
+	}
+	if s.embedWidth == 0 {
+		s.embedWidth = embedWidths[defaultEmbedWidth]
+	}
 	url := s.Origin + s.Link
 	// The embed's code is written when the panel is open: a step would
 	// otherwise write it for nobody.
 	var src, code string
 	if s.open {
-		src = play.EmbedLink(s.Path, s.Spec, s.embedView, s.Compare)
-		code = embedCode(s.Origin+src, s.embedView, s.heights[s.embedView])
+		src = play.EmbedLink(s.Path, s.Spec, s.embedView, s.embedTheme, s.Compare)
+		code = embedCode(s.Origin+src, s.embedView, s.embedWidth, s.heights[s.previewKey()])
+		if s.withScript {
+			code += "\n" + embedScript(s.Origin, s.Path)
+		}
 	}
 	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"
@@ -77,15 +91,24 @@ func (s *Share) Render() app.UI {
 	for i, v := range play.Views {
 		viewOptions[i] = option(v, v, v == s.embedView)
 	}
+	themeOptions := make([]app.UI, len(play.Themes))
+	for i, v := range play.Themes {
+		themeOptions[i] = option(v, v, v == s.embedTheme)
+	}
+	widthOptions := make([]app.UI, len(embedWidths))
+	for i, w := range embedWidths {
+		widthOptions[i] = option(itoa(w), itoa(w)+" px", w == s.embedWidth)
+	}
 	var preview app.UI = app.Text("")
 	if s.open {
-		height := s.heights[s.embedView]
+		height := s.heights[s.previewKey()]
 		if height <= 0 {
 			height = defaultEmbedHeight
 		}
 		preview = app.Div().Class("preview").Body(
-			app.P().Class("hint").Text("Preview of the embed, at this panel's width; the snippet takes the height it reports."),
-			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").Style("height", itoa(height)+"px"),
+			app.P().Class("hint").Text("Preview of the embed in a column of "+itoa(s.embedWidth)+" px; the snippet takes the height it reports there."),
+			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").
+				Style("width", itoa(s.embedWidth)+"px").Style("height", itoa(height)+"px"),
 		)
 	}
 	return app.Details().ID("share").Class("card share").OnToggle(s.onToggle).Body(
@@ -98,6 +121,13 @@ func (s *Share) Render() app.UI {
 		app.Div().Class("row").Body(
 			app.Label().Class("field").Body(app.Span().Text("embed view"),
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
+			app.Label().Class("field").Body(app.Span().Text("theme"),
+				app.Select().ID("embed-theme").Body(themeOptions...).OnChange(s.onEmbedTheme)),
+			app.Label().Class("field").Body(app.Span().Text("column width"),
+				app.Select().ID("embed-width").Body(widthOptions...).OnChange(s.onEmbedWidth)),
+			app.Label().Class("check").Body(
+				app.Input().Type("checkbox").ID("embed-script").Checked(s.withScript).OnChange(s.onEmbedScript),
+				app.Span().Text("include the resize script")),
 			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(s.copyEmbed),
 		),
 		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
@@ -115,22 +145,54 @@ func (s *Share) onEmbedView(ctx app.Context, e app.Event) {
 	s.copied = ""
 }
 
-// embedCode is the snippet a documentation page pastes: the iframe, at the
-// view's height when it was measured, and the few lines that let it take
-// the height the playground reports.
-func embedCode(src, view string, height int) string {
+func (s *Share) onEmbedTheme(ctx app.Context, e app.Event) {
+	if v := ctx.JSSrc().Get("value").String(); slices.Contains(play.Themes, v) {
+		s.embedTheme = v
+	}
+	s.copied = ""
+}
+
+func (s *Share) onEmbedWidth(ctx app.Context, e app.Event) {
+	if w, err := strconv.Atoi(ctx.JSSrc().Get("value").String()); err == nil && slices.Contains(embedWidths, w) {
+		s.embedWidth = w
+	}
+	s.copied = ""
+}
+
+func (s *Share) onEmbedScript(ctx app.Context, e app.Event) {
+	s.withScript = ctx.JSSrc().Get("checked").Bool()
+	s.copied = ""
+}
+
+// previewKey names what a preview's height depends on: the view, its
+// theme and the column's width.
+func (s *Share) previewKey() string {
+	return s.embedView + " " + s.embedTheme + " " + itoa(s.embedWidth)
+}
+
+// embedWidths are the column widths a writer can choose, px: a phone, a
+// narrow column, a blog column and a wide page.
+var embedWidths = []int{360, 480, 600, 720, 960}
+
+// defaultEmbedWidth indexes embedWidths: a typical blog column.
+const defaultEmbedWidth = 3
+
+// embedCode is the snippet a documentation page pastes: an iframe that
+// works on its own, as wide as the writer's column (narrower if the
+// column is) and at the view's height there when it was measured.
+func embedCode(src, view string, width, height int) string {
 	if height <= 0 {
 		height = defaultEmbedHeight
 	}
-	return `<iframe src="` + html.EscapeString(src) + `" title="nexttoken: ` + view + `" style="width:100%;border:0" height="` + strconv.Itoa(height) + `" loading="lazy"></iframe>
-<script>
-// nexttoken embeds report their height; size each iframe to fit.
-addEventListener("message", (e) => {
-  if (!e.data || e.data.context !== "iframe.resize") return;
-  for (const f of document.querySelectorAll("iframe"))
-    if (f.contentWindow === e.source) f.style.height = e.data.height + "px";
-});
-</script>`
+	return `<iframe src="` + html.EscapeString(src) + `" title="nexttoken: ` + view + `" width="` + strconv.Itoa(width) + `" height="` + strconv.Itoa(height) + `" style="max-width:100%;border:0" loading="lazy"></iframe>`
+}
+
+// embedScript is the one line that lets every nexttoken frame of a page
+// take the height it reports: web/embed.js of the site whose page is at
+// path (its folder is the site's base, at the root or under a sub-path).
+func embedScript(origin, path string) string {
+	base := path[:strings.LastIndex(path, "/")+1]
+	return `<script src="` + html.EscapeString(origin+base+"web/embed.js") + `" async></script>`
 }
 
 // defaultEmbedHeight is an iframe's height before its view reports one.

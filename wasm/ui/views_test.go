@@ -444,15 +444,59 @@ func TestStripAndControls(t *testing.T) {
 }
 
 // TestShareEmbedHeight: the open panel's embed code takes the height its
-// view reported, or a default one.
+// view reported in the chosen theme and column width, or a default one.
 func TestShareEmbedHeight(t *testing.T) {
 	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc", embedView: "kv",
-		heights: map[string]int{"kv": 731}, open: true}
+		embedTheme: "auto", embedWidth: 720, heights: map[string]int{"kv auto 720": 731, "kv auto 360": 1204}, open: true}
 	html, _ := render(s)
 	contains(t, "embed code", html, `height=\"731\"`)
+	s.embedWidth = 360
+	html, _ = render(s)
+	contains(t, "embed code in a narrower column", html, `height=\"1204\"`)
 	s.embedView = "tokens"
 	html, _ = render(s)
 	contains(t, "embed code without a measured height", html, `height=\"480\"`)
+}
+
+// TestShareEmbedChoices: the panel's theme, column width and script
+// choices each change the snippet, and the preview takes the width.
+func TestShareEmbedChoices(t *testing.T) {
+	for _, c := range []struct {
+		name, path    string
+		theme         string
+		width         int
+		script        bool
+		want, lacking []string
+	}{
+		{"default", "/sub/", "", 0, false,
+			[]string{`view=softmax&amp;`, `width=\"720\"`, `height=\"480\"`, `loading=\"lazy\"`, `title=\"nexttoken: softmax\"`, `width:720px`},
+			[]string{"theme=", "<script", "embed.js"}},
+		{"dark", "/sub/", "dark", 0, false, []string{`view=softmax&amp;theme=dark`}, []string{"<script"}},
+		{"light in 480 px", "/sub/", "light", 480, false, []string{`theme=light`, `width=\"480\"`, `width:480px`}, []string{`width=\"720\"`}},
+		{"auto leaves the theme out", "/sub/", "auto", 360, false, []string{`width=\"360\"`}, []string{"theme="}},
+		{"with the script", "/sub/", "", 0, true,
+			[]string{`></iframe>\n<script src=\"https://x.example/sub/web/embed.js\" async></script>"`}, nil},
+		{"with the script, from a page's file", "/sub/index.html", "", 0, true,
+			[]string{`src=\"https://x.example/sub/index.html?embed=1`, `<script src=\"https://x.example/sub/web/embed.js\" async></script>"`}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: c.path, Link: c.path + "#s1.abc",
+				embedTheme: c.theme, embedWidth: c.width, withScript: c.script, open: true}
+			html, _ := render(s)
+			contains(t, c.name, html, c.want...)
+			lacks(t, c.name, html, c.lacking...)
+			// Attributes come in any order.
+			width := regexp.MustCompile(`<option [^>]*value="(\d+)"[^>]*>`)
+			for _, m := range width.FindAllStringSubmatch(html, -1) {
+				if strings.Contains(m[0], "selected") != (m[1] == itoa(s.embedWidth)) {
+					t.Errorf("%s: the column width is %d px, the choice %s", c.name, s.embedWidth, m[0])
+				}
+			}
+			if box := regexp.MustCompile(`<input [^>]*id="embed-script"[^>]*>`).FindString(html); (strings.Contains(box, "checked") && !strings.Contains(box, `checked="false"`)) != c.script {
+				t.Errorf("%s: the script box is %s", c.name, box)
+			}
+		})
+	}
 }
 
 func TestHeaderPromptError(t *testing.T) {
@@ -579,10 +623,10 @@ func TestPlaygroundOpensCompare(t *testing.T) {
 		t.Errorf("closed card: the link %s opens the card %+v", p.ctl.ShareLink(), got)
 	}
 	s := p.ctl.Snapshot()
-	if got := play.EmbedLink("/", s.Session.Spec, "compare", s.Page.EmbedCompare()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
+	if got := play.EmbedLink("/", s.Session.Spec, "compare", "", s.Page.EmbedCompare()); !strings.Contains(got, "compare=chain%2Chf&compare_own=1") {
 		t.Errorf("compare embed %s lacks the chains", got)
 	}
-	if got := play.EmbedLink("/", s.Session.Spec, "softmax", s.Page.EmbedCompare()); strings.Contains(got, "compare") {
+	if got := play.EmbedLink("/", s.Session.Spec, "softmax", "", s.Page.EmbedCompare()); strings.Contains(got, "compare") {
 		t.Errorf("softmax embed %s has the chains", got)
 	}
 	// Letters no link can hold leave the chains out, not the link.

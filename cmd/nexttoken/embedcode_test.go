@@ -1,0 +1,247 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Browser tests of the share panel's embed code, pasted into a page of
+// another origin as a documentation writer would.
+
+// TestEmbedCodeChoices: the panel's theme and column width change the
+// snippet, and its height is the preview's at the chosen width.
+func TestEmbedCodeChoices(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
+	click(tab, "#share summary")
+	setInput(tab, "#embed-view", "tokens")
+	code := func() string { return evaluate[string](tab, `document.querySelector('#embed-code').value`) }
+	waitFor(tab, `document.querySelector('#embed-code').value.includes('view=tokens')`)
+	if c := code(); strings.Contains(c, "theme=") || !strings.Contains(c, `width="720"`) {
+		t.Errorf("the default snippet has a theme or is not 720 px wide:\n%s", c)
+	}
+	setInput(tab, "#embed-theme", "dark")
+	waitFor(tab, `document.querySelector('#embed-code').value.includes('theme=dark') &&
+		document.querySelector('#embed-preview').src.includes('theme=dark')`)
+	for _, width := range []string{"360", "960"} {
+		setInput(tab, "#embed-width", width)
+		// The snippet's height is the one the preview, as wide as the
+		// column, reports.
+		waitFor(tab, `(() => {
+			const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
+			return p.clientWidth === `+width+` && p.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+				c.includes('width="`+width+`"') && c.includes('theme=dark') &&
+				Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+		})()`)
+	}
+	if c := code(); strings.Contains(c, "<script") {
+		t.Errorf("the snippet has a script unasked:\n%s", c)
+	}
+}
+
+// TestEmbedScriptResizesFrames pastes three snippets from the panel and
+// one embed.js line into a page on another origin: every frame takes its
+// content's height, within embedHeightSlack px.
+func TestEmbedScriptResizesFrames(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
+	frames, script := snippetsWithScript(tab, "softmax", "tokens", "kv")
+	host := openHost(t, strings.Join(frames, "\n")+"\n"+script)
+	framesFit(host, len(frames), "after load")
+}
+
+// TestStaticEmbedScript: a static site exported for a sub-path serves
+// embed.js, and its snippets, script line included, work on another
+// origin.
+func TestStaticEmbedScript(t *testing.T) {
+	h := needBrowser(t)
+	const base = "/nexttoken/"
+	srv := serveStatic(t, base)
+	tab := openTab(t, h.browser)
+	if _, err := loadPage(tab, srv.URL+base+"index.html?model=toy&prompt=The%20cat&steps=2"); err != nil {
+		t.Fatalf("the static site did not go live: %v", err)
+	}
+	frames, script := snippetsWithScript(tab, "tokens", "sampler")
+	if want := `<script src="` + srv.URL + base + `web/embed.js" async></script>`; script != want {
+		t.Fatalf("the script line is\n%s\nwant\n%s", script, want)
+	}
+	host := openHost(t, strings.Join(frames, "\n")+"\n"+script)
+	framesFit(host, len(frames), "after load")
+}
+
+// snippetsWithScript opens the share panel of the playground in tab, asks
+// for the resize script, and copies the snippet of each view: its iframe,
+// and the script line, the same in every snippet.
+func snippetsWithScript(tab context.Context, views ...string) (frames []string, script string) {
+	t := testOf(tab)
+	t.Helper()
+	click(tab, "#share summary")
+	click(tab, "#embed-script")
+	for _, view := range views {
+		setInput(tab, "#embed-view", view)
+		waitFor(tab, `document.querySelector('#embed-code').value.includes('view=`+view+`') && document.querySelector('#embed-code').value.includes('embed.js')`)
+		frame, line, _ := strings.Cut(evaluate[string](tab, `document.querySelector('#embed-code').value`), "\n")
+		if script != "" && line != script {
+			t.Errorf("the snippets' script lines differ:\n%s\n%s", script, line)
+		}
+		frames, script = append(frames, frame), line
+	}
+	if !regexp.MustCompile(`^<script src="http://[^"]+/web/embed\.js" async></script>$`).MatchString(script) {
+		t.Fatalf("the script line is %q", script)
+	}
+	return frames, script
+}
+
+// TestEmbedCodeWithoutScript pastes the panel's snippet alone into a page
+// on another origin that runs no script: the embed shows at the snippet's
+// fixed height, which is its content's at the column's width.
+func TestEmbedCodeWithoutScript(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
+	click(tab, "#share summary")
+	setInput(tab, "#embed-view", "kv")
+	waitFor(tab, `(() => {
+		const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
+		return p.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+			Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+	})()`)
+	code := evaluate[string](tab, `document.querySelector('#embed-code').value`)
+	if strings.Contains(code, "<script") || !strings.Contains(code, `loading="lazy"`) || !strings.Contains(code, `title="nexttoken: kv"`) {
+		t.Fatalf("the snippet without the script:\n%s", code)
+	}
+	height, err := strconv.Atoi(regexp.MustCompile(`height="(\d+)"`).FindStringSubmatch(code)[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := openHost(t, code)
+	if n := evaluate[int](host, `document.scripts.length`); n != 0 {
+		t.Fatalf("the host page runs %d scripts", n)
+	}
+	content := frameValues(host, 1, `document.querySelector('#playground[data-ready="true"]') ? `+contentHeight+`(document) : -1`)
+	frame := evaluate[[]float64](host, `(() => { const r = document.querySelector('iframe').getBoundingClientRect(); return [r.width, r.height]; })()`)
+	if frame[0] != 720 || frame[1] != float64(height) {
+		t.Errorf("the frame is %v × %v px, the snippet says 720 × %d", frame[0], frame[1], height)
+	}
+	if math.Abs(content[0]-frame[1]) > embedHeightSlack {
+		t.Errorf("the frame is %v px tall around %v px of content", frame[1], content[0])
+	}
+}
+
+// openHost serves body as a documentation page of its own origin, a
+// 720 px column, and opens it in a new tab.
+func openHost(t *testing.T, body string) context.Context {
+	t.Helper()
+	h := needBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a blog post</title><link rel="icon" href="data:,"></head>
+<body style="margin:0"><main style="width:720px">
+<p>Before the embeds.</p>
+`+body+`
+<p>After the embeds.</p>
+</main></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	if strings.HasPrefix(h.url, srv.URL) {
+		t.Fatalf("the host page %s has the playground's origin %s", srv.URL, h.url)
+	}
+	tab := openTab(t, h.browser)
+	must(tab, "opening the host page", chromedp.Navigate(srv.URL+"/"))
+	return tab
+}
+
+// frameValues waits until each of the n frames of the tab's page, in
+// order, gives a positive value for expression, evaluated in the frame's
+// own document (of another origin, out of the page's reach), and returns
+// the values; it fails the test if they do not within actionTimeout.
+func frameValues(tab context.Context, n int, expression string) []float64 {
+	t := testOf(tab)
+	t.Helper()
+	deadline := time.Now().Add(actionTimeout)
+	for {
+		values, err := inFrames(tab, expression)
+		if err == nil && len(values) != n {
+			err = fmt.Errorf("%d frames, want %d", len(values), n)
+		}
+		if err == nil && slices.ContainsFunc(values, func(v float64) bool { return v <= 0 }) {
+			err = fmt.Errorf("the frames give %v", values)
+		}
+		if err == nil {
+			return values
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("evaluating %s in the frames: %v", expression, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// framesFit waits for every one of the n frames of the tab's page to be
+// as tall as its content (contentHeight), within embedHeightSlack px, and
+// fails the test if they are not within actionTimeout.
+func framesFit(tab context.Context, n int, when string) {
+	t := testOf(tab)
+	t.Helper()
+	deadline := time.Now().Add(actionTimeout)
+	for {
+		content, err := inFrames(tab, `document.querySelector('#playground[data-ready="true"]') ? `+contentHeight+`(document) : -1`)
+		frames := evaluate[[]float64](tab, `[...document.querySelectorAll('iframe')].map(f => f.getBoundingClientRect().height)`)
+		fit := err == nil && len(content) == n && len(frames) == n
+		for i := 0; fit && i < n; i++ {
+			if fit = content[i] > 0 && math.Abs(frames[i]-content[i]) <= embedHeightSlack; !fit {
+				// Chromium does not lay out a frame of another origin
+				// off screen, so it cannot report: a reader scrolls to it.
+				evaluate[bool](tab, fmt.Sprintf(`(document.querySelectorAll('iframe')[%d].scrollIntoView(), true)`, i))
+			}
+		}
+		if fit {
+			t.Logf("%s: frames %v px tall around %v px of content", when, frames, content)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: frames %v px tall around %v px of content (%v), the page:\n%s", when, frames, content, err, evaluate[string](tab, `document.documentElement.outerHTML`))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// inFrames evaluates expression in each child frame of the tab's page, in
+// an isolated world of the frame's document: it reads the frame's DOM
+// whatever its origin.
+func inFrames(tab context.Context, expression string) ([]float64, error) {
+	tree, err := chromedp.Call(tab, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	var values []float64
+	for _, child := range tree.FrameTree.ChildFrames {
+		world, err := chromedp.Call(tab, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: child.Frame.ID, WorldName: "test"})
+		if err != nil {
+			return nil, err
+		}
+		v, err := chromedp.Run(tab, chromedp.Evaluate[float64](expression, func(p *runtime.EvaluateParams) { p.ContextID = world.ExecutionContextID }))
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, v)
+	}
+	return values, nil
+}
