@@ -119,10 +119,26 @@ func render(ui app.UI) (html, text string) {
 	return html, text
 }
 
+// tagAttrs is an opening tag with its attributes.
+var tagAttrs = regexp.MustCompile(`<([a-zA-Z][\w-]*)((?:\s+[^\s=<>"/]+(?:="[^"]*")?)+)>`)
+
+// canonical writes every opening tag's attributes in sorted order:
+// app.HTMLString writes them in a map's order, which varies.
+func canonical(html string) string {
+	attr := regexp.MustCompile(`[^\s=<>"/]+(?:="[^"]*")?`)
+	return tagAttrs.ReplaceAllStringFunc(html, func(tag string) string {
+		m := tagAttrs.FindStringSubmatch(tag)
+		attrs := attr.FindAllString(m[2], -1)
+		slices.Sort(attrs)
+		return "<" + m[1] + " " + strings.Join(attrs, " ") + ">"
+	})
+}
+
 func contains(t *testing.T, what, s string, wants ...string) {
 	t.Helper()
+	s = canonical(s)
 	for _, w := range wants {
-		if !strings.Contains(s, w) {
+		if !strings.Contains(s, canonical(w)) {
 			t.Errorf("%s lacks %q:\n%s", what, w, s)
 		}
 	}
@@ -130,8 +146,9 @@ func contains(t *testing.T, what, s string, wants ...string) {
 
 func lacks(t *testing.T, what, s string, unwanted ...string) {
 	t.Helper()
+	s = canonical(s)
 	for _, w := range unwanted {
-		if strings.Contains(s, w) {
+		if strings.Contains(s, canonical(w)) {
 			t.Errorf("%s has %q:\n%s", what, w, s)
 		}
 	}
