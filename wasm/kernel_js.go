@@ -8,7 +8,6 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 )
 
 // engine loads the engine's WebAssembly SIMD kernels, unless the address
@@ -21,7 +20,7 @@ func engine() session.Options {
 	var opts session.Options
 	var loadErr error
 	if !addressAsksForGo() {
-		opts.Kernels, loadErr = transformer.LoadKernels()
+		opts, loadErr = session.LoadSIMD()
 	}
 	root, err := safejs.Global().Get("document")
 	if err == nil {
@@ -30,7 +29,7 @@ func engine() session.Options {
 	if err != nil {
 		return opts
 	}
-	_, _ = root.Call("setAttribute", "data-kernel", opts.Kernels.Name())
+	_, _ = root.Call("setAttribute", "data-kernel", opts.KernelName())
 	if loadErr != nil {
 		_, _ = root.Call("setAttribute", "data-kernel-error", loadErr.Error())
 		if console, err := safejs.Global().Get("console"); err == nil {

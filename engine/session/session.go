@@ -189,6 +189,17 @@ type Options struct {
 	Prefill Progress
 }
 
+// LoadSIMD returns the Options of the browser's WebAssembly SIMD kernels
+// (transformer.LoadKernels), which load only in a js/wasm build; on an
+// error they are Go's loops.
+func LoadSIMD() (Options, error) {
+	k, err := transformer.LoadKernels()
+	return Options{Kernels: k}, err
+}
+
+// KernelName names the kernels o computes with: "SIMD" or "Go".
+func (o Options) KernelName() string { return o.Kernels.Name() }
+
 // Progress hears how far the prefill of a prompt has come: done of its
 // total tokens, after every PrefillChunk of them. An error it returns
 // stops the prefill, and the session's making fails with that error.
