@@ -107,7 +107,7 @@ func TestNarrowTablesKeepP(t *testing.T) {
 	t.Run("share preview", func(t *testing.T) {
 		tab := openPageAs(t, "/?"+sessions[1].query, screen{width: 1280, height: 900})
 		click(tab, "#share summary")
-		preview := "document.querySelector('#embed-preview').contentDocument"
+		preview := "document.querySelector('#embed-preview')?.contentDocument"
 		for _, view := range []string{"softmax", "all"} {
 			setInput(tab, "#embed-view", view)
 			waitWithin(tab, preview+`?.querySelector('#playground[data-ready="true"][data-view=`+jsString(view)+`]') != null`, loadTimeout)
