@@ -386,6 +386,15 @@ func waitFor(ctx context.Context, expression string) {
 	waitWithin(ctx, expression, actionTimeout)
 }
 
+// drawn waits until go-app has drawn the controller's latest change: the
+// hot views (the status, the text) paint at once, the rest of the page at
+// go-app's next frame, so a test reading a field after seeing the status
+// waits for this first.
+func drawn(ctx context.Context) {
+	testOf(ctx).Helper()
+	waitFor(ctx, `document.documentElement.dataset.changed === document.getElementById('playground')?.dataset.drawn`)
+}
+
 // waitWithin is waitFor with d to wait, for longer waits (a large model's
 // download, a long run).
 func waitWithin(ctx context.Context, expression string, d time.Duration) {

@@ -104,6 +104,7 @@ func TestKeyboardAfterTheModelPicker(t *testing.T) {
 	waitFor(tab, `document.querySelector('#kv-rows').textContent === '5'`)
 	must(tab, "→", chromedp.KeyEvent(kb.ArrowRight))
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('1 step')`)
+	drawn(tab)
 	if got := evaluate[string](tab, `document.querySelector('#model').value`); got != "stories260K" {
 		t.Errorf("→ after the picker changed the model to %q", got)
 	}
@@ -195,6 +196,7 @@ func TestSettingsApplyFromTheNextStep(t *testing.T) {
 	click(tab, `#tokens .tok.next`)
 	click(tab, "#step")
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('4 steps')`)
+	drawn(tab)
 	want := evaluate[string](tab, snapshot)
 	url := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	other := openPage(t, url[strings.Index(url, "/"+"#"):])

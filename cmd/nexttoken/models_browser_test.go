@@ -174,6 +174,7 @@ func TestModelFiles(t *testing.T) {
 	click(tab, "#step")
 	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 2`)
 	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
+	drawn(tab)
 	shared := evaluate[string](tab, `document.querySelector('#share-url').value`)
 
 	// The link in a fresh tab: the page asks for the files.
@@ -288,6 +289,7 @@ func TestModelURL(t *testing.T) {
 	click(tab, "#step")
 	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 1`)
 	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
+	drawn(tab)
 	shared := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	before := served.Load()
 	again := openPage(t, strings.TrimPrefix(shared, needBrowser(t).url))

@@ -455,6 +455,7 @@ func TestCompareChains(t *testing.T) {
 
 	// The share link and the address bar carry the chains: the link opens
 	// the card on nexttoken's chain and kt.
+	drawn(tab)
 	shared := evaluate[string](tab, `(u => u.pathname + u.search + u.hash)(new URL(document.querySelector('#share-url').value))`)
 	waitFor(tab, `location.pathname + location.search + location.hash === `+strconv.Quote(shared))
 	again := openPage(t, shared)

@@ -33,6 +33,7 @@ func TestSettingSurvivesAFork(t *testing.T) {
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('3 steps')`)
 	click(tab, "#step")
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('4 steps')`)
+	drawn(tab)
 	if got := evaluate[string](tab, `document.querySelector('#set-temperature').value`); got != "1.2" {
 		t.Errorf("after the fork and a step the temperature is %s, want the 1.2 set", got)
 	}
@@ -65,6 +66,7 @@ func TestPromptTypingIsOneGesture(t *testing.T) {
 	evaluate[bool](tab, `(el => { el.dispatchEvent(new Event('change', {bubbles: true})); el.blur(); return true })(document.getElementById('prompt'))`)
 	click(tab, "#undo")
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('3 steps')`)
+	drawn(tab)
 	if got := evaluate[string](tab, `document.getElementById('prompt').value`); got != "The cat" {
 		t.Errorf("one Undo left the prompt %q, want The cat", got)
 	}

@@ -44,6 +44,7 @@ func TestShareLinkReproduces(t *testing.T) {
 	waitFor(tab, `document.querySelector('#status').textContent === '4 steps'`)
 	setInput(tab, `#logits tr:nth-child(3) input.logit`, "30") // and make another token win the next one
 	waitFor(tab, `document.querySelectorAll('#logits tr.edited').length === 1`)
+	drawn(tab)
 	before := evaluate[string](tab, snapshot)
 	link := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	if !strings.Contains(link, "#") {

@@ -64,6 +64,7 @@ func TestTree(t *testing.T) {
 		t.Errorf("after the switch: %q", refill)
 	}
 
+	drawn(tab)
 	before := evaluate[string](tab, treeSnapshot)
 	link := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	waitFor(tab, `location.href === `+jsString(link))
@@ -91,6 +92,7 @@ func TestTreeEmbedView(t *testing.T) {
 	waitFor(tab, `document.querySelector('#step-title')?.textContent.startsWith('Step 1')`)
 	jsClick(tab, `#bars .bar[data-token="1"]`)
 	waitFor(tab, `document.querySelector('#tree li[data-path="1"]') !== null`)
+	drawn(tab)
 	link := evaluate[string](tab, `document.querySelector('#share-url').value`)
 	u, err := url.Parse(link)
 	if err != nil {

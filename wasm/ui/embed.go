@@ -47,7 +47,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 // embedPage is an embed's page around content: the content, then the link
 // that opens the session in the full playground.
 func (p *Playground) embedPage(s play.Snapshot, content ...app.UI) app.UI {
-	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("view", s.Page.View).
+	return app.Main().ID("playground").Class("embed").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("view", s.Page.View).
 		DataSet("theme", s.Page.Theme).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		append(content, app.P().Class("open-full").Body(
 			app.A().ID("open-full").Href(p.ctl.ShareLink()).Target("_blank").Attr("rel", "noopener").

@@ -38,6 +38,12 @@ type Playground struct {
 
 	origin, pagePath string // the page's origin and path, for links to it
 
+	// changes counts the controller's changes; a drawn page carries the
+	// count it shows (data-drawn) next to the latest (markChanged), so a
+	// reader of the page, a test, can tell when go-app has caught up with
+	// the hot views.
+	changes int
+
 	// The token strip's chips, kept from render to render while the past
 	// stays as it was (chipsEpoch).
 	chips      []Chip
@@ -111,6 +117,8 @@ func (p *Playground) keep(name string, m *session.Model) {
 // Changed paints the hot views at once and marks the page for drawing at
 // go-app's next frame.
 func (p *Playground) Changed() {
+	p.changes++
+	_ = markChanged(p.changes)
 	p.board.show(p.ctl.Snapshot())
 	p.ctx.Dispatch(nil)
 }
@@ -175,7 +183,7 @@ func (p *Playground) Render() (page app.UI) {
 	if s.Page.Embed {
 		return p.renderEmbed(s)
 	}
-	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("theme", s.Page.Theme).TabIndex(-1).
+	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Files: p.files.status(), Do: p.ctl},
 		notice(s),
