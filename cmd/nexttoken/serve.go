@@ -179,13 +179,22 @@ func newServer(dir string) (http.Handler, error) {
 	h.Resources = webFolder{root}
 	// go-app renders a page afresh for each request, at a cost and with its
 	// attributes in another order each time, which would defeat gzipCache.
-	// The page changes only with the build, which a server keeps.
-	pages := map[string]*pageWriter{}
-	for _, path := range []string{"/", "/index.html"} {
-		if pages[path], err = render(h, path); err != nil {
-			root.Close()
-			return nil, err
-		}
+	// Its page changes only with the build, which a server keeps: what
+	// changes with the link is the prerendered root put in it.
+	shell, err := render(h, "/")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	pre, err := newPrerenderer(shell.body.Bytes())
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	appJS, err := bootAppJS(h)
+	if err != nil {
+		root.Close()
+		return nil, err
 	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -193,8 +202,13 @@ func newServer(dir string) (http.Handler, error) {
 			http.Error(w, "this site is read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 			return
 		}
-		if page, ok := pages[r.URL.Path]; ok {
-			servePage(page, w, r)
+		switch r.URL.Path {
+		case "/", "/index.html":
+			pre.serve(w, r, shell.header)
+			return
+		case "/app.js":
+			maps.Copy(w.Header(), appJS.header.Clone())
+			http.ServeContent(w, r, "app.js", time.Time{}, bytes.NewReader(appJS.body.Bytes()))
 			return
 		}
 		if r.URL.Path == "/docs/" {
@@ -221,18 +235,31 @@ func render(h http.Handler, path string) (*pageWriter, error) {
 	return page, nil
 }
 
-// servePage serves a prerendered page with its og:url and og:image, which
-// link previews show, absolute on the host the request came to: go-app
-// knows no host and writes "https://". Its ETag, the app version, answers
-// a revalidation.
-func servePage(page *pageWriter, w http.ResponseWriter, r *http.Request) {
+// bootAppJS is go-app's app.js as h serves it, starting the program
+// through web/boot.js (ui.BootAppJS).
+func bootAppJS(h http.Handler) (*pageWriter, error) {
+	js, err := render(h, "/app.js")
+	if err != nil {
+		return nil, err
+	}
+	booting, err := ui.BootAppJS(js.body.String())
+	if err != nil {
+		return nil, err
+	}
+	js.body.Reset()
+	js.body.WriteString(booting)
+	return js, nil
+}
+
+// requestOrigin is the scheme and host a request came to, for the page's
+// og:url and og:image, which link previews show: go-app knows no host and
+// writes "https://".
+func requestOrigin(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
 		scheme = "https"
 	}
-	body := withOrigin(page.body.Bytes(), scheme+"://"+r.Host, r.URL.Path)
-	maps.Copy(w.Header(), page.header.Clone())
-	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(body))
+	return scheme + "://" + r.Host
 }
 
 // pageWriter keeps a response to rewrite it.

@@ -154,13 +154,16 @@ func TestDocsPage(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d embeds, want at least 3", n)
 	}
-	// The frames load lazily, as the snippet asks: bring each into view.
-	evaluate[bool](tab, `(document.querySelectorAll('iframe').forEach(f => f.scrollIntoView()), true)`)
-	// Each frame is live, and its height came from its own report.
-	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f =>
-		f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
-		f.style.height !== '' &&
-		Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)`)
+	// The frames load lazily, as the snippet asks, and boot when they come
+	// near the viewport: bring each into view, and see it live, its height
+	// from its own report.
+	for i := range n {
+		frame := fmt.Sprintf(`document.querySelectorAll('iframe')[%d]`, i)
+		evaluate[bool](tab, `(`+frame+`.scrollIntoView(), true)`)
+		waitFor(tab, `(f => f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+			f.style.height !== '' &&
+			Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)(`+frame+`)`)
+	}
 	links := evaluate[[]string](tab, `[...document.querySelectorAll('iframe')].map(f => f.contentDocument.querySelector('#open-full')?.href ?? '')`)
 	for i, l := range links {
 		if !strings.Contains(l, "#") {

@@ -4,6 +4,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -29,19 +30,33 @@ func RegisterWith(engine session.Options) {
 // Handler is the go-app handler that serves the playground's pages.
 func Handler() *app.Handler {
 	return &app.Handler{
-		Name:         "nexttoken",
-		ShortName:    "nexttoken",
-		Title:        "nexttoken — watch a language model choose the next token",
-		Description:  "A playground that shows every step of autoregressive decoding: logits, softmax, sampling and the KV cache.",
-		Icon:         app.Icon{Default: "/web/icon.png", SVG: "/web/icon.svg"},
-		Image:        "/web/icon.png",
-		Styles:       []string{"/web/app.css"},
-		Scripts:      []string{"/web/paint.js"}, // the hot views' one writer (paint_js.go)
+		Name:        "nexttoken",
+		ShortName:   "nexttoken",
+		Title:       "nexttoken — watch a language model choose the next token",
+		Description: "A playground that shows every step of autoregressive decoding: logits, softmax, sampling and the KV cache.",
+		Icon:        app.Icon{Default: "/web/icon.png", SVG: "/web/icon.svg"},
+		Image:       "/web/icon.png",
+		Styles:      []string{"/web/app.css"},
+		Scripts: []string{
+			"/web/paint.js", // the hot views' one writer (paint_js.go)
+			"/web/boot.js",  // when the program starts (BootAppJS)
+		},
 		LoadingLabel: "Loading the playground…",
 		ThemeColor:   "#1f2937",
 
 		ServiceWorkerTemplate: appWorker(),
 	}
+}
+
+// BootAppJS is go-app's app.js, js, made to start the WebAssembly program
+// through web/boot.js, which decides when: the server and the export serve
+// it so.
+func BootAppJS(js string) (string, error) {
+	const start = "goappInitWebAssembly();"
+	if strings.Count(js, start) != 1 {
+		return "", errors.New("go-app's app.js has changed: " + start + " is not there once")
+	}
+	return strings.Replace(js, start, "nexttokenBoot(goappInitWebAssembly);", 1), nil
 }
 
 // appWorker is go-app's service worker with two changes. A new version

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"container/list"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"nexttoken/wasm/ui"
+)
+
+// prerenderer draws the playground's page as a link's query describes it,
+// with the native engine, so that the page shows its session's real
+// numbers before any WebAssembly runs (web/boot.js and app.css say what
+// shows when). Its cost is bounded: ui.MaxPrerenderWork of engine work a
+// page, one page at a time, and maxPrerendered bytes of pages kept, the
+// least recently asked for going first. A link past the cap, or on a
+// model the server does not have, gets the page's placeholder.
+type prerenderer struct {
+	shell []byte // go-app's page, with its placeholder root
+	at    int    // where in shell a prerendered root goes: after the placeholder's
+
+	mu    sync.Mutex // one page at a time: ui.Prerendering is not safe for two
+	pages ui.Prerendering
+
+	cache *pageCache
+}
+
+// maxPrerendered bounds the bytes of prerendered roots kept: some hundred
+// pages of stories260K.
+const maxPrerendered = 8 << 20
+
+// newPrerenderer prerenders into shell, go-app's page, whose root is the
+// placeholder <main id="playground">.
+func newPrerenderer(shell []byte) (*prerenderer, error) {
+	id := bytes.Index(shell, []byte(` id="playground"`))
+	start := bytes.LastIndex(shell[:max(id, 0)], []byte("<main"))
+	end := bytes.Index(shell[max(start, 0):], []byte("</main>"))
+	if id < 0 || start < 0 || end < 0 {
+		return nil, errors.New(`the page has no placeholder <main id="playground"> to prerender after`)
+	}
+	return &prerenderer{shell: shell, at: start + end + len("</main>"), cache: newPageCache(maxPrerendered)}, nil
+}
+
+// root is the prerendered root for rawQuery, or "" for the placeholder.
+func (p *prerenderer) root(rawQuery string) string {
+	if root, ok := p.cache.get(rawQuery); ok {
+		return root
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if root, ok := p.cache.get(rawQuery); ok { // drawn while this one waited
+		return root
+	}
+	root, err := p.pages.Page(rawQuery, "/")
+	var refused *ui.NotPrerenderedError
+	if err != nil && !errors.As(err, &refused) {
+		// A bug in a view or the engine: the browser draws the page.
+		fmt.Printf("nexttoken: prerendering %q failed (please report it): %v\n", rawQuery, err)
+	}
+	p.cache.put(rawQuery, root)
+	return root
+}
+
+// serve serves the page for r's query, with the headers go-app gave its
+// page and its og:url and og:image on the request's host (requestOrigin),
+// gzipped for a client that takes it: compressed here, at gzip's best
+// speed, since every link has a page of its own.
+func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.Header) {
+	root := p.root(r.URL.RawQuery)
+	page := make([]byte, 0, len(p.shell)+len(root))
+	page = append(append(append(page, p.shell[:p.at]...), root...), p.shell[p.at:]...)
+	page = withOrigin(page, requestOrigin(r), r.URL.Path)
+	maps.Copy(w.Header(), header.Clone())
+	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
+		var gz bytes.Buffer
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(&gz)
+		zw.Write(page)
+		zw.Close()
+		gzipWriters.Put(zw)
+		w.Header().Set("Content-Encoding", "gzip")
+		w = lengthWriter{w, int64(gz.Len())}
+		page = gz.Bytes()
+	}
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
+}
+
+// gzipWriters are writers at gzip's best speed: a prerendered page is
+// compressed for each request, in about a millisecond.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // the level is valid
+	return zw
+}}
+
+// pageCache keeps prerendered roots by link up to a number of bytes, links
+// counted, dropping the least recently used.
+type pageCache struct {
+	mu     sync.Mutex
+	max    int
+	bytes  int
+	order  *list.List // of *cached, most recent first
+	byLink map[string]*list.Element
+}
+
+type cached struct{ link, root string }
+
+func newPageCache(max int) *pageCache {
+	return &pageCache{max: max, order: list.New(), byLink: map[string]*list.Element{}}
+}
+
+func (c *pageCache) get(link string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byLink[link]
+	if !ok {
+		return "", false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cached).root, true
+}
+
+// put keeps root for link; a root larger than the whole cache is not kept.
+func (c *pageCache) put(link, root string) {
+	size := len(link) + len(root)
+	if size > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byLink[link]; ok {
+		return
+	}
+	for c.bytes+size > c.max {
+		last := c.order.Back()
+		old := c.order.Remove(last).(*cached)
+		delete(c.byLink, old.link)
+		c.bytes -= len(old.link) + len(old.root)
+	}
+	c.byLink[link] = c.order.PushFront(&cached{strings.Clone(link), root})
+	c.bytes += size
+}

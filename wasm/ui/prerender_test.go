@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestPrerender draws pages natively as links describe them: the hot
+// views' numbers are in the HTML, the root says it is prerendered, and a
+// session past the work cap or on a file the server lacks is refused
+// before any computing.
+func TestPrerender(t *testing.T) {
+	for _, tc := range []struct {
+		query   string
+		wants   []string // in the page
+		refused bool
+	}{
+		{query: "model=toy&steps=3", wants: []string{
+			`id="prerendered"`, `data-prerendered="true"`, `data-link="model=toy&amp;steps=3"`, `data-ready="false"`,
+			">3 steps</span>", `<th class="p">p</th>`, "The cat sat on the"}},
+		{query: "embed=1&view=softmax&model=logits&vocab=The,cat,sat,on,the,mat&logits=-2.1,0.3,3.1,0.8,0.1,-0.5",
+			wants: []string{`class="embed"`, `data-view="softmax"`, "0.8041"}},
+		{query: "model=stories260K&prompt=Once%20upon%20a%20time&steps=8", wants: []string{"8 steps"}},
+		{query: "model=stories260K&steps=4000", refused: true},
+		{query: "model=stories260K&prompt=" + strings.Repeat("a", 4000), refused: true},
+		{query: "model=file:0123456789abcdef:1000:model.gguf", refused: true},
+		{query: "model=url:0123456789abcdef:1000:https://example.com/model.gguf", refused: true},
+	} {
+		var r Prerendering
+		page, err := r.Page(tc.query, "/")
+		var np *NotPrerenderedError
+		switch {
+		case tc.refused && !errors.As(err, &np):
+			t.Errorf("%s: %v, want a NotPrerenderedError", tc.query, err)
+		case !tc.refused && err != nil:
+			t.Errorf("%s: %v", tc.query, err)
+		}
+		for _, w := range tc.wants {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: the page lacks %s", tc.query, w)
+			}
+		}
+		if strings.Contains(page, `data-drawn`) || strings.Contains(page, `id="playground"`) {
+			t.Errorf("%s: the prerendered root claims to be the live page", tc.query)
+		}
+	}
+}
+
+// TestApplyPaint writes content and attributes into HTML as the browser's
+// paint.js does, nested elements of the same name included.
+func TestApplyPaint(t *testing.T) {
+	page := `<main id="root" class="a"><div id="x"><div>old</div><div></div></div><div id="y" hidden></div><input id="f" value="1"></main>`
+	got, err := applyPaint(page, map[string]string{
+		"x":        "<b>new</b>",
+		"y hidden": "false",
+		"x style":  "width: 5px",
+		"f value":  `a"b`,
+		"missing":  "ignored",
+	})
+	want := `<main id="root" class="a"><div id="x" style="width: 5px"><b>new</b></div><div id="y"></div><input id="f" value="a&quot;b"></main>`
+	if err != nil || got != want {
+		t.Errorf("got %s, %v\nwant %s", got, err, want)
+	}
+}

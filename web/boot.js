@@ -1,0 +1,59 @@
+// nexttoken's boot: go-app's app.js calls nexttokenBoot(start) instead of
+// starting the WebAssembly program at once (the server and the export
+// patch it so). The playground's own page starts at once. An embed starts
+// when its frame comes near the reader's viewport or the reader touches
+// it, and the embeds of one page start one after another, each once the
+// one before has drawn: a page of ten embeds boots the ones read, not ten
+// programs together. Meanwhile a page the server prerendered shows its
+// session's real numbers (app.css shows it until the live page has drawn;
+// then it goes).
+globalThis.nexttokenBoot = (start) => {
+  const prerendered = document.getElementById("prerendered");
+  // A static host sends one prerendered page whatever the link: it shows
+  // only the session it was drawn for.
+  if (prerendered && (prerendered.dataset.link !== location.search.slice(1) || location.hash.length > 1)) {
+    prerendered.remove();
+  }
+  const drawn = new Promise((resolve) => {
+    const check = () => {
+      if (!document.querySelector("#playground[data-drawn]")) return false;
+      document.getElementById("prerendered")?.remove();
+      resolve();
+      return true;
+    };
+    if (check()) return;
+    const watch = new MutationObserver(() => check() && watch.disconnect());
+    watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-drawn"]});
+  });
+  const embed = new URLSearchParams(location.search).get("embed");
+  if (embed === null || embed === "0") {
+    start();
+    return;
+  }
+  let started = false;
+  let near;
+  const touches = ["pointerdown", "keydown", "focusin"];
+  const go = () => {
+    if (started) return;
+    started = true;
+    near?.disconnect();
+    touches.forEach((t) => removeEventListener(t, go, true));
+    // One boot at a time on the page: the lock is held until this embed
+    // has drawn, or for a few seconds if it never does.
+    if (!navigator.locks) {
+      start();
+      return;
+    }
+    navigator.locks.request("nexttoken-boot", () => {
+      start();
+      return Promise.race([drawn, new Promise((r) => setTimeout(r, 4000))]);
+    });
+  };
+  touches.forEach((t) => addEventListener(t, go, true));
+  if (!globalThis.IntersectionObserver) {
+    go();
+    return;
+  }
+  near = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), {rootMargin: "200px"});
+  near.observe(document.body);
+};
