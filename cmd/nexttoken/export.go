@@ -19,6 +19,7 @@ import (
 	goapperrors "github.com/maxence-charriere/go-app/v10/pkg/errors"
 
 	"nexttoken"
+	"nexttoken/wasm/ui"
 )
 
 const exportUsage = `usage: nexttoken export [flags] DIR
@@ -96,7 +97,29 @@ func exportSite(web, dir, base, origin string) (packed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := os.WriteFile(index, withOrigin(page, origin, base), 0o644); err != nil {
+	// The page shows the default session's numbers before the program
+	// runs; a link to another session drops them (web/boot.js).
+	pre, err := newPrerenderer(page)
+	if err != nil {
+		return false, err
+	}
+	first, err := pre.pages.Page("", base)
+	if err != nil {
+		return false, fmt.Errorf("prerendering the default session: %w", err)
+	}
+	if err := os.WriteFile(index, withOrigin(pre.page(first), origin, base), 0o644); err != nil {
+		return false, err
+	}
+	js := filepath.Join(dir, "app.js")
+	appJS, err := os.ReadFile(js)
+	if err != nil {
+		return false, err
+	}
+	booting, err := ui.BootAppJS(string(appJS))
+	if err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(js, []byte(booting), 0o644); err != nil {
 		return false, err
 	}
 	// The documentation page reaches the playground and web/ by relative

@@ -17,7 +17,7 @@ import (
 
 // quotedPath is an absolute path in quotes, as in an HTML attribute, a
 // JavaScript string or JSON; a lone "/" is left out.
-var quotedPath = regexp.MustCompile(`["'](/[^"'\s]+)`)
+var quotedPath = regexp.MustCompile(`["'](/[^"'\s]+)["']`)
 
 // TestExport exports a web folder with a fake app.wasm for the site root and
 // for a sub-path: go-app's files name their URLs under the base, nothing in

@@ -68,15 +68,19 @@ func (p *prerenderer) root(rawQuery string) string {
 	return root
 }
 
+// page is the shell with root, a prerendered root or "", after its
+// placeholder.
+func (p *prerenderer) page(root string) []byte {
+	page := make([]byte, 0, len(p.shell)+len(root))
+	return append(append(append(page, p.shell[:p.at]...), root...), p.shell[p.at:]...)
+}
+
 // serve serves the page for r's query, with the headers go-app gave its
 // page and its og:url and og:image on the request's host (requestOrigin),
 // gzipped for a client that takes it: compressed here, at gzip's best
 // speed, since every link has a page of its own.
 func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.Header) {
-	root := p.root(r.URL.RawQuery)
-	page := make([]byte, 0, len(p.shell)+len(root))
-	page = append(append(append(page, p.shell[:p.at]...), root...), p.shell[p.at:]...)
-	page = withOrigin(page, requestOrigin(r), r.URL.Path)
+	page := withOrigin(p.page(p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer
