@@ -3,10 +3,17 @@
 // patch it so). The playground's own page starts at once. An embed starts
 // when its frame comes near the reader's viewport or the reader touches
 // it, and the embeds of one page start one after another, each once the
-// one before has drawn: a page of ten embeds boots the ones read, not ten
+// one before is ready: a page of ten embeds boots the ones read, not ten
 // programs together. Meanwhile a page the server prerendered shows its
-// session's real numbers (app.css shows it until the live page has drawn;
-// then it goes).
+// session's real numbers: app.css shows it until the live page is ready
+// and painted (data-painted), and then it goes.
+
+// Before the page's body is parsed (this script is in its head): whether
+// the link has a fragment or a query, which a prerendered page may not
+// have been drawn for (app.css).
+if (location.hash.length > 1) document.documentElement.dataset.away = "hash";
+else if (location.search.length > 1) document.documentElement.dataset.away = "query";
+
 globalThis.nexttokenBoot = (start) => {
   const prerendered = document.getElementById("prerendered");
   // A static host sends one prerendered page whatever the link: it shows
@@ -14,16 +21,16 @@ globalThis.nexttokenBoot = (start) => {
   if (prerendered && (prerendered.dataset.link !== location.search.slice(1) || location.hash.length > 1)) {
     prerendered.remove();
   }
-  const drawn = new Promise((resolve) => {
+  const ready = new Promise((resolve) => {
     const check = () => {
-      if (!document.querySelector("#playground[data-drawn]")) return false;
+      if (!document.querySelector("#playground[data-painted]")) return false;
       document.getElementById("prerendered")?.remove();
       resolve();
       return true;
     };
     if (check()) return;
     const watch = new MutationObserver(() => check() && watch.disconnect());
-    watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-drawn"]});
+    watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-painted"]});
   });
   const embed = new URLSearchParams(location.search).get("embed");
   if (embed === null || embed === "0") {
@@ -39,14 +46,14 @@ globalThis.nexttokenBoot = (start) => {
     near?.disconnect();
     touches.forEach((t) => removeEventListener(t, go, true));
     // One boot at a time on the page: the lock is held until this embed
-    // has drawn, or for a few seconds if it never does.
+    // is ready, or for a few seconds if it never is.
     if (!navigator.locks) {
       start();
       return;
     }
     navigator.locks.request("nexttoken-boot", () => {
       start();
-      return Promise.race([drawn, new Promise((r) => setTimeout(r, 4000))]);
+      return Promise.race([ready, new Promise((r) => setTimeout(r, 4000))]);
     });
   };
   touches.forEach((t) => addEventListener(t, go, true));

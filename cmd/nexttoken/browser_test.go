@@ -248,24 +248,46 @@ type pageLoad struct {
 	Wasm      float64 `json:"wasm"`      // app.wasm received
 	WasmBytes int     `json:"wasmBytes"` // app.wasm's bytes on the wire; 0 from a cache
 	Ready     float64 `json:"ready"`     // the app live
+	Numbers   float64 `json:"numbers"`   // the first frame that showed a p column's numbers
+	Gaps      int     `json:"gaps"`      // frames after that which showed none (a flash)
+	CLS       float64 `json:"cls"`       // the layout shifts' sum, as Chromium scores them
 }
 
 // readyObserver runs in the page before its scripts and records when the
 // wasm app is live: go-app has removed its loader (the wasm program started)
 // and the playground has set its ready marker from OnMount. Both matter: the
 // server prerenders the playground, so it is there before the wasm runs.
-const readyObserver = `new MutationObserver((_, observer) => {
-	if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"]')) {
-		window.nexttokenReady = performance.now();
-		observer.disconnect();
-	}
-}).observe(document, {childList: true, subtree: true, attributes: true});`
+// It also records, frame by frame, when the page first showed real numbers
+// (a p column's, prerendered or live), how many frames after that showed
+// none until the live page took over (data-painted), and the layout
+// shifts.
+const readyObserver = `(() => {
+	window.nexttokenGaps = 0;
+	window.nexttokenCLS = 0;
+	new PerformanceObserver(list => {
+		for (const e of list.getEntries()) if (!e.hadRecentInput) window.nexttokenCLS += e.value;
+	}).observe({type: "layout-shift", buffered: true});
+	const numbers = () => [...document.querySelectorAll("td.p")].some(td => td.checkVisibility() && /\d/.test(td.textContent));
+	const frame = () => {
+		if (numbers()) window.nexttokenNumbers ??= performance.now();
+		else if (window.nexttokenNumbers !== undefined) window.nexttokenGaps++;
+		if (!document.querySelector("#playground[data-painted]") && performance.now() < 20000) requestAnimationFrame(frame);
+	};
+	requestAnimationFrame(frame);
+	new MutationObserver((_, observer) => {
+		if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"]')) {
+			window.nexttokenReady = performance.now();
+			observer.disconnect();
+		}
+	}).observe(document, {childList: true, subtree: true, attributes: true});
+})();`
 
 // loadFigures is a pageLoad once the app is live, and null before.
 const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
 	const wasm = performance.getEntriesByType("resource").find(e => new URL(e.name).pathname === "/web/app.wasm");
-	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady};
+	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
+		numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`
 
 // loadPage navigates tab to url and waits until the app is live.

@@ -61,16 +61,28 @@ func BootAppJS(js string) (string, error) {
 
 // appWorker is go-app's service worker with two changes. A new version
 // deletes every other cache, the reader's models too (modelCache): caches
-// named nexttoken-… now stay. And a page opened offline is served whatever
-// its query, which the page reads, not the server: go-app's worker looks up
-// the address with its query, and only "/" is cached. (The server's only:
-// the browser's build of go-app has no worker script.)
+// named nexttoken-… now stay. And a page comes from the network, drawn for
+// its link (prerendered), and from the cache only offline, whatever its
+// query, which the page reads: go-app's worker serves every page from its
+// cache, where only "/" is. (The server's only: the browser's build of
+// go-app has no worker script.)
 func appWorker() string {
 	return patch(app.DefaultAppWorkerJS,
 		`if (key !== cacheName) {`,
 		`if (key !== cacheName && !key.startsWith("nexttoken-")) {`,
 		`const cachedResponse = await caches.match(request);`,
-		`const cachedResponse = await caches.match(request, {ignoreSearch: request.mode === "navigate"});`)
+		`if (request.mode === "navigate") {
+    try {
+      return await fetch(request);
+    } catch (err) {
+      const page = await caches.match(request, {ignoreSearch: true});
+      if (page) {
+        return page;
+      }
+      throw err;
+    }
+  }
+  const cachedResponse = await caches.match(request);`)
 }
 
 // patch replaces each old string of s, which must be there once, with its

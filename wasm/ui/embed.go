@@ -52,6 +52,6 @@ func (p *Playground) embedPage(s play.Snapshot, content ...app.UI) app.UI {
 		append(content, app.P().Class("open-full").Body(
 			app.A().ID("open-full").Href(p.ctl.ShareLink()).Target("_blank").Attr("rel", "noopener").
 				Text("Open in nexttoken ↗"),
-		))...,
+		), p.readyMark())...,
 	)
 }

@@ -198,8 +198,32 @@ func (p *Playground) Render() (page app.UI) {
 		kvCard(s, p.board),
 		&StoredModels{},
 		footer(),
+		p.readyMark(),
 	)
 }
+
+// readyMark is the page's last child once it is ready: its paint,
+// deferred like the hot views' and after theirs, marks the root
+// data-painted, and a prerendered page gives way to the live one then
+// (app.css, web/boot.js).
+func (p *Playground) readyMark() app.UI {
+	if p.ready() != "true" {
+		return app.Text("")
+	}
+	return &ReadyMark{Board: p.board}
+}
+
+// ReadyMark marks the page's root data-painted when it paints.
+type ReadyMark struct {
+	app.Compo
+
+	Board *board
+}
+
+func (m *ReadyMark) OnMount(ctx app.Context) { mount(ctx, m.Board, m) }
+func (m *ReadyMark) OnDismount()             { m.Board.remove(m) }
+func (m *ReadyMark) Render() app.UI          { return app.Span().Hidden(true) }
+func (m *ReadyMark) paint(play.Snapshot)     { setAttr("playground", "data-painted", "true") }
 
 // shownModel is the model the picker shows: the one on its way while it
 // is, so that Cancel puts the picker back.

@@ -746,9 +746,12 @@ func TestLoadingBanner(t *testing.T) {
 }
 
 // TestAppWorker: the service worker keeps the reader's models across
-// versions and serves the page offline whatever its query.
+// versions, fetches pages from the network and serves them offline
+// whatever their query.
 func TestAppWorker(t *testing.T) {
-	contains(t, "app worker", appWorker(), `!key.startsWith("nexttoken-")`, `ignoreSearch: request.mode === "navigate"`)
+	contains(t, "app worker", appWorker(), `!key.startsWith("nexttoken-")`, `if (request.mode === "navigate") {
+    try {
+      return await fetch(request);`, `caches.match(request, {ignoreSearch: true})`)
 	if !strings.HasPrefix(modelCache, "nexttoken-") {
 		t.Errorf("the model cache %q would be deleted by a new version", modelCache)
 	}

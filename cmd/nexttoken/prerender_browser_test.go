@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// prerenderedPages are links whose pages the server prerenders, with a
+// number each shows in its p column.
+var prerenderedPages = []struct{ path, number string }{
+	{"/", "0.8041"},
+	{"/?model=stories260K&prompt=Once%20upon%20a%20time&steps=8", ""},
+	{"/?embed=1&view=softmax&model=logits&vocab=The,cat,sat,on,the,mat&logits=-2.1,0.3,3.1,0.8,0.1,-0.5", "0.8041"},
+	{"/?embed=1&view=all&theme=dark&model=stories260K&steps=3", ""},
+}
+
+// TestPrerenderedWithoutScripts opens prerendered pages with JavaScript
+// off: no WebAssembly runs, and the page shows its session's real numbers,
+// not the placeholder or go-app's loader.
+func TestPrerenderedWithoutScripts(t *testing.T) {
+	h := needBrowser(t)
+	for _, tc := range prerenderedPages {
+		t.Run(tc.path, func(t *testing.T) {
+			tab := openTab(t, h.browser)
+			if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+				t.Fatal(err)
+			}
+			must(tab, "open "+tc.path, chromedp.Navigate(h.url+tc.path))
+			ps := evaluate[[]string](tab, `[...document.querySelectorAll('td.p')].filter(td => td.checkVisibility()).map(td => td.textContent)`)
+			if len(ps) == 0 || !strings.Contains(strings.Join(ps, " "), tc.number) {
+				t.Errorf("the p column shows %q, want numbers with %s", ps, tc.number)
+			}
+			for _, hidden := range []string{"#playground", "#app-wasm-loader"} {
+				if evaluate[bool](tab, `document.querySelector(`+jsString(hidden)+`).checkVisibility()`) {
+					t.Errorf("%s shows over the prerendered page", hidden)
+				}
+			}
+		})
+	}
+}
+
+// TestPrerenderedToLive loads prerendered pages as a reader does: real
+// numbers from the first frames on, no frame without them until the page
+// is live (the live page takes over without a flash), no layout shift,
+// and then the prerendered copy is gone.
+func TestPrerenderedToLive(t *testing.T) {
+	h := needBrowser(t)
+	for _, tc := range prerenderedPages {
+		t.Run(tc.path, func(t *testing.T) {
+			tab := openTab(t, h.browser)
+			load, err := loadPage(tab, h.url+tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if load.Numbers < 0 || load.Numbers > load.Ready {
+				t.Errorf("the numbers showed at %.0f ms, the page was live at %.0f ms", load.Numbers, load.Ready)
+			}
+			// The live page takes over; the prerendered one goes.
+			waitFor(tab, `document.getElementById('prerendered') === null && document.querySelector('#playground[data-painted]') !== null`)
+			waitFor(tab, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			if gaps := evaluate[int](tab, `window.nexttokenGaps`); gaps > 0 {
+				t.Errorf("%d frames between the prerendered numbers and the live page showed none", gaps)
+			}
+			if cls := evaluate[float64](tab, `window.nexttokenCLS`); cls > 0.05 {
+				t.Errorf("layout shift %.3f, want ≤ 0.05", cls)
+			}
+		})
+	}
+}
+
+// TestEmbedsBootWhenNear puts ten embeds in a host page of another
+// origin, one above the other: the ones near the viewport boot, the others
+// wait until scrolled to; every one shows its prerendered numbers.
+func TestEmbedsBootWhenNear(t *testing.T) {
+	h := needBrowser(t)
+	var frames strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&frames, `<iframe src="%s/?embed=1&amp;view=softmax&amp;model=logits&amp;vocab=a,b,c&amp;logits=%d,1,0" height="500" style="display:block;width:600px;border:0"></iframe>`, h.url, i)
+	}
+	tab := openHost(t, frames.String())
+	// 2 a frame that is live, 1 one that shows its numbers, 0 neither.
+	const state = `document.querySelector('#playground[data-painted]') ? 2 : document.querySelector('td.p') ? 1 : 0`
+	frameStates := func() []float64 {
+		v, err := inFrames(tab, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	waitFor(tab, `new Promise(r => setTimeout(() => r(true), 200))`)
+	for deadline := time.Now().Add(actionTimeout); ; time.Sleep(20 * time.Millisecond) {
+		if s := frameStates(); len(s) == 10 && s[0] == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first embed did not boot: %v", frameStates())
+		}
+	}
+	// Each frame not yet live has had the time the first took to boot.
+	waitFor(tab, `new Promise(r => setTimeout(() => r(true), 1500))`)
+	near := evaluate[int](tab, `[...document.querySelectorAll('iframe')].filter(f => f.getBoundingClientRect().top < innerHeight + 200).length`)
+	states := frameStates()
+	booted := 0
+	for i, s := range states {
+		if s == 2 {
+			booted++
+		}
+		if s == 0 {
+			t.Errorf("embed %d shows no numbers", i)
+		}
+	}
+	t.Logf("%d of 10 embeds booted, %d near the viewport: %v", booted, near, states)
+	if booted > near {
+		t.Errorf("%d of 10 embeds booted, %d are near the viewport", booted, near)
+	}
+	evaluate[bool](tab, `(document.querySelectorAll('iframe')[9].scrollIntoView(), true)`)
+	for deadline := time.Now().Add(actionTimeout); ; time.Sleep(20 * time.Millisecond) {
+		if s := frameStates(); s[9] == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the last embed did not boot once scrolled to: %v", frameStates())
+		}
+	}
+}
