@@ -255,8 +255,8 @@ type pageLoad struct {
 
 // readyObserver runs in the page before its scripts and records when the
 // wasm app is live: go-app has removed its loader (the wasm program started)
-// and the playground has set its ready marker from OnMount. Both matter: the
-// server prerenders the playground, so it is there before the wasm runs.
+// and the playground is ready and painted, in place of the page the server
+// prerendered, which is there before the wasm runs.
 // It also records, frame by frame, when the page first showed real numbers
 // (a p column's, prerendered or live), how many frames after that showed
 // none until the live page took over (data-painted), and the layout
@@ -275,7 +275,7 @@ const readyObserver = `(() => {
 	};
 	requestAnimationFrame(frame);
 	new MutationObserver((_, observer) => {
-		if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"]')) {
+		if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"][data-painted]')) {
 			window.nexttokenReady = performance.now();
 			observer.disconnect();
 		}

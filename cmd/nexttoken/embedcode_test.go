@@ -44,10 +44,10 @@ func TestEmbedCodeChoices(t *testing.T) {
 		// The snippet's height is the one the preview, as wide as the
 		// column, reports.
 		waitFor(tab, `(() => {
-			const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
-			return p.clientWidth === `+width+` && p.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+			const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code')?.value ?? '';
+			return p?.clientWidth === `+width+` && p.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') &&
 				c.includes('width="`+width+`"') && c.includes('theme=dark') &&
-				Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+				Math.abs(/height="(\d+)"/.exec(c)?.[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
 		})()`)
 	}
 	if c := code(); strings.Contains(c, "<script") {
@@ -115,9 +115,9 @@ func TestEmbedCodeWithoutScript(t *testing.T) {
 	click(tab, "#share summary")
 	setInput(tab, "#embed-view", "kv")
 	waitFor(tab, `(() => {
-		const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
-		return p.contentDocument?.querySelector('#playground[data-ready="true"]') &&
-			Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+		const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code')?.value ?? '';
+		return p?.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') &&
+			Math.abs(/height="(\d+)"/.exec(c)?.[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
 	})()`)
 	code := evaluate[string](tab, `document.querySelector('#embed-code').value`)
 	if strings.Contains(code, "<script") || !strings.Contains(code, `loading="lazy"`) || !strings.Contains(code, `title="nexttoken: kv"`) {
@@ -131,7 +131,7 @@ func TestEmbedCodeWithoutScript(t *testing.T) {
 	if n := evaluate[int](host, `document.scripts.length`); n != 0 {
 		t.Fatalf("the host page runs %d scripts", n)
 	}
-	content := frameValues(host, 1, `document.querySelector('#playground[data-ready="true"]') ? `+contentHeight+`(document) : -1`)
+	content := frameValues(host, 1, `document.querySelector('#playground[data-ready="true"][data-painted]') ? `+contentHeight+`(document) : -1`)
 	frame := evaluate[[]float64](host, `(() => { const r = document.querySelector('iframe').getBoundingClientRect(); return [r.width, r.height]; })()`)
 	if frame[0] != 720 || frame[1] != float64(height) {
 		t.Errorf("the frame is %v × %v px, the snippet says 720 × %d", frame[0], frame[1], height)
@@ -202,7 +202,7 @@ func framesFit(tab context.Context, n int, when string) {
 	t.Helper()
 	deadline := time.Now().Add(actionTimeout)
 	for {
-		content, err := inFrames(tab, `document.querySelector('#playground[data-ready="true"]') ? `+contentHeight+`(document) : -1`)
+		content, err := inFrames(tab, `document.querySelector('#playground[data-ready="true"][data-painted]') ? `+contentHeight+`(document) : -1`)
 		frames := evaluate[[]float64](tab, `[...document.querySelectorAll('iframe')].map(f => f.getBoundingClientRect().height)`)
 		fit := err == nil && len(content) == n && len(frames) == n
 		for i := 0; fit && i < n; i++ {

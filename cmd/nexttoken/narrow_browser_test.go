@@ -110,7 +110,7 @@ func TestNarrowTablesKeepP(t *testing.T) {
 		preview := "document.querySelector('#embed-preview')?.contentDocument"
 		for _, view := range []string{"softmax", "all"} {
 			setInput(tab, "#embed-view", view)
-			waitWithin(tab, preview+`?.querySelector('#playground[data-ready="true"][data-view=`+jsString(view)+`]') != null`, loadTimeout)
+			waitWithin(tab, preview+`?.querySelector('#playground[data-ready="true"][data-painted][data-view=`+jsString(view)+`]') != null`, loadTimeout)
 			width := int64(evaluate[int](tab, preview+".documentElement.clientWidth"))
 			t.Logf("the preview of %s is %d px wide", view, width)
 			reportCut(t, view+" at "+strconv.FormatInt(width, 10)+" px: ", cutInDocument(tab, preview, width))
@@ -162,7 +162,7 @@ func openEmbedFrame(t *testing.T, path string) context.Context {
 		document.body.prepend(f);
 		return true;
 	})()`)
-	waitWithin(tab, `document.querySelector('iframe').contentDocument?.querySelector('#playground[data-ready="true"]') != null`, loadTimeout)
+	waitWithin(tab, `document.querySelector('iframe').contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') != null`, loadTimeout)
 	return tab
 }
 

@@ -160,7 +160,7 @@ func TestDocsPage(t *testing.T) {
 	for i := range n {
 		frame := fmt.Sprintf(`document.querySelectorAll('iframe')[%d]`, i)
 		evaluate[bool](tab, `(`+frame+`.scrollIntoView(), true)`)
-		waitFor(tab, `(f => f.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+		waitFor(tab, `(f => f.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') &&
 			f.style.height !== '' &&
 			Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)(`+frame+`)`)
 	}
@@ -231,11 +231,11 @@ func TestEmbedHeights(t *testing.T) {
 					t.Helper()
 					waitFor(tab, `(() => {
 						const d = document.querySelector('#embed').contentDocument;
-						return d?.querySelector('#playground[data-ready="true"]') && (d.querySelector('#status')?.textContent ?? '') === `+jsString(want)+`;
+						return d?.querySelector('#playground[data-ready="true"][data-painted]') && (d.querySelector('#status')?.textContent ?? '') === `+jsString(want)+`;
 					})()`)
 					fits(tab, when)
 				}
-				waitFor(tab, `document.querySelector('#embed').contentDocument?.querySelector('#playground[data-ready="true"]') != null`)
+				waitFor(tab, `document.querySelector('#embed').contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') != null`)
 				if !evaluate[bool](tab, `!!document.querySelector('#embed').contentDocument.querySelector('#step')`) {
 					// No step buttons: the link takes the steps.
 					fits(tab, "after load")
@@ -282,7 +282,7 @@ func TestEmbedFillsTallerFrame(t *testing.T) {
 		document.body.append(host);
 		return true;
 	})()`)
-	waitFor(tab, `document.querySelector('iframe').contentDocument?.querySelector('iframe')?.contentDocument?.querySelector('#playground[data-ready="true"]') != null`)
+	waitFor(tab, `document.querySelector('iframe').contentDocument?.querySelector('iframe')?.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') != null`)
 	content := evaluate[float64](tab, `document.querySelector('iframe').contentDocument.querySelector('iframe').contentDocument.body.getBoundingClientRect().height`)
 	if content > 800 {
 		t.Fatalf("the tokens view is %v px tall: the frame is not taller", content)
@@ -345,7 +345,7 @@ func navigateFrame(tab context.Context, src string) {
 		f.addEventListener('load', () => ok(true), {once: true});
 		f.src = `+src+`;
 	})`)
-	waitFor(tab, `document.querySelector('#embed').contentDocument.querySelector('#playground[data-ready="true"]') !== null`)
+	waitFor(tab, `document.querySelector('#embed').contentDocument.querySelector('#playground[data-ready="true"][data-painted]') !== null`)
 }
 
 // TestEmbedCodeHeight opens the share panel: the embed is previewed, and
@@ -357,7 +357,7 @@ func TestEmbedCodeHeight(t *testing.T) {
 	setInput(tab, "#embed-view", "kv")
 	// The preview fetches stories260K before it is ready, showing the
 	// default session meanwhile: its height settles once it is.
-	waitFor(tab, `document.querySelector('#embed-preview')?.contentDocument?.querySelector('#playground[data-ready="true"]') &&
+	waitFor(tab, `document.querySelector('#embed-preview')?.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') &&
 		Math.abs(/height="(\d+)"/.exec(document.querySelector('#embed-code').value)?.[1] -
 			document.querySelector('#embed-preview').contentDocument.body.getBoundingClientRect().height) <= 1`)
 	reported := evaluate[int](tab, `Number(/height="(\d+)"/.exec(document.querySelector('#embed-code').value)[1])`)
