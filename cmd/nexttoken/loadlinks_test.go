@@ -316,8 +316,14 @@ func refusedPart(t *testing.T, path string) string {
 const maxServeRSS = 64 << 20
 
 // linkTimeout is how long a request of TestLoadLinks may take, from the
-// request sent to the last byte of its page: longer is an error.
-const linkTimeout = 30 * time.Second
+// request sent to the last byte of its page, and floodTimeout how long
+// all may take: longer is an error, and so is a link not sent by then.
+// A server that answers nothing fails the test in floodTimeout plus
+// linkTimeout.
+const (
+	linkTimeout  = 30 * time.Second
+	floodTimeout = 3 * time.Minute
+)
 
 // TestLoadLinks sends NEXTTOKEN_LOAD_LINKS distinct links (1000; loadLinks
 // makes them), NEXTTOKEN_LOAD_LINK_CONCURRENCY at a time (32), each once,
@@ -344,6 +350,10 @@ func TestLoadLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cpuBefore, err := cpuTime(srv.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sampled := sampleRSS(srv.pid, 20*time.Millisecond)
 	r := flood(srv.url, links, concurrency)
 	peakSampled := sampled()
@@ -351,8 +361,12 @@ func TestLoadLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := srv.stop(t)
-	cpu := state.UserTime() + state.SystemTime()
+	cpuAfter, err := cpuTime(srv.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := cpuAfter - cpuBefore
+	srv.stop(t)
 	endLoad := loadAverage()
 
 	all := r.latencies()
@@ -360,24 +374,24 @@ func TestLoadLinks(t *testing.T) {
 		n, concurrency, loadAccept, r.elapsed.Round(time.Millisecond), startLoad, endLoad)
 	t.Logf("  %.0f requests/s, %d errors, latency %s; %s received",
 		float64(n)/r.elapsed.Seconds(), r.errors(), spread(all), megabytes(r.bytes))
-	t.Logf("  the server's RSS %s before, peak %s (VmHWM; %s read every 20 ms); CPU %s (user and system, its whole run)",
-		megabytes(rssBefore<<10), megabytes(hwm<<10), megabytes(peakSampled<<10), cpu.Round(time.Millisecond))
+	t.Logf("  the server's RSS %s before, peak %s (VmHWM; %s read every 20 ms); its CPU time during the flood %s (%.2f cores)",
+		megabytes(rssBefore<<10), megabytes(hwm<<10), megabytes(peakSampled<<10), cpu, cpu.Seconds()/r.elapsed.Seconds())
 	for i := range linkKinds {
 		k := &linkKinds[i]
-		if s := r.byKind[k]; s != nil {
+		if s := r.byKind[k]; s.sent > 0 {
 			slices.Sort(s.latencies)
-			t.Logf("  %-16s %4d links, %d errors, latency %s", k.name, len(s.latencies), s.errors, spread(s.latencies))
+			t.Logf("  %-16s %4d links, %d errors, latency %s", k.name, s.sent, s.errors, spread(s.latencies))
 		}
 	}
 	t.Logf("summary: %d distinct links, %d concurrent: %d errors, p50 %s, p99 %s, max %s, %.0f requests/s, peak RSS %s, server CPU %s, load average %s → %s",
 		n, concurrency, r.errors(), percentile(all, 50), percentile(all, 99), percentile(all, 100),
-		float64(n)/r.elapsed.Seconds(), megabytes(hwm<<10), cpu.Round(time.Millisecond), startLoad, endLoad)
+		float64(n)/r.elapsed.Seconds(), megabytes(hwm<<10), cpu, startLoad, endLoad)
 
 	if r.errors() > 0 {
 		for _, e := range r.firstErrors {
 			t.Errorf("%s", e)
 		}
-		t.Errorf("%d errors of %d requests", r.errors(), n)
+		t.Errorf("%d errors of %d requests, %d of them links not sent in %s", r.errors(), n, r.unsent, floodTimeout)
 	}
 	if hwm<<10 > maxServeRSS {
 		t.Errorf("peak RSS %s, more than %s", megabytes(hwm<<10), megabytes(maxServeRSS))
@@ -389,13 +403,15 @@ type floodResult struct {
 	elapsed     time.Duration
 	byKind      map[*linkKind]*kindResult
 	bytes       int64    // received, all bodies as sent
+	unsent      int      // links not sent in floodTimeout
 	firstErrors []string // the first few
 }
 
 // kindResult is what flood saw of one kind of link.
 type kindResult struct {
-	latencies []time.Duration
-	errors    int
+	sent      int
+	latencies []time.Duration // of the requests answered or failed
+	errors    int             // with the links not sent
 }
 
 // latencies are all the requests' latencies, sorted.
@@ -421,8 +437,10 @@ const maxErrorsShown = 10
 
 // flood GETs each link once from base, c at a time, as Chromium would ask
 // (loadAccept), and times each request from its start to its body's last
-// byte.
+// byte. What is not done in floodTimeout is an error.
 func flood(base string, links []loadLink, c int) floodResult {
+	ctx, cancel := context.WithTimeout(context.Background(), floodTimeout)
+	defer cancel()
 	client := &http.Client{
 		Transport: &http.Transport{MaxIdleConnsPerHost: c, DisableCompression: true},
 		Timeout:   linkTimeout,
@@ -435,18 +453,26 @@ func flood(base string, links []loadLink, c int) floodResult {
 	var mu sync.Mutex
 	r.elapsed = inParallel(len(links), c, func(i int) {
 		l := links[i]
+		if ctx.Err() != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			r.byKind[l.kind].errors++
+			r.unsent++
+			return
+		}
 		begun := time.Now()
-		n, err := getPage(client, base+l.path)
+		n, err := getPage(ctx, client, base+l.path)
 		took := time.Since(begun)
 		mu.Lock()
 		defer mu.Unlock()
 		s := r.byKind[l.kind]
+		s.sent++
 		s.latencies = append(s.latencies, took)
 		r.bytes += n
 		if err != nil {
 			s.errors++
 			if len(r.firstErrors) < maxErrorsShown {
-				r.firstErrors = append(r.firstErrors, fmt.Sprintf("%s link after %s: %v: %.200s", l.kind.name, took.Round(time.Millisecond), err, l.path))
+				r.firstErrors = append(r.firstErrors, fmt.Sprintf("%s link after %s: %.300v: %.200s", l.kind.name, took.Round(time.Millisecond), err, l.path))
 			}
 		}
 	})
@@ -456,8 +482,8 @@ func flood(base string, links []loadLink, c int) floodResult {
 // getPage GETs a page and checks that it came whole: status 200, HTML, as
 // long as its Content-Length says, and, gzipped, decompressing to a
 // document that ends. It returns the bytes received.
-func getPage(client *http.Client, url string) (int64, error) {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+func getPage(ctx context.Context, client *http.Client, url string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -494,7 +520,7 @@ func getPage(client *http.Client, url string) (int64, error) {
 func requestError(err error) error {
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("timed out after %s: %w", linkTimeout, err)
+		return fmt.Errorf("timed out (after %s, or at the end of the flood's %s): %w", linkTimeout, floodTimeout, err)
 	}
 	return err
 }
@@ -531,4 +557,29 @@ func sampleRSS(pid int, interval time.Duration) (peakKB func() int64) {
 		close(stop)
 		return <-done
 	}
+}
+
+// cpuTime is the CPU time, user and system, that process pid has used so
+// far, from /proc/PID/stat, which counts it in USER_HZ, 100 a second.
+func cpuTime(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command's name, which ends with the last ")":
+	// the state is field 3, utime 14 and stime 15.
+	i := bytes.LastIndex(stat, []byte(") "))
+	f := strings.Fields(string(stat[i+2:]))
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, stat)
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %q", pid, stat)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100), nil
 }
