@@ -220,8 +220,8 @@ func someSettings(r *rand.Rand, seed uint64) sampler.Settings {
 	return set
 }
 
-// someSteps is a number of steps from 2 to link.MaxSteps, as many from 2
-// to 64 as from 64 to link.MaxSteps.
+// someSteps is a number of steps from 2 to link.MaxSteps, spread evenly
+// over its logarithm: as many from 2 to 64 as from 64 to 2,048.
 func someSteps(r *rand.Rand) int {
 	return int(math.Round(math.Exp(math.Log(2) + r.Float64()*(math.Log(link.MaxSteps)-math.Log(2)))))
 }
@@ -248,6 +248,7 @@ func storyPrompt(r *rand.Rand, size int) string {
 	}
 }
 
+// pick is one of from, at random.
 func pick[T any](r *rand.Rand, from []T) T { return from[r.IntN(len(from))] }
 
 // TestLoadLinksMix checks the links TestLoadLinks sends: the same every
