@@ -145,18 +145,31 @@ BASELINE ?=
 timing: web/app.wasm.br chromium
 	$(withBrowser) GO=$(GO) BASELINE=$(BASELINE) NEXTTOKEN_WLLAMA=$(WLLAMA) bash .ci/timing
 
-# loadtest sends LOAD_REQUESTS requests, LOAD_CONCURRENCY at a time, in turn
-# over /, /app.wasm, /web/app.css and /docs/, to nexttoken serve on a
-# loopback port, and prints requests/s, errors, the latency's p50 and p99
-# (all and by path) and the server's RSS before and after; then stops the
-# server. A measurement: the timings are reported, never checked, while an
-# error or an unclean shutdown fails it (make test runs a brief version,
-# TestLoad, that checks every byte).
+# loadtest measures nexttoken serve, built from the source (go build, as
+# the tests do), as a process of its own on a loopback port. First
+# LOAD_REQUESTS requests, LOAD_CONCURRENCY at a time, in turn over /,
+# /app.wasm, /web/app.css and /docs/: requests/s, errors, the latency's
+# p50 and p99 (all and by path) and the server's RSS before and after.
+# Then LOAD_LINKS distinct links, each once, LOAD_LINK_CONCURRENCY at a
+# time: readable links and embeds of sessions up to the most steps a link
+# allows, prompts of kilobytes, the toy model, the worked example, models
+# the server does not have and hostile links (huge numbers, NaN, values
+# too long): the latency's p50, p90, p99 and maximum (all and by kind of
+# link), requests/s, the server's peak RSS and CPU time and the load
+# average before and after, and a summary in one line. Measurements: the
+# timings are reported, never checked, while an error (a status other
+# than 200, a timeout, a page cut short), an unclean shutdown or a peak
+# RSS above 64 MB fails it. make test runs a brief version of the first,
+# TestLoad, that checks every byte, and checks the links of the second,
+# TestLoadLinksMix.
 LOAD_REQUESTS ?= 2000
 LOAD_CONCURRENCY ?= 16
+LOAD_LINKS ?= 1000
+LOAD_LINK_CONCURRENCY ?= 32
 loadtest: web/app.wasm.br
 	GO=$(GO) NEXTTOKEN_LOAD=1 NEXTTOKEN_LOAD_REQUESTS=$(LOAD_REQUESTS) NEXTTOKEN_LOAD_CONCURRENCY=$(LOAD_CONCURRENCY) \
-	  $(GO) test -run '^TestLoadMeasure$$' -count=1 -v ./cmd/nexttoken
+	  NEXTTOKEN_LOAD_LINKS=$(LOAD_LINKS) NEXTTOKEN_LOAD_LINK_CONCURRENCY=$(LOAD_LINK_CONCURRENCY) \
+	  $(GO) test -run '^(TestLoadMeasure|TestLoadLinks)$$' -count=1 -v ./cmd/nexttoken
 
 # aptInstall installs Debian's packages $(1) with apt-get, saying so first;
 # when another install holds apt's lock it waits for it (up to 5 minutes).

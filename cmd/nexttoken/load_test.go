@@ -66,6 +66,32 @@ func TestLoadMeasure(t *testing.T) {
 	requests := envInt(t, "NEXTTOKEN_LOAD_REQUESTS", 2000)
 	concurrency := envInt(t, "NEXTTOKEN_LOAD_CONCURRENCY", 16)
 	const web = "../../web"
+	srv := startServe(t, web)
+	before := rss(srv.pid, "VmRSS")
+	r := load(t, srv.url, web, requests, concurrency)
+	r.report(t, fmt.Sprintf("nexttoken serve, RSS %s before, %s after (peak %s)", before, rss(srv.pid, "VmRSS"), rss(srv.pid, "VmHWM")))
+	if r.errors > 0 {
+		t.Errorf("%d errors, the first: %s", r.errors, r.firstError)
+	}
+	srv.stop(t)
+}
+
+// served is nexttoken serve running as a process of its own, so that its
+// memory is its own.
+type served struct {
+	cmd    *exec.Cmd
+	url    string // without the final slash
+	pid    int
+	lines  *bufio.Scanner // what it prints after its address
+	stderr *bytes.Buffer
+}
+
+// startServe starts nexttoken serve, built from this package
+// (buildCommand), on a loopback port over the web folder web, and waits
+// for it to print its address. The test kills it if it is still running
+// at the end.
+func startServe(t *testing.T, web string) *served {
+	t.Helper()
 	cmd := exec.Command(buildCommand(t), "serve", "--addr=127.0.0.1:0", "--web="+web)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -76,7 +102,7 @@ func TestLoadMeasure(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	lines := bufio.NewScanner(stdout)
 	if !lines.Scan() {
 		t.Fatalf("nexttoken serve said nothing: %s", stderr.String())
@@ -85,26 +111,24 @@ func TestLoadMeasure(t *testing.T) {
 	if !ok {
 		t.Fatalf("nexttoken serve said %q", lines.Text())
 	}
-	url = strings.TrimSuffix(url, "/")
+	return &served{cmd: cmd, url: strings.TrimSuffix(url, "/"), pid: cmd.Process.Pid, lines: lines, stderr: &stderr}
+}
 
-	pid := cmd.Process.Pid
-	before := rss(pid, "VmRSS")
-	r := load(t, url, web, requests, concurrency)
-	r.report(t, fmt.Sprintf("nexttoken serve, RSS %s before, %s after (peak %s)", before, rss(pid, "VmRSS"), rss(pid, "VmHWM")))
-	if r.errors > 0 {
-		t.Errorf("%d errors, the first: %s", r.errors, r.firstError)
-	}
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+// stop stops the server with SIGTERM, checks that it shut down cleanly and
+// returns what the system says of its run (its CPU time).
+func (s *served) stop(t *testing.T) *os.ProcessState {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	var said []string
-	for lines.Scan() {
-		said = append(said, lines.Text())
+	for s.lines.Scan() {
+		said = append(said, s.lines.Text())
 	}
-	if err := cmd.Wait(); err != nil || !slices.Equal(said, []string{"nexttoken: shut down cleanly"}) {
-		t.Errorf("stopped: %v, said %q, stderr %q", err, said, stderr.String())
+	if err := s.cmd.Wait(); err != nil || !slices.Equal(said, []string{"nexttoken: shut down cleanly"}) {
+		t.Errorf("stopped: %v, said %q, stderr %q", err, said, s.stderr.String())
 	}
+	return s.cmd.ProcessState
 }
 
 // envInt is the positive number in the environment variable name, or def.
@@ -153,43 +177,51 @@ func load(t *testing.T, base, web string, n, c int) loadResult {
 		r.first[path] = f
 	}
 
+	var mu sync.Mutex
+	r.elapsed = inParallel(n, c, func(i int) {
+		path := loadPaths[i%len(loadPaths)]
+		begun := time.Now()
+		f, err := fetchOnce(client, base+path)
+		took := time.Since(begun)
+		if want := r.first[path]; err == nil && (f.encoding != want.encoding || !bytes.Equal(f.body, want.body)) {
+			err = fmt.Errorf("%d bytes (%q), not the %d bytes (%q) of the first response", len(f.body), f.encoding, len(want.body), want.encoding)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r.latencies[path] = append(r.latencies[path], took)
+		r.bytes += int64(len(f.body))
+		if err != nil {
+			if r.errors == 0 {
+				r.firstError = path + ": " + err.Error()
+			}
+			r.errors++
+		}
+	})
+	for _, d := range r.latencies {
+		slices.Sort(d)
+	}
+	return r
+}
+
+// inParallel calls do with each of 0 to n−1, c calls at a time, and
+// returns how long they took.
+func inParallel(n, c int, do func(i int)) time.Duration {
 	jobs := make(chan int, n)
 	for i := range n {
 		jobs <- i
 	}
 	close(jobs)
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range c {
 		wg.Go(func() {
 			for i := range jobs {
-				path := loadPaths[i%len(loadPaths)]
-				begun := time.Now()
-				f, err := fetchOnce(client, base+path)
-				took := time.Since(begun)
-				if want := r.first[path]; err == nil && (f.encoding != want.encoding || !bytes.Equal(f.body, want.body)) {
-					err = fmt.Errorf("%d bytes (%q), not the %d bytes (%q) of the first response", len(f.body), f.encoding, len(want.body), want.encoding)
-				}
-				mu.Lock()
-				r.latencies[path] = append(r.latencies[path], took)
-				r.bytes += int64(len(f.body))
-				if err != nil {
-					if r.errors == 0 {
-						r.firstError = path + ": " + err.Error()
-					}
-					r.errors++
-				}
-				mu.Unlock()
+				do(i)
 			}
 		})
 	}
 	wg.Wait()
-	r.elapsed = time.Since(start)
-	for _, d := range r.latencies {
-		slices.Sort(d)
-	}
-	return r
+	return time.Since(start)
 }
 
 // fetched is a response's body as sent and its Content-Encoding.
@@ -314,17 +346,23 @@ func goHeap() string {
 // rss is a figure of a process's memory from /proc/PID/status, such as
 // VmRSS (resident now) or VmHWM (resident at most).
 func rss(pid int, field string) string {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := statusKB(pid, field)
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
+	return megabytes(kb << 10)
+}
+
+// statusKB is a figure of a process's memory from /proc/PID/status, in KB.
+func statusKB(pid int, field string) (int64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
 	for line := range strings.SplitSeq(string(status), "\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err == nil {
-				return megabytes(kb << 10)
-			}
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		}
 	}
-	return "unknown (no " + field + ")"
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }

@@ -52,5 +52,5 @@ func stepLimit(model string) int {
 	if model == session.LogitsModel {
 		return 1 // hand-typed logits give one step
 	}
-	return maxSteps
+	return MaxSteps
 }

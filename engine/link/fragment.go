@@ -280,8 +280,8 @@ func check(s *State) error {
 		return err
 	}
 	for i, c := range spec.Changes {
-		if c.Step > maxSteps {
-			return fmt.Errorf("change %d: step %d is outside [1, %d]", i, c.Step, maxSteps)
+		if c.Step > MaxSteps {
+			return fmt.Errorf("change %d: step %d is outside [1, %d]", i, c.Step, MaxSteps)
 		}
 		if spec.Changes[i].Sampler.Mode, err = oneOf(c.Sampler.Mode, sampler.Modes); err != nil {
 			return fmt.Errorf("change %d: sampler: %w", i, err)
@@ -304,8 +304,8 @@ func checkPage(p Page) error {
 	if len(p.View) > maxView {
 		return fmt.Errorf("view: %d bytes, more than %d", len(p.View), maxView)
 	}
-	if p.At < 0 || p.At > maxSteps {
-		return fmt.Errorf("at: step %d is outside [1, %d]", p.At, maxSteps)
+	if p.At < 0 || p.At > MaxSteps {
+		return fmt.Errorf("at: step %d is outside [1, %d]", p.At, MaxSteps)
 	}
 	last := 0
 	for i, r := range p.Records {
@@ -362,8 +362,8 @@ func checkTree(spec *session.Spec, vocab int) error {
 // is the vocabulary's size, or 0 when only the model knows it.
 func checkPlace(step, token, vocab int) error {
 	switch {
-	case step < 0 || step > maxSteps:
-		return fmt.Errorf("step %d is outside [0, %d]", step, maxSteps)
+	case step < 0 || step > MaxSteps:
+		return fmt.Errorf("step %d is outside [0, %d]", step, MaxSteps)
 	case token < 0:
 		return fmt.Errorf("token %d is negative", token)
 	case vocab > 0 && token >= vocab:

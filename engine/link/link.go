@@ -23,10 +23,10 @@ import (
 const (
 	maxValue  = 64 << 10 // bytes in any value
 	MaxPrompt = 4096     // bytes in the prompt; the playground's prompt field takes as many characters
-	maxSteps  = 4096
-	maxTokens = 1024 // hand-typed logits, as package session allows
-	maxQuoted = 40   // bytes of a value quoted in an error message
-	maxView   = 32   // bytes in the page's view
+	MaxSteps  = 4096     // steps a session of a real model may ask for; hand-typed logits give one
+	maxTokens = 1024     // hand-typed logits, as package session allows
+	maxQuoted = 40       // bytes of a value quoted in an error message
+	maxView   = 32       // bytes in the page's view
 )
 
 // param is a query parameter. read parses v into s, which holds the

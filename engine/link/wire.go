@@ -399,8 +399,8 @@ func (r *reader) state(flags byte) State {
 	spec.Forced = r.forced("forced")
 	spec.Edits = r.edits("edits")
 	if flags&hasChanges != 0 {
-		// Changes are at distinct steps in [1, maxSteps]; check says so.
-		if n := r.count("changes", 1+minSettings, maxSteps); n > 0 {
+		// Changes are at distinct steps in [1, MaxSteps]; check says so.
+		if n := r.count("changes", 1+minSettings, MaxSteps); n > 0 {
 			spec.Changes = make([]session.Change, n)
 			for i := range spec.Changes {
 				spec.Changes[i] = session.Change{Step: r.int("changes"), Sampler: r.settings("changes")}
@@ -572,7 +572,7 @@ func (r *reader) tree() []session.Branch {
 		b.From, b.At, b.Steps = r.int("tree"), r.int("tree"), r.int("tree")
 		b.Forced = r.forced("tree")
 		b.Edits = r.edits("tree")
-		if m := r.count("tree", 1+minSettings+minLlamaOwn, maxSteps); m > 0 {
+		if m := r.count("tree", 1+minSettings+minLlamaOwn, MaxSteps); m > 0 {
 			b.Changes = make([]session.Change, m)
 			for k := range b.Changes {
 				c := &b.Changes[k]
