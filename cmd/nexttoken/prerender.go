@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ func (p *prerenderer) root(rawQuery string) string {
 	if root, ok := p.cache.get(rawQuery); ok {
 		return root
 	}
+	if ui.CheckPrerender(rawQuery) != nil {
+		return "" // refused at once, not after the pages in the queue
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if root, ok := p.cache.get(rawQuery); ok { // drawn while this one waited
@@ -84,11 +88,13 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer
+		compressing <- struct{}{}
 		zw := gzipWriters.Get().(*gzip.Writer)
 		zw.Reset(&gz)
 		zw.Write(page)
 		zw.Close()
 		gzipWriters.Put(zw)
+		<-compressing
 		w.Header().Set("Content-Encoding", "gzip")
 		w = lengthWriter{w, int64(gz.Len())}
 		page = gz.Bytes()
@@ -97,11 +103,15 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 }
 
 // gzipWriters are writers at gzip's best speed: a prerendered page is
-// compressed for each request, in about a millisecond.
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // the level is valid
-	return zw
-}}
+// compressed for each request, in about a millisecond, as many at once as
+// there are processors (compressing), since a writer holds a megabyte.
+var (
+	compressing = make(chan struct{}, runtime.GOMAXPROCS(0))
+	gzipWriters = sync.Pool{New: func() any {
+		zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // the level is valid
+		return zw
+	}}
+)
 
 // pageCache keeps prerendered roots by link up to a number of bytes, links
 // counted, dropping the least recently used.

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,13 @@ func serve(args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
 	}
 
+	// Under a flood of requests the heap would grow to twice what it
+	// holds before each collection: collect more often instead, so that
+	// the server stays within a small machine's memory. GOMEMLIMIT, when
+	// set, says otherwise.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
 	handler, err := newServer(*web)
 	if err != nil {
 		return err
@@ -84,6 +92,11 @@ func serve(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "nexttoken: the playground is at http://%s/\n", ln.Addr())
 	return serveUntil(ctx, ln, handler, shutdownGrace, stdout)
 }
+
+// serveMemoryLimit is the Go memory the server aims to stay within: the
+// page cache (maxPrerendered), one prerendering at a time, and the
+// requests in flight take well under it.
+const serveMemoryLimit = 40 << 20
 
 // shutdownGrace is how long a stopped server lets requests in flight
 // finish: enough for app.wasm (3 MB) over a decent link, and short of the

@@ -42,7 +42,7 @@ type Prerendering struct {
 // a model the server does not have, is a *NotPrerenderedError.
 func (r *Prerendering) Page(rawQuery, path string) (string, error) {
 	state, _ := link.Open(rawQuery, "")
-	if err := r.fits(state.Spec); err != nil {
+	if err := fits(state.Spec); err != nil {
 		return "", err
 	}
 	p := &Playground{live: true, pagePath: path, board: &board{}, models: r.models}
@@ -82,9 +82,16 @@ func (r *Prerendering) Page(rawQuery, path string) (string, error) {
 // "playground".
 const PrerenderedID = "prerendered"
 
-// fits checks, before any computing, that spec's session is one the
-// server prerenders.
-func (r *Prerendering) fits(spec session.Spec) error {
+// CheckPrerender is Page's check, before any computing, that the link
+// rawQuery describes a session the server prerenders: a
+// *NotPrerenderedError if not. It is safe to call at any time.
+func CheckPrerender(rawQuery string) error {
+	state, _ := link.Open(rawQuery, "")
+	return fits(state.Spec)
+}
+
+// fits checks that spec's session is one the server prerenders.
+func fits(spec session.Spec) error {
 	if spec.Model == session.LogitsModel {
 		return nil // one softmax of at most link's 1,024 hand-typed logits
 	}
