@@ -96,12 +96,12 @@ func TestEmbedWidthTyped(t *testing.T) {
 	t.Logf("at 555 px: %s", snippet)
 
 	for _, c := range []struct{ keys, want string }{
-		{"", "Type your column's width in pixels, from 280 to 1600."},
-		{"0", "0 px is narrower than 280 px"},
-		{"-360", "-360 px is narrower than 280 px"},
-		{"100000", "100000 px is wider than 1600 px"},
-		{"1e9", "1e9 px is wider than 1600 px"},
-		{"555.5", "555.5 px is not a whole number of pixels: try 555 or 556."},
+		{"", "Type your column's width in pixels, a whole number from 280 to 1600."},
+		{"0", "0 px is too narrow: type your column's width"},
+		{"-360", "-360 px is too narrow"},
+		{"100000", "100000 px is too wide"},
+		{"1e9", "1e9 px is too wide"},
+		{"555.5", "555.5 px is not a whole number"},
 		// Letters make the number field's value empty and its input bad.
 		{"wide", "not a number"},
 		{"1e", "not a number"},

@@ -100,9 +100,8 @@ func (s *Share) Render() app.UI {
 	}
 	presets := make([]app.UI, len(embedWidths))
 	for i, w := range embedWidths {
-		presets[i] = app.Button().Type("button").Value(w).Text(itoa(w)).
-			Attr("aria-pressed", strconv.FormatBool(w == s.embedWidth)).
-			Title("a column of " + itoa(w) + " px").OnClick(s.onPresetWidth)
+		presets[i] = app.Button().Value(w).Text(itoa(w)).
+			Attr("aria-pressed", strconv.FormatBool(w == s.embedWidth)).OnClick(s.onPresetWidth)
 	}
 	var preview app.UI = app.Text("")
 	if s.open {
@@ -128,13 +127,14 @@ func (s *Share) Render() app.UI {
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
 			app.Label().Class("field").Body(app.Span().Text("theme"),
 				app.Select().ID("embed-theme").Body(themeOptions...).OnChange(s.onEmbedTheme)),
+			// A label cannot hold the presets' buttons: it names the field.
 			app.Div().Class("field").Body(app.Label().For("embed-width").Text("column width, px"),
 				app.Div().Class("setting-row").Body(
-					app.Input().ID("embed-width").Type("number").Min(minEmbedWidth).Max(maxEmbedWidth).Attr("step", 1).
-						Value(s.embedWidth).Attr("inputmode", "numeric").Attr("aria-describedby", "embed-width-error").
-						Title("the width of your page's column, in pixels: the preview and the snippet take it when you press Enter or leave the field").
+					app.Input().ID("embed-width").Type("number").Min(minEmbedWidth).Max(maxEmbedWidth).Value(s.embedWidth).
+						Attr("aria-describedby", "embed-width-error").
+						Title("the width of your page's column: the preview and the snippet take it when you press Enter or leave the field").
 						OnChange(s.onEmbedWidth),
-					app.Span().Class("presets").Attr("role", "group").Attr("aria-label", "common column widths").Body(presets...)),
+					app.Span().Class("presets").Attr("role", "group").Attr("aria-label", "common column widths, px").Body(presets...)),
 				app.If(s.widthError != "", func() app.UI {
 					return app.Span().ID("embed-width-error").Class("field-error").Attr("role", "alert").Text(s.widthError)
 				})),
@@ -219,31 +219,34 @@ var embedWidths = []int{360, 480, 600, 720, 960}
 // defaultEmbedWidth indexes embedWidths: a typical blog column.
 const defaultEmbedWidth = 3
 
+// widthRule is what a column width must be, in the writer's words.
+var widthRule = "type your column's width in pixels, a whole number from " + itoa(minEmbedWidth) + " to " + itoa(maxEmbedWidth) + "."
+
 // parseColumnWidth reads a column width typed by a writer: a whole number
 // of pixels from minEmbedWidth to maxEmbedWidth. badInput says the field
 // held text the browser could not read as a number (it then gives "").
 func parseColumnWidth(text string, badInput bool) (int, error) {
 	text = strings.TrimSpace(text)
-	if text == "" && !badInput {
-		return 0, errors.New("Type your column's width in pixels, from " + itoa(minEmbedWidth) + " to " + itoa(maxEmbedWidth) + ".")
-	}
 	f, err := strconv.ParseFloat(text, 64)
-	if badInput || err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
-		what := "That"
-		if text != "" {
-			what = strconv.Quote(text)
-		}
-		return 0, errors.New(what + " is not a number: type your column's width in pixels, from " + itoa(minEmbedWidth) + " to " + itoa(maxEmbedWidth) + ".")
-	}
+	typed := tail(text, 16)
+	var problem string
 	switch {
+	case text == "" && !badInput:
+		return 0, errors.New(capitalize(widthRule))
+	case badInput:
+		problem = "That is not a number"
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f):
+		problem = strconv.Quote(typed) + " is not a number"
 	case f < minEmbedWidth:
-		return 0, errors.New(text + " px is narrower than " + itoa(minEmbedWidth) + " px, the narrowest column an embed fits.")
+		problem = typed + " px is too narrow"
 	case f > maxEmbedWidth:
-		return 0, errors.New(text + " px is wider than " + itoa(maxEmbedWidth) + " px, the widest column the panel previews.")
+		problem = typed + " px is too wide"
 	case f != math.Trunc(f):
-		return 0, errors.New(text + " px is not a whole number of pixels: try " + strconv.FormatFloat(math.Floor(f), 'f', 0, 64) + " or " + strconv.FormatFloat(math.Ceil(f), 'f', 0, 64) + ".")
+		problem = typed + " px is not a whole number"
+	default:
+		return int(f), nil
 	}
-	return int(f), nil
+	return 0, errors.New(problem + ": " + widthRule)
 }
 
 // embedCode is the snippet a documentation page pastes: an iframe that

@@ -532,11 +532,11 @@ func TestShareWidthField(t *testing.T) {
 		want, lacking []string
 	}{
 		{"a width of one's own", 555, map[string]int{"softmax auto 555": 812, "softmax auto 600": 760},
-			[]string{`<input aria-describedby="embed-width-error" id="embed-width" inputmode="numeric" max="1600" min="280" step="1"`, `type="number" value="555">`,
+			[]string{`<input aria-describedby="embed-width-error" id="embed-width" max="1600" min="280"`, `type="number" value="555">`,
 				`width=\"555\" height=\"812\"`, `width:555px`, `height:812px`, "in a column of 555 px, the snippet&#39;s width"},
-			[]string{`aria-pressed ` + "title", "<select id=\"embed-width\"", `id="embed-width-error"`}},
+			[]string{`<button aria-pressed value`, "<select id=\"embed-width\"", `id="embed-width-error"`}},
 		{"a preset", 480, nil,
-			[]string{`type="number" value="480">`, `aria-pressed title="a column of 480 px" type="button" value="480">480</button>`, `width=\"480\" height=\"480\"`, `width:480px`},
+			[]string{`type="number" value="480">`, `<button aria-pressed value="480">480</button>`, `width=\"480\" height=\"480\"`, `width:480px`},
 			[]string{`id="embed-width-error"`}},
 		{"the widest", 1600, map[string]int{"softmax auto 1600": 402},
 			[]string{`value="1600">`, `width=\"1600\" height=\"402\"`, `width:1600px`, "scrolls sideways where the panel is narrower"}, nil},
@@ -572,15 +572,16 @@ func TestShareBadWidthKeepsTheLast(t *testing.T) {
 		badInput bool
 		want     string
 	}{
-		{"", false, "Type your column's width in pixels, from 280 to 1600."},
-		{"", true, "That is not a number: type your column's width in pixels, from 280 to 1600."},
-		{"wide", false, `"wide" is not a number`},
+		{"", false, "Type your column's width in pixels, a whole number from 280 to 1600."},
+		{"", true, "That is not a number: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"wide", false, `"wide" is not a number: type your column's width`},
 		{"NaN", false, `"NaN" is not a number`},
-		{"0", false, "0 px is narrower than 280 px, the narrowest column an embed fits."},
-		{"-720", false, "-720 px is narrower than 280 px"},
-		{"100000", false, "100000 px is wider than 1600 px, the widest column the panel previews."},
-		{"1e9", false, "1e9 px is wider than 1600 px"},
-		{"555.5", false, "555.5 px is not a whole number of pixels: try 555 or 556."},
+		{"0", false, "0 px is too narrow: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"-720", false, "-720 px is too narrow"},
+		{"100000", false, "100000 px is too wide: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"1e9", false, "1e9 px is too wide"},
+		{"555.5", false, "555.5 px is not a whole number: type"},
+		{strings.Repeat("9", 4000), false, "…9999999999999999 px is too wide"},
 	} {
 		if s.setWidth(c.text, c.badInput) {
 			t.Errorf("%q (bad input %v) taken as %d px", c.text, c.badInput, s.embedWidth)
