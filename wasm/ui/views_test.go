@@ -618,6 +618,25 @@ func TestParseColumnWidth(t *testing.T) {
 	}
 }
 
+// FuzzParseColumnWidth: a width typed is outside input. A width taken is
+// in range and whole; a width refused is refused with a short message
+// however long the text.
+func FuzzParseColumnWidth(f *testing.F) {
+	for _, s := range []string{"555", "1e3", "0x1p9", "555.5", "-0", "NaN", "Inf", "1e999", "", " 720 ", "wide", "٥٥٥"} {
+		f.Add(s, false)
+	}
+	f.Add("", true)
+	f.Fuzz(func(t *testing.T, text string, badInput bool) {
+		w, err := parseColumnWidth(text, badInput)
+		switch {
+		case err == nil && (w < minEmbedWidth || w > maxEmbedWidth || badInput):
+			t.Errorf("parseColumnWidth(%q, %v) took %d px", text, badInput, w)
+		case err != nil && (w != 0 || len(err.Error()) > 400):
+			t.Errorf("parseColumnWidth(%q, %v) = %d, %q", text, badInput, w, err)
+		}
+	})
+}
+
 func TestHeaderPromptError(t *testing.T) {
 	html, text := render(&Header{Model: "toy", Prompt: "The dog", Error: `unknown word "dog"`})
 	contains(t, "header", html, `id="prompt-error"`, `maxlength="4096"`, `href="docs/"`)
