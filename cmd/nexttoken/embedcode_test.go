@@ -85,8 +85,11 @@ func TestEmbedWidthTyped(t *testing.T) {
 	}
 	waitFor(tab, fits("720"))
 
-	// Half typed, the width moves nothing and is not yet an error.
+	// Half typed, the width moves nothing and is not yet an error. The
+	// panel takes another choice after the keys, so it has handled them.
 	typeWidth("55")
+	setInput(tab, "#embed-theme", "dark")
+	waitFor(tab, `document.querySelector('#embed-code').value.includes('theme=dark')`)
 	if got := evaluate[[]float64](tab, `[document.querySelector('#embed-preview').clientWidth, document.querySelectorAll('#embed-width-error').length]`); got[0] != 720 || got[1] != 0 {
 		t.Errorf("with 55 half typed, the preview is %v px wide and %v errors show", got[0], got[1])
 	}
