@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Browser tests of the share panel's embed code, pasted into a page of
@@ -52,6 +53,106 @@ func TestEmbedCodeChoices(t *testing.T) {
 	}
 	if c := code(); strings.Contains(c, "<script") {
 		t.Errorf("the snippet has a script unasked:\n%s", c)
+	}
+}
+
+// TestEmbedWidthTyped types a column width of the writer's own into the
+// share panel: the preview is that wide, and the snippet says that width
+// and the height the preview reported at it. A half-typed width moves
+// nothing; a bad one is explained by the field and loses nothing.
+func TestEmbedWidthTyped(t *testing.T) {
+	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
+	click(tab, "#share summary")
+	typeWidth := func(keys string) {
+		t.Helper()
+		must(tab, "typing "+keys, chromedp.Steps(
+			chromedp.Focus(chromedp.CSS("#embed-width")),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('#embed-width').select()`),
+			chromedp.SendKeys(chromedp.CSS("#embed-width"), keys),
+		))
+	}
+	// The preview as wide as the column, its document laid out at that
+	// width, and the snippet with that width and the height it reports.
+	fits := func(width string) string {
+		return `(() => {
+			const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
+			return p?.clientWidth === ` + width + ` && p.contentDocument?.documentElement?.clientWidth === ` + width + ` &&
+				p.contentDocument.querySelector('#playground[data-ready="true"]') &&
+				document.querySelector('#embed-width').value === '` + width + `' &&
+				c.includes('width="` + width + `"') &&
+				Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+		})()`
+	}
+	waitFor(tab, fits("720"))
+
+	// Half typed, the width moves nothing and is not yet an error. The
+	// panel takes another choice after the keys, so it has handled them.
+	typeWidth("55")
+	setInput(tab, "#embed-theme", "dark")
+	waitFor(tab, `document.querySelector('#embed-code').value.includes('theme=dark')`)
+	if got := evaluate[[]float64](tab, `[document.querySelector('#embed-preview').clientWidth, document.querySelectorAll('#embed-width-error').length]`); got[0] != 720 || got[1] != 0 {
+		t.Errorf("with 55 half typed, the preview is %v px wide and %v errors show", got[0], got[1])
+	}
+	typeWidth("555" + kb.Enter)
+	waitFor(tab, fits("555"))
+	snippet := evaluate[string](tab, `document.querySelector('#embed-code').value`)
+	t.Logf("at 555 px: %s", snippet)
+
+	for _, c := range []struct{ keys, want string }{
+		{"", "Type your column's width in pixels, a whole number from 280 to 1600."},
+		{"0", "0 px is too narrow: type your column's width"},
+		{"-360", "-360 px is too narrow"},
+		{"100000", "100000 px is too wide"},
+		{"1e9", "1e9 px is too wide"},
+		{"555.5", "555.5 px is not a whole number"},
+		// Letters make the number field's value empty and its input bad.
+		{"wide", "not a number"},
+		{"1e", "not a number"},
+	} {
+		if c.keys == "" {
+			typeWidth(kb.Delete + kb.Enter)
+		} else {
+			typeWidth(c.keys + kb.Enter)
+		}
+		waitFor(tab, `document.querySelector('#embed-width-error')?.textContent.includes(`+jsString(c.want)+`)`)
+		got := evaluate[[]string](tab, `[document.querySelector('#embed-width-error').textContent, document.querySelector('#embed-width').getAttribute('aria-describedby'),
+			document.querySelector('#embed-width').value, document.querySelector('#embed-code').value, String(document.querySelector('#embed-preview').clientWidth)]`)
+		if !strings.HasSuffix(got[0], "The last good width, 555 px, is back.") || got[1] != "embed-width-error" {
+			t.Errorf("typing %q: the error %q, described by %q", c.keys, got[0], got[1])
+		}
+		if got[2] != "555" || got[3] != snippet || got[4] != "555" {
+			t.Errorf("typing %q lost the width: the field %q, the preview %s px, the snippet\n%s", c.keys, got[2], got[4], got[3])
+		}
+	}
+	// A good width clears the error; a preset is one click.
+	click(tab, `.presets button[value="480"]`)
+	waitFor(tab, fits("480")+` && !document.querySelector('#embed-width-error') &&
+		document.querySelector('.presets button[value="480"]').getAttribute('aria-pressed') === 'true'`)
+}
+
+// TestEmbedWidthWiderThanThePanel: a column wider than the panel is
+// previewed at its full width, inside a strip the reader scrolls sideways,
+// and the snippet's height is the one measured there.
+func TestEmbedWidthWiderThanThePanel(t *testing.T) {
+	tab := openPageAs(t, "/?model=toy&prompt=The%20cat&steps=3", screen{width: 800, height: 900})
+	click(tab, "#share summary")
+	setInput(tab, "#embed-view", "tokens")
+	setInput(tab, "#embed-width", "1600")
+	waitFor(tab, `(() => {
+		const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code').value;
+		return p?.clientWidth === 1600 && p.contentDocument?.documentElement?.clientWidth === 1600 &&
+			p.contentDocument.querySelector('#playground[data-ready="true"]') && c.includes('view=tokens') && c.includes('width="1600"') &&
+			Math.abs(/height="(\d+)"/.exec(c)[1] - p.contentDocument.body.getBoundingClientRect().height) <= 1;
+	})()`)
+	strip := evaluate[[]float64](tab, `(() => { const s = document.querySelector('#share .preview'); return [s.clientWidth, s.scrollWidth, document.documentElement.scrollWidth]; })()`)
+	if strip[0] >= 1600 || strip[1] < 1600 {
+		t.Errorf("the preview strip is %v px wide around %v px of preview", strip[0], strip[1])
+	}
+	if strip[2] > 800 {
+		t.Errorf("the page is %v px wide in an 800 px window: the preview widened it", strip[2])
+	}
+	if hint := evaluate[string](tab, `document.querySelector('#share .preview .hint').textContent`); !strings.Contains(hint, "1600 px") || !strings.Contains(hint, "scrolls sideways") {
+		t.Errorf("the preview's hint: %q", hint)
 	}
 }
 

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"html"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,7 +30,8 @@ type Share struct {
 
 	embedView  string         // the view the embed code shows
 	embedTheme string         // its theme (play.Themes)
-	embedWidth int            // the width of the writer's column, px (embedWidths)
+	embedWidth int            // the width of the writer's column, px (parseColumnWidth)
+	widthError string         // why the width last typed was refused
 	withScript bool           // the snippet includes the resize script's line
 	open       bool           // the panel is open: the embed is previewed
 	heights    map[string]int // each preview's height (previewKey), as it reported it
@@ -95,9 +98,10 @@ func (s *Share) Render() app.UI {
 	for i, v := range play.Themes {
 		themeOptions[i] = option(v, v, v == s.embedTheme)
 	}
-	widthOptions := make([]app.UI, len(embedWidths))
+	presets := make([]app.UI, len(embedWidths))
 	for i, w := range embedWidths {
-		widthOptions[i] = option(itoa(w), itoa(w)+" px", w == s.embedWidth)
+		presets[i] = app.Button().Value(w).Text(itoa(w)).
+			Attr("aria-pressed", strconv.FormatBool(w == s.embedWidth)).OnClick(s.onPresetWidth)
 	}
 	var preview app.UI = app.Text("")
 	if s.open {
@@ -106,7 +110,7 @@ func (s *Share) Render() app.UI {
 			height = defaultEmbedHeight
 		}
 		preview = app.Div().Class("preview").Body(
-			app.P().Class("hint").Text("Preview of the embed in a column of "+itoa(s.embedWidth)+" px; the snippet takes the height it reports there."),
+			app.P().Class("hint").Text("Preview of the embed in a column of "+itoa(s.embedWidth)+" px, the snippet's width (it scrolls sideways where the panel is narrower); the snippet takes the height it reports there."),
 			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").
 				Style("width", itoa(s.embedWidth)+"px").Style("height", itoa(height)+"px"),
 		)
@@ -123,8 +127,17 @@ func (s *Share) Render() app.UI {
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
 			app.Label().Class("field").Body(app.Span().Text("theme"),
 				app.Select().ID("embed-theme").Body(themeOptions...).OnChange(s.onEmbedTheme)),
-			app.Label().Class("field").Body(app.Span().Text("column width"),
-				app.Select().ID("embed-width").Body(widthOptions...).OnChange(s.onEmbedWidth)),
+			// A label cannot hold the presets' buttons: it names the field.
+			app.Div().Class("field").Body(app.Label().For("embed-width").Text("column width, px"),
+				app.Div().Class("setting-row").Body(
+					app.Input().ID("embed-width").Type("number").Min(minEmbedWidth).Max(maxEmbedWidth).Value(s.embedWidth).
+						Attr("aria-describedby", "embed-width-error").
+						Title("the width of your page's column: the preview and the snippet take it when you press Enter or leave the field").
+						OnChange(s.onEmbedWidth),
+					app.Span().Class("presets").Attr("role", "group").Attr("aria-label", "common column widths, px").Body(presets...)),
+				app.If(s.widthError != "", func() app.UI {
+					return app.Span().ID("embed-width-error").Class("field-error").Attr("role", "alert").Text(s.widthError)
+				})),
 			app.Label().Class("check").Body(
 				app.Input().Type("checkbox").ID("embed-script").Checked(s.withScript).OnChange(s.onEmbedScript),
 				app.Span().Text("include the resize script")),
@@ -152,11 +165,33 @@ func (s *Share) onEmbedTheme(ctx app.Context, e app.Event) {
 	s.copied = ""
 }
 
+// onEmbedWidth takes the width typed when the writer commits it (Enter,
+// leaving the field, a step of its arrows), not at every keystroke: the
+// half-typed "55" of 555 would otherwise re-lay the preview out at a width
+// nobody asked for. A width refused leaves the field at the last good one.
 func (s *Share) onEmbedWidth(ctx app.Context, e app.Event) {
-	if w, err := strconv.Atoi(ctx.JSSrc().Get("value").String()); err == nil && slices.Contains(embedWidths, w) {
-		s.embedWidth = w
+	field := ctx.JSSrc()
+	if !s.setWidth(field.Get("value").String(), field.Get("validity").Get("badInput").Bool()) {
+		field.Set("value", itoa(s.embedWidth))
 	}
+}
+
+func (s *Share) onPresetWidth(ctx app.Context, e app.Event) {
+	s.setWidth(ctx.JSSrc().Get("value").String(), false)
+}
+
+// setWidth takes the column width typed, or keeps the last good one and
+// says why not (badInput: the browser holds text it could not read as a
+// number). It reports whether it took it.
+func (s *Share) setWidth(text string, badInput bool) bool {
 	s.copied = ""
+	w, err := parseColumnWidth(text, badInput)
+	if err != nil {
+		s.widthError = err.Error() + " The last good width, " + itoa(s.embedWidth) + " px, is back."
+		return false
+	}
+	s.embedWidth, s.widthError = w, ""
+	return true
 }
 
 func (s *Share) onEmbedScript(ctx app.Context, e app.Event) {
@@ -170,12 +205,49 @@ func (s *Share) previewKey() string {
 	return s.embedView + " " + s.embedTheme + " " + itoa(s.embedWidth)
 }
 
-// embedWidths are the column widths a writer can choose, px: a phone, a
-// narrow column, a blog column and a wide page.
+// The column widths the panel takes, px: from a phone's narrowest column
+// to a wide page.
+const (
+	minEmbedWidth = 280
+	maxEmbedWidth = 1600
+)
+
+// embedWidths are the common column widths, one click away, px: a phone,
+// a narrow column, a blog column and a wide page.
 var embedWidths = []int{360, 480, 600, 720, 960}
 
 // defaultEmbedWidth indexes embedWidths: a typical blog column.
 const defaultEmbedWidth = 3
+
+// widthRule is what a column width must be, in the writer's words.
+var widthRule = "type your column's width in pixels, a whole number from " + itoa(minEmbedWidth) + " to " + itoa(maxEmbedWidth) + "."
+
+// parseColumnWidth reads a column width typed by a writer: a whole number
+// of pixels from minEmbedWidth to maxEmbedWidth. badInput says the field
+// held text the browser could not read as a number (it then gives "").
+func parseColumnWidth(text string, badInput bool) (int, error) {
+	text = strings.TrimSpace(text)
+	f, err := strconv.ParseFloat(text, 64)
+	typed := tail(text, 16)
+	var problem string
+	switch {
+	case text == "" && !badInput:
+		return 0, errors.New(capitalize(widthRule))
+	case badInput:
+		problem = "That is not a number"
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f):
+		problem = strconv.Quote(typed) + " is not a number"
+	case f < minEmbedWidth:
+		problem = typed + " px is too narrow"
+	case f > maxEmbedWidth:
+		problem = typed + " px is too wide"
+	case f != math.Trunc(f):
+		problem = typed + " px is not a whole number"
+	default:
+		return int(f), nil
+	}
+	return 0, errors.New(problem + ": " + widthRule)
+}
 
 // embedCode is the snippet a documentation page pastes: an iframe that
 // works on its own, as wide as the writer's column (narrower if the

@@ -503,10 +503,14 @@ func TestShareEmbedChoices(t *testing.T) {
 			contains(t, c.name, html, c.want...)
 			lacks(t, c.name, html, c.lacking...)
 			// Attributes come in any order.
-			width := regexp.MustCompile(`<option [^>]*value="(\d+)"[^>]*>`)
-			for _, m := range width.FindAllStringSubmatch(html, -1) {
-				if strings.Contains(m[0], "selected") != (m[1] == itoa(s.embedWidth)) {
-					t.Errorf("%s: the column width is %d px, the choice %s", c.name, s.embedWidth, m[0])
+			presets := regexp.MustCompile(`<button [^>]*value="(\d+)"[^>]*>`).FindAllStringSubmatch(html, -1)
+			if len(presets) != len(embedWidths) {
+				t.Errorf("%s: %d preset widths, want %d", c.name, len(presets), len(embedWidths))
+			}
+			for _, m := range presets {
+				// go-app writes a "true" attribute bare.
+				if !strings.Contains(m[0], `aria-pressed="false"`) != (m[1] == itoa(s.embedWidth)) {
+					t.Errorf("%s: the column width is %d px, the preset %s", c.name, s.embedWidth, m[0])
 				}
 			}
 			if box := regexp.MustCompile(`<input [^>]*id="embed-script"[^>]*>`).FindString(html); (strings.Contains(box, "checked") && !strings.Contains(box, `checked="false"`)) != c.script {
@@ -514,6 +518,123 @@ func TestShareEmbedChoices(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShareWidthField: the column width is a number field that takes any
+// width from 280 to 1600 px, the presets one click away beside it, and the
+// preview and the snippet take the width typed, with the height the
+// preview reported at it.
+func TestShareWidthField(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		width         int
+		heights       map[string]int
+		want, lacking []string
+	}{
+		{"a width of one's own", 555, map[string]int{"softmax auto 555": 812, "softmax auto 600": 760},
+			[]string{`<input aria-describedby="embed-width-error" id="embed-width" max="1600" min="280"`, `type="number" value="555">`,
+				`width=\"555\" height=\"812\"`, `width:555px`, `height:812px`, "in a column of 555 px, the snippet&#39;s width"},
+			[]string{`<button aria-pressed value`, "<select id=\"embed-width\"", `id="embed-width-error"`}},
+		{"a preset", 480, nil,
+			[]string{`type="number" value="480">`, `<button aria-pressed value="480">480</button>`, `width=\"480\" height=\"480\"`, `width:480px`},
+			[]string{`id="embed-width-error"`}},
+		{"the widest", 1600, map[string]int{"softmax auto 1600": 402},
+			[]string{`value="1600">`, `width=\"1600\" height=\"402\"`, `width:1600px`, "scrolls sideways where the panel is narrower"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc",
+				embedWidth: c.width, heights: c.heights, open: true}
+			html, _ := render(s)
+			contains(t, c.name, html, c.want...)
+			lacks(t, c.name, html, c.lacking...)
+		})
+	}
+}
+
+// TestShareBadWidthKeepsTheLast: a width refused is explained by the
+// field, in the writer's words, and the preview and the snippet keep the
+// last good width and its height; a good width then clears the error.
+func TestShareBadWidthKeepsTheLast(t *testing.T) {
+	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc", embedView: "kv",
+		embedWidth: 720, heights: map[string]int{"kv auto 555": 731}, open: true}
+	if !s.setWidth("555", false) {
+		t.Fatalf("555 px refused: %s", s.widthError)
+	}
+	html, _ := render(s)
+	contains(t, "555 px", html, `width=\"555\" height=\"731\"`, `width:555px`)
+	// What the writer would lose: the snippet, the preview and the field's
+	// width.
+	frame := regexp.MustCompile(`<iframe [^>]*id="embed-preview"[^>]*>`)
+	field := regexp.MustCompile(`<input [^>]*id="embed-width"[^>]*>`)
+	code, goodFrame, goodField := s.code, canonical(frame.FindString(html)), canonical(field.FindString(html))
+	for _, c := range []struct {
+		text     string
+		badInput bool
+		want     string
+	}{
+		{"", false, "Type your column's width in pixels, a whole number from 280 to 1600."},
+		{"", true, "That is not a number: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"wide", false, `"wide" is not a number: type your column's width`},
+		{"NaN", false, `"NaN" is not a number`},
+		{"0", false, "0 px is too narrow: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"-720", false, "-720 px is too narrow"},
+		{"100000", false, "100000 px is too wide: type your column's width in pixels, a whole number from 280 to 1600."},
+		{"1e9", false, "1e9 px is too wide"},
+		{"555.5", false, "555.5 px is not a whole number: type"},
+		{strings.Repeat("9", 4000), false, "…9999999999999999 px is too wide"},
+	} {
+		if s.setWidth(c.text, c.badInput) {
+			t.Errorf("%q (bad input %v) taken as %d px", c.text, c.badInput, s.embedWidth)
+		}
+		html, text := render(s)
+		contains(t, "the error", html, `<span class="field-error" id="embed-width-error" role="alert">`)
+		contains(t, "the error", text, c.want, "The last good width, 555 px, is back.")
+		if s.code != code || canonical(frame.FindString(html)) != goodFrame || canonical(field.FindString(html)) != goodField {
+			t.Errorf("after %q: the snippet\n%s\nthe preview %s, the field %s; were\n%s\n%s, %s", c.text,
+				s.code, frame.FindString(html), field.FindString(html), code, goodFrame, goodField)
+		}
+	}
+	if !s.setWidth("600", false) || s.widthError != "" {
+		t.Errorf("600 px after an error: taken %v, error %q", s.embedWidth == 600, s.widthError)
+	}
+}
+
+// TestParseColumnWidth: a column width is a whole number of pixels from
+// 280 to 1600, spaces around it allowed.
+func TestParseColumnWidth(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		badInput bool
+		want     int // 0: refused
+	}{
+		{"555", false, 555}, {" 720 ", false, 720}, {"280", false, 280}, {"1600", false, 1600}, {"1e3", false, 1000},
+		{"279", false, 0}, {"1601", false, 0}, {"", false, 0}, {"", true, 0}, {"12px", false, 0}, {"0x200", false, 0},
+		{"NaN", false, 0}, {"Inf", false, 0}, {"-Inf", false, 0}, {"1e999", false, 0}, {"600.25", false, 0}, {"-0", false, 0},
+	} {
+		w, err := parseColumnWidth(c.text, c.badInput)
+		if w != c.want || (err == nil) != (c.want != 0) {
+			t.Errorf("parseColumnWidth(%q, %v) = %d, %v; want %d", c.text, c.badInput, w, err, c.want)
+		}
+	}
+}
+
+// FuzzParseColumnWidth: a width typed is outside input. A width taken is
+// in range and whole; a width refused is refused with a short message
+// however long the text.
+func FuzzParseColumnWidth(f *testing.F) {
+	for _, s := range []string{"555", "1e3", "0x1p9", "555.5", "-0", "NaN", "Inf", "1e999", "", " 720 ", "wide", "٥٥٥"} {
+		f.Add(s, false)
+	}
+	f.Add("", true)
+	f.Fuzz(func(t *testing.T, text string, badInput bool) {
+		w, err := parseColumnWidth(text, badInput)
+		switch {
+		case err == nil && (w < minEmbedWidth || w > maxEmbedWidth || badInput):
+			t.Errorf("parseColumnWidth(%q, %v) took %d px", text, badInput, w)
+		case err != nil && (w != 0 || len(err.Error()) > 400):
+			t.Errorf("parseColumnWidth(%q, %v) = %d, %q", text, badInput, w, err)
+		}
+	})
 }
 
 func TestHeaderPromptError(t *testing.T) {
