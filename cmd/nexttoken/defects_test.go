@@ -25,10 +25,20 @@ func TestSliderDragKeepsRows(t *testing.T) {
 	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time")
 	before := evaluate[string](tab, rowOrder)
 	third := strings.Split(before, ",")[2]
-	box := evaluate[[]float64](tab, `(() => { const el = document.querySelectorAll('#logits tr[data-token] input[type=range]')[2];
+	// The cards around it draw as they come into view: the slider is
+	// measured once its place has held for a few frames.
+	box := evaluate[[]float64](tab, `new Promise(resolve => {
+		const el = document.querySelectorAll('#logits tr[data-token] input[type=range]')[2];
 		el.scrollIntoView({block: 'center'});
-		const r = el.getBoundingClientRect();
-		return [r.left, r.top, r.width, r.height]; })()`)
+		let last = '', held = 0;
+		const check = () => {
+			const r = el.getBoundingClientRect(), now = [r.left, r.top, r.width, r.height];
+			held = JSON.stringify(now) === last ? held + 1 : 0;
+			last = JSON.stringify(now);
+			held >= 3 ? resolve(now) : requestAnimationFrame(check);
+		};
+		requestAnimationFrame(check);
+	})`)
 	x, y := box[0]+box[2]/2, box[1]+box[3]/2
 	must(tab, "press", chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x, y, chromedp.ButtonLeft))
 	for dx := 5.0; dx <= 40; dx += 5 {
