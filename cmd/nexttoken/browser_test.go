@@ -248,6 +248,7 @@ type pageLoad struct {
 	Wasm      float64 `json:"wasm"`      // app.wasm received
 	WasmBytes int     `json:"wasmBytes"` // app.wasm's bytes on the wire; 0 from a cache
 	Ready     float64 `json:"ready"`     // the app live
+	Shown     float64 `json:"shown"`     // the first frame that showed the session, prerendered or live
 	Numbers   float64 `json:"numbers"`   // the first frame that showed a p column's numbers
 	Gaps      int     `json:"gaps"`      // frames after that which showed none (a flash)
 	CLS       float64 `json:"cls"`       // the layout shifts' sum, as Chromium scores them
@@ -255,11 +256,12 @@ type pageLoad struct {
 
 // readyObserver runs in the page before its scripts and records when the
 // wasm app is live: go-app has removed its loader (the wasm program started)
-// and the playground is ready and painted, in place of the page the server
-// prerendered, which is there before the wasm runs.
-// It also records, frame by frame, when the page first showed real numbers
-// (a p column's, prerendered or live), how many frames after that showed
-// none until the live page took over (data-painted), and the layout
+// and the playground is ready, and has taken the place of the page the
+// server prerendered, which is there before the wasm runs (web/boot.js
+// removes that once the live page has painted).
+// It also records, frame by frame, when the page first showed its session
+// (prerendered or live) and real numbers (a p column's), how many frames
+// after that showed none until the live page took over, and the layout
 // shifts.
 const readyObserver = `(() => {
 	window.nexttokenGaps = 0;
@@ -268,14 +270,16 @@ const readyObserver = `(() => {
 		for (const e of list.getEntries()) if (!e.hadRecentInput) window.nexttokenCLS += e.value;
 	}).observe({type: "layout-shift", buffered: true});
 	const numbers = () => [...document.querySelectorAll("td.p")].some(td => td.checkVisibility() && /\d/.test(td.textContent));
+	const session = () => [...document.querySelectorAll('#prerendered, #playground[data-ready="true"]')].some(e => e.checkVisibility());
 	const frame = () => {
+		if (session()) window.nexttokenShown ??= performance.now();
 		if (numbers()) window.nexttokenNumbers ??= performance.now();
 		else if (window.nexttokenNumbers !== undefined) window.nexttokenGaps++;
-		if (!document.querySelector("#playground[data-painted]") && performance.now() < 20000) requestAnimationFrame(frame);
+		if (!window.nexttokenReady && performance.now() < 20000) requestAnimationFrame(frame);
 	};
 	requestAnimationFrame(frame);
 	new MutationObserver((_, observer) => {
-		if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"][data-painted]')) {
+		if (!document.getElementById("app-wasm-loader") && document.querySelector('#playground[data-ready="true"]') && !document.getElementById("prerendered")) {
 			window.nexttokenReady = performance.now();
 			observer.disconnect();
 		}
@@ -287,7 +291,7 @@ const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
 	const wasm = performance.getEntriesByType("resource").find(e => new URL(e.name).pathname === "/web/app.wasm");
 	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
-		numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
+		shown: window.nexttokenShown ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`
 
 // loadPage navigates tab to url and waits until the app is live.

@@ -5,8 +5,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // TestTiming measures how long the playground takes to go live after a
@@ -40,8 +44,62 @@ func TestTiming(t *testing.T) {
 				if start == "cold start" {
 					f.add("cold start: app.wasm on the wire", "bytes", b, float64(load.WasmBytes))
 				}
+				f.add(start+": navigation → the session shown", "ms", b, load.Shown)
 				f.add(start+": navigation → live", "ms", b, load.Ready)
 			}
+			closeTab()
+			stop()
+		}
+	}
+	f.report()
+}
+
+// TestDocsTiming opens the documentation page cold, in a fresh browser,
+// and measures for each embed that loads with it (the others load as the
+// reader scrolls) when it showed its session, prerendered, after the
+// page's navigation; the page's layout shift up to then; and, for an
+// embed that has loaded but not booted (below the viewport), how long it
+// takes to be live after the reader first touches it.
+func TestDocsTiming(t *testing.T) {
+	needTiming(t, "docs page")
+	rounds := timingRounds(5)
+	h := needBrowser(t)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	// Each loaded frame's first frame that showed its session, on the
+	// page's clock; -1 for a frame that has not yet.
+	const shown = `[...document.querySelectorAll('iframe')].filter(f => f.contentWindow?.nexttokenShown !== undefined || f.contentDocument?.readyState === 'complete')
+		.map(f => f.contentWindow.nexttokenShown === undefined ? -1 : f.contentWindow.performance.timeOrigin + f.contentWindow.nexttokenShown - performance.timeOrigin)`
+	for range rounds {
+		for _, b := range builds {
+			browser, stop, err := newBrowser(h.chromium)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, closeTab := openClosableTab(t, browser)
+			script, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyObserver})
+			if err != nil {
+				t.Fatal(err)
+			}
+			must(tab, "open the docs page", chromedp.Navigate(b.url+"/docs/"))
+			waitWithin(tab, `(v => v.length > 0 && v.every(x => x >= 0))(`+shown+`)`, loadTimeout)
+			times := evaluate[[]float64](tab, shown)
+			f.add("docs page: navigation → an embed's session shown (slowest of those loaded)", "ms", b, slices.Max(times))
+			f.add("docs page: embeds loaded with the page", "embeds", b, float64(len(times)))
+			f.add("docs page: layout shift up to then", "CLS", b, evaluate[float64](tab, `window.nexttokenCLS`))
+			// An embed loaded and not booted: the reader touches it.
+			touched := evaluate[float64](tab, `new Promise(resolve => {
+				const f = [...document.querySelectorAll('iframe')].find(f => f.contentDocument?.getElementById('prerendered') && !f.contentDocument.querySelector('#playground[data-painted]'));
+				if (!f) return resolve(-1);
+				const start = performance.now();
+				const wait = () => f.contentDocument.querySelector('#playground[data-painted]') ? resolve(performance.now() - start) : requestAnimationFrame(wait);
+				f.contentWindow.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));
+				wait();
+			})`)
+			if touched >= 0 {
+				f.add("docs page: an embed's first touch → live", "ms", b, touched)
+			}
+			chromedp.Call(tab, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams(script))
 			closeTab()
 			stop()
 		}

@@ -7,12 +7,14 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"math"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"nexttoken/wasm/play"
@@ -149,20 +151,33 @@ func TestEmbedBadParameter(t *testing.T) {
 // TestDocsPage opens the documentation page: every embed renders, takes the
 // height it reports, and links back to the full playground.
 func TestDocsPage(t *testing.T) {
-	tab := openDocs(t, "/docs/")
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyObserver}); err != nil {
+		t.Fatal(err)
+	}
+	must(tab, "opening the docs page", chromedp.Navigate(h.url+"/docs/"))
 	n := evaluate[int](tab, `document.querySelectorAll('iframe').length`)
 	if n < 3 {
 		t.Fatalf("%d embeds, want at least 3", n)
 	}
 	// The frames load lazily, as the snippet asks, and boot when they come
 	// near the viewport: bring each into view, and see it live, its height
-	// from its own report.
+	// from its own report, and the height the page gave it before within
+	// 32 px of that: the page holds the embed's place.
 	for i := range n {
 		frame := fmt.Sprintf(`document.querySelectorAll('iframe')[%d]`, i)
 		evaluate[bool](tab, `(`+frame+`.scrollIntoView(), true)`)
 		waitFor(tab, `(f => f.contentDocument?.querySelector('#playground[data-ready="true"][data-painted]') &&
 			f.style.height !== '' &&
 			Math.abs(parseInt(f.style.height) - Math.ceil(f.contentDocument.body.getBoundingClientRect().height)) <= 1)(`+frame+`)`)
+		if heights := evaluate[[]float64](tab, `(f => [Number(f.getAttribute('height')), parseInt(f.style.height), f.clientWidth])(`+frame+`)`); math.Abs(heights[0]-heights[1]) > 32 {
+			t.Errorf("embed %d (%s): the page gives it %v px, its content is %v px tall at %v px wide", i,
+				evaluate[string](tab, frame+`.title`), heights[0], heights[1], heights[2])
+		}
+	}
+	if cls := evaluate[float64](tab, `window.nexttokenCLS`); cls > 0.05 {
+		t.Errorf("the page's layout shifted %.3f as its embeds loaded, want ≤ 0.05", cls)
 	}
 	links := evaluate[[]string](tab, `[...document.querySelectorAll('iframe')].map(f => f.contentDocument.querySelector('#open-full')?.href ?? '')`)
 	for i, l := range links {
