@@ -27,16 +27,11 @@ func TestTiming(t *testing.T) {
 	f := newFigures(t, builds)
 	for range rounds {
 		for _, b := range builds {
-			browser, stop, err := newBrowser(h.chromium)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, closeTab := openClosableTab(t, browser)
+			tab, done := coldTab(t, h)
 			for _, start := range []string{"cold start", "warm start"} {
 				load, err := loadPage(tab, b.url+"/")
 				if err != nil {
-					closeTab()
-					stop()
+					done()
 					t.Fatal(err)
 				}
 				f.add(start+": HTML received", "ms", b, load.HTML)
@@ -47,8 +42,7 @@ func TestTiming(t *testing.T) {
 				f.add(start+": navigation → the session shown", "ms", b, load.Shown)
 				f.add(start+": navigation → live", "ms", b, load.Ready)
 			}
-			closeTab()
-			stop()
+			done()
 		}
 	}
 	f.report()
@@ -72,13 +66,9 @@ func TestDocsTiming(t *testing.T) {
 		.map(f => f.contentWindow.nexttokenShown === undefined ? -1 : f.contentWindow.performance.timeOrigin + f.contentWindow.nexttokenShown - performance.timeOrigin)`
 	for range rounds {
 		for _, b := range builds {
-			browser, stop, err := newBrowser(h.chromium)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, closeTab := openClosableTab(t, browser)
-			script, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyObserver})
-			if err != nil {
+			tab, done := coldTab(t, h)
+			if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyObserver}); err != nil {
+				done()
 				t.Fatal(err)
 			}
 			must(tab, "open the docs page", chromedp.Navigate(b.url+"/docs/"))
@@ -99,12 +89,22 @@ func TestDocsTiming(t *testing.T) {
 			if touched >= 0 {
 				f.add("docs page: an embed's first touch → live", "ms", b, touched)
 			}
-			chromedp.Call(tab, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams(script))
-			closeTab()
-			stop()
+			done()
 		}
 	}
 	f.report()
+}
+
+// coldTab opens a tab in a fresh Chromium, whose profile is empty: a
+// cold cache. done closes both.
+func coldTab(t *testing.T, h *harness) (tab context.Context, done func()) {
+	t.Helper()
+	browser, stop, err := newBrowser(h.chromium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, closeTab := openClosableTab(t, browser)
+	return tab, func() { closeTab(); stop() }
 }
 
 // interactionTime is a page script: it runs an action and resolves with the
