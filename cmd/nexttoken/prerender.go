@@ -85,6 +85,12 @@ func (p *prerenderer) page(root string) []byte {
 // speed, since every link has a page of its own.
 func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.Header) {
 	page := withOrigin(p.page(p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
+	if embed := r.URL.Query()["embed"]; len(embed) == 0 || embed[0] == "0" {
+		// The playground's own page starts its program at once: its
+		// download starts with the page, not once the page's scripts run.
+		// An embed's waits for the reader (web/boot.js).
+		page = bytes.Replace(page, []byte("</head>"), []byte(preloadWasm+"</head>"), 1)
+	}
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer
@@ -101,6 +107,10 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	}
 	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
 }
+
+// preloadWasm fetches app.wasm as go-app's app.js does, so that its fetch
+// takes this one's response.
+const preloadWasm = `<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`
 
 // gzipWriters are writers at gzip's best speed: a prerendered page is
 // compressed for each request, in about a millisecond, as many at once as
