@@ -14,6 +14,20 @@
 if (location.hash.length > 1) document.documentElement.dataset.away = "hash";
 else if (location.search.length > 1) document.documentElement.dataset.away = "query";
 
+// The playground's own page, when the server preloads its program (a
+// <link rel=preload> before this script): compile it while the page is
+// parsed and drawn; app.js instantiates it (nexttokenModule), or fetches
+// the program itself if this fails.
+{
+  const wasm = document.querySelector('link[rel=preload][href$="app.wasm"]');
+  if (wasm && WebAssembly.compileStreaming) {
+    globalThis.nexttokenModule = WebAssembly.compileStreaming(fetch(wasm.href)).catch((err) => {
+      console.warn("compiling the program early failed, so app.js loads it:", err);
+      return null;
+    });
+  }
+}
+
 globalThis.nexttokenBoot = (start) => {
   const prerendered = document.getElementById("prerendered");
   // A static host sends one prerendered page whatever the link: it shows

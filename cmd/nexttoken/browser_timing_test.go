@@ -90,7 +90,19 @@ func TestDocsTiming(t *testing.T) {
 			times := evaluate[[]float64](tab, shown)
 			f.add("docs page: navigation → an embed's session shown (slowest in the viewport)", "ms", b, slices.Max(times))
 			f.add("docs page: layout shift up to then", "CLS", b, evaluate[float64](tab, `window.nexttokenCLS`))
-			// An embed loaded and not booted: the reader touches it.
+			// The others, as the reader scrolls to them.
+			slowest := 0.0
+			for i := len(times); i < evaluate[int](tab, `document.querySelectorAll('iframe').length`); i++ {
+				slowest = max(slowest, evaluate[float64](tab, fmt.Sprintf("(%s)(%d)", scrolledTo, i)))
+			}
+			f.add("docs page: scrolled to → an embed's session shown (slowest below the viewport)", "ms", b, slowest)
+			f.add("docs page: layout shift at the end", "CLS", b, evaluate[float64](tab, `window.nexttokenCLS`))
+			// An embed loaded and not booted, in a short window, the page
+			// opened again (the program in the browser's cache, as after
+			// the reader's first embed): the reader touches it.
+			must(tab, "size the window", chromedp.EmulateViewport(1280, 600))
+			must(tab, "open the docs page again", chromedp.Navigate(b.url+"/docs/"))
+			waitFor(tab, `new Promise(r => setTimeout(() => r(true), 1000))`)
 			touched := evaluate[float64](tab, `new Promise(resolve => {
 				const f = [...document.querySelectorAll('iframe')].find(f => f.contentDocument?.getElementById('prerendered') && !f.contentDocument.querySelector('#playground[data-painted]'));
 				if (!f) return resolve(-1);
@@ -102,13 +114,6 @@ func TestDocsTiming(t *testing.T) {
 			if touched >= 0 {
 				f.add("docs page: an embed's first touch → live", "ms", b, touched)
 			}
-			// The others, as the reader scrolls to them.
-			slowest := 0.0
-			for i := len(times); i < evaluate[int](tab, `document.querySelectorAll('iframe').length`); i++ {
-				slowest = max(slowest, evaluate[float64](tab, fmt.Sprintf("(%s)(%d)", scrolledTo, i)))
-			}
-			f.add("docs page: scrolled to → an embed's session shown (slowest below the viewport)", "ms", b, slowest)
-			f.add("docs page: layout shift at the end", "CLS", b, evaluate[float64](tab, `window.nexttokenCLS`))
 			done()
 		}
 	}

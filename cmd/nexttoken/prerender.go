@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,9 +88,12 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	page := withOrigin(p.page(p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
 	if embed := r.URL.Query()["embed"]; len(embed) == 0 || embed[0] == "0" {
 		// The playground's own page starts its program at once: its
-		// download starts with the page, not once the page's scripts run.
-		// An embed's waits for the reader (web/boot.js).
-		page = bytes.Replace(page, []byte("</head>"), []byte(preloadWasm+"</head>"), 1)
+		// download starts with the page, first in its head, and
+		// web/boot.js compiles it while the page is parsed, not once the
+		// page's scripts run. An embed's waits for the reader.
+		if i := bytes.Index(page, []byte("<head>")); i >= 0 {
+			page = slices.Concat(page[:i+len("<head>")], []byte(preloadWasm), page[i+len("<head>"):])
+		}
 	}
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {

@@ -51,12 +51,19 @@ func Handler() *app.Handler {
 // BootAppJS is go-app's app.js, js, made to start the WebAssembly program
 // through web/boot.js, which decides when: the server and the export serve
 // it so.
+//
+// And it instantiates the module web/boot.js compiled while the page was
+// parsed, when it did (nexttokenModule).
 func BootAppJS(js string) (string, error) {
-	const start = "goappInitWebAssembly();"
-	if strings.Count(js, start) != 1 {
-		return "", errors.New("go-app's app.js has changed: " + start + " is not there once")
+	for _, old := range []string{"goappInitWebAssembly();", "const wasm = await instantiateStreaming("} {
+		if strings.Count(js, old) != 1 {
+			return "", errors.New("go-app's app.js has changed: " + old + " is not there once")
+		}
 	}
-	return strings.Replace(js, start, "nexttokenBoot(goappInitWebAssembly);", 1), nil
+	js = strings.Replace(js, "goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly);", 1)
+	return strings.Replace(js, "const wasm = await instantiateStreaming(",
+		`const early = await globalThis.nexttokenModule;
+    const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`, 1), nil
 }
 
 // appWorker is go-app's service worker with two changes. A new version

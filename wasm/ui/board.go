@@ -78,13 +78,15 @@ func (b *board) remove(v painter) {
 	b.views = slices.DeleteFunc(b.views, func(w painter) bool { return w == v })
 }
 
-// mount joins the board and paints the view once its elements exist.
+// mount joins the board and paints the view. go-app calls OnMount once
+// the update that mounted the view is done, its elements in the page, and
+// before the browser draws: the view shows with its numbers at once.
 func mount(ctx app.Context, b *board, v painter) {
 	if b == nil {
 		return
 	}
 	b.add(v)
-	ctx.Defer(func(app.Context) { paintSafely(v, b.s) })
+	paintSafely(v, b.s)
 }
 
 // repaint paints v after go-app rendered it again.
