@@ -65,3 +65,33 @@ func TestApplyPaint(t *testing.T) {
 		t.Errorf("got %s, %v\nwant %s", got, err, want)
 	}
 }
+
+// TestCompact removes go-app's indentation and keeps every text as the
+// live page has it, in <pre> and <textarea> their line breaks too.
+func TestCompact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<label>\n  <input type=\"checkbox\">\n   show all \n  <span>6</span>\n   rows\n</label>", `<label><input type="checkbox"> show all <span>6</span> rows</label>`},
+		{"<div>\n  <pre>a\n  b</pre>\n  <textarea id=\"c\">x\n  y</textarea>\n</div>", "<div><pre>a\n  b</pre><textarea id=\"c\">x\n  y</textarea></div>"},
+		{"<p>\n  <preview>\n  </preview>\n</p>", "<p><preview></preview></p>"},
+		{"<pre>open", "<pre>open"},
+		{"<>\n  x", "<>x"},
+	} {
+		if got := compact(tc.in); got != tc.want {
+			t.Errorf("compact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzCompact: compact never panics, and keeps every character but line
+// breaks and spaces.
+func FuzzCompact(f *testing.F) {
+	f.Add("<label>\n  <input>\n   a \n</label>")
+	f.Add("<>\n<pre>x\n</pre><textarea")
+	f.Fuzz(func(t *testing.T, page string) {
+		got := compact(page)
+		strip := strings.NewReplacer("\n", "", " ", "")
+		if strip.Replace(got) != strip.Replace(page) {
+			t.Errorf("compact(%q) = %q: more than white space changed", page, got)
+		}
+	})
+}
