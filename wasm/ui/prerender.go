@@ -169,7 +169,7 @@ func compact(page string) string {
 		}
 		switch {
 		case strings.HasPrefix(tag, "</"):
-			open--
+			open = max(open-1, 0) // an end tag without its start is not go-app's, but must not break this
 		case strings.HasSuffix(tag, "/>") || voidElements[name]:
 		case name == "pre" || name == "textarea":
 			close := strings.Index(page, "</"+name+">")

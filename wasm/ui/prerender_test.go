@@ -75,6 +75,7 @@ func TestCompact(t *testing.T) {
 		{"<p>\n  <preview>\n  </preview>\n</p>", "<p><preview></preview></p>"},
 		{"<pre>open", "<pre>open"},
 		{"<>\n  x", "<>x"},
+		{"0</>\n0", "0</>0"},
 	} {
 		if got := compact(tc.in); got != tc.want {
 			t.Errorf("compact(%q) = %q, want %q", tc.in, got, tc.want)
