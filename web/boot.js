@@ -46,8 +46,10 @@ globalThis.nexttokenBoot = (start) => {
     const watch = new MutationObserver(() => check() && watch.disconnect());
     watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-painted"]});
   });
-  const embed = new URLSearchParams(location.search).get("embed");
-  if (embed === null || embed === "0") {
+  // An embed as the page reads the link (play.Embedded): embed, in any
+  // case, given and not 0.
+  const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
+  if (embed === undefined || embed === "0") {
     start();
     return;
   }

@@ -418,7 +418,7 @@ func waitFor(ctx context.Context, expression string) {
 // waits for this first.
 func drawn(ctx context.Context) {
 	testOf(ctx).Helper()
-	waitFor(ctx, `document.documentElement.dataset.changed === document.getElementById('playground')?.dataset.drawn`)
+	waitFor(ctx, `(p => !!p && (p.dataset.changed ?? '0') === p.dataset.drawn)(document.getElementById('playground'))`)
 }
 
 // waitWithin is waitFor with d to wait, for longer waits (a large model's

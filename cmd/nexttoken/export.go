@@ -107,19 +107,10 @@ func exportSite(web, dir, base, origin string) (packed bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("prerendering the default session: %w", err)
 	}
-	if err := os.WriteFile(index, withOrigin(pre.page(first), origin, base), 0o644); err != nil {
+	if err := os.WriteFile(index, withOrigin(pre.page("", first), origin, base), 0o644); err != nil {
 		return false, err
 	}
-	js := filepath.Join(dir, "app.js")
-	appJS, err := os.ReadFile(js)
-	if err != nil {
-		return false, err
-	}
-	booting, err := ui.BootAppJS(string(appJS))
-	if err != nil {
-		return false, err
-	}
-	if err := os.WriteFile(js, []byte(booting), 0o644); err != nil {
+	if err := rewrite(filepath.Join(dir, "app.js"), ui.BootAppJS); err != nil {
 		return false, err
 	}
 	// The documentation page reaches the playground and web/ by relative
@@ -164,28 +155,30 @@ func packWasm(dir, wasm string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	load := fmt.Sprintf(`fetchWithProgress(%q, showProgress)`, wasm)
-	err = rewrite(filepath.Join(dir, "app.js"), load,
-		fmt.Sprintf(`nexttokenFetchWasm(%q, %d, showProgress)`, wasm, info.Size()), unlzmaJS)
+	err = rewrite(filepath.Join(dir, "app.js"), func(js string) (string, error) {
+		js, err := ui.PatchScript("app.js", js, fmt.Sprintf(`fetchWithProgress(%q, showProgress)`, wasm),
+			fmt.Sprintf(`nexttokenFetchWasm(%q, %d, showProgress)`, wasm, info.Size()))
+		return js + unlzmaJS, err
+	})
 	if err != nil {
 		return false, err
 	}
-	return true, rewrite(filepath.Join(dir, "app-worker.js"), strconv.Quote(wasm), strconv.Quote(wasm+".lzma"), "")
+	return true, rewrite(filepath.Join(dir, "app-worker.js"), func(worker string) (string, error) {
+		return ui.PatchScript("service worker", worker, strconv.Quote(wasm), strconv.Quote(wasm+".lzma"))
+	})
 }
 
-// rewrite replaces old, which must be in the file called name once, with
-// new, and adds tail at the end: a go-app update that changes the file
-// fails here, not in the browser.
-func rewrite(name, old, new, tail string) error {
+// rewrite rewrites the file called name with edit.
+func rewrite(name string, edit func(string) (string, error)) error {
 	b, err := os.ReadFile(name)
 	if err != nil {
 		return err
 	}
-	s := string(b)
-	if strings.Count(s, old) != 1 {
-		return fmt.Errorf("%s: go-app's script has changed: %s is not there once", name, old)
+	s, err := edit(string(b))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return os.WriteFile(name, []byte(strings.Replace(s, old, new, 1)+tail), 0o644)
+	return os.WriteFile(name, []byte(s), 0o644)
 }
 
 // checkOrigin accepts "" or a scheme and host with nothing after them.

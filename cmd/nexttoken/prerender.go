@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"nexttoken/wasm/play"
 	"nexttoken/wasm/ui"
 )
 
@@ -26,6 +27,7 @@ import (
 // model the server does not have, gets the page's placeholder.
 type prerenderer struct {
 	shell []byte // go-app's page, with its placeholder root
+	head  int    // where in shell the head's content starts
 	at    int    // where in shell a prerendered root goes: after the placeholder's
 
 	mu    sync.Mutex // one page at a time: ui.Prerendering is not safe for two
@@ -44,10 +46,12 @@ func newPrerenderer(shell []byte) (*prerenderer, error) {
 	id := bytes.Index(shell, []byte(` id="playground"`))
 	start := bytes.LastIndex(shell[:max(id, 0)], []byte("<main"))
 	end := bytes.Index(shell[max(start, 0):], []byte("</main>"))
-	if id < 0 || start < 0 || end < 0 {
-		return nil, errors.New(`the page has no placeholder <main id="playground"> to prerender after`)
+	head := bytes.Index(shell, []byte("<head>"))
+	if id < 0 || start < 0 || end < 0 || head < 0 || head > start {
+		return nil, errors.New(`the page has no <head> and placeholder <main id="playground"> to prerender after`)
 	}
-	return &prerenderer{shell: shell, at: start + end + len("</main>"), cache: newPageCache(maxPrerendered)}, nil
+	return &prerenderer{shell: shell, head: head + len("<head>"), at: start + end + len("</main>"),
+		cache: newPageCache(maxPrerendered)}, nil
 }
 
 // root is the prerendered root for rawQuery, or "" for the placeholder.
@@ -74,10 +78,9 @@ func (p *prerenderer) root(rawQuery string) string {
 }
 
 // page is the shell with root, a prerendered root or "", after its
-// placeholder.
-func (p *prerenderer) page(root string) []byte {
-	page := make([]byte, 0, len(p.shell)+len(root))
-	return append(append(append(page, p.shell[:p.at]...), root...), p.shell[p.at:]...)
+// placeholder, and with head first in its head.
+func (p *prerenderer) page(head, root string) []byte {
+	return slices.Concat(p.shell[:p.head], []byte(head), p.shell[p.head:p.at], []byte(root), p.shell[p.at:])
 }
 
 // serve serves the page for r's query, with the headers go-app gave its
@@ -85,16 +88,15 @@ func (p *prerenderer) page(root string) []byte {
 // gzipped for a client that takes it: compressed here, at gzip's best
 // speed, since every link has a page of its own.
 func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.Header) {
-	page := withOrigin(p.page(p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
-	if embed := r.URL.Query()["embed"]; len(embed) == 0 || embed[0] == "0" {
-		// The playground's own page starts its program at once: its
-		// download starts with the page, first in its head, and
-		// web/boot.js compiles it while the page is parsed, not once the
-		// page's scripts run. An embed's waits for the reader.
-		if i := bytes.Index(page, []byte("<head>")); i >= 0 {
-			page = slices.Concat(page[:i+len("<head>")], []byte(preloadWasm), page[i+len("<head>"):])
-		}
+	// The playground's own page starts its program at once: its download
+	// starts with the page, first in its head, and web/boot.js compiles
+	// it while the page is parsed, not once the page's scripts run. An
+	// embed's waits for the reader.
+	head := preloadWasm
+	if play.Embedded(r.URL.RawQuery) {
+		head = ""
 	}
+	page := withOrigin(p.page(head, p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer

@@ -140,6 +140,15 @@ func (p Page) linkPage(at int) link.Page {
 	return link.Page{View: p.View, At: at, Records: p.compareLink().records()}
 }
 
+// Embedded reports whether the link rawQuery opens the page as an embed,
+// as openPage reads it: embed given and not 0 (a bad value too, so that
+// the frame says what is wrong). A share link's fragment never makes one.
+func Embedded(rawQuery string) bool {
+	values, bad := link.PageParams(rawQuery, "embed")
+	v, given := values["embed"]
+	return given && v != "0" || slices.ContainsFunc(bad, func(pe *link.ParamError) bool { return pe.Param == "embed" })
+}
+
 // openPage reads the page's part of an address: shared, a share link's
 // (the zero link.Page without one), then the page's parameters of
 // rawQuery over it. It returns the page, the step on display (numbered

@@ -216,3 +216,14 @@ func TestEmbedLinkTheme(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedded: Embedded says of a query what openPage makes of it.
+func TestEmbedded(t *testing.T) {
+	for _, q := range []string{"", "embed=1", "embed=0", "EMBED=1", "embed=yes", "embed=1&embed=1", "embed=%zz",
+		"embed=1&view=kv", "view=kv", "embedx=1", "model=toy&Embed=0"} {
+		page, _, _ := openPage(link.Page{}, q)
+		if got := Embedded(q); got != page.Embed {
+			t.Errorf("Embedded(%q) = %v, openPage says %v", q, got, page.Embed)
+		}
+	}
+}

@@ -55,15 +55,10 @@ func Handler() *app.Handler {
 // And it instantiates the module web/boot.js compiled while the page was
 // parsed, when it did (nexttokenModule).
 func BootAppJS(js string) (string, error) {
-	for _, old := range []string{"goappInitWebAssembly();", "const wasm = await instantiateStreaming("} {
-		if strings.Count(js, old) != 1 {
-			return "", errors.New("go-app's app.js has changed: " + old + " is not there once")
-		}
-	}
-	js = strings.Replace(js, "goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly);", 1)
-	return strings.Replace(js, "const wasm = await instantiateStreaming(",
-		`const early = await globalThis.nexttokenModule;
-    const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`, 1), nil
+	return PatchScript("app.js", js,
+		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly);",
+		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
+    const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`)
 }
 
 // appWorker is go-app's service worker with two changes. A new version
@@ -74,7 +69,7 @@ func BootAppJS(js string) (string, error) {
 // cache, where only "/" is. (The server's only: the browser's build of
 // go-app has no worker script.)
 func appWorker() string {
-	return patch(app.DefaultAppWorkerJS,
+	worker, err := PatchScript("service worker", app.DefaultAppWorkerJS,
 		`if (key !== cacheName) {`,
 		`if (key !== cacheName && !key.startsWith("nexttoken-")) {`,
 		`const cachedResponse = await caches.match(request);`,
@@ -90,17 +85,22 @@ func appWorker() string {
     }
   }
   const cachedResponse = await caches.match(request);`)
+	if err != nil {
+		panic(err) // TestAppWorker fails first
+	}
+	return worker
 }
 
-// patch replaces each old string of s, which must be there once, with its
-// new one: a go-app update that changes its worker fails here (TestAppWorker),
-// not silently in the browser.
-func patch(s string, oldNew ...string) string {
+// PatchScript replaces each old string of go-app's script s, which must
+// be there once, with its new one: a go-app update that changes the script
+// fails here (TestAppWorker; serve and export stop on it), not silently in
+// the browser.
+func PatchScript(script, s string, oldNew ...string) (string, error) {
 	for i := 0; i+1 < len(oldNew); i += 2 {
 		if strings.Count(s, oldNew[i]) != 1 {
-			panic("go-app's service worker has changed: " + oldNew[i] + " is not there once")
+			return "", errors.New("go-app's " + script + " has changed: " + oldNew[i] + " is not there once")
 		}
 		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
 	}
-	return s
+	return s, nil
 }

@@ -50,7 +50,7 @@ func benchPage(b *testing.B, spec session.Spec, m *session.Model) *Playground {
 	if m != nil {
 		p.keep(m.Name, m)
 	}
-	p.ctl = play.New(&play.Local{Load: p.load}, quietHost{}, "/")
+	p.ctl = play.New(&play.Local{Load: p.load}, serverHost{}, "/")
 	p.ctl.Open(spec)
 	if s := p.ctl.Snapshot(); s.Session == nil || s.Notice != "" {
 		b.Fatalf("%+v does not open: %s", spec, s.Notice)

@@ -5,7 +5,6 @@ package ui
 import (
 	"errors"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/hack-pad/safejs"
@@ -65,17 +64,6 @@ func focusPlayground() error {
 		return err
 	}
 	_, err = el.Call("focus", map[string]any{"preventScroll": true})
-	return err
-}
-
-// markChanged writes the count of the controller's changes on the
-// document (data-changed), beside the count the drawn page shows.
-func markChanged(n int) error {
-	root, err := global("document", "documentElement")
-	if err != nil {
-		return err
-	}
-	_, err = root.Call("setAttribute", "data-changed", strconv.Itoa(n))
 	return err
 }
 

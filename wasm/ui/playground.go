@@ -39,9 +39,9 @@ type Playground struct {
 	origin, pagePath string // the page's origin and path, for links to it
 
 	// changes counts the controller's changes; a drawn page carries the
-	// count it shows (data-drawn) next to the latest (markChanged), so a
-	// reader of the page, a test, can tell when go-app has caught up with
-	// the hot views.
+	// count it shows (data-drawn) next to the latest, which the hot views
+	// write (data-changed), so a reader of the page, a test, can tell when
+	// go-app has caught up with them.
 	changes int
 
 	// The token strip's chips, kept from render to render while the past
@@ -118,8 +118,9 @@ func (p *Playground) keep(name string, m *session.Model) {
 // go-app's next frame.
 func (p *Playground) Changed() {
 	p.changes++
-	_ = markChanged(p.changes)
+	setAttr("playground", "data-changed", itoa(p.changes)) // in the hot views' batch
 	p.board.show(p.ctl.Snapshot())
+	flushPaint()
 	p.ctx.Dispatch(nil)
 }
 

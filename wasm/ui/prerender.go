@@ -45,9 +45,7 @@ func (r *Prerendering) Page(rawQuery, path string) (string, error) {
 	if err := fits(state.Spec); err != nil {
 		return "", err
 	}
-	p := &Playground{live: true, pagePath: path, board: &board{}, models: r.models}
-	p.ctl = play.New(&play.Local{Load: p.load}, serverHost{}, path)
-	p.ctl.OpenAddress(rawQuery, "")
+	p := openNatively(rawQuery, "", path, r.models)
 	r.models = p.models
 	s := p.ctl.Snapshot()
 	if s.Session == nil {
@@ -111,6 +109,16 @@ func fits(spec session.Spec) error {
 		return &NotPrerenderedError{fmt.Sprintf("up to %d positions of %s is more work than a page is prerendered with", positions, spec.Model)}
 	}
 	return nil
+}
+
+// openNatively is the page at path as the link (its raw query and
+// fragment) opens it, computed with the native engine; models are models
+// already loaded, which it keeps with those it loads.
+func openNatively(rawQuery, fragment, path string, models map[string]*session.Model) *Playground {
+	p := &Playground{live: true, pagePath: path, board: &board{}, models: models}
+	p.ctl = play.New(&play.Local{Load: p.load}, serverHost{}, path)
+	p.ctl.OpenAddress(rawQuery, fragment)
+	return p
 }
 
 // hotViews are the page's hot views, as the page would mount them for s.

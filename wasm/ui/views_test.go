@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -28,7 +27,7 @@ import (
 // next step).
 func page(t testing.TB, spec session.Spec, sel int) *testPage {
 	t.Helper()
-	p := &testPage{ctl: play.New(&play.Local{Load: models.Load}, quietHost{}, "/")}
+	p := &testPage{ctl: play.New(&play.Local{Load: models.Load}, serverHost{}, "/")}
 	p.ctl.Open(spec)
 	if s := p.ctl.Snapshot(); s.Session == nil || s.Notice != "" {
 		t.Fatalf("%+v does not open: %s", spec, s.Notice)
@@ -47,16 +46,6 @@ func (p *testPage) s() play.Snapshot { return p.ctl.Snapshot() }
 
 // d is the detail of the step on display.
 func (p *testPage) d() *session.Detail { return p.ctl.Snapshot().Detail }
-
-// quietHost is a page that never draws, and whose timers never come.
-type quietHost struct{}
-
-func (quietHost) Changed()                           {}
-func (quietHost) After(time.Duration, func()) func() { return func() {} }
-func (quietHost) Frame(func())                       {}
-func (quietHost) Address(string)                     {}
-func (quietHost) Now() time.Time                     { return time.Unix(1e9, 0) }
-func (quietHost) Missing(error, func()) bool         { return false }
 
 // paintOf is what hot view v paints for s, by element id, all of it
 // together for text checks.
@@ -77,11 +66,7 @@ func paintOf(v painter, s play.Snapshot) (byID map[string]string, html, text str
 func drawPage(p *Playground) (html, text string) {
 	html, text = render(p)
 	s := p.ctl.Snapshot()
-	hot := []painter{&StepTitle{}, &HiddenCard{Model: s.Model()}, &LogitsCard{Model: s.Model()}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{}, &Timeline{}}
-	if kv, ok := kvCard(s, nil).(painter); ok {
-		hot = append(hot, kv)
-	}
-	for _, v := range hot {
+	for _, v := range hotViews(s, p) {
 		h, t := paintText(v, s)
 		html, text = html+h, text+" "+t
 	}
@@ -90,10 +75,7 @@ func drawPage(p *Playground) (html, text string) {
 
 // playgroundAt is the whole page as a link opens it.
 func playgroundAt(query, fragment string) *Playground {
-	p := &Playground{live: true, pagePath: "/", board: &board{}}
-	p.ctl = play.New(&play.Local{Load: p.load}, quietHost{}, "/")
-	p.ctl.OpenAddress(query, fragment)
-	return p
+	return openNatively(query, fragment, "/", nil)
 }
 
 var workedSpec = session.Spec{
