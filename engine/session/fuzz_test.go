@@ -101,6 +101,8 @@ func FuzzActions(f *testing.F) {
 		{true, true, []byte{0, 0, 0, 0, 3, 1, 2, 40, 0, 0, 0, 0, 2, 2, 1, 0, 1, 0, 0, 0, 5, 61, 4, 0, 0, 0, 0, 0}},
 		// The end of text ignored from step 2, then not, then a rerun.
 		{true, false, []byte{0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 64, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0}},
+		// A fork at step 0, undone, then a switch: the path left keeps only its forced token.
+		{false, false, []byte{0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 8, 1, 0, 0}},
 	} {
 		f.Add(seed.stories, seed.ignoreEOS, seed.actions)
 	}

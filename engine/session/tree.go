@@ -187,9 +187,8 @@ func (s *Session) regrow(top path, ids []int) {
 		if at == p.steps && len(b.Forced)+len(b.Edits)+len(b.Changes) == 0 {
 			continue
 		}
-		b.own = make([]Step, p.steps-at)
-		for j := range b.own {
-			b.own[j] = *s.stepOf(id, at+j)
+		for j := at; j < p.steps; j++ { // none leaves own nil, as New does
+			b.own = append(b.own, *s.stepOf(id, j))
 		}
 		grown = append(grown, b)
 		paths = append(paths, p)
@@ -358,7 +357,7 @@ func (s *Session) growTree(branches []Branch) error {
 		}
 		p.steps = len(s.trace.Steps)
 		s.branches[i].Steps = p.steps
-		s.branches[i].own = slices.Clone(s.trace.Steps[b.At:])
+		s.branches[i].own = append([]Step(nil), s.trace.Steps[b.At:]...) // nil when none, as regrow leaves it
 		paths = append(paths, p)
 	}
 	_, err := s.follow(home)
