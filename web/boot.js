@@ -28,6 +28,15 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
   }
 }
 
+// An embed, as the page reads the link (play.Embedded): embed, in any
+// case, given and not 0. An embed registers no service worker (app.js,
+// BootAppJS): the worker's install would download the program for a frame
+// that may never start it.
+{
+  const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
+  globalThis.nexttokenEmbedded = embed !== undefined && embed !== "0";
+}
+
 globalThis.nexttokenBoot = (start) => {
   const prerendered = document.getElementById("prerendered");
   // A static host sends one prerendered page whatever the link: it shows
@@ -46,10 +55,7 @@ globalThis.nexttokenBoot = (start) => {
     const watch = new MutationObserver(() => check() && watch.disconnect());
     watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-painted"]});
   });
-  // An embed as the page reads the link (play.Embedded): embed, in any
-  // case, given and not 0.
-  const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
-  if (embed === undefined || embed === "0") {
+  if (!globalThis.nexttokenEmbedded) {
     start();
     return;
   }

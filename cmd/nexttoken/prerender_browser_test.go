@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -127,4 +128,97 @@ func TestEmbedsBootWhenNear(t *testing.T) {
 			t.Fatalf("the last embed did not boot once scrolled to: %v", frameStates())
 		}
 	}
+}
+
+// frameLog is a page script for the top document: it records when the
+// page loaded and when each frame got its src and loaded, in
+// window.nexttokenFrames as [what, frame index, ms].
+const frameLog = `if (window.top === window) {
+	const log = window.nexttokenFrames = [];
+	const index = (f) => [...document.querySelectorAll('iframe')].indexOf(f);
+	addEventListener('load', () => log.push(['page', -1, performance.now()]));
+	// Caught on the way down, before the frame's own listeners run.
+	document.addEventListener('load', (e) => e.target.tagName === 'IFRAME' && log.push(['load', index(e.target), performance.now()]), true);
+	new MutationObserver((records) => {
+		for (const r of records) {
+			if (r.target.tagName === 'IFRAME' && r.target.getAttribute('src')) log.push(['src', index(r.target), performance.now()]);
+		}
+	}).observe(document, {subtree: true, attributes: true, attributeFilter: ['src']});
+}`
+
+// TestDocsFramesLoadInOrder opens the docs page in a short window, where
+// only its first frame has src: embed.js gives the others theirs (data-src)
+// only once the page has loaded, one after another in the page's order,
+// each once the one before has loaded, and every frame shows its session.
+// With scripts off the <noscript> copies show instead, one per frame.
+func TestDocsFramesLoadInOrder(t *testing.T) {
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameLog}); err != nil {
+		t.Fatal(err)
+	}
+	must(tab, "size the window", chromedp.EmulateViewport(1280, 500))
+	must(tab, "open the docs page", chromedp.Navigate(h.url+"/docs/"))
+	n := evaluate[int](tab, `document.querySelectorAll('iframe').length`)
+	waiting := evaluate[int](tab, `document.querySelectorAll('iframe[data-src]').length`)
+	if n < 3 || waiting != n-1 {
+		t.Fatalf("%d frames, %d with data-src: want the first with src and the others waiting", n, waiting)
+	}
+	waitFor(tab, `new Set(window.nexttokenFrames.filter(([what]) => what === 'load').map(([, i]) => i)).size === `+fmt.Sprint(n))
+	waitFor(tab, `[...document.querySelectorAll('iframe')].every(f => f.contentDocument?.querySelector('#prerendered, #playground[data-ready="true"]'))`)
+	events := evaluate[[][]any](tab, `window.nexttokenFrames`)
+	at := map[string]float64{}
+	for _, e := range events {
+		key := fmt.Sprintf("%s %.0f", e[0], e[1])
+		if _, ok := at[key]; !ok {
+			at[key] = e[2].(float64)
+		}
+	}
+	pageLoad, ok := at["page -1"]
+	if !ok {
+		t.Fatalf("no page load in %v", events)
+	}
+	for i := 1; i < n; i++ {
+		src, ok := at[fmt.Sprintf("src %d", i)]
+		switch {
+		case !ok:
+			t.Errorf("frame %d never got its src: %v", i, events)
+		case src < pageLoad:
+			t.Errorf("frame %d got its src at %.0f ms, before the page loaded at %.0f ms", i, src, pageLoad)
+		case i > 1 && src < at[fmt.Sprintf("load %d", i-1)]:
+			t.Errorf("frame %d got its src at %.0f ms, before frame %d loaded at %.0f ms", i, src, i-1, at[fmt.Sprintf("load %d", i-1)])
+		}
+	}
+
+	off := openTab(t, h.browser)
+	if _, err := chromedp.Call(off, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	must(off, "open the docs page without scripts", chromedp.Navigate(h.url+"/docs/"))
+	waitFor(off, `document.readyState === 'complete'`)
+	shown := evaluate[[]string](off, `[...document.querySelectorAll('iframe')].filter(f => f.checkVisibility()).map(f => f.contentDocument?.getElementById('prerendered')?.checkVisibility() ? f.title : f.title + ' (empty)')`)
+	if len(shown) != n || strings.Contains(strings.Join(shown, ","), "empty") {
+		t.Errorf("without scripts the docs page shows the frames %q, want %d with their sessions", shown, n)
+	}
+}
+
+// TestEmbedRegistersNoWorker opens an embed in a fresh browser: it
+// registers no service worker, whose install would download the program
+// for a frame that may never start it. The playground's own page does.
+func TestEmbedRegistersNoWorker(t *testing.T) {
+	h := needBrowser(t)
+	tab, done := coldTab(t, h)
+	defer done()
+	const registrations = `navigator.serviceWorker.getRegistrations().then(r => r.length)`
+	if _, err := loadPage(tab, h.url+prerenderedPages[2].path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tab, `new Promise(r => setTimeout(() => r(true), 300))`)
+	if n := evaluate[int](tab, registrations); n != 0 {
+		t.Errorf("an embed registered %d service workers, want none", n)
+	}
+	if _, err := loadPage(tab, h.url+"/"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tab, registrations+` .then(n => n === 1)`)
 }

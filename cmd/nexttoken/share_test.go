@@ -161,7 +161,7 @@ func TestDocsPage(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d embeds, want at least 3", n)
 	}
-	// The frames load lazily, as the snippet asks, and boot when they come
+	// The frames load in reading order (embed.js) and boot when they come
 	// near the viewport: bring each into view, and see it live, its height
 	// from its own report, and the height the page gave it before within
 	// 32 px of that: the page holds the embed's place.

@@ -53,10 +53,12 @@ func Handler() *app.Handler {
 // it so.
 //
 // And it instantiates the module web/boot.js compiled while the page was
-// parsed, when it did (nexttokenModule).
+// parsed, when it did (nexttokenModule), and registers the service worker
+// on the playground's own page only (nexttokenEmbedded).
 func BootAppJS(js string) (string, error) {
 	return PatchScript("app.js", js,
 		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly);",
+		"goappInitServiceWorker();", "if (!globalThis.nexttokenEmbedded) goappInitServiceWorker();",
 		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
     const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`)
 }
