@@ -1,6 +1,7 @@
-// nexttoken's boot: go-app's app.js calls nexttokenBoot(start) instead of
-// starting the WebAssembly program at once (the server and the export
-// patch it so). The playground's own page starts at once. An embed starts
+// nexttoken's boot: go-app's app.js calls nexttokenBoot(start,
+// registerWorker) instead of starting the WebAssembly program and
+// registering its service worker at once (the server and the export patch
+// it so). The playground's own page starts at once. An embed starts
 // when its frame comes near the reader's viewport or the reader touches
 // it, and the embeds of one page start one after another, each once the
 // one before is ready: a page of ten embeds boots the ones read, not ten
@@ -28,16 +29,14 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
   }
 }
 
-// An embed, as the page reads the link (play.Embedded): embed, in any
-// case, given and not 0. An embed registers no service worker (app.js,
-// BootAppJS): the worker's install would download the program for a frame
-// that may never start it.
-{
-  const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
-  globalThis.nexttokenEmbedded = embed !== undefined && embed !== "0";
-}
-
-globalThis.nexttokenBoot = (start) => {
+// nexttokenBoot starts the program (start) when its time comes, and
+// registers go-app's service worker (registerWorker) once the program has
+// arrived and compiled (or, without the early compile, once the page is
+// live): the worker's install, which fetches the program again, then
+// reads the browser's cache instead of competing with the first download.
+// An embed registers none: the install would download the program for a
+// frame that may never start it.
+globalThis.nexttokenBoot = (start, registerWorker) => {
   const prerendered = document.getElementById("prerendered");
   // A static host sends one prerendered page whatever the link: it shows
   // only the session it was drawn for.
@@ -55,7 +54,11 @@ globalThis.nexttokenBoot = (start) => {
     const watch = new MutationObserver(() => check() && watch.disconnect());
     watch.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-painted"]});
   });
-  if (!globalThis.nexttokenEmbedded) {
+  // An embed as the page reads the link (play.Embedded): embed, in any
+  // case, given and not 0.
+  const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
+  if (embed === undefined || embed === "0") {
+    (globalThis.nexttokenModule ?? ready).then(() => registerWorker());
     start();
     return;
   }

@@ -53,25 +53,45 @@ func Handler() *app.Handler {
 // it so.
 //
 // And it instantiates the module web/boot.js compiled while the page was
-// parsed, when it did (nexttokenModule), and registers the service worker
-// on the playground's own page only (nexttokenEmbedded).
+// parsed, when it did (nexttokenModule), and leaves to web/boot.js when to
+// register the service worker.
 func BootAppJS(js string) (string, error) {
 	return PatchScript("app.js", js,
-		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly);",
-		"goappInitServiceWorker();", "if (!globalThis.nexttokenEmbedded) goappInitServiceWorker();",
+		"goappInitServiceWorker();", "",
+		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly, goappInitServiceWorker);",
 		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
     const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`)
 }
 
-// appWorker is go-app's service worker with two changes. A new version
-// deletes every other cache, the reader's models too (modelCache): caches
-// named nexttoken-… now stay. And a page comes from the network, drawn for
-// its link (prerendered), and from the cache only offline, whatever its
-// query, which the page reads: go-app's worker serves every page from its
-// cache, where only "/" is. (The server's only: the browser's build of
-// go-app has no worker script.)
+// appWorker is go-app's service worker with three changes. It becomes
+// active once its cache is filled, not before (go-app's install does not
+// wait for it): a reader offline right after a first visit finds the page.
+// A new version deletes every other cache, the reader's models too
+// (modelCache): caches named nexttoken-… now stay. And a page comes from
+// the network, drawn for its link (prerendered), and from the cache only
+// offline, whatever its query, which the page reads: go-app's worker
+// serves every page from its cache, where only "/" is. (The server's only:
+// the browser's build of go-app has no worker script.)
 func appWorker() string {
 	worker, err := PatchScript("service worker", app.DefaultAppWorkerJS,
+		`self.addEventListener("install", async (event) => {
+  try {
+    console.log("installing app worker {{.Version}}");
+    await installWorker();
+    await self.skipWaiting();
+  } catch (error) {
+    console.error("error during installation:", error);
+  }
+});`,
+		`self.addEventListener("install", (event) => event.waitUntil((async () => {
+  try {
+    console.log("installing app worker {{.Version}}");
+    await installWorker();
+    await self.skipWaiting();
+  } catch (error) {
+    console.error("error during installation:", error);
+  }
+})()));`,
 		`if (key !== cacheName) {`,
 		`if (key !== cacheName && !key.startsWith("nexttoken-")) {`,
 		`const cachedResponse = await caches.match(request);`,

@@ -852,7 +852,7 @@ func TestLoadingBanner(t *testing.T) {
 // versions, fetches pages from the network and serves them offline
 // whatever their query.
 func TestAppWorker(t *testing.T) {
-	contains(t, "app worker", appWorker(), `!key.startsWith("nexttoken-")`, `if (request.mode === "navigate") {
+	contains(t, "app worker", appWorker(), `event.waitUntil((async () => {`, `!key.startsWith("nexttoken-")`, `if (request.mode === "navigate") {
     try {
       return await fetch(request);`, `caches.match(request, {ignoreSearch: true})`)
 	if !strings.HasPrefix(modelCache, "nexttoken-") {
