@@ -16,6 +16,10 @@
 //
 //	go run ./cmd/randmodel -gguf -type q8_0 -dim 576 -hidden 1536 -layers 30 \
 //	    -heads 9 -kvheads 3 -vocab 49152 -seqlen 2048 DIR
+//
+// With -arch llama3 or qwen2 the model has what that architecture adds
+// (randmodel.Extend): Llama 3's RoPE frequency factors, Qwen2's biases and
+// RoPE on halves of a head.
 package main
 
 import (
@@ -36,6 +40,7 @@ func main() {
 	seed := flag.Uint64("seed", 15, "seed of the weights and the generated pieces")
 	asGGUF := flag.Bool("gguf", false, "write DIR/model.gguf (F32) instead of model.bin and tokenizer.bin")
 	gains := flag.Bool("gains", false, "random RMSNorm gains instead of ones (randmodel.RandomGains)")
+	arch := flag.String("arch", "", "with -gguf, an architecture beside llama2.c's: "+strings.Join(randmodel.Extensions, ", ")+" (randmodel.Extend)")
 	format := flag.String("type", "F32", "with -gguf, the matrices' format: F32, "+quant.Types+" (every matrix), or Q4_K_M (llama-quantize's mixture)")
 	c := randmodel.Stories15M
 	flag.IntVar(&c.Dim, "dim", c.Dim, "width of the residual stream")
@@ -56,9 +61,9 @@ func main() {
 	}
 	var err error
 	if *asGGUF {
-		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *format, *gains)
-	} else if *gains || !strings.EqualFold(*format, "F32") {
-		err = fmt.Errorf("-gains and -type need -gguf")
+		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *format, *arch, *gains)
+	} else if *gains || !strings.EqualFold(*format, "F32") || *arch != "" {
+		err = fmt.Errorf("-gains, -type and -arch need -gguf")
 	} else {
 		err = randmodel.Write(flag.Arg(0), c, *seed)
 	}
@@ -68,13 +73,18 @@ func main() {
 	}
 }
 
-func writeGGUF(path string, c checkpoint.Config, seed uint64, format string, gains bool) error {
+func writeGGUF(path string, c checkpoint.Config, seed uint64, format, arch string, gains bool) error {
 	m, v, err := randmodel.BuildNamed(c, seed, format)
 	if err != nil {
 		return fmt.Errorf("-type %s: %w", format, err)
 	}
 	if gains {
 		randmodel.RandomGains(m, seed)
+	}
+	if arch != "" {
+		if err := randmodel.Extend(m, arch, seed); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -58,6 +58,16 @@ type Config struct {
 	// run.c's arithmetic. Other formats (GGUF) set them.
 	RoPEBase float32
 	NormEps  float32
+
+	// RoPEHalves rotates the pairs (i, i+hs/2) of each head, as GPT-NeoX
+	// and Hugging Face do (llama.cpp's LLAMA_ROPE_TYPE_NEOX, which it runs
+	// Qwen2 with); false rotates adjacent pairs (2i, 2i+1), as run.c and
+	// llama.cpp's llama architecture do. llama2.c's format has no such flag.
+	RoPEHalves bool
+
+	// Arch is the GGUF architecture the model was read as (general.architecture),
+	// "" for a llama2.c checkpoint.
+	Arch string
 }
 
 // The values run.c hard-codes, and what a zero RoPEBase or NormEps means.
@@ -157,6 +167,13 @@ type Weights struct {
 	RMSFinal       []float32 // dim
 	FreqCIS        []float32 // 2 × seq_len × head_size/2, kept only to write files back unchanged
 	Classifier     []float32 // vocab × dim; aliases TokenEmbedding when shared
+
+	// Beyond llama2.c's format (GGUF files only), nil when the model has
+	// none: the biases added to the query, key and value projections
+	// (Qwen2), and RoPE's frequency factors (Llama 3: pair i turns
+	// RoPEFactors[i] times slower).
+	BQ, BK, BV  []float32 // layers × dim, layers × kv_dim, layers × kv_dim
+	RoPEFactors []float32 // head_size/2
 
 	// Quantized, when set, holds every weight matrix as its file stores
 	// it (a GGUF file with quantized tensors), and the float32 matrices
@@ -341,6 +358,9 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
 			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
 	}
+	if w := &m.Weights; c.RoPEHalves || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
+		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors or RoPE on halves of a head")
+	}
 	vocab := int32(c.VocabSize)
 	if !c.SharedHead {
 		vocab = -vocab
@@ -400,6 +420,9 @@ func (c Config) String() string {
 	}
 	if c.Eps() != DefaultNormEps {
 		s += fmt.Sprintf(", RMSNorm eps %v", c.Eps())
+	}
+	if c.RoPEHalves {
+		s += ", RoPE on halves"
 	}
 	return s + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -86,33 +87,49 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		{"token_embd.weight", dims(d, v), &w.TokenEmbedding, 0, &q.TokenEmbedding},
 		{"output_norm.weight", dims(d), &w.RMSFinal, 0, nil},
 	}
-	layered := []struct {
-		name string
-		dims []int64
-		dst  *[]float32
-		mat  func(*checkpoint.LayerMatrices) *quant.Matrix
-	}{
-		{"attn_norm", dims(d), &w.RMSAtt, nil},
-		{"attn_q", dims(d, d), &w.WQ, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WQ }},
-		{"attn_k", dims(d, kv), &w.WK, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WK }},
-		{"attn_v", dims(d, kv), &w.WV, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WV }},
-		{"attn_output", dims(d, d), &w.WO, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WO }},
-		{"ffn_norm", dims(d), &w.RMSFFN, nil},
-		{"ffn_gate", dims(d, h), &w.W1, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W1 }},
-		{"ffn_down", dims(h, d), &w.W2, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W2 }},
-		{"ffn_up", dims(d, h), &w.W3, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W3 }},
+	type layerTensors struct {
+		name     string
+		dims     []int64
+		dst      *[]float32
+		mat      func(*checkpoint.LayerMatrices) *quant.Matrix
+		optional bool // a bias llama.cpp reads when the file has it
 	}
+	layered := []layerTensors{
+		{"attn_norm", dims(d), &w.RMSAtt, nil, false},
+		{"attn_q", dims(d, d), &w.WQ, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WQ }, false},
+		{"attn_k", dims(d, kv), &w.WK, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WK }, false},
+		{"attn_v", dims(d, kv), &w.WV, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WV }, false},
+		{"attn_output", dims(d, d), &w.WO, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WO }, false},
+		{"ffn_norm", dims(d), &w.RMSFFN, nil, false},
+		{"ffn_gate", dims(d, h), &w.W1, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W1 }, false},
+		{"ffn_down", dims(h, d), &w.W2, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W2 }, false},
+		{"ffn_up", dims(d, h), &w.W3, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W3 }, false},
+	}
+	if a := architectures[c.Arch]; a.biases || a.optionalBiases {
+		layered = append(layered,
+			layerTensors{"attn_q.bias", dims(d), &w.BQ, nil, !a.biases},
+			layerTensors{"attn_k.bias", dims(kv), &w.BK, nil, !a.biases},
+			layerTensors{"attn_v.bias", dims(kv), &w.BV, nil, !a.biases})
+	}
+	// An optional bias the file leaves out (in its first layer) is none.
+	layered = slices.DeleteFunc(layered, func(s layerTensors) bool {
+		_, ok := f.Tensor(layerTensor(0, s.name))
+		return s.optional && !ok
+	})
 	for _, s := range layered {
 		for l := range c.Layers {
 			var mat *quant.Matrix
 			if s.mat != nil {
 				mat = s.mat(&q.Layers[l])
 			}
-			slots = append(slots, slot{fmt.Sprintf("blk.%d.%s.weight", l, s.name), s.dims, s.dst, l * elements(s.dims), mat})
+			slots = append(slots, slot{layerTensor(l, s.name), s.dims, s.dst, l * elements(s.dims), mat})
 		}
 	}
 	if _, ok := f.Tensor("output.weight"); ok {
 		slots = append(slots, slot{"output.weight", dims(d, v), &w.Classifier, 0, &q.Classifier})
+	}
+	if _, ok := f.Tensor("rope_freqs.weight"); ok && architectures[c.Arch].ropeFactors {
+		slots = append(slots, slot{"rope_freqs.weight", dims(c.HeadSize() / 2), &w.RoPEFactors, 0, nil})
 	}
 	byName := make(map[string]bool, len(slots))
 	for _, s := range slots {
@@ -120,7 +137,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	for _, t := range f.Tensors {
 		if !byName[t.Name] {
-			return nil, fmt.Errorf("gguf: tensor %s is not one of the llama tensors this reader supports (token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm, output)", t.Name)
+			return nil, fmt.Errorf("gguf: tensor %s is not one of the %s tensors this reader supports (%s)", t.Name, c.Arch, architectures[c.Arch].tensors)
 		}
 	}
 	// Check every tensor before allocating: the metadata may claim a model
@@ -140,7 +157,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		}
 		if t.quantized() {
 			if s.mat == nil {
-				return nil, fmt.Errorf("gguf: tensor %s is %s; a gain must be F32, F16 or BF16", t.Name, t.Type)
+				return nil, fmt.Errorf("gguf: tensor %s is %s; a gain, bias or RoPE factor must be F32, F16 or BF16", t.Name, t.Type)
 			}
 			quantized = true
 		}
@@ -172,7 +189,51 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	if c.SharedHead {
 		w.Classifier, q.Classifier = w.TokenEmbedding, q.TokenEmbedding
 	}
+	for i, x := range w.RoPEFactors {
+		// NaN fails the comparison too.
+		if !(x > 0 && x <= math.MaxFloat32) {
+			return nil, fmt.Errorf("gguf: rope_freqs.weight[%d] is %v; a RoPE frequency factor must be a positive number", i, x)
+		}
+	}
 	return m, nil
+}
+
+// layerTensor is the name of layer l's tensor of kind ("attn_q",
+// "attn_q.bias"): a kind without a suffix is a weight.
+func layerTensor(l int, kind string) string {
+	if !strings.Contains(kind, ".") {
+		kind += ".weight"
+	}
+	return fmt.Sprintf("blk.%d.%s", l, kind)
+}
+
+// architecture is what Model reads of a general.architecture: llama.cpp's
+// graph for it (src/llama.cpp's build_llama, build_qwen2) in the
+// transformer's terms.
+type architecture struct {
+	ropeHalves     bool   // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
+	biases         bool   // Q, K and V biases, required
+	optionalBiases bool   // Q, K and V biases when the file has them
+	ropeFactors    bool   // rope_freqs.weight when the file has it (Llama 3)
+	tensors        string // for messages
+	models         string // for messages: the models that have it
+}
+
+// architectures are the architectures Model reads.
+var architectures = map[string]architecture{
+	"llama": {optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
+		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	"qwen2": {ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
+		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+}
+
+// supportedArchitectures lists the architectures for messages.
+func supportedArchitectures() string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(architectures)) {
+		out = append(out, fmt.Sprintf("%s (%s)", name, architectures[name].models))
+	}
+	return strings.Join(out, " and ")
 }
 
 // elements is the number of values of a tensor of dims d.
@@ -219,24 +280,26 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if arch != "llama" {
-		return c, fmt.Errorf("gguf: architecture %q is not supported; only llama is", arch)
+	a, ok := architectures[arch]
+	if !ok {
+		return c, fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
 	}
+	c.Arch, c.RoPEHalves = arch, a.ropeHalves
 	ints := []struct {
 		key      string
 		dst      *int
 		required bool
 	}{
-		{"llama.embedding_length", &c.Dim, true},
-		{"llama.feed_forward_length", &c.HiddenDim, true},
-		{"llama.block_count", &c.Layers, true},
-		{"llama.attention.head_count", &c.Heads, true},
-		{"llama.context_length", &c.SeqLen, true},
-		{"llama.attention.head_count_kv", &c.KVHeads, false},
-		{"llama.vocab_size", &c.VocabSize, false},
+		{"embedding_length", &c.Dim, true},
+		{"feed_forward_length", &c.HiddenDim, true},
+		{"block_count", &c.Layers, true},
+		{"attention.head_count", &c.Heads, true},
+		{"context_length", &c.SeqLen, true},
+		{"attention.head_count_kv", &c.KVHeads, false},
+		{"vocab_size", &c.VocabSize, false},
 	}
 	for _, k := range ints {
-		if *k.dst, err = f.count(k.key, k.required); err != nil {
+		if *k.dst, err = f.count(arch+"."+k.key, k.required); err != nil {
 			return c, err
 		}
 	}
@@ -254,26 +317,26 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 		return c, fmt.Errorf("gguf: %w", err)
 	}
 	hs := c.HeadSize()
-	for _, key := range []string{"llama.rope.dimension_count", "llama.attention.key_length", "llama.attention.value_length"} {
-		n, err := f.count(key, false)
+	for _, key := range []string{"rope.dimension_count", "attention.key_length", "attention.value_length"} {
+		n, err := f.count(arch+"."+key, false)
 		if err != nil {
 			return c, err
 		}
 		if n != 0 && n != hs {
-			return c, fmt.Errorf("gguf: %s is %d, but the transformer uses the whole head, %d (embedding_length/head_count)", key, n, hs)
+			return c, fmt.Errorf("gguf: %s.%s is %d, but the transformer uses the whole head, %d (embedding_length/head_count)", arch, key, n, hs)
 		}
 	}
-	if n, err := f.count("llama.expert_count", false); err != nil {
+	if n, err := f.count(arch+".expert_count", false); err != nil {
 		return c, err
 	} else if n > 0 {
-		return c, fmt.Errorf("gguf: llama.expert_count is %d: mixture-of-experts models are not supported", n)
+		return c, fmt.Errorf("gguf: %s.expert_count is %d: mixture-of-experts models are not supported", arch, n)
 	}
-	if s, ok := f.Metadata.Lookup("llama.rope.scaling.type"); ok {
+	if s, ok := f.Metadata.Lookup(arch + ".rope.scaling.type"); ok {
 		if t, _ := s.Text(); t != "none" {
-			return c, fmt.Errorf("gguf: llama.rope.scaling.type is %s: RoPE scaling is not supported", s)
+			return c, fmt.Errorf("gguf: %s.rope.scaling.type is %s: RoPE scaling is not supported", arch, s)
 		}
 	}
-	for _, key := range []string{"llama.rope.scaling.factor", "llama.rope.scale_linear"} {
+	for _, key := range []string{arch + ".rope.scaling.factor", arch + ".rope.scale_linear"} {
 		// llama.cpp reads 0 as no scaling, like 1.
 		if x, err := f.float(key, 1); err != nil {
 			return c, err
@@ -281,12 +344,12 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 			return c, fmt.Errorf("gguf: %s is %v: RoPE scaling is not supported", key, x)
 		}
 	}
-	base, err := f.float("llama.rope.freq_base", checkpoint.DefaultRoPEBase)
+	base, err := f.float(arch+".rope.freq_base", checkpoint.DefaultRoPEBase)
 	if err != nil {
 		return c, err
 	}
 	// llama.cpp requires the epsilon; the base defaults to 10000 there too.
-	const epsKey = "llama.attention.layer_norm_rms_epsilon"
+	epsKey := arch + ".attention.layer_norm_rms_epsilon"
 	if _, ok := f.Metadata.Lookup(epsKey); !ok {
 		return c, fmt.Errorf("gguf: %s is missing", epsKey)
 	}

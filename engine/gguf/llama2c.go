@@ -32,10 +32,35 @@ type Llama2cOptions struct {
 // permutation of attn_q and attn_k, see Model). It differs in one value:
 // llama.context_length is the checkpoint's seq_len, where the converter
 // writes its own n_ctx (128 unless changed).
+//
+// A model of another architecture Model reads (Config.Arch, such as the
+// random ones of package randmodel) is written the same way under its own
+// metadata keys, with the tensors beyond llama2.c's that it has: the
+// attn_q, attn_k and attn_v biases and rope_freqs, as llama.cpp's
+// converters name them, and its RoPE base when it is not 10000.
 func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2cOptions) error {
 	c := m.Config
 	if err := c.Validate(); err != nil {
 		return err
+	}
+	arch := c.Arch
+	if arch == "" {
+		arch = "llama"
+	}
+	a, ok := architectures[arch]
+	wt := &m.Weights
+	all, some := wt.BQ != nil && wt.BK != nil && wt.BV != nil, wt.BQ != nil || wt.BK != nil || wt.BV != nil
+	switch {
+	case !ok:
+		return fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
+	case c.RoPEHalves != a.ropeHalves:
+		return fmt.Errorf("gguf: a %s model rotates RoPE pairs on halves of a head: %v, not %v", arch, a.ropeHalves, c.RoPEHalves)
+	case a.biases && !all:
+		return fmt.Errorf("gguf: a %s model has query, key and value biases", arch)
+	case some && !(all && (a.biases || a.optionalBiases)):
+		return fmt.Errorf("gguf: a %s model has all three of the query, key and value biases or none", arch)
+	case wt.RoPEFactors != nil && !a.ropeFactors:
+		return fmt.Errorf("gguf: a %s model has no RoPE frequency factors", arch)
 	}
 	if len(v.Pieces) != c.VocabSize || len(v.Scores) != c.VocabSize {
 		return fmt.Errorf("gguf: the vocabulary has %d pieces, the checkpoint %d", len(v.Pieces), c.VocabSize)
@@ -76,23 +101,26 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add("tokenizer.ggml.scores", v.Scores)
 	add("tokenizer.ggml.token_type", types)
 	add("tokenizer.ggml.model", "llama")
-	add("general.architecture", "llama")
-	add("general.name", "llama")
+	add("general.architecture", arch)
+	add("general.name", arch)
 	add("tokenizer.ggml.unknown_token_id", uint32(0))
 	add("tokenizer.ggml.bos_token_id", uint32(1))
 	add("tokenizer.ggml.eos_token_id", uint32(2))
 	add("tokenizer.ggml.seperator_token_id", uint32(math.MaxUint32)) // sic, and LLAMA_TOKEN_NULL
 	add("tokenizer.ggml.padding_token_id", uint32(math.MaxUint32))
-	add("llama.context_length", uint32(c.SeqLen))
-	add("llama.embedding_length", uint32(c.Dim))
-	add("llama.feed_forward_length", uint32(c.HiddenDim))
-	add("llama.attention.head_count", uint32(c.Heads))
-	add("llama.attention.head_count_kv", uint32(c.KVHeads))
-	add("llama.block_count", uint32(c.Layers))
-	add("llama.rope.dimension_count", min(64, hs))
-	add("llama.attention.layer_norm_rms_epsilon", c.Eps())
+	add(arch+".context_length", uint32(c.SeqLen))
+	add(arch+".embedding_length", uint32(c.Dim))
+	add(arch+".feed_forward_length", uint32(c.HiddenDim))
+	add(arch+".attention.head_count", uint32(c.Heads))
+	add(arch+".attention.head_count_kv", uint32(c.KVHeads))
+	add(arch+".block_count", uint32(c.Layers))
+	add(arch+".rope.dimension_count", min(64, hs))
+	add(arch+".attention.layer_norm_rms_epsilon", c.Eps())
+	if c.Base() != checkpoint.DefaultRoPEBase {
+		add(arch+".rope.freq_base", c.Base())
+	}
 
-	wt, ms := &m.Weights, m.Matrices()
+	ms := m.Matrices()
 	var ts []NewTensor
 	matrix := func(name string, x *quant.Matrix) {
 		t := NewTensor{name, dims(x.Cols, x.Rows), Type(x.Type), x.Q}
@@ -109,13 +137,21 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	if !c.SharedHead || !o.TiedOutput {
 		matrix("output.weight", &ms.Classifier)
 	}
-	d := c.Dim
+	if wt.RoPEFactors != nil {
+		gain("rope_freqs.weight", wt.RoPEFactors)
+	}
+	d, kv := c.Dim, c.KVDim()
 	for l := range c.Layers {
-		name := func(s string) string { return fmt.Sprintf("blk.%d.%s.weight", l, s) }
+		name := func(s string) string { return layerTensor(l, s) }
 		lm := &ms.Layers[l]
 		matrix(name("attn_q"), &lm.WQ)
 		matrix(name("attn_k"), &lm.WK)
 		matrix(name("attn_v"), &lm.WV)
+		if wt.BQ != nil {
+			gain(name("attn_q.bias"), wt.BQ[l*d:(l+1)*d])
+			gain(name("attn_k.bias"), wt.BK[l*kv:(l+1)*kv])
+			gain(name("attn_v.bias"), wt.BV[l*kv:(l+1)*kv])
+		}
 		matrix(name("attn_output"), &lm.WO)
 		gain(name("attn_norm"), wt.RMSAtt[l*d:(l+1)*d])
 		matrix(name("ffn_gate"), &lm.W1)

@@ -80,8 +80,8 @@ func TestStories260K(t *testing.T) {
 				t.Errorf("SharedHead = %v with output.weight present = %v", g.Config.SharedHead, shared)
 			}
 			c := g.Config
-			c.SharedHead, c.RoPEBase, c.NormEps = m.Config.SharedHead, 0, 0
-			if c != m.Config || g.Config.Base() != 10000 || g.Config.Eps() != float32(1e-5) {
+			c.SharedHead, c.RoPEBase, c.NormEps, c.Arch = m.Config.SharedHead, 0, 0, ""
+			if c != m.Config || g.Config.Arch != "llama" || g.Config.Base() != 10000 || g.Config.Eps() != float32(1e-5) {
 				t.Fatalf("config %v (base %v, eps %v), want %v", g.Config, g.Config.Base(), g.Config.Eps(), m.Config)
 			}
 			got := greedy(t, g, want.tokens, 48)
@@ -198,13 +198,13 @@ func TestModelRefuses(t *testing.T) {
 		edit func(f *File)
 		want string
 	}{
-		{"architecture", setKV("general.architecture", "gpt2"), `architecture "gpt2" is not supported; only llama is`},
+		{"architecture", setKV("general.architecture", "gpt2"), `architecture "gpt2" is not supported; llama (Llama 1 to 3, SmolLM, TinyLlama) and qwen2 (Qwen2, Qwen2.5) are`},
 		{"no architecture", dropKV("general.architecture"), "general.architecture is missing"},
 		{"quantized type", func(f *File) { f.Tensors[0].Type = Q5_1 }, "token_embd.weight is Q5_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K and Q6_K are)"},
-		{"quantized gain", func(f *File) { f.Tensors[1].Type = Q8_0 }, "output_norm.weight is Q8_0; a gain must be F32, F16 or BF16"},
+		{"quantized gain", func(f *File) { f.Tensors[1].Type = Q8_0 }, "output_norm.weight is Q8_0; a gain, bias or RoPE factor must be F32, F16 or BF16"},
 		{"integer tensor", func(f *File) { f.Tensors[0].Type = I32 }, "I32, which is not supported for weights"},
 		{"missing tensor", func(f *File) { f.Tensors = f.Tensors[:len(f.Tensors)-1] }, "tensor blk.4.ffn_norm.weight is missing"},
-		{"extra tensor", func(f *File) { f.Tensors[1].Name = "rope_freqs.weight" }, "rope_freqs.weight is not one of the llama tensors"},
+		{"extra tensor", func(f *File) { f.Tensors[1].Name = "blk.0.ffn_gate_inp.weight" }, "blk.0.ffn_gate_inp.weight is not one of the llama tensors"},
 		{"dims", func(f *File) { f.Tensors[0].Dims = []int64{512, 64} }, "token_embd.weight has dims [512 64], want [64 512]"},
 		{"rope dims", setKV("llama.rope.dimension_count", uint32(4)), "llama.rope.dimension_count is 4, but the transformer uses the whole head, 8"},
 		{"rope scaling", setKV("llama.rope.scaling.type", "linear"), "RoPE scaling is not supported"},

@@ -142,13 +142,7 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 	}
 	randmodel.RandomGains(m, refSeed)
 	if name != "model" {
-		typ := map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0, "q5_0": quant.Q5_0}[name]
-		q := m.Matrices()
-		for _, mat := range matrices(q) {
-			*mat = quant.Matrix{Type: typ, Rows: mat.Rows, Cols: mat.Cols, Q: ggmlQuantize(typ, mat.F32)}
-		}
-		q.Classifier = q.TokenEmbedding
-		m.Weights = checkpoint.Weights{RMSAtt: m.Weights.RMSAtt, RMSFFN: m.Weights.RMSFFN, RMSFinal: m.Weights.RMSFinal, Quantized: q}
+		quantizeAll(m, map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0, "q5_0": quant.Q5_0}[name])
 	}
 	var buf bytes.Buffer
 	if err := WriteLlama2c(&buf, m, v, Llama2cOptions{Type: F32, TiedOutput: true}); err != nil {
@@ -162,6 +156,20 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// quantizeAll makes every matrix of m, a float32 model with a shared
+// classifier, typ, as llama-quantize does with a pure type; the gains,
+// biases and RoPE factors stay float32.
+func quantizeAll(m *checkpoint.Model, typ quant.Type) {
+	q := m.Matrices()
+	for _, mat := range matrices(q) {
+		*mat = quant.Matrix{Type: typ, Rows: mat.Rows, Cols: mat.Cols, Q: ggmlQuantize(typ, mat.F32)}
+	}
+	q.Classifier = q.TokenEmbedding
+	w := &m.Weights
+	m.Weights = checkpoint.Weights{RMSAtt: w.RMSAtt, RMSFFN: w.RMSFFN, RMSFinal: w.RMSFinal,
+		BQ: w.BQ, BK: w.BK, BV: w.BV, RoPEFactors: w.RoPEFactors, Quantized: q}
 }
 
 // matrices lists the matrices of q by GGUF name, the classifier only when

@@ -21,6 +21,7 @@ package randmodel
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -105,6 +106,55 @@ func RandomGains(m *checkpoint.Model, seed uint64) {
 			g[i] = 0.5 + rng.Float32()
 		}
 	}
+}
+
+// Extensions are the architectures beside llama2.c's that Extend makes of
+// a model, by the names cmd/randmodel's -arch takes.
+var Extensions = []string{"llama3", "qwen2"}
+
+// Extend gives m what architecture arch has beyond llama2.c's, drawn from
+// seed, as llama.cpp reads it: "llama3" Llama 3's RoPE base, 500,000, and
+// frequency factors, computed as convert_hf_to_gguf.py computes them for
+// Llama 3.1 and 3.2 (factor 32, low and high frequency factors 1 and 4, an
+// original context of 8,192), which span 1 to 32 over a head of 64;
+// "qwen2" Qwen2's RoPE on halves of a head, its base, 1,000,000, and query,
+// key and value biases drawn from [−0.5, 0.5), larger than the weights, as
+// Qwen2's are.
+func Extend(m *checkpoint.Model, arch string, seed uint64) error {
+	c, w := &m.Config, &m.Weights
+	switch arch {
+	case "llama3":
+		c.Arch, c.RoPEBase = "llama", 500000
+		const factor, low, high, context = 32, 1, 4, 8192
+		hs := c.HeadSize()
+		w.RoPEFactors = make([]float32, hs/2)
+		for i := range w.RoPEFactors {
+			freq := 1 / math.Pow(float64(c.RoPEBase), float64(2*i)/float64(hs))
+			wavelen := 2 * math.Pi / freq
+			switch smooth := (context/wavelen - low) / (high - low); {
+			case wavelen < context/high:
+				w.RoPEFactors[i] = 1
+			case wavelen > context/low:
+				w.RoPEFactors[i] = factor
+			default:
+				w.RoPEFactors[i] = float32(1 / ((1-smooth)/factor + smooth))
+			}
+		}
+	case "qwen2":
+		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen2", 1000000, true
+		rng := rand.New(rand.NewPCG(seed, 0xb1a5))
+		bias := func(n int) []float32 {
+			b := make([]float32, n)
+			for i := range b {
+				b[i] = rng.Float32() - 0.5
+			}
+			return b
+		}
+		w.BQ, w.BK, w.BV = bias(c.Layers*c.Dim), bias(c.Layers*c.KVDim()), bias(c.Layers*c.KVDim())
+	default:
+		return fmt.Errorf("randmodel: architecture %q is not one of %s", arch, strings.Join(Extensions, ", "))
+	}
+	return c.Validate()
 }
 
 // BuildQuantized returns a model of configuration c whose weight matrices

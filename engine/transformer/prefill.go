@@ -102,9 +102,13 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		gemm(keys[start*kvDim:], kvDim, b.xb, n, &m.WK)
 		gemm(values[start*kvDim:], kvDim, b.xb, n, &m.WV)
 		for i := range n {
+			key, value := keys[(start+i)*kvDim:][:kvDim], values[(start+i)*kvDim:][:kvDim]
+			addBias(q(i), w.BQ, l)
+			addBias(key, w.BK, l)
+			addBias(value, w.BV, l)
 			t.ropeAngles(start + i)
 			t.rope(q(i))
-			t.rope(keys[(start+i)*kvDim:][:kvDim])
+			t.rope(key)
 			t.attend(a, l, start+i, q(i), xb(i))
 		}
 		gemm(b.xb2, dim, b.xb, n, &m.WO)

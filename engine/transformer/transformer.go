@@ -6,8 +6,9 @@
 //	x = embedding[t]
 //	for each layer l:
 //	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + eps)
-//	    q, k, v = Wq·xb, Wk·xb, Wv·xb                k and v are stored in the KV cache at pos
-//	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / base^((i mod hs)/hs)
+//	    q, k, v = Wq·xb + bq, Wk·xb + bk, Wv·xb + bv   k and v are stored in the KV cache at pos (biases: Qwen2's)
+//	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / base^((i mod hs)/hs) / factor
+//	                                                 (pairs (i, i+hs/2) with RoPEHalves; factors: Llama 3's)
 //	    for each head h (sharing kv head h / (heads/kv_heads)):
 //	        a[t'] = softmax_t'(q_h · k_h[t'] / sqrt(hs))   for t' = 0..pos
 //	        xb_h = Σ_t' a[t'] · v_h[t']
@@ -257,6 +258,9 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		t.mul(a.q, a.xb, &m.WQ)
 		t.mul(k, a.xb, &m.WK)
 		t.mul(v, a.xb, &m.WV)
+		addBias(a.q, w.BQ, l)
+		addBias(k, w.BK, l)
+		addBias(v, w.BV, l)
 		t.rope(a.q)
 		t.rope(k)
 		t.attend(a, l, pos, a.q, a.xb)
@@ -394,22 +398,48 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	return logits, nil
 }
 
+// addBias adds layer l's biases b (nil: the model has none) to v, a
+// query, key or value (Qwen2's).
+func addBias(v, b []float32, l int) {
+	if b == nil {
+		return
+	}
+	for i, x := range b[l*len(v):][:len(v)] {
+		v[i] += x
+	}
+}
+
 // ropeAngles computes the rotation of every pair within a head for pos.
 func (t *Transformer) ropeAngles(pos int) {
+	factors := t.W.RoPEFactors
 	for i, f := range t.invFreq {
 		angle := float32(pos) * f
+		if factors != nil { // Llama 3's: ggml_rope_ext divides the angle by them
+			angle /= factors[i]
+		}
 		t.cos[i] = sincosf.Cos(angle)
 		t.sin[i] = sincosf.Sin(angle)
 	}
 }
 
-// rope rotates each adjacent pair of v, head by head. Here and below the
+// rope rotates the pairs of v, head by head: adjacent pairs (2j, 2j+1),
+// or with Config.RoPEHalves the pairs (j, j+hs/2). Here and below the
 // float32 conversions keep each product rounded before its sum, as in run.c:
 // Go may otherwise fuse them (it does on arm64).
 func (t *Transformer) rope(v []float32) {
-	hs := len(t.cos) * 2
+	half := len(t.cos)
+	if t.Config.RoPEHalves {
+		for h := 0; h < len(v); h += 2 * half {
+			for j := range half {
+				v0, v1 := v[h+j], v[h+j+half]
+				v[h+j] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
+				v[h+j+half] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])
+			}
+		}
+		return
+	}
 	for i := 0; i < len(v); i += 2 {
-		j := (i % hs) / 2
+		j := (i % (2 * half)) / 2
 		v0, v1 := v[i], v[i+1]
 		v[i] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
 		v[i+1] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])

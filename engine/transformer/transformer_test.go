@@ -420,12 +420,22 @@ func TestPrefillBatched(t *testing.T) {
 	const tolerance = 1e-5
 	m := loadModel(t, stories260K)
 	large := randomModel(t, randmodel.Stories15M)
+	// The architectures' additions (biases, RoPE on halves, its factors)
+	// act in the batched pass too.
+	extended := map[string]*checkpoint.Model{}
+	for _, arch := range randmodel.Extensions {
+		extended[arch] = randomModel(t, randmodel.Stories15MK)
+		if err := randmodel.Extend(extended[arch], arch, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		model    *checkpoint.Model
 		n, start int
 	}{
 		{m, 1, 0}, {m, 5, 0}, {m, prefillChunk, 0}, {m, prefillChunk + 1, 0}, {m, 150, 0}, {m, 70, 30},
 		{large, prefillChunk + 1, 0}, {large, 40, 30},
+		{extended["llama3"], 40, 30}, {extended["qwen2"], 40, 30},
 	} {
 		c := tc.model.Config
 		tokens := make([]int, tc.start+tc.n)
