@@ -77,7 +77,7 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 		_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)
 		return err
 	}
-	fmt.Fprintf(w, "model: llama %s\n", c)
+	fmt.Fprintf(w, "model: %s %s\n", c.Arch, c)
 	for _, t := range f.Tensors {
 		if err := t.CheckType(); err != nil {
 			_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)

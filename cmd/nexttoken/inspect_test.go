@@ -122,8 +122,11 @@ func TestInspectRefuses(t *testing.T) {
 		code int
 		want string // in stdout for code 0, else stderr
 	}{
-		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
-			`this engine cannot run it: gguf: architecture "qwen2" is not supported; only llama is`},
+		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "gemma3"))}, 0,
+			`this engine cannot run it: gguf: architecture "gemma3" is not supported; llama (Llama 1 to 3, SmolLM, TinyLlama) and qwen2 (Qwen2, Qwen2.5) are`},
+		// A qwen2 file reads its hyper-parameters under its own name.
+		{"qwen2 keys", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
+			`this engine cannot run it: gguf: qwen2.embedding_length is missing`},
 		{"quantized", []string{writeGGUF(t, gguf.F32, func(f *gguf.File) { f.Tensors[2].Type = gguf.Q8_0 })}, 0,
 			// 1171200 bytes of float32 less output.weight's 131072, plus its 34816 as Q8_0.
 			"memory in this engine: 1074944 bytes (1.0 MiB) of weights (1 quantized tensors kept as stored, the others float32)"},

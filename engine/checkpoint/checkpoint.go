@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"nexttoken/engine/quant"
 	"nexttoken/engine/regularfile"
@@ -410,6 +411,27 @@ func (m *Model) Tensors(f func(name string, values []float32)) {
 			f(t.name, *t.dst)
 		}
 	}
+}
+
+// Extras says, in a reader's words, what m's forward pass does to the
+// queries and keys beyond llama2.c's run.c: the architecture's additions
+// that the KV cache's keys and values carry. None for a llama2.c model.
+func (m *Model) Extras() []string {
+	c, w := m.Config, &m.Weights
+	var out []string
+	if w.BQ != nil {
+		out = append(out, "a learned bias is added to every query, key and value before RoPE")
+	}
+	if hs := c.HeadSize(); c.RoPEHalves {
+		out = append(out, fmt.Sprintf("RoPE rotates the pairs (i, i + %d) of each head of %d, not adjacent pairs", hs/2, hs))
+	}
+	if c.Base() != DefaultRoPEBase {
+		out = append(out, fmt.Sprintf("RoPE's base is %v, not %v", c.Base(), float32(DefaultRoPEBase)))
+	}
+	if f := w.RoPEFactors; f != nil {
+		out = append(out, fmt.Sprintf("RoPE turns each pair 1/f times as fast, f from %v to %v (Llama 3's frequency factors)", slices.Min(f), slices.Max(f)))
+	}
+	return out
 }
 
 func (c Config) String() string {

@@ -210,7 +210,7 @@ func (e *Local) modelOf(s *session.Session) *Model {
 	if c := sm.Checkpoint; c != nil {
 		cfg := c.Config
 		m.Dim, m.Layers, m.Heads, m.KVHeads, m.HeadSize, m.SeqLen = cfg.Dim, cfg.Layers, cfg.Heads, cfg.KVHeads, cfg.HeadSize(), cfg.SeqLen
-		m.SharedHead = cfg.SharedHead
+		m.SharedHead, m.Extras = cfg.SharedHead, c.Extras()
 		if cfg.Dim*cfg.VocabSize <= maxHeadNumbers {
 			m.Head = make([][]float32, cfg.VocabSize)
 			for id := range m.Head {

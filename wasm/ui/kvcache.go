@@ -29,7 +29,7 @@ func kvCard(s play.Snapshot, b *board) app.UI {
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Theme: s.Page.Theme}
+	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Theme: s.Page.Theme}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
@@ -42,7 +42,8 @@ type KVCard struct {
 
 	Board                     *board
 	Layers, KVHeads, HeadSize int
-	Theme                     string // light, dark or auto
+	Extras                    []string // what the architecture adds to the keys (play.Model.Extras)
+	Theme                     string   // light, dark or auto
 
 	layer  int
 	hover  string     // the number under the pointer
@@ -107,6 +108,9 @@ func (c *KVCard) Render() app.UI {
 	return card("kv", "KV cache",
 		"Each position's key (K) and value (V), per layer, computed once and reused by every later step. "+
 			"This is the cache as the step on display read it; the highlighted row is the token it read.",
+		app.If(len(c.Extras) > 0, func() app.UI {
+			return app.P().ID("kv-extras").Class("hint").Text("What this model's architecture adds to the queries and keys: " + strings.Join(c.Extras, "; ") + ".")
+		}),
 		app.P().ID("kv-summary").Class("kv-summary"),
 		app.Div().ID("kv-growth").Class("growth-row").Body(
 			app.Div().Class("growth-frame").Body(

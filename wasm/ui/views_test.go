@@ -13,6 +13,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
@@ -416,6 +418,25 @@ func TestKVCard(t *testing.T) {
 	p = page(t, workedSpec, -1)
 	_, text = render(kvCard(p.s(), nil))
 	contains(t, "no cache", text, "no model, so no cache")
+
+	// A model whose architecture adds to the keys says what: Qwen2's biases
+	// and RoPE on halves, Llama 3's frequency factors; llama2.c's none.
+	for _, tc := range []struct{ arch, says string }{
+		{"qwen2", "a learned bias is added to every query, key and value before RoPE; RoPE rotates the pairs (i, i + 32) of each head of 64"},
+		{"llama3", "RoPE's base is 500000, not 10000; RoPE turns each pair 1/f times as fast, f from 1 to 32"},
+	} {
+		m, _, err := randmodel.Build(checkpoint.Config{Dim: 128, HiddenDim: 64, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 8, SharedHead: true}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := randmodel.Extend(m, tc.arch, 1); err != nil {
+			t.Fatal(err)
+		}
+		_, text := render(&KVCard{Layers: 1, KVHeads: 1, HeadSize: 64, Extras: m.Extras()})
+		contains(t, tc.arch+" cache", text, "What this model's architecture adds to the queries and keys: "+tc.says)
+	}
+	_, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
+	lacks(t, "toy cache", text, "architecture adds")
 }
 
 func TestStripAndControls(t *testing.T) {
