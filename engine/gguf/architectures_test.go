@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/transformer"
@@ -106,4 +108,76 @@ func argmax(x []float32) int {
 		}
 	}
 	return best
+}
+
+// TestArchitecturesRefused: what an architecture adds, wrong, is refused
+// with a message saying what: by the writer, a model without what its
+// architecture needs; by the reader, a RoPE factor that is not a positive
+// number, a bias of another layer's size, a required bias missing.
+func TestArchitecturesRefused(t *testing.T) {
+	build := func(arch string) *checkpoint.Model {
+		m, _, err := randmodel.Build(refConfig, refSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := randmodel.Extend(m, arch, refSeed); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	_, v, err := randmodel.Build(refConfig, refSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, arch string
+		edit       func(m *checkpoint.Model)
+		want       string
+	}{
+		{"qwen2 without biases", "qwen2", func(m *checkpoint.Model) { m.Weights.BV = nil }, "a qwen2 model has query, key and value biases"},
+		{"llama with one bias", "llama3", func(m *checkpoint.Model) { m.Weights.BQ = make([]float32, refConfig.Layers*refConfig.Dim) }, "all three of the query, key and value biases or none"},
+		{"qwen2 with adjacent pairs", "qwen2", func(m *checkpoint.Model) { m.Config.RoPEHalves = false }, "a qwen2 model rotates RoPE pairs on halves of a head: true, not false"},
+		{"qwen2 with factors", "qwen2", func(m *checkpoint.Model) { m.Weights.RoPEFactors = []float32{1} }, "a qwen2 model has no RoPE frequency factors"},
+	} {
+		m := build(tc.arch)
+		tc.edit(m)
+		var buf bytes.Buffer
+		if err := WriteLlama2c(&buf, m, v, Llama2cOptions{Type: F32}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: writing gives %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name, arch string
+		model      func(m *checkpoint.Model) // before writing
+		file       func(f *File)             // after reading the header
+		want       string
+	}{
+		{"NaN factor", "llama3", func(m *checkpoint.Model) { m.Weights.RoPEFactors[3] = float32(math.NaN()) }, nil, "rope_freqs.weight[3] is NaN; a RoPE frequency factor must be a positive number"},
+		{"zero factor", "llama3", func(m *checkpoint.Model) { m.Weights.RoPEFactors[0] = 0 }, nil, "rope_freqs.weight[0] is 0"},
+		{"missing bias", "qwen2", nil, func(f *File) {
+			f.Tensors = slices.DeleteFunc(f.Tensors, func(t TensorInfo) bool { return t.Name == "blk.1.attn_k.bias" })
+		}, "tensor blk.1.attn_k.bias is missing"},
+		{"bias of the wrong size", "qwen2", nil, func(f *File) { f.Tensors[slices.IndexFunc(f.Tensors, named("blk.0.attn_q.bias"))].Dims = []int64{64} },
+			"blk.0.attn_q.bias has dims [64], want [256]"},
+		{"a bias llama has not", "llama3", nil, func(f *File) {
+			f.Tensors[slices.IndexFunc(f.Tensors, named("rope_freqs.weight"))].Name = "blk.0.attn_output.bias"
+		},
+			"blk.0.attn_output.bias is not one of the llama tensors"},
+	} {
+		m := build(tc.arch)
+		if tc.model != nil {
+			tc.model(m)
+		}
+		f := convert(t, m, v, Llama2cOptions{Type: F32})
+		if tc.file != nil {
+			tc.file(f)
+		}
+		if _, err := f.Model(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: reading gives %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func named(name string) func(TensorInfo) bool {
+	return func(t TensorInfo) bool { return t.Name == name }
 }

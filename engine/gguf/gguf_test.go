@@ -403,6 +403,21 @@ func FuzzRead(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
+	// What the architectures add: Qwen2's biases, Llama 3's RoPE factors.
+	for _, arch := range randmodel.Extensions {
+		am, av, err := randmodel.Build(checkpoint.Config{Dim: 8, HiddenDim: 8, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 4, SharedHead: true}, 1)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := randmodel.Extend(am, arch, 1); err != nil {
+			f.Fatal(err)
+		}
+		buf.Reset()
+		if err := WriteLlama2c(&buf, am, av, Llama2cOptions{Type: F32, TiedOutput: true}); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
 	_, v := stories260K(f)
 	buf.Reset()
 	md := Metadata{
