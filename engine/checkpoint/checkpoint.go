@@ -66,6 +66,12 @@ type Config struct {
 	// llama.cpp's llama architecture do. llama2.c's format has no such flag.
 	RoPEHalves bool
 
+	// ScaleEmbedding multiplies a token's embedding by √dim before the
+	// first layer, and GELU gates the feed-forward layer with GELU's tanh
+	// approximation instead of SiLU (both Gemma's). llama2.c's format has
+	// neither.
+	ScaleEmbedding, GELU bool
+
 	// Arch is the GGUF architecture the model was read as (general.architecture),
 	// "" for a llama2.c checkpoint.
 	Arch string
@@ -359,8 +365,8 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
 			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
 	}
-	if w := &m.Weights; c.RoPEHalves || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
-		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors or RoPE on halves of a head")
+	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
+		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding or a GELU feed-forward")
 	}
 	vocab := int32(c.VocabSize)
 	if !c.SharedHead {
@@ -413,9 +419,9 @@ func (m *Model) Tensors(f func(name string, values []float32)) {
 	}
 }
 
-// Extras says, in a reader's words, what m's forward pass does to the
-// queries and keys beyond llama2.c's run.c: the architecture's additions
-// that the KV cache's keys and values carry. None for a llama2.c model.
+// Extras says, in a reader's words, what m's forward pass does beyond
+// llama2.c's run.c: its architecture's additions. None for a llama2.c
+// model.
 func (m *Model) Extras() []string {
 	c, w := m.Config, &m.Weights
 	var out []string
@@ -431,6 +437,12 @@ func (m *Model) Extras() []string {
 	if f := w.RoPEFactors; f != nil {
 		out = append(out, fmt.Sprintf("RoPE turns each pair 1/f times as fast, f from %v to %v (Llama 3's frequency factors)", slices.Min(f), slices.Max(f)))
 	}
+	if c.ScaleEmbedding {
+		out = append(out, fmt.Sprintf("the token's embedding is multiplied by √%d before the first layer", c.Dim))
+	}
+	if c.GELU {
+		out = append(out, "the feed-forward layer gates with GELU, not SiLU")
+	}
 	return out
 }
 
@@ -445,6 +457,12 @@ func (c Config) String() string {
 	}
 	if c.RoPEHalves {
 		s += ", RoPE on halves"
+	}
+	if c.ScaleEmbedding {
+		s += ", embedding × √dim"
+	}
+	if c.GELU {
+		s += ", GELU"
 	}
 	return s + ")"
 }

@@ -47,8 +47,9 @@ func TestArchitecturesMatchLlamaCpp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := g.Config; c.Eps() == m.Config.Eps() {
-				c.NormEps = m.Config.NormEps // the file says 1e-5, the checkpoint 0 for it
+			if c := g.Config; c.Eps() == m.Config.Eps() && c.Base() == m.Config.Base() {
+				// The file says 1e-5 and 10000, the checkpoint 0 for them.
+				c.NormEps, c.RoPEBase = m.Config.NormEps, m.Config.RoPEBase
 				if c != m.Config {
 					t.Errorf("read back as %+v, written as %+v", g.Config, m.Config)
 				}

@@ -208,10 +208,12 @@ func layerTensor(l int, kind string) string {
 }
 
 // architecture is what Model reads of a general.architecture: llama.cpp's
-// graph for it (src/llama.cpp's build_llama, build_qwen2) in the
+// graph for it (src/llama.cpp's build_llama, build_gemma, build_qwen2) in the
 // transformer's terms.
 type architecture struct {
 	ropeHalves     bool   // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
+	scaleEmbedding bool   // the embedding × √dim
+	gelu           bool   // a GELU feed-forward (LLM_FFN_GELU)
 	biases         bool   // Q, K and V biases, required
 	optionalBiases bool   // Q, K and V biases when the file has them
 	ropeFactors    bool   // rope_freqs.weight when the file has it (Llama 3)
@@ -223,6 +225,8 @@ type architecture struct {
 var architectures = map[string]architecture{
 	"llama": {optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
 		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	"gemma": {ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
+		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm"},
 	"qwen2": {ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
 }
@@ -233,7 +237,7 @@ func supportedArchitectures() string {
 	for _, name := range slices.Sorted(maps.Keys(architectures)) {
 		out = append(out, fmt.Sprintf("%s (%s)", name, architectures[name].models))
 	}
-	return strings.Join(out, " and ")
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
 // elements is the number of values of a tensor of dims d.
@@ -284,7 +288,7 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	if !ok {
 		return c, fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
 	}
-	c.Arch, c.RoPEHalves = arch, a.ropeHalves
+	c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = arch, a.ropeHalves, a.scaleEmbedding, a.gelu
 	ints := []struct {
 		key      string
 		dst      *int

@@ -55,6 +55,8 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		return fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
 	case c.RoPEHalves != a.ropeHalves:
 		return fmt.Errorf("gguf: a %s model rotates RoPE pairs on halves of a head: %v, not %v", arch, a.ropeHalves, c.RoPEHalves)
+	case c.ScaleEmbedding != a.scaleEmbedding || c.GELU != a.gelu:
+		return fmt.Errorf("gguf: a %s model scales its embedding: %v, and gates with GELU: %v; not %v and %v", arch, a.scaleEmbedding, a.gelu, c.ScaleEmbedding, c.GELU)
 	case a.biases && !all:
 		return fmt.Errorf("gguf: a %s model has query, key and value biases", arch)
 	case some && !(all && (a.biases || a.optionalBiases)):

@@ -110,7 +110,7 @@ func RandomGains(m *checkpoint.Model, seed uint64) {
 
 // Extensions are the architectures beside llama2.c's that Extend makes of
 // a model, by the names cmd/randmodel's -arch takes.
-var Extensions = []string{"llama3", "qwen2"}
+var Extensions = []string{"gemma", "llama3", "qwen2"}
 
 // Extend gives m what architecture arch has beyond llama2.c's, drawn from
 // seed, as llama.cpp reads it: "llama3" Llama 3's RoPE base, 500,000, and
@@ -119,10 +119,13 @@ var Extensions = []string{"llama3", "qwen2"}
 // original context of 8,192), which span 1 to 32 over a head of 64;
 // "qwen2" Qwen2's RoPE on halves of a head, its base, 1,000,000, and query,
 // key and value biases drawn from [−0.5, 0.5), larger than the weights, as
-// Qwen2's are.
+// Qwen2's are; "gemma" Gemma's embedding scaled by √dim, GELU
+// feed-forward and RoPE on halves of a head.
 func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 	c, w := &m.Config, &m.Weights
 	switch arch {
+	case "gemma":
+		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = "gemma", true, true, true
 	case "llama3":
 		c.Arch, c.RoPEBase = "llama", 500000
 		const factor, low, high, context = 32, 1, 4, 8192

@@ -88,7 +88,7 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 	}
 	x, xb, q := rows(b.x, dim), rows(b.xb, dim), rows(b.q, dim)
 	for i, tok := range tokens {
-		t.Matrices.TokenEmbedding.Row(tok, x(i))
+		t.embed(tok, x(i))
 	}
 
 	for l := range c.Layers {
@@ -121,7 +121,7 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		}
 		gemm(b.hb, hidden, b.xb, n, &m.W1)
 		gemm(b.hb2, hidden, b.xb, n, &m.W3)
-		t.kern.swiglu(b.hb[:n*hidden], b.hb2)
+		t.gate(b.hb[:n*hidden], b.hb2)
 		gemm(b.xb2, dim, b.hb, n, &m.W2)
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]

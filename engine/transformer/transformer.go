@@ -3,7 +3,7 @@
 //
 // For a token t at position pos, with x the residual stream of width dim:
 //
-//	x = embedding[t]
+//	x = embedding[t]                             (× √dim: Gemma's)
 //	for each layer l:
 //	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + eps)
 //	    q, k, v = Wq·xb + bq, Wk·xb + bk, Wv·xb + bv   k and v are stored in the KV cache at pos (biases: Qwen2's)
@@ -14,7 +14,7 @@
 //	        xb_h = Σ_t' a[t'] · v_h[t']
 //	    x += Wo·xb
 //	    xb = rmsnorm(x) ⊙ g_ffn
-//	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z)
+//	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z) (Gemma: gelu, ggml's tanh approximation)
 //	h = rmsnorm(x) ⊙ g_final
 //	logits = Wcls·h
 //
@@ -247,7 +247,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	dim := c.Dim
 
 	t.reserve(a, pos)
-	t.Matrices.TokenEmbedding.Row(token, a.x)
+	t.embed(token, a.x)
 	t.ropeAngles(pos)
 
 	for l := range c.Layers {
@@ -273,7 +273,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
 		t.mul(a.hb, a.xb, &m.W1)
 		t.mul(a.hb2, a.xb, &m.W3)
-		t.kern.swiglu(a.hb, a.hb2)
+		t.gate(a.hb, a.hb2)
 		t.mul(a.xb2, a.hb, &m.W2)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
@@ -396,6 +396,28 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 		}
 	}
 	return logits, nil
+}
+
+// embed sets x to token's embedding, times √dim when the model scales it
+// (Gemma's, in float32 as ggml_scale multiplies by sqrtf(n_embd)).
+func (t *Transformer) embed(token int, x []float32) {
+	t.Matrices.TokenEmbedding.Row(token, x)
+	if t.Config.ScaleEmbedding {
+		s := float32(math.Sqrt(float64(t.Config.Dim)))
+		for i := range x {
+			x[i] *= s
+		}
+	}
+}
+
+// gate sets gate to act(gate) ⊙ up, the feed-forward layer's gated
+// product: SiLU (SwiGLU, on the kernels), or GELU (Gemma's).
+func (t *Transformer) gate(gate, up []float32) {
+	if t.Config.GELU {
+		gegluGo(gate, up)
+		return
+	}
+	t.kern.swiglu(gate, up)
 }
 
 // addBias adds layer l's biases b (nil: the model has none) to v, a

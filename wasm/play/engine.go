@@ -119,7 +119,7 @@ type Model struct {
 	Dim, Layers, Heads, KVHeads, HeadSize, SeqLen int
 	SharedHead                                    bool        // the classifier is the token embedding
 	Head                                          [][]float32 // every row of the classifier, when small enough to show number by number
-	Extras                                        []string    // what its architecture adds to the keys and queries (checkpoint.Model.Extras)
+	Extras                                        []string    // what its architecture adds to llama2.c's (checkpoint.Model.Extras)
 
 	// MultiplyAdds is a step's multiply-adds at position pos with the
 	// cache and recomputed without it; nil for hand-typed logits.

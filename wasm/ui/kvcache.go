@@ -42,7 +42,7 @@ type KVCard struct {
 
 	Board                     *board
 	Layers, KVHeads, HeadSize int
-	Extras                    []string // what the architecture adds to the keys (play.Model.Extras)
+	Extras                    []string // what the architecture adds (play.Model.Extras)
 	Theme                     string   // light, dark or auto
 
 	layer  int
@@ -109,7 +109,7 @@ func (c *KVCard) Render() app.UI {
 		"Each position's key (K) and value (V), per layer, computed once and reused by every later step. "+
 			"This is the cache as the step on display read it; the highlighted row is the token it read.",
 		app.If(len(c.Extras) > 0, func() app.UI {
-			return app.P().ID("kv-extras").Class("hint").Text("What this model's architecture adds to the queries and keys: " + strings.Join(c.Extras, "; ") + ".")
+			return app.P().ID("kv-extras").Class("hint").Text("What this model's architecture does beyond llama2.c's: " + strings.Join(c.Extras, "; ") + ".")
 		}),
 		app.P().ID("kv-summary").Class("kv-summary"),
 		app.Div().ID("kv-growth").Class("growth-row").Body(

@@ -419,11 +419,13 @@ func TestKVCard(t *testing.T) {
 	_, text = render(kvCard(p.s(), nil))
 	contains(t, "no cache", text, "no model, so no cache")
 
-	// A model whose architecture adds to the keys says what: Qwen2's biases
-	// and RoPE on halves, Llama 3's frequency factors; llama2.c's none.
+	// A model whose architecture adds to llama2.c's says what: Qwen2's
+	// biases and RoPE on halves, Llama 3's frequency factors, Gemma's
+	// scaled embedding and GELU; llama2.c's none.
 	for _, tc := range []struct{ arch, says string }{
 		{"qwen2", "a learned bias is added to every query, key and value before RoPE; RoPE rotates the pairs (i, i + 32) of each head of 64"},
 		{"llama3", "RoPE's base is 500000, not 10000; RoPE turns each pair 1/f times as fast, f from 1 to 32"},
+		{"gemma", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; the token's embedding is multiplied by √128 before the first layer; the feed-forward layer gates with GELU, not SiLU"},
 	} {
 		m, _, err := randmodel.Build(checkpoint.Config{Dim: 128, HiddenDim: 64, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 8, SharedHead: true}, 1)
 		if err != nil {
@@ -433,7 +435,7 @@ func TestKVCard(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, text := render(&KVCard{Layers: 1, KVHeads: 1, HeadSize: 64, Extras: m.Extras()})
-		contains(t, tc.arch+" cache", text, "What this model's architecture adds to the queries and keys: "+tc.says)
+		contains(t, tc.arch+" cache", text, "What this model's architecture does beyond llama2.c's: "+tc.says)
 	}
 	_, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
 	lacks(t, "toy cache", text, "architecture adds")
