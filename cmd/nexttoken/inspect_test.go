@@ -123,7 +123,7 @@ func TestInspectRefuses(t *testing.T) {
 		want string // in stdout for code 0, else stderr
 	}{
 		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "gemma3"))}, 0,
-			`this engine cannot run it: gguf: architecture "gemma3" is not supported; gemma (Gemma), llama (Llama 1 to 3, SmolLM, TinyLlama) and qwen2 (Qwen2, Qwen2.5) are`},
+			`this engine cannot run it: gguf: architecture "gemma3" is not supported; gemma (Gemma), gpt2 (GPT-2), llama (Llama 1 to 3, SmolLM, TinyLlama) and qwen2 (Qwen2, Qwen2.5) are`},
 		// A qwen2 file reads its hyper-parameters under its own name.
 		{"qwen2 keys", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
 			`this engine cannot run it: gguf: qwen2.embedding_length is missing`},

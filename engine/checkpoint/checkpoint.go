@@ -72,6 +72,12 @@ type Config struct {
 	// neither.
 	ScaleEmbedding, GELU bool
 
+	// GPT-2's: the norms are LayerNorm (the mean subtracted, a bias
+	// added: Weights.NormAttBias…) rather than RMSNorm; a learned position
+	// embedding (Weights.PosEmbedding) is added to the token's, and RoPE
+	// is not applied; and the feed-forward layer has no gate: W2·act(W3·x).
+	LayerNorm, Positions, Ungated bool
+
 	// Arch is the GGUF architecture the model was read as (general.architecture),
 	// "" for a llama2.c checkpoint.
 	Arch string
@@ -181,6 +187,11 @@ type Weights struct {
 	// RoPEFactors[i] times slower).
 	BQ, BK, BV  []float32 // layers × dim, layers × kv_dim, layers × kv_dim
 	RoPEFactors []float32 // head_size/2
+	// GPT-2's: the output and feed-forward biases, LayerNorm's biases and
+	// the learned position embedding.
+	BO, BUp, BDown                          []float32 // layers × dim, layers × hidden, layers × dim
+	NormAttBias, NormFFNBias, NormFinalBias []float32 // layers × dim, layers × dim, dim
+	PosEmbedding                            []float32 // seq_len × dim
 
 	// Quantized, when set, holds every weight matrix as its file stores
 	// it (a GGUF file with quantized tensors), and the float32 matrices
@@ -211,8 +222,12 @@ func (m *Model) Matrices() *Matrices {
 	}
 	c, w := m.Config, &m.Weights
 	d, h, kv := c.Dim, c.HiddenDim, c.KVDim()
-	// view is matrix number l of rows × cols in a tensor of layers.
+	// view is matrix number l of rows × cols in a tensor of layers; none
+	// for a tensor the model has not (W1 without a gate).
 	view := func(t []float32, l, rows, cols int) quant.Matrix {
+		if t == nil {
+			return quant.Matrix{}
+		}
 		return quant.Matrix{Type: quant.F32, Rows: rows, Cols: cols, F32: t[l*rows*cols : (l+1)*rows*cols]}
 	}
 	ms := &Matrices{
@@ -365,7 +380,7 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
 			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
 	}
-	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
+	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || c.LayerNorm || c.Positions || c.Ungated || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
 		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding or a GELU feed-forward")
 	}
 	vocab := int32(c.VocabSize)
@@ -425,7 +440,10 @@ func (m *Model) Tensors(f func(name string, values []float32)) {
 func (m *Model) Extras() []string {
 	c, w := m.Config, &m.Weights
 	var out []string
-	if w.BQ != nil {
+	switch {
+	case w.BO != nil:
+		out = append(out, "every projection adds a learned bias")
+	case w.BQ != nil:
 		out = append(out, "a learned bias is added to every query, key and value before RoPE")
 	}
 	if hs := c.HeadSize(); c.RoPEHalves {
@@ -440,8 +458,17 @@ func (m *Model) Extras() []string {
 	if c.ScaleEmbedding {
 		out = append(out, fmt.Sprintf("the token's embedding is multiplied by √%d before the first layer", c.Dim))
 	}
-	if c.GELU {
+	switch {
+	case c.GELU && c.Ungated:
+		out = append(out, "the feed-forward layer is W2·gelu(W3·x), with no gate")
+	case c.GELU:
 		out = append(out, "the feed-forward layer gates with GELU, not SiLU")
+	}
+	if c.LayerNorm {
+		out = append(out, "the norms are LayerNorm (the mean subtracted, a bias added), not RMSNorm")
+	}
+	if c.Positions {
+		out = append(out, "a learned position embedding is added to the token's, and there is no RoPE")
 	}
 	return out
 }
@@ -463,6 +490,15 @@ func (c Config) String() string {
 	}
 	if c.GELU {
 		s += ", GELU"
+	}
+	if c.LayerNorm {
+		s += ", LayerNorm"
+	}
+	if c.Positions {
+		s += ", learned positions"
+	}
+	if c.Ungated {
+		s += ", no gate"
 	}
 	return s + ")"
 }

@@ -48,8 +48,13 @@ func TestArchitecturesMatchLlamaCpp(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c := g.Config; c.Eps() == m.Config.Eps() && c.Base() == m.Config.Base() {
-				// The file says 1e-5 and 10000, the checkpoint 0 for them.
+				// The file says 1e-5 and 10000, the checkpoint 0 for them;
+				// a GPT-2 file always has its classifier (llama.cpp's gpt2
+				// requires output.weight).
 				c.NormEps, c.RoPEBase = m.Config.NormEps, m.Config.RoPEBase
+				if c.Positions {
+					c.SharedHead = m.Config.SharedHead
+				}
 				if c != m.Config {
 					t.Errorf("read back as %+v, written as %+v", g.Config, m.Config)
 				}

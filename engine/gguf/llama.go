@@ -91,21 +91,53 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		name     string
 		dims     []int64
 		dst      *[]float32
-		mat      func(*checkpoint.LayerMatrices) *quant.Matrix
+		mat      func(layer int) *quant.Matrix
 		optional bool // a bias llama.cpp reads when the file has it
 	}
+	a := architectures[c.Arch]
+	// GPT-2's query, key and value rows come fused, one matrix and one
+	// bias a layer: read whole, then split (quantized, sharing the bytes).
+	var qkv []float32
+	var fused []quant.Matrix
+	var biasQKV []float32
+	var positions quant.Matrix
 	layered := []layerTensors{
 		{"attn_norm", dims(d), &w.RMSAtt, nil, false},
-		{"attn_q", dims(d, d), &w.WQ, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WQ }, false},
-		{"attn_k", dims(d, kv), &w.WK, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WK }, false},
-		{"attn_v", dims(d, kv), &w.WV, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WV }, false},
-		{"attn_output", dims(d, d), &w.WO, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.WO }, false},
+		{"attn_output", dims(d, d), &w.WO, func(l int) *quant.Matrix { return &q.Layers[l].WO }, false},
 		{"ffn_norm", dims(d), &w.RMSFFN, nil, false},
-		{"ffn_gate", dims(d, h), &w.W1, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W1 }, false},
-		{"ffn_down", dims(h, d), &w.W2, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W2 }, false},
-		{"ffn_up", dims(d, h), &w.W3, func(l *checkpoint.LayerMatrices) *quant.Matrix { return &l.W3 }, false},
+		{"ffn_down", dims(h, d), &w.W2, func(l int) *quant.Matrix { return &q.Layers[l].W2 }, false},
+		{"ffn_up", dims(d, h), &w.W3, func(l int) *quant.Matrix { return &q.Layers[l].W3 }, false},
 	}
-	if a := architectures[c.Arch]; a.biases || a.optionalBiases {
+	if a.fusedQKV {
+		fused = make([]quant.Matrix, c.Layers)
+		layered = append(layered,
+			layerTensors{"attn_qkv", dims(d, d+2*kv), &qkv, func(l int) *quant.Matrix { return &fused[l] }, false},
+			layerTensors{"attn_qkv.bias", dims(d + 2*kv), &biasQKV, nil, false})
+	} else {
+		layered = append(layered,
+			layerTensors{"attn_q", dims(d, d), &w.WQ, func(l int) *quant.Matrix { return &q.Layers[l].WQ }, false},
+			layerTensors{"attn_k", dims(d, kv), &w.WK, func(l int) *quant.Matrix { return &q.Layers[l].WK }, false},
+			layerTensors{"attn_v", dims(d, kv), &w.WV, func(l int) *quant.Matrix { return &q.Layers[l].WV }, false})
+	}
+	if !a.ungated {
+		layered = append(layered, layerTensors{"ffn_gate", dims(d, h), &w.W1, func(l int) *quant.Matrix { return &q.Layers[l].W1 }, false})
+	}
+	if a.layerNorm {
+		layered = append(layered,
+			layerTensors{"attn_norm.bias", dims(d), &w.NormAttBias, nil, false},
+			layerTensors{"ffn_norm.bias", dims(d), &w.NormFFNBias, nil, false})
+		slots = append(slots, slot{"output_norm.bias", dims(d), &w.NormFinalBias, 0, nil})
+	}
+	if a.allBiases {
+		layered = append(layered,
+			layerTensors{"attn_output.bias", dims(d), &w.BO, nil, false},
+			layerTensors{"ffn_up.bias", dims(h), &w.BUp, nil, false},
+			layerTensors{"ffn_down.bias", dims(d), &w.BDown, nil, false})
+	}
+	if a.positions {
+		slots = append(slots, slot{"position_embd.weight", dims(d, c.SeqLen), &w.PosEmbedding, 0, &positions})
+	}
+	if a.biases || a.optionalBiases {
 		layered = append(layered,
 			layerTensors{"attn_q.bias", dims(d), &w.BQ, nil, !a.biases},
 			layerTensors{"attn_k.bias", dims(kv), &w.BK, nil, !a.biases},
@@ -120,7 +152,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		for l := range c.Layers {
 			var mat *quant.Matrix
 			if s.mat != nil {
-				mat = s.mat(&q.Layers[l])
+				mat = s.mat(l)
 			}
 			slots = append(slots, slot{layerTensor(l, s.name), s.dims, s.dst, l * elements(s.dims), mat})
 		}
@@ -189,6 +221,15 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	if c.SharedHead {
 		w.Classifier, q.Classifier = w.TokenEmbedding, q.TokenEmbedding
 	}
+	if a.fusedQKV {
+		splitQKV(m, qkv, fused, biasQKV, quantized)
+	}
+	if quantized && a.positions { // looked up, not multiplied: float32
+		w.PosEmbedding = make([]float32, c.SeqLen*d)
+		for p := range c.SeqLen {
+			positions.Row(p, w.PosEmbedding[p*d:])
+		}
+	}
 	for i, x := range w.RoPEFactors {
 		// NaN fails the comparison too.
 		if !(x > 0 && x <= math.MaxFloat32) {
@@ -196,6 +237,43 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// splitQKV sets m's query, key and value matrices and biases from a fused
+// model's: float32 rows in qkv (layers × (dim + 2·kv_dim) × dim), or
+// quantized matrices in fused, whose rows are shared; biases in bias.
+func splitQKV(m *checkpoint.Model, qkv []float32, fused []quant.Matrix, bias []float32, quantized bool) {
+	c, w := m.Config, &m.Weights
+	d, kv := c.Dim, c.KVDim()
+	if quantized {
+		for l, f := range fused {
+			lm := &w.Quantized.Layers[l]
+			lm.WQ, lm.WK, lm.WV = f.Slice(0, d), f.Slice(d, d+kv), f.Slice(d+kv, d+2*kv)
+		}
+	} else {
+		w.WQ, w.WK, w.WV = make([]float32, c.Layers*d*d), make([]float32, c.Layers*kv*d), make([]float32, c.Layers*kv*d)
+		for l := range c.Layers {
+			rows := qkv[l*(d+2*kv)*d:]
+			copy(w.WQ[l*d*d:], rows[:d*d])
+			copy(w.WK[l*kv*d:], rows[d*d:(d+kv)*d])
+			copy(w.WV[l*kv*d:], rows[(d+kv)*d:(d+2*kv)*d])
+		}
+	}
+	w.BQ, w.BK, w.BV = make([]float32, c.Layers*d), make([]float32, c.Layers*kv), make([]float32, c.Layers*kv)
+	for l := range c.Layers {
+		b := bias[l*(d+2*kv):]
+		copy(w.BQ[l*d:], b[:d])
+		copy(w.BK[l*kv:], b[d:d+kv])
+		copy(w.BV[l*kv:], b[d+kv:d+2*kv])
+	}
+}
+
+// epsKey is the name of the norms' epsilon under ARCH.attention.
+func epsKey(a architecture) string {
+	if a.layerNorm {
+		return "layer_norm_epsilon"
+	}
+	return "layer_norm_rms_epsilon"
 }
 
 // layerTensor is the name of layer l's tensor of kind ("attn_q",
@@ -217,6 +295,9 @@ type architecture struct {
 	biases         bool   // Q, K and V biases, required
 	optionalBiases bool   // Q, K and V biases when the file has them
 	ropeFactors    bool   // rope_freqs.weight when the file has it (Llama 3)
+	// GPT-2's: LayerNorm with biases, learned positions (position_embd),
+	// no gate, Q, K and V fused in attn_qkv, and a bias on every projection.
+	layerNorm, positions, ungated, fusedQKV, allBiases bool
 	tensors        string // for messages
 	models         string // for messages: the models that have it
 }
@@ -225,6 +306,8 @@ type architecture struct {
 var architectures = map[string]architecture{
 	"llama": {optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
 		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	"gpt2": {gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
+		tensors: "token_embd, position_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down and their biases, output_norm and its bias, output"},
 	"gemma": {ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm"},
 	"qwen2": {ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
@@ -289,6 +372,7 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 		return c, fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
 	}
 	c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = arch, a.ropeHalves, a.scaleEmbedding, a.gelu
+	c.LayerNorm, c.Positions, c.Ungated = a.layerNorm, a.positions, a.ungated
 	ints := []struct {
 		key      string
 		dst      *int
@@ -353,7 +437,7 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 		return c, err
 	}
 	// llama.cpp requires the epsilon; the base defaults to 10000 there too.
-	epsKey := arch + ".attention.layer_norm_rms_epsilon"
+	epsKey := arch + ".attention." + epsKey(a)
 	if _, ok := f.Metadata.Lookup(epsKey); !ok {
 		return c, fmt.Errorf("gguf: %s is missing", epsKey)
 	}

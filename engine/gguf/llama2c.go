@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
@@ -59,10 +60,15 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		return fmt.Errorf("gguf: a %s model scales its embedding: %v, and gates with GELU: %v; not %v and %v", arch, a.scaleEmbedding, a.gelu, c.ScaleEmbedding, c.GELU)
 	case a.biases && !all:
 		return fmt.Errorf("gguf: a %s model has query, key and value biases", arch)
-	case some && !(all && (a.biases || a.optionalBiases)):
+	case some && !(all && (a.biases || a.optionalBiases || a.allBiases)):
 		return fmt.Errorf("gguf: a %s model has all three of the query, key and value biases or none", arch)
 	case wt.RoPEFactors != nil && !a.ropeFactors:
 		return fmt.Errorf("gguf: a %s model has no RoPE frequency factors", arch)
+	case c.LayerNorm != a.layerNorm || c.Positions != a.positions || c.Ungated != a.ungated:
+		return fmt.Errorf("gguf: a %s model has LayerNorm, learned positions and no gate: %v, %v, %v; not %v, %v, %v",
+			arch, a.layerNorm, a.positions, a.ungated, c.LayerNorm, c.Positions, c.Ungated)
+	case a.allBiases && (wt.BO == nil || wt.BUp == nil || wt.BDown == nil || wt.NormAttBias == nil || wt.NormFFNBias == nil || wt.NormFinalBias == nil || wt.PosEmbedding == nil):
+		return fmt.Errorf("gguf: a %s model has every projection's and norm's bias and a position embedding", arch)
 	}
 	if len(v.Pieces) != c.VocabSize || len(v.Scores) != c.VocabSize {
 		return fmt.Errorf("gguf: the vocabulary has %d pieces, the checkpoint %d", len(v.Pieces), c.VocabSize)
@@ -117,7 +123,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add(arch+".attention.head_count_kv", uint32(c.KVHeads))
 	add(arch+".block_count", uint32(c.Layers))
 	add(arch+".rope.dimension_count", min(64, hs))
-	add(arch+".attention.layer_norm_rms_epsilon", c.Eps())
+	add(arch+".attention."+epsKey(a), c.Eps())
 	if c.Base() != checkpoint.DefaultRoPEBase {
 		add(arch+".rope.freq_base", c.Base())
 	}
@@ -135,8 +141,14 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		ts = append(ts, NewTensor{name, dims(len(x)), F32, appendWords(x, 4, func(f float32) uint64 { return uint64(math.Float32bits(f)) })})
 	}
 	matrix("token_embd.weight", &ms.TokenEmbedding)
+	if a.positions {
+		matrix("position_embd.weight", &quant.Matrix{Type: quant.F32, Rows: c.SeqLen, Cols: c.Dim, F32: wt.PosEmbedding})
+	}
 	gain("output_norm.weight", wt.RMSFinal)
-	if !c.SharedHead || !o.TiedOutput {
+	if a.layerNorm {
+		gain("output_norm.bias", wt.NormFinalBias)
+	}
+	if !c.SharedHead || !o.TiedOutput || a.positions { // llama.cpp's gpt2 requires output
 		matrix("output.weight", &ms.Classifier)
 	}
 	if wt.RoPEFactors != nil {
@@ -146,22 +158,51 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	for l := range c.Layers {
 		name := func(s string) string { return layerTensor(l, s) }
 		lm := &ms.Layers[l]
-		matrix(name("attn_q"), &lm.WQ)
-		matrix(name("attn_k"), &lm.WK)
-		matrix(name("attn_v"), &lm.WV)
-		if wt.BQ != nil {
-			gain(name("attn_q.bias"), wt.BQ[l*d:(l+1)*d])
-			gain(name("attn_k.bias"), wt.BK[l*kv:(l+1)*kv])
-			gain(name("attn_v.bias"), wt.BV[l*kv:(l+1)*kv])
+		h := c.HiddenDim
+		switch {
+		case a.fusedQKV:
+			matrix(name("attn_qkv"), fuse(&lm.WQ, &lm.WK, &lm.WV))
+			gain(name("attn_qkv.bias"), slices.Concat(wt.BQ[l*d:(l+1)*d], wt.BK[l*kv:(l+1)*kv], wt.BV[l*kv:(l+1)*kv]))
+		default:
+			matrix(name("attn_q"), &lm.WQ)
+			matrix(name("attn_k"), &lm.WK)
+			matrix(name("attn_v"), &lm.WV)
+			if wt.BQ != nil {
+				gain(name("attn_q.bias"), wt.BQ[l*d:(l+1)*d])
+				gain(name("attn_k.bias"), wt.BK[l*kv:(l+1)*kv])
+				gain(name("attn_v.bias"), wt.BV[l*kv:(l+1)*kv])
+			}
 		}
 		matrix(name("attn_output"), &lm.WO)
 		gain(name("attn_norm"), wt.RMSAtt[l*d:(l+1)*d])
-		matrix(name("ffn_gate"), &lm.W1)
+		if !a.ungated {
+			matrix(name("ffn_gate"), &lm.W1)
+		}
 		matrix(name("ffn_down"), &lm.W2)
 		matrix(name("ffn_up"), &lm.W3)
 		gain(name("ffn_norm"), wt.RMSFFN[l*d:(l+1)*d])
+		if a.layerNorm {
+			gain(name("attn_norm.bias"), wt.NormAttBias[l*d:(l+1)*d])
+			gain(name("ffn_norm.bias"), wt.NormFFNBias[l*d:(l+1)*d])
+		}
+		if a.allBiases {
+			gain(name("attn_output.bias"), wt.BO[l*d:(l+1)*d])
+			gain(name("ffn_up.bias"), wt.BUp[l*h:(l+1)*h])
+			gain(name("ffn_down.bias"), wt.BDown[l*d:(l+1)*d])
+		}
 	}
 	return Write(w, md, ts)
+}
+
+// fuse is the matrix of the rows of ms one after another (a GGUF file's
+// attn_qkv), all of one type.
+func fuse(ms ...*quant.Matrix) *quant.Matrix {
+	f := &quant.Matrix{Type: ms[0].Type, Cols: ms[0].Cols}
+	for _, m := range ms {
+		f.Rows += m.Rows
+		f.F32, f.Q = append(f.F32, m.F32...), append(f.Q, m.Q...)
+	}
+	return f
 }
 
 // appendWords encodes each of x as a little-endian word of size bytes.

@@ -160,16 +160,20 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 
 // quantizeAll makes every matrix of m, a float32 model with a shared
 // classifier, typ, as llama-quantize does with a pure type; the gains,
-// biases and RoPE factors stay float32.
+// biases, RoPE factors and position embedding stay float32. A model
+// written with its classifier (GPT-2's) keeps a quantized copy of it.
 func quantizeAll(m *checkpoint.Model, typ quant.Type) {
 	q := m.Matrices()
 	for _, mat := range matrices(q) {
-		*mat = quant.Matrix{Type: typ, Rows: mat.Rows, Cols: mat.Cols, Q: ggmlQuantize(typ, mat.F32)}
+		if mat.F32 != nil { // not W1 of a model without a gate
+			*mat = quant.Matrix{Type: typ, Rows: mat.Rows, Cols: mat.Cols, Q: ggmlQuantize(typ, mat.F32)}
+		}
 	}
 	q.Classifier = q.TokenEmbedding
-	w := &m.Weights
-	m.Weights = checkpoint.Weights{RMSAtt: w.RMSAtt, RMSFFN: w.RMSFFN, RMSFinal: w.RMSFinal,
-		BQ: w.BQ, BK: w.BK, BV: w.BV, RoPEFactors: w.RoPEFactors, Quantized: q}
+	w := m.Weights
+	w.TokenEmbedding, w.Classifier, w.WQ, w.WK, w.WV, w.WO, w.W1, w.W2, w.W3 = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	w.Quantized = q
+	m.Weights = w
 }
 
 // matrices lists the matrices of q by GGUF name, the classifier only when

@@ -194,6 +194,19 @@ func (m *Matrix) Bytes() int {
 	return len(m.Q)
 }
 
+// Slice is rows from … to−1 of m, sharing its memory: a fused matrix's
+// parts (GPT-2's query, key and value rows).
+func (m *Matrix) Slice(from, to int) Matrix {
+	s := Matrix{Type: m.Type, Rows: to - from, Cols: m.Cols}
+	if m.Type == F32 {
+		s.F32 = m.F32[from*m.Cols : to*m.Cols]
+	} else {
+		n := RowBytes(m.Type, m.Cols)
+		s.Q = m.Q[from*n : to*n]
+	}
+	return s
+}
+
 // row returns the bytes of row i of a quantized m.
 func (m *Matrix) row(i int) []byte {
 	n := RowBytes(m.Type, m.Cols)

@@ -110,7 +110,7 @@ func RandomGains(m *checkpoint.Model, seed uint64) {
 
 // Extensions are the architectures beside llama2.c's that Extend makes of
 // a model, by the names cmd/randmodel's -arch takes.
-var Extensions = []string{"gemma", "llama3", "qwen2"}
+var Extensions = []string{"gemma", "gpt2", "llama3", "qwen2"}
 
 // Extend gives m what architecture arch has beyond llama2.c's, drawn from
 // seed, as llama.cpp reads it: "llama3" Llama 3's RoPE base, 500,000, and
@@ -120,10 +120,33 @@ var Extensions = []string{"gemma", "llama3", "qwen2"}
 // "qwen2" Qwen2's RoPE on halves of a head, its base, 1,000,000, and query,
 // key and value biases drawn from [−0.5, 0.5), larger than the weights, as
 // Qwen2's are; "gemma" Gemma's embedding scaled by √dim, GELU
-// feed-forward and RoPE on halves of a head.
+// feed-forward and RoPE on halves of a head; "gpt2" GPT-2's LayerNorm,
+// learned positions, GELU feed-forward without a gate (W1 goes) and a bias
+// on every projection and norm, all drawn from [−0.1, 0.1).
 func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 	c, w := &m.Config, &m.Weights
+	rng := rand.New(rand.NewPCG(seed, 0xb1a5))
+	random := func(n int, scale float32) []float32 {
+		b := make([]float32, n)
+		for i := range b {
+			b[i] = (rng.Float32()*2 - 1) * scale
+		}
+		return b
+	}
 	switch arch {
+	case "gpt2":
+		c.Arch, c.GELU, c.LayerNorm, c.Positions, c.Ungated = "gpt2", true, true, true, true
+		d, h, kv, l := c.Dim, c.HiddenDim, c.KVDim(), c.Layers
+		w.W1 = nil
+		if w.Quantized != nil {
+			for i := range w.Quantized.Layers {
+				w.Quantized.Layers[i].W1 = quant.Matrix{}
+			}
+		}
+		w.PosEmbedding = random(c.SeqLen*d, 0.1)
+		w.BQ, w.BK, w.BV, w.BO = random(l*d, 0.1), random(l*kv, 0.1), random(l*kv, 0.1), random(l*d, 0.1)
+		w.BUp, w.BDown = random(l*h, 0.1), random(l*d, 0.1)
+		w.NormAttBias, w.NormFFNBias, w.NormFinalBias = random(l*d, 0.1), random(l*d, 0.1), random(d, 0.1)
 	case "gemma":
 		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = "gemma", true, true, true
 	case "llama3":
@@ -145,15 +168,7 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 		}
 	case "qwen2":
 		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen2", 1000000, true
-		rng := rand.New(rand.NewPCG(seed, 0xb1a5))
-		bias := func(n int) []float32 {
-			b := make([]float32, n)
-			for i := range b {
-				b[i] = rng.Float32() - 0.5
-			}
-			return b
-		}
-		w.BQ, w.BK, w.BV = bias(c.Layers*c.Dim), bias(c.Layers*c.KVDim()), bias(c.Layers*c.KVDim())
+		w.BQ, w.BK, w.BV = random(c.Layers*c.Dim, 0.5), random(c.Layers*c.KVDim(), 0.5), random(c.Layers*c.KVDim(), 0.5)
 	default:
 		return fmt.Errorf("randmodel: architecture %q is not one of %s", arch, strings.Join(Extensions, ", "))
 	}

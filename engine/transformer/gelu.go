@@ -40,6 +40,13 @@ func gelu(x float32) float32 {
 	return quant.HalfToFloat(geluTable()[quant.FloatToHalf(x)])
 }
 
+// geluGo sets x to gelu(x): GPT-2's feed-forward, which has no gate.
+func geluGo(x []float32) {
+	for i, v := range x {
+		x[i] = gelu(v)
+	}
+}
+
 // gegluGo sets gate to gelu(gate) ⊙ up: a GELU feed-forward (Gemma's).
 func gegluGo(gate, up []float32) {
 	up = up[:len(gate)]

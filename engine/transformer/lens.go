@@ -21,7 +21,7 @@ type LensToken struct {
 
 // Lens is the logit lens (nostalgebraist, "interpreting GPT: the logit
 // lens", 2020) of the pass: for every layer l, the residual stream x_l
-// after it goes through the model's own final RMSNorm and classifier,
+// after it goes through the model's own final norm and classifier,
 //
 //	logits_l = Wcls · (rmsnorm(x_l) ⊙ g_final),   p_l = softmax(logits_l),
 //
@@ -41,7 +41,7 @@ func (p *Pass) Lens(k int) ([]LensLayer, error) {
 	probs := make([]float64, c.VocabSize)
 	layers := make([]LensLayer, c.Layers)
 	for l := range layers {
-		rmsnorm(h, p.a.residuals[l*c.Dim:(l+1)*c.Dim], t.W.RMSFinal, t.eps)
+		t.norm(h, p.a.residuals[l*c.Dim:(l+1)*c.Dim], t.W.RMSFinal, t.W.NormFinalBias, 0)
 		t.mul(logits, h, &t.Matrices.Classifier)
 		wide = softmax.Widen(wide, logits)
 		if _, _, err := softmax.Probs(probs, wide, 1); err != nil {

@@ -32,9 +32,10 @@ type chunk struct {
 // Probe of a position prefilled this way would recompute it with Forward's
 // arithmetic and rewrite its row. Quantized matrices and Options.RunC take
 // Prefill's path, one position at a time, so that they keep their
-// kernels' and run.c's numbers.
+// kernels' and run.c's numbers; so do GPT-2's LayerNorm, positions and
+// ungated feed-forward, which this path does not compute.
 func (t *Transformer) PrefillBatched(tokens []int, start int) ([]float32, error) {
-	if t.opts.RunC || !t.allF32() {
+	if c := t.Config; t.opts.RunC || !t.allF32() || c.LayerNorm || c.Positions || c.Ungated {
 		return t.Prefill(tokens, start)
 	}
 	if len(tokens) == 0 {
@@ -88,13 +89,13 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 	}
 	x, xb, q := rows(b.x, dim), rows(b.xb, dim), rows(b.q, dim)
 	for i, tok := range tokens {
-		t.embed(tok, x(i))
+		t.embed(tok, start+i, x(i))
 	}
 
 	for l := range c.Layers {
 		m := &t.Matrices.Layers[l]
 		for i := range n {
-			rmsnorm(xb(i), x(i), w.RMSAtt[l*dim:(l+1)*dim], t.eps)
+			t.norm(xb(i), x(i), w.RMSAtt, nil, l)
 		}
 		// The chunk's keys and values go straight into the cache's rows.
 		keys, values := t.Cache.layer(l)
@@ -117,7 +118,7 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		}
 
 		for i := range n {
-			rmsnorm(xb(i), x(i), w.RMSFFN[l*dim:(l+1)*dim], t.eps)
+			t.norm(xb(i), x(i), w.RMSFFN, nil, l)
 		}
 		gemm(b.hb, hidden, b.xb, n, &m.W1)
 		gemm(b.hb2, hidden, b.xb, n, &m.W3)

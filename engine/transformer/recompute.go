@@ -58,9 +58,13 @@ func RecomputeMultiplyAdds(c checkpoint.Config, pos int) int {
 
 // layerWeights is one position's multiply-adds by a layer's weight
 // matrices: Wq and Wo are dim × dim, Wk and Wv kv_dim × dim, W1, W3 and W2
-// hold hidden × dim weights each.
+// hold hidden × dim weights each (W3 and W2 without a gate).
 func layerWeights(c checkpoint.Config) int {
-	return 2*c.Dim*c.Dim + 2*c.KVDim()*c.Dim + 3*c.HiddenDim*c.Dim
+	ffn := 3
+	if c.Ungated {
+		ffn = 2
+	}
+	return 2*c.Dim*c.Dim + 2*c.KVDim()*c.Dim + ffn*c.HiddenDim*c.Dim
 }
 
 // attention is one layer's attention at pos: for each head, a head_size

@@ -247,13 +247,13 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	dim := c.Dim
 
 	t.reserve(a, pos)
-	t.embed(token, a.x)
+	t.embed(token, pos, a.x)
 	t.ropeAngles(pos)
 
 	for l := range c.Layers {
 		m := &t.Matrices.Layers[l]
 		// Attention: this position's key and value go straight into the cache.
-		rmsnorm(a.xb, a.x, w.RMSAtt[l*dim:(l+1)*dim], t.eps)
+		t.norm(a.xb, a.x, w.RMSAtt, w.NormAttBias, l)
 		k, v := t.Cache.row(l, pos)
 		t.mul(a.q, a.xb, &m.WQ)
 		t.mul(k, a.xb, &m.WK)
@@ -265,16 +265,24 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		t.rope(k)
 		t.attend(a, l, pos, a.q, a.xb)
 		t.mul(a.xb2, a.xb, &m.WO)
+		addBias(a.xb2, w.BO, l)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
 
-		// Feed-forward: SwiGLU.
-		rmsnorm(a.xb, a.x, w.RMSFFN[l*dim:(l+1)*dim], t.eps)
-		t.mul(a.hb, a.xb, &m.W1)
-		t.mul(a.hb2, a.xb, &m.W3)
-		t.gate(a.hb, a.hb2)
+		// Feed-forward: SwiGLU (GELU's, or no gate: GPT-2's).
+		t.norm(a.xb, a.x, w.RMSFFN, w.NormFFNBias, l)
+		if c.Ungated {
+			t.mul(a.hb, a.xb, &m.W3)
+			addBias(a.hb, w.BUp, l)
+			geluGo(a.hb)
+		} else {
+			t.mul(a.hb, a.xb, &m.W1)
+			t.mul(a.hb2, a.xb, &m.W3)
+			t.gate(a.hb, a.hb2)
+		}
 		t.mul(a.xb2, a.hb, &m.W2)
+		addBias(a.xb2, w.BDown, l)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
@@ -367,7 +375,7 @@ func swigluGo(gate, up []float32) {
 // classify ends a's pass: the final RMSNorm of its residual stream, then
 // the logits.
 func (t *Transformer) classify(a *activations) {
-	rmsnorm(a.x, a.x, t.W.RMSFinal, t.eps)
+	t.norm(a.x, a.x, t.W.RMSFinal, t.W.NormFinalBias, 0)
 	t.mul(a.logits, a.x, &t.Matrices.Classifier)
 }
 
@@ -398,9 +406,10 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	return logits, nil
 }
 
-// embed sets x to token's embedding, times √dim when the model scales it
-// (Gemma's, in float32 as ggml_scale multiplies by sqrtf(n_embd)).
-func (t *Transformer) embed(token int, x []float32) {
+// embed sets x to token's embedding at pos: times √dim when the model
+// scales it (Gemma's, in float32 as ggml_scale multiplies by
+// sqrtf(n_embd)), plus pos's learned embedding when it has them (GPT-2's).
+func (t *Transformer) embed(token, pos int, x []float32) {
 	t.Matrices.TokenEmbedding.Row(token, x)
 	if t.Config.ScaleEmbedding {
 		s := float32(math.Sqrt(float64(t.Config.Dim)))
@@ -408,6 +417,24 @@ func (t *Transformer) embed(token int, x []float32) {
 			x[i] *= s
 		}
 	}
+	if t.Config.Positions {
+		for i, p := range t.W.PosEmbedding[pos*len(x):][:len(x)] {
+			x[i] += p
+		}
+	}
+}
+
+// norm sets out to layer l's norm of x (l is 0 for the final norm, whose
+// gain and bias are the whole slices): RMSNorm with gain, or with
+// Config.LayerNorm LayerNorm with gain and bias.
+func (t *Transformer) norm(out, x, gain, bias []float32, l int) {
+	n := len(x)
+	gain = gain[l*n:][:n]
+	if !t.Config.LayerNorm {
+		rmsnorm(out, x, gain, t.eps)
+		return
+	}
+	layernorm(out, x, gain, bias[l*n:][:n], t.eps)
 }
 
 // gate sets gate to act(gate) ⊙ up, the feed-forward layer's gated
@@ -433,6 +460,9 @@ func addBias(v, b []float32, l int) {
 
 // ropeAngles computes the rotation of every pair within a head for pos.
 func (t *Transformer) ropeAngles(pos int) {
+	if t.Config.Positions {
+		return // no RoPE: positions are learned embeddings
+	}
 	factors := t.W.RoPEFactors
 	for i, f := range t.invFreq {
 		angle := float32(pos) * f
@@ -449,6 +479,9 @@ func (t *Transformer) ropeAngles(pos int) {
 // float32 conversions keep each product rounded before its sum, as in run.c:
 // Go may otherwise fuse them (it does on arm64).
 func (t *Transformer) rope(v []float32) {
+	if t.Config.Positions {
+		return
+	}
 	half := len(t.cos)
 	if t.Config.RoPEHalves {
 		for h := 0; h < len(v); h += 2 * half {
@@ -465,6 +498,27 @@ func (t *Transformer) rope(v []float32) {
 		v0, v1 := v[i], v[i+1]
 		v[i] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
 		v[i+1] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])
+	}
+}
+
+// layernorm sets out = (x − mean(x)) / sqrt(var(x) + eps) ⊙ gain + bias,
+// as ggml_norm computes it (the sums in float64) and llama.cpp then
+// multiplies and adds; out may be x.
+func layernorm(out, x, gain, bias []float32, eps float32) {
+	var sum float64
+	for _, v := range x {
+		sum += float64(v)
+	}
+	mean := float32(sum / float64(len(x)))
+	var sum2 float64
+	for i, v := range x {
+		d := v - mean
+		out[i] = d
+		sum2 += float64(d * d)
+	}
+	scale := 1 / float32(math.Sqrt(float64(float32(sum2/float64(len(x)))+eps)))
+	for i, v := range out[:len(x)] {
+		out[i] = float32(float32(v*scale)*gain[i]) + bias[i]
 	}
 }
 

@@ -421,10 +421,12 @@ func TestKVCard(t *testing.T) {
 
 	// A model whose architecture adds to llama2.c's says what: Qwen2's
 	// biases and RoPE on halves, Llama 3's frequency factors, Gemma's
-	// scaled embedding and GELU; llama2.c's none.
+	// scaled embedding and GELU, GPT-2's LayerNorm, positions and biases;
+	// llama2.c's none.
 	for _, tc := range []struct{ arch, says string }{
 		{"qwen2", "a learned bias is added to every query, key and value before RoPE; RoPE rotates the pairs (i, i + 32) of each head of 64"},
 		{"llama3", "RoPE's base is 500000, not 10000; RoPE turns each pair 1/f times as fast, f from 1 to 32"},
+		{"gpt2", "every projection adds a learned bias; the feed-forward layer is W2·gelu(W3·x), with no gate; the norms are LayerNorm (the mean subtracted, a bias added), not RMSNorm; a learned position embedding is added to the token's, and there is no RoPE"},
 		{"gemma", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; the token's embedding is multiplied by √128 before the first layer; the feed-forward layer gates with GELU, not SiLU"},
 	} {
 		m, _, err := randmodel.Build(checkpoint.Config{Dim: 128, HiddenDim: 64, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 8, SharedHead: true}, 1)
