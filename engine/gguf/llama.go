@@ -289,17 +289,17 @@ func layerTensor(l int, kind string) string {
 // graph for it (src/llama.cpp's build_llama, build_gemma, build_qwen2) in the
 // transformer's terms.
 type architecture struct {
-	ropeHalves     bool   // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
-	scaleEmbedding bool   // the embedding × √dim
-	gelu           bool   // a GELU feed-forward (LLM_FFN_GELU)
-	biases         bool   // Q, K and V biases, required
-	optionalBiases bool   // Q, K and V biases when the file has them
-	ropeFactors    bool   // rope_freqs.weight when the file has it (Llama 3)
+	ropeHalves     bool // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
+	scaleEmbedding bool // the embedding × √dim
+	gelu           bool // a GELU feed-forward (LLM_FFN_GELU)
+	biases         bool // Q, K and V biases, required
+	optionalBiases bool // Q, K and V biases when the file has them
+	ropeFactors    bool // rope_freqs.weight when the file has it (Llama 3)
 	// GPT-2's: LayerNorm with biases, learned positions (position_embd),
 	// no gate, Q, K and V fused in attn_qkv, and a bias on every projection.
 	layerNorm, positions, ungated, fusedQKV, allBiases bool
-	tensors        string // for messages
-	models         string // for messages: the models that have it
+	tensors                                            string // for messages
+	models                                             string // for messages: the models that have it
 }
 
 // architectures are the architectures Model reads.
