@@ -13,13 +13,15 @@ import (
 	"nexttoken/engine/quant"
 )
 
-// Model reads the model of a file of the llama architecture into the
-// engine's checkpoint: the hyper-parameters from the llama.* metadata and
-// the weights from tensors of type F32, F16 or BF16 (converted to float32)
-// or Q8_0, Q4_0, Q5_0, Q4_K or Q6_K (kept as they are: package quant multiplies
-// them). It refuses other architectures, other tensor types, tensors it
-// does not know (biases, rope_freqs) and RoPE variants the transformer does
-// not compute (scaling, partial rotation).
+// Model reads the model of a file of one of the architectures below
+// (llama, qwen2, gemma, gpt2) into the engine's checkpoint: the
+// hyper-parameters from the ARCH.* metadata and the weights from tensors
+// of type F32, F16 or BF16 (converted to float32) or Q8_0, Q4_0, Q5_0, Q4_K
+// or Q6_K (kept as they are: package quant multiplies them), with what the
+// architecture adds to llama's (its entry in architectures). It refuses
+// other architectures, other tensor types, tensors it does not know and
+// RoPE variants the transformer does not compute (scaling, partial
+// rotation).
 //
 // A file whose matrices are all F32, F16 or BF16 gives float32 Weights, as
 // a llama2.c checkpoint does. A file with a quantized matrix gives
@@ -286,7 +288,8 @@ func layerTensor(l int, kind string) string {
 }
 
 // architecture is what Model reads of a general.architecture: llama.cpp's
-// graph for it (src/llama.cpp's build_llama, build_gemma, build_qwen2) in the
+// graph for it (src/llama.cpp's build_llama, build_gemma, build_gpt2,
+// build_qwen2) in the
 // transformer's terms.
 type architecture struct {
 	ropeHalves     bool // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
