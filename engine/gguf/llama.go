@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -96,7 +95,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		mat      func(layer int) *quant.Matrix
 		optional bool // a bias llama.cpp reads when the file has it
 	}
-	a := architectures[c.Arch]
+	a, _ := architectureNamed(c.Arch)
 	// GPT-2's query, key and value rows come fused, one matrix and one
 	// bias a layer: read whole, then split (quantized, sharing the bytes).
 	var qkv []float32
@@ -162,7 +161,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	if _, ok := f.Tensor("output.weight"); ok {
 		slots = append(slots, slot{"output.weight", dims(d, v), &w.Classifier, 0, &q.Classifier})
 	}
-	if _, ok := f.Tensor("rope_freqs.weight"); ok && architectures[c.Arch].ropeFactors {
+	if _, ok := f.Tensor("rope_freqs.weight"); ok && a.ropeFactors {
 		slots = append(slots, slot{"rope_freqs.weight", dims(c.HeadSize() / 2), &w.RoPEFactors, 0, nil})
 	}
 	byName := make(map[string]bool, len(slots))
@@ -171,7 +170,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	for _, t := range f.Tensors {
 		if !byName[t.Name] {
-			return nil, fmt.Errorf("gguf: tensor %s is not one of the %s tensors this reader supports (%s)", t.Name, c.Arch, architectures[c.Arch].tensors)
+			return nil, fmt.Errorf("gguf: tensor %s is not one of the %s tensors this reader supports (%s)", t.Name, c.Arch, a.tensors)
 		}
 	}
 	// Check every tensor before allocating: the metadata may claim a model
@@ -292,6 +291,7 @@ func layerTensor(l int, kind string) string {
 // build_qwen2) in the
 // transformer's terms.
 type architecture struct {
+	name           string
 	ropeHalves     bool // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
 	scaleEmbedding bool // the embedding × √dim
 	gelu           bool // a GELU feed-forward (LLM_FFN_GELU)
@@ -305,23 +305,32 @@ type architecture struct {
 	models                                             string // for messages: the models that have it
 }
 
-// architectures are the architectures Model reads.
-var architectures = map[string]architecture{
-	"llama": {optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
-		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
-	"gpt2": {gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
-		tensors: "token_embd, position_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down and their biases, output_norm and its bias, output"},
-	"gemma": {ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
+// architectures are the architectures Model reads, by name.
+var architectures = []architecture{
+	{name: "gemma", ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm"},
-	"qwen2": {ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
+	{name: "gpt2", gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
+		tensors: "token_embd, position_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down and their biases, output_norm and its bias, output"},
+	{name: "llama", optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
+		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	{name: "qwen2", ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+}
+
+// architectureNamed is the architecture called name.
+func architectureNamed(name string) (architecture, bool) {
+	i := slices.IndexFunc(architectures, func(a architecture) bool { return a.name == name })
+	if i < 0 {
+		return architecture{}, false
+	}
+	return architectures[i], true
 }
 
 // supportedArchitectures lists the architectures for messages.
 func supportedArchitectures() string {
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(architectures)) {
-		out = append(out, fmt.Sprintf("%s (%s)", name, architectures[name].models))
+	for _, a := range architectures {
+		out = append(out, a.name+" ("+a.models+")")
 	}
 	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
@@ -370,7 +379,7 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	a, ok := architectures[arch]
+	a, ok := architectureNamed(arch)
 	if !ok {
 		return c, fmt.Errorf("gguf: architecture %q is not supported; %s are", arch, supportedArchitectures())
 	}

@@ -48,7 +48,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	if arch == "" {
 		arch = "llama"
 	}
-	a, ok := architectures[arch]
+	a, ok := architectureNamed(arch)
 	wt := &m.Weights
 	all, some := wt.BQ != nil && wt.BK != nil && wt.BV != nil, wt.BQ != nil || wt.BK != nil || wt.BV != nil
 	switch {
