@@ -542,7 +542,9 @@ func (f *File) WeightBytes() (bytes int64, quantized int) {
 		}
 	}
 	for _, t := range f.Tensors {
-		if quantized > 0 && t.quantized() {
+		// A position embedding is looked up, not multiplied: Model keeps it
+		// as float32 whatever its type.
+		if quantized > 0 && t.quantized() && t.Name != "position_embd.weight" {
 			bytes += t.Bytes
 		} else {
 			bytes += 4 * t.Elements
