@@ -20,11 +20,16 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/modelfile"
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
 )
 
 // firstPageLimit is what the first page may cost on the wire: the worked
-// example and the toy model, with no other model (issue 10).
+// example and the toy model, with no other model.
 const firstPageLimit = 2_000_000
 
 // TestFirstPageBytes opens the playground as a first-time reader does and
@@ -332,4 +337,55 @@ func TestModelOffline(t *testing.T) {
 		t.Fatalf("reload without the server: %v", err)
 	}
 	waitFor(tab, `document.querySelector("#tokens")?.textContent === `+jsString(want))
+}
+
+// TestArchitecturesInThePage opens a random GGUF model of each
+// architecture beside llama2.c's (randmodel.Extend) as a reader's file:
+// the page steps it to the tokens the native engine takes on the same file
+// and prompt, and its KV cache card says what the architecture adds.
+func TestArchitecturesInThePage(t *testing.T) {
+	tab := openPage(t, "/")
+	for _, arch := range randmodel.Extensions {
+		c := checkpoint.Config{Dim: 64, HiddenDim: 128, Layers: 2, Heads: 2, KVHeads: 1, VocabSize: 400, SeqLen: 64, SharedHead: true}
+		m, v, err := randmodel.Build(c, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := randmodel.Extend(m, arch, 5); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), arch+".gguf")
+		var buf bytes.Buffer
+		if err := gguf.WriteLlama2c(&buf, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The native engine on the same file and the page's prompt.
+		model, ref, err := modelfile.Open(modelfile.File{Name: arch + ".gguf", Data: buf.Bytes()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompt := evaluate[string](tab, `document.querySelector("#prompt").value`)
+		s, err := session.New(session.Spec{Model: ref.String(), Prompt: prompt, Sampler: sampler.DefaultSettings(), Steps: 3},
+			func(string) (*session.Model, error) { return model, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(tab, "choose "+arch, chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+		waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(arch+".gguf (your files)"))
+		for range 3 {
+			click(tab, "#step")
+		}
+		waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 3`)
+		drawn(tab)
+		if got := evaluate[string](tab, `document.querySelector("#text").textContent`); got != s.Trace().Text {
+			t.Errorf("%s: the page's text is %q, the native engine's %q", arch, got, s.Trace().Text)
+		}
+		drawn(tab)
+		if says := evaluate[string](tab, `document.querySelector("#kv-extras")?.textContent ?? ""`); !strings.HasPrefix(says, "What this model's architecture does beyond llama2.c's: ") || !strings.Contains(says, m.Extras()[0]) {
+			t.Errorf("%s: the KV card says %q, want %q", arch, says, m.Extras()[0])
+		}
+	}
 }

@@ -86,6 +86,15 @@ func (c *KVCard) OnDismount()              { c.Board.remove(c) }
 
 // tabular reports whether the cache of n positions is shown number by
 // number rather than as heat maps.
+// extrasText says what the model's architecture adds (play.Model.Extras),
+// or nothing.
+func extrasText(extras []string) string {
+	if len(extras) == 0 {
+		return ""
+	}
+	return "What this model's architecture does beyond llama2.c's: " + strings.Join(extras, "; ") + "."
+}
+
 func (c *KVCard) tabular(n int) bool { return c.KVHeads*c.HeadSize*n <= maxTableNumbers }
 
 func (c *KVCard) Render() app.UI {
@@ -108,9 +117,9 @@ func (c *KVCard) Render() app.UI {
 	return card("kv", "KV cache",
 		"Each position's key (K) and value (V), per layer, computed once and reused by every later step. "+
 			"This is the cache as the step on display read it; the highlighted row is the token it read.",
-		app.If(len(c.Extras) > 0, func() app.UI {
-			return app.P().ID("kv-extras").Class("hint").Text("What this model's architecture does beyond llama2.c's: " + strings.Join(c.Extras, "; ") + ".")
-		}),
+		// Always there, so that go-app's diff never moves the painted
+		// elements after it to other nodes.
+		app.P().ID("kv-extras").Class("hint").Hidden(len(c.Extras) == 0).Text(extrasText(c.Extras)),
 		app.P().ID("kv-summary").Class("kv-summary"),
 		app.Div().ID("kv-growth").Class("growth-row").Body(
 			app.Div().Class("growth-frame").Body(

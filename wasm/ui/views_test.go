@@ -439,8 +439,9 @@ func TestKVCard(t *testing.T) {
 		_, text := render(&KVCard{Layers: 1, KVHeads: 1, HeadSize: 64, Extras: m.Extras()})
 		contains(t, tc.arch+" cache", text, "What this model's architecture does beyond llama2.c's: "+tc.says)
 	}
-	_, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
-	lacks(t, "toy cache", text, "architecture adds")
+	html, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
+	lacks(t, "toy cache", text, "architecture does")
+	contains(t, "toy cache", html, `<p id="kv-extras" class="hint" hidden>`)
 }
 
 func TestStripAndControls(t *testing.T) {
