@@ -124,8 +124,8 @@ func ggmlQuantize(t quant.Type, x []float32) []byte {
 // back through WriteLlama2c and Model, so the loader is what is tested.
 func refModel(t *testing.T, name string) *checkpoint.Model {
 	t.Helper()
-	if name == "q4_k_m" {
-		f, closer, err := Open(filepath.Join("testdata", "quantized", "q4_k_m.gguf"))
+	if strings.HasSuffix(name, "_k_m") { // llama-quantize's own K files
+		f, closer, err := Open(filepath.Join("testdata", "quantized", name+".gguf"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,8 +200,9 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 	return out
 }
 
-// TestMatchesLlamaCpp checks the reference model in F32, Q8_0, Q4_0, Q5_0
-// and Q4_K_M (Q4_K with Q6_K) against llama.cpp (testdata/quantized):
+// TestMatchesLlamaCpp checks the reference model in F32, Q8_0, Q4_0, Q5_0,
+// Q4_K_M (Q4_K with Q6_K) and Q5_K_M (Q5_K with Q6_K) against llama.cpp
+// (testdata/quantized):
 //
 //   - every tensor has llama-quantize's format and bytes (for the files made
 //     here) and, dequantized by Matrix.Row, ggml's to_float of them, bit
@@ -227,7 +228,7 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 // that parts operation by operation instead.
 func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
-	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q4_k_m"}} {
+	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q4_k_m"}, {"q5_k_m"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)

@@ -16,6 +16,7 @@
 //	Q5_0   32 weights in 22 bytes    d·(q−16), q five bits
 //	Q4_K  256 weights in 144 bytes   d·sc·q − dmin·m, q four bits; eight
 //	                                 groups of 32 with six-bit sc and m
+//	Q5_K  256 weights in 176 bytes   Q4_K's with q five bits
 //	Q6_K  256 weights in 210 bytes   d·sc·(q−32), q six bits; sixteen
 //	                                 groups of 16 with int8 sc
 //
@@ -100,6 +101,7 @@ const (
 	Q5_0 Type = 6
 	Q8_0 Type = 8
 	Q4_K Type = 12
+	Q5_K Type = 13
 	Q6_K Type = 14
 )
 
@@ -115,11 +117,12 @@ var formats = map[Type]struct {
 	Q5_0: {"Q5_0", 32, 2 + 4 + 16},
 	Q8_0: {"Q8_0", 32, 2 + 32},
 	Q4_K: {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
+	Q5_K: {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
 	Q6_K: {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q5_0, Q4_K and Q6_K"
+const Types = "Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -229,6 +232,8 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ5_0(m.row(i), dst)
 	case Q4_K:
 		dequantizeQ4_K(m.row(i), dst)
+	case Q5_K:
+		dequantizeQ5_K(m.row(i), dst)
 	case Q6_K:
 		dequantizeQ6_K(m.row(i), dst)
 	default:
@@ -258,6 +263,9 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)
 		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
+	case Q5_K:
+		v.quantizeQ8_K(x)
+		mulQ5_K(out, m.Q, v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)

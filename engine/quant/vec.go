@@ -45,7 +45,7 @@ func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
 	return v.q, v.d, v.sums
 }
 
-// Q8_K quantizes x into v as MulVec does for Q4_K and Q6_K weights and
+// Q8_K quantizes x into v as MulVec does for Q4_K, Q5_K and Q6_K weights and
 // returns its blocks, for kernels outside this package: q, 256 values a
 // block, d, the scale of each block, and sums, the sum of each group of 16
 // of q (ggml's bsums).
