@@ -51,8 +51,8 @@ func TestWriteGGUF(t *testing.T) {
 			}
 		})
 	}
-	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "Q5_1", "", false)
-	if err == nil || !strings.Contains(err.Error(), "-type Q5_1: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M or a quantized type") {
-		t.Errorf("-type Q5_1: %v", err)
+	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "Q2_K", "", false)
+	if err == nil || !strings.Contains(err.Error(), "-type Q2_K: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M or a quantized type") {
+		t.Errorf("-type Q2_K: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,13 +72,35 @@ func hashFloats(x []float32) uint64 {
 }
 
 // ggmlQuantize quantizes x (a whole number of blocks) as llama-quantize
-// does for Q8_0, Q4_0 and Q5_0 without an importance matrix: ggml-quants.c's
-// quantize_row_q8_0_ref, quantize_row_q4_0_ref and quantize_row_q5_0_ref,
-// in float32 with each operation rounded (ggml-base is built without FMA).
+// does for Q8_0, Q4_0, Q5_0 and Q5_1 without an importance matrix:
+// ggml-quants.c's quantize_row_q8_0_ref, quantize_row_q4_0_ref,
+// quantize_row_q5_0_ref and quantize_row_q5_1_ref, in float32 with each
+// operation rounded (ggml-base is built without FMA).
 func ggmlQuantize(t quant.Type, x []float32) []byte {
 	var out []byte
 	for b := 0; b < len(x); b += 32 {
 		xs := x[b : b+32]
+		if t == quant.Q5_1 { // d = (max − min)/31 and the min, then Q5_0's bits
+			lo, hi := slices.Min(xs), slices.Max(xs)
+			d := (hi - lo) / 31
+			var id float32
+			if d != 0 {
+				id = 1 / d
+			}
+			out = binary.LittleEndian.AppendUint16(out, quant.FloatToHalf(d))
+			out = binary.LittleEndian.AppendUint16(out, quant.FloatToHalf(lo))
+			var qh uint32
+			var qs [16]byte
+			for j := range 16 {
+				x0 := byte(float32(float32(xs[j]-lo)*id) + 0.5)
+				x1 := byte(float32(float32(xs[j+16]-lo)*id) + 0.5)
+				qs[j] = x0&0xf | x1&0xf<<4
+				qh |= uint32(x0&0x10>>4)<<j | uint32(x1&0x10>>4)<<(j+16)
+			}
+			out = binary.LittleEndian.AppendUint32(out, qh)
+			out = append(out, qs[:]...)
+			continue
+		}
 		var amax, maxv float32
 		for _, v := range xs {
 			if a := float32(math.Abs(float64(v))); amax < a {
@@ -142,7 +165,7 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 	}
 	randmodel.RandomGains(m, refSeed)
 	if name != "model" {
-		quantizeAll(m, map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0, "q5_0": quant.Q5_0}[name])
+		quantizeAll(m, map[string]quant.Type{"q8_0": quant.Q8_0, "q4_0": quant.Q4_0, "q5_0": quant.Q5_0, "q5_1": quant.Q5_1}[name])
 	}
 	var buf bytes.Buffer
 	if err := WriteLlama2c(&buf, m, v, Llama2cOptions{Type: F32, TiedOutput: true}); err != nil {
@@ -228,7 +251,7 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 // that parts operation by operation instead.
 func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
-	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q4_k_m"}, {"q5_k_m"}} {
+	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q5_1"}, {"q4_k_m"}, {"q5_k_m"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)

@@ -14,6 +14,7 @@
 //	Q8_0   32 weights in 34 bytes    d·q, q an int8
 //	Q4_0   32 weights in 18 bytes    d·(q−8), q four bits
 //	Q5_0   32 weights in 22 bytes    d·(q−16), q five bits
+//	Q5_1   32 weights in 24 bytes    d·q + m, q five bits
 //	Q4_K  256 weights in 144 bytes   d·sc·q − dmin·m, q four bits; eight
 //	                                 groups of 32 with six-bit sc and m
 //	Q5_K  256 weights in 176 bytes   Q4_K's with q five bits
@@ -99,6 +100,7 @@ const (
 	F32  Type = 0
 	Q4_0 Type = 2
 	Q5_0 Type = 6
+	Q5_1 Type = 7
 	Q8_0 Type = 8
 	Q4_K Type = 12
 	Q5_K Type = 13
@@ -115,6 +117,7 @@ var formats = map[Type]struct {
 	F32:  {"F32", 1, 4},
 	Q4_0: {"Q4_0", 32, 2 + 16},
 	Q5_0: {"Q5_0", 32, 2 + 4 + 16},
+	Q5_1: {"Q5_1", 32, 2 + 2 + 4 + 16},
 	Q8_0: {"Q8_0", 32, 2 + 32},
 	Q4_K: {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
 	Q5_K: {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
@@ -122,7 +125,7 @@ var formats = map[Type]struct {
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K"
+const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -230,6 +233,8 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ4_0(m.row(i), dst)
 	case Q5_0:
 		dequantizeQ5_0(m.row(i), dst)
+	case Q5_1:
+		dequantizeQ5_1(m.row(i), dst)
 	case Q4_K:
 		dequantizeQ4_K(m.row(i), dst)
 	case Q5_K:
@@ -259,6 +264,9 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	case Q5_0:
 		v.quantizeQ8_0(x)
 		mulQ5_0(out, m.Q, v)
+	case Q5_1:
+		v.quantizeQ8_0(x) // block_q8_1's d, q and s
+		mulQ5_1(out, m.Q, v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)

@@ -31,7 +31,7 @@ func floats(b []byte) []float32 {
 var quantized = []struct {
 	t    Type
 	file string
-}{{Q8_0, "q8_0"}, {Q4_0, "q4_0"}, {Q5_0, "q5_0"}, {Q4_K, "q4_K"}, {Q5_K, "q5_K"}, {Q6_K, "q6_K"}}
+}{{Q8_0, "q8_0"}, {Q4_0, "q4_0"}, {Q5_0, "q5_0"}, {Q4_K, "q4_K"}, {Q5_K, "q5_K"}, {Q5_1, "q5_1"}, {Q6_K, "q6_K"}}
 
 // TestDequantizeMatchesGGML checks Row against what ggml's
 // dequantize_row_* made of the same blocks (testdata/ggml/blocks.c): half
@@ -147,6 +147,14 @@ func TestMulVec(t *testing.T) {
 						want += float64(w) * xq[j]
 						mag += math.Abs(float64(w) * xq[j])
 					}
+					if tc.t == Q5_1 {
+						// Its mins multiply block_q8_1's s, the block's
+						// sum d·Σq as a half, not Σ d·q.
+						for b := range v.d {
+							min := float64(half(m.Q[i*RowBytes(Q5_1, cols)+b*q5_1Bytes+2:]))
+							want += min * (float64(v.s[b]) - float64(v.d[b])*float64(v.sums[b]))
+						}
+					}
 					// A few float32 roundings per block, each of at most
 					// 2^-24 of the terms' magnitude.
 					if diff := math.Abs(float64(got) - want); diff > mag*float64(cols)/8*0x1p-24 {
@@ -174,7 +182,8 @@ func TestMatrixCheck(t *testing.T) {
 		{"q8_0 long", Matrix{Type: Q8_0, Rows: 2, Cols: 64, Q: make([]byte, 4*34+1)}, false},
 		{"q4_K partial block", Matrix{Type: Q4_K, Rows: 1, Cols: 288, Q: make([]byte, 144)}, false},
 		{"q5_0", Matrix{Type: Q5_0, Rows: 1, Cols: 32, Q: make([]byte, 22)}, true},
-		{"q5_1", Matrix{Type: 7, Rows: 1, Cols: 32, Q: make([]byte, 24)}, false},
+		{"q5_1", Matrix{Type: Q5_1, Rows: 1, Cols: 32, Q: make([]byte, 24)}, true},
+		{"q2_K", Matrix{Type: 10, Rows: 1, Cols: 256, Q: make([]byte, 84)}, false},
 		{"no rows", Matrix{Type: Q6_K, Cols: 256}, false},
 	} {
 		if err := tc.m.Check(); (err == nil) != tc.ok {
@@ -237,7 +246,7 @@ func TestTypeNamed(t *testing.T) {
 		name string
 		want Type
 		ok   bool
-	}{{"q8_0", Q8_0, true}, {"Q4_K", Q4_K, true}, {"f32", F32, true}, {"q5_0", Q5_0, true}, {"q5_1", 0, false}, {"", 0, false}} {
+	}{{"q8_0", Q8_0, true}, {"Q4_K", Q4_K, true}, {"f32", F32, true}, {"q5_0", Q5_0, true}, {"q5_1", Q5_1, true}, {"q2_k", 0, false}, {"", 0, false}} {
 		if got, ok := TypeNamed(tc.name); got != tc.want || ok != tc.ok {
 			t.Errorf("TypeNamed(%q) = %v, %v", tc.name, got, ok)
 		}

@@ -33,8 +33,12 @@ func Random(t Type, rows, cols int, limit float32, rng *rand.Rand) Matrix {
 		scales = []scale{{0, limit / 8}}
 	case Q5_0:
 		scales = []scale{{0, limit / 16}}
+	case Q5_1: // d·q + m with q < 32: from −limit/2 to limit/2
+		scales = []scale{{0, limit / 31}, {2, -limit / 2}}
 	case Q4_K: // d·sc·q − dmin·m with sc, m < 64 and q < 16
 		scales = []scale{{0, limit / (63 * 15)}, {2, limit / 63 / 2}}
+	case Q5_K: // as Q4_K's with q < 32
+		scales = []scale{{0, limit / (63 * 31)}, {2, limit / 63 / 2}}
 	case Q6_K: // d·sc·(q−32) with |sc| ≤ 128, |q−32| ≤ 32
 		scales = []scale{{q6_KBytes - 2, limit / (128 * 32)}}
 	}

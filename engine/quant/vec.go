@@ -12,6 +12,9 @@ type Vec struct {
 	q    []int8
 	d    []float32
 	sums []int32
+	// s is, for blocks of 32, block_q8_1's s: d·Σq with d unrounded, as a
+	// half, which Q5_1's mins multiply.
+	s []float32
 	// scratch of the assembly kernels that leave the float part to Go
 	// (kernel_amd64.go), grown once like the rest.
 	scratch []int32
@@ -31,9 +34,10 @@ func (v *Vec) resize(n, size, group int) {
 	if cap(v.q) < n {
 		v.q = make([]int8, n)
 		v.d = make([]float32, n/32) // room for the smaller blocks
+		v.s = make([]float32, n/32)
 		v.sums = make([]int32, n/16)
 	}
-	v.q, v.d, v.sums = v.q[:n], v.d[:n/size], v.sums[:n/group]
+	v.q, v.d, v.s, v.sums = v.q[:n], v.d[:n/size], v.s[:n/size], v.sums[:n/group]
 }
 
 // Q8_0 quantizes x into v as MulVec does for Q8_0 and Q4_0 weights and
@@ -84,6 +88,7 @@ func (v *Vec) quantizeQ8_0(x []float32) {
 			sum += int32(q)
 		}
 		v.sums[b] = sum
+		v.s[b] = HalfToFloat(FloatToHalf(d * float32(sum)))
 	}
 }
 

@@ -189,6 +189,8 @@ func TestBuildNamed(t *testing.T) {
 		{"q4_0", quant.Q4_0, quant.Q4_0, true},
 		{"q4_k", quant.Q4_K, quant.Q4_K, true},
 		{"Q6_K", quant.Q6_K, quant.Q6_K, true},
+		{"q5_k", quant.Q5_K, quant.Q5_K, true},
+		{"Q5_1", quant.Q5_1, quant.Q5_1, true},
 		{"q4_k_m", quant.Q6_K, quant.Q4_K, true},
 	} {
 		m, v, err := BuildNamed(c, 1, tc.name)
@@ -208,8 +210,8 @@ func TestBuildNamed(t *testing.T) {
 			t.Errorf("%s: token embedding %s, wq %s; want %s, %s", tc.name, q.TokenEmbedding.Type, q.Layers[1].WQ.Type, tc.embedding, tc.wq)
 		}
 	}
-	if _, _, err := BuildNamed(c, 1, "q5_k"); err == nil || !strings.Contains(err.Error(), `"q5_k"`) {
-		t.Errorf("format q5_k: %v", err)
+	if _, _, err := BuildNamed(c, 1, "q2_k"); err == nil || !strings.Contains(err.Error(), `"q2_k"`) {
+		t.Errorf("format q2_k: %v", err)
 	}
 	c.Dim = 288
 	if _, _, err := BuildNamed(c, 1, "q4_k"); err == nil || !strings.Contains(err.Error(), "288 wide, not a whole number of Q4_K blocks") {
