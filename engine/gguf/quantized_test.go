@@ -159,6 +159,18 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 		}
 		return m
 	}
+	if name == "iq4_nl" { // random blocks, as cmd/randmodel -type iq4_nl writes them
+		m, v, err := randmodel.BuildNamed(refConfig, refSeed, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		randmodel.RandomGains(m, refSeed)
+		g, err := convert(t, m, v, Llama2cOptions{Type: F32, TiedOutput: true}).Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
 	m, v, err := randmodel.Build(refConfig, refSeed)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +263,7 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 // that parts operation by operation instead.
 func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
-	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q5_1"}, {"q4_k_m"}, {"q5_k_m"}} {
+	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q5_1"}, {"q4_k_m"}, {"q5_k_m"}, {"iq4_nl"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)

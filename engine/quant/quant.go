@@ -20,6 +20,8 @@
 //	Q5_K  256 weights in 176 bytes   Q4_K's with q five bits
 //	Q6_K  256 weights in 210 bytes   d·sc·(q−32), q six bits; sixteen
 //	                                 groups of 16 with int8 sc
+//	IQ4_NL 32 weights in 18 bytes    d·grid[q], q a four-bit index into
+//	                                 ggml's 16 non-linear values
 //
 // Q4_K_M files, the common "4-bit" models, are Q4_K with Q6_K for the
 // output matrix and some of attn_v and ffn_down.
@@ -105,6 +107,8 @@ const (
 	Q4_K Type = 12
 	Q5_K Type = 13
 	Q6_K Type = 14
+
+	IQ4_NL Type = 20
 )
 
 // QK_K is the number of weights in a block of the K formats (ggml's QK_K).
@@ -114,18 +118,19 @@ var formats = map[Type]struct {
 	name                  string
 	blockSize, blockBytes int
 }{
-	F32:  {"F32", 1, 4},
-	Q4_0: {"Q4_0", 32, 2 + 16},
-	Q5_0: {"Q5_0", 32, 2 + 4 + 16},
-	Q5_1: {"Q5_1", 32, 2 + 2 + 4 + 16},
-	Q8_0: {"Q8_0", 32, 2 + 32},
-	Q4_K: {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
-	Q5_K: {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
-	Q6_K: {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
+	F32:    {"F32", 1, 4},
+	Q4_0:   {"Q4_0", 32, 2 + 16},
+	Q5_0:   {"Q5_0", 32, 2 + 4 + 16},
+	Q5_1:   {"Q5_1", 32, 2 + 2 + 4 + 16},
+	Q8_0:   {"Q8_0", 32, 2 + 32},
+	Q4_K:   {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
+	Q5_K:   {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
+	Q6_K:   {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
+	IQ4_NL: {"IQ4_NL", 32, 2 + 16},
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K"
+const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K and IQ4_NL"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -241,6 +246,8 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ5_K(m.row(i), dst)
 	case Q6_K:
 		dequantizeQ6_K(m.row(i), dst)
+	case IQ4_NL:
+		dequantizeIQ4_NL(m.row(i), dst)
 	default:
 		panic("quant: Row of a matrix of " + m.Type.String())
 	}
@@ -278,6 +285,9 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)
 		mulQ6_K(out[n:], m.Q[n*RowBytes(Q6_K, m.Cols):], v)
+	case IQ4_NL:
+		v.quantizeQ8_0(x)
+		mulIQ4_NL(out, m.Q, v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}
