@@ -22,6 +22,8 @@
 //	                                 groups of 16 with int8 sc
 //	IQ4_NL 32 weights in 18 bytes    d·grid[q], q a four-bit index into
 //	                                 ggml's 16 non-linear values
+//	IQ4_XS 256 weights in 136 bytes  d·(ls−32)·grid[q]; eight groups of
+//	                                 32 with six-bit ls
 //
 // Q4_K_M files, the common "4-bit" models, are Q4_K with Q6_K for the
 // output matrix and some of attn_v and ffn_down.
@@ -109,6 +111,7 @@ const (
 	Q6_K Type = 14
 
 	IQ4_NL Type = 20
+	IQ4_XS Type = 23
 )
 
 // QK_K is the number of weights in a block of the K formats (ggml's QK_K).
@@ -127,10 +130,11 @@ var formats = map[Type]struct {
 	Q5_K:   {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
 	Q6_K:   {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
 	IQ4_NL: {"IQ4_NL", 32, 2 + 16},
+	IQ4_XS: {"IQ4_XS", QK_K, 2 + 2 + QK_K/64 + QK_K/2},
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K and IQ4_NL"
+const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -248,6 +252,8 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ6_K(m.row(i), dst)
 	case IQ4_NL:
 		dequantizeIQ4_NL(m.row(i), dst)
+	case IQ4_XS:
+		dequantizeIQ4_XS(m.row(i), dst)
 	default:
 		panic("quant: Row of a matrix of " + m.Type.String())
 	}
@@ -288,6 +294,9 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	case IQ4_NL:
 		v.quantizeQ8_0(x)
 		mulIQ4_NL(out, m.Q, v)
+	case IQ4_XS:
+		v.quantizeQ8_K(x)
+		mulIQ4_XS(out, m.Q, v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}

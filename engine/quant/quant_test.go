@@ -31,7 +31,7 @@ func floats(b []byte) []float32 {
 var quantized = []struct {
 	t    Type
 	file string
-}{{Q8_0, "q8_0"}, {Q4_0, "q4_0"}, {Q5_0, "q5_0"}, {Q4_K, "q4_K"}, {Q5_K, "q5_K"}, {Q5_1, "q5_1"}, {Q6_K, "q6_K"}, {IQ4_NL, "iq4_nl"}}
+}{{Q8_0, "q8_0"}, {Q4_0, "q4_0"}, {Q5_0, "q5_0"}, {Q4_K, "q4_K"}, {Q5_K, "q5_K"}, {Q5_1, "q5_1"}, {Q6_K, "q6_K"}, {IQ4_NL, "iq4_nl"}, {IQ4_XS, "iq4_xs"}}
 
 // TestDequantizeMatchesGGML checks Row against what ggml's
 // dequantize_row_* made of the same blocks (testdata/ggml/blocks.c): half

@@ -35,6 +35,8 @@ func Random(t Type, rows, cols int, limit float32, rng *rand.Rand) Matrix {
 		scales = []scale{{0, limit / 16}}
 	case IQ4_NL:
 		scales = []scale{{0, limit / 127}}
+	case IQ4_XS: // d·(ls−32)·grid with |ls−32| ≤ 32
+		scales = []scale{{0, limit / (127 * 32)}}
 	case Q5_1: // d·q + m with q < 32: from −limit/2 to limit/2
 		scales = []scale{{0, limit / 31}, {2, -limit / 2}}
 	case Q4_K: // d·sc·q − dmin·m with sc, m < 64 and q < 16

@@ -1,4 +1,4 @@
-// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K, Q6_K, Q5_0, Q5_K, Q5_1 and IQ4_NL formats
+// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K, Q6_K, Q5_0, Q5_K, Q5_1, IQ4_NL and IQ4_XS formats
 // with what ggml's dequantize_row_* functions make of them, and a random
 // vector with what llama.cpp's CPU backend quantizes it to before a dot
 // product with Q8_0 and Q4_0 or K-format weights (the from_float of Q8_0
@@ -113,5 +113,6 @@ int main(void) {
     blocks("q5_K", QK_K, sizeof(block_q5_K), 16, Q(quantize_row_q5_K_ref), D(dequantize_row_q5_K), q4_K, 2);
     blocks("q5_1", QK5_1, sizeof(block_q5_1), 64, Q(quantize_row_q5_1_ref), D(dequantize_row_q5_1), q4_K, 2); // d, m
     blocks("iq4_nl", QK4_NL, sizeof(block_iq4_nl), 64, Q(quantize_row_iq4_nl_ref), D(dequantize_row_iq4_nl), q_0, 1);
+    blocks("iq4_xs", QK_K, sizeof(block_iq4_xs), 16, Q(quantize_row_iq4_xs_ref), D(dequantize_row_iq4_xs), q_0, 1);
     return 0;
 }
