@@ -131,7 +131,7 @@ func TestInspectRefuses(t *testing.T) {
 			// 1171200 bytes of float32 less output.weight's 131072, plus its 34816 as Q8_0.
 			"memory in this engine: 1074944 bytes (1.0 MiB) of weights (1 quantized tensors kept as stored, the others float32)"},
 		{"other quantized type", []string{writeGGUF(t, gguf.F32, func(f *gguf.File) { f.Tensors[2].Type = gguf.Q4_1 })}, 0,
-			"this engine cannot run it: gguf: tensor output.weight is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS are)"},
+			"this engine cannot run it: gguf: tensor output.weight is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS are)"},
 		{"not GGUF", []string{stories260KFile}, 1, "inspect: gguf: not a GGUF file"},
 		{"no file", nil, 1, "inspect: give one GGUF file"},
 		{"two files", []string{"a", "b"}, 1, "inspect: give one GGUF file"},

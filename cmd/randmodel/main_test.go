@@ -51,8 +51,8 @@ func TestWriteGGUF(t *testing.T) {
 			}
 		})
 	}
-	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "Q2_K", "", false)
-	if err == nil || !strings.Contains(err.Error(), "-type Q2_K: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M or a quantized type") {
-		t.Errorf("-type Q2_K: %v", err)
+	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "IQ2_XXS", "", false)
+	if err == nil || !strings.Contains(err.Error(), "-type IQ2_XXS: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M or a quantized type") {
+		t.Errorf("-type IQ2_XXS: %v", err)
 	}
 }

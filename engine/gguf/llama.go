@@ -16,7 +16,7 @@ import (
 // (llama, qwen2, gemma, gpt2) into the engine's checkpoint: the
 // hyper-parameters from the ARCH.* metadata and the weights from tensors
 // of type F32, F16 or BF16 (converted to float32) or Q8_0, Q4_0, Q5_0, Q5_1,
-// Q4_K, Q5_K, Q6_K, IQ4_NL or IQ4_XS (kept as they are: package quant multiplies them), with what the
+// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL or IQ4_XS (kept as they are: package quant multiplies them), with what the
 // architecture adds to llama's (its entry in architectures). It refuses
 // other architectures, other tensor types, tensors it does not know and
 // RoPE variants the transformer does not compute (scaling, partial

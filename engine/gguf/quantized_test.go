@@ -159,7 +159,7 @@ func refModel(t *testing.T, name string) *checkpoint.Model {
 		}
 		return m
 	}
-	if strings.HasPrefix(name, "iq4_") { // random blocks, as cmd/randmodel -type iq4_nl writes them
+	if name == "iq4_nl" || name == "iq4_xs" || name == "q2_k" || name == "q3_k" { // random blocks, as cmd/randmodel -type writes them
 		m, v, err := randmodel.BuildNamed(refConfig, refSeed, name)
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +263,7 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 // that parts operation by operation instead.
 func TestMatchesLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
-	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q5_1"}, {"q4_k_m"}, {"q5_k_m"}, {"iq4_nl"}, {"iq4_xs"}} {
+	for _, tc := range []struct{ name string }{{"model"}, {"q8_0"}, {"q4_0"}, {"q5_0"}, {"q5_1"}, {"q4_k_m"}, {"q5_k_m"}, {"iq4_nl"}, {"iq4_xs"}, {"q2_k"}, {"q3_k"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := readListing(t, "quantized", tc.name)
 			m := refModel(t, tc.name)

@@ -15,6 +15,10 @@
 //	Q4_0   32 weights in 18 bytes    d·(q−8), q four bits
 //	Q5_0   32 weights in 22 bytes    d·(q−16), q five bits
 //	Q5_1   32 weights in 24 bytes    d·q + m, q five bits
+//	Q2_K  256 weights in 84 bytes    d·sc·q − dmin·m, q two bits; sixteen
+//	                                 groups of 16 with four-bit sc and m
+//	Q3_K  256 weights in 110 bytes   d·(sc−32)·q, q three bits (−4 to 3);
+//	                                 sixteen groups of 16 with six-bit sc
 //	Q4_K  256 weights in 144 bytes   d·sc·q − dmin·m, q four bits; eight
 //	                                 groups of 32 with six-bit sc and m
 //	Q5_K  256 weights in 176 bytes   Q4_K's with q five bits
@@ -106,6 +110,8 @@ const (
 	Q5_0 Type = 6
 	Q5_1 Type = 7
 	Q8_0 Type = 8
+	Q2_K Type = 10
+	Q3_K Type = 11
 	Q4_K Type = 12
 	Q5_K Type = 13
 	Q6_K Type = 14
@@ -126,6 +132,8 @@ var formats = map[Type]struct {
 	Q5_0:   {"Q5_0", 32, 2 + 4 + 16},
 	Q5_1:   {"Q5_1", 32, 2 + 2 + 4 + 16},
 	Q8_0:   {"Q8_0", 32, 2 + 32},
+	Q2_K:   {"Q2_K", QK_K, QK_K/16 + QK_K/4 + 2 + 2},
+	Q3_K:   {"Q3_K", QK_K, QK_K/8 + QK_K/4 + 12 + 2},
 	Q4_K:   {"Q4_K", QK_K, 2 + 2 + 12 + QK_K/2},
 	Q5_K:   {"Q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2},
 	Q6_K:   {"Q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2},
@@ -134,7 +142,7 @@ var formats = map[Type]struct {
 }
 
 // Types lists the quantized formats a Matrix may hold, for messages.
-const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS"
+const Types = "Q8_0, Q4_0, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS"
 
 // Supported reports whether a Matrix may hold format t.
 func (t Type) Supported() bool {
@@ -244,6 +252,10 @@ func (m *Matrix) Row(i int, dst []float32) {
 		dequantizeQ5_0(m.row(i), dst)
 	case Q5_1:
 		dequantizeQ5_1(m.row(i), dst)
+	case Q2_K:
+		dequantizeQ2_K(m.row(i), dst)
+	case Q3_K:
+		dequantizeQ3_K(m.row(i), dst)
 	case Q4_K:
 		dequantizeQ4_K(m.row(i), dst)
 	case Q5_K:
@@ -287,6 +299,12 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	case Q5_K:
 		v.quantizeQ8_K(x)
 		mulQ5_K(out, m.Q, v)
+	case Q2_K:
+		v.quantizeQ8_K(x)
+		mulQ2_K(out, m.Q, v)
+	case Q3_K:
+		v.quantizeQ8_K(x)
+		mulQ3_K(out, m.Q, v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)

@@ -183,7 +183,7 @@ func TestMatrixCheck(t *testing.T) {
 		{"q4_K partial block", Matrix{Type: Q4_K, Rows: 1, Cols: 288, Q: make([]byte, 144)}, false},
 		{"q5_0", Matrix{Type: Q5_0, Rows: 1, Cols: 32, Q: make([]byte, 22)}, true},
 		{"q5_1", Matrix{Type: Q5_1, Rows: 1, Cols: 32, Q: make([]byte, 24)}, true},
-		{"q2_K", Matrix{Type: 10, Rows: 1, Cols: 256, Q: make([]byte, 84)}, false},
+		{"iq2_xxs", Matrix{Type: 16, Rows: 1, Cols: 256, Q: make([]byte, 66)}, false},
 		{"no rows", Matrix{Type: Q6_K, Cols: 256}, false},
 	} {
 		if err := tc.m.Check(); (err == nil) != tc.ok {
@@ -246,7 +246,7 @@ func TestTypeNamed(t *testing.T) {
 		name string
 		want Type
 		ok   bool
-	}{{"q8_0", Q8_0, true}, {"Q4_K", Q4_K, true}, {"f32", F32, true}, {"q5_0", Q5_0, true}, {"q5_1", Q5_1, true}, {"q2_k", 0, false}, {"", 0, false}} {
+	}{{"q8_0", Q8_0, true}, {"Q4_K", Q4_K, true}, {"f32", F32, true}, {"q5_0", Q5_0, true}, {"q5_1", Q5_1, true}, {"iq2_xxs", 0, false}, {"", 0, false}} {
 		if got, ok := TypeNamed(tc.name); got != tc.want || ok != tc.ok {
 			t.Errorf("TypeNamed(%q) = %v, %v", tc.name, got, ok)
 		}

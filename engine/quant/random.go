@@ -39,6 +39,10 @@ func Random(t Type, rows, cols int, limit float32, rng *rand.Rand) Matrix {
 		scales = []scale{{0, limit / (127 * 32)}}
 	case Q5_1: // d·q + m with q < 32: from −limit/2 to limit/2
 		scales = []scale{{0, limit / 31}, {2, -limit / 2}}
+	case Q2_K: // d·sc·q − dmin·m with sc, m < 16 and q < 4
+		scales = []scale{{80, limit / (15 * 3)}, {82, limit / 15 / 2}}
+	case Q3_K: // d·(sc−32)·q with |sc−32| ≤ 32 and |q| ≤ 4
+		scales = []scale{{108, limit / (32 * 4)}}
 	case Q4_K: // d·sc·q − dmin·m with sc, m < 64 and q < 16
 		scales = []scale{{0, limit / (63 * 15)}, {2, limit / 63 / 2}}
 	case Q5_K: // as Q4_K's with q < 32

@@ -210,8 +210,8 @@ func TestBuildNamed(t *testing.T) {
 			t.Errorf("%s: token embedding %s, wq %s; want %s, %s", tc.name, q.TokenEmbedding.Type, q.Layers[1].WQ.Type, tc.embedding, tc.wq)
 		}
 	}
-	if _, _, err := BuildNamed(c, 1, "q2_k"); err == nil || !strings.Contains(err.Error(), `"q2_k"`) {
-		t.Errorf("format q2_k: %v", err)
+	if _, _, err := BuildNamed(c, 1, "iq2_xxs"); err == nil || !strings.Contains(err.Error(), `"iq2_xxs"`) {
+		t.Errorf("format iq2_xxs: %v", err)
 	}
 	c.Dim = 288
 	if _, _, err := BuildNamed(c, 1, "q4_k"); err == nil || !strings.Contains(err.Error(), "288 wide, not a whole number of Q4_K blocks") {

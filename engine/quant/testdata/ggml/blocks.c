@@ -1,4 +1,4 @@
-// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K, Q6_K, Q5_0, Q5_K, Q5_1, IQ4_NL and IQ4_XS formats
+// blocks.c writes random blocks of ggml's Q8_0, Q4_0, Q4_K, Q6_K, Q5_0, Q5_K, Q5_1, IQ4_NL, IQ4_XS, Q2_K and Q3_K formats
 // with what ggml's dequantize_row_* functions make of them, and a random
 // vector with what llama.cpp's CPU backend quantizes it to before a dot
 // product with Q8_0 and Q4_0 or K-format weights (the from_float of Q8_0
@@ -114,5 +114,9 @@ int main(void) {
     blocks("q5_1", QK5_1, sizeof(block_q5_1), 64, Q(quantize_row_q5_1_ref), D(dequantize_row_q5_1), q4_K, 2); // d, m
     blocks("iq4_nl", QK4_NL, sizeof(block_iq4_nl), 64, Q(quantize_row_iq4_nl_ref), D(dequantize_row_iq4_nl), q_0, 1);
     blocks("iq4_xs", QK_K, sizeof(block_iq4_xs), 16, Q(quantize_row_iq4_xs_ref), D(dequantize_row_iq4_xs), q_0, 1);
+    static const int q2_K[] = {offsetof(block_q2_K, d), offsetof(block_q2_K, dmin)};
+    static const int q3_K[] = {offsetof(block_q3_K, d)};
+    blocks("q2_K", QK_K, sizeof(block_q2_K), 16, Q(quantize_row_q2_K_ref), D(dequantize_row_q2_K), q2_K, 2);
+    blocks("q3_K", QK_K, sizeof(block_q3_K), 16, Q(quantize_row_q3_K_ref), D(dequantize_row_q3_K), q3_K, 1);
     return 0;
 }
