@@ -1,0 +1,160 @@
+package chat
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestNoClock: the template sees no strftime_now, so that Llama 3.2's
+// writes the date it falls back to, whatever the day.
+func TestNoClock(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"defined", `{{ strftime_now is defined }}`, "False"},
+		{"fallback", `{% if strftime_now is defined %}{{ strftime_now("%d %b %Y") }}{% else %}26 Jul 2024{% endif %}`, "26 Jul 2024"},
+	} {
+		tmpl, err := Compile(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := tmpl.Render(nil, "", "", false)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	llama := compileFile(t, "llama-3.2-instruct")
+	got, err := llama.Render([]Message{{Role: "user", Content: "Hi"}}, "<|begin_of_text|>", "<|eot_id|>", true)
+	if err != nil || !strings.Contains(got, "Today Date: 26 Jul 2024\n") {
+		t.Errorf("Llama 3.2: %q, %v; want Today Date: 26 Jul 2024", got, err)
+	}
+}
+
+// TestHostileTemplates: what could run without end, or panic, is an
+// error of the kind it is.
+func TestHostileTemplates(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      error
+		compile   bool // the error comes from Compile
+	}{
+		{"huge range", `{% for i in range(10**9) %}x{% endfor %}`, ErrTooLarge, false},
+		{"float range", `{{ range(2**2) | join(",") }}{{ range(1.5) }}`, ErrRender, false},
+		{"huge integer range", `{% for i in range(1000000000) %}x{% endfor %}`, ErrTooLarge, false},
+		{"range of a string", `{{ range("9") }}`, ErrRender, false},
+		{"zero step", `{{ range(1, 5, 0) }}`, ErrRender, false},
+		{"extreme range", `{{ range(-9223372036854775807, 9223372036854775807) }}`, ErrTooLarge, false},
+		{"long prompt", `{% for i in range(60000) %}{{ "x" * 100 }}{% endfor %}`, ErrTooLarge, false},
+		{"negative repeat", `{{ "x" * -1 }}`, ErrRender, false},
+		{"recursive macro", `{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}`, ErrUnsafe, true},
+		{"mutual recursion", "{% macro a() %}{{ b() }}{% endmacro %}\n{%- macro b() -%}{{ a( ) }}{% endmacro %}{{ a() }}", ErrUnsafe, true},
+		{"macro as a value", `{% macro f() %}{{ g() }}{% endmacro %}{% set g = f %}{{ f() }}`, ErrUnsafe, true},
+		{"recursive loop", `{% for c in "ab" recursive %}{{ loop(c) }}{% endfor %}`, ErrUnsafe, true},
+		{"raise", `{{ raise_exception("no system role") }}`, ErrRender, false},
+		{"syntax", `{% if %}`, ErrSyntax, true},
+		{"unclosed", `{{ x `, ErrSyntax, true},
+		{"too long", strings.Repeat("x", MaxTemplate+1), ErrTooLarge, true},
+	} {
+		tmpl, err := Compile(c.src)
+		if err == nil {
+			if c.compile {
+				t.Errorf("%s: compiled", c.name)
+				continue
+			}
+			_, err = tmpl.Render([]Message{{Role: "user", Content: "Hi"}}, "", "", true)
+		} else if !c.compile {
+			t.Errorf("%s: Compile: %v", c.name, err)
+			continue
+		}
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v; want %v", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMacrosThatDoNotRecurse are accepted: a macro calling another
+// defined before it, and a name that merely contains a macro's.
+func TestMacrosThatDoNotRecurse(t *testing.T) {
+	src := `{% macro b(x) %}[{{ x }}]{% endmacro %}{% macro a(x) %}{{ b(x) }}{{ ab }}{% endmacro %}{{ a("y") }}{{ b("z") }}`
+	tmpl, err := Compile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Render(nil, "", "", false)
+	if err != nil || got != "[y][z]" {
+		t.Errorf("%q, %v; want [y][z]", got, err)
+	}
+}
+
+// TestEndOfTurn finds the token each template writes after a reply.
+func TestEndOfTurn(t *testing.T) {
+	specials := []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>",
+		"<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>", "<s>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>"}
+	for _, row := range templates(t) {
+		name, bos, eos := row[0], row[1], row[2]
+		want := map[string]string{
+			"qwen2.5-instruct": "<|im_end|>", "llama-3.2-instruct": "<|eot_id|>", "gemma-2-it": "<end_of_turn>",
+			"gemma-3-it": "<end_of_turn>", "phi-3.5-mini-instruct": "<|end|>",
+		}[name]
+		if got := compileFile(t, name).EndOfTurn(specials, bos, eos); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+		if !EndsGeneration(want) {
+			t.Errorf("%s: %q does not end generation", name, want)
+		}
+	}
+	// A template that ends a reply with EOS, as Mistral's does.
+	tmpl, err := Compile(`{% for m in messages %}{{ m.content }}{% if m.role == "assistant" %}{{ eos_token }}{% endif %}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tmpl.EndOfTurn(nil, "<s>", "</s>"); got != "</s>" {
+		t.Errorf("EOS template: %q, want </s>", got)
+	}
+	if EndsGeneration("<start_of_turn>") {
+		t.Error("<start_of_turn> ends generation")
+	}
+}
+
+// FuzzRender compiles and renders any template: an error or a prompt,
+// never a panic or a hang.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{
+		`{% for m in messages %}{{ m.role }}: {{ m.content }}{% endfor %}`,
+		`{{ bos_token }}{% if add_generation_prompt %}go{% endif %}{{ eos_token }}`,
+		`{% set x = namespace(a=1) %}{{ x.a | string | trim }}`,
+		`{{ messages | tojson }}`,
+	} {
+		f.Add(s, "hello")
+	}
+	f.Fuzz(func(t *testing.T, src, content string) {
+		tmpl, err := Compile(src)
+		if err != nil {
+			return
+		}
+		out, err := tmpl.Render([]Message{{Role: "system", Content: content}, {Role: "user", Content: content}}, "<s>", "</s>", true)
+		if err == nil && len(out) > MaxPrompt {
+			t.Errorf("%d bytes rendered", len(out))
+		}
+	})
+}
+
+// TestRange is Python's range, as the engine's own is.
+func TestRange(t *testing.T) {
+	for src, want := range map[string]string{
+		`{{ range(4) | join(",") }}`:        "0,1,2,3",
+		`{{ range(2**2) | join(",") }}`:     "0,1,2,3",
+		`{{ range(1, 10, 3) | join(",") }}`: "1,4,7",
+		`{{ range(5, 0, -2) | join(",") }}`: "5,3,1",
+		`{{ range(0) | length }}`:           "0",
+		`{{ range(3, 1) | length }}`:        "0",
+		`{{ range(65536) | length }}`:       "65536",
+	} {
+		tmpl, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got, err := tmpl.Render(nil, "", "", false); err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", src, got, err, want)
+		}
+	}
+}
