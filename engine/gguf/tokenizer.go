@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -183,6 +184,18 @@ func (f *File) GPT2Vocab() (tokenizer.GPT2Vocab, error) {
 		return v, err
 	}
 	return v, nil
+}
+
+// ErrNoChatTemplate is ChatTemplate's error for a file without one.
+var ErrNoChatTemplate = errors.New("gguf: the model has no chat template (tokenizer.chat_template)")
+
+// ChatTemplate returns the Jinja source of the model's chat template,
+// tokenizer.chat_template.
+func (f *File) ChatTemplate() (string, error) {
+	if _, ok := f.Metadata.Lookup("tokenizer.chat_template"); !ok {
+		return "", ErrNoChatTemplate
+	}
+	return f.text("tokenizer.chat_template")
 }
 
 // SplitMerges reads merges written "a b": the two tokens a merge joins,

@@ -346,7 +346,7 @@ func (t *BPE) Piece(prev, id int) string {
 }
 
 // Decode returns the text of ids; BOS and EOS add nothing.
-func (t *BPE) Decode(ids []int) string { return decode(t, ids) }
+func (t *BPE) Decode(ids []int) string { return DecodePieces(t, ids) }
 
 // Token returns the piece of id as stored.
 func (t *BPE) Token(id int) string { return t.pieces[id] }

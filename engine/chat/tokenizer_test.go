@@ -1,0 +1,94 @@
+package chat
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"nexttoken/engine/tokenizer"
+)
+
+// chatML returns a byte-level vocabulary of the 256 bytes and the
+// special tokens of Qwen's: <|endoftext|> (BOS and EOS, as Qwen2.5's GGUF
+// has them), <|im_start|> and <|im_end|>, all control tokens.
+func chatML(t *testing.T) *tokenizer.GPT2 {
+	t.Helper()
+	v := tokenizer.GPT2Vocab{BOS: 256, EOS: 256, UNK: -1}
+	for b := range 256 {
+		v.Tokens = append(v.Tokens, tokenizer.ByteLevel(string([]byte{byte(b)})))
+		v.Types = append(v.Types, tokenizer.TokenNormal)
+	}
+	for _, s := range []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"} {
+		v.Tokens = append(v.Tokens, s)
+		v.Types = append(v.Types, tokenizer.TokenControl)
+	}
+	var err error
+	if v.Pre, err = tokenizer.LookupPre("qwen2"); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.NewGPT2(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestTokenizer reads Qwen2.5's prompt with its special tokens parsed,
+// spelt back, marked, and its end of turn as EOS.
+func TestTokenizer(t *testing.T) {
+	const imStart, imEnd = 257, 258
+	tok, err := NewTokenizer(compileFile(t, "qwen2.5-instruct"), chatML(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.EOS() != imEnd {
+		t.Errorf("EOS %d, want <|im_end|> %d", tok.EOS(), imEnd)
+	}
+	prompt, err := tok.Render([]Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"; prompt != want {
+		t.Fatalf("prompt %q, want %q", prompt, want)
+	}
+	ids, _ := tok.Encode(prompt)
+	want := []int{imStart}
+	for _, b := range []byte("system\nBe brief.") {
+		want = append(want, int(b))
+	}
+	want = append(want, imEnd, '\n', imStart)
+	for _, b := range []byte("user\nHi") {
+		want = append(want, int(b))
+	}
+	want = append(want, imEnd, '\n', imStart)
+	for _, b := range []byte("assistant\n") {
+		want = append(want, int(b))
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("Encode = %v\nwant %v", ids, want)
+	}
+	if got := tok.Decode(ids); got != prompt {
+		t.Errorf("Decode = %q, want the prompt", got)
+	}
+	spans := tok.Spans("<|im_start|>user\nHi<|im_end|>")
+	wantSpans := []Span{{"<|im_start|>", true}, {"user\nHi", false}, {"<|im_end|>", true}}
+	if !slices.Equal(spans, wantSpans) {
+		t.Errorf("Spans = %v, want %v", spans, wantSpans)
+	}
+}
+
+// TestTokenizerErrors: a vocabulary that marks no special tokens, and one
+// without the template's end of turn.
+func TestTokenizerErrors(t *testing.T) {
+	qwen := compileFile(t, "qwen2.5-instruct")
+	words, err := tokenizer.NewWords(&tokenizer.Vocab{MaxTokenLength: 3, Pieces: []string{"a", "b"}, Scores: []float32{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTokenizer(qwen, words); !errors.Is(err, ErrTokenizer) {
+		t.Errorf("words: %v, want ErrTokenizer", err)
+	}
+	if _, err := NewTokenizer(compileFile(t, "gemma-3-it"), chatML(t)); !errors.Is(err, ErrTokenizer) {
+		t.Errorf("Gemma's template on ChatML tokens: %v, want ErrTokenizer", err)
+	}
+}
