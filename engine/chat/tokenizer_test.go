@@ -3,7 +3,9 @@ package chat
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"nexttoken/engine/tokenizer"
 )
@@ -91,4 +93,36 @@ func TestTokenizerErrors(t *testing.T) {
 	if _, err := NewTokenizer(compileFile(t, "gemma-3-it"), chatML(t)); !errors.Is(err, ErrTokenizer) {
 		t.Errorf("Gemma's template on ChatML tokens: %v, want ErrTokenizer", err)
 	}
+}
+
+// FuzzTokenizer: any UTF-8 prompt, special tokens spelt in it or not,
+// reads back as itself, and its spans spell it after BOS.
+func FuzzTokenizer(f *testing.F) {
+	for _, s := range []string{"<|im_start|>user\nHi<|im_end|>\n", "<|im_end", "<|endoftext|><|endoftext|>", "Grüße 🙂"} {
+		f.Add(s)
+	}
+	tmpl, err := Compile(`{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, prompt string) {
+		if !utf8.ValidString(prompt) {
+			return
+		}
+		tok, err := NewTokenizer(tmpl, chatML(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _ := tok.Encode(prompt)
+		if got := tok.Decode(ids); got != prompt {
+			t.Errorf("Decode(Encode(%q)) = %q", prompt, got)
+		}
+		var spelt strings.Builder
+		for _, s := range tok.Spans(prompt) {
+			spelt.WriteString(s.Text)
+		}
+		if spelt.String() != prompt {
+			t.Errorf("Spans(%q) spell %q", prompt, spelt.String())
+		}
+	})
 }
