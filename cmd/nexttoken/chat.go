@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +79,28 @@ func (f *traceFlags) chatMessages() error {
 		f.messages = []chat.Message{{Role: "user", Content: f.prompt}}
 	}
 	return nil
+}
+
+// loadChatUntil runs loadChat until ctx ends (Ctrl-C): the engine cannot
+// stop a template that loops for hours, so its rendering is left behind,
+// to end with the command.
+func loadChatUntil(ctx context.Context, path string, messages []chat.Message) (*session.Model, string, error) {
+	type loaded struct {
+		m      *session.Model
+		prompt string
+		err    error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		m, prompt, err := loadChat(path, messages)
+		done <- loaded{m, prompt, err}
+	}()
+	select {
+	case l := <-done:
+		return l.m, l.prompt, l.err
+	case <-ctx.Done():
+		return nil, "", fmt.Errorf("--chat: %w while the chat template was rendered", errInterrupted)
+	}
 }
 
 // loadChat reads the model of a GGUF file with its tokenizer reading the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,5 +140,17 @@ func TestTraceChatErrors(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, %q; want an error with %q", c.name, code, errs, c.want)
 		}
+	}
+}
+
+// TestTraceChatInterrupted: Ctrl-C stops a template that loops for long.
+func TestTraceChatInterrupted(t *testing.T) {
+	slow := chatGGUF(t, `{% for a in range(1000) %}{% for b in range(1000) %}{% endfor %}{% endfor %}{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr strings.Builder
+	err := traceUntil(ctx, []string{"--model=" + slow, "--chat", "--prompt=Hi"}, &stdout, &stderr)
+	if want := "trace: --chat: interrupted while the chat template was rendered"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
 	}
 }

@@ -215,7 +215,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f == nil {
 		return nil // -h printed the usage
 	}
-	spec, load, err := f.spec()
+	spec, load, err := f.spec(ctx)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
@@ -331,8 +331,9 @@ func runTrace(ctx context.Context, s *session.Session, steps int, out traceWrite
 	return out.end(s)
 }
 
-// spec turns the flags into a session spec and the loader for its model.
-func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
+// spec turns the flags into a session spec and the loader for its model;
+// a chat's template is rendered here, until ctx ends.
+func (f *traceFlags) spec(ctx context.Context) (session.Spec, session.Loader, error) {
 	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model}
 	spec.Sampler.IgnoreEOS = f.ignoreEOS
 	if f.steps < 0 {
@@ -379,7 +380,7 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 	case f.chat && (!gg || f.tokenizer != ""):
 		return spec, nil, fmt.Errorf("--chat needs a GGUF model file with its own tokenizer, whose metadata holds the chat template")
 	case f.chat:
-		m, prompt, err := loadChat(f.model, f.messages)
+		m, prompt, err := loadChatUntil(ctx, f.model, f.messages)
 		if err != nil {
 			return spec, nil, err
 		}
