@@ -110,6 +110,14 @@ func TestEndOfTurn(t *testing.T) {
 	if got := tmpl.EndOfTurn(nil, "<s>", "</s>"); got != "</s>" {
 		t.Errorf("EOS template: %q, want </s>", got)
 	}
+	// A reply followed by a special token that does not end generation.
+	tmpl, err = Compile(`{% for m in messages %}<|im_start|>{{ m.content }}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tmpl.EndOfTurn([]string{"<|im_start|>"}, "", ""); got != "" {
+		t.Errorf("<|im_start|> after the reply: %q, want none", got)
+	}
 	if EndsGeneration("<start_of_turn>") {
 		t.Error("<start_of_turn> ends generation")
 	}

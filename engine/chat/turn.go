@@ -28,8 +28,9 @@ const assistantNeedle = "<Assistant Needle>"
 // EndOfTurn returns the token the template writes after an assistant's
 // reply: the first of specials (the vocabulary's special tokens) that
 // follows the reply in a rendered conversation, past white space, or eos
-// if it is that; "" if none does. It is the token a chat's generation
-// stops at.
+// if it is that; "" if none does, or if the one that does would not end
+// generation in llama.cpp (EndsGeneration). It is the token a chat's
+// generation stops at.
 func (t *Template) EndOfTurn(specials []string, bos, eos string) string {
 	out, err := t.render(t.polyfill([]Message{{Role: "user", Content: userNeedle}, {Role: "assistant", Content: assistantNeedle}}), bos, eos, false)
 	if err != nil {
@@ -46,8 +47,11 @@ func (t *Template) EndOfTurn(specials []string, bos, eos string) string {
 			best = s
 		}
 	}
-	if best == "" && eos != "" && strings.HasPrefix(after, eos) {
-		best = eos
+	switch {
+	case eos != "" && strings.HasPrefix(after, eos) && len(eos) >= len(best):
+		return eos
+	case EndsGeneration(best):
+		return best
 	}
-	return best
+	return ""
 }
