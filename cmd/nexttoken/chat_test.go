@@ -115,6 +115,7 @@ func TestTraceChatErrors(t *testing.T) {
 	os.WriteFile(badJSON, []byte(`{"role": "user"}`), 0o644)
 	os.WriteFile(noRole, []byte(`[{"content": "Hi"}]`), 0o644)
 	qwen := chatGGUF(t, readChatTestdata(t, "qwen2.5-instruct.jinja"))
+	const recurses = `{% macro f() %}{{ f() }}{% endmacro %}{% for m in messages %}{% if m.content == "loop" %}{{ f() }}{% endif %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`
 	const raises = `{% for m in messages %}{% if m.content == "boom" %}{{ raise_exception("no boom here") }}{% endif %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`
 	for _, c := range []struct {
 		name string
@@ -133,7 +134,8 @@ func TestTraceChatErrors(t *testing.T) {
 		{"SentencePiece", []string{"--model=" + writeGGUF(t, gguf.F32, withTemplate(readChatTestdata(t, "gemma-3-it.jinja"))), "--chat", "--prompt=Hi"}, "only byte-level BPE (gpt2) vocabularies mark their special tokens here"},
 		{"no end of turn", []string{"--model=" + chatGGUF(t, readChatTestdata(t, "gemma-3-it.jinja")), "--chat", "--prompt=Hi"}, "no special token of the vocabulary follows an assistant's reply in the template"},
 		{"syntax", []string{"--model=" + chatGGUF(t, "{% if %}"), "--chat", "--prompt=Hi"}, "the chat template is not valid Jinja"},
-		{"recursion", []string{"--model=" + chatGGUF(t, "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"), "--chat", "--prompt=Hi"}, "the chat template could run without end: macro f can call itself"},
+		{"recursion", []string{"--model=" + chatGGUF(t, recurses), "--message=user:loop"}, "the chat template is too large: macros called more than 256 deep"},
+		{"recursive loop", []string{"--model=" + chatGGUF(t, `{% for c in "ab" recursive %}{{ loop(c) }}{% endfor %}`), "--chat", "--prompt=Hi"}, "the chat template could run without end: a recursive for loop"},
 		{"exception", []string{"--model=" + chatGGUF(t, raises), "--message=user:boom"}, "the chat template failed: no boom here"},
 	} {
 		code, _, errs := runCmd(append([]string{"trace"}, c.args...)...)

@@ -31,16 +31,16 @@
 //
 // The same template and messages render the same prompt, forever: the
 // template sees no clock. minja defines strftime_now with the wall clock
-// (llama.cpp's default); here it is undefined, so that Llama 3's template,
-// for one, writes the date it falls back to, "26 Jul 2024", and a link
-// opened next year shows the prompt it showed today.
+// (llama.cpp's default); here strftime_now always gives Now, 26 July
+// 2024, the date Llama 3's template falls back to without it, so that a
+// link opened next year shows the prompt it showed today, and templates
+// that call it unconditionally (gpt-oss's) still render.
 //
 // A template comes from a file someone brings, and the engine has no
-// limits of its own: Compile refuses what could recurse without end (a
-// macro that can call itself, directly or through others, a macro used
-// other than by calling it, a recursive for loop) and a source longer
-// than MaxTemplate; range gives at most MaxRange numbers; Render refuses a
-// prompt longer than MaxPrompt; and a panic inside the engine becomes an
+// limits of its own: macros may call macros at most MaxDepth deep (see
+// guard), Compile refuses a recursive for loop and a source longer than
+// MaxTemplate, range gives at most MaxRange numbers, Render refuses a
+// prompt longer than MaxPrompt, and a panic inside the engine becomes an
 // error. Every error wraps one of the sentinel errors below.
 //
 // What these cannot bound, without limits inside the engine, which
@@ -98,10 +98,11 @@ func Compile(src string) (*Template, error) {
 	if len(src) > MaxTemplate {
 		return nil, fmt.Errorf("%w: %d bytes of source, more than %d", ErrTooLarge, len(src), MaxTemplate)
 	}
-	if err := checkRecursion(src); err != nil {
+	guarded, err := guard(src)
+	if err != nil {
 		return nil, err
 	}
-	t, err := compile(src)
+	t, err := compile(guarded)
 	if err != nil {
 		return nil, err
 	}
@@ -240,12 +241,15 @@ func (t *Template) render(messages []jinja.Value, bos, eos string, addGeneration
 			out, err = "", fmt.Errorf("%w: %v", ErrRender, r)
 		}
 	}()
+	enter, leave := depthCounter()
 	out, err = t.t.RenderValues(map[string]jinja.Value{
+		enterName:               enter,
+		leaveName:               leave,
 		"messages":              jinja.NewList(messages),
 		"add_generation_prompt": jinja.NewBool(addGenerationPrompt),
 		"bos_token":             jinja.NewString(bos),
 		"eos_token":             jinja.NewString(eos),
-		"strftime_now":          jinja.Undefined(), // no clock: see the package doc
+		"strftime_now":          jinja.NewCallable("strftime_now", strftimeNow), // no clock: see Now
 		"range":                 jinja.NewCallable("range", boundedRange),
 	})
 	switch {

@@ -4,22 +4,34 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ardanlabs/jinja"
 )
 
-// TestNoClock: the template sees no strftime_now, so that Llama 3.2's
-// writes the date it falls back to, whatever the day.
+// TestNoClock: strftime_now gives 26 July 2024, whatever the day, so
+// that Llama 3.2's template writes the date it writes without a clock.
 func TestNoClock(t *testing.T) {
-	for _, c := range []struct{ name, src, want string }{
-		{"defined", `{{ strftime_now is defined }}`, "False"},
-		{"fallback", `{% if strftime_now is defined %}{{ strftime_now("%d %b %Y") }}{% else %}26 Jul 2024{% endif %}`, "26 Jul 2024"},
+	for _, c := range []struct{ src, want string }{
+		{`{{ strftime_now("%d %b %Y") }}`, "26 Jul 2024"},
+		{`{{ strftime_now("%Y-%m-%d") }}`, "2024-07-26"},
+		{`{{ strftime_now("%A %B %e, %j, %H:%M:%S %p %Z %z %y %a %I %% %h") }}`, "Friday July 26, 208, 00:00:00 AM UTC +0000 24 Fri 12 % Jul"},
 	} {
 		tmpl, err := Compile(c.src)
 		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.src, err)
 		}
 		got, err := tmpl.Render(nil, "", "", false)
 		if err != nil || got != c.want {
-			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+			t.Errorf("%s: %q, %v; want %q", c.src, got, err, c.want)
+		}
+	}
+	for _, src := range []string{`{{ strftime_now("%Q") }}`, `{{ strftime_now() }}`, `{{ strftime_now(1) }}`} {
+		tmpl, err := Compile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tmpl.Render(nil, "", "", false); !errors.Is(err, ErrRender) {
+			t.Errorf("%s: %v, want ErrRender", src, err)
 		}
 	}
 	llama := compileFile(t, "llama-3.2-instruct")
@@ -45,10 +57,13 @@ func TestHostileTemplates(t *testing.T) {
 		{"extreme range", `{{ range(-9223372036854775807, 9223372036854775807) }}`, ErrTooLarge, false},
 		{"long prompt", `{% for i in range(60000) %}{{ "x" * 100 }}{% endfor %}`, ErrTooLarge, false},
 		{"negative repeat", `{{ "x" * -1 }}`, ErrRender, false},
-		{"recursive macro", `{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}`, ErrUnsafe, true},
-		{"mutual recursion", "{% macro a() %}{{ b() }}{% endmacro %}\n{%- macro b() -%}{{ a( ) }}{% endmacro %}{{ a() }}", ErrUnsafe, true},
-		{"macro as a value", `{% macro f() %}{{ g() }}{% endmacro %}{% set g = f %}{{ f() }}`, ErrUnsafe, true},
+		{"recursive macro", `{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}`, ErrTooLarge, false},
+		{"mutual recursion", "{% macro a() %}{{ b() }}{% endmacro %}\n{%- macro b() -%}{{ a( ) }}{% endmacro %}{{ a() }}", ErrTooLarge, false},
+		{"macro as a value", `{% macro f() %}{{ g() }}{% endmacro %}{% set g = f %}{{ f() }}`, ErrTooLarge, false},
+		{"caller", `{% macro f() %}{{ caller() }}{% endmacro %}{% macro g() %}{% call f() %}{{ g() }}{% endcall %}{% endmacro %}{{ g() }}`, ErrTooLarge, false},
 		{"recursive loop", `{% for c in "ab" recursive %}{{ loop(c) }}{% endfor %}`, ErrUnsafe, true},
+		{"raw block", `{% raw %}{% macro f() %}{% endraw %}`, ErrUnsafe, true},
+		{"reserved name", `{{ __nexttoken_enter() }}`, ErrUnsafe, true},
 		{"raise", `{{ raise_exception("no system role") }}`, ErrRender, false},
 		{"syntax", `{% if %}`, ErrSyntax, true},
 		{"unclosed", `{{ x `, ErrSyntax, true},
@@ -71,34 +86,52 @@ func TestHostileTemplates(t *testing.T) {
 	}
 }
 
-// TestMacrosThatDoNotRecurse are accepted: a macro calling another
-// defined before it, and a name that merely contains a macro's.
-func TestMacrosThatDoNotRecurse(t *testing.T) {
-	src := `{% macro b(x) %}[{{ x }}]{% endmacro %}{% macro a(x) %}{{ b(x) }}{{ ab }}{% endmacro %}{{ a("y") }}{{ b("z") }}`
-	tmpl, err := Compile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := tmpl.Render(nil, "", "", false)
-	if err != nil || got != "[y][z]" {
-		t.Errorf("%q, %v; want [y][z]", got, err)
+// TestMacros: macros that call macros, recursion that ends, and the
+// deepest nesting allowed render as the engine renders them without the
+// depth guard, whatever the whitespace control around the macro tags.
+func TestMacros(t *testing.T) {
+	for _, src := range []string{
+		`{% macro b(x) %}[{{ x }}]{% endmacro %}{% macro a(x) %}{{ b(x) }}{{ ab }}{% endmacro %}{{ a("y") }}{{ b("z") }}`,
+		"{% macro f(n) %}\n  {%- if n > 0 %}({{ f(n - 1) }}){% endif %}\n{% endmacro %}\n{{ f(3) }}",
+		"{%- macro f(n) -%}\n  {{ n }}\n  {%- if n > 0 -%} {{ f(n - 1) }} {%- endif %}\n  {%- endmacro -%}\n{{ f(255) }}",
+		"  {% macro f(x) %}\n    {{ x }}\n  {% endmacro %}\n{{ f(1) }}|{{ f(2) }}",
+		"{% macro f(x) %}\n\n  {{ x }}  \n\n{% endmacro %}\n{% macro g() -%}  {{ caller() }}  {%- endmacro %}{% call g() %} {{ f(7) }} {% endcall %}",
+		"{% macro f(d) %}{% for k, v in d.items() %}{{ k }}:{% if v is mapping %}{ {{- f(v) -}} }{% else %}{{ v }}{% endif %},{% endfor %}{% endmacro %}{{ f({'a': {'b': {'c': 1} }, 'd': 2}) }}",
+	} {
+		plain, err := jinja.Compile(src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		want, err := plain.Render(map[string]any{})
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		tmpl, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if got, err := tmpl.Render(nil, "", "", false); err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", src, got, err, want)
+		}
 	}
 }
 
 // TestEndOfTurn finds the token each template writes after a reply.
 func TestEndOfTurn(t *testing.T) {
 	specials := []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>",
-		"<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>", "<s>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>"}
+		"<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>", "<s>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>",
+		"<|startoftext|>", "<|return|>", "<|start|>", "<|message|>", "<|channel|>"}
 	for _, row := range templates(t) {
 		name, bos, eos := row[0], row[1], row[2]
 		want := map[string]string{
 			"qwen2.5-instruct": "<|im_end|>", "llama-3.2-instruct": "<|eot_id|>", "gemma-2-it": "<end_of_turn>",
 			"gemma-3-it": "<end_of_turn>", "phi-3.5-mini-instruct": "<|end|>",
+			"gpt-oss-20b": "<|return|>", "hermes-3-tool-use": "<|im_end|>",
 		}[name]
 		if got := compileFile(t, name).EndOfTurn(specials, bos, eos); got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
-		if !EndsGeneration(want) {
+		if !EndsGeneration(want) && want != eos {
 			t.Errorf("%s: %q does not end generation", name, want)
 		}
 	}
