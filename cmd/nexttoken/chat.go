@@ -143,7 +143,11 @@ func loadChat(path string, messages []chat.Message) (*session.Model, string, err
 // between ⟨ and ⟩, as the model reads it (BOS first if its vocabulary
 // adds it).
 func printChat(w io.Writer, ct *chat.Tokenizer, prompt string, messages int) {
-	fmt.Fprintf(w, "chat: %d messages in the model's template; special tokens between ⟨ and ⟩; the reply ends at ⟨%s⟩\n", messages, ct.Token(ct.EOS()))
+	noun := "messages"
+	if messages == 1 {
+		noun = "message"
+	}
+	fmt.Fprintf(w, "chat: %d %s in the model's template; special tokens between ⟨ and ⟩; the reply ends at ⟨%s⟩\n", messages, noun, ct.Token(ct.EOS()))
 	var b strings.Builder
 	for _, s := range ct.Spans(prompt) {
 		if s.Special {

@@ -102,7 +102,8 @@ func TestTraceChat(t *testing.T) {
 	}
 	// --chat with --prompt: one user message, and Qwen's own system prompt.
 	code, out, errs = runCmd("trace", "--model="+path, "--chat", "--prompt=Hello", "--steps=0")
-	if want := readChatTestdata(t, "expected/qwen2.5-instruct/user.gen.txt"); code != 0 || !strings.Contains(out, "prompt "+strconv.Quote(strings.Replace(want, "What is the capital of France?", "Hello", 1))) {
+	if want := readChatTestdata(t, "expected/qwen2.5-instruct/user.gen.txt"); code != 0 || !strings.HasPrefix(out, "chat: 1 message in the model's template;") ||
+		!strings.Contains(out, "prompt "+strconv.Quote(strings.Replace(want, "What is the capital of France?", "Hello", 1))) {
 		t.Errorf("--chat --prompt: exit %d, %s\n%s", code, errs, out)
 	}
 }
