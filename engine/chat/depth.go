@@ -23,7 +23,10 @@ import (
 // like a macro tag, is refused, and so is a recursive for loop, whose
 // loop() the guard does not count.
 var (
-	macroTag      = regexp.MustCompile(`\{%[-+]?\s*(macro|endmacro)\b(?:[^%]|%[^}])*?%\}`)
+	// macroTag matches a macro's opening or closing tag (group 1 says
+	// which), or an expression or a comment, whose text is skipped whole
+	// so that a tag written in a string or a comment is not taken for one.
+	macroTag      = regexp.MustCompile(`\{\{(?:[^}]|\}[^}])*\}\}|\{#(?:[^#]|#[^}])*#\}|\{%[-+]?\s*(macro|endmacro)\b(?:[^%]|%[^}])*?%\}`)
 	rawTag        = regexp.MustCompile(`\{%[-+]?\s*raw\s*[-+]?%\}`)
 	recursiveLoop = regexp.MustCompile(`\{%[-+]?\s*for\b(?:[^%]|%[^}])*\brecursive\b`)
 )
@@ -51,10 +54,13 @@ func guard(src string) (string, error) {
 	var b strings.Builder
 	last := 0
 	for _, m := range macroTag.FindAllStringSubmatchIndex(src, -1) {
-		if src[m[2]:m[3]] == "macro" {
+		switch {
+		case m[2] < 0: // an expression or a comment
+			continue
+		case src[m[2]:m[3]] == "macro":
 			b.WriteString(src[last:m[1]])
 			b.WriteString("{{ " + enterName + "() }}")
-		} else {
+		default:
 			b.WriteString(src[last:m[0]])
 			b.WriteString("{{ " + leaveName + "() }}")
 			b.WriteString(src[m[0]:m[1]])

@@ -96,6 +96,7 @@ func TestMacros(t *testing.T) {
 		"{%- macro f(n) -%}\n  {{ n }}\n  {%- if n > 0 -%} {{ f(n - 1) }} {%- endif %}\n  {%- endmacro -%}\n{{ f(255) }}",
 		"  {% macro f(x) %}\n    {{ x }}\n  {% endmacro %}\n{{ f(1) }}|{{ f(2) }}",
 		"{% macro f(x) %}\n\n  {{ x }}  \n\n{% endmacro %}\n{% macro g() -%}  {{ caller() }}  {%- endmacro %}{% call g() %} {{ f(7) }} {% endcall %}",
+		`{{ "{% macro f() %}" }}{# {% endmacro %} #}{% macro g() %}{{ "{% endmacro %}" }}{% endmacro %}{{ g() }}`,
 		"{% macro f(d) %}{% for k, v in d.items() %}{{ k }}:{% if v is mapping %}{ {{- f(v) -}} }{% else %}{{ v }}{% endif %},{% endfor %}{% endmacro %}{{ f({'a': {'b': {'c': 1} }, 'd': 2}) }}",
 	} {
 		plain, err := jinja.Compile(src)
