@@ -132,7 +132,7 @@ func TestTraceChatErrors(t *testing.T) {
 		{"file without a role", []string{"--model=" + qwen, "--messages=" + noRole}, "message 1 has no role"},
 		{"embedded model", []string{"--model=toy", "--chat", "--prompt=Hi"}, "--chat needs a GGUF model file, whose metadata holds its chat template; the embedded model toy has none"},
 		{"no template", []string{"--model=" + chatGGUF(t, ""), "--chat", "--prompt=Hi"}, "the model has no chat template (tokenizer.chat_template)"},
-		{"SentencePiece", []string{"--model=" + writeGGUF(t, gguf.F32, withTemplate(readChatTestdata(t, "gemma-3-it.jinja"))), "--chat", "--prompt=Hi"}, "only byte-level BPE (gpt2) vocabularies mark their special tokens here"},
+		{"SentencePiece without the template's tokens", []string{"--model=" + writeGGUF(t, gguf.F32, withTemplate(readChatTestdata(t, "gemma-3-it.jinja"))), "--chat", "--prompt=Hi"}, "no special token of the vocabulary follows an assistant's reply in the template"},
 		{"no end of turn", []string{"--model=" + chatGGUF(t, readChatTestdata(t, "gemma-3-it.jinja")), "--chat", "--prompt=Hi"}, "no special token of the vocabulary follows an assistant's reply in the template"},
 		{"syntax", []string{"--model=" + chatGGUF(t, "{% if %}"), "--chat", "--prompt=Hi"}, "the chat template is not valid Jinja"},
 		{"recursion", []string{"--model=" + chatGGUF(t, recurses), "--message=user:loop"}, "the chat template is too large: macros called more than 256 deep"},
@@ -155,5 +155,28 @@ func TestTraceChatInterrupted(t *testing.T) {
 	err := traceUntil(ctx, []string{"--model=" + slow, "--chat", "--prompt=Hi"}, &stdout, &stderr)
 	if want := "trace: --chat: interrupted while the chat template was rendered"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// TestTraceChatSentencePiece traces stories260K, whose vocabulary is
+// SentencePiece's, with Mistral's template (from llama.cpp's
+// test-chat-template.cpp), whose turns end with EOS: BOS, the prompt with
+// </s> read as EOS, and the dummy prefix after it as llama.cpp puts it.
+func TestTraceChatSentencePiece(t *testing.T) {
+	const mistral = "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}"
+	path := writeGGUF(t, gguf.F32, withTemplate(mistral))
+	code, out, errs := runCmd("trace", "--model="+path, "--message=user:Once", "--message=assistant:upon", "--message=user:a time", "--steps=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"chat: 3 messages in the model's template; special tokens between ⟨ and ⟩; the reply ends at ⟨</s>⟩\n  ⟨<s>⟩[INST] Once [/INST]upon⟨</s>⟩[INST] a time [/INST]\n\n",
+		`prompt "[INST] Once [/INST]upon</s>[INST] a time [/INST]"`,
+		"    0      1  \"<s>\"\n",
+		"  \"</s>\"\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
 	}
 }

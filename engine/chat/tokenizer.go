@@ -3,6 +3,7 @@ package chat
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"nexttoken/engine/tokenizer"
 )
@@ -11,46 +12,60 @@ import (
 // special tokens to parse, or none ends the template's turn).
 var ErrTokenizer = errors.New("the model's tokenizer cannot read the chat template's prompt")
 
+// specialReader is a tokenizer that reads the special tokens a text
+// spells (*tokenizer.GPT2 and *tokenizer.BPE).
+type specialReader interface {
+	tokenizer.Tokenizer
+	EncodeSpecial(text string) []int
+	Special(id int) bool
+	ID(token string) (int, bool)
+}
+
 // Tokenizer is a model's tokenizer reading the prompt its chat template
 // renders, as llama.cpp reads a chat: Encode reads each special token the
 // prompt spells as that token (llama_tokenize with parse_special), Piece
-// spells a special token as it is stored (token_to_piece with special),
-// so that Decode gives the prompt back, and EOS is the template's end of
-// turn, at which the assistant's reply ends.
+// spells a special token as it is stored (token_to_piece with special)
+// and drops the space a SentencePiece vocabulary puts after one, so that
+// Decode gives the prompt back, and EOS is the template's end of turn, at
+// which the assistant's reply ends.
 type Tokenizer struct {
-	*tokenizer.GPT2
+	specialReader
 	template  *Template
 	bos, eos  string // as the vocabulary spells them, "" for none
 	endOfTurn int
+	prefix    bool // a space is put before the text after a special token
 }
 
-// NewTokenizer returns tok reading what t renders. tok must be a
-// byte-level BPE tokenizer (as Qwen's, Llama 3's and SmolLM's are: the
-// vocabulary that marks its special tokens), and one of its special
-// tokens must end the template's assistant turn.
+// NewTokenizer returns tok reading what t renders. tok must read special
+// tokens (a GGUF file's vocabulary, whose token types mark them), and
+// one of its special tokens, or EOS, must end the template's assistant
+// turn.
 func NewTokenizer(t *Template, tok tokenizer.Tokenizer) (*Tokenizer, error) {
-	g, ok := tok.(*tokenizer.GPT2)
+	r, ok := tok.(specialReader)
 	if !ok {
-		return nil, fmt.Errorf("%w: only byte-level BPE (gpt2) vocabularies mark their special tokens here, and this one is %T", ErrTokenizer, tok)
+		return nil, fmt.Errorf("%w: a vocabulary of words has no special tokens", ErrTokenizer)
 	}
-	c := &Tokenizer{GPT2: g, template: t}
-	if id := g.BOS(); id >= 0 {
-		c.bos = g.Token(id)
+	c := &Tokenizer{specialReader: r, template: t}
+	if p, ok := tok.(interface{ SpacePrefix() bool }); ok {
+		c.prefix = p.SpacePrefix()
 	}
-	if id := g.EOS(); id >= 0 {
-		c.eos = g.Token(id)
+	if id := r.BOS(); id >= 0 {
+		c.bos = r.Token(id)
+	}
+	if id := r.EOS(); id >= 0 {
+		c.eos = r.Token(id)
 	}
 	var specials []string
-	for id := range g.VocabSize() {
-		if g.Special(id) {
-			specials = append(specials, g.Token(id))
+	for id := range r.VocabSize() {
+		if r.Special(id) {
+			specials = append(specials, r.Token(id))
 		}
 	}
 	end := t.EndOfTurn(specials, c.bos, c.eos)
 	if end == "" {
 		return nil, fmt.Errorf("%w: no special token of the vocabulary follows an assistant's reply in the template", ErrTokenizer)
 	}
-	c.endOfTurn, _ = g.ID(end)
+	c.endOfTurn, _ = r.ID(end)
 	return c, nil
 }
 
@@ -68,7 +83,11 @@ func (c *Tokenizer) Piece(prev, id int) string {
 	if c.Special(id) {
 		return c.Token(id)
 	}
-	return c.GPT2.Piece(prev, id)
+	piece := c.specialReader.Piece(prev, id)
+	if c.prefix && prev >= 0 && prev != c.BOS() && c.Special(prev) { // the tokenizer drops it after BOS
+		piece = strings.TrimPrefix(piece, " ")
+	}
+	return piece
 }
 
 // Decode returns the text of ids, special tokens spelt.
@@ -95,7 +114,7 @@ func (c *Tokenizer) Spans(prompt string) []Span {
 			flush()
 			spans = append(spans, Span{Text: c.Token(id), Special: true})
 		} else {
-			text = append(text, c.GPT2.Piece(prev, id)...)
+			text = append(text, c.Piece(prev, id)...)
 		}
 		prev = id
 	}

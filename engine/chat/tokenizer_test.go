@@ -2,6 +2,7 @@ package chat
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -75,6 +76,71 @@ func TestTokenizer(t *testing.T) {
 	spans := tok.Spans("<|im_start|>user\nHi<|im_end|>")
 	wantSpans := []Span{{"<|im_start|>", true}, {"user\nHi", false}, {"<|im_end|>", true}}
 	if !slices.Equal(spans, wantSpans) {
+		t.Errorf("Spans = %v, want %v", spans, wantSpans)
+	}
+}
+
+// sentencePiece returns a SentencePiece vocabulary of <unk>, <s> and </s>
+// (unknown and control tokens, as a GGUF file's types mark them), the 256
+// byte pieces and " ", with the dummy prefix.
+func sentencePiece(t *testing.T) *tokenizer.BPE {
+	t.Helper()
+	v := &tokenizer.Vocab{MaxTokenLength: 6, Pieces: []string{"<unk>", "<s>", "</s>", " "}}
+	for b := range 256 {
+		v.Pieces = append(v.Pieces, fmt.Sprintf("<0x%02X>", b))
+	}
+	v.Scores = make([]float32, len(v.Pieces))
+	tok, err := tokenizer.NewBPEWith(v, tokenizer.BPEOptions{BOS: 1, EOS: 2, Special: []int{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestTokenizerSentencePiece reads Mistral's prompt with a SentencePiece
+// vocabulary: BOS, the dummy prefix before the text after BOS and after
+// each special token (as llama.cpp puts it), </s> read as EOS, the end of
+// turn; Decode drops the prefixes and gives the prompt back.
+func TestTokenizerSentencePiece(t *testing.T) {
+	mistral, err := Compile("{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := NewTokenizer(mistral, sentencePiece(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.EOS() != 2 {
+		t.Errorf("EOS %d, want </s> 2", tok.EOS())
+	}
+	prompt, err := tok.Render([]Message{{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Yo"}, {Role: "user", Content: "Bye"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[INST] Hi [/INST]Yo</s>[INST] Bye [/INST]"; prompt != want {
+		t.Fatalf("prompt %q, want %q", prompt, want)
+	}
+	ids, _ := tok.Encode(prompt)
+	spell := func(text string) []int {
+		var ids []int
+		for _, b := range []byte(text) {
+			if b == ' ' {
+				ids = append(ids, 3)
+			} else {
+				ids = append(ids, 4+int(b))
+			}
+		}
+		return ids
+	}
+	want := slices.Concat([]int{1}, spell(" [INST] Hi [/INST]Yo"), []int{2}, spell(" [INST] Bye [/INST]"))
+	if !slices.Equal(ids, want) {
+		t.Errorf("Encode = %v\nwant %v", ids, want)
+	}
+	if got := tok.Decode(ids); got != "<s>"+prompt {
+		t.Errorf("Decode = %q, want BOS and the prompt", got)
+	}
+	wantSpans := []Span{{"<s>", true}, {"[INST] Hi [/INST]Yo", false}, {"</s>", true}, {"[INST] Bye [/INST]", false}}
+	if spans := tok.Spans(prompt); !slices.Equal(spans, wantSpans) {
 		t.Errorf("Spans = %v, want %v", spans, wantSpans)
 	}
 }
