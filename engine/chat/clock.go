@@ -2,7 +2,6 @@ package chat
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,8 +15,15 @@ import (
 // run with its clock at that instant.
 var Now = time.Date(2024, time.July, 26, 0, 0, 0, 0, time.UTC)
 
-// strftimeNow is Python's time.strftime of Now for the directives C's
-// strftime (minja's std::put_time) shares with it.
+// strftimeLayouts are the directives C's strftime (minja's
+// std::put_time) and Python's share, as Go layouts.
+var strftimeLayouts = map[byte]string{
+	'a': "Mon", 'A': "Monday", 'b': "Jan", 'h': "Jan", 'B': "January",
+	'd': "02", 'e': "_2", 'H': "15", 'I': "03", 'm': "01", 'M': "04",
+	'p': "PM", 'S': "05", 'y': "06", 'Y': "2006", 'Z': "MST", 'z': "-0700",
+}
+
+// strftimeNow is strftime of Now.
 func strftimeNow(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
 	if len(args) != 1 || len(kwargs) != 0 || !args[0].IsString() {
 		return jinja.Undefined(), fmt.Errorf("strftime_now: want one format string")
@@ -30,42 +36,12 @@ func strftimeNow(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value
 			continue
 		}
 		i++
-		switch c := format[i]; c {
-		case 'a':
-			b.WriteString(Now.Format("Mon"))
-		case 'A':
-			b.WriteString(Now.Format("Monday"))
-		case 'b', 'h':
-			b.WriteString(Now.Format("Jan"))
-		case 'B':
-			b.WriteString(Now.Format("January"))
-		case 'd':
-			b.WriteString(Now.Format("02"))
-		case 'e':
-			b.WriteString(Now.Format("_2"))
-		case 'H':
-			b.WriteString(Now.Format("15"))
-		case 'I':
-			b.WriteString(Now.Format("03"))
-		case 'j':
+		switch c := format[i]; {
+		case strftimeLayouts[c] != "":
+			b.WriteString(Now.Format(strftimeLayouts[c]))
+		case c == 'j':
 			fmt.Fprintf(&b, "%03d", Now.YearDay())
-		case 'm':
-			b.WriteString(Now.Format("01"))
-		case 'M':
-			b.WriteString(Now.Format("04"))
-		case 'p':
-			b.WriteString(Now.Format("PM"))
-		case 'S':
-			b.WriteString(Now.Format("05"))
-		case 'y':
-			b.WriteString(Now.Format("06"))
-		case 'Y':
-			b.WriteString(strconv.Itoa(Now.Year()))
-		case 'Z':
-			b.WriteString(Now.Format("MST"))
-		case 'z':
-			b.WriteString(Now.Format("-0700"))
-		case '%':
+		case c == '%':
 			b.WriteByte('%')
 		default:
 			return jinja.Undefined(), fmt.Errorf("strftime_now: %%%c is not supported", c)
