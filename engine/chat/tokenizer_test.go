@@ -162,12 +162,18 @@ func TestTokenizerErrors(t *testing.T) {
 }
 
 // FuzzTokenizer: any UTF-8 prompt, special tokens spelt in it or not,
-// reads back as itself, and its spans spell it after BOS.
+// reads back as itself (after BOS, if the vocabulary adds it), through
+// Decode and through Spans, with a byte-level vocabulary and a
+// SentencePiece one.
 func FuzzTokenizer(f *testing.F) {
-	for _, s := range []string{"<|im_start|>user\nHi<|im_end|>\n", "<|im_end", "<|endoftext|><|endoftext|>", "Grüße 🙂"} {
+	for _, s := range []string{"<|im_start|>user\nHi<|im_end|>\n", "<|im_end", "<|endoftext|><|endoftext|>", "Grüße 🙂", "<s> x</s>  y", " <unk>"} {
 		f.Add(s)
 	}
 	tmpl, err := Compile(`{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	mistral, err := Compile(`{% for m in messages %}[INST]{{ m.content }}{{ eos_token }}{% endfor %}`)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -175,20 +181,30 @@ func FuzzTokenizer(f *testing.F) {
 		if !utf8.ValidString(prompt) {
 			return
 		}
-		tok, err := NewTokenizer(tmpl, chatML(t))
+		byteLevel, err := NewTokenizer(tmpl, chatML(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, _ := tok.Encode(prompt)
-		if got := tok.Decode(ids); got != prompt {
-			t.Errorf("Decode(Encode(%q)) = %q", prompt, got)
+		spm, err := NewTokenizer(mistral, sentencePiece(t))
+		if err != nil {
+			t.Fatal(err)
 		}
-		var spelt strings.Builder
-		for _, s := range tok.Spans(prompt) {
-			spelt.WriteString(s.Text)
-		}
-		if spelt.String() != prompt {
-			t.Errorf("Spans(%q) spell %q", prompt, spelt.String())
+		for _, tok := range []*Tokenizer{byteLevel, spm} {
+			want := prompt
+			if bos, _ := tok.specialReader.Encode(""); len(bos) > 0 {
+				want = tok.Token(bos[0]) + prompt
+			}
+			ids, _ := tok.Encode(prompt)
+			if got := tok.Decode(ids); got != want {
+				t.Errorf("%T: Decode(Encode(%q)) = %q", tok.specialReader, prompt, got)
+			}
+			var spelt strings.Builder
+			for _, s := range tok.Spans(prompt) {
+				spelt.WriteString(s.Text)
+			}
+			if spelt.String() != want {
+				t.Errorf("%T: Spans(%q) spell %q", tok.specialReader, prompt, spelt.String())
+			}
 		}
 	})
 }
