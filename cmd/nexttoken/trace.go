@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/chat"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/link"
@@ -36,6 +37,7 @@ logits, or prefill and every step of a model.
   nexttoken trace --model=toy --prompt="The cat" --steps=4
   nexttoken trace --model=stories260K --prompt="Once upon a time" --steps=64
   nexttoken trace --model=model.gguf --prompt="Once upon a time" --steps=16
+  nexttoken trace --model=model-instruct.gguf --chat --message=system:"Be brief." --message=user:Hello --steps=32
 
 flags:
 `
@@ -54,6 +56,9 @@ type traceFlags struct {
 	set                      map[string]bool // the flags given
 	chain                    string          // --sampler, or --chain
 	compare                  string
+	chat                     bool
+	messages                 []chat.Message // --message, --messages or, with --chat alone, --prompt
+	messagesFile             string
 }
 
 // parseTraceFlags reads trace's command line; for -h it prints the usage
@@ -81,6 +86,10 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.chain, "chain", string(sampler.Chain), "the same as --sampler")
 	fs.StringVar(&f.compare, "compare", "", "after each step, run these chains on its logits, side by side: "+strings.Join(compare.Names, ", ")+
 		" or a llama.cpp letter sequence such as edskypmxt, each with its runtime's defaults for the sampler flags not given")
+	fs.BoolVar(&f.chat, "chat", false, "render the chat template of the GGUF model file (tokenizer.chat_template) for the messages, --prompt as the user's one message if none are given; "+
+		"the prompt's special tokens are read as such, and the reply stops at the template's end of turn")
+	fs.Var(messageFlag{&f.messages}, "message", "a `role:text` message of the chat, such as user:Hello; once per message, in order (implies --chat)")
+	fs.StringVar(&f.messagesFile, "messages", "", `a JSON file of the chat's messages, [{"role": "user", "content": "Hello"}] (implies --chat)`)
 	for _, p := range slices.Concat(sampler.Params, sampler.LlamaParams) {
 		// The back-quoted word names the flag's argument in the usage.
 		usage := p.Doc + "; " + strings.Replace(p.Range(), "number", "`number`", 1)
@@ -107,6 +116,9 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 			return nil, fmt.Errorf("--prompt-file: %w", err)
 		}
 		f.prompt, f.promptSet = string(text), true
+	}
+	if err := f.chatMessages(); err != nil {
+		return nil, err
 	}
 	if f.top < 0 || f.top > maxTop {
 		return nil, fmt.Errorf("--top=%d: want 0 to %d candidates", f.top, maxTop)
@@ -203,7 +215,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f == nil {
 		return nil // -h printed the usage
 	}
-	spec, load, err := f.spec()
+	spec, load, err := f.spec(ctx)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
@@ -215,6 +227,9 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if err := s.KeepTop(f.top); err != nil {
 		return fmt.Errorf("trace: --top: %w", err)
+	}
+	if ct, ok := s.Model().Tokenizer.(*chat.Tokenizer); ok && !f.json {
+		printChat(stdout, ct, spec.Prompt, len(f.messages))
 	}
 	var out traceWriter = &textTrace{w: stdout}
 	switch {
@@ -316,8 +331,9 @@ func runTrace(ctx context.Context, s *session.Session, steps int, out traceWrite
 	return out.end(s)
 }
 
-// spec turns the flags into a session spec and the loader for its model.
-func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
+// spec turns the flags into a session spec and the loader for its model;
+// a chat's template is rendered here, until ctx ends.
+func (f *traceFlags) spec(ctx context.Context) (session.Spec, session.Loader, error) {
 	spec := session.Spec{Sampler: f.settings, Steps: f.steps, Prompt: f.prompt, Model: f.model}
 	spec.Sampler.IgnoreEOS = f.ignoreEOS
 	if f.steps < 0 {
@@ -342,6 +358,9 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return spec, nil, errors.New("--vocab needs --logits")
 	}
 	m, embedded := catalog.Lookup(f.model)
+	if embedded && f.chat {
+		return spec, nil, fmt.Errorf("--chat needs a GGUF model file, whose metadata holds its chat template; the embedded model %s has none", m.Name)
+	}
 	if embedded {
 		if f.tokenizer != "" {
 			return spec, nil, fmt.Errorf("--tokenizer goes with a model file given to --model (a llama2.c checkpoint, or a GGUF file whose own tokenizer it replaces), not with the embedded model %s, which has its own", m.Name)
@@ -358,6 +377,15 @@ func (f *traceFlags) spec() (session.Spec, session.Loader, error) {
 		return spec, models.Load, nil // which says which models there are
 	case err != nil:
 		return spec, nil, fmt.Errorf("--model: %w", err)
+	case f.chat && (!gg || f.tokenizer != ""):
+		return spec, nil, fmt.Errorf("--chat needs a GGUF model file with its own tokenizer, whose metadata holds the chat template")
+	case f.chat:
+		m, prompt, err := loadChatUntil(ctx, f.model, f.messages)
+		if err != nil {
+			return spec, nil, err
+		}
+		spec.Prompt = prompt
+		return spec, func(string) (*session.Model, error) { return m, nil }, nil
 	case gg:
 		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil
 	case f.tokenizer == "":

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -74,7 +75,46 @@ func (f *File) Vocab() (*tokenizer.Vocab, tokenizer.BPEOptions, error) {
 		return nil, o, err
 	}
 	o.NoBOS, o.NoDummyPrefix = !addBOS, !prefix
+	if o.Special, err = f.specialTokens(len(pieces)); err != nil {
+		return nil, o, err
+	}
 	return v, o, nil
+}
+
+// specialTokens returns the ids whose tokenizer.ggml.token_type is
+// control, user-defined or unknown: the tokens llama.cpp reads where a
+// text spells them when it parses special tokens.
+func (f *File) specialTokens(n int) ([]int, error) {
+	types, err := f.tokenTypes(n)
+	var ids []int
+	for id, t := range types {
+		switch t {
+		case tokenizer.TokenControl, tokenizer.TokenUserDefined, tokenizer.TokenUnknown:
+			ids = append(ids, id)
+		}
+	}
+	return ids, err
+}
+
+// tokenTypes returns tokenizer.ggml.token_type for n tokens, nil if it is
+// absent.
+func (f *File) tokenTypes(n int) ([]tokenizer.TokenType, error) {
+	if _, ok := f.Metadata.Lookup("tokenizer.ggml.token_type"); !ok {
+		return nil, nil
+	}
+	a, err := f.array("tokenizer.ggml.token_type")
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := a.raw.([]int32)
+	if !ok || len(raw) != n {
+		return nil, fmt.Errorf("gguf: tokenizer.ggml.token_type is %d × %s, want %d int32", a.Len(), a.Elem, n)
+	}
+	types := make([]tokenizer.TokenType, n)
+	for i, t := range raw {
+		types[i] = tokenizer.TokenType(t)
+	}
+	return types, nil
 }
 
 // Tokenizer returns the tokenizer of the file's metadata: for
@@ -136,19 +176,8 @@ func (f *File) GPT2Vocab() (tokenizer.GPT2Vocab, error) {
 		return v, fmt.Errorf("gguf: tokenizer.ggml.tokens is %d × %s, want strings", tokens.Len(), tokens.Elem)
 	}
 	n := len(v.Tokens)
-	if _, ok := f.Metadata.Lookup("tokenizer.ggml.token_type"); ok {
-		a, err := f.array("tokenizer.ggml.token_type")
-		if err != nil {
-			return v, err
-		}
-		types, ok := a.raw.([]int32)
-		if !ok || len(types) != n {
-			return v, fmt.Errorf("gguf: tokenizer.ggml.token_type is %d × %s, want %d int32", a.Len(), a.Elem, n)
-		}
-		v.Types = make([]tokenizer.TokenType, n)
-		for i, t := range types {
-			v.Types[i] = tokenizer.TokenType(t)
-		}
+	if v.Types, err = f.tokenTypes(n); err != nil {
+		return v, err
 	}
 	merges, err := f.array("tokenizer.ggml.merges")
 	if err != nil {
@@ -183,6 +212,18 @@ func (f *File) GPT2Vocab() (tokenizer.GPT2Vocab, error) {
 		return v, err
 	}
 	return v, nil
+}
+
+// ErrNoChatTemplate is ChatTemplate's error for a file without one.
+var ErrNoChatTemplate = errors.New("gguf: the model has no chat template (tokenizer.chat_template)")
+
+// ChatTemplate returns the Jinja source of the model's chat template,
+// tokenizer.chat_template.
+func (f *File) ChatTemplate() (string, error) {
+	if _, ok := f.Metadata.Lookup("tokenizer.chat_template"); !ok {
+		return "", ErrNoChatTemplate
+	}
+	return f.text("tokenizer.chat_template")
 }
 
 // SplitMerges reads merges written "a b": the two tokens a merge joins,

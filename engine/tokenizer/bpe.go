@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -24,7 +25,9 @@ type BPE struct {
 	bos, eos int
 	longest  int // bytes of the longest piece: no token covers more of a text
 
-	noBOS, noPrefix bool // from BPEOptions
+	noBOS, noPrefix bool         // from BPEOptions
+	specials        []int        // BPEOptions.Special, longest first
+	special         map[int]bool // the same, as a set
 }
 
 // BPEOptions say what a vocabulary's metadata says where run.c assumes:
@@ -35,6 +38,10 @@ type BPEOptions struct {
 	BOS, EOS      int  // ids, -1 for none
 	NoBOS         bool // Encode does not start with BOS
 	NoDummyPrefix bool // Encode does not put the piece " " before the text
+	// Special are the ids of the control, user-defined and unknown tokens
+	// (tokenizer.ggml.token_type), which EncodeSpecial reads where a text
+	// spells them.
+	Special []int
 }
 
 // NewBPE returns the tokenizer of v, which must have the 256 byte pieces.
@@ -60,7 +67,19 @@ func NewBPEWith(v *Vocab, o BPEOptions) (*BPE, error) {
 			return nil, fmt.Errorf("tokenizer: special token id %d is outside the vocabulary of %d", id, len(v.Pieces))
 		}
 	}
+	for _, id := range o.Special {
+		if id < 0 || id >= len(v.Pieces) {
+			return nil, fmt.Errorf("tokenizer: special token id %d is outside the vocabulary of %d", id, len(v.Pieces))
+		}
+	}
 	t.bos, t.eos, t.noBOS, t.noPrefix = o.BOS, o.EOS, o.NoBOS, o.NoDummyPrefix
+	t.specials = slices.Clone(o.Special)
+	t.special = make(map[int]bool, len(o.Special))
+	for _, id := range o.Special {
+		t.special[id] = true
+	}
+	// Longest first, as llama.cpp cuts them out (by id among equals, as GPT2).
+	slices.SortStableFunc(t.specials, func(a, b int) int { return cmp.Compare(len(t.pieces[b]), len(t.pieces[a])) })
 	return t, nil
 }
 
@@ -94,25 +113,65 @@ func newBPE(v *Vocab) (*BPE, error) {
 // Encode returns BOS (if the vocabulary has one and the options do not say
 // otherwise) followed by the tokens of text. Any bytes can be encoded, so the error is always nil.
 func (t *BPE) Encode(text string) ([]int, error) {
-	return t.merge(t.spell(text, t.addsBOS())), nil
+	return t.merge(t.spell(text, t.addsBOS(), !t.noPrefix)), nil
 }
+
+// EncodeSpecial returns the tokens of a text that spells special tokens,
+// such as a chat template's prompt, as llama.cpp's llama_tokenize does
+// with add_special and parse_special true: BOS if Encode adds it, then
+// each special token (BPEOptions.Special) where the text spells it, the
+// longest first, and the tokens of the text between them, each stretch
+// after BOS or a special token with the dummy prefix unless the options
+// say none.
+func (t *BPE) EncodeSpecial(text string) []int {
+	var ids []int
+	if t.addsBOS() {
+		ids = append(ids, t.bos)
+	}
+	afterSpecial := true
+	for _, f := range partition(text, t.pieces, t.specials) {
+		if f.id >= 0 {
+			ids = append(ids, f.id)
+			afterSpecial = true
+			continue
+		}
+		ids = append(ids, t.merge(t.spell(f.text, false, afterSpecial && !t.noPrefix))...)
+		afterSpecial = false
+	}
+	return ids
+}
+
+// Special reports whether token id is one EncodeSpecial reads where it is
+// spelt.
+func (t *BPE) Special(id int) bool { return t.special[id] }
+
+// ID returns the id of piece.
+func (t *BPE) ID(piece string) (int, bool) {
+	id, ok := t.ids[piece]
+	return id, ok
+}
+
+// SpacePrefix reports whether EncodeSpecial puts a space before the text
+// after BOS or a special token (the dummy prefix), which Decode drops
+// after BOS only.
+func (t *BPE) SpacePrefix() bool { return !t.noPrefix }
 
 // addsBOS reports whether Encode starts with BOS.
 func (t *BPE) addsBOS() bool { return t.bos >= 0 && !t.noBOS }
 
 // EncodeText returns the tokens of text without BOS (the dummy prefix
 // stays, as in llama.cpp's tokenize with add_special false).
-func (t *BPE) EncodeText(text string) []int { return t.merge(t.spell(text, false)) }
+func (t *BPE) EncodeText(text string) []int { return t.merge(t.spell(text, false, !t.noPrefix)) }
 
 // spell returns the tokens the merges start from: BOS if bos, the dummy
-// prefix and a piece per code point of text, or the byte pieces of its
-// bytes.
-func (t *BPE) spell(text string, bos bool) []int {
+// prefix if prefix and text is not empty, and a piece per code point of
+// text, or the byte pieces of its bytes.
+func (t *BPE) spell(text string, bos, prefix bool) []int {
 	tokens := make([]int, 0, 2+len(text))
 	if bos {
 		tokens = append(tokens, t.bos)
 	}
-	if text != "" && !t.noPrefix {
+	if text != "" && prefix {
 		tokens = append(tokens, t.space)
 	}
 	for i := 0; i < len(text); {
@@ -346,7 +405,7 @@ func (t *BPE) Piece(prev, id int) string {
 }
 
 // Decode returns the text of ids; BOS and EOS add nothing.
-func (t *BPE) Decode(ids []int) string { return decode(t, ids) }
+func (t *BPE) Decode(ids []int) string { return DecodePieces(t, ids) }
 
 // Token returns the piece of id as stored.
 func (t *BPE) Token(id int) string { return t.pieces[id] }

@@ -379,7 +379,7 @@ func scoredBPE(tb testing.TB, pieces []scored) *BPE {
 
 // encodeQuadratic is Encode with the oracle's merges.
 func encodeQuadratic(t *BPE, text string) []int {
-	return mergeQuadratic(t, t.spell(text, t.addsBOS()))
+	return mergeQuadratic(t, t.spell(text, t.addsBOS(), !t.noPrefix))
 }
 
 // spelling returns the pieces of ids joined by "|".

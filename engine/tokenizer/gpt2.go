@@ -61,7 +61,10 @@ type GPT2 struct {
 	ids    map[string]int
 	ranks  map[[2]string]int32
 	added  []int // user-defined tokens, longest first
-	pre    Pre
+	// specials are the control, user-defined and unknown tokens, longest
+	// first: what llama.cpp cuts out of a text with parse_special.
+	specials []int
+	pre      Pre
 
 	bos, eos, unk int
 	addBOS        bool
@@ -116,13 +119,19 @@ func NewGPT2(v GPT2Vocab) (*GPT2, error) {
 		}
 		t.pieces[id] = t.piece(id)
 		t.longest = max(t.longest, len(t.pieces[id]), len(tok))
-		if t.types[id] == TokenUserDefined {
+		switch t.types[id] {
+		case TokenUserDefined:
 			t.added = append(t.added, id)
+			t.specials = append(t.specials, id)
+		case TokenControl, TokenUnknown:
+			t.specials = append(t.specials, id)
 		}
 	}
 	// llama.cpp sorts by length with std::sort, which leaves the order of
 	// tokens of equal length to the implementation; here it is by id.
-	slices.SortStableFunc(t.added, func(a, b int) int { return cmp.Compare(len(t.tokens[b]), len(t.tokens[a])) })
+	longestFirst := func(a, b int) int { return cmp.Compare(len(t.tokens[b]), len(t.tokens[a])) }
+	slices.SortStableFunc(t.added, longestFirst)
+	slices.SortStableFunc(t.specials, longestFirst)
 	t.covered = true
 	for _, r := range byteRune {
 		_, ok := t.ids[string(r)]
@@ -165,17 +174,31 @@ func (t *GPT2) Encode(text string) ([]int, error) {
 	if t.addBOS {
 		ids = append(ids, t.bos)
 	}
-	return t.appendText(ids, text), nil
+	return t.appendText(ids, text, t.added), nil
 }
 
 // EncodeText returns the tokens of text without BOS: llama.cpp's
 // llama_tokenize with add_special and parse_special false.
-func (t *GPT2) EncodeText(text string) []int { return t.appendText(nil, text) }
+func (t *GPT2) EncodeText(text string) []int { return t.appendText(nil, text, t.added) }
 
-// appendText appends the tokens of text to ids: added tokens where they
-// occur, and the words of the rest.
-func (t *GPT2) appendText(ids []int, text string) []int {
-	for _, f := range partition(text, t.tokens, t.added) {
+// EncodeSpecial returns the tokens of a text that spells special tokens,
+// such as a chat template's prompt: BOS if the vocabulary adds it, then
+// the tokens of text with every special token (control, user-defined or
+// unknown) read as that token wherever it is spelt, the longest first.
+// It is llama.cpp's llama_tokenize with add_special and parse_special
+// true, as llama.cpp tokenizes a chat prompt.
+func (t *GPT2) EncodeSpecial(text string) []int {
+	var ids []int
+	if t.addBOS {
+		ids = append(ids, t.bos)
+	}
+	return t.appendText(ids, text, t.specials)
+}
+
+// appendText appends the tokens of text to ids: the tokens of specials
+// where they are spelt, and the words of the rest.
+func (t *GPT2) appendText(ids []int, text string, specials []int) []int {
+	for _, f := range partition(text, t.tokens, specials) {
 		if f.id >= 0 {
 			ids = append(ids, f.id)
 			continue
@@ -330,7 +353,7 @@ func (t *GPT2) MinTokens(text string) int {
 func (t *GPT2) Piece(prev, id int) string { return t.pieces[id] }
 
 // Decode returns the text of ids.
-func (t *GPT2) Decode(ids []int) string { return decode(t, ids) }
+func (t *GPT2) Decode(ids []int) string { return DecodePieces(t, ids) }
 
 // Token returns the token for display: the text it spells when that is
 // UTF-8 (" the" for "Ġthe"), else the bytes it spells with those that are
@@ -360,3 +383,19 @@ func (t *GPT2) UNK() int { return t.unk }
 
 // Type returns the type of token id.
 func (t *GPT2) Type(id int) TokenType { return t.types[id] }
+
+// Special reports whether token id is one EncodeSpecial reads where it
+// is spelt: a control, user-defined or unknown token.
+func (t *GPT2) Special(id int) bool {
+	switch t.types[id] {
+	case TokenControl, TokenUserDefined, TokenUnknown:
+		return true
+	}
+	return false
+}
+
+// ID returns the id of the token stored as token.
+func (t *GPT2) ID(token string) (int, bool) {
+	id, ok := t.ids[token]
+	return id, ok
+}

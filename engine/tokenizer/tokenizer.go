@@ -108,8 +108,9 @@ func EncodeText(t Tokenizer, text string) ([]int, error) {
 	return t.Encode(text) // Words has no BOS
 }
 
-// decode concatenates t.Piece over ids.
-func decode(t Tokenizer, ids []int) string {
+// DecodePieces concatenates t.Piece over ids, the first following -1:
+// the Decode of every tokenizer here, and of one that changes Piece.
+func DecodePieces(t Tokenizer, ids []int) string {
 	var b strings.Builder
 	prev := -1
 	for _, id := range ids {

@@ -77,7 +77,7 @@ func (t *Words) Piece(prev, id int) string {
 }
 
 // Decode returns the words of ids separated by single spaces.
-func (t *Words) Decode(ids []int) string { return decode(t, ids) }
+func (t *Words) Decode(ids []int) string { return DecodePieces(t, ids) }
 
 // Token returns the word id.
 func (t *Words) Token(id int) string { return t.words[id] }
