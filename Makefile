@@ -56,13 +56,17 @@ trace:
 
 # web/app.wasm is the playground's browser program. Inlining is off in the packages off the decode
 # path (the page, go-app, links, file formats, the session's bookkeeping,
-# the other runtimes' samplers, and the standard library's formatting,
-# encodings and reflection that go-app and error messages use), which keeps
-# the first page under 2.0 MB (docs/performance.md has the sizes and the
-# command that measures them); the model, the sampler's chain, strconv,
+# the other runtimes' samplers, the checkpoint's bookkeeping, the glue
+# around the SIMD kernels and JavaScript calls, whose cost is the call, and
+# the standard library's formatting, encodings and reflection that go-app
+# and error messages use), which keeps the first page under 2.0 MB
+# (docs/performance.md has the sizes and the command that measures them);
+# the model, the sampler's chain, package quant's Go kernels, strconv,
 # time and syscall/js keep it.
 NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
+	nexttoken/engine/checkpoint nexttoken/engine/internal/wasmsimd github.com/hack-pad/safejs \
+	nexttoken/web/models github.com/google/uuid \
 	nexttoken/engine/session nexttoken/engine/sampler/compare \
 	nexttoken/engine/sampler/llamacpp nexttoken/engine/sampler/hf \
 	github.com/maxence-charriere/go-app/v10/... \
