@@ -12,7 +12,6 @@ import (
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
-	"nexttoken/engine/transformer"
 )
 
 // TestArchitecturesMatchLlamaCpp runs the reference model of
@@ -65,36 +64,7 @@ func TestArchitecturesMatchLlamaCpp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := floatsLE(data)
-			tr := transformer.New(g)
-			n := refConfig.VocabSize
-			worst, margin := 0.0, math.Inf(1)
-			for pos, tok := range refTokens {
-				got, err := tr.Forward(tok, pos)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := ref[pos*n : (pos+1)*n]
-				var mean, sq float64
-				for _, x := range want {
-					mean += float64(x)
-				}
-				mean /= float64(n)
-				for _, x := range want {
-					sq += (float64(x) - mean) * (float64(x) - mean)
-				}
-				sd := math.Sqrt(sq / float64(n))
-				for i := range want {
-					worst = max(worst, math.Abs(float64(got[i])-float64(want[i]))/sd)
-				}
-				top := argmax(want)
-				if g := argmax(got); g != top {
-					t.Errorf("position %d: greedy token %d, llama.cpp's %d", pos, g, top)
-				}
-				second := slices.Clone(want)
-				second[top] = float32(math.Inf(-1))
-				margin = min(margin, float64(want[top]-second[argmax(second)])/sd)
-			}
+			worst, margin := compareLogits(t, g, floatsLE(data))
 			t.Logf("%s: largest |Δlogit| / sd(logits) = %.3g; smallest greedy margin %.3g sd", name, worst, margin)
 			if worst > tol {
 				t.Errorf("logits differ from llama.cpp's by up to %.3g standard deviations, more than %.3g", worst, tol)

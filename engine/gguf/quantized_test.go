@@ -318,35 +318,52 @@ func TestMatchesLlamaCpp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := floatsLE(data)
-			tr := transformer.New(m)
-			v := refConfig.VocabSize
-			worst := 0.0
-			for pos, tok := range refTokens {
-				got, err := tr.Forward(tok, pos)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := ref[pos*v : (pos+1)*v]
-				var mean, sq float64
-				for _, x := range want {
-					mean += float64(x)
-				}
-				mean /= float64(v)
-				for _, x := range want {
-					sq += (float64(x) - mean) * (float64(x) - mean)
-				}
-				sd := math.Sqrt(sq / float64(v))
-				for i := range want {
-					worst = max(worst, math.Abs(float64(got[i])-float64(want[i]))/sd)
-				}
-			}
+			worst, _ := compareLogits(t, m, floatsLE(data))
 			t.Logf("%s: largest |Δlogit| / sd(logits) = %.3g", tc.name, worst)
 			if worst > tol {
 				t.Errorf("logits differ from llama.cpp's by up to %.3g standard deviations, more than %.3g", worst, tol)
 			}
 		})
 	}
+}
+
+// compareLogits feeds m refTokens and compares its logits at each position
+// with ref's (llama.cpp's, refConfig.VocabSize a position): the largest
+// difference and the smallest margin of the greedy token over the next,
+// both in standard deviations of the position's reference logits. A
+// position whose greedy token is not ref's is an error.
+func compareLogits(t *testing.T, m *checkpoint.Model, ref []float32) (worst, margin float64) {
+	t.Helper()
+	tr := transformer.New(m)
+	n := refConfig.VocabSize
+	margin = math.Inf(1)
+	for pos, tok := range refTokens {
+		got, err := tr.Forward(tok, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ref[pos*n : (pos+1)*n]
+		var mean, sq float64
+		for _, x := range want {
+			mean += float64(x)
+		}
+		mean /= float64(n)
+		for _, x := range want {
+			sq += (float64(x) - mean) * (float64(x) - mean)
+		}
+		sd := math.Sqrt(sq / float64(n))
+		for i := range want {
+			worst = max(worst, math.Abs(float64(got[i])-float64(want[i]))/sd)
+		}
+		top := argmax(want)
+		if g := argmax(got); g != top {
+			t.Errorf("position %d: greedy token %d, llama.cpp's %d", pos, g, top)
+		}
+		second := slices.Clone(want)
+		second[top] = float32(math.Inf(-1))
+		margin = min(margin, float64(want[top]-second[argmax(second)])/sd)
+	}
+	return worst, margin
 }
 
 // llamaName turns a GGUF tensor name into randmodel's name and layer.
