@@ -261,6 +261,30 @@ func TestModelURL(t *testing.T) {
 			w.Write(head)
 		}
 	}
+	// A file whose header goes on past the first 4 MiB (a long string in
+	// its metadata, as a large vocabulary's tokens and merges are), of an
+	// architecture the engine does not run: refused from more of its head,
+	// never downloaded whole.
+	long, err := os.ReadFile(writeGGUF(t, gguf.F32, func(f *gguf.File) {
+		pad, err := gguf.NewValue(strings.Repeat("x", 6<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arch, _ := gguf.NewValue("gemma3")
+		f.Metadata = append(gguf.Metadata{{Key: "general.architecture", Value: arch}, {Key: "x.padding", Value: pad}},
+			slices.DeleteFunc(f.Metadata, func(kv gguf.KV) bool { return kv.Key == "general.architecture" })...)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var longWhole atomic.Int64
+	mux.HandleFunc("/models/long.gguf", func(w http.ResponseWriter, r *http.Request) {
+		cors(w)
+		if r.Header.Get("Range") == "" {
+			longWhole.Add(1)
+		}
+		http.ServeContent(w, r, "long.gguf", time.Time{}, bytes.NewReader(long))
+	})
 	mux.HandleFunc("/models/huge.gguf", claim(3_000_000_000))
 	mux.HandleFunc("/models/large.gguf", claim(300_000_000))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { cors(w); http.NotFound(w, r) })
@@ -276,12 +300,16 @@ func TestModelURL(t *testing.T) {
 		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
 		{"/models/closed.gguf", "could not be fetched (offline, or the server does not allow this page to read it)"},
 		{"/models/huge.gguf", "is 2.8 GiB; the page can hold models of at most 1.0 GiB"},
+		{"/models/long.gguf", `architecture "gemma3" is not supported`},
 	} {
 		setInput(tab, "#model-url", models.URL+tc.path)
 		waitFor(tab, `document.querySelector("#loading")?.textContent.includes(`+jsString(tc.want)+`)`)
 		if got := evaluate[string](tab, `document.querySelector("#model").value`); got != "toy" {
 			t.Errorf("%s: the page left the toy model for %q", tc.path, got)
 		}
+	}
+	if n := longWhole.Load(); n != 0 {
+		t.Errorf("long.gguf was downloaded whole %d times before it was refused", n)
 	}
 	setInput(tab, "#model-url", models.URL+"/models/large.gguf")
 	waitFor(tab, `document.querySelector("#loading")?.textContent.includes("large.gguf is 286.1 MiB: download it?")`)

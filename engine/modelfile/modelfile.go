@@ -250,6 +250,18 @@ func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
 	return m, ref, nil
 }
 
+// ErrShortHead says that a head ends inside its file's metadata or tensor
+// list: read more of the file (HeadSizes) and check again, or let the
+// file through, to be checked once in whole.
+var ErrShortHead = errors.New("its header goes on beyond the bytes read")
+
+// HeadSizes are how much of a model file a page reads, in turn while the
+// header goes on beyond them (ErrShortHead), to refuse a file it cannot
+// run before its weights come: most files' metadata fits in the first; a
+// vocabulary of 150,000 tokens with its merges, as Qwen2's and Llama 3's,
+// takes some of the second.
+var HeadSizes = []int{4 << 20, 16 << 20, 64 << 20}
+
 // CheckHead refuses, from the first bytes of the file at u (head, of a file
 // of size bytes), a file that is not a GGUF file of a model this engine
 // runs, so that its weights are never fetched, as CheckGGUFHead does.
@@ -270,12 +282,12 @@ const MaxHeld = 3 << 30
 // (head, of a file of size bytes), a file that is not a model this engine
 // runs or that would take more than MaxHeld to open, before the file is
 // read whole: a header that claims more entries than a real file holds is
-// refused by its count. A head too short to hold the file's metadata is
-// let through: the whole file is checked once in.
+// refused by its count. A head too short to hold the file's metadata gives
+// ErrShortHead.
 func CheckGGUFHead(name string, head []byte, size int64) error {
 	f, err := gguf.Read(prefixReader(head), size)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil // metadata beyond the head: checked once the file is in
+		return fmt.Errorf("%s: %w", name, ErrShortHead)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

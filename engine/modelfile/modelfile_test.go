@@ -159,7 +159,7 @@ func TestOpenURL(t *testing.T) {
 		err  string
 	}{
 		{"whole", g.Data, int64(len(g.Data)), ""},
-		{"metadata beyond the head", g.Data[:1000], int64(len(g.Data)), ""},
+		{"metadata beyond the head", g.Data[:1000], int64(len(g.Data)), u + ": its header goes on beyond the bytes read"},
 		{"a checkpoint", read(t, "stories260K.bin").Data[:64], 1056540, "is not a GGUF file"},
 		{"html", []byte("<!doctype html>"), 15, `is not a GGUF file (it starts with "<!do")`},
 		{"empty", nil, 0, "is not a GGUF file"},

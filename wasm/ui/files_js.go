@@ -4,6 +4,7 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/hack-pad/safejs"
@@ -130,27 +131,32 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 // is read whole, and if it is a GGUF file refuses it from them as a URL's
 // file is refused (modelfile.CheckGGUFHead): a header that claims more than
 // a real file holds, a model this engine does not run, or one too large
-// for the page to hold once open.
+// for the page to hold once open. It reads more while the header goes on
+// beyond the bytes read (modelfile.HeadSizes).
 func checkFileHead(f safejs.Value, name string) error {
 	size, err := jsx.Int(f, "size")
 	if err != nil {
 		return err
 	}
-	n := min(size, headBytes)
-	blob, err := f.Call("slice", 0, n)
-	var buf safejs.Value
-	if err == nil {
-		buf, err = jsx.Await(blob.Call("arrayBuffer"))
+	for _, n := range modelfile.HeadSizes {
+		blob, err := f.Call("slice", 0, min(size, n))
+		var buf safejs.Value
+		if err == nil {
+			buf, err = jsx.Await(blob.Call("arrayBuffer"))
+		}
+		var head []byte
+		if err == nil {
+			head, err = jsx.Bytes(buf)
+		}
+		if err != nil {
+			return fmt.Errorf("%s could not be read: %w", name, err)
+		}
+		if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
+			return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
+		}
+		if err := modelfile.CheckGGUFHead(name, head, int64(size)); !errors.Is(err, modelfile.ErrShortHead) || len(head) >= size {
+			return err
+		}
 	}
-	var head []byte
-	if err == nil {
-		head, err = jsx.Bytes(buf)
-	}
-	if err != nil {
-		return fmt.Errorf("%s could not be read: %w", name, err)
-	}
-	if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
-		return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
-	}
-	return modelfile.CheckGGUFHead(name, head, int64(size))
+	return nil // a header longer still: checked once the file is in
 }

@@ -156,25 +156,29 @@ func (p *Playground) startFetch(f *fetching) {
 	})
 }
 
-// headBytes is how much of a URL model's file is read, where the server
-// allows a range, to refuse an unsupported file before its weights come.
-const headBytes = 4 << 20
-
 // checkHead refuses the file at u from its first bytes, when the server
 // sends them alone, if it is not a GGUF file of a model this engine runs
 // or is larger than limit; it returns the file's size (-1 if not known).
+// It reads more of the file while its header goes on beyond the bytes read
+// (modelfile.HeadSizes), and lets through one whose header is longer
+// still, to be checked once in.
 func checkHead(u string, limit int64) (int64, error) {
-	head, size, err := downloadHead(u, headBytes)
-	switch {
-	case err != nil:
-		return -1, err
-	case head == nil:
-		return -1, nil // no ranges here: the whole file is checked once in
-	case size > limit:
-		return size, fmt.Errorf("%s is %s; the page can hold models of at most %s: a WebAssembly program has at most 4 GiB, and a file is held whole while its weights are decoded",
-			u, byteSize(int(size)), byteSize(int(limit)))
+	for _, n := range modelfile.HeadSizes {
+		head, size, err := downloadHead(u, n)
+		switch {
+		case err != nil:
+			return -1, err
+		case head == nil:
+			return -1, nil // no ranges here: the whole file is checked once in
+		case size > limit:
+			return size, fmt.Errorf("%s is %s; the page can hold models of at most %s: a WebAssembly program has at most 4 GiB, and a file is held whole while its weights are decoded",
+				u, byteSize(int(size)), byteSize(int(limit)))
+		}
+		if err := modelfile.CheckHead(u, head, size); !errors.Is(err, modelfile.ErrShortHead) || int64(len(head)) >= size {
+			return size, err
+		}
 	}
-	return size, modelfile.CheckHead(u, head, size)
+	return -1, nil
 }
 
 // confirmFetch is the reader's yes to downloading a large file.
