@@ -24,6 +24,12 @@ import (
 // of times the largest difference, so that rounding cannot flip it.
 func TestArchitecturesMatchLlamaCpp(t *testing.T) {
 	const tol = 1e-4 // of |Δlogit|, over the standard deviation of the logits
+	// GELU rounds its input to half precision (ggml's table), so a
+	// last-bit difference before it, such as another order of summing a
+	// product (WebAssembly's matmul loop), moves its output by a
+	// half-precision step now and then: 4.2e-5 (Gemma) and 7.2e-5 (GPT-2)
+	// natively, 3.1e-4 under js/wasm.
+	const geluTol = 1e-3
 	var cases []string
 	for _, arch := range randmodel.Extensions {
 		cases = append(cases, arch, arch+"-q8_0")
@@ -66,8 +72,12 @@ func TestArchitecturesMatchLlamaCpp(t *testing.T) {
 			}
 			worst, margin := compareLogits(t, g, floatsLE(data))
 			t.Logf("%s: largest |Δlogit| / sd(logits) = %.3g; smallest greedy margin %.3g sd", name, worst, margin)
-			if worst > tol {
-				t.Errorf("logits differ from llama.cpp's by up to %.3g standard deviations, more than %.3g", worst, tol)
+			limit := tol
+			if m.Config.GELU && !quantized {
+				limit = geluTol
+			}
+			if worst > limit {
+				t.Errorf("logits differ from llama.cpp's by up to %.3g standard deviations, more than %.3g", worst, limit)
 			}
 			if margin < 100*tol {
 				t.Errorf("the greedy token wins by %.3g standard deviations, too little for the comparison to show it", margin)
