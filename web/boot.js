@@ -42,6 +42,7 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   // only the session it was drawn for.
   if (prerendered && (prerendered.dataset.link !== location.search.slice(1) || location.hash.length > 1)) {
     prerendered.remove();
+    document.querySelector("meta[name=nexttoken-prerendered]")?.remove(); // the placeholder shows
   }
   const ready = new Promise((resolve) => {
     const check = () => {

@@ -6,6 +6,7 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
+	"html"
 	"maps"
 	"net/http"
 	"runtime"
@@ -77,9 +78,16 @@ func (p *prerenderer) root(rawQuery string) string {
 	return root
 }
 
-// page is the shell with root, a prerendered root or "", after its
-// placeholder, and with head first in its head.
-func (p *prerenderer) page(head, root string) []byte {
+// page is the shell with root, a prerendered root or "" drawn for link,
+// after its placeholder, and with head first in its head. A prerendered
+// page says so in its head too (a meta tag naming the link), so that its
+// CSS hides the placeholder from the first frame, before the parser has
+// reached the root: a frame drawn in between showed the placeholder, and
+// the root moved up when it went.
+func (p *prerenderer) page(head, root, link string) []byte {
+	if root != "" {
+		head += `<meta name="nexttoken-prerendered" content="` + html.EscapeString(link) + `">`
+	}
 	return slices.Concat(p.shell[:p.head], []byte(head), p.shell[p.head:p.at], []byte(root), p.shell[p.at:])
 }
 
@@ -96,7 +104,7 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
 	}
-	page := withOrigin(p.page(head, p.root(r.URL.RawQuery)), requestOrigin(r), r.URL.Path)
+	page := withOrigin(p.page(head, p.root(r.URL.RawQuery), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer

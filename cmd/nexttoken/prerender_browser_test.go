@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +225,67 @@ func TestEmbedRegistersNoWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(tab, registrations+` .then(n => n === 1)`)
+}
+
+// TestPrerenderedFirstFrame serves a prerendered page slowly, as a slow
+// link does: the head and the placeholder first, the prerendered root 400
+// ms later, so that Chromium draws frames in between. The placeholder must
+// not show in them: the head says the page is prerendered. (It showed, and
+// the root moved up over it when it came: a layout shift of 0.36 that
+// TestPrerenderedToLive caught now and then.)
+func TestPrerenderedFirstFrame(t *testing.T) {
+	h := needBrowser(t)
+	handler, err := newServer("../../web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del("Accept-Encoding")
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		cut := bytes.LastIndex(body[:max(bytes.Index(body, []byte(`id="prerendered"`)), 0)], []byte("<"))
+		if cut <= 0 {
+			t.Errorf("the page has no prerendered root")
+			cut = len(body)
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body[:cut])
+		w.(http.Flusher).Flush()
+		time.Sleep(400 * time.Millisecond)
+		w.Write(body[cut:])
+	})
+	srv := httptest.NewServer(slow)
+	defer srv.Close()
+	tab := openTab(t, h.browser)
+	const watch = `(() => {
+		window.nexttokenPlaceholderFrames = 0;
+		const frame = () => {
+			const p = document.getElementById("playground");
+			if (p && !p.dataset.painted && p.checkVisibility()) window.nexttokenPlaceholderFrames++;
+			if (!document.querySelector("#playground[data-painted]")) requestAnimationFrame(frame);
+		};
+		requestAnimationFrame(frame);
+	})();`
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watch}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadPage(tab, srv.URL+"/?steps=2"); err != nil {
+		t.Fatal(err)
+	}
+	if n := evaluate[int](tab, `window.nexttokenPlaceholderFrames`); n > 0 {
+		t.Errorf("the placeholder showed in %d frames before the prerendered page came", n)
+	}
+	if cls := evaluate[float64](tab, `window.nexttokenCLS`); cls > 0.05 {
+		t.Errorf("layout shift %.3f, want ≤ 0.05", cls)
+	}
+	// The service worker's install fetches from the server: let it finish
+	// before the server goes.
+	evaluate[bool](tab, `navigator.serviceWorker.ready.then(() => true)`)
 }
