@@ -482,23 +482,16 @@ func (c Config) String() string {
 	if c.Eps() != DefaultNormEps {
 		s += fmt.Sprintf(", RMSNorm eps %v", c.Eps())
 	}
-	if c.RoPEHalves {
-		s += ", RoPE on halves"
-	}
-	if c.ScaleEmbedding {
-		s += ", embedding × √dim"
-	}
-	if c.GELU {
-		s += ", GELU"
-	}
-	if c.LayerNorm {
-		s += ", LayerNorm"
-	}
-	if c.Positions {
-		s += ", learned positions"
-	}
-	if c.Ungated {
-		s += ", no gate"
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{
+		{c.RoPEHalves, "RoPE on halves"}, {c.ScaleEmbedding, "embedding × √dim"}, {c.GELU, "GELU"},
+		{c.LayerNorm, "LayerNorm"}, {c.Positions, "learned positions"}, {c.Ungated, "no gate"},
+	} {
+		if f.on {
+			s += ", " + f.name
+		}
 	}
 	return s + ")"
 }

@@ -13,13 +13,27 @@ var iq4nlGrid = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38
 func dequantizeIQ4_NL(row []byte, y []float32) {
 	for b := range len(y) / 32 {
 		blk := (*[iq4_nlBytes]byte)(row[b*iq4_nlBytes:])
-		d := half(blk[:])
-		ys := (*[32]float32)(y[b*32:])
-		for j, q := range blk[2:] {
-			ys[j] = d * float32(iq4nlGrid[q&0xf])
-			ys[j+16] = d * float32(iq4nlGrid[q>>4])
-		}
+		dequantizeIQ4Group((*[16]byte)(blk[2:]), half(blk[:]), (*[32]float32)(y[b*32:]))
 	}
+}
+
+// dequantizeIQ4Group sets ys to the 32 weights of a group of IQ4 indices
+// (IQ4_NL's block, a group of IQ4_XS's) of scale d: index j in the low
+// nibble of qs[j], index j+16 in its high one.
+func dequantizeIQ4Group(qs *[16]byte, d float32, ys *[32]float32) {
+	for j, q := range qs {
+		ys[j] = d * float32(iq4nlGrid[q&0xf])
+		ys[j+16] = d * float32(iq4nlGrid[q>>4])
+	}
+}
+
+// dotIQ4Group is the integer product of a group of IQ4 indices' grid
+// values with 32 values of a vector.
+func dotIQ4Group(qs *[16]byte, x *[32]int8) (s int32) {
+	for j, q := range qs {
+		s += int32(iq4nlGrid[q&0xf])*int32(x[j]) + int32(iq4nlGrid[q>>4])*int32(x[j+16])
+	}
+	return s
 }
 
 // mulIQ4_NL sets out[i] = row i · v for IQ4_NL rows, as ggml's
@@ -32,11 +46,7 @@ func mulIQ4_NL(out []float32, w []byte, v *Vec) {
 		var sum float32
 		for b, vd := range v.d {
 			blk := (*[iq4_nlBytes]byte)(row[b*iq4_nlBytes:])
-			x := (*[32]int8)(v.q[b*32:])
-			var s int32
-			for j, q := range blk[2:] {
-				s += int32(iq4nlGrid[q&0xf])*int32(x[j]) + int32(iq4nlGrid[q>>4])*int32(x[j+16])
-			}
+			s := dotIQ4Group((*[16]byte)(blk[2:]), (*[32]int8)(v.q[b*32:]))
 			sum += float32(float32(s) * (half(blk[:]) * vd))
 		}
 		out[i] = sum

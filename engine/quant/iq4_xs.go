@@ -21,12 +21,7 @@ func dequantizeIQ4_XS(row []byte, y []float32) {
 		d := half(blk[:])
 		for g := range QK_K / 32 {
 			dl := d * float32(iq4_xsScale(blk, g)-32)
-			qs := (*[16]byte)(blk[8+16*g:])
-			ys := (*[32]float32)(y[b*QK_K+32*g:])
-			for j, q := range qs {
-				ys[j] = dl * float32(iq4nlGrid[q&0xf])
-				ys[j+16] = dl * float32(iq4nlGrid[q>>4])
-			}
+			dequantizeIQ4Group((*[16]byte)(blk[8+16*g:]), dl, (*[32]float32)(y[b*QK_K+32*g:]))
 		}
 	}
 }
@@ -43,12 +38,7 @@ func mulIQ4_XS(out []float32, w []byte, v *Vec) {
 			blk := (*[iq4_xsBytes]byte)(row[b*iq4_xsBytes:])
 			var sumi int32
 			for g := range QK_K / 32 {
-				qs := (*[16]byte)(blk[8+16*g:])
-				x := (*[32]int8)(v.q[b*QK_K+32*g:])
-				var s int32
-				for j, q := range qs {
-					s += int32(iq4nlGrid[q&0xf])*int32(x[j]) + int32(iq4nlGrid[q>>4])*int32(x[j+16])
-				}
+				s := dotIQ4Group((*[16]byte)(blk[8+16*g:]), (*[32]int8)(v.q[b*QK_K+32*g:]))
 				sumi += (iq4_xsScale(blk, g) - 32) * s
 			}
 			sum += float32(float32(sumi) * (half(blk[:]) * vd))

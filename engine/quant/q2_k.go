@@ -52,7 +52,7 @@ func mulQ2_K(out []float32, w []byte, v *Vec) {
 				sumi += int32(blk[g]&0xf) * s
 				mins += int32(blk[g]>>4) * bsums[g]
 			}
-			sum += float32(half(blk[80:])*vd*float32(sumi)) - float32(half(blk[82:])*vd*float32(mins))
+			sum += scaleMinsK(half(blk[80:]), half(blk[82:]), vd, sumi, mins)
 		}
 		out[i] = sum
 	}

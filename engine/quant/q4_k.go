@@ -91,5 +91,13 @@ func dotQ4_K(blk *[q4_KBytes]byte, v *Vec, b int) (sumi, mins int32) {
 // each product rounded, so that no FMA (GOAMD64=v3) fuses it with the
 // subtraction, which the assembly kernel's results depend on not happening.
 func scaleQ4_K(blk *[q4_KBytes]byte, vd float32, sumi, mins int32) float32 {
-	return float32(half(blk[0:])*vd*float32(sumi)) - float32(half(blk[2:])*vd*float32(mins))
+	return scaleMinsK(half(blk[0:]), half(blk[2:]), vd, sumi, mins)
+}
+
+// scaleMinsK is what a block of a K format with mins (Q2_K, Q4_K, Q5_K)
+// adds to its row's sum, given its scales d and dmin, its integer sums and
+// the vector block's scale vd: d·vd·sumi − dmin·vd·mins, each product
+// rounded.
+func scaleMinsK(d, dmin, vd float32, sumi, mins int32) float32 {
+	return float32(d*vd*float32(sumi)) - float32(dmin*vd*float32(mins))
 }

@@ -44,7 +44,7 @@ func mulQ5_K(out []float32, w []byte, v *Vec) {
 		for b, vd := range v.d {
 			blk := (*[q5_KBytes]byte)(row[b*q5_KBytes:])
 			sumi, mins := dotQ5_K(blk, v, b)
-			sum += float32(half(blk[0:])*vd*float32(sumi)) - float32(half(blk[2:])*vd*float32(mins))
+			sum += scaleMinsK(half(blk[0:]), half(blk[2:]), vd, sumi, mins)
 		}
 		out[i] = sum
 	}
