@@ -290,7 +290,7 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		v.quantizeQ8_0(x)
 		mulQ5_0(out, m.Q, v)
 	case Q5_1:
-		v.quantizeQ8_1(x)
+		v.quantizeQ8_0(x) // block_q8_1's d, q and s
 		mulQ5_1(out, m.Q, v)
 	case Q4_K:
 		v.quantizeQ8_K(x)

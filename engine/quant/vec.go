@@ -12,8 +12,8 @@ type Vec struct {
 	q    []int8
 	d    []float32
 	sums []int32
-	// s is, after quantizeQ8_1, block_q8_1's s: d·Σq with d unrounded, as
-	// a half, which Q5_1's mins multiply.
+	// s is, for blocks of 32, block_q8_1's s: d·Σq with d unrounded, as a
+	// half, which Q5_1's mins multiply.
 	s []float32
 	// scratch of the assembly kernels that leave the float part to Go
 	// (kernel_amd64.go), grown once like the rest.
@@ -66,14 +66,7 @@ func (v *Vec) Q8_K(x []float32) (q []int8, d []float32, sums []int32) {
 // away from zero instead; the two differ now and then by one in a q, often
 // where x repeats a few values, as a quantized embedding row does before
 // RMSNorm gains break the ties (TestMatchesLlamaCpp in package gguf).
-func (v *Vec) quantizeQ8_0(x []float32) { v.quantize32(x, false) }
-
-// quantizeQ8_1 is quantizeQ8_0 with block_q8_1's s as well (v.s), which
-// only Q5_1 weights read.
-func (v *Vec) quantizeQ8_1(x []float32) { v.quantize32(x, true) }
-
-// quantize32 is quantizeQ8_0, and with blockSums quantizeQ8_1.
-func (v *Vec) quantize32(x []float32, blockSums bool) {
+func (v *Vec) quantizeQ8_0(x []float32) {
 	v.resize(len(x), 32, 32)
 	for b := range v.d {
 		xs := (*[32]float32)(x[b*32:])
@@ -95,9 +88,7 @@ func (v *Vec) quantize32(x []float32, blockSums bool) {
 			sum += int32(q)
 		}
 		v.sums[b] = sum
-		if blockSums {
-			v.s[b] = HalfToFloat(FloatToHalf(d * float32(sum)))
-		}
+		v.s[b] = HalfToFloat(FloatToHalf(d * float32(sum)))
 	}
 }
 
