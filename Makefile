@@ -62,7 +62,10 @@ trace:
 # and error messages use), which keeps the first page under 2.0 MB
 # (docs/performance.md has the sizes and the command that measures them);
 # the model, the sampler's chain, package quant's Go kernels, strconv,
-# time and syscall/js keep it.
+# time and syscall/js keep it. So do SHA-256 and the byte order helpers
+# it inlines (INLINE), which hash every file a reader brings, while the
+# rest of crypto, mime, compress and the vendored x/net and x/crypto
+# are linked only for go-app's server side and package init.
 NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
 	nexttoken/engine/checkpoint nexttoken/engine/internal/wasmsimd github.com/hack-pad/safejs \
@@ -70,10 +73,12 @@ NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoke
 	nexttoken/engine/session nexttoken/engine/sampler/compare \
 	nexttoken/engine/sampler/llamacpp nexttoken/engine/sampler/hf \
 	github.com/maxence-charriere/go-app/v10/... \
-	fmt reflect log html math/big encoding/... regexp/... text/... database/...
+	fmt reflect log html math/big encoding/... regexp/... text/... database/... \
+	crypto/... mime/... compress/... vendor/...
+INLINE := crypto/sha256 crypto/internal/fips140/sha256 crypto/internal/fips140deps/...
 web/app.wasm: $(WASM_SOURCES)
 	@$(call withProgress,building web/app.wasm (Go compiled to WebAssembly),\
-	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') -o $@ ./wasm)
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') $(foreach p,$(INLINE),-gcflags='$(p)=') -o $@ ./wasm)
 
 # web/app.wasm.gz is the copy for browsers without brotli.
 web/app.wasm.gz: web/app.wasm
