@@ -270,7 +270,7 @@ func TestModelURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		arch, _ := gguf.NewValue("gemma3")
+		arch, _ := gguf.NewValue("mamba")
 		f.Metadata = append(gguf.Metadata{{Key: "general.architecture", Value: arch}, {Key: "x.padding", Value: pad}},
 			slices.DeleteFunc(f.Metadata, func(kv gguf.KV) bool { return kv.Key == "general.architecture" })...)
 	}))
@@ -300,7 +300,7 @@ func TestModelURL(t *testing.T) {
 		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
 		{"/models/closed.gguf", "could not be fetched (offline, or the server does not allow this page to read it)"},
 		{"/models/huge.gguf", "is 2.8 GiB; the page can hold models of at most 1.0 GiB"},
-		{"/models/long.gguf", `architecture "gemma3" is not supported`},
+		{"/models/long.gguf", `architecture "mamba" is not supported`},
 	} {
 		setInput(tab, "#model-url", models.URL+tc.path)
 		waitFor(tab, `document.querySelector("#loading")?.textContent.includes(`+jsString(tc.want)+`)`)

@@ -17,9 +17,9 @@
 //	go run ./cmd/randmodel -gguf -type q8_0 -dim 576 -hidden 1536 -layers 30 \
 //	    -heads 9 -kvheads 3 -vocab 49152 -seqlen 2048 DIR
 //
-// With -arch llama3 or qwen2 the model has what that architecture adds
-// (randmodel.Extend): Llama 3's RoPE frequency factors, Qwen2's biases and
-// RoPE on halves of a head.
+// With -arch (llama3, qwen2, qwen3, gemma, gemma2, gemma3, phi3, gpt2) the
+// model has what that architecture adds (randmodel.Extend): Llama 3's RoPE
+// frequency factors, Qwen2's biases and RoPE on halves of a head, and so on.
 package main
 
 import (

@@ -78,6 +78,26 @@ type Config struct {
 	// is not applied; and the feed-forward layer has no gate: W2·act(W3·x).
 	LayerNorm, Positions, Ungated bool
 
+	// Sliding-window attention (Phi-3's, Gemma 2's and 3's): a windowed
+	// layer's query attends only to the Window latest positions, its own
+	// and the Window−1 before it. With GlobalEvery n > 0 every n-th layer
+	// (l+1 a multiple of n) attends to every position and the others are
+	// windowed; with GlobalEvery 0 every layer is. Window 0: no window.
+	Window, GlobalEvery int
+
+	// Soft-capping (Gemma 2's): attention scores and the final logits
+	// become cap·tanh(x/cap), so that none exceeds ±cap; 0 is none.
+	AttnSoftcap, FinalSoftcap float32
+
+	// PostNorms (Gemma 2's and 3's) RMS-normalises the outputs of attention
+	// and of the feed-forward layer (gains Weights.RMSAttPost, RMSFFNPost)
+	// before they are added to the residual stream.
+	PostNorms bool
+
+	// LocalRoPEBase (Gemma 3's) is the RoPE base of the windowed layers;
+	// 0 means Base(), as for the others.
+	LocalRoPEBase float32
+
 	// Arch is the GGUF architecture the model was read as (general.architecture),
 	// "" for a llama2.c checkpoint.
 	Arch string
@@ -103,6 +123,12 @@ func (c Config) Eps() float32 {
 		return DefaultNormEps
 	}
 	return c.NormEps
+}
+
+// Windowed reports whether layer l attends only to the Window latest
+// positions.
+func (c Config) Windowed(l int) bool {
+	return c.Window > 0 && (c.GlobalEvery == 0 || (l+1)%c.GlobalEvery != 0)
 }
 
 // HeadSize is the width of one attention head.
@@ -155,6 +181,17 @@ func (c Config) Validate() error {
 	if !(c.RoPEBase == 0 || c.RoPEBase > 1 && c.RoPEBase <= math.MaxFloat32) {
 		return fmt.Errorf("checkpoint: RoPE base %v, want a finite number above 1 (or 0 for run.c's 10000)", c.RoPEBase)
 	}
+	if !(c.LocalRoPEBase == 0 || c.LocalRoPEBase > 1 && c.LocalRoPEBase <= math.MaxFloat32) {
+		return fmt.Errorf("checkpoint: local RoPE base %v, want a finite number above 1 (or 0 for the RoPE base)", c.LocalRoPEBase)
+	}
+	if c.Window < 0 || c.Window > maxSeqLen || c.GlobalEvery < 0 || c.GlobalEvery > maxLayers {
+		return fmt.Errorf("checkpoint: sliding window %d, global every %d layers; want 0 to %d and 0 to %d", c.Window, c.GlobalEvery, maxSeqLen, maxLayers)
+	}
+	for _, limit := range []float32{c.AttnSoftcap, c.FinalSoftcap} {
+		if !(limit >= 0 && limit <= math.MaxFloat32) {
+			return fmt.Errorf("checkpoint: soft-cap %v, want a finite positive number (or 0 for none)", limit)
+		}
+	}
 	if !(c.NormEps >= 0 && c.NormEps < 1) {
 		return fmt.Errorf("checkpoint: RMSNorm epsilon %v, want 0 to 1 (0 for run.c's 1e-5)", c.NormEps)
 	}
@@ -192,6 +229,11 @@ type Weights struct {
 	BO, BUp, BDown                          []float32 // layers × dim, layers × hidden, layers × dim
 	NormAttBias, NormFFNBias, NormFinalBias []float32 // layers × dim, layers × dim, dim
 	PosEmbedding                            []float32 // seq_len × dim
+	// Gemma 2's and 3's post-norm gains (Config.PostNorms), and Qwen3's
+	// and Gemma 3's RMSNorm gains of each head of the query and key,
+	// applied before RoPE.
+	RMSAttPost, RMSFFNPost []float32 // layers × dim
+	QNorm, KNorm           []float32 // layers × head_size
 
 	// Quantized, when set, holds every weight matrix as its file stores
 	// it (a GGUF file with quantized tensors), and the float32 matrices
@@ -380,8 +422,9 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
 			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
 	}
-	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || c.LayerNorm || c.Positions || c.Ungated || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
-		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding or a GELU feed-forward")
+	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || c.LayerNorm || c.Positions || c.Ungated ||
+		c.Window != 0 || c.AttnSoftcap != 0 || c.FinalSoftcap != 0 || c.PostNorms || c.LocalRoPEBase != 0 || w.QNorm != nil || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
+		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding, a GELU feed-forward, a sliding window, soft-capping or extra norms")
 	}
 	vocab := int32(c.VocabSize)
 	if !c.SharedHead {
@@ -470,6 +513,28 @@ func (m *Model) Extras() []string {
 	if c.Positions {
 		out = append(out, "a learned position embedding is added to the token's, and there is no RoPE")
 	}
+	if w.QNorm != nil {
+		out = append(out, "each head's query and key are RMS-normalised before RoPE")
+	}
+	if c.PostNorms {
+		out = append(out, "the outputs of attention and of the feed-forward layer are RMS-normalised before they join the residual stream")
+	}
+	switch {
+	case c.Window > 0 && c.GlobalEvery == 0:
+		out = append(out, fmt.Sprintf("every layer attends only to the latest %d positions (a sliding window): older ones get no weight, though the cache keeps them", c.Window))
+	case c.Window > 0:
+		n := c.GlobalEvery
+		out = append(out, fmt.Sprintf("every layer but layers %d, %d, … (one in %d) attends only to the latest %d positions (a sliding window): older ones get no weight there, though the cache keeps them for the other layers", n-1, 2*n-1, n, c.Window))
+	}
+	if c.LocalRoPEBase != 0 {
+		out = append(out, fmt.Sprintf("the sliding-window layers' RoPE base is %v", c.LocalRoPEBase))
+	}
+	if c.AttnSoftcap != 0 {
+		out = append(out, fmt.Sprintf("attention scores are soft-capped, s → %[1]v·tanh(s/%[1]v), before the softmax", c.AttnSoftcap))
+	}
+	if c.FinalSoftcap != 0 {
+		out = append(out, fmt.Sprintf("the logits are soft-capped, ℓ → %[1]v·tanh(ℓ/%[1]v): none exceeds ±%[1]v", c.FinalSoftcap))
+	}
 	return out
 }
 
@@ -482,12 +547,24 @@ func (c Config) String() string {
 	if c.Eps() != DefaultNormEps {
 		s += fmt.Sprintf(", RMSNorm eps %v", c.Eps())
 	}
+	if c.Window > 0 {
+		s += fmt.Sprintf(", window %d", c.Window)
+		if c.GlobalEvery > 0 {
+			s += fmt.Sprintf(" (global one layer in %d)", c.GlobalEvery)
+		}
+	}
+	if c.LocalRoPEBase != 0 {
+		s += fmt.Sprintf(", local RoPE base %v", c.LocalRoPEBase)
+	}
+	if c.AttnSoftcap != 0 || c.FinalSoftcap != 0 {
+		s += fmt.Sprintf(", soft-caps %v and %v", c.AttnSoftcap, c.FinalSoftcap)
+	}
 	for _, f := range []struct {
 		on   bool
 		name string
 	}{
 		{c.RoPEHalves, "RoPE on halves"}, {c.ScaleEmbedding, "embedding × √dim"}, {c.GELU, "GELU"},
-		{c.LayerNorm, "LayerNorm"}, {c.Positions, "learned positions"}, {c.Ungated, "no gate"},
+		{c.LayerNorm, "LayerNorm"}, {c.Positions, "learned positions"}, {c.Ungated, "no gate"}, {c.PostNorms, "post-norms"},
 	} {
 		if f.on {
 			s += ", " + f.name

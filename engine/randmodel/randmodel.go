@@ -110,7 +110,19 @@ func RandomGains(m *checkpoint.Model, seed uint64) {
 
 // Extensions are the architectures beside llama2.c's that Extend makes of
 // a model, by the names cmd/randmodel's -arch takes.
-var Extensions = []string{"gemma", "gpt2", "llama3", "qwen2"}
+var Extensions = []string{"gemma", "gemma2", "gemma3", "gpt2", "llama3", "phi3", "qwen2", "qwen3"}
+
+// What Extend gives the architectures with a sliding window or
+// soft-capping: a window of 4 positions, so that a sequence of a few
+// tokens slides out of it, and caps below the largest attention scores
+// and logits of the reference model (testdata/quantized in package gguf),
+// so that they bend some: its largest attention score as gemma2 is 3.2,
+// its largest logit 8.1.
+const (
+	ExtendWindow       = 4
+	ExtendAttnSoftcap  = 2
+	ExtendFinalSoftcap = 6
+)
 
 // Extend gives m what architecture arch has beyond llama2.c's, drawn from
 // seed, as llama.cpp reads it: "llama3" Llama 3's RoPE base, 500,000, and
@@ -122,7 +134,17 @@ var Extensions = []string{"gemma", "gpt2", "llama3", "qwen2"}
 // Qwen2's are; "gemma" Gemma's embedding scaled by √dim, GELU
 // feed-forward and RoPE on halves of a head; "gpt2" GPT-2's LayerNorm,
 // learned positions, GELU feed-forward without a gate (W1 goes) and a bias
-// on every projection and norm, all drawn from [−0.1, 0.1).
+// on every projection and norm, all drawn from [−0.1, 0.1); "phi3"
+// Phi-3's RoPE on halves of a head and a sliding window on every layer
+// (its fused matrices are how a file stores them, not what a model
+// computes); "qwen3" Qwen3's RoPE on halves, base 1,000,000, and RMSNorm
+// gains of the query's and key's heads; "gemma2" Gemma's additions, the
+// post-norms, a sliding window on every other layer (0, 2, …) and
+// soft-capped attention scores and logits; "gemma3" Gemma's additions,
+// the post-norms, query and key norms, a sliding window on five layers of
+// six, with RoPE base 10,000 there and 1,000,000 on the sixth. New gains
+// are drawn from [0.5, 1.5), as RandomGains draws them; windows and caps
+// are the constants above.
 func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 	c, w := &m.Config, &m.Weights
 	rng := rand.New(rand.NewPCG(seed, 0xb1a5))
@@ -132,6 +154,23 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 			b[i] = (rng.Float32()*2 - 1) * scale
 		}
 		return b
+	}
+	gains := func(n int) []float32 {
+		g := make([]float32, n)
+		for i := range g {
+			g[i] = 0.5 + rng.Float32()
+		}
+		return g
+	}
+	gemma := func(name string) {
+		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = name, true, true, true
+	}
+	postNorms := func() {
+		c.PostNorms = true
+		w.RMSAttPost, w.RMSFFNPost = gains(c.Layers*c.Dim), gains(c.Layers*c.Dim)
+	}
+	qkNorms := func() {
+		w.QNorm, w.KNorm = gains(c.Layers*c.HeadSize()), gains(c.Layers*c.HeadSize())
 	}
 	switch arch {
 	case "gpt2":
@@ -148,7 +187,22 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 		w.BUp, w.BDown = random(l*h, 0.1), random(l*d, 0.1)
 		w.NormAttBias, w.NormFFNBias, w.NormFinalBias = random(l*d, 0.1), random(l*d, 0.1), random(d, 0.1)
 	case "gemma":
-		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = "gemma", true, true, true
+		gemma("gemma")
+	case "gemma2":
+		gemma("gemma2")
+		postNorms()
+		c.Window, c.GlobalEvery = ExtendWindow, 2
+		c.AttnSoftcap, c.FinalSoftcap = ExtendAttnSoftcap, ExtendFinalSoftcap
+	case "gemma3":
+		gemma("gemma3")
+		postNorms()
+		qkNorms()
+		c.Window, c.GlobalEvery, c.RoPEBase, c.LocalRoPEBase = ExtendWindow, 6, 1000000, 10000
+	case "phi3":
+		c.Arch, c.RoPEHalves, c.Window = "phi3", true, ExtendWindow
+	case "qwen3":
+		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen3", 1000000, true
+		qkNorms()
 	case "llama3":
 		c.Arch, c.RoPEBase = "llama", 500000
 		const factor, low, high, context = 32, 1, 4, 8192

@@ -107,12 +107,16 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 			addBias(q(i), w.BQ, l)
 			addBias(key, w.BK, l)
 			addBias(value, w.BV, l)
+			t.qkNorm(q(i), key, l)
 			t.ropeAngles(start + i)
-			t.rope(q(i))
-			t.rope(key)
+			t.rope(q(i), t.rotaryOf(l))
+			t.rope(key, t.rotaryOf(l))
 			t.attend(a, l, start+i, q(i), xb(i))
 		}
 		gemm(b.xb2, dim, b.xb, n, &m.WO)
+		for i := range n {
+			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSAttPost, l)
+		}
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]
 		}
@@ -124,6 +128,9 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		gemm(b.hb2, hidden, b.xb, n, &m.W3)
 		t.gate(b.hb[:n*hidden], b.hb2)
 		gemm(b.xb2, dim, b.hb, n, &m.W2)
+		for i := range n {
+			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSFFNPost, l)
+		}
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]
 		}
