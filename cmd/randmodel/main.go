@@ -48,6 +48,7 @@ func main() {
 	flag.IntVar(&c.Layers, "layers", c.Layers, "layers")
 	flag.IntVar(&c.Heads, "heads", c.Heads, "query heads")
 	flag.IntVar(&c.KVHeads, "kvheads", c.KVHeads, "key/value heads")
+	flag.IntVar(&c.HeadDim, "headsize", 0, "with -gguf, the width of a head when it is not dim/heads (0: dim/heads)")
 	flag.IntVar(&c.VocabSize, "vocab", c.VocabSize, "vocabulary size")
 	flag.IntVar(&c.SeqLen, "seqlen", c.SeqLen, "context length")
 	flag.Usage = func() {

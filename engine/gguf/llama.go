@@ -74,7 +74,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	m := &checkpoint.Model{Config: c}
 	w := &m.Weights
 	q := &checkpoint.Matrices{Layers: make([]checkpoint.LayerMatrices, c.Layers)}
-	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	d, h, qd, kv, v := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.VocabSize
 	// A slot is where a tensor goes: a gain into dst at offset off; a
 	// matrix into dst at off as float32, or into mat when quantized.
 	type slot struct {
@@ -105,7 +105,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	var positions quant.Matrix
 	layered := []layerTensors{
 		{"attn_norm", dims(d), &w.RMSAtt, nil, false},
-		{"attn_output", dims(d, d), &w.WO, func(l int) *quant.Matrix { return &q.Layers[l].WO }, false},
+		{"attn_output", dims(qd, d), &w.WO, func(l int) *quant.Matrix { return &q.Layers[l].WO }, false},
 		{"ffn_norm", dims(d), &w.RMSFFN, nil, false},
 		{"ffn_down", dims(h, d), &w.W2, func(l int) *quant.Matrix { return &q.Layers[l].W2 }, false},
 	}
@@ -117,13 +117,13 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	if a.fusedQKV {
 		fused = make([]quant.Matrix, c.Layers)
-		layered = append(layered, layerTensors{"attn_qkv", dims(d, d+2*kv), &qkv, func(l int) *quant.Matrix { return &fused[l] }, false})
+		layered = append(layered, layerTensors{"attn_qkv", dims(d, qd+2*kv), &qkv, func(l int) *quant.Matrix { return &fused[l] }, false})
 		if a.allBiases {
-			layered = append(layered, layerTensors{"attn_qkv.bias", dims(d + 2*kv), &biasQKV, nil, false})
+			layered = append(layered, layerTensors{"attn_qkv.bias", dims(qd + 2*kv), &biasQKV, nil, false})
 		}
 	} else {
 		layered = append(layered,
-			layerTensors{"attn_q", dims(d, d), &w.WQ, func(l int) *quant.Matrix { return &q.Layers[l].WQ }, false},
+			layerTensors{"attn_q", dims(d, qd), &w.WQ, func(l int) *quant.Matrix { return &q.Layers[l].WQ }, false},
 			layerTensors{"attn_k", dims(d, kv), &w.WK, func(l int) *quant.Matrix { return &q.Layers[l].WK }, false},
 			layerTensors{"attn_v", dims(d, kv), &w.WV, func(l int) *quant.Matrix { return &q.Layers[l].WV }, false})
 	}
@@ -158,7 +158,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	if a.biases || a.optionalBiases {
 		layered = append(layered,
-			layerTensors{"attn_q.bias", dims(d), &w.BQ, nil, !a.biases},
+			layerTensors{"attn_q.bias", dims(qd), &w.BQ, nil, !a.biases},
 			layerTensors{"attn_k.bias", dims(kv), &w.BK, nil, !a.biases},
 			layerTensors{"attn_v.bias", dims(kv), &w.BV, nil, !a.biases})
 	}
@@ -287,35 +287,35 @@ func splitGateUp(m *checkpoint.Model, gateUp []float32, fused []quant.Matrix, qu
 }
 
 // splitQKV sets m's query, key and value matrices and biases from a fused
-// model's: float32 rows in qkv (layers × (dim + 2·kv_dim) × dim), or
+// model's: float32 rows in qkv (layers × (q_dim + 2·kv_dim) × dim), or
 // quantized matrices in fused, whose rows are shared; biases in bias
 // (nil: none, Phi-3's).
 func splitQKV(m *checkpoint.Model, qkv []float32, fused []quant.Matrix, bias []float32, quantized bool) {
 	c, w := m.Config, &m.Weights
-	d, kv := c.Dim, c.KVDim()
+	d, qd, kv := c.Dim, c.QDim(), c.KVDim()
 	if quantized {
 		for l, f := range fused {
 			lm := &w.Quantized.Layers[l]
-			lm.WQ, lm.WK, lm.WV = f.Slice(0, d), f.Slice(d, d+kv), f.Slice(d+kv, d+2*kv)
+			lm.WQ, lm.WK, lm.WV = f.Slice(0, qd), f.Slice(qd, qd+kv), f.Slice(qd+kv, qd+2*kv)
 		}
 	} else {
-		w.WQ, w.WK, w.WV = make([]float32, c.Layers*d*d), make([]float32, c.Layers*kv*d), make([]float32, c.Layers*kv*d)
+		w.WQ, w.WK, w.WV = make([]float32, c.Layers*qd*d), make([]float32, c.Layers*kv*d), make([]float32, c.Layers*kv*d)
 		for l := range c.Layers {
-			rows := qkv[l*(d+2*kv)*d:]
-			copy(w.WQ[l*d*d:], rows[:d*d])
-			copy(w.WK[l*kv*d:], rows[d*d:(d+kv)*d])
-			copy(w.WV[l*kv*d:], rows[(d+kv)*d:(d+2*kv)*d])
+			rows := qkv[l*(qd+2*kv)*d:]
+			copy(w.WQ[l*qd*d:], rows[:qd*d])
+			copy(w.WK[l*kv*d:], rows[qd*d:(qd+kv)*d])
+			copy(w.WV[l*kv*d:], rows[(qd+kv)*d:(qd+2*kv)*d])
 		}
 	}
 	if bias == nil {
 		return
 	}
-	w.BQ, w.BK, w.BV = make([]float32, c.Layers*d), make([]float32, c.Layers*kv), make([]float32, c.Layers*kv)
+	w.BQ, w.BK, w.BV = make([]float32, c.Layers*qd), make([]float32, c.Layers*kv), make([]float32, c.Layers*kv)
 	for l := range c.Layers {
-		b := bias[l*(d+2*kv):]
-		copy(w.BQ[l*d:], b[:d])
-		copy(w.BK[l*kv:], b[d:d+kv])
-		copy(w.BV[l*kv:], b[d+kv:d+2*kv])
+		b := bias[l*(qd+2*kv):]
+		copy(w.BQ[l*qd:], b[:qd])
+		copy(w.BK[l*kv:], b[qd:qd+kv])
+		copy(w.BV[l*kv:], b[qd+kv:qd+2*kv])
 	}
 }
 
@@ -488,14 +488,27 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("gguf: %w", err)
 	}
+	// A head may be other than embedding_length/head_count wide
+	// (attention.key_length: Gemma 2 and 3, Qwen3), its values as wide as
+	// its keys, and RoPE rotates all of it.
+	keyLength, err := f.count(arch+".attention.key_length", false)
+	if err != nil {
+		return c, err
+	}
+	if keyLength != 0 && (c.Dim%c.Heads != 0 || keyLength != c.Dim/c.Heads) {
+		c.HeadDim = keyLength
+		if err := c.Validate(); err != nil {
+			return c, fmt.Errorf("gguf: %w", err)
+		}
+	}
 	hs := c.HeadSize()
-	for _, key := range []string{"rope.dimension_count", "attention.key_length", "attention.value_length"} {
+	for _, key := range []string{"rope.dimension_count", "attention.value_length"} {
 		n, err := f.count(arch+"."+key, false)
 		if err != nil {
 			return c, err
 		}
 		if n != 0 && n != hs {
-			return c, fmt.Errorf("gguf: %s.%s is %d, but the transformer uses the whole head, %d (embedding_length/head_count)", arch, key, n, hs)
+			return c, fmt.Errorf("gguf: %s.%s is %d, but the transformer uses the whole head, %d (attention.key_length, or embedding_length/head_count)", arch, key, n, hs)
 		}
 	}
 	if n, err := f.count(arch+".expert_count", false); err != nil {

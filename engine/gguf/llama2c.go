@@ -135,7 +135,13 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add(arch+".attention.head_count", uint32(c.Heads))
 	add(arch+".attention.head_count_kv", uint32(c.KVHeads))
 	add(arch+".block_count", uint32(c.Layers))
-	add(arch+".rope.dimension_count", min(64, hs))
+	if c.HeadDim != 0 {
+		add(arch+".attention.key_length", hs)
+		add(arch+".attention.value_length", hs)
+		add(arch+".rope.dimension_count", hs)
+	} else {
+		add(arch+".rope.dimension_count", min(64, hs))
+	}
 	add(arch+".attention."+epsKey(a), c.Eps())
 	if c.Base() != checkpoint.DefaultRoPEBase {
 		add(arch+".rope.freq_base", c.Base())
@@ -174,7 +180,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	if wt.RoPEFactors != nil {
 		gain("rope_freqs.weight", wt.RoPEFactors)
 	}
-	d, kv := c.Dim, c.KVDim()
+	d, qd, kv := c.Dim, c.QDim(), c.KVDim()
 	for l := range c.Layers {
 		name := func(s string) string { return layerTensor(l, s) }
 		lm := &ms.Layers[l]
@@ -183,14 +189,14 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		case a.fusedQKV:
 			matrix(name("attn_qkv"), fuse(&lm.WQ, &lm.WK, &lm.WV))
 			if a.allBiases {
-				gain(name("attn_qkv.bias"), slices.Concat(wt.BQ[l*d:(l+1)*d], wt.BK[l*kv:(l+1)*kv], wt.BV[l*kv:(l+1)*kv]))
+				gain(name("attn_qkv.bias"), slices.Concat(wt.BQ[l*qd:(l+1)*qd], wt.BK[l*kv:(l+1)*kv], wt.BV[l*kv:(l+1)*kv]))
 			}
 		default:
 			matrix(name("attn_q"), &lm.WQ)
 			matrix(name("attn_k"), &lm.WK)
 			matrix(name("attn_v"), &lm.WV)
 			if wt.BQ != nil {
-				gain(name("attn_q.bias"), wt.BQ[l*d:(l+1)*d])
+				gain(name("attn_q.bias"), wt.BQ[l*qd:(l+1)*qd])
 				gain(name("attn_k.bias"), wt.BK[l*kv:(l+1)*kv])
 				gain(name("attn_v.bias"), wt.BV[l*kv:(l+1)*kv])
 			}

@@ -175,7 +175,7 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 	switch arch {
 	case "gpt2":
 		c.Arch, c.GELU, c.LayerNorm, c.Positions, c.Ungated = "gpt2", true, true, true, true
-		d, h, kv, l := c.Dim, c.HiddenDim, c.KVDim(), c.Layers
+		d, h, qd, kv, l := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.Layers
 		w.W1 = nil
 		if w.Quantized != nil {
 			for i := range w.Quantized.Layers {
@@ -183,7 +183,7 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 			}
 		}
 		w.PosEmbedding = random(c.SeqLen*d, 0.1)
-		w.BQ, w.BK, w.BV, w.BO = random(l*d, 0.1), random(l*kv, 0.1), random(l*kv, 0.1), random(l*d, 0.1)
+		w.BQ, w.BK, w.BV, w.BO = random(l*qd, 0.1), random(l*kv, 0.1), random(l*kv, 0.1), random(l*d, 0.1)
 		w.BUp, w.BDown = random(l*h, 0.1), random(l*d, 0.1)
 		w.NormAttBias, w.NormFFNBias, w.NormFinalBias = random(l*d, 0.1), random(l*d, 0.1), random(d, 0.1)
 	case "gemma":
@@ -222,7 +222,7 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 		}
 	case "qwen2":
 		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen2", 1000000, true
-		w.BQ, w.BK, w.BV = random(c.Layers*c.Dim, 0.5), random(c.Layers*c.KVDim(), 0.5), random(c.Layers*c.KVDim(), 0.5)
+		w.BQ, w.BK, w.BV = random(c.Layers*c.QDim(), 0.5), random(c.Layers*c.KVDim(), 0.5), random(c.Layers*c.KVDim(), 0.5)
 	default:
 		return fmt.Errorf("randmodel: architecture %q is not one of %s", arch, strings.Join(Extensions, ", "))
 	}
@@ -253,7 +253,7 @@ func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, l
 		}
 		return quant.Random(t, rows, cols, 0.1, rng)
 	}
-	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	d, h, qd, kv, v := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.VocabSize
 	q := &checkpoint.Matrices{TokenEmbedding: matrix("token_embedding", -1, v, d), Layers: make([]checkpoint.LayerMatrices, c.Layers)}
 	q.Classifier = q.TokenEmbedding
 	if !c.SharedHead {
@@ -261,7 +261,7 @@ func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, l
 	}
 	for l := range q.Layers {
 		q.Layers[l] = checkpoint.LayerMatrices{
-			WQ: matrix("wq", l, d, d), WK: matrix("wk", l, kv, d), WV: matrix("wv", l, kv, d), WO: matrix("wo", l, d, d),
+			WQ: matrix("wq", l, qd, d), WK: matrix("wk", l, kv, d), WV: matrix("wv", l, kv, d), WO: matrix("wo", l, d, qd),
 			W1: matrix("w1", l, h, d), W2: matrix("w2", l, d, h), W3: matrix("w3", l, h, d),
 		}
 	}
@@ -337,8 +337,11 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 	}
 	return func(name string, layer int) quant.Type {
 		t, cols := pick(name, layer), c.Dim
-		if name == "w2" {
+		switch name {
+		case "w2":
 			cols = c.HiddenDim
+		case "wo":
+			cols = c.QDim()
 		}
 		if cols%quant.QK_K != 0 {
 			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q6_K: quant.Q8_0}[t]

@@ -38,10 +38,11 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	// Rows of 64: Q4_K_M's fallbacks, Q5_0 and Q8_0, beside its Q4_K and Q6_K.
 	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 32}
 	models = append(models, model{"dim64-Q4_K_M", quantModel(t, narrow, randmodel.Q4_K_M(narrow)), Options{}})
-	// Gemma 3's additions on six layers: the attention kernels take a
-	// sliding window's rows from its first.
+	// Gemma 3's additions on six layers, with its heads wider than
+	// dim/heads: the attention kernels take a sliding window's rows from
+	// its first.
 	windowed := narrow
-	windowed.Layers = 6
+	windowed.Layers, windowed.HeadDim = 6, 32 // heads wider than dim/heads, as Gemma 3's are
 	gemma3 := randomModel(t, windowed)
 	if err := randmodel.Extend(gemma3, "gemma3", 3); err != nil {
 		t.Fatal(err)

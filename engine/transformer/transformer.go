@@ -109,7 +109,8 @@ type Transformer struct {
 // activations are the buffers of one forward pass, named as in run.c.
 type activations struct {
 	x       []float32 // residual stream; after the pass, the final normalised hidden state
-	xb      []float32 // normalised input of a sub-layer, then the attention output
+	xb      []float32 // normalised input of a sub-layer
+	ao      []float32 // attention's output, q_dim wide
 	xb2     []float32 // output of Wo or W2, added to x
 	hb      []float32 // feed-forward gate, then the gated product
 	hb2     []float32 // feed-forward up projection
@@ -128,10 +129,11 @@ func newActivations(c checkpoint.Config) *activations {
 	return &activations{
 		x:         make([]float32, c.Dim),
 		xb:        make([]float32, c.Dim),
+		ao:        make([]float32, c.QDim()),
 		xb2:       make([]float32, c.Dim),
 		hb:        make([]float32, c.HiddenDim),
 		hb2:       make([]float32, c.HiddenDim),
-		q:         make([]float32, c.Dim),
+		q:         make([]float32, c.QDim()),
 		logits:    make([]float32, c.VocabSize),
 		residuals: make([]float32, c.Layers*c.Dim),
 	}
@@ -286,8 +288,8 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		t.qkNorm(a.q, k, l)
 		t.rope(a.q, t.rotaryOf(l))
 		t.rope(k, t.rotaryOf(l))
-		t.attend(a, l, pos, a.q, a.xb)
-		t.mul(a.xb2, a.xb, &m.WO)
+		t.attend(a, l, pos, a.q, a.ao)
+		t.mul(a.xb2, a.ao, &m.WO)
 		addBias(a.xb2, w.BO, l)
 		t.postNorm(a.xb2, w.RMSAttPost, l)
 		for i := range a.x {

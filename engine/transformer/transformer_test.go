@@ -472,7 +472,11 @@ func TestPrefillBatched(t *testing.T) {
 	// base) act in the batched pass too.
 	extended := map[string]*checkpoint.Model{}
 	for _, arch := range randmodel.Extensions {
-		extended[arch] = randomModel(t, randmodel.Stories15MK)
+		c := randmodel.Stories15MK
+		if arch == "qwen3" || arch == "gemma3" {
+			c.HeadDim = 128 // wider than dim/heads, as theirs are
+		}
+		extended[arch] = randomModel(t, c)
 		if err := randmodel.Extend(extended[arch], arch, 3); err != nil {
 			t.Fatal(err)
 		}
