@@ -219,6 +219,10 @@ func TestArchitecturesRefused(t *testing.T) {
 			f.Metadata = append(f.Metadata, KV{"gemma3.rope.scaling.type", v})
 			setFloat(f, "gemma3.rope.scaling.factor", 8)
 		}, `gemma3.rope.scaling.type is "linear": RoPE scaling is not supported`},
+		{"Gemma 3 27B", "gemma3", nil, func(f *File) {
+			v, _ := NewValue(uint32(62))
+			f.Metadata = append(slices.DeleteFunc(f.Metadata, keyed("gemma3.block_count")), KV{"gemma3.block_count", v})
+		}, "a gemma3 model of 62 layers is Gemma's 27B, whose query llama.cpp scales by 1/√(dim/heads) rather than 1/√head_size"},
 		{"missing key norm", "qwen3", nil, func(f *File) {
 			f.Tensors = slices.DeleteFunc(f.Tensors, named("blk.1.attn_k_norm.weight"))
 		}, "tensor blk.1.attn_k_norm.weight is missing"},

@@ -364,17 +364,20 @@ type architecture struct {
 	sliding       bool
 	globalEvery   int
 	localRoPEBase float32
-	tensors       string // for messages
-	models        string // for messages: the models that have it
+	// The layer count by which llama.cpp knows Gemma's 27B models, whose
+	// query it scales by 1/√(dim/heads) instead of 1/√head_size.
+	widthScaledLayers int
+	tensors           string // for messages
+	models            string // for messages: the models that have it
 }
 
 // architectures are the architectures Model reads, by name.
 var architectures = []architecture{
 	{name: "gemma", ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm"},
-	{name: "gemma2", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, softcaps: true, sliding: true, globalEvery: 2, models: "Gemma 2",
+	{name: "gemma2", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, softcaps: true, sliding: true, globalEvery: 2, widthScaledLayers: 46, models: "Gemma 2",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/post_attention_norm/ffn_norm/ffn_gate/ffn_up/ffn_down/post_ffw_norm, output_norm"},
-	{name: "gemma3", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, qkNorm: true, sliding: true, globalEvery: 6, localRoPEBase: 10000, models: "Gemma 3",
+	{name: "gemma3", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, qkNorm: true, sliding: true, globalEvery: 6, localRoPEBase: 10000, widthScaledLayers: 62, models: "Gemma 3",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_q_norm/attn_k_norm/attn_output/post_attention_norm/ffn_norm/ffn_gate/ffn_up/ffn_down/post_ffw_norm, output_norm"},
 	{name: "gpt2", requiresOutput: true, gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
 		tensors: "token_embd, position_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down and their biases, output_norm and its bias, output"},
@@ -502,6 +505,9 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 		}
 	}
 	hs := c.HeadSize()
+	if c.Layers == a.widthScaledLayers && hs*c.Heads != c.Dim {
+		return c, fmt.Errorf("gguf: a %s model of %d layers is Gemma's 27B, whose query llama.cpp scales by 1/√(dim/heads) rather than 1/√head_size; that is not supported", arch, c.Layers)
+	}
 	for _, key := range []string{"rope.dimension_count", "attention.value_length"} {
 		n, err := f.count(arch+"."+key, false)
 		if err != nil {
