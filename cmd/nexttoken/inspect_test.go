@@ -122,8 +122,8 @@ func TestInspectRefuses(t *testing.T) {
 		code int
 		want string // in stdout for code 0, else stderr
 	}{
-		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "gemma3"))}, 0,
-			`this engine cannot run it: gguf: architecture "gemma3" is not supported; gemma (Gemma), gpt2 (GPT-2), llama (Llama 1 to 3, SmolLM, TinyLlama) and qwen2 (Qwen2, Qwen2.5) are`},
+		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "mamba"))}, 0,
+			`this engine cannot run it: gguf: architecture "mamba" is not supported; gemma (Gemma), gemma2 (Gemma 2), gemma3 (Gemma 3), gpt2 (GPT-2), llama (Llama 1 to 3, SmolLM, TinyLlama), phi3 (Phi-3 with a 4k context), qwen2 (Qwen2, Qwen2.5) and qwen3 (Qwen3) are`},
 		// A qwen2 file reads its hyper-parameters under its own name.
 		{"qwen2 keys", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
 			`this engine cannot run it: gguf: qwen2.embedding_length is missing`},

@@ -17,9 +17,9 @@
 //	go run ./cmd/randmodel -gguf -type q8_0 -dim 576 -hidden 1536 -layers 30 \
 //	    -heads 9 -kvheads 3 -vocab 49152 -seqlen 2048 DIR
 //
-// With -arch llama3 or qwen2 the model has what that architecture adds
-// (randmodel.Extend): Llama 3's RoPE frequency factors, Qwen2's biases and
-// RoPE on halves of a head.
+// With -arch (llama3, qwen2, qwen3, gemma, gemma2, gemma3, phi3, gpt2) the
+// model has what that architecture adds (randmodel.Extend): Llama 3's RoPE
+// frequency factors, Qwen2's biases and RoPE on halves of a head, and so on.
 package main
 
 import (
@@ -48,6 +48,7 @@ func main() {
 	flag.IntVar(&c.Layers, "layers", c.Layers, "layers")
 	flag.IntVar(&c.Heads, "heads", c.Heads, "query heads")
 	flag.IntVar(&c.KVHeads, "kvheads", c.KVHeads, "key/value heads")
+	flag.IntVar(&c.HeadDim, "headsize", 0, "with -gguf, the width of a head when it is not dim/heads (0: dim/heads)")
 	flag.IntVar(&c.VocabSize, "vocab", c.VocabSize, "vocabulary size")
 	flag.IntVar(&c.SeqLen, "seqlen", c.SeqLen, "context length")
 	flag.Usage = func() {

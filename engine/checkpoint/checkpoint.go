@@ -49,6 +49,7 @@ type Config struct {
 	Layers     int
 	Heads      int // query heads
 	KVHeads    int // key/value heads; each serves Heads/KVHeads query heads
+	HeadDim    int // the width of a head when it is not Dim/Heads (Gemma 2 and 3, Qwen3); 0 for Dim/Heads
 	VocabSize  int
 	SeqLen     int  // maximum context length
 	SharedHead bool // the classifier is the token-embedding matrix
@@ -78,6 +79,26 @@ type Config struct {
 	// is not applied; and the feed-forward layer has no gate: W2·act(W3·x).
 	LayerNorm, Positions, Ungated bool
 
+	// Sliding-window attention (Phi-3's, Gemma 2's and 3's): a windowed
+	// layer's query attends only to the Window latest positions, its own
+	// and the Window−1 before it. With GlobalEvery n > 0 every n-th layer
+	// (l+1 a multiple of n) attends to every position and the others are
+	// windowed; with GlobalEvery 0 every layer is. Window 0: no window.
+	Window, GlobalEvery int
+
+	// Soft-capping (Gemma 2's): attention scores and the final logits
+	// become cap·tanh(x/cap), so that none exceeds ±cap; 0 is none.
+	AttnSoftcap, FinalSoftcap float32
+
+	// PostNorms (Gemma 2's and 3's) RMS-normalises the outputs of attention
+	// and of the feed-forward layer (gains Weights.RMSAttPost, RMSFFNPost)
+	// before they are added to the residual stream.
+	PostNorms bool
+
+	// LocalRoPEBase (Gemma 3's) is the RoPE base of the windowed layers;
+	// 0 means Base(), as for the others.
+	LocalRoPEBase float32
+
 	// Arch is the GGUF architecture the model was read as (general.architecture),
 	// "" for a llama2.c checkpoint.
 	Arch string
@@ -105,11 +126,26 @@ func (c Config) Eps() float32 {
 	return c.NormEps
 }
 
-// HeadSize is the width of one attention head.
-func (c Config) HeadSize() int { return c.Dim / c.Heads }
+// Windowed reports whether layer l attends only to the Window latest
+// positions.
+func (c Config) Windowed(l int) bool {
+	return c.Window > 0 && (c.GlobalEvery == 0 || (l+1)%c.GlobalEvery != 0)
+}
+
+// HeadSize is the width of one attention head: HeadDim, or Dim/Heads.
+func (c Config) HeadSize() int {
+	if c.HeadDim != 0 {
+		return c.HeadDim
+	}
+	return c.Dim / c.Heads
+}
+
+// QDim is the width of the queries of one layer, and of its attention's
+// output: Dim unless HeadDim says otherwise.
+func (c Config) QDim() int { return c.Heads * c.HeadSize() }
 
 // KVDim is the width of the keys and values of one layer.
-func (c Config) KVDim() int { return c.Dim * c.KVHeads / c.Heads }
+func (c Config) KVDim() int { return c.KVHeads * c.HeadSize() }
 
 // Limits on header values. They are generous for the models a browser can run
 // and small enough that every size computation fits comfortably in an int.
@@ -141,7 +177,10 @@ func (c Config) Validate() error {
 			return fmt.Errorf("checkpoint: %s = %d, want 1 to %d", f.name, f.value, f.max)
 		}
 	}
-	if c.Dim%c.Heads != 0 {
+	if c.HeadDim < 0 || c.HeadDim > maxDim || c.QDim() > maxDim*4 {
+		return fmt.Errorf("checkpoint: head size %d × %d heads, want at most %d in all", c.HeadDim, c.Heads, maxDim*4)
+	}
+	if c.HeadDim == 0 && c.Dim%c.Heads != 0 {
 		return fmt.Errorf("checkpoint: n_heads = %d does not divide dim = %d", c.Heads, c.Dim)
 	}
 	if c.Heads%c.KVHeads != 0 {
@@ -149,11 +188,22 @@ func (c Config) Validate() error {
 	}
 	// RoPE rotates pairs of numbers within a head.
 	if c.HeadSize()%2 != 0 {
-		return fmt.Errorf("checkpoint: head size %d (dim/n_heads) is odd; rotary embedding needs pairs", c.HeadSize())
+		return fmt.Errorf("checkpoint: head size %d is odd; rotary embedding needs pairs", c.HeadSize())
 	}
 	// NaN fails both comparisons, so it is refused too.
 	if !(c.RoPEBase == 0 || c.RoPEBase > 1 && c.RoPEBase <= math.MaxFloat32) {
 		return fmt.Errorf("checkpoint: RoPE base %v, want a finite number above 1 (or 0 for run.c's 10000)", c.RoPEBase)
+	}
+	if !(c.LocalRoPEBase == 0 || c.LocalRoPEBase > 1 && c.LocalRoPEBase <= math.MaxFloat32) {
+		return fmt.Errorf("checkpoint: local RoPE base %v, want a finite number above 1 (or 0 for the RoPE base)", c.LocalRoPEBase)
+	}
+	if c.Window < 0 || c.Window > maxSeqLen || c.GlobalEvery < 0 || c.GlobalEvery > maxLayers {
+		return fmt.Errorf("checkpoint: sliding window %d, global every %d layers; want 0 to %d and 0 to %d", c.Window, c.GlobalEvery, maxSeqLen, maxLayers)
+	}
+	for _, limit := range []float32{c.AttnSoftcap, c.FinalSoftcap} {
+		if !(limit >= 0 && limit <= math.MaxFloat32) {
+			return fmt.Errorf("checkpoint: soft-cap %v, want a finite positive number (or 0 for none)", limit)
+		}
 	}
 	if !(c.NormEps >= 0 && c.NormEps < 1) {
 		return fmt.Errorf("checkpoint: RMSNorm epsilon %v, want 0 to 1 (0 for run.c's 1e-5)", c.NormEps)
@@ -169,10 +219,10 @@ func (c Config) Validate() error {
 type Weights struct {
 	TokenEmbedding []float32 // vocab × dim
 	RMSAtt         []float32 // layers × dim
-	WQ             []float32 // layers × dim × dim
+	WQ             []float32 // layers × q_dim × dim (q_dim = heads × head_size: dim but with Config.HeadDim)
 	WK             []float32 // layers × kv_dim × dim
 	WV             []float32 // layers × kv_dim × dim
-	WO             []float32 // layers × dim × dim
+	WO             []float32 // layers × dim × q_dim
 	RMSFFN         []float32 // layers × dim
 	W1             []float32 // layers × hidden × dim (gate)
 	W2             []float32 // layers × dim × hidden (down)
@@ -185,13 +235,18 @@ type Weights struct {
 	// none: the biases added to the query, key and value projections
 	// (Qwen2), and RoPE's frequency factors (Llama 3: pair i turns
 	// RoPEFactors[i] times slower).
-	BQ, BK, BV  []float32 // layers × dim, layers × kv_dim, layers × kv_dim
+	BQ, BK, BV  []float32 // layers × q_dim, layers × kv_dim, layers × kv_dim
 	RoPEFactors []float32 // head_size/2
 	// GPT-2's: the output and feed-forward biases, LayerNorm's biases and
 	// the learned position embedding.
 	BO, BUp, BDown                          []float32 // layers × dim, layers × hidden, layers × dim
 	NormAttBias, NormFFNBias, NormFinalBias []float32 // layers × dim, layers × dim, dim
 	PosEmbedding                            []float32 // seq_len × dim
+	// Gemma 2's and 3's post-norm gains (Config.PostNorms), and Qwen3's
+	// and Gemma 3's RMSNorm gains of each head of the query and key,
+	// applied before RoPE.
+	RMSAttPost, RMSFFNPost []float32 // layers × dim
+	QNorm, KNorm           []float32 // layers × head_size
 
 	// Quantized, when set, holds every weight matrix as its file stores
 	// it (a GGUF file with quantized tensors), and the float32 matrices
@@ -210,7 +265,7 @@ type Matrices struct {
 
 // LayerMatrices are the weight matrices of one layer.
 type LayerMatrices struct {
-	WQ, WK, WV, WO quant.Matrix // dim × dim, kv_dim × dim, kv_dim × dim, dim × dim
+	WQ, WK, WV, WO quant.Matrix // q_dim × dim, kv_dim × dim, kv_dim × dim, dim × q_dim
 	W1, W2, W3     quant.Matrix // hidden × dim, dim × hidden, hidden × dim
 }
 
@@ -221,7 +276,7 @@ func (m *Model) Matrices() *Matrices {
 		return m.Weights.Quantized
 	}
 	c, w := m.Config, &m.Weights
-	d, h, kv := c.Dim, c.HiddenDim, c.KVDim()
+	d, h, qd, kv := c.Dim, c.HiddenDim, c.QDim(), c.KVDim()
 	// view is matrix number l of rows × cols in a tensor of layers; none
 	// for a tensor the model has not (W1 without a gate).
 	view := func(t []float32, l, rows, cols int) quant.Matrix {
@@ -237,7 +292,7 @@ func (m *Model) Matrices() *Matrices {
 	}
 	for l := range ms.Layers {
 		ms.Layers[l] = LayerMatrices{
-			WQ: view(w.WQ, l, d, d), WK: view(w.WK, l, kv, d), WV: view(w.WV, l, kv, d), WO: view(w.WO, l, d, d),
+			WQ: view(w.WQ, l, qd, d), WK: view(w.WK, l, kv, d), WV: view(w.WV, l, kv, d), WO: view(w.WO, l, d, qd),
 			W1: view(w.W1, l, h, d), W2: view(w.W2, l, d, h), W3: view(w.W3, l, h, d),
 		}
 	}
@@ -259,14 +314,14 @@ type tensor struct {
 
 // tensors lists the tensors of w in file order, sized for c.
 func (c Config) tensors(w *Weights) []tensor {
-	l, d, h, kv, v := c.Layers, c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	l, d, h, qd, kv, v := c.Layers, c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.VocabSize
 	ts := []tensor{
 		{"token_embedding", &w.TokenEmbedding, v * d},
 		{"rms_att", &w.RMSAtt, l * d},
-		{"wq", &w.WQ, l * d * d},
+		{"wq", &w.WQ, l * qd * d},
 		{"wk", &w.WK, l * kv * d},
 		{"wv", &w.WV, l * kv * d},
-		{"wo", &w.WO, l * d * d},
+		{"wo", &w.WO, l * d * qd},
 		{"rms_ffn", &w.RMSFFN, l * d},
 		{"w1", &w.W1, l * h * d},
 		{"w2", &w.W2, l * d * h},
@@ -380,8 +435,9 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("checkpoint: the llama2.c format cannot store RoPE base %v and RMSNorm epsilon %v (run.c uses %v and %v)",
 			c.Base(), c.Eps(), float32(DefaultRoPEBase), float32(DefaultNormEps))
 	}
-	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || c.LayerNorm || c.Positions || c.Ungated || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
-		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding or a GELU feed-forward")
+	if w := &m.Weights; c.RoPEHalves || c.ScaleEmbedding || c.GELU || c.LayerNorm || c.Positions || c.Ungated ||
+		c.HeadDim != 0 || c.Window != 0 || c.AttnSoftcap != 0 || c.FinalSoftcap != 0 || c.PostNorms || c.LocalRoPEBase != 0 || w.QNorm != nil || w.BQ != nil || w.BK != nil || w.BV != nil || w.RoPEFactors != nil {
+		return errors.New("checkpoint: the llama2.c format cannot store query, key and value biases, RoPE frequency factors, RoPE on halves of a head, a scaled embedding, a GELU feed-forward, a head size other than dim/n_heads, a sliding window, soft-capping or extra norms")
 	}
 	vocab := int32(c.VocabSize)
 	if !c.SharedHead {
@@ -446,6 +502,9 @@ func (m *Model) Extras() []string {
 	case w.BQ != nil:
 		out = append(out, "a learned bias is added to every query, key and value before RoPE")
 	}
+	if c.HeadDim != 0 {
+		out = append(out, fmt.Sprintf("each of the %d heads is %d wide, not dim/heads = %d/%d: queries and attention's output are %d wide", c.Heads, c.HeadDim, c.Dim, c.Heads, c.QDim()))
+	}
 	if hs := c.HeadSize(); c.RoPEHalves {
 		out = append(out, fmt.Sprintf("RoPE rotates the pairs (i, i + %d) of each head of %d, not adjacent pairs", hs/2, hs))
 	}
@@ -470,24 +529,61 @@ func (m *Model) Extras() []string {
 	if c.Positions {
 		out = append(out, "a learned position embedding is added to the token's, and there is no RoPE")
 	}
+	if w.QNorm != nil {
+		out = append(out, "each head's query and key are RMS-normalised before RoPE")
+	}
+	if c.PostNorms {
+		out = append(out, "the outputs of attention and of the feed-forward layer are RMS-normalised before they join the residual stream")
+	}
+	switch {
+	case c.Window > 0 && c.GlobalEvery == 0:
+		out = append(out, fmt.Sprintf("every layer attends only to the latest %d positions (a sliding window): older ones get no weight, though the cache keeps them", c.Window))
+	case c.Window > 0:
+		n := c.GlobalEvery
+		out = append(out, fmt.Sprintf("every layer but layers %d, %d, … (one in %d) attends only to the latest %d positions (a sliding window): older ones get no weight there, though the cache keeps them for the other layers", n-1, 2*n-1, n, c.Window))
+	}
+	if c.LocalRoPEBase != 0 {
+		out = append(out, fmt.Sprintf("the sliding-window layers' RoPE base is %v", c.LocalRoPEBase))
+	}
+	if c.AttnSoftcap != 0 {
+		out = append(out, fmt.Sprintf("attention scores are soft-capped, s → %[1]v·tanh(s/%[1]v), before the softmax", c.AttnSoftcap))
+	}
+	if c.FinalSoftcap != 0 {
+		out = append(out, fmt.Sprintf("the logits are soft-capped, ℓ → %[1]v·tanh(ℓ/%[1]v): none exceeds ±%[1]v", c.FinalSoftcap))
+	}
 	return out
 }
 
 func (c Config) String() string {
 	s := fmt.Sprintf("(dim %d, hidden %d, layers %d, heads %d, kv heads %d, vocab %d, seq_len %d",
 		c.Dim, c.HiddenDim, c.Layers, c.Heads, c.KVHeads, c.VocabSize, c.SeqLen)
+	if c.HeadDim != 0 {
+		s += fmt.Sprintf(", head size %d", c.HeadDim)
+	}
 	if c.Base() != DefaultRoPEBase {
 		s += fmt.Sprintf(", RoPE base %v", c.Base())
 	}
 	if c.Eps() != DefaultNormEps {
 		s += fmt.Sprintf(", RMSNorm eps %v", c.Eps())
 	}
+	if c.Window > 0 {
+		s += fmt.Sprintf(", window %d", c.Window)
+		if c.GlobalEvery > 0 {
+			s += fmt.Sprintf(" (global one layer in %d)", c.GlobalEvery)
+		}
+	}
+	if c.LocalRoPEBase != 0 {
+		s += fmt.Sprintf(", local RoPE base %v", c.LocalRoPEBase)
+	}
+	if c.AttnSoftcap != 0 || c.FinalSoftcap != 0 {
+		s += fmt.Sprintf(", soft-caps %v and %v", c.AttnSoftcap, c.FinalSoftcap)
+	}
 	for _, f := range []struct {
 		on   bool
 		name string
 	}{
 		{c.RoPEHalves, "RoPE on halves"}, {c.ScaleEmbedding, "embedding × √dim"}, {c.GELU, "GELU"},
-		{c.LayerNorm, "LayerNorm"}, {c.Positions, "learned positions"}, {c.Ungated, "no gate"},
+		{c.LayerNorm, "LayerNorm"}, {c.Positions, "learned positions"}, {c.Ungated, "no gate"}, {c.PostNorms, "post-norms"},
 	} {
 		if f.on {
 			s += ", " + f.name

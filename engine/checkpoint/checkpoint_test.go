@@ -315,3 +315,46 @@ func TestMatrices(t *testing.T) {
 		t.Errorf("Write of a quantized model: %v", err)
 	}
 }
+
+// TestHeadDim checks heads of another width than dim/heads (Gemma's,
+// Qwen3's): the query and output matrices are q_dim = heads × head_size
+// wide where the others keep dim, dim need not be a multiple of the
+// heads, a bad width is refused, and llama2.c's format cannot hold it.
+func TestHeadDim(t *testing.T) {
+	c := Config{Dim: 6, HiddenDim: 8, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 4, VocabSize: 5, SeqLen: 3, SharedHead: true}
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HeadSize() != 4 || c.QDim() != 16 || c.KVDim() != 8 {
+		t.Errorf("head size %d, q_dim %d, kv_dim %d; want 4, 16, 8", c.HeadSize(), c.QDim(), c.KVDim())
+	}
+	for _, tc := range []struct {
+		name       string
+		m          quant.Matrix
+		rows, cols int
+	}{
+		{"wq", m.Matrices().Layers[1].WQ, 16, 6}, {"wk", m.Matrices().Layers[1].WK, 8, 6}, {"wo", m.Matrices().Layers[1].WO, 6, 16},
+	} {
+		if tc.m.Rows != tc.rows || tc.m.Cols != tc.cols || len(tc.m.F32) != tc.rows*tc.cols {
+			t.Errorf("%s is %d × %d (%d values), want %d × %d", tc.name, tc.m.Rows, tc.m.Cols, len(tc.m.F32), tc.rows, tc.cols)
+		}
+	}
+	if err := Write(&bytes.Buffer{}, m); err == nil || !strings.Contains(err.Error(), "a head size other than dim/n_heads") {
+		t.Errorf("Write: %v", err)
+	}
+	for _, tc := range []struct {
+		headDim int
+		want    string
+	}{
+		{3, "head size 3 is odd"},
+		{-2, "head size -2 × 4 heads"},
+		{1 << 17, "want at most 262144 in all"},
+	} {
+		bad := c
+		bad.HeadDim = tc.headDim
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("head size %d: %v, want %q", tc.headDim, err, tc.want)
+		}
+	}
+}

@@ -403,9 +403,14 @@ func FuzzRead(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
-	// What the architectures add: Qwen2's biases, Llama 3's RoPE factors.
+	// What the architectures add: Qwen2's biases, Llama 3's RoPE factors,
+	// Qwen3's and Gemma 3's heads wider than dim/heads, and so on.
 	for _, arch := range randmodel.Extensions {
-		am, av, err := randmodel.Build(checkpoint.Config{Dim: 8, HiddenDim: 8, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 4, SharedHead: true}, 1)
+		ac := checkpoint.Config{Dim: 8, HiddenDim: 8, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 4, SharedHead: true}
+		if arch == "qwen3" || arch == "gemma3" {
+			ac.HeadDim = 8
+		}
+		am, av, err := randmodel.Build(ac, 1)
 		if err != nil {
 			f.Fatal(err)
 		}

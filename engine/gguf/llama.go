@@ -13,7 +13,7 @@ import (
 )
 
 // Model reads the model of a file of one of the architectures below
-// (llama, qwen2, gemma, gpt2) into the engine's checkpoint: the
+// (llama, qwen2, qwen3, gemma, gemma2, gemma3, phi3, gpt2) into the engine's checkpoint: the
 // hyper-parameters from the ARCH.* metadata and the weights from tensors
 // of type F32, F16 or BF16 (converted to float32) or Q8_0, Q4_0, Q5_0, Q5_1,
 // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL or IQ4_XS (kept as they are: package quant multiplies them), with what the
@@ -74,7 +74,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	m := &checkpoint.Model{Config: c}
 	w := &m.Weights
 	q := &checkpoint.Matrices{Layers: make([]checkpoint.LayerMatrices, c.Layers)}
-	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	d, h, qd, kv, v := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.VocabSize
 	// A slot is where a tensor goes: a gain into dst at offset off; a
 	// matrix into dst at off as float32, or into mat when quantized.
 	type slot struct {
@@ -98,30 +98,48 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	a, _ := architectureNamed(c.Arch)
 	// GPT-2's query, key and value rows come fused, one matrix and one
 	// bias a layer: read whole, then split (quantized, sharing the bytes).
-	var qkv []float32
-	var fused []quant.Matrix
+	// Phi-3's gate and up rows come fused too, in ffn_up, gate first.
+	var qkv, gateUp []float32
+	var fused, fusedUp []quant.Matrix
 	var biasQKV []float32
 	var positions quant.Matrix
 	layered := []layerTensors{
 		{"attn_norm", dims(d), &w.RMSAtt, nil, false},
-		{"attn_output", dims(d, d), &w.WO, func(l int) *quant.Matrix { return &q.Layers[l].WO }, false},
+		{"attn_output", dims(qd, d), &w.WO, func(l int) *quant.Matrix { return &q.Layers[l].WO }, false},
 		{"ffn_norm", dims(d), &w.RMSFFN, nil, false},
 		{"ffn_down", dims(h, d), &w.W2, func(l int) *quant.Matrix { return &q.Layers[l].W2 }, false},
-		{"ffn_up", dims(d, h), &w.W3, func(l int) *quant.Matrix { return &q.Layers[l].W3 }, false},
+	}
+	if a.fusedUp {
+		fusedUp = make([]quant.Matrix, c.Layers)
+		layered = append(layered, layerTensors{"ffn_up", dims(d, 2*h), &gateUp, func(l int) *quant.Matrix { return &fusedUp[l] }, false})
+	} else {
+		layered = append(layered, layerTensors{"ffn_up", dims(d, h), &w.W3, func(l int) *quant.Matrix { return &q.Layers[l].W3 }, false})
 	}
 	if a.fusedQKV {
 		fused = make([]quant.Matrix, c.Layers)
-		layered = append(layered,
-			layerTensors{"attn_qkv", dims(d, d+2*kv), &qkv, func(l int) *quant.Matrix { return &fused[l] }, false},
-			layerTensors{"attn_qkv.bias", dims(d + 2*kv), &biasQKV, nil, false})
+		layered = append(layered, layerTensors{"attn_qkv", dims(d, qd+2*kv), &qkv, func(l int) *quant.Matrix { return &fused[l] }, false})
+		if a.allBiases {
+			layered = append(layered, layerTensors{"attn_qkv.bias", dims(qd + 2*kv), &biasQKV, nil, false})
+		}
 	} else {
 		layered = append(layered,
-			layerTensors{"attn_q", dims(d, d), &w.WQ, func(l int) *quant.Matrix { return &q.Layers[l].WQ }, false},
+			layerTensors{"attn_q", dims(d, qd), &w.WQ, func(l int) *quant.Matrix { return &q.Layers[l].WQ }, false},
 			layerTensors{"attn_k", dims(d, kv), &w.WK, func(l int) *quant.Matrix { return &q.Layers[l].WK }, false},
 			layerTensors{"attn_v", dims(d, kv), &w.WV, func(l int) *quant.Matrix { return &q.Layers[l].WV }, false})
 	}
-	if !a.ungated {
+	if !a.ungated && !a.fusedUp {
 		layered = append(layered, layerTensors{"ffn_gate", dims(d, h), &w.W1, func(l int) *quant.Matrix { return &q.Layers[l].W1 }, false})
+	}
+	if a.postNorms {
+		layered = append(layered,
+			layerTensors{"post_attention_norm", dims(d), &w.RMSAttPost, nil, false},
+			layerTensors{"post_ffw_norm", dims(d), &w.RMSFFNPost, nil, false})
+	}
+	if a.qkNorm {
+		hs := c.HeadSize()
+		layered = append(layered,
+			layerTensors{"attn_q_norm", dims(hs), &w.QNorm, nil, false},
+			layerTensors{"attn_k_norm", dims(hs), &w.KNorm, nil, false})
 	}
 	if a.layerNorm {
 		layered = append(layered,
@@ -140,7 +158,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	if a.biases || a.optionalBiases {
 		layered = append(layered,
-			layerTensors{"attn_q.bias", dims(d), &w.BQ, nil, !a.biases},
+			layerTensors{"attn_q.bias", dims(qd), &w.BQ, nil, !a.biases},
 			layerTensors{"attn_k.bias", dims(kv), &w.BK, nil, !a.biases},
 			layerTensors{"attn_v.bias", dims(kv), &w.BV, nil, !a.biases})
 	}
@@ -169,6 +187,9 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		byName[s.name] = true
 	}
 	for _, t := range f.Tensors {
+		if strings.HasPrefix(t.Name, "rope_factors_") || strings.Contains(t.Name, ".rope_factors_") {
+			return nil, fmt.Errorf("gguf: tensor %s holds LongRoPE factors (Phi-3's 128k-context models), which are not supported; the 4k-context models have none", t.Name)
+		}
 		if !byName[t.Name] {
 			return nil, fmt.Errorf("gguf: tensor %s is not one of the %s tensors this reader supports (%s)", t.Name, c.Arch, a.tensors)
 		}
@@ -225,6 +246,9 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	if a.fusedQKV {
 		splitQKV(m, qkv, fused, biasQKV, quantized)
 	}
+	if a.fusedUp {
+		splitGateUp(m, gateUp, fusedUp, quantized)
+	}
 	if quantized && a.positions { // looked up, not multiplied: float32
 		w.PosEmbedding = make([]float32, c.SeqLen*d)
 		for p := range c.SeqLen {
@@ -240,32 +264,58 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	return m, nil
 }
 
-// splitQKV sets m's query, key and value matrices and biases from a fused
-// model's: float32 rows in qkv (layers × (dim + 2·kv_dim) × dim), or
-// quantized matrices in fused, whose rows are shared; biases in bias.
-func splitQKV(m *checkpoint.Model, qkv []float32, fused []quant.Matrix, bias []float32, quantized bool) {
+// splitGateUp sets m's gate and up matrices from Phi-3's fused ffn_up:
+// float32 rows in gateUp (layers × 2·hidden × dim), or quantized matrices
+// in fused, whose rows are shared; the gate's rows first, as llama.cpp's
+// LLM_FFN_SWIGLU splits them.
+func splitGateUp(m *checkpoint.Model, gateUp []float32, fused []quant.Matrix, quantized bool) {
 	c, w := m.Config, &m.Weights
-	d, kv := c.Dim, c.KVDim()
+	d, h := c.Dim, c.HiddenDim
 	if quantized {
 		for l, f := range fused {
 			lm := &w.Quantized.Layers[l]
-			lm.WQ, lm.WK, lm.WV = f.Slice(0, d), f.Slice(d, d+kv), f.Slice(d+kv, d+2*kv)
+			lm.W1, lm.W3 = f.Slice(0, h), f.Slice(h, 2*h)
+		}
+		return
+	}
+	w.W1, w.W3 = make([]float32, c.Layers*h*d), make([]float32, c.Layers*h*d)
+	for l := range c.Layers {
+		rows := gateUp[l*2*h*d:]
+		copy(w.W1[l*h*d:], rows[:h*d])
+		copy(w.W3[l*h*d:], rows[h*d:2*h*d])
+	}
+}
+
+// splitQKV sets m's query, key and value matrices and biases from a fused
+// model's: float32 rows in qkv (layers × (q_dim + 2·kv_dim) × dim), or
+// quantized matrices in fused, whose rows are shared; biases in bias
+// (nil: none, Phi-3's).
+func splitQKV(m *checkpoint.Model, qkv []float32, fused []quant.Matrix, bias []float32, quantized bool) {
+	c, w := m.Config, &m.Weights
+	d, qd, kv := c.Dim, c.QDim(), c.KVDim()
+	if quantized {
+		for l, f := range fused {
+			lm := &w.Quantized.Layers[l]
+			lm.WQ, lm.WK, lm.WV = f.Slice(0, qd), f.Slice(qd, qd+kv), f.Slice(qd+kv, qd+2*kv)
 		}
 	} else {
-		w.WQ, w.WK, w.WV = make([]float32, c.Layers*d*d), make([]float32, c.Layers*kv*d), make([]float32, c.Layers*kv*d)
+		w.WQ, w.WK, w.WV = make([]float32, c.Layers*qd*d), make([]float32, c.Layers*kv*d), make([]float32, c.Layers*kv*d)
 		for l := range c.Layers {
-			rows := qkv[l*(d+2*kv)*d:]
-			copy(w.WQ[l*d*d:], rows[:d*d])
-			copy(w.WK[l*kv*d:], rows[d*d:(d+kv)*d])
-			copy(w.WV[l*kv*d:], rows[(d+kv)*d:(d+2*kv)*d])
+			rows := qkv[l*(qd+2*kv)*d:]
+			copy(w.WQ[l*qd*d:], rows[:qd*d])
+			copy(w.WK[l*kv*d:], rows[qd*d:(qd+kv)*d])
+			copy(w.WV[l*kv*d:], rows[(qd+kv)*d:(qd+2*kv)*d])
 		}
 	}
-	w.BQ, w.BK, w.BV = make([]float32, c.Layers*d), make([]float32, c.Layers*kv), make([]float32, c.Layers*kv)
+	if bias == nil {
+		return
+	}
+	w.BQ, w.BK, w.BV = make([]float32, c.Layers*qd), make([]float32, c.Layers*kv), make([]float32, c.Layers*kv)
 	for l := range c.Layers {
-		b := bias[l*(d+2*kv):]
-		copy(w.BQ[l*d:], b[:d])
-		copy(w.BK[l*kv:], b[d:d+kv])
-		copy(w.BV[l*kv:], b[d+kv:d+2*kv])
+		b := bias[l*(qd+2*kv):]
+		copy(w.BQ[l*qd:], b[:qd])
+		copy(w.BK[l*kv:], b[qd:qd+kv])
+		copy(w.BV[l*kv:], b[qd+kv:qd+2*kv])
 	}
 }
 
@@ -287,9 +337,10 @@ func layerTensor(l int, kind string) string {
 }
 
 // architecture is what Model reads of a general.architecture: llama.cpp's
-// graph for it (src/llama.cpp's build_llama, build_gemma, build_gpt2,
-// build_qwen2) in the
-// transformer's terms.
+// graph for it (src/llama.cpp's build_llama, build_gemma, build_gemma2,
+// build_gpt2, build_phi3 and build_qwen2 at the commit the tests
+// reference; src/models/qwen3.cpp and gemma3.cpp of later llama.cpp) in
+// the transformer's terms.
 type architecture struct {
 	name           string
 	ropeHalves     bool // LLAMA_ROPE_TYPE_NEOX: pairs (i, i+hs/2)
@@ -299,22 +350,45 @@ type architecture struct {
 	optionalBiases bool // Q, K and V biases when the file has them
 	ropeFactors    bool // rope_freqs.weight when the file has it (Llama 3)
 	// GPT-2's: LayerNorm with biases, learned positions (position_embd),
-	// no gate, Q, K and V fused in attn_qkv, and a bias on every projection.
+	// no gate, Q, K and V fused in attn_qkv (Phi-3's too), and a bias on
+	// every projection.
 	layerNorm, positions, ungated, fusedQKV, allBiases bool
-	tensors                                            string // for messages
-	models                                             string // for messages: the models that have it
+	fusedUp                                            bool // Phi-3's: gate and up rows fused in ffn_up
+	requiresOutput                                     bool // llama.cpp requires output.weight (GPT-2, Phi-3)
+	postNorms                                          bool // Gemma 2's and 3's post_attention_norm, post_ffw_norm
+	qkNorm                                             bool // Qwen3's and Gemma 3's attn_q_norm, attn_k_norm
+	softcaps                                           bool // Gemma 2's attention and final soft-caps
+	// A sliding window (attention.sliding_window) on every layer but
+	// every globalEvery-th (0: on every layer), those layers' RoPE base
+	// (0: the others').
+	sliding       bool
+	globalEvery   int
+	localRoPEBase float32
+	// The layer count by which llama.cpp knows Gemma's 27B models, whose
+	// query it scales by 1/√(dim/heads) instead of 1/√head_size.
+	widthScaledLayers int
+	tensors           string // for messages
+	models            string // for messages: the models that have it
 }
 
 // architectures are the architectures Model reads, by name.
 var architectures = []architecture{
 	{name: "gemma", ropeHalves: true, scaleEmbedding: true, gelu: true, models: "Gemma",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm"},
-	{name: "gpt2", gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
+	{name: "gemma2", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, softcaps: true, sliding: true, globalEvery: 2, widthScaledLayers: 46, models: "Gemma 2",
+		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/post_attention_norm/ffn_norm/ffn_gate/ffn_up/ffn_down/post_ffw_norm, output_norm"},
+	{name: "gemma3", ropeHalves: true, scaleEmbedding: true, gelu: true, postNorms: true, qkNorm: true, sliding: true, globalEvery: 6, localRoPEBase: 10000, widthScaledLayers: 62, models: "Gemma 3",
+		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_q_norm/attn_k_norm/attn_output/post_attention_norm/ffn_norm/ffn_gate/ffn_up/ffn_down/post_ffw_norm, output_norm"},
+	{name: "gpt2", requiresOutput: true, gelu: true, layerNorm: true, positions: true, ungated: true, fusedQKV: true, allBiases: true, models: "GPT-2",
 		tensors: "token_embd, position_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down and their biases, output_norm and its bias, output"},
 	{name: "llama", optionalBiases: true, ropeFactors: true, models: "Llama 1 to 3, SmolLM, TinyLlama",
 		tensors: "token_embd, rope_freqs, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	{name: "phi3", requiresOutput: true, ropeHalves: true, fusedQKV: true, fusedUp: true, sliding: true, models: "Phi-3 with a 4k context",
+		tensors: "token_embd, blk.N.attn_norm/attn_qkv/attn_output/ffn_norm/ffn_up/ffn_down, output_norm, output"},
 	{name: "qwen2", ropeHalves: true, biases: true, models: "Qwen2, Qwen2.5",
 		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, the attn_q/attn_k/attn_v biases, output_norm, output"},
+	{name: "qwen3", ropeHalves: true, qkNorm: true, models: "Qwen3",
+		tensors: "token_embd, blk.N.attn_norm/attn_q/attn_k/attn_v/attn_q_norm/attn_k_norm/attn_output/ffn_norm/ffn_gate/ffn_up/ffn_down, output_norm, output"},
 }
 
 // architectureNamed is the architecture called name.
@@ -385,6 +459,7 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	}
 	c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = arch, a.ropeHalves, a.scaleEmbedding, a.gelu
 	c.LayerNorm, c.Positions, c.Ungated = a.layerNorm, a.positions, a.ungated
+	c.PostNorms, c.LocalRoPEBase = a.postNorms, a.localRoPEBase
 	ints := []struct {
 		key      string
 		dst      *int
@@ -416,14 +491,30 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("gguf: %w", err)
 	}
+	// A head may be other than embedding_length/head_count wide
+	// (attention.key_length: Gemma 2 and 3, Qwen3), its values as wide as
+	// its keys, and RoPE rotates all of it.
+	keyLength, err := f.count(arch+".attention.key_length", false)
+	if err != nil {
+		return c, err
+	}
+	if keyLength != 0 && (c.Dim%c.Heads != 0 || keyLength != c.Dim/c.Heads) {
+		c.HeadDim = keyLength
+		if err := c.Validate(); err != nil {
+			return c, fmt.Errorf("gguf: %w", err)
+		}
+	}
 	hs := c.HeadSize()
-	for _, key := range []string{"rope.dimension_count", "attention.key_length", "attention.value_length"} {
+	if c.Layers == a.widthScaledLayers && hs*c.Heads != c.Dim {
+		return c, fmt.Errorf("gguf: a %s model of %d layers is Gemma's 27B, whose query llama.cpp scales by 1/√(dim/heads) rather than 1/√head_size; that is not supported", arch, c.Layers)
+	}
+	for _, key := range []string{"rope.dimension_count", "attention.value_length"} {
 		n, err := f.count(arch+"."+key, false)
 		if err != nil {
 			return c, err
 		}
 		if n != 0 && n != hs {
-			return c, fmt.Errorf("gguf: %s.%s is %d, but the transformer uses the whole head, %d (embedding_length/head_count)", arch, key, n, hs)
+			return c, fmt.Errorf("gguf: %s.%s is %d, but the transformer uses the whole head, %d (attention.key_length, or embedding_length/head_count)", arch, key, n, hs)
 		}
 	}
 	if n, err := f.count(arch+".expert_count", false); err != nil {
@@ -458,10 +549,56 @@ func (f *File) LlamaConfig() (checkpoint.Config, error) {
 		return c, err
 	}
 	c.RoPEBase, c.NormEps = float32(base), float32(eps)
+	if err := f.slidingWindow(&c, a); err != nil {
+		return c, err
+	}
+	if a.softcaps {
+		// llama.cpp's defaults, Gemma 2's values.
+		for _, k := range []struct {
+			key string
+			dst *float32
+			def float64
+		}{{"attn_logit_softcapping", &c.AttnSoftcap, 50}, {"final_logit_softcapping", &c.FinalSoftcap, 30}} {
+			x, err := f.float(arch+"."+k.key, k.def)
+			if err != nil {
+				return c, err
+			}
+			if !(x > 0 && x <= math.MaxFloat32) {
+				return c, fmt.Errorf("gguf: %s.%s is %v; a soft-cap must be a positive number", arch, k.key, x)
+			}
+			*k.dst = float32(x)
+		}
+	}
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("gguf: %w", err)
 	}
 	return c, nil
+}
+
+// slidingWindow sets c's sliding window from ARCH.attention.sliding_window,
+// with llama.cpp's defaults when the key is absent: 4096 for Gemma 2, 2047
+// for Phi-3 mini and medium with a 4k context; Gemma 3 and other Phi-3
+// shapes require it.
+func (f *File) slidingWindow(c *checkpoint.Config, a architecture) error {
+	if !a.sliding {
+		return nil
+	}
+	key := a.name + ".attention.sliding_window"
+	n, err := f.count(key, false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case n > 0:
+	case a.name == "gemma2":
+		n = 4096
+	case a.name == "phi3" && (c.Layers == 32 || c.Layers == 40) && c.SeqLen == 4096:
+		n = 2047
+	default:
+		return fmt.Errorf("gguf: %s is missing", key)
+	}
+	c.Window, c.GlobalEvery = n, a.globalEvery
+	return nil
 }
 
 // vocabSize is the length of tokenizer.ggml.tokens, which llama.cpp falls

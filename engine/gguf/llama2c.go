@@ -37,8 +37,10 @@ type Llama2cOptions struct {
 // A model of another architecture Model reads (Config.Arch, such as the
 // random ones of package randmodel) is written the same way under its own
 // metadata keys, with the tensors beyond llama2.c's that it has: the
-// attn_q, attn_k and attn_v biases and rope_freqs, as llama.cpp's
-// converters name them, and its RoPE base when it is not 10000.
+// attn_q, attn_k and attn_v biases and rope_freqs, the post-norms and the
+// query and key norms, as llama.cpp's converters name them (fusing Q, K
+// and V, and gate and up, where the architecture does), and its RoPE base
+// when it is not 10000, its sliding window and soft-caps.
 func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2cOptions) error {
 	c := m.Config
 	if err := c.Validate(); err != nil {
@@ -67,6 +69,15 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	case c.LayerNorm != a.layerNorm || c.Positions != a.positions || c.Ungated != a.ungated:
 		return fmt.Errorf("gguf: a %s model has LayerNorm, learned positions and no gate: %v, %v, %v; not %v, %v, %v",
 			arch, a.layerNorm, a.positions, a.ungated, c.LayerNorm, c.Positions, c.Ungated)
+	case c.PostNorms != a.postNorms || c.PostNorms && (wt.RMSAttPost == nil || wt.RMSFFNPost == nil):
+		return fmt.Errorf("gguf: a %s model has post-norms: %v, not %v", arch, a.postNorms, c.PostNorms)
+	case a.qkNorm != (wt.QNorm != nil && wt.KNorm != nil) || wt.QNorm == nil != (wt.KNorm == nil):
+		return fmt.Errorf("gguf: a %s model RMS-normalises its query and key heads: %v", arch, a.qkNorm)
+	case a.sliding != (c.Window > 0) || c.GlobalEvery != a.globalEvery || c.LocalRoPEBase != a.localRoPEBase:
+		return fmt.Errorf("gguf: a %s model has a sliding window: %v, global every %d layers, local RoPE base %v; not window %d, %d, %v",
+			arch, a.sliding, a.globalEvery, a.localRoPEBase, c.Window, c.GlobalEvery, c.LocalRoPEBase)
+	case !a.softcaps && (c.AttnSoftcap != 0 || c.FinalSoftcap != 0), a.softcaps && (c.AttnSoftcap == 0 || c.FinalSoftcap == 0):
+		return fmt.Errorf("gguf: a %s model soft-caps attention and logits: %v", arch, a.softcaps)
 	case a.allBiases && (wt.BO == nil || wt.BUp == nil || wt.BDown == nil || wt.NormAttBias == nil || wt.NormFFNBias == nil || wt.NormFinalBias == nil || wt.PosEmbedding == nil):
 		return fmt.Errorf("gguf: a %s model has every projection's and norm's bias and a position embedding", arch)
 	}
@@ -110,7 +121,9 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add("tokenizer.ggml.token_type", types)
 	add("tokenizer.ggml.model", "llama")
 	add("general.architecture", arch)
-	add("general.name", arch)
+	// The converter's name, whatever the architecture: llama.cpp looks
+	// for Phi-3's special tokens in a model named like phi3.
+	add("general.name", "llama")
 	add("tokenizer.ggml.unknown_token_id", uint32(0))
 	add("tokenizer.ggml.bos_token_id", uint32(1))
 	add("tokenizer.ggml.eos_token_id", uint32(2))
@@ -122,10 +135,23 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	add(arch+".attention.head_count", uint32(c.Heads))
 	add(arch+".attention.head_count_kv", uint32(c.KVHeads))
 	add(arch+".block_count", uint32(c.Layers))
-	add(arch+".rope.dimension_count", min(64, hs))
+	if c.HeadDim != 0 {
+		add(arch+".attention.key_length", hs)
+		add(arch+".attention.value_length", hs)
+		add(arch+".rope.dimension_count", hs)
+	} else {
+		add(arch+".rope.dimension_count", min(64, hs))
+	}
 	add(arch+".attention."+epsKey(a), c.Eps())
 	if c.Base() != checkpoint.DefaultRoPEBase {
 		add(arch+".rope.freq_base", c.Base())
+	}
+	if c.Window > 0 {
+		add(arch+".attention.sliding_window", uint32(c.Window))
+	}
+	if a.softcaps {
+		add(arch+".attn_logit_softcapping", c.AttnSoftcap)
+		add(arch+".final_logit_softcapping", c.FinalSoftcap)
 	}
 
 	ms := m.Matrices()
@@ -148,13 +174,13 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	if a.layerNorm {
 		gain("output_norm.bias", wt.NormFinalBias)
 	}
-	if !c.SharedHead || !o.TiedOutput || a.positions { // llama.cpp's gpt2 requires output
+	if !c.SharedHead || !o.TiedOutput || a.requiresOutput {
 		matrix("output.weight", &ms.Classifier)
 	}
 	if wt.RoPEFactors != nil {
 		gain("rope_freqs.weight", wt.RoPEFactors)
 	}
-	d, kv := c.Dim, c.KVDim()
+	d, qd, kv := c.Dim, c.QDim(), c.KVDim()
 	for l := range c.Layers {
 		name := func(s string) string { return layerTensor(l, s) }
 		lm := &ms.Layers[l]
@@ -162,25 +188,39 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 		switch {
 		case a.fusedQKV:
 			matrix(name("attn_qkv"), fuse(&lm.WQ, &lm.WK, &lm.WV))
-			gain(name("attn_qkv.bias"), slices.Concat(wt.BQ[l*d:(l+1)*d], wt.BK[l*kv:(l+1)*kv], wt.BV[l*kv:(l+1)*kv]))
+			if a.allBiases {
+				gain(name("attn_qkv.bias"), slices.Concat(wt.BQ[l*qd:(l+1)*qd], wt.BK[l*kv:(l+1)*kv], wt.BV[l*kv:(l+1)*kv]))
+			}
 		default:
 			matrix(name("attn_q"), &lm.WQ)
 			matrix(name("attn_k"), &lm.WK)
 			matrix(name("attn_v"), &lm.WV)
 			if wt.BQ != nil {
-				gain(name("attn_q.bias"), wt.BQ[l*d:(l+1)*d])
+				gain(name("attn_q.bias"), wt.BQ[l*qd:(l+1)*qd])
 				gain(name("attn_k.bias"), wt.BK[l*kv:(l+1)*kv])
 				gain(name("attn_v.bias"), wt.BV[l*kv:(l+1)*kv])
 			}
 		}
+		if a.qkNorm {
+			gain(name("attn_q_norm"), wt.QNorm[l*int(hs):(l+1)*int(hs)])
+			gain(name("attn_k_norm"), wt.KNorm[l*int(hs):(l+1)*int(hs)])
+		}
 		matrix(name("attn_output"), &lm.WO)
 		gain(name("attn_norm"), wt.RMSAtt[l*d:(l+1)*d])
-		if !a.ungated {
+		if !a.ungated && !a.fusedUp {
 			matrix(name("ffn_gate"), &lm.W1)
 		}
 		matrix(name("ffn_down"), &lm.W2)
-		matrix(name("ffn_up"), &lm.W3)
+		if a.fusedUp {
+			matrix(name("ffn_up"), fuse(&lm.W1, &lm.W3))
+		} else {
+			matrix(name("ffn_up"), &lm.W3)
+		}
 		gain(name("ffn_norm"), wt.RMSFFN[l*d:(l+1)*d])
+		if a.postNorms {
+			gain(name("post_attention_norm"), wt.RMSAttPost[l*d:(l+1)*d])
+			gain(name("post_ffw_norm"), wt.RMSFFNPost[l*d:(l+1)*d])
+		}
 		if a.layerNorm {
 			gain(name("attn_norm.bias"), wt.NormAttBias[l*d:(l+1)*d])
 			gain(name("ffn_norm.bias"), wt.NormFFNBias[l*d:(l+1)*d])

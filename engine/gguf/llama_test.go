@@ -198,7 +198,7 @@ func TestModelRefuses(t *testing.T) {
 		edit func(f *File)
 		want string
 	}{
-		{"architecture", setKV("general.architecture", "gemma3"), `architecture "gemma3" is not supported; ` + supportedArchitectures() + " are"},
+		{"architecture", setKV("general.architecture", "mamba"), `architecture "mamba" is not supported; ` + supportedArchitectures() + " are"},
 		{"no architecture", dropKV("general.architecture"), "general.architecture is missing"},
 		{"quantized type", func(f *File) { f.Tensors[0].Type = Q4_1 }, "token_embd.weight is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS are)"},
 		{"quantized gain", func(f *File) { f.Tensors[1].Type = Q8_0 }, "output_norm.weight is Q8_0; a gain, bias or RoPE factor must be F32, F16 or BF16"},

@@ -110,7 +110,19 @@ func RandomGains(m *checkpoint.Model, seed uint64) {
 
 // Extensions are the architectures beside llama2.c's that Extend makes of
 // a model, by the names cmd/randmodel's -arch takes.
-var Extensions = []string{"gemma", "gpt2", "llama3", "qwen2"}
+var Extensions = []string{"gemma", "gemma2", "gemma3", "gpt2", "llama3", "phi3", "qwen2", "qwen3"}
+
+// What Extend gives the architectures with a sliding window or
+// soft-capping: a window of 4 positions, so that a sequence of a few
+// tokens slides out of it, and caps below the largest attention scores
+// and logits of the reference model (testdata/quantized in package gguf),
+// so that they bend some: its largest attention score as gemma2 is 3.2,
+// its largest logit 8.1.
+const (
+	ExtendWindow       = 4
+	ExtendAttnSoftcap  = 2
+	ExtendFinalSoftcap = 6
+)
 
 // Extend gives m what architecture arch has beyond llama2.c's, drawn from
 // seed, as llama.cpp reads it: "llama3" Llama 3's RoPE base, 500,000, and
@@ -122,7 +134,17 @@ var Extensions = []string{"gemma", "gpt2", "llama3", "qwen2"}
 // Qwen2's are; "gemma" Gemma's embedding scaled by √dim, GELU
 // feed-forward and RoPE on halves of a head; "gpt2" GPT-2's LayerNorm,
 // learned positions, GELU feed-forward without a gate (W1 goes) and a bias
-// on every projection and norm, all drawn from [−0.1, 0.1).
+// on every projection and norm, all drawn from [−0.1, 0.1); "phi3"
+// Phi-3's RoPE on halves of a head and a sliding window on every layer
+// (its fused matrices are how a file stores them, not what a model
+// computes); "qwen3" Qwen3's RoPE on halves, base 1,000,000, and RMSNorm
+// gains of the query's and key's heads; "gemma2" Gemma's additions, the
+// post-norms, a sliding window on every other layer (0, 2, …) and
+// soft-capped attention scores and logits; "gemma3" Gemma's additions,
+// the post-norms, query and key norms, a sliding window on five layers of
+// six, with RoPE base 10,000 there and 1,000,000 on the sixth. New gains
+// are drawn from [0.5, 1.5), as RandomGains draws them; windows and caps
+// are the constants above.
 func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 	c, w := &m.Config, &m.Weights
 	rng := rand.New(rand.NewPCG(seed, 0xb1a5))
@@ -133,10 +155,27 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 		}
 		return b
 	}
+	gains := func(n int) []float32 {
+		g := make([]float32, n)
+		for i := range g {
+			g[i] = 0.5 + rng.Float32()
+		}
+		return g
+	}
+	gemma := func(name string) {
+		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = name, true, true, true
+	}
+	postNorms := func() {
+		c.PostNorms = true
+		w.RMSAttPost, w.RMSFFNPost = gains(c.Layers*c.Dim), gains(c.Layers*c.Dim)
+	}
+	qkNorms := func() {
+		w.QNorm, w.KNorm = gains(c.Layers*c.HeadSize()), gains(c.Layers*c.HeadSize())
+	}
 	switch arch {
 	case "gpt2":
 		c.Arch, c.GELU, c.LayerNorm, c.Positions, c.Ungated = "gpt2", true, true, true, true
-		d, h, kv, l := c.Dim, c.HiddenDim, c.KVDim(), c.Layers
+		d, h, qd, kv, l := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.Layers
 		w.W1 = nil
 		if w.Quantized != nil {
 			for i := range w.Quantized.Layers {
@@ -144,11 +183,26 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 			}
 		}
 		w.PosEmbedding = random(c.SeqLen*d, 0.1)
-		w.BQ, w.BK, w.BV, w.BO = random(l*d, 0.1), random(l*kv, 0.1), random(l*kv, 0.1), random(l*d, 0.1)
+		w.BQ, w.BK, w.BV, w.BO = random(l*qd, 0.1), random(l*kv, 0.1), random(l*kv, 0.1), random(l*d, 0.1)
 		w.BUp, w.BDown = random(l*h, 0.1), random(l*d, 0.1)
 		w.NormAttBias, w.NormFFNBias, w.NormFinalBias = random(l*d, 0.1), random(l*d, 0.1), random(d, 0.1)
 	case "gemma":
-		c.Arch, c.RoPEHalves, c.ScaleEmbedding, c.GELU = "gemma", true, true, true
+		gemma("gemma")
+	case "gemma2":
+		gemma("gemma2")
+		postNorms()
+		c.Window, c.GlobalEvery = ExtendWindow, 2
+		c.AttnSoftcap, c.FinalSoftcap = ExtendAttnSoftcap, ExtendFinalSoftcap
+	case "gemma3":
+		gemma("gemma3")
+		postNorms()
+		qkNorms()
+		c.Window, c.GlobalEvery, c.RoPEBase, c.LocalRoPEBase = ExtendWindow, 6, 1000000, 10000
+	case "phi3":
+		c.Arch, c.RoPEHalves, c.Window = "phi3", true, ExtendWindow
+	case "qwen3":
+		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen3", 1000000, true
+		qkNorms()
 	case "llama3":
 		c.Arch, c.RoPEBase = "llama", 500000
 		const factor, low, high, context = 32, 1, 4, 8192
@@ -168,7 +222,7 @@ func Extend(m *checkpoint.Model, arch string, seed uint64) error {
 		}
 	case "qwen2":
 		c.Arch, c.RoPEBase, c.RoPEHalves = "qwen2", 1000000, true
-		w.BQ, w.BK, w.BV = random(c.Layers*c.Dim, 0.5), random(c.Layers*c.KVDim(), 0.5), random(c.Layers*c.KVDim(), 0.5)
+		w.BQ, w.BK, w.BV = random(c.Layers*c.QDim(), 0.5), random(c.Layers*c.KVDim(), 0.5), random(c.Layers*c.KVDim(), 0.5)
 	default:
 		return fmt.Errorf("randmodel: architecture %q is not one of %s", arch, strings.Join(Extensions, ", "))
 	}
@@ -199,7 +253,7 @@ func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, l
 		}
 		return quant.Random(t, rows, cols, 0.1, rng)
 	}
-	d, h, kv, v := c.Dim, c.HiddenDim, c.KVDim(), c.VocabSize
+	d, h, qd, kv, v := c.Dim, c.HiddenDim, c.QDim(), c.KVDim(), c.VocabSize
 	q := &checkpoint.Matrices{TokenEmbedding: matrix("token_embedding", -1, v, d), Layers: make([]checkpoint.LayerMatrices, c.Layers)}
 	q.Classifier = q.TokenEmbedding
 	if !c.SharedHead {
@@ -207,7 +261,7 @@ func BuildQuantized(c checkpoint.Config, seed uint64, format func(name string, l
 	}
 	for l := range q.Layers {
 		q.Layers[l] = checkpoint.LayerMatrices{
-			WQ: matrix("wq", l, d, d), WK: matrix("wk", l, kv, d), WV: matrix("wv", l, kv, d), WO: matrix("wo", l, d, d),
+			WQ: matrix("wq", l, qd, d), WK: matrix("wk", l, kv, d), WV: matrix("wv", l, kv, d), WO: matrix("wo", l, d, qd),
 			W1: matrix("w1", l, h, d), W2: matrix("w2", l, d, h), W3: matrix("w3", l, h, d),
 		}
 	}
@@ -283,8 +337,11 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 	}
 	return func(name string, layer int) quant.Type {
 		t, cols := pick(name, layer), c.Dim
-		if name == "w2" {
+		switch name {
+		case "w2":
 			cols = c.HiddenDim
+		case "wo":
+			cols = c.QDim()
 		}
 		if cols%quant.QK_K != 0 {
 			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q6_K: quant.Q8_0}[t]

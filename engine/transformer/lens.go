@@ -25,6 +25,7 @@ type LensToken struct {
 //
 //	logits_l = Wcls · (rmsnorm(x_l) ⊙ g_final),   p_l = softmax(logits_l),
 //
+// (soft-capped as the pass's logits are, when the model caps them),
 // and the k most probable tokens of p_l are kept (ties by ascending id, as
 // softmax.Top ranks them). At the last layer this is exactly the pass's own
 // computation, so its logits are the pass's, bit for bit. The softmax is
@@ -42,7 +43,7 @@ func (p *Pass) Lens(k int) ([]LensLayer, error) {
 	layers := make([]LensLayer, c.Layers)
 	for l := range layers {
 		t.norm(h, p.a.residuals[l*c.Dim:(l+1)*c.Dim], t.W.RMSFinal, t.W.NormFinalBias, 0)
-		t.mul(logits, h, &t.Matrices.Classifier)
+		t.logitsOf(logits, h)
 		wide = softmax.Widen(wide, logits)
 		if _, _, err := softmax.Probs(probs, wide, 1); err != nil {
 			return nil, fmt.Errorf("transformer: logit lens at layer %d: %w", l, err)

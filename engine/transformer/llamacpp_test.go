@@ -163,7 +163,7 @@ func rotated(op layerOp) layerOp {
 	op.compute = func(t *Transformer, in passTensors, l, pos int, out []float32) {
 		mul(t, in, l, pos, out)
 		t.ropeAngles(pos)
-		t.rope(out)
+		t.rope(out, t.rotaryOf(l))
 	}
 	return op
 }

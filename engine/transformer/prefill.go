@@ -17,7 +17,7 @@ const prefillChunk = 64
 // chunk is the activations of up to prefillChunk positions, a row each,
 // row-major, named as in activations.
 type chunk struct {
-	x, xb, xb2, q, hb, hb2 []float32
+	x, xb, ao, xb2, q, hb, hb2 []float32
 }
 
 // PrefillBatched feeds tokens at positions start, start+1, … as Prefill
@@ -48,8 +48,8 @@ func (t *Transformer) PrefillBatched(tokens []int, start int) ([]float32, error)
 	}
 	c := t.Config
 	b := &chunk{
-		x: make([]float32, prefillChunk*c.Dim), xb: make([]float32, prefillChunk*c.Dim),
-		xb2: make([]float32, prefillChunk*c.Dim), q: make([]float32, prefillChunk*c.Dim),
+		x: make([]float32, prefillChunk*c.Dim), xb: make([]float32, prefillChunk*c.Dim), ao: make([]float32, prefillChunk*c.QDim()),
+		xb2: make([]float32, prefillChunk*c.Dim), q: make([]float32, prefillChunk*c.QDim()),
 		hb: make([]float32, prefillChunk*c.HiddenDim), hb2: make([]float32, prefillChunk*c.HiddenDim),
 	}
 	for i := 0; i < len(tokens); i += prefillChunk {
@@ -81,13 +81,13 @@ func (t *Transformer) allF32() bool {
 // (its attention, residuals and, if last, logits) as Forward leaves it.
 func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 	c, w, a := t.Config, t.W, &t.act
-	n, dim, kvDim, hidden := len(tokens), c.Dim, c.KVDim(), c.HiddenDim
+	n, dim, qDim, kvDim, hidden := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.HiddenDim
 	end := start + n - 1
 	t.reserve(a, end)
 	rows := func(v []float32, width int) func(i int) []float32 {
 		return func(i int) []float32 { return v[i*width : (i+1)*width] }
 	}
-	x, xb, q := rows(b.x, dim), rows(b.xb, dim), rows(b.q, dim)
+	x, xb, ao, q := rows(b.x, dim), rows(b.xb, dim), rows(b.ao, qDim), rows(b.q, qDim)
 	for i, tok := range tokens {
 		t.embed(tok, start+i, x(i))
 	}
@@ -99,7 +99,7 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		}
 		// The chunk's keys and values go straight into the cache's rows.
 		keys, values := t.Cache.layer(l)
-		gemm(b.q, dim, b.xb, n, &m.WQ)
+		gemm(b.q, qDim, b.xb, n, &m.WQ)
 		gemm(keys[start*kvDim:], kvDim, b.xb, n, &m.WK)
 		gemm(values[start*kvDim:], kvDim, b.xb, n, &m.WV)
 		for i := range n {
@@ -107,12 +107,16 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 			addBias(q(i), w.BQ, l)
 			addBias(key, w.BK, l)
 			addBias(value, w.BV, l)
+			t.qkNorm(q(i), key, l)
 			t.ropeAngles(start + i)
-			t.rope(q(i))
-			t.rope(key)
-			t.attend(a, l, start+i, q(i), xb(i))
+			t.rope(q(i), t.rotaryOf(l))
+			t.rope(key, t.rotaryOf(l))
+			t.attend(a, l, start+i, q(i), ao(i))
 		}
-		gemm(b.xb2, dim, b.xb, n, &m.WO)
+		gemm(b.xb2, dim, b.ao, n, &m.WO)
+		for i := range n {
+			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSAttPost, l)
+		}
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]
 		}
@@ -124,6 +128,9 @@ func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
 		gemm(b.hb2, hidden, b.xb, n, &m.W3)
 		t.gate(b.hb[:n*hidden], b.hb2)
 		gemm(b.xb2, dim, b.hb, n, &m.W2)
+		for i := range n {
+			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSFFNPost, l)
+		}
 		for i := range b.x[:n*dim] {
 			b.x[i] += b.xb2[i]
 		}

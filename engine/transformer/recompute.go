@@ -52,22 +52,23 @@ func MultiplyAdds(c checkpoint.Config, pos int) int {
 // MultiplyAdds grows with pos.
 func RecomputeMultiplyAdds(c checkpoint.Config, pos int) int {
 	n := pos + 1
-	// Σ_{p=0}^{pos} attention(c, p) = 2·dim·(1 + 2 + … + n).
-	return c.Layers*(n*layerWeights(c)+2*c.Dim*n*(n+1)/2) + c.Dim*c.VocabSize
+	// Σ_{p=0}^{pos} attention(c, p) = 2·q_dim·(1 + 2 + … + n).
+	return c.Layers*(n*layerWeights(c)+2*c.QDim()*n*(n+1)/2) + c.Dim*c.VocabSize
 }
 
 // layerWeights is one position's multiply-adds by a layer's weight
-// matrices: Wq and Wo are dim × dim, Wk and Wv kv_dim × dim, W1, W3 and W2
+// matrices: Wq and Wo are q_dim × dim (dim × dim unless the heads are
+// another width), Wk and Wv kv_dim × dim, W1, W3 and W2
 // hold hidden × dim weights each (W3 and W2 without a gate).
 func layerWeights(c checkpoint.Config) int {
 	ffn := 3
 	if c.Ungated {
 		ffn = 2
 	}
-	return 2*c.Dim*c.Dim + 2*c.KVDim()*c.Dim + ffn*c.HiddenDim*c.Dim
+	return 2*c.QDim()*c.Dim + 2*c.KVDim()*c.Dim + ffn*c.HiddenDim*c.Dim
 }
 
 // attention is one layer's attention at pos: for each head, a head_size
 // dot product with each of the pos+1 keys and a head_size sum of the pos+1
-// values, 2·dim·(pos+1) in all.
-func attention(c checkpoint.Config, pos int) int { return 2 * c.Dim * (pos + 1) }
+// values, 2·q_dim·(pos+1) in all.
+func attention(c checkpoint.Config, pos int) int { return 2 * c.QDim() * (pos + 1) }

@@ -17,7 +17,8 @@ import (
 // Q8_0, Q4_0 and Q4_K_M models (Q4_K and Q6_K), each format with a SIMD
 // kernel of its own, with rows of 8 blocks of 32 or one of 256
 // (smallQuant), of 9 blocks (stories15M's dim 288, two layers), and of 64
-// weights, where Q4_K_M falls back to Q5_0 and Q8_0.
+// weights, where Q4_K_M falls back to Q5_0 and Q8_0, and a model with
+// Gemma 3's sliding windows.
 func TestSIMDKeepsLogits(t *testing.T) {
 	shape288 := randmodel.Stories15M
 	shape288.Layers, shape288.SeqLen = 2, 40
@@ -37,6 +38,16 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	// Rows of 64: Q4_K_M's fallbacks, Q5_0 and Q8_0, beside its Q4_K and Q6_K.
 	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 32}
 	models = append(models, model{"dim64-Q4_K_M", quantModel(t, narrow, randmodel.Q4_K_M(narrow)), Options{}})
+	// Gemma 3's additions on six layers, with its heads wider than
+	// dim/heads: the attention kernels take a sliding window's rows from
+	// its first.
+	windowed := narrow
+	windowed.Layers, windowed.HeadDim = 6, 32 // heads wider than dim/heads, as Gemma 3's are
+	gemma3 := randomModel(t, windowed)
+	if err := randmodel.Extend(gemma3, "gemma3", 3); err != nil {
+		t.Fatal(err)
+	}
+	models = append(models, model{"dim64-gemma3", gemma3, Options{}})
 	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
 			decode := func(opts Options) [][]float32 {

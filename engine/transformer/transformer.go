@@ -7,16 +7,20 @@
 //	for each layer l:
 //	    xb = rmsnorm(x) ⊙ g_att                      rmsnorm(v) = v / sqrt(mean(v²) + eps)
 //	    q, k, v = Wq·xb + bq, Wk·xb + bk, Wv·xb + bv   k and v are stored in the KV cache at pos (biases: Qwen2's)
+//	    (each head of q and k RMS-normalised: Qwen3's and Gemma 3's)
 //	    rotate q and k by RoPE(pos)                  pairs (v[i], v[i+1]) by pos / base^((i mod hs)/hs) / factor
 //	                                                 (pairs (i, i+hs/2) with RoPEHalves; factors: Llama 3's)
 //	    for each head h (sharing kv head h / (heads/kv_heads)):
-//	        a[t'] = softmax_t'(q_h · k_h[t'] / sqrt(hs))   for t' = 0..pos
+//	        s[t'] = q_h · k_h[t'] / sqrt(hs)          for t' = start..pos (start: 0, or pos+1−window
+//	                                                 in a sliding-window layer: Phi-3's, Gemma 2's and 3's)
+//	        a[t'] = softmax_t'(cap·tanh(s[t']/cap))  (the soft-cap: Gemma 2's; a[t'] = 0 before start)
 //	        xb_h = Σ_t' a[t'] · v_h[t']
-//	    x += Wo·xb
+//	    x += Wo·xb                                   (Wo·xb RMS-normalised first: Gemma 2's and 3's post-norm)
 //	    xb = rmsnorm(x) ⊙ g_ffn
-//	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z) (Gemma: gelu, ggml's tanh approximation)
+//	    x += W2·(silu(W1·xb) ⊙ W3·xb)                silu(z) = z·σ(z) (Gemma: gelu, ggml's tanh approximation;
+//	                                                 post-normed as Wo·xb)
 //	h = rmsnorm(x) ⊙ g_final
-//	logits = Wcls·h
+//	logits = Wcls·h                                  (soft-capped: Gemma 2's)
 //
 // eps and base are run.c's 1e-5 and 10000 unless the checkpoint's Config sets
 // others (a GGUF file may).
@@ -95,16 +99,18 @@ type Transformer struct {
 	act   activations  // of the latest Forward
 	probe *activations // of the latest Probe, made on first use
 
-	// RoPE: inverse frequencies per pair within a head, and the rotation for
-	// the current position (computed at the start of every pass).
-	invFreq, cos, sin []float32
-	eps               float32 // RMSNorm's
+	// RoPE's rotation for the current position (computed at the start of
+	// every pass): global for every layer, but for the windowed layers
+	// when they have their own base (local, else nil).
+	global, local *rotary
+	eps           float32 // RMSNorm's
 }
 
 // activations are the buffers of one forward pass, named as in run.c.
 type activations struct {
 	x       []float32 // residual stream; after the pass, the final normalised hidden state
-	xb      []float32 // normalised input of a sub-layer, then the attention output
+	xb      []float32 // normalised input of a sub-layer
+	ao      []float32 // attention's output, q_dim wide
 	xb2     []float32 // output of Wo or W2, added to x
 	hb      []float32 // feed-forward gate, then the gated product
 	hb2     []float32 // feed-forward up projection
@@ -123,10 +129,11 @@ func newActivations(c checkpoint.Config) *activations {
 	return &activations{
 		x:         make([]float32, c.Dim),
 		xb:        make([]float32, c.Dim),
+		ao:        make([]float32, c.QDim()),
 		xb2:       make([]float32, c.Dim),
 		hb:        make([]float32, c.HiddenDim),
 		hb2:       make([]float32, c.HiddenDim),
-		q:         make([]float32, c.Dim),
+		q:         make([]float32, c.QDim()),
 		logits:    make([]float32, c.VocabSize),
 		residuals: make([]float32, c.Layers*c.Dim),
 	}
@@ -147,8 +154,7 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 		Matrices: m.Matrices(),
 		Cache:    newKVCache(c),
 		act:      *newActivations(c),
-		cos:      make([]float32, hs/2),
-		sin:      make([]float32, hs/2),
+		global:   newRotary(hs, c.Base()),
 		opts:     opts,
 		matmul:   opts.Kernels.matmul,
 		kern:     opts.Kernels,
@@ -157,13 +163,31 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 	if opts.RunC {
 		t.matmul = matmulRunC
 	}
-	t.invFreq = make([]float32, hs/2)
-	base := c.Base()
-	for i := range t.invFreq {
-		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
-		t.invFreq[i] = 1 / expf.Pow(base, float32(2*i)/float32(hs))
+	if c.LocalRoPEBase != 0 {
+		t.local = newRotary(hs, c.LocalRoPEBase)
 	}
 	return t
+}
+
+// rotary is RoPE's rotation of each pair within a head: its inverse
+// frequencies, and its cosine and sine at the current position.
+type rotary struct{ invFreq, cos, sin []float32 }
+
+func newRotary(hs int, base float32) *rotary {
+	r := &rotary{make([]float32, hs/2), make([]float32, hs/2), make([]float32, hs/2)}
+	for i := range r.invFreq {
+		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
+		r.invFreq[i] = 1 / expf.Pow(base, float32(2*i)/float32(hs))
+	}
+	return r
+}
+
+// rotaryOf is the rotation layer l applies.
+func (t *Transformer) rotaryOf(l int) *rotary {
+	if t.local != nil && t.Config.Windowed(l) {
+		return t.local
+	}
+	return t.global
 }
 
 // Options returns the options t computes with.
@@ -261,11 +285,13 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		addBias(a.q, w.BQ, l)
 		addBias(k, w.BK, l)
 		addBias(v, w.BV, l)
-		t.rope(a.q)
-		t.rope(k)
-		t.attend(a, l, pos, a.q, a.xb)
-		t.mul(a.xb2, a.xb, &m.WO)
+		t.qkNorm(a.q, k, l)
+		t.rope(a.q, t.rotaryOf(l))
+		t.rope(k, t.rotaryOf(l))
+		t.attend(a, l, pos, a.q, a.ao)
+		t.mul(a.xb2, a.ao, &m.WO)
 		addBias(a.xb2, w.BO, l)
+		t.postNorm(a.xb2, w.RMSAttPost, l)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
@@ -283,6 +309,7 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 		}
 		t.mul(a.xb2, a.hb, &m.W2)
 		addBias(a.xb2, w.BDown, l)
+		t.postNorm(a.xb2, w.RMSFFNPost, l)
 		for i := range a.x {
 			a.x[i] += a.xb2[i]
 		}
@@ -305,27 +332,50 @@ func (t *Transformer) reserve(a *activations, pos int) {
 }
 
 // attend sets out to layer l's attention of the query q at pos over the
-// cache's positions 0..pos, keeping each head's weights in a.att. Under
+// cache's positions start..pos (0, or the window's first in a windowed
+// layer), keeping each head's weights in a.att, zero before start. Under
 // js, scoreHeads and mixHeads take most of the work, a layer a call, in
 // SIMD: the same sums in the same order as the Go loops, so the same bits.
 func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 	c := t.Config
 	kvDim, hs := c.KVDim(), c.HeadSize()
 	sqrtHS := float32(math.Sqrt(float64(hs))) // run.c divides by sqrtf(head_size)
+	start := 0
+	if c.Windowed(l) {
+		start = max(0, pos+1-c.Window)
+	}
 	keys, values := t.Cache.layer(l)
-	layer := heads{count: c.Heads, size: hs, kvMul: c.Heads / c.KVHeads, positions: pos + 1, stride: kvDim, attStride: a.attRows}
+	keys, values = keys[start*kvDim:], values[start*kvDim:]
+	layer := heads{count: c.Heads, size: hs, kvMul: c.Heads / c.KVHeads, positions: pos + 1 - start, stride: kvDim, attStride: a.attRows}
 	layerAtt := a.att[l*c.Heads*a.attRows:][:c.Heads*a.attRows]
-	scored := t.kern.scoreHeads(layerAtt, q, keys, layer, sqrtHS)
+	window := layerAtt[start:] // head h's weights of start..pos at h·attRows
+	scored := t.kern.scoreHeads(window, q, keys, layer, sqrtHS)
 	for h := range c.Heads {
 		qh := q[h*hs : (h+1)*hs]
-		att := layerAtt[h*a.attRows:][:pos+1]
+		att := window[h*a.attRows:][:layer.positions]
 		off := layer.keyOffset(h)
 		for p := scored; p < len(att); p++ {
 			att[p] = dot(qh, keys[p*kvDim+off:]) / sqrtHS
 		}
+		softcap(att, c.AttnSoftcap)
+		clear(layerAtt[h*a.attRows:][:start])
 	}
-	t.kern.softmaxHeads(layerAtt, layer)
-	t.kern.mixHeads(out, layerAtt, values, layer)
+	t.kern.softmaxHeads(window, layer)
+	t.kern.mixHeads(out, window, values, layer)
+}
+
+// softcap sets each x to limit·tanh(x/limit), as ggml computes it (a
+// scale by 1/limit, tanh, a scale by limit): Gemma 2's soft-capping of
+// attention scores and logits, which keeps them within ±limit. A limit
+// of 0 is none.
+func softcap(x []float32, limit float32) {
+	if limit == 0 {
+		return
+	}
+	inv := 1 / limit
+	for i, v := range x {
+		x[i] = limit * float32(math.Tanh(float64(v*inv)))
+	}
 }
 
 // softmaxHeadsGo turns each head's scores into its attention weights.
@@ -376,7 +426,14 @@ func swigluGo(gate, up []float32) {
 // the logits.
 func (t *Transformer) classify(a *activations) {
 	t.norm(a.x, a.x, t.W.RMSFinal, t.W.NormFinalBias, 0)
-	t.mul(a.logits, a.x, &t.Matrices.Classifier)
+	t.logitsOf(a.logits, a.x)
+}
+
+// logitsOf sets logits to the classifier's product with the final hidden
+// state h, soft-capped when the model caps them (Gemma 2's).
+func (t *Transformer) logitsOf(logits, h []float32) {
+	t.mul(logits, h, &t.Matrices.Classifier)
+	softcap(logits, t.Config.FinalSoftcap)
 }
 
 // mul sets out = W·x: a float32 W through t.matmul (run.c's order or the
@@ -447,6 +504,30 @@ func (t *Transformer) gate(gate, up []float32) {
 	t.kern.swiglu(gate, up)
 }
 
+// postNorm RMS-normalises v, a sub-layer's output, with layer l's gains
+// (Gemma 2's and 3's post-norms; none without Config.PostNorms).
+func (t *Transformer) postNorm(v, gain []float32, l int) {
+	if t.Config.PostNorms {
+		rmsnorm(v, v, gain[l*len(v):][:len(v)], t.eps)
+	}
+}
+
+// qkNorm RMS-normalises each head of the query q and key k with layer
+// l's gains (Qwen3's and Gemma 3's; none when the model has none).
+func (t *Transformer) qkNorm(q, k []float32, l int) {
+	w := t.W
+	if w.QNorm == nil {
+		return
+	}
+	hs := t.Config.HeadSize()
+	for _, v := range []struct{ x, gain []float32 }{{q, w.QNorm}, {k, w.KNorm}} {
+		gain := v.gain[l*hs:][:hs]
+		for h := 0; h < len(v.x); h += hs {
+			rmsnorm(v.x[h:h+hs], v.x[h:h+hs], gain, t.eps)
+		}
+	}
+}
+
 // addBias adds layer l's biases b (nil: the model has none) to v, a
 // query, key or value (Qwen2's).
 func addBias(v, b []float32, l int) {
@@ -458,37 +539,46 @@ func addBias(v, b []float32, l int) {
 	}
 }
 
-// ropeAngles computes the rotation of every pair within a head for pos.
+// ropeAngles computes the rotations of every pair within a head for pos.
 func (t *Transformer) ropeAngles(pos int) {
 	if t.Config.Positions {
 		return // no RoPE: positions are learned embeddings
 	}
-	factors := t.W.RoPEFactors
-	for i, f := range t.invFreq {
+	for _, r := range []*rotary{t.global, t.local} {
+		if r != nil {
+			r.angles(pos, t.W.RoPEFactors)
+		}
+	}
+}
+
+// angles sets r's cosines and sines for pos.
+func (r *rotary) angles(pos int, factors []float32) {
+	for i, f := range r.invFreq {
 		angle := float32(pos) * f
 		if factors != nil { // Llama 3's: ggml_rope_ext divides the angle by them
 			angle /= factors[i]
 		}
-		t.cos[i] = sincosf.Cos(angle)
-		t.sin[i] = sincosf.Sin(angle)
+		r.cos[i] = sincosf.Cos(angle)
+		r.sin[i] = sincosf.Sin(angle)
 	}
 }
 
-// rope rotates the pairs of v, head by head: adjacent pairs (2j, 2j+1),
-// or with Config.RoPEHalves the pairs (j, j+hs/2). Here and below the
-// float32 conversions keep each product rounded before its sum, as in run.c:
-// Go may otherwise fuse them (it does on arm64).
-func (t *Transformer) rope(v []float32) {
+// rope rotates the pairs of v by r, head by head: adjacent pairs (2j,
+// 2j+1), or with Config.RoPEHalves the pairs (j, j+hs/2). Here and below
+// the float32 conversions keep each product rounded before its sum, as in
+// run.c: Go may otherwise fuse them (it does on arm64).
+func (t *Transformer) rope(v []float32, r *rotary) {
 	if t.Config.Positions {
 		return
 	}
-	half := len(t.cos)
+	cos, sin := r.cos, r.sin
+	half := len(cos)
 	if t.Config.RoPEHalves {
 		for h := 0; h < len(v); h += 2 * half {
 			for j := range half {
 				v0, v1 := v[h+j], v[h+j+half]
-				v[h+j] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
-				v[h+j+half] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])
+				v[h+j] = float32(v0*cos[j]) - float32(v1*sin[j])
+				v[h+j+half] = float32(v0*sin[j]) + float32(v1*cos[j])
 			}
 		}
 		return
@@ -496,8 +586,8 @@ func (t *Transformer) rope(v []float32) {
 	for i := 0; i < len(v); i += 2 {
 		j := (i % (2 * half)) / 2
 		v0, v1 := v[i], v[i+1]
-		v[i] = float32(v0*t.cos[j]) - float32(v1*t.sin[j])
-		v[i+1] = float32(v0*t.sin[j]) + float32(v1*t.cos[j])
+		v[i] = float32(v0*cos[j]) - float32(v1*sin[j])
+		v[i+1] = float32(v0*sin[j]) + float32(v1*cos[j])
 	}
 }
 

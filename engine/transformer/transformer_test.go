@@ -301,17 +301,64 @@ func TestMatmulRunCOrder(t *testing.T) {
 }
 
 func TestForwardDoesNotAllocate(t *testing.T) {
+	// Gemma 3's additions: query and key norms, post-norms, a sliding
+	// window and a local RoPE base.
+	gemma3 := randomModel(t, randmodel.Stories15MK)
+	if err := randmodel.Extend(gemma3, "gemma3", 3); err != nil {
+		t.Fatal(err)
+	}
 	for _, opts := range []Options{{}, {RunC: true}} {
-		tr := NewWith(loadModel(t, stories260K), opts)
-		pos := 0
-		allocs := testing.AllocsPerRun(100, func() {
-			if _, err := tr.Forward(1, pos); err != nil {
-				t.Fatal(err)
+		for _, m := range []*checkpoint.Model{loadModel(t, stories260K), gemma3} {
+			forwardDoesNotAllocate(t, NewWith(m, opts), opts)
+		}
+	}
+}
+
+func forwardDoesNotAllocate(t *testing.T, tr *Transformer, opts Options) {
+	pos := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := tr.Forward(1, pos); err != nil {
+			t.Fatal(err)
+		}
+		pos++
+	})
+	if allocs != 0 {
+		t.Errorf("%v, %+v: Forward allocates %v times per call", tr.Config, opts, allocs)
+	}
+}
+
+// TestSlidingWindow checks that a windowed layer gives no weight to the
+// positions before its window, and that the other layers attend to every
+// position: gemma2's additions, a window of 4 on layers 0, 2 and 4.
+func TestSlidingWindow(t *testing.T) {
+	m := randomModel(t, randmodel.Stories15MK)
+	if err := randmodel.Extend(m, "gemma2", 3); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Config
+	tr := New(m)
+	for pos := range 10 {
+		if _, err := tr.Forward((pos*37+1)%c.VocabSize, pos); err != nil {
+			t.Fatal(err)
+		}
+		for l := range c.Layers {
+			start := 0
+			if l%2 == 0 {
+				start = max(0, pos+1-randmodel.ExtendWindow)
 			}
-			pos++
-		})
-		if allocs != 0 {
-			t.Errorf("%+v: Forward allocates %v times per call", opts, allocs)
+			for h := range c.Heads {
+				att := tr.Latest().Attention(l, h)
+				var sum float64
+				for p, w := range att {
+					sum += float64(w)
+					if (w == 0) != (p < start) {
+						t.Fatalf("position %d, layer %d, head %d: weight %v at position %d, window from %d", pos, l, h, w, p, start)
+					}
+				}
+				if math.Abs(sum-1) > 1e-5 {
+					t.Errorf("position %d, layer %d, head %d: weights sum to %v", pos, l, h, sum)
+				}
+			}
 		}
 	}
 }
@@ -417,14 +464,19 @@ func TestCacheGrows(t *testing.T) {
 // are SGEMV's, and the numbers are equal; on stories15M's shape it splits
 // the sums into blocks, and they differ in the last bits.
 func TestPrefillBatched(t *testing.T) {
-	const tolerance = 1e-5
+	const tolerance, geluTolerance = 1e-5, 1e-3
 	m := loadModel(t, stories260K)
 	large := randomModel(t, randmodel.Stories15M)
-	// The architectures' additions (biases, RoPE on halves, its factors)
-	// act in the batched pass too.
+	// The architectures' additions (biases, RoPE on halves, its factors,
+	// query and key norms, post-norms, windows, soft-caps and a local RoPE
+	// base) act in the batched pass too.
 	extended := map[string]*checkpoint.Model{}
 	for _, arch := range randmodel.Extensions {
-		extended[arch] = randomModel(t, randmodel.Stories15MK)
+		c := randmodel.Stories15MK
+		if arch == "qwen3" || arch == "gemma3" {
+			c.HeadDim = 128 // wider than dim/heads, as theirs are
+		}
+		extended[arch] = randomModel(t, c)
 		if err := randmodel.Extend(extended[arch], arch, 3); err != nil {
 			t.Fatal(err)
 		}
@@ -436,7 +488,15 @@ func TestPrefillBatched(t *testing.T) {
 		{m, 1, 0}, {m, 5, 0}, {m, prefillChunk, 0}, {m, prefillChunk + 1, 0}, {m, 150, 0}, {m, 70, 30},
 		{large, prefillChunk + 1, 0}, {large, 40, 30},
 		{extended["llama3"], 40, 30}, {extended["qwen2"], 40, 30},
+		{extended["qwen3"], 40, 30}, {extended["phi3"], 40, 30}, {extended["gemma2"], 40, 30}, {extended["gemma3"], 40, 30},
 	} {
+		tolerance := tolerance
+		if tc.model.Config.GELU {
+			// GELU rounds its input to half precision (ggml's table): a
+			// last-bit difference before it moves its output by a
+			// half-precision step now and then.
+			tolerance = geluTolerance
+		}
 		c := tc.model.Config
 		tokens := make([]int, tc.start+tc.n)
 		for i := range tokens {

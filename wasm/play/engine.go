@@ -120,6 +120,8 @@ type Model struct {
 	SharedHead                                    bool        // the classifier is the token embedding
 	Head                                          [][]float32 // every row of the classifier, when small enough to show number by number
 	Extras                                        []string    // what its architecture adds to llama2.c's (checkpoint.Model.Extras)
+	Windows                                       []int       // per layer, the latest positions its query reads (a sliding window), 0 for all
+	Softcap                                       float32     // the logits are Softcap·tanh(z/Softcap) of the classifier's z; 0 for none
 
 	// MultiplyAdds is a step's multiply-adds at position pos with the
 	// cache and recomputed without it; nil for hand-typed logits.

@@ -210,7 +210,13 @@ func (e *Local) modelOf(s *session.Session) *Model {
 	if c := sm.Checkpoint; c != nil {
 		cfg := c.Config
 		m.Dim, m.Layers, m.Heads, m.KVHeads, m.HeadSize, m.SeqLen = cfg.Dim, cfg.Layers, cfg.Heads, cfg.KVHeads, cfg.HeadSize(), cfg.SeqLen
-		m.SharedHead, m.Extras = cfg.SharedHead, c.Extras()
+		m.SharedHead, m.Extras, m.Softcap = cfg.SharedHead, c.Extras(), cfg.FinalSoftcap
+		m.Windows = make([]int, cfg.Layers)
+		for l := range m.Windows {
+			if cfg.Windowed(l) {
+				m.Windows[l] = cfg.Window
+			}
+		}
 		if cfg.Dim*cfg.VocabSize <= maxHeadNumbers {
 			m.Head = make([][]float32, cfg.VocabSize)
 			for id := range m.Head {

@@ -29,7 +29,7 @@ func kvCard(s play.Snapshot, b *board) app.UI {
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Theme: s.Page.Theme}
+	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
@@ -43,6 +43,7 @@ type KVCard struct {
 	Board                     *board
 	Layers, KVHeads, HeadSize int
 	Extras                    []string // what the architecture adds (play.Model.Extras)
+	Windows                   []int    // each layer's sliding window (play.Model.Windows)
 	Theme                     string   // light, dark or auto
 
 	layer  int
@@ -264,7 +265,11 @@ func (c *KVCard) paintAttention(k kvShown, l int) {
 	}
 	heads := k.d.Attention[l]
 	n := k.d.KV.Len()
-	setHTML("attention-title", esc("Attention of the query of "+quote(k.tokens[n-1])+" (position "+itoa(n-1)+"), layer "+itoa(l)+", per head"))
+	title := "Attention of the query of " + quote(k.tokens[n-1]) + " (position " + itoa(n-1) + "), layer " + itoa(l) + ", per head"
+	if l < len(c.Windows) && c.Windows[l] > 0 && n > c.Windows[l] {
+		title += "; a sliding window of " + itoa(c.Windows[l]) + " positions: those before " + itoa(n-c.Windows[l]) + " get no weight"
+	}
+	setHTML("attention-title", esc(title))
 	if n <= maxAttentionTable {
 		setHTML("attention-table", attentionTableHTML(heads, k.tokens))
 		setVisible("attention-map", false)

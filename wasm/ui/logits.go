@@ -83,7 +83,18 @@ func (c *LogitsCard) Render() app.UI {
 			app.TBody().Body(rows...),
 		)),
 		app.Div().Class("row").Body(add, app.P().ID("logits-hint").Class("hint")),
+		app.P().ID("logits-softcap").Class("hint").Hidden(c.Model.Softcap == 0).Text(softcapText(c.Model.Softcap)),
 	)
+}
+
+// softcapText says that the logits are soft-capped at limit, or nothing
+// for 0.
+func softcapText(limit float32) string {
+	if limit == 0 {
+		return ""
+	}
+	s := strconv.FormatFloat(float64(limit), 'g', -1, 32)
+	return "These logits are soft-capped: ℓ = " + s + "·tanh(z/" + s + ") of the classifier's output z, so none exceeds ±" + s + "."
 }
 
 // row is the card's i-th row, empty: paint writes the token it holds.

@@ -428,6 +428,13 @@ func TestKVCard(t *testing.T) {
 		{"llama3", "RoPE's base is 500000, not 10000; RoPE turns each pair 1/f times as fast, f from 1 to 32"},
 		{"gpt2", "every projection adds a learned bias; the feed-forward layer is W2·gelu(W3·x), with no gate; the norms are LayerNorm (the mean subtracted, a bias added), not RMSNorm; a learned position embedding is added to the token's, and there is no RoPE"},
 		{"gemma", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; the token's embedding is multiplied by √128 before the first layer; the feed-forward layer gates with GELU, not SiLU"},
+		{"phi3", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; every layer attends only to the latest 4 positions (a sliding window): older ones get no weight, though the cache keeps them"},
+		{"qwen3", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; RoPE's base is 1e+06, not 10000; each head's query and key are RMS-normalised before RoPE"},
+		{"gemma2", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; the token's embedding is multiplied by √128 before the first layer; the feed-forward layer gates with GELU, not SiLU; the outputs of attention and of the feed-forward layer are RMS-normalised before they join the residual stream; " +
+			"every layer but layers 1, 3, … (one in 2) attends only to the latest 4 positions (a sliding window): older ones get no weight there, though the cache keeps them for the other layers; " +
+			"attention scores are soft-capped, s → 2·tanh(s/2), before the softmax; the logits are soft-capped, ℓ → 6·tanh(ℓ/6): none exceeds ±6"},
+		{"gemma3", "RoPE rotates the pairs (i, i + 32) of each head of 64, not adjacent pairs; RoPE's base is 1e+06, not 10000; the token's embedding is multiplied by √128 before the first layer; the feed-forward layer gates with GELU, not SiLU; each head's query and key are RMS-normalised before RoPE; the outputs of attention and of the feed-forward layer are RMS-normalised before they join the residual stream; " +
+			"every layer but layers 5, 11, … (one in 6) attends only to the latest 4 positions (a sliding window): older ones get no weight there, though the cache keeps them for the other layers; the sliding-window layers' RoPE base is 10000"},
 	} {
 		m, _, err := randmodel.Build(checkpoint.Config{Dim: 128, HiddenDim: 64, Layers: 1, Heads: 2, KVHeads: 1, VocabSize: 354, SeqLen: 8, SharedHead: true}, 1)
 		if err != nil {
@@ -442,6 +449,15 @@ func TestKVCard(t *testing.T) {
 	html, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
 	lacks(t, "toy cache", text, "architecture does")
 	contains(t, "toy cache", html, `<p id="kv-extras" class="hint" hidden>`)
+
+	// The logits say when they are soft-capped (Gemma 2's), else nothing.
+	toy := page(t, toySpec(1), -1).s().Model()
+	html, _ = render(&LogitsCard{Model: toy})
+	contains(t, "toy logits", html, `<p id="logits-softcap" class="hint" hidden></p>`)
+	capped := *toy
+	capped.Softcap = 30
+	_, text = render(&LogitsCard{Model: &capped})
+	contains(t, "capped logits", text, "These logits are soft-capped: ℓ = 30·tanh(z/30) of the classifier's output z, so none exceeds ±30.")
 }
 
 func TestStripAndControls(t *testing.T) {
