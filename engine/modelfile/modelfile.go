@@ -272,39 +272,18 @@ func CheckHead(u string, head []byte, size int64) error {
 	return CheckGGUFHead(u, head, size)
 }
 
-// MaxHeld bounds what a page holds of a model while it opens it: the
-// file's bytes and the weights decoded from them. A WebAssembly program
-// has at most 4 GiB of memory, and Go's collector needs room beside what
-// it keeps.
-const MaxHeld = 3 << 30
-
 // CheckGGUFHead refuses, from the first bytes of the GGUF file called name
 // (head, of a file of size bytes), a file that is not a model this engine
-// runs or that would take more than MaxHeld to open, before the file is
-// read whole: a header that claims more entries than a real file holds is
-// refused by its count. A head too short to hold the file's metadata gives
-// ErrShortHead.
+// runs or that would take more than a page can hold (Preflight's report),
+// before the file is read whole: a header that claims more entries than a
+// real file holds is refused by its count. A head too short to hold the
+// file's metadata gives ErrShortHead.
 func CheckGGUFHead(name string, head []byte, size int64) error {
-	f, err := gguf.Read(prefixReader(head), size)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: %w", name, ErrShortHead)
-	}
+	r, err := Preflight(name, head, size)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
-	if _, err := f.LlamaConfig(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	for i := range f.Tensors {
-		if err := f.Tensors[i].CheckType(); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if weights, _ := f.WeightBytes(); size+weights > MaxHeld {
-		return fmt.Errorf("%s: its weights take %d MiB in this engine, which with the file's own %d MiB is more than the %d MiB a page can hold while it opens a model",
-			name, weights>>20, size>>20, MaxHeld>>20)
-	}
-	return nil
+	return r.Err()
 }
 
 // prefixReader reads the first bytes of a file, and fails with

@@ -124,7 +124,7 @@ func (p *Playground) startFetch(f *fetching) {
 					})
 				}
 			}
-			limit := int64(maxModelFiles)
+			limit := int64(modelfile.MaxFile)
 			if f.total >= 0 {
 				limit = f.total - done
 			}
