@@ -238,7 +238,7 @@ func looksLikeTokenizer(data []byte) bool {
 
 // OpenURL reads the GGUF file fetched from u; its Ref names the URL.
 func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
-	if err := CheckHead(u, data, int64(len(data))); err != nil {
+	if _, err := CheckHead(u, data, int64(len(data))); err != nil {
 		return nil, Ref{}, err
 	}
 	ref := RefOf(File{Data: data})
@@ -262,28 +262,19 @@ var ErrShortHead = errors.New("its header goes on beyond the bytes read")
 // takes some of the second.
 var HeadSizes = []int{4 << 20, 16 << 20, 64 << 20}
 
-// CheckHead refuses, from the first bytes of the file at u (head, of a file
-// of size bytes), a file that is not a GGUF file of a model this engine
-// runs, so that its weights are never fetched, as CheckGGUFHead does.
-func CheckHead(u string, head []byte, size int64) error {
+// CheckHead reads the report of the file at u from its first bytes (head,
+// of a file of size bytes), so that the weights of a file a page will not
+// open are never fetched: it fails when the file is not GGUF (a model from
+// a URL must be), as Preflight fails, and with the report's verdict.
+func CheckHead(u string, head []byte, size int64) (*Report, error) {
 	if !isGGUF(head) {
-		return fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
+		return nil, fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
 	}
-	return CheckGGUFHead(u, head, size)
-}
-
-// CheckGGUFHead refuses, from the first bytes of the GGUF file called name
-// (head, of a file of size bytes), a file that is not a model this engine
-// runs or that would take more than a page can hold (Preflight's report),
-// before the file is read whole: a header that claims more entries than a
-// real file holds is refused by its count. A head too short to hold the
-// file's metadata gives ErrShortHead.
-func CheckGGUFHead(name string, head []byte, size int64) error {
-	r, err := Preflight(name, head, size)
+	r, err := Preflight(u, head, size)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return r.Err()
+	return r, r.Err()
 }
 
 // prefixReader reads the first bytes of a file, and fails with
