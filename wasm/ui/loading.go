@@ -63,7 +63,7 @@ func (p *Playground) fetchModel(err error, again func()) bool {
 			again: func(string) { again() }})
 	case errors.As(err, &remote):
 		ref := remote.ref
-		p.startFetch(&fetching{name: ref.String(), label: ref.Name, urls: []string{ref.Name}, total: ref.Size, head: true,
+		p.startFetch(&fetching{name: ref.String(), label: downloadLabel(ref.Name), urls: []string{ref.Name}, total: ref.Size, head: true,
 			open: func(data [][]byte) (*session.Model, error) {
 				m, got, err := modelfile.OpenURL(ref.Name, data[0])
 				if err == nil && got != ref {
@@ -86,7 +86,7 @@ func (p *Playground) openURL(u string) {
 		return
 	}
 	p.files.err = ""
-	p.startFetch(&fetching{name: u, label: u, urls: []string{u}, total: -1, head: true,
+	p.startFetch(&fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true,
 		open: func(data [][]byte) (*session.Model, error) {
 			m, _, err := modelfile.OpenURL(u, data[0])
 			return m, err
