@@ -226,6 +226,32 @@ func TestPreflightRefuses(t *testing.T) {
 	}
 }
 
+// TestPreflightHeld checks the memory a file's weights take once open
+// beside the file: a quantized GPT-2 position embedding is kept as float32
+// (it is looked up, not multiplied), so a file of 0.4 GiB can need more
+// than a page holds.
+func TestPreflightHeld(t *testing.T) {
+	const rows, cols = 732_422, 1024 // 750 million weights
+	arch, _ := gguf.NewValue("gpt2")
+	embd := make([]byte, rows*cols/32*18) // untouched: the zero pages cost no memory
+	w := &headWriter{keep: 4 << 20}
+	if err := gguf.Write(w, gguf.Metadata{{Key: "general.architecture", Value: arch}}, []gguf.NewTensor{
+		{Name: "position_embd.weight", Dims: []int64{cols, rows}, Type: gguf.Q4_0, Data: embd},
+		{Name: "token_embd.weight", Dims: []int64{32}, Type: gguf.Q8_0, Data: make([]byte, 34)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := modelfile.Preflight("m.gguf", w.head, w.n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *modelfile.RefusedError
+	if !errors.As(r.Err(), &refused) || !strings.Contains(refused.Reasons[len(refused.Reasons)-1].Error(),
+		"its weights take 2861.0 MiB in this engine, which with the file's own 402.3 MiB is more than the 3072.0 MiB a page can hold while it opens a model") {
+		t.Errorf("%v\n%s", r.Err(), r)
+	}
+}
+
 // hugeHead is the first 4 MiB of a llama file of 9 layers 2048 wide, in
 // F16, and its size: 1.1 GiB. Its tensors share one buffer, so that writing
 // it takes no more memory than its largest tensor.
