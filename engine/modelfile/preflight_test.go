@@ -48,31 +48,27 @@ func randomGGUF(t testing.TB, c checkpoint.Config, arch, format string) []byte {
 	return buf.Bytes()
 }
 
-// edited reads the GGUF file data, lets edit change its metadata and
-// tensors (a tensor given a new type or shape is zeros) and writes it
-// again.
+// edited reads the GGUF file data, lets edit change its metadata and its
+// tensors' types (a tensor given a new type is zeros) and writes it again.
 func edited(t testing.TB, data []byte, edit func(md *gguf.Metadata, ts []gguf.TensorInfo)) []byte {
 	t.Helper()
 	f, err := gguf.Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit(&f.Metadata, f.Tensors)
-	var ts []gguf.NewTensor
+	ts := make([]gguf.NewTensor, len(f.Tensors))
 	for i := range f.Tensors {
 		ti := &f.Tensors[i]
-		b, err := f.TensorData(ti)
-		if err != nil {
+		ts[i] = gguf.NewTensor{Name: ti.Name, Dims: ti.Dims, Type: ti.Type}
+		if ts[i].Data, err = f.TensorData(ti); err != nil {
 			t.Fatal(err)
 		}
-		n := int64(1)
-		for _, d := range ti.Dims {
-			n *= d
+	}
+	edit(&f.Metadata, f.Tensors)
+	for i, ti := range f.Tensors {
+		if ti.Type != ts[i].Type {
+			ts[i].Type, ts[i].Data = ti.Type, make([]byte, ti.Elements/int64(ti.Type.BlockSize())*int64(ti.Type.BlockBytes()))
 		}
-		if n = n / int64(ti.Type.BlockSize()) * int64(ti.Type.BlockBytes()); n != ti.Bytes {
-			b = make([]byte, n)
-		}
-		ts = append(ts, gguf.NewTensor{Name: ti.Name, Dims: ti.Dims, Type: ti.Type, Data: b})
 	}
 	var buf bytes.Buffer
 	if err := gguf.Write(&buf, f.Metadata, ts); err != nil {
@@ -162,7 +158,7 @@ func TestPreflightRefuses(t *testing.T) {
 	}{
 		{"opens, with a chat template", edited(t, good, template), 0, nil, ""},
 		{"unknown architecture", edited(t, good, setText("general.architecture", "t5")), 0,
-			[]string{`architecture "t5" is not supported; gemma (Gemma), gpt2 (GPT-2), llama`}, ""},
+			[]string{`architecture "t5" is not supported; `}, ""},
 		{"unsupported type", edited(t, good, func(_ *gguf.Metadata, ts []gguf.TensorInfo) { ts[1].Type, ts[2].Type = gguf.Q4_1, gguf.Q4_1 }), 0,
 			[]string{" is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0"}, "Q4_1 ×2 (not supported)"},
 		{"unknown architecture and an unsupported type",
