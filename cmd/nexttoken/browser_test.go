@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"nexttoken/engine/catalog"
 )
 
 const (
@@ -56,7 +59,47 @@ type harness struct {
 	url      string          // the test server
 	chromium string          // the browser's path
 	browser  context.Context // the shared browser: each test opens a tab in it
+	remote   *remoteHosts    // what the hosts of catalog.Downloads answer
 	close    func()
+}
+
+// remoteHosts stands in for the hosts on the web that the models known to
+// work come from (catalog.Downloads): the shared browser resolves their
+// names to this test server and accepts its certificate, so that the page
+// fetches https://huggingface.co/… from the handler a test sets with
+// serve. No handler: 404.
+type remoteHosts struct {
+	mu      sync.Mutex
+	handler http.Handler
+}
+
+func (r *remoteHosts) serve(h http.Handler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handler = h
+}
+
+func (r *remoteHosts) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	h := r.handler
+	r.mu.Unlock()
+	if h == nil {
+		http.NotFound(w, req)
+		return
+	}
+	h.ServeHTTP(w, req)
+}
+
+// resolverRules maps the hosts of catalog.Downloads to addr, as
+// Chromium's --host-resolver-rules takes them.
+func resolverRules(addr string) string {
+	var rules []string
+	for _, d := range catalog.Downloads {
+		if u, err := url.Parse(d.URL); err == nil && !slices.Contains(rules, "MAP "+u.Hostname()+" "+addr) {
+			rules = append(rules, "MAP "+u.Hostname()+" "+addr)
+		}
+	}
+	return strings.Join(rules, ", ")
 }
 
 // The harness is made on first use, so that the package's other tests do
@@ -104,21 +147,26 @@ func startHarness() (*harness, error) {
 		return nil, err
 	}
 	srv := httptest.NewServer(handler)
-	browser, stop, err := newBrowser(chromium)
+	remote := &remoteHosts{}
+	remoteSrv := httptest.NewTLSServer(remote)
+	browser, stop, err := newBrowser(chromium,
+		chromedp.Flag("host-resolver-rules", resolverRules(remoteSrv.Listener.Addr().String())), chromedp.IgnoreCertErrors)
 	if err != nil {
 		srv.Close()
+		remoteSrv.Close()
 		return nil, err
 	}
-	return &harness{url: srv.URL, chromium: chromium, browser: browser, close: func() {
+	return &harness{url: srv.URL, chromium: chromium, browser: browser, remote: remote, close: func() {
 		stop()
 		srv.Close()
+		remoteSrv.Close()
 	}}, nil
 }
 
 // newBrowser starts a headless Chromium with no traffic of its own and a
-// fresh profile. The profile and whatever else Chromium leaves in its TMPDIR
-// go in a folder that stop removes.
-func newBrowser(chromium string) (browser context.Context, stop func(), err error) {
+// fresh profile, with the extra options given. The profile and whatever
+// else Chromium leaves in its TMPDIR go in a folder that stop removes.
+func newBrowser(chromium string, extra ...chromedp.ExecAllocatorOption) (browser context.Context, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "nexttoken-chromium-")
 	if err != nil {
 		return nil, nil, err
@@ -131,6 +179,7 @@ func newBrowser(chromium string) (browser context.Context, stop func(), err erro
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
 	)
+	opts = append(opts, extra...)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium's sandbox refuses root
 	}

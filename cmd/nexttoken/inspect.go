@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/modelfile"
 )
 
 const inspectUsage = `usage: nexttoken inspect FILE
@@ -17,7 +18,11 @@ const inspectUsage = `usage: nexttoken inspect FILE
 Describes a GGUF file without reading its weights: the header, every
 metadata key (long arrays shortened), every tensor with its type, shape
 (fastest-varying dimension first, as GGUF stores it) and size, and, for a
-model this engine runs, its configuration and the memory it would take.
+model this engine runs, its configuration; then what the playground's
+preflight says of it before a download: its architecture, tensor types,
+parameters, the memory it would take against what a page can hold, its
+vocabulary and tokenizer, whether it has a chat template, and whether a
+page will open it, or every reason it will not.
 `
 
 func inspect(args []string, stdout io.Writer) error {
@@ -72,25 +77,11 @@ func printGGUF(w io.Writer, path string, f *gguf.File) error {
 	slices.Sort(counts)
 	fmt.Fprintf(w, "  tensor data: %s (%s)\n\n", bytesText(total), strings.Join(counts, ", "))
 
-	c, err := f.LlamaConfig()
-	if err != nil {
-		_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)
-		return err
+	if c, err := f.LlamaConfig(); err == nil {
+		fmt.Fprintf(w, "model: %s %s, a KV cache of up to %s at the full context of %d tokens\n",
+			c.Arch, c, bytesText(4*2*int64(c.Layers)*int64(c.SeqLen)*int64(c.KVDim())), c.SeqLen)
 	}
-	fmt.Fprintf(w, "model: %s %s\n", c.Arch, c)
-	for _, t := range f.Tensors {
-		if err := t.CheckType(); err != nil {
-			_, err = fmt.Fprintf(w, "this engine cannot run it: %v\n", err)
-			return err
-		}
-	}
-	weights, quantized := f.WeightBytes()
-	what := "float32 weights"
-	if quantized > 0 {
-		what = fmt.Sprintf("weights (%d quantized tensors kept as stored, the others float32)", quantized)
-	}
-	_, err = fmt.Fprintf(w, "memory in this engine: %s of %s, and a KV cache of up to %s at the full context of %d tokens\n",
-		bytesText(weights), what, bytesText(4*2*int64(c.Layers)*int64(c.SeqLen)*int64(c.KVDim())), c.SeqLen)
+	_, err := fmt.Fprintln(w, modelfile.Check(path, f))
 	return err
 }
 

@@ -106,8 +106,10 @@ func TestInspect(t *testing.T) {
 		"tensors (48):",
 		"blk.0.ffn_down.weight     F16   172×64  11008     22016  178176",
 		"tensor data: 587008 bytes (573.2 KiB) (11 F32, 37 F16)",
-		"model: llama (dim 64, hidden 172, layers 5, heads 8, kv heads 4, vocab 512, seq_len 512)",
-		"memory in this engine: 1171200 bytes (1.1 MiB) of float32 weights, and a KV cache of up to 655360 bytes (640.0 KiB) at the full context of 512 tokens",
+		"model: llama (dim 64, hidden 172, layers 5, heads 8, kv heads 4, vocab 512, seq_len 512), a KV cache of up to 655360 bytes (640.0 KiB) at the full context of 512 tokens\n" +
+			"architecture: llama\ntensor types: F16 ×37, F32 ×11\nparameters: 292,800\n" +
+			"memory: 1.1 MiB of weights once open, with the file's 0.6 MiB: 1.7 MiB of the 3072.0 MiB a page can hold\n" +
+			"vocabulary: 512 tokens, tokenizer llama, no chat template\nwill open in a page\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -123,15 +125,15 @@ func TestInspectRefuses(t *testing.T) {
 		want string // in stdout for code 0, else stderr
 	}{
 		{"other architecture", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "mamba"))}, 0,
-			`this engine cannot run it: gguf: architecture "mamba" is not supported; gemma (Gemma), gemma2 (Gemma 2), gemma3 (Gemma 3), gpt2 (GPT-2), llama (Llama 1 to 3, SmolLM, TinyLlama), phi3 (Phi-3 with a 4k context), qwen2 (Qwen2, Qwen2.5) and qwen3 (Qwen3) are`},
+			`will not open in a page: architecture "mamba" is not supported; gemma (Gemma), gemma2 (Gemma 2), gemma3 (Gemma 3), gpt2 (GPT-2), llama (Llama 1 to 3, SmolLM, TinyLlama), phi3 (Phi-3 with a 4k context), qwen2 (Qwen2, Qwen2.5) and qwen3 (Qwen3) are`},
 		// A qwen2 file reads its hyper-parameters under its own name.
 		{"qwen2 keys", []string{writeGGUF(t, gguf.F32, setText("general.architecture", "qwen2"))}, 0,
-			`this engine cannot run it: gguf: qwen2.embedding_length is missing`},
+			`will not open in a page: qwen2.embedding_length is missing`},
 		{"quantized", []string{writeGGUF(t, gguf.F32, func(f *gguf.File) { f.Tensors[2].Type = gguf.Q8_0 })}, 0,
 			// 1171200 bytes of float32 less output.weight's 131072, plus its 34816 as Q8_0.
-			"memory in this engine: 1074944 bytes (1.0 MiB) of weights (1 quantized tensors kept as stored, the others float32)"},
+			"memory: 1.0 MiB of weights once open"},
 		{"other quantized type", []string{writeGGUF(t, gguf.F32, func(f *gguf.File) { f.Tensors[2].Type = gguf.Q4_1 })}, 0,
-			"this engine cannot run it: gguf: tensor output.weight is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS are)"},
+			"will not open in a page: tensor output.weight is Q4_1, which is not supported for weights (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS are)"},
 		{"not GGUF", []string{stories260KFile}, 1, "inspect: gguf: not a GGUF file"},
 		{"no file", nil, 1, "inspect: give one GGUF file"},
 		{"two files", []string{"a", "b"}, 1, "inspect: give one GGUF file"},

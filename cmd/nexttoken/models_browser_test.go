@@ -299,7 +299,7 @@ func TestModelURL(t *testing.T) {
 		{"/models/missing.gguf", "the server answered 404"},
 		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
 		{"/models/closed.gguf", "could not be fetched (offline, or the server does not allow this page to read it)"},
-		{"/models/huge.gguf", "is 2.8 GiB; the page can hold models of at most 1.0 GiB"},
+		{"/models/huge.gguf", "the file has 2861.0 MiB, more than the 1024.0 MiB a page reads"},
 		{"/models/long.gguf", `architecture "mamba" is not supported`},
 	} {
 		setInput(tab, "#model-url", models.URL+tc.path)

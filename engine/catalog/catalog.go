@@ -1,6 +1,8 @@
 // Package catalog lists the models the playground offers — the worked
 // example and the built-in checkpoints — with the name a Spec and a link
-// spell, the label a person reads, and the session each opens with.
+// spell, the label a person reads, and the session each opens with; and
+// the models known to work that it fetches by URL (Downloads), with their
+// size, license and what each shows well.
 //
 // It is the one list: package link reads model names with Lookup, package
 // models (web/models) embeds a checkpoint for every entry but the worked

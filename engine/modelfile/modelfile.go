@@ -238,7 +238,7 @@ func looksLikeTokenizer(data []byte) bool {
 
 // OpenURL reads the GGUF file fetched from u; its Ref names the URL.
 func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
-	if err := CheckHead(u, data, int64(len(data))); err != nil {
+	if _, err := CheckHead(u, data, int64(len(data))); err != nil {
 		return nil, Ref{}, err
 	}
 	ref := RefOf(File{Data: data})
@@ -262,49 +262,19 @@ var ErrShortHead = errors.New("its header goes on beyond the bytes read")
 // takes some of the second.
 var HeadSizes = []int{4 << 20, 16 << 20, 64 << 20}
 
-// CheckHead refuses, from the first bytes of the file at u (head, of a file
-// of size bytes), a file that is not a GGUF file of a model this engine
-// runs, so that its weights are never fetched, as CheckGGUFHead does.
-func CheckHead(u string, head []byte, size int64) error {
+// CheckHead reads the report of the file at u from its first bytes (head,
+// of a file of size bytes), so that the weights of a file a page will not
+// open are never fetched: it fails when the file is not GGUF (a model from
+// a URL must be), as Preflight fails, and with the report's verdict.
+func CheckHead(u string, head []byte, size int64) (*Report, error) {
 	if !isGGUF(head) {
-		return fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
+		return nil, fmt.Errorf("%s is not a GGUF file (it starts with %q): a model from a URL must be GGUF; open a llama2.c checkpoint and its tokenizer.bin from files", u, head[:min(len(head), 4)])
 	}
-	return CheckGGUFHead(u, head, size)
-}
-
-// MaxHeld bounds what a page holds of a model while it opens it: the
-// file's bytes and the weights decoded from them. A WebAssembly program
-// has at most 4 GiB of memory, and Go's collector needs room beside what
-// it keeps.
-const MaxHeld = 3 << 30
-
-// CheckGGUFHead refuses, from the first bytes of the GGUF file called name
-// (head, of a file of size bytes), a file that is not a model this engine
-// runs or that would take more than MaxHeld to open, before the file is
-// read whole: a header that claims more entries than a real file holds is
-// refused by its count. A head too short to hold the file's metadata gives
-// ErrShortHead.
-func CheckGGUFHead(name string, head []byte, size int64) error {
-	f, err := gguf.Read(prefixReader(head), size)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: %w", name, ErrShortHead)
-	}
+	r, err := Preflight(u, head, size)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
-	if _, err := f.LlamaConfig(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	for i := range f.Tensors {
-		if err := f.Tensors[i].CheckType(); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if weights, _ := f.WeightBytes(); size+weights > MaxHeld {
-		return fmt.Errorf("%s: its weights take %d MiB in this engine, which with the file's own %d MiB is more than the %d MiB a page can hold while it opens a model",
-			name, weights>>20, size>>20, MaxHeld>>20)
-	}
-	return nil
+	return r, r.Err()
 }
 
 // prefixReader reads the first bytes of a file, and fails with

@@ -167,9 +167,9 @@ func TestOpenURL(t *testing.T) {
 		// A sparse file's header claims the most keys 1 GiB allows.
 		{"a count", binary.LittleEndian.AppendUint64([]byte("GGUF\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), (1<<30-24)/13), 1 << 30,
 			u + ": gguf: the metadata count is 82595523, more than the 65536 keys a file may have"},
-		{"too large to hold", g.Data, modelfile.MaxHeld, "is more than the 3072 MiB a page can hold while it opens a model"},
+		{"too large to read", g.Data, modelfile.MaxFile + 1<<20, u + ": the file has 1025.0 MiB, more than the 1024.0 MiB a page reads"},
 	} {
-		err := modelfile.CheckHead(u, tc.head, tc.size)
+		_, err := modelfile.CheckHead(u, tc.head, tc.size)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: CheckHead = %v, want %q", tc.name, err, tc.err)
 		}

@@ -128,10 +128,10 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
 }
 
 // checkFileHead reads the first bytes of a chosen file, before the file
-// is read whole, and if it is a GGUF file refuses it from them as a URL's
-// file is refused (modelfile.CheckGGUFHead): a header that claims more than
-// a real file holds, a model this engine does not run, or one too large
-// for the page to hold once open. It reads more while the header goes on
+// is read whole, and if it is a GGUF file refuses it from them with its
+// preflight report (modelfile.Preflight): a header that claims more than a
+// real file holds, a model this engine does not run, or one too large for
+// the page to hold once open. It reads more while the header goes on
 // beyond the bytes read (modelfile.HeadSizes).
 func checkFileHead(f safejs.Value, name string) error {
 	size, err := jsx.Int(f, "size")
@@ -154,9 +154,17 @@ func checkFileHead(f safejs.Value, name string) error {
 		if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
 			return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
 		}
-		if err := modelfile.CheckGGUFHead(name, head, int64(size)); !errors.Is(err, modelfile.ErrShortHead) || len(head) >= size {
+		r, err := modelfile.Preflight(name, head, int64(size))
+		if errors.Is(err, modelfile.ErrShortHead) && len(head) < size {
+			continue
+		}
+		if err != nil {
 			return err
 		}
+		if r.Err() != nil {
+			return fmt.Errorf("%s: %w", name, refusal(r))
+		}
+		return nil
 	}
 	return nil // a header longer still: checked once the file is in
 }

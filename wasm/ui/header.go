@@ -47,9 +47,12 @@ func (h *Header) Render() app.UI {
 	if ref, err := modelfile.ParseRef(h.Model); err == nil {
 		label := ref.Name + " (your files)"
 		if ref.URL {
-			label = ref.Name
+			label = downloadLabel(ref.Name)
 		}
 		options = append(options, option(h.Model, label, true))
+	}
+	if h.Do != nil { // the live page: the prerendered one cannot fetch them
+		options = append(options, knownModels()...)
 	}
 	var prompt app.UI = app.Text("")
 	if h.Model != session.LogitsModel {
@@ -97,8 +100,11 @@ func (h *Header) Render() app.UI {
 // handlers do nothing until the page is live.
 
 func (h *Header) onModel(ctx app.Context, e app.Event) {
-	if h.Do != nil {
-		h.Do.SetModel(ctx.JSSrc().Get("value").String())
+	value := ctx.JSSrc().Get("value").String()
+	if _, known := catalog.DownloadAt(value); known {
+		ctx.NewActionWithValue(actionOpenURL, value)
+	} else if h.Do != nil {
+		h.Do.SetModel(value)
 	}
 	// The arrow keys would go on changing the model: give them back to the
 	// playground's shortcuts.

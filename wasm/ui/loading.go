@@ -34,10 +34,15 @@ type fetching struct {
 	canceled bool
 	asking   int64         // the size of a large file the reader is asked about, until they answer
 	confirm  chan struct{} // closed when they say download it
+	report   string        // what the file's header says of it (modelfile.Report), once read
 }
 
 // askAbove is the size above which the page asks before downloading a
-// URL's file.
+// URL's file. A smaller file the preflight passes downloads at once: the
+// reader asked for it by giving its URL, and the preflight shows above
+// the progress what is coming. A larger one waits for a yes, with the
+// report beside the question, as an app store shows a large download's
+// size and requirements before the button that starts it.
 const askAbove = 200 << 20
 
 // fetchModel starts fetching the model that err says is not in the page:
@@ -58,7 +63,7 @@ func (p *Playground) fetchModel(err error, again func()) bool {
 			again: func(string) { again() }})
 	case errors.As(err, &remote):
 		ref := remote.ref
-		p.startFetch(&fetching{name: ref.String(), label: ref.Name, urls: []string{ref.Name}, total: ref.Size, head: true,
+		p.startFetch(&fetching{name: ref.String(), label: downloadLabel(ref.Name), urls: []string{ref.Name}, total: ref.Size, head: true,
 			open: func(data [][]byte) (*session.Model, error) {
 				m, got, err := modelfile.OpenURL(ref.Name, data[0])
 				if err == nil && got != ref {
@@ -81,7 +86,7 @@ func (p *Playground) openURL(u string) {
 		return
 	}
 	p.files.err = ""
-	p.startFetch(&fetching{name: u, label: u, urls: []string{u}, total: -1, head: true,
+	p.startFetch(&fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true,
 		open: func(data [][]byte) (*session.Model, error) {
 			m, _, err := modelfile.OpenURL(u, data[0])
 			return m, err
@@ -124,13 +129,18 @@ func (p *Playground) startFetch(f *fetching) {
 					})
 				}
 			}
-			limit := int64(maxModelFiles)
+			limit := int64(modelfile.MaxFile)
 			if f.total >= 0 {
 				limit = f.total - done
 			}
 			if i == 0 && f.head {
 				var size int64
-				if size, err = checkHead(u, limit); err == nil && size > askAbove {
+				var report *modelfile.Report
+				size, report, err = checkHead(u, limit)
+				if report != nil {
+					ctx.Dispatch(func(app.Context) { f.report = report.String() })
+				}
+				if err == nil && size > askAbove {
 					ctx.Dispatch(func(app.Context) { f.asking = size })
 					select {
 					case <-f.confirm:
@@ -156,29 +166,40 @@ func (p *Playground) startFetch(f *fetching) {
 	})
 }
 
-// checkHead refuses the file at u from its first bytes, when the server
-// sends them alone, if it is not a GGUF file of a model this engine runs
-// or is larger than limit; it returns the file's size (-1 if not known).
-// It reads more of the file while its header goes on beyond the bytes read
-// (modelfile.HeadSizes), and lets through one whose header is longer
-// still, to be checked once in.
-func checkHead(u string, limit int64) (int64, error) {
+// checkHead reads the preflight report of the file at u from its first
+// bytes, when the server sends them alone, and refuses it if the report
+// says the page will not open it or the file is larger than limit; it
+// returns the file's size (-1 if not known) and the report (nil if there
+// is none). It reads more of the file while its header goes on beyond the
+// bytes read (modelfile.HeadSizes), and lets through one whose header is
+// longer still, to be checked once in.
+func checkHead(u string, limit int64) (int64, *modelfile.Report, error) {
 	for _, n := range modelfile.HeadSizes {
 		head, size, err := downloadHead(u, n)
 		switch {
 		case err != nil:
-			return -1, err
+			return -1, nil, err
 		case head == nil:
-			return -1, nil // no ranges here: the whole file is checked once in
-		case size > limit:
-			return size, fmt.Errorf("%s is %s; the page can hold models of at most %s: a WebAssembly program has at most 4 GiB, and a file is held whole while its weights are decoded",
-				u, byteSize(int(size)), byteSize(int(limit)))
+			return -1, nil, nil // no ranges here: the whole file is checked once in
 		}
-		if err := modelfile.CheckHead(u, head, size); !errors.Is(err, modelfile.ErrShortHead) || int64(len(head)) >= size {
-			return size, err
+		r, err := modelfile.CheckHead(u, head, size)
+		switch {
+		case errors.Is(err, modelfile.ErrShortHead) && int64(len(head)) < size:
+			continue
+		case r != nil && err != nil:
+			return size, r, refusal(r)
+		case err == nil && size > limit:
+			err = fmt.Errorf("%s is %s, more than the %s expected", u, byteSize(int(size)), byteSize(int(limit)))
 		}
+		return size, r, err
 	}
-	return -1, nil
+	return -1, nil, nil
+}
+
+// refusal is the error of a model file whose report says the page will
+// not open it: the report, which ends with why, a line for each thing.
+func refusal(r *modelfile.Report) error {
+	return errors.New("its header says this page cannot open it:\n" + r.String())
 }
 
 // confirmFetch is the reader's yes to downloading a large file.
@@ -250,7 +271,7 @@ func (p *Playground) loadingBanner() app.UI {
 	if f == nil {
 		return app.Text("")
 	}
-	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Asking: f.asking}
+	return &Loading{Label: f.label, Got: f.got, Total: f.total, Seconds: time.Since(f.began).Seconds(), Err: f.err, Asking: f.asking, Report: f.report}
 }
 
 // Loading is a model's download: how much has come, how fast, how long
@@ -262,7 +283,8 @@ type Loading struct {
 	Got, Total int64
 	Seconds    float64 // since the download began
 	Err        string
-	Asking     int64 // the size of a large file to ask about before downloading it
+	Asking     int64  // the size of a large file to ask about before downloading it
+	Report     string // what the file's header says of it, "" until read
 }
 
 func (l *Loading) Render() app.UI {
@@ -277,6 +299,7 @@ func (l *Loading) Render() app.UI {
 			app.Text(l.Label+" is "+byteSize(int(l.Asking))+": download it? "),
 			app.Button().ID("loading-confirm").Text("Download").OnClick(l.onConfirm),
 			app.Button().ID("loading-cancel").Text("Cancel").OnClick(l.onCancel),
+			l.report(),
 		)
 	}
 	status := "Loading " + l.Label + ": " + byteSize(int(l.Got))
@@ -295,7 +318,16 @@ func (l *Loading) Render() app.UI {
 		bar,
 		app.Span().Text(" "+status+" "),
 		app.Button().ID("loading-cancel").Text("Cancel").OnClick(l.onCancel),
+		l.report(),
 	)
+}
+
+// report is what the file's header says, under the banner's line.
+func (l *Loading) report() app.UI {
+	if l.Report == "" {
+		return app.Text("")
+	}
+	return app.Div().ID("preflight").Text(l.Report)
 }
 
 // The banner's buttons are the page's actions (Playground.handleActions).

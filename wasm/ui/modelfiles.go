@@ -9,11 +9,6 @@ import (
 	"nexttoken/engine/session"
 )
 
-// maxModelFiles bounds the files the page reads for a model, before it
-// reads them: a WebAssembly program has at most 4 GiB of memory, and a
-// file is held whole while its weights are decoded beside it.
-const maxModelFiles = 1 << 30
-
 // fileState is the page's part in models opened from the reader's files.
 type fileState struct {
 	reading string         // the files being read, for the status line
@@ -66,7 +61,7 @@ func (p *Playground) openFiles(list fileList) {
 	p.files.reading, p.files.err = "Reading the files…", ""
 	ctx := p.ctx
 	ctx.Async(func() {
-		files, err := readFiles(list, maxModelFiles)
+		files, err := readFiles(list, modelfile.MaxFile)
 		var m *session.Model
 		var ref modelfile.Ref
 		if err == nil {
