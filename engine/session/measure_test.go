@@ -10,10 +10,16 @@ package session_test
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,6 +206,94 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeFiles decodes each GGUF file that NEXTTOKEN_BENCH_GGUF
+// names (paths separated by commas) as the llama.cpp harness's bench does
+// (engine/gguf/testdata/quantized/harness.c): the bare engine, one thread,
+// from token 1 at position 0, each pass's first largest logit fed back,
+// NEXTTOKEN_BENCH_TOKENS passes (default 128); and logs the tokens it
+// chose, for comparison with the harness's on the same file.
+// docs/performance.md has the commands. Without files it measures nothing.
+func BenchmarkDecodeFiles(b *testing.B) {
+	paths := os.Getenv("NEXTTOKEN_BENCH_GGUF")
+	if paths == "" {
+		b.Skip("NEXTTOKEN_BENCH_GGUF names no files")
+	}
+	n, err := strconv.Atoi(cmp.Or(os.Getenv("NEXTTOKEN_BENCH_TOKENS"), "128"))
+	if err != nil || n < 1 {
+		b.Fatalf("NEXTTOKEN_BENCH_TOKENS=%q is not a count of tokens", os.Getenv("NEXTTOKEN_BENCH_TOKENS"))
+	}
+	for _, path := range strings.Split(paths, ",") {
+		f, closer, err := gguf.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := f.Model()
+		closer.Close()
+		if err != nil {
+			b.Fatalf("%s: %v", path, err)
+		}
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			tr := transformer.New(m)
+			tokens := make([]int, 0, n)
+			timeDecode(b, n, func() { tokens = tokens[:0] }, func(lap func()) {
+				tok := 1
+				for pos := range n {
+					logits, err := tr.Forward(tok, pos)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tok = sampler.Argmax(logits)
+					tokens = append(tokens, tok)
+					lap()
+				}
+			})
+			b.Logf("%s: greedy tokens %v", path, tokens)
+			b.Logf("%s: the closest choices %v", path, closestChoices(b, tr, tokens, 3))
+		})
+	}
+}
+
+// closestChoices decodes tokens again with tr, fed as a greedy decode
+// from token 1 chose them, and returns the k passes whose largest logit
+// led the next by least, in units of the logits' standard deviation:
+// where another program's float rounding could choose otherwise.
+func closestChoices(b *testing.B, tr *transformer.Transformer, tokens []int, k int) []string {
+	type choice struct {
+		pos    int
+		margin float64
+	}
+	var all []choice
+	tok := 1
+	for pos, next := range tokens {
+		logits, err := tr.Forward(tok, pos)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var mean, sq float64
+		first, second := math.Inf(-1), math.Inf(-1)
+		for _, l := range logits {
+			v := float64(l)
+			mean += v
+			sq += v * v
+			if v > first {
+				first, second = v, first
+			} else if v > second {
+				second = v
+			}
+		}
+		mean /= float64(len(logits))
+		sd := math.Sqrt(sq/float64(len(logits)) - mean*mean)
+		all = append(all, choice{pos, (first - second) / sd})
+		tok = next
+	}
+	slices.SortFunc(all, func(a, b choice) int { return cmp.Compare(a.margin, b.margin) })
+	var out []string
+	for _, c := range all[:min(k, len(all))] {
+		out = append(out, fmt.Sprintf("pass %d by %.2g sd", c.pos, c.margin))
+	}
+	return out
 }
 
 // decodeRate is a decoding speed in forward passes per second: over the

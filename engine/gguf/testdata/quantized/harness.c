@@ -21,7 +21,8 @@
 //                                          BOS, one thread; prints tok/s over
 //                                          the wall time and over the
 //                                          process's CPU time (a shared
-//                                          machine takes the CPU away)
+//                                          machine takes the CPU away), three
+//                                          times, then the tokens it chose
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,6 +170,7 @@ static int bench(const char *path, int n) {
     struct llama_model *model;
     struct llama_context *ctx = load(path, &model, NULL, NULL);
     int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    llama_token *chosen = malloc(n * sizeof *chosen);
     for (int run = 0; run < 3; run++) {
         llama_memory_clear(llama_get_memory(ctx), true);
         struct timespec a, b, ca, cb;
@@ -181,6 +183,7 @@ static int bench(const char *path, int n) {
             int best = 0;
             for (int j = 1; j < vocab; j++) if (l[j] > l[best]) best = j;
             tok = best;
+            chosen[i] = tok;
         }
         clock_gettime(CLOCK_MONOTONIC, &b);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cb);
@@ -188,6 +191,10 @@ static int bench(const char *path, int n) {
         double cpu = (cb.tv_sec - ca.tv_sec) + (cb.tv_nsec - ca.tv_nsec) / 1e9;
         printf("%s: %d tokens in %.3f s, %.1f tok/s; %.3f s of CPU, %.1f cpu-tok/s\n", path, n, s, n / s, cpu, n / cpu);
     }
+    printf("%s: greedy tokens [", path);
+    for (int i = 0; i < n; i++) printf(i ? " %d" : "%d", chosen[i]);
+    printf("]\n");
+    free(chosen);
     llama_free(ctx);
     llama_model_free(model);
     return 0;
