@@ -91,6 +91,7 @@ import (
 type Spec struct {
 	Model   string           `json:"model"`             // a name the Loader knows, or LogitsModel
 	Prompt  string           `json:"prompt,omitempty"`  // ignored by LogitsModel sessions
+	Chat    *Chat            `json:"chat,omitempty"`    // a chat whose rendering is the prompt, in place of Prompt
 	Vocab   []string         `json:"vocab,omitempty"`   // LogitsModel: the tokens
 	Logits  []float64        `json:"logits,omitempty"`  // LogitsModel: their logits
 	Sampler sampler.Settings `json:"sampler"`           // the settings of step 0, until the first change
@@ -137,6 +138,7 @@ type Session struct {
 	tr       *transformer.Transformer // nil for LogitsModel sessions
 	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
 	gen      generators
+	prompt   string           // the prompt's text: Spec.Prompt, or its chat's rendering
 	tokens   []int            // the context: prompt, then every chosen token
 	logits   []float64        // the model's logits for the next step, before edits
 	edited   []float64        // the same with the next step's edits: what the sampler reads
@@ -288,12 +290,16 @@ func (s *Session) startModel(load Loader) error {
 	if err != nil {
 		return err
 	}
+	text, m, err := s.chatPrompt(m)
+	if err != nil {
+		return err
+	}
 	// Refuse a prompt that cannot fit before encoding it: a pasted book
 	// must not cost the page its encoding's time and memory for nothing.
-	if least, n := m.Tokenizer.MinTokens(s.spec.Prompt), m.Checkpoint.Config.SeqLen; least > n {
+	if least, n := m.Tokenizer.MinTokens(text), m.Checkpoint.Config.SeqLen; least > n {
 		return fmt.Errorf("the prompt is at least %d tokens, longer than the model's context of %d", least, n)
 	}
-	prompt, err := m.Tokenizer.Encode(s.spec.Prompt)
+	prompt, err := m.Tokenizer.Encode(text)
 	if err != nil {
 		return fmt.Errorf("prompt: %w", err)
 	}
@@ -303,7 +309,7 @@ func (s *Session) startModel(load Loader) error {
 	if n := m.Checkpoint.Config.SeqLen; len(prompt) > n {
 		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
-	s.model = m
+	s.model, s.prompt = m, text
 	s.tr = transformer.NewWith(m.Checkpoint, s.options(s.spec.Sampler))
 	logits, err := prefill(s.tr, prompt, s.opts.Prefill)
 	if err != nil {
@@ -1086,6 +1092,10 @@ func (s *Session) Spec() Spec {
 // Trace returns what the session has computed so far. It is shared with the
 // session: read it, do not change it.
 func (s *Session) Trace() *Trace { return &s.trace }
+
+// Prompt returns the text the prompt's tokens were read from: the spec's
+// Prompt, or its chat template's rendering of its Chat.
+func (s *Session) Prompt() string { return s.prompt }
 
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.model }
