@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,45 +14,15 @@ import (
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/tokenizer"
 )
 
-// The ids chatModel gives Qwen's special tokens.
-const (
-	endOfText = 256 // BOS and EOS, as in Qwen2.5's GGUF
-	imStart   = 257
-	imEnd     = 258
-)
+const imStart, imEnd = randmodel.ChatMLStart, randmodel.ChatMLEnd
 
-// chatModel is a random model whose byte-level vocabulary has Qwen's
-// special tokens, with Qwen2.5's chat template (package chat's test
-// data) if withTemplate, loaded if loaded.
+// chatModel is randmodel's ChatML model with Qwen2.5's chat template
+// (package chat's test data) if withTemplate, loaded if loaded.
 func chatModel(t *testing.T, withTemplate, loaded bool) *session.Model {
 	t.Helper()
-	v := tokenizer.GPT2Vocab{BOS: endOfText, EOS: endOfText, UNK: -1}
-	for b := range 256 {
-		v.Tokens = append(v.Tokens, tokenizer.ByteLevel(string([]byte{byte(b)})))
-	}
-	v.Tokens = append(v.Tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>")
-	for len(v.Tokens) < 400 { // randmodel's least
-		v.Tokens = append(v.Tokens, tokenizer.ByteLevel(fmt.Sprint("x", len(v.Tokens))))
-	}
-	v.Types = make([]tokenizer.TokenType, len(v.Tokens))
-	for id := range v.Types {
-		v.Types[id] = tokenizer.TokenNormal
-		if id >= endOfText && id <= imEnd {
-			v.Types[id] = tokenizer.TokenControl
-		}
-	}
-	var err error
-	if v.Pre, err = tokenizer.LookupPre("qwen2"); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenizer.NewGPT2(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ckpt, _, err := randmodel.Build(checkpoint.Config{Dim: 16, HiddenDim: 32, Layers: 1, Heads: 2, KVHeads: 2, VocabSize: len(v.Tokens), SeqLen: 128}, 5)
+	ckpt, tok, err := randmodel.ChatML(checkpoint.Config{Dim: 16, HiddenDim: 32, Layers: 1, Heads: 2, KVHeads: 2, VocabSize: 400, SeqLen: 128}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,6 +121,11 @@ type Model struct {
 	Head                                          [][]float32 // every row of the classifier, when small enough to show number by number
 	Extras                                        []string    // what its architecture adds to llama2.c's (checkpoint.Model.Extras)
 
+	// Chat says that the model's chat template is there (session.Model.Chat):
+	// its sessions may be chats. Special marks each special token, then.
+	Chat    bool
+	Special []bool
+
 	// MultiplyAdds is a step's multiply-adds at position pos with the
 	// cache and recomputed without it; nil for hand-typed logits.
 	MultiplyAdds func(pos int) (cached, recomputed int)

@@ -36,6 +36,8 @@ type Playground struct {
 	fetch  *fetching                 // a model on its way, or nil
 	files  fileState                 // models from the reader's files
 
+	chatErrs map[string]string // why a model's chat template did not load, by the model's name
+
 	origin, pagePath string // the page's origin and path, for links to it
 
 	// changes counts the controller's changes; a drawn page carries the
