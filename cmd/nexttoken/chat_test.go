@@ -87,7 +87,7 @@ func TestTraceChat(t *testing.T) {
 		"    0    509  \"<|im_start|>\"\n",
 		"   28    405  \"<|im_end|>\"\n",
 		"greedy: argmax p = \"<|im_end|>\" (id 405, p = 0.421006)",
-		"stopped: the model chose the end-of-text token <|im_end|>\n",
+		"stopped: the model ended the assistant's turn with <|im_end|>\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("trace lacks %q:\n%s", want, out)

@@ -80,7 +80,7 @@ func TestChat(t *testing.T) {
 		t.Errorf("the prompt's special tokens read as %v, want <|im_start|> and <|im_end|> %v", got, []int{imStart, imEnd})
 	}
 	tr := s.Trace()
-	if wantStop := (session.Stop{Kind: session.EndOfText, Token: imEnd, Text: "<|im_end|>", Forced: true}); len(tr.Steps) != 2 || tr.Stop != wantStop {
+	if wantStop := (session.Stop{Kind: session.EndOfTurn, Token: imEnd, Text: "<|im_end|>", Forced: true}); len(tr.Steps) != 2 || tr.Stop != wantStop {
 		t.Errorf("%d steps, stopped %+v; want 2, stopped at <|im_end|>", len(tr.Steps), tr.Stop)
 	}
 	if s.Model().Chat == nil || s.Model().Tokenizer != s.Model().Chat {

@@ -710,7 +710,10 @@ func (s *Session) stopAfter(i int, step Step) Stop {
 		return Stop{Kind: OneStep}
 	case eos, token == tok.BOS():
 		kind := NewText
-		if eos { // a tokenizer's one token for both ends a text
+		switch {
+		case eos && s.spec.Chat != nil: // the chat tokenizer's EOS is its template's end of turn
+			kind = EndOfTurn
+		case eos: // a tokenizer's one token for both ends a text
 			kind = EndOfText
 		}
 		text := strings.TrimSpace(tok.Token(token))

@@ -272,7 +272,7 @@ func (c *Controller) CanKeepGoing() bool {
 		return false
 	}
 	stop := c.sum.Trace.Stop
-	return (stop.Kind == session.EndOfText || stop.Kind == session.NewText) && !stop.Forced && c.sum.Steps() > 0
+	return (stop.Kind == session.EndOfText || stop.Kind == session.NewText || stop.Kind == session.EndOfTurn) && !stop.Forced && c.sum.Steps() > 0
 }
 
 // KeepGoing takes the step that ended the text again with the end of text
