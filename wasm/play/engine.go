@@ -131,6 +131,12 @@ type Model struct {
 	MultiplyAdds func(pos int) (cached, recomputed int)
 }
 
+// IsSpecial reports whether token id is one of the model's chat template's
+// special tokens.
+func (m *Model) IsSpecial(id int) bool {
+	return m != nil && id >= 0 && id < len(m.Special) && m.Special[id]
+}
+
 // Label is how token id is labelled.
 func (m *Model) Label(id int) string {
 	if m == nil || id < 0 || id >= len(m.Names) {
