@@ -1,11 +1,9 @@
 package link
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"nexttoken/engine/conversation"
 	"nexttoken/engine/session"
@@ -41,13 +39,11 @@ func checkChat(s *session.Spec) error {
 
 // readChat reads the query form's chat=, the messages as a JSON list,
 // [{"role": "user", "content": "Hello"}], as the command line's
-// --messages file holds them: the session's chat, with the generation
-// prompt, in place of its prompt.
+// --messages file holds them (other keys are ignored): the session's
+// chat, with the generation prompt, in place of its prompt.
 func readChat(s *session.Spec, v string) error {
-	d := json.NewDecoder(bytes.NewReader([]byte(v)))
-	d.DisallowUnknownFields()
 	var messages []conversation.Message
-	if err := d.Decode(&messages); err != nil || d.More() {
+	if err := json.Unmarshal([]byte(v), &messages); err != nil {
 		return errors.New(`not a JSON list of messages, [{"role":"user","content":"Hello"}]`)
 	}
 	chat := &session.Spec{Model: s.Model, Chat: &session.Chat{Messages: nilIfEmpty(messages), GenerationPrompt: true}}
@@ -79,11 +75,8 @@ func chatQuery(c *session.Chat) string {
 	if messages == nil {
 		messages = []conversation.Message{}
 	}
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false) // a query escapes what it must itself
-	_ = e.Encode(messages) // strings only: it cannot fail
-	return strings.TrimSuffix(b.String(), "\n")
+	b, _ := json.Marshal(messages) // strings only: it cannot fail
+	return string(b)
 }
 
 // chatRecord writes the session's chat: uint n, then n × (role string,

@@ -114,7 +114,7 @@ var parseTests = []struct {
 	{query: "vocab=a", err: "vocab: goes with model=logits, not model=toy"},
 	{query: "logits=1&prompt=a", err: "prompt: model=logits has no prompt"},
 	{query: `chat=x`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
-	{query: `chat=[{"role":"user","content":"Hi","name":"x"}]`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
+	{query: `chat=[{"role":"user","content":"Hi"},"x"]`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
 	{query: `chat=[{"role":"user","content":"Hi"}]x`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
 	{query: `chat=[{"role":"the user","content":"Hi"}]`, err: `chat: message 1: not a message: the role "the user" has white space or a control character`},
 	{query: `chat=[{"role":"user","content":"Hi"}]&prompt=Hi`, err: "chat: goes without prompt=: a session has a prompt or a chat"},
@@ -314,7 +314,7 @@ func TestQuery(t *testing.T) {
 		{runtime(llamaCpp, func(*sampler.Settings) {}), "sampler=llama.cpp", false},
 		{with(func(s *session.Spec) {
 			s.Prompt, s.Chat = "", &session.Chat{Messages: []conversation.Message{{Role: "user", Content: "Hi & bye"}}, GenerationPrompt: true}
-		}), "chat=%5B%7B%22role%22%3A%22user%22%2C%22content%22%3A%22Hi+%26+bye%22%7D%5D", false},
+		}), "chat=%5B%7B%22role%22%3A%22user%22%2C%22content%22%3A%22Hi+%5Cu0026+bye%22%7D%5D", false},
 		{with(func(s *session.Spec) { s.Model, s.Prompt, s.Chat = "stories260K", "", &session.Chat{} }),
 			"chat=%5B%5D&generation_prompt=0&model=stories260K", false},
 		{runtime(llamaCpp, func(s *sampler.Settings) { s.Mirostat, s.Seed = 2, 7 }), "mirostat=2&sampler=llama.cpp&seed=7", false},

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -58,7 +59,7 @@ func (c *ChatBox) Render() app.UI {
 		),
 		c.error(),
 		app.P().Class("label").Text("The prompt the template rendered, special tokens marked:"),
-		app.Pre().ID("chat-prompt").Class("chat-prompt").Body(c.rendered()...),
+		app.Div().ID("chat-prompt").Class("chat-prompt").Body(c.rendered()...),
 	)
 }
 
@@ -79,18 +80,34 @@ func (c *ChatBox) message(i int, m conversation.Message) app.UI {
 	for k, r := range roles {
 		options[k] = option(r, r, r == m.Role)
 	}
-	return app.Li().Class("message").Body(
-		app.Select().Class("role").Attr("aria-label", "message "+itoa(i+1)+"'s role").Body(options...).
-			OnChange(func(ctx app.Context, e app.Event) {
-				c.Do.SetMessage(i, conversation.Message{Role: ctx.JSSrc().Get("value").String(), Content: m.Content})
-			}),
-		app.Textarea().Class("content").Attr("rows", 2).Attr("aria-label", "message "+itoa(i+1)+"'s text").Text(m.Content).
-			OnChange(func(ctx app.Context, e app.Event) {
-				c.Do.SetMessage(i, conversation.Message{Role: m.Role, Content: ctx.JSSrc().Get("value").String()})
-			}),
-		app.Button().Class("remove").Title("remove message "+itoa(i+1)).Text("×").
-			OnClick(func(app.Context, app.Event) { c.Do.RemoveMessage(i) }),
+	return app.Li().Class("message").DataSet("index", i).Body(
+		app.Select().Class("role").Attr("aria-label", "message "+itoa(i+1)+"'s role").Body(options...).OnChange(c.onMessage),
+		app.Textarea().Class("content").Attr("rows", 2).Attr("aria-label", "message "+itoa(i+1)+"'s text").Text(m.Content).OnChange(c.onMessage),
+		app.Button().Class("remove").Title("remove message "+itoa(i+1)).Text("×").OnClick(c.onRemove),
 	)
+}
+
+// onMessage takes a message's role and text as its fields hold them, by
+// its place (data-index), which the page reads when the event comes:
+// the fields may have changed since the box was drawn.
+func (c *ChatBox) onMessage(ctx app.Context, e app.Event) {
+	li := ctx.JSSrc().Get("parentNode")
+	role, text := li.Call("querySelector", "select").Get("value"), li.Call("querySelector", "textarea").Get("value")
+	if i, ok := messageIndex(li); ok {
+		c.Do.SetMessage(i, conversation.Message{Role: role.String(), Content: text.String()})
+	}
+}
+
+func (c *ChatBox) onRemove(ctx app.Context, e app.Event) {
+	if i, ok := messageIndex(ctx.JSSrc().Get("parentNode")); ok {
+		c.Do.RemoveMessage(i)
+	}
+}
+
+// messageIndex is the place of a message's element li.
+func messageIndex(li app.Value) (int, bool) {
+	i, err := strconv.Atoi(li.Get("dataset").Get("index").String())
+	return i, err == nil
 }
 
 // rendered is the prompt as the model reads it: text, and each special
