@@ -4,10 +4,11 @@
 // stage did, the random draw, the chosen token and the KV cache.
 //
 // A session is described completely by a Spec, a plain value: the model's
-// name, the prompt, the sampler settings with their seed and the changes
-// made to them along the way, the number of steps, and the tokens forced
-// and logits edited by hand. New(spec) always produces the same trace, so
-// a Spec can travel in a link.
+// name, the prompt (or a chat's messages, which the model's chat template
+// renders into it: see Chat), the sampler settings with their seed and
+// the changes made to them along the way, the number of steps, and the
+// tokens forced and logits edited by hand. New(spec) always produces the
+// same trace, so a Spec can travel in a link.
 //
 // Steps are numbered from 0. Step i reads the logits after the last token of
 // the context, lets the sampler choose (or takes the forced token), appends
