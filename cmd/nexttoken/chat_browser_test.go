@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,4 +134,20 @@ func TestChatEngineStart(t *testing.T) {
 		t.Errorf("chat.wasm renders %q, llama.cpp %q", got.Prompt, want)
 	}
 	t.Logf("chat.wasm: download %.0f ms, compile %.0f ms, start %.0f ms, first render %.0f ms", got.Download, got.Compile, got.Start, got.FirstRender)
+}
+
+// TestChatFromURL: a model with a chat template fetched by URL starts the
+// template engine in its load as a file's does, and opens as a chat.
+func TestChatFromURL(t *testing.T) {
+	path := chatGGUF(t, readChatTestdata(t, "qwen2.5-instruct.jinja"))
+	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
+		http.ServeFile(w, r, path)
+	}))
+	defer models.Close()
+	tab := openPage(t, "/")
+	setInput(tab, "#model-url", models.URL+"/chat.gguf")
+	waitFor(tab, `document.querySelectorAll("#chat mark.special").length === 5 &&
+		document.querySelector("#chat-prompt").textContent.endsWith("<|im_start|>user\nThe cat<|im_end|>\n<|im_start|>assistant\n")`)
 }
