@@ -23,7 +23,8 @@ withProgress = echo "$(1)"; \
 	[ $$status = 0 ] || echo "$(1): failed"; exit $$status
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
-# It builds app.wasm (and its gzip copy) and the server side by side, then
+# It builds app.wasm (and its gzip copy), the server and chat.wasm (with
+# its copies) side by side, then
 # compresses app.wasm with a quick brotli level unless the best one's copy
 # is current; the server binary, ./nexttoken, is kept, so a second make run
 # starts at once.
