@@ -13,9 +13,9 @@ import (
 // bytes together, as it bounds a prompt's.
 const MaxMessages = 64
 
-// checkChat applies a link's rules to a session's chat, the query form's
-// and the share link's alike.
-func checkChat(s *session.Spec) error {
+// CheckChat says why a link cannot carry s's chat, if it cannot: the
+// query form's rules and the share link's, which are the same.
+func CheckChat(s *session.Spec) error {
 	c := s.Chat
 	switch {
 	case c == nil:
@@ -47,7 +47,7 @@ func readChat(s *session.Spec, v string) error {
 		return errors.New(`not a JSON list of messages, [{"role":"user","content":"Hello"}]`)
 	}
 	chat := &session.Spec{Model: s.Model, Chat: &session.Chat{Messages: nilIfEmpty(messages), GenerationPrompt: true}}
-	if err := checkChat(chat); err != nil {
+	if err := CheckChat(chat); err != nil {
 		return err
 	}
 	s.Chat, s.Prompt = chat.Chat, ""

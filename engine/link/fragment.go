@@ -273,7 +273,7 @@ func check(s *State) error {
 			return fmt.Errorf("prompt: %w", err)
 		}
 	}
-	if err := checkChat(spec); err != nil {
+	if err := CheckChat(spec); err != nil {
 		return fmt.Errorf("chat: %w", err)
 	}
 	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {

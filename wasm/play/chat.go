@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"nexttoken/engine/conversation"
+	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 )
 
@@ -115,11 +116,17 @@ func (c *Controller) editChat(edit func(*session.Chat) bool) {
 
 // openChat opens spec, a new session from its prompt or chat with the
 // current settings, as an undoable action; an error is shown by the
-// chat's box, the session left as it was.
+// chat's box, the session left as it was. A chat that a link cannot
+// carry (link.MaxMessages, link.MaxPrompt) is refused: its session would
+// have no link.
 func (c *Controller) openChat(spec session.Spec) {
 	c.flushPrompt()
 	spec.Sampler = c.Settings()
 	spec.Steps, spec.Changes, spec.Forced, spec.Edits, spec.Branches = 0, nil, nil, nil, nil
+	if err := link.CheckChat(&spec); err != nil {
+		c.fail(FieldChat, err)
+		return
+	}
 	c.do("", func() {
 		before := c.entry()
 		c.send(Request{Op: Open, Spec: spec}, func(a Answer) {

@@ -118,6 +118,13 @@ func TestChatActions(t *testing.T) {
 		t.Errorf("a bad role: field %+v, chat %+v", s.Field, chatOf())
 	}
 
+	// A chat longer than a link can carry.
+	r.c.SetMessage(0, conversation.Message{Role: "user", Content: strings.Repeat("x", link.MaxPrompt)})
+	r.settle()
+	if s := r.snap(); s.FieldError(FieldChat) != "The messages' texts have 4098 bytes together, more than 4096." || chatOf().Messages[0].Content != "Hi" {
+		t.Errorf("a chat too long for a link: field %+v, chat %+v", s.Field, chatOf())
+	}
+
 	r.c.Undo()
 	r.settle()
 	if got := chatOf(); len(got.Messages) != 3 {

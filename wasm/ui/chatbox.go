@@ -7,6 +7,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/conversation"
+	"nexttoken/engine/link"
 	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
@@ -82,7 +83,7 @@ func (c *ChatBox) message(i int, m conversation.Message) app.UI {
 	}
 	return app.Li().Class("message").DataSet("index", i).Body(
 		app.Select().Class("role").Attr("aria-label", "message "+itoa(i+1)+"'s role").Body(options...).OnChange(c.onMessage),
-		app.Textarea().Class("content").Attr("rows", 2).Attr("aria-label", "message "+itoa(i+1)+"'s text").Text(m.Content).OnChange(c.onMessage),
+		app.Textarea().Class("content").Attr("rows", 2).MaxLength(link.MaxPrompt).Attr("aria-label", "message "+itoa(i+1)+"'s text").Text(m.Content).OnChange(c.onMessage),
 		app.Button().Class("remove").Title("remove message "+itoa(i+1)).Text("×").OnClick(c.onRemove),
 	)
 }
