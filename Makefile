@@ -23,12 +23,13 @@ withProgress = echo "$(1)"; \
 	[ $$status = 0 ] || echo "$(1): failed"; exit $$status
 
 # run serves the playground at http://$(ADDR)/ (make run ADDR=0.0.0.0:9000).
-# It builds app.wasm (and its gzip copy) and the server side by side, then
+# It builds app.wasm (and its gzip copy), the server and chat.wasm (with
+# its copies) side by side, then
 # compresses app.wasm with a quick brotli level unless the best one's copy
 # is current; the server binary, ./nexttoken, is kept, so a second make run
 # starts at once.
 run: brotli
-	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken
+	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken web/chat.wasm.br
 	@if [ web/app.wasm.br -nt web/app.wasm ]; then :; \
 	elif command -v brotli >/dev/null 2>&1; then \
 	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
@@ -46,7 +47,7 @@ nexttoken:
 # make static BASE=/nexttoken/ writes it for that sub-path instead. Its
 # page fetches app.wasm.lzma and decodes it, so a host that compresses
 # nothing sends 1.9 MB, not 11 MB (docs/playground.md).
-static: web/app.wasm.br web/app.wasm.lzma
+static: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br
 	rm -rf static
 	$(GO) run ./cmd/nexttoken export --base=$(BASE) static
 
@@ -98,6 +99,20 @@ web/app.wasm.br: web/app.wasm.gz $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
 
 FORCE:
 
+# web/chat.wasm is the chat template engine (package engine/chat) as a
+# program of its own, wasm/chat, which the page fetches and starts only
+# with a model that has a chat template: the engine would cost the first
+# page 121 KB of brotli. The server sends its brotli or gzip copy.
+web/chat.wasm: $(WASM_SOURCES)
+	@$(call withProgress,building web/chat.wasm (the chat template engine),\
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/chat)
+web/chat.wasm.gz: web/chat.wasm
+	@$(call withProgress,gzip -9 web/chat.wasm,gzip -9 -k -f web/chat.wasm && touch $@)
+web/chat.wasm.br: web/chat.wasm.gz | brotli
+	@if command -v brotli >/dev/null 2>&1; then \
+	  $(call withProgress,brotli -q 11 web/chat.wasm,brotli -q 11 -f web/chat.wasm && touch $@); \
+	else rm -f $@; fi
+
 # web/app.wasm.lzma is the copy a static site's page fetches and decodes
 # itself (nexttoken export), for hosts that send files as they are: the
 # smallest that a short script decodes (browsers' DecompressionStream
@@ -123,7 +138,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
-unit: web/app.wasm.br web/app.wasm.lzma chromium
+unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:
@@ -282,6 +297,6 @@ toymodel:
 	$(GO) run ./cmd/toymodel web/models
 
 clean:
-	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br $(QUICK_STAMP) nexttoken
+	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br $(QUICK_STAMP) web/chat.wasm web/chat.wasm.gz web/chat.wasm.br nexttoken
 	rm -rf static
 	rm -rf $(ARTIFACTS)

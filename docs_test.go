@@ -428,8 +428,8 @@ func TestScreenshotFile(t *testing.T) {
 }
 
 // TestWasmSourcesComplete checks that the Makefile's WASM_SOURCES, what
-// web/app.wasm is rebuilt from, holds every file of this module that the
-// browser program compiles or embeds.
+// web/app.wasm and web/chat.wasm are rebuilt from, holds every file of
+// this module that the browser programs compile or embed.
 func TestWasmSourcesComplete(t *testing.T) {
 	out, err := exec.Command("make", "-p", "-n", "-f", "Makefile", "--no-print-directory", "check").Output()
 	if err != nil {
@@ -449,11 +449,11 @@ func TestWasmSourcesComplete(t *testing.T) {
 	}
 	list := exec.Command("go", "list", "-deps", "-f",
 		`{{if and .Module (eq .Module.Path "nexttoken")}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .SFiles}}{{$d}}/{{.}} {{end}}{{range .EmbedFiles}}{{$d}}/{{.}} {{end}}{{end}}`,
-		"./wasm")
+		"./wasm", "./wasm/chat")
 	list.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	files, err := list.Output()
 	if err != nil {
-		t.Fatalf("go list -deps ./wasm: %v", err)
+		t.Fatalf("go list -deps ./wasm ./wasm/chat: %v", err)
 	}
 	root, err := os.Getwd()
 	if err != nil {
@@ -465,7 +465,7 @@ func TestWasmSourcesComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !sources[rel] {
-			t.Errorf("web/app.wasm is built from %s, which the Makefile's WASM_SOURCES leaves out", rel)
+			t.Errorf("the browser programs are built from %s, which the Makefile's WASM_SOURCES leaves out", rel)
 		}
 	}
 }

@@ -26,7 +26,9 @@
 //	  softmax                                 softmax with every intermediate value; Top, Rank, Widen
 //	  checkpoint                              llama2.c checkpoints: the weights and their shape
 //	  tokenizer                               text to token ids and back: SentencePiece, GPT-2, words
+//	  conversation                            a chat's messages and their rules
 //	  chat                                    a model's chat template rendered as llama.cpp renders it
+//	  chatprompt                              the tokenizer reading a chat template's prompt
 //	3 model
 //	  transformer                             the forward pass and the KV cache
 //	  toymodel                                the worked example's toy model

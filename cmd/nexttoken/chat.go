@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"nexttoken/engine/chat"
+	"nexttoken/engine/chatprompt"
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/regularfile"
 	"nexttoken/engine/session"
@@ -17,38 +19,36 @@ import (
 
 // messageFlag is --message, one role:text message of a chat each time it
 // is given.
-type messageFlag struct{ messages *[]chat.Message }
+type messageFlag struct{ messages *[]conversation.Message }
 
 func (f messageFlag) String() string { return "" }
 
 func (f messageFlag) Set(v string) error {
 	role, text, ok := strings.Cut(v, ":")
-	if !ok || role == "" || strings.ContainsAny(role, " \t\n") {
+	if !ok || conversation.CheckRole(role) != nil {
 		return errors.New("want role:text, such as user:Hello")
 	}
-	*f.messages = append(*f.messages, chat.Message{Role: role, Content: text})
+	*f.messages = append(*f.messages, conversation.Message{Role: role, Content: text})
 	return nil
 }
 
 // readMessages reads a JSON file of messages, [{"role": …, "content": …}].
-func readMessages(path string) ([]chat.Message, error) {
+func readMessages(path string) ([]conversation.Message, error) {
 	data, err := regularfile.ReadAll(path, maxPromptFile)
 	if err != nil {
 		return nil, err
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	var messages []chat.Message
+	var messages []conversation.Message
 	if err := d.Decode(&messages); err != nil {
 		return nil, fmt.Errorf(`%s: want a JSON list of messages, [{"role": "user", "content": "Hello"}]: %w`, path, err)
 	}
 	if d.More() {
 		return nil, fmt.Errorf("%s: more after the list of messages", path)
 	}
-	for i, m := range messages {
-		if m.Role == "" {
-			return nil, fmt.Errorf("%s: message %d has no role", path, i+1)
-		}
+	if err := conversation.Check(messages); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return messages, nil
 }
@@ -76,80 +76,111 @@ func (f *traceFlags) chatMessages() error {
 	case len(f.messages) == 0 && !f.promptSet:
 		return errors.New("--chat needs messages: --message=user:TEXT (once per message), --messages=FILE.json, or --prompt=TEXT for one user message")
 	case len(f.messages) == 0:
-		f.messages = []chat.Message{{Role: "user", Content: f.prompt}}
+		f.messages = []conversation.Message{{Role: "user", Content: f.prompt}}
 	}
 	return nil
 }
 
 // loadChatUntil runs loadChat until ctx ends (Ctrl-C): the engine cannot
 // stop a template that loops for hours, so its rendering is left behind,
-// to end with the command.
-func loadChatUntil(ctx context.Context, path string, messages []chat.Message) (*session.Model, string, error) {
+// to end with the command. So is each rendering of the model's sessions.
+func loadChatUntil(ctx context.Context, path string) (*session.Model, error) {
 	type loaded struct {
-		m      *session.Model
-		prompt string
-		err    error
+		m   *session.Model
+		err error
 	}
 	done := make(chan loaded, 1)
 	go func() {
-		m, prompt, err := loadChat(path, messages)
-		done <- loaded{m, prompt, err}
+		m, err := loadChat(ctx, path)
+		done <- loaded{m, err}
 	}()
 	select {
 	case l := <-done:
-		return l.m, l.prompt, l.err
+		return l.m, l.err
 	case <-ctx.Done():
-		return nil, "", fmt.Errorf("--chat: %w while the chat template was rendered", errInterrupted)
+		return nil, errChatInterrupted
 	}
 }
 
-// loadChat reads the model of a GGUF file with its tokenizer reading the
-// prompt its chat template renders for messages, and returns them.
-func loadChat(path string, messages []chat.Message) (*session.Model, string, error) {
+var errChatInterrupted = fmt.Errorf("--chat: %w while the chat template was rendered", errInterrupted)
+
+// loadChat reads the model of a GGUF file with its chat template, whose
+// renderings end with ctx.
+func loadChat(ctx context.Context, path string) (*session.Model, error) {
 	f, closer, err := gguf.Open(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("model %s: %w", path, err)
+		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	defer closer.Close()
 	src, err := f.ChatTemplate()
 	if err != nil {
-		return nil, "", fmt.Errorf("--chat: model %s: %w", path, err)
+		return nil, fmt.Errorf("--chat: model %s: %w", path, err)
 	}
 	tmpl, err := chat.Compile(src)
 	if err != nil {
-		return nil, "", fmt.Errorf("--chat: model %s: %w", path, err)
+		return nil, fmt.Errorf("--chat: model %s: %w", path, err)
 	}
 	tok, err := f.Tokenizer()
 	if err != nil {
-		return nil, "", fmt.Errorf("model %s: %w", path, err)
-	}
-	ct, err := chat.NewTokenizer(tmpl, tok)
-	if err != nil {
-		return nil, "", fmt.Errorf("--chat: model %s: %w", path, err)
-	}
-	prompt, err := ct.Render(messages)
-	if err != nil {
-		return nil, "", fmt.Errorf("--chat: %w", err)
+		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	m, err := f.Model()
 	if err != nil {
-		return nil, "", fmt.Errorf("model %s: %w", path, err)
+		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
-	sm, err := session.Pair(path, m, ct)
-	return sm, prompt, err
+	sm, err := session.Pair(path, m, tok)
+	if err != nil {
+		return nil, err
+	}
+	sm.ChatTemplate = src
+	if err := sm.SetChat(renderUntil{tmpl, ctx}); err != nil {
+		return nil, fmt.Errorf("--chat: %w", err)
+	}
+	return sm, nil
+}
+
+// renderUntil is a chat template whose renderings give up when ctx ends.
+type renderUntil struct {
+	*chat.Template
+	ctx context.Context
+}
+
+func (t renderUntil) Render(messages []conversation.Message, bos, eos string, addGenerationPrompt bool) (string, error) {
+	type rendered struct {
+		prompt string
+		err    error
+	}
+	done := make(chan rendered, 1)
+	go func() {
+		prompt, err := t.Template.Render(messages, bos, eos, addGenerationPrompt)
+		done <- rendered{prompt, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return "", fmt.Errorf("--chat: %w", r.err)
+		}
+		return r.prompt, nil
+	case <-t.ctx.Done():
+		return "", errChatInterrupted
+	}
 }
 
 // printChat prints the prompt a chat template rendered, special tokens
 // between ⟨ and ⟩, as the model reads it (BOS first if its vocabulary
 // adds it).
-func printChat(w io.Writer, ct *chat.Tokenizer, prompt string, messages int) {
+func printChat(w io.Writer, ct *chatprompt.Tokenizer, prompt []session.Token, messages int) {
 	noun := "messages"
 	if messages == 1 {
 		noun = "message"
 	}
 	fmt.Fprintf(w, "chat: %d %s in the model's template; special tokens between ⟨ and ⟩; the reply ends at ⟨%s⟩\n", messages, noun, ct.Token(ct.EOS()))
 	var b strings.Builder
-	for _, s := range ct.Spans(prompt) {
+	ids := make([]int, len(prompt))
+	for i, t := range prompt {
+		ids[i] = t.ID
+	}
+	for _, s := range ct.Spans(ids) {
 		if s.Special {
 			fmt.Fprintf(&b, "⟨%s⟩", s.Text)
 		} else {

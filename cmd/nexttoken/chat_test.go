@@ -87,7 +87,7 @@ func TestTraceChat(t *testing.T) {
 		"    0    509  \"<|im_start|>\"\n",
 		"   28    405  \"<|im_end|>\"\n",
 		"greedy: argmax p = \"<|im_end|>\" (id 405, p = 0.421006)",
-		"stopped: the model chose the end-of-text token <|im_end|>\n",
+		"stopped: the model ended the assistant's turn with <|im_end|>\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("trace lacks %q:\n%s", want, out)
@@ -129,7 +129,7 @@ func TestTraceChatErrors(t *testing.T) {
 		{"prompt too", []string{"--model=" + qwen, "--message=user:Hi", "--prompt=Hello"}, "--prompt and --message or --messages: give one"},
 		{"logits", []string{"--logits=1,2", "--chat", "--prompt=Hi"}, "--chat needs a model, not --logits"},
 		{"bad file", []string{"--model=" + qwen, "--messages=" + badJSON}, `want a JSON list of messages, [{"role": "user", "content": "Hello"}]`},
-		{"file without a role", []string{"--model=" + qwen, "--messages=" + noRole}, "message 1 has no role"},
+		{"file without a role", []string{"--model=" + qwen, "--messages=" + noRole}, "message 1: not a message: the role is empty"},
 		{"embedded model", []string{"--model=toy", "--chat", "--prompt=Hi"}, "--chat needs a GGUF model file, whose metadata holds its chat template; the embedded model toy has none"},
 		{"no template", []string{"--model=" + chatGGUF(t, ""), "--chat", "--prompt=Hi"}, "the model has no chat template (tokenizer.chat_template)"},
 		{"SentencePiece without the template's tokens", []string{"--model=" + writeGGUF(t, gguf.F32, withTemplate(readChatTestdata(t, "gemma-3-it.jinja"))), "--chat", "--prompt=Hi"}, "no special token of the vocabulary follows an assistant's reply in the template"},

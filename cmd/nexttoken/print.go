@@ -78,7 +78,7 @@ func (p *textTrace) start(s *session.Session) error {
 	w, t, m := p.w, s.Trace(), s.Model()
 	fmt.Fprintf(w, "model %s %s\n", m.Name, m.Checkpoint.Config)
 	fmt.Fprintf(w, "sampler %s\n", describeSettings(s.Spec().Sampler))
-	fmt.Fprintf(w, "prompt %q: %d tokens\n", s.Spec().Prompt, len(t.Prompt))
+	fmt.Fprintf(w, "prompt %q: %d tokens\n", s.Prompt(), len(t.Prompt))
 	for pos, p := range t.Prompt {
 		fmt.Fprintf(w, "  %3d  %5d  %q\n", pos, p.ID, p.Text)
 	}

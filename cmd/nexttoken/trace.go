@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"nexttoken/engine/catalog"
-	"nexttoken/engine/chat"
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/link"
 	"nexttoken/engine/regularfile"
@@ -57,7 +57,7 @@ type traceFlags struct {
 	chain                    string          // --sampler, or --chain
 	compare                  string
 	chat                     bool
-	messages                 []chat.Message // --message, --messages or, with --chat alone, --prompt
+	messages                 []conversation.Message // --message, --messages or, with --chat alone, --prompt
 	messagesFile             string
 }
 
@@ -228,8 +228,8 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := s.KeepTop(f.top); err != nil {
 		return fmt.Errorf("trace: --top: %w", err)
 	}
-	if ct, ok := s.Model().Tokenizer.(*chat.Tokenizer); ok && !f.json {
-		printChat(stdout, ct, spec.Prompt, len(f.messages))
+	if spec.Chat != nil && !f.json {
+		printChat(stdout, s.Model().Chat, s.Trace().Prompt, len(spec.Chat.Messages))
 	}
 	var out traceWriter = &textTrace{w: stdout}
 	switch {
@@ -380,11 +380,11 @@ func (f *traceFlags) spec(ctx context.Context) (session.Spec, session.Loader, er
 	case f.chat && (!gg || f.tokenizer != ""):
 		return spec, nil, fmt.Errorf("--chat needs a GGUF model file with its own tokenizer, whose metadata holds the chat template")
 	case f.chat:
-		m, prompt, err := loadChatUntil(ctx, f.model, f.messages)
+		m, err := loadChatUntil(ctx, f.model)
 		if err != nil {
 			return spec, nil, err
 		}
-		spec.Prompt = prompt
+		spec.Prompt, spec.Chat = "", &session.Chat{Messages: f.messages, GenerationPrompt: true}
 		return spec, func(string) (*session.Model, error) { return m, nil }, nil
 	case gg:
 		return spec, func(name string) (*session.Model, error) { return loadGGUF(name, f.tokenizer) }, nil

@@ -58,13 +58,13 @@ import (
 	"strings"
 
 	"github.com/ardanlabs/jinja"
+
+	"nexttoken/engine/conversation"
 )
 
-// Message is one turn of a conversation.
-type Message struct {
-	Role    string `json:"role"` // system, user or assistant, or any role the template knows
-	Content string `json:"content"`
-}
+// Message is one turn of a conversation (package conversation's, which
+// the session and links read without this engine).
+type Message = conversation.Message
 
 // Limits on templates and what they render.
 const (

@@ -9,8 +9,8 @@
 // the link; Query turns a session back into a query. Parse and Merge
 // refuse a link with one bad part; Open, the page's reader, keeps what
 // reads and says in words what it left out. The form carries the
-// model, the prompt, the number of steps, the sampler settings and
-// hand-typed logits; forced tokens, edited logits
+// model, the prompt or a chat's messages, the number of steps, the sampler
+// settings and hand-typed logits; forced tokens, edited logits
 // and changes of settings made along the way do not fit it, and Query
 // reports when it drops them. A share link carries the whole State, those
 // too, in the URL's fragment instead (see Share links below).
@@ -40,6 +40,13 @@
 //	logits              comma-separated logits: finite numbers, or -inf to mask a token
 //	vocab               comma-separated tokens; the default is 0,1,2,…
 //	prompt              UTF-8 text of at most MaxPrompt bytes; prompt= is the empty prompt
+//	chat                a chat in place of the prompt (session.Spec.Chat): its messages as
+//	                    a JSON list, [{"role":"user","content":"Hello"}], as the
+//	                    command line's --messages file holds them; at most MaxMessages,
+//	                    their texts at most MaxPrompt bytes together, each role as
+//	                    conversation.CheckRole accepts it; a prompt given too is an error
+//	generation_prompt   with chat: 1, the default, ends the prompt where the
+//	                    assistant's reply starts (add_generation_prompt); 0 not
 //	steps               a whole number in [0, 4096]
 //	sampler             chain, runc, llama.cpp or hf, in any case; or one of
 //	                    llama.cpp's other chains: mirostat, mirostat2
@@ -204,6 +211,11 @@
 //	    change k − 1 of its m), and the numbers after m the branches'
 //	    changes, branch after branch in order; Encode writes it only
 //	    when some settings ignore the end of text
+//	35  the chat whose rendering by the model's template is the prompt
+//	    (session.Spec.Chat; the prompt field is then empty): uint n, at
+//	    most MaxMessages, then n × (role string, content string), then
+//	    uint 1 if the prompt ends with the generation prompt, else 0;
+//	    the query form's rules for chat= apply
 //
 // A uint is an unsigned varint (encoding/binary); a string is its length in
 // bytes as a uint, then its bytes; a number is a uint u and a zig-zag

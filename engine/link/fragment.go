@@ -123,6 +123,9 @@ func Canonical(spec session.Spec) session.Spec {
 	}
 	spec.Vocab, spec.Logits = nilIfEmpty(spec.Vocab), nilIfEmpty(spec.Logits)
 	spec.Forced, spec.Edits = nilIfEmpty(spec.Forced), nilIfEmpty(spec.Edits)
+	if c := spec.Chat; c != nil {
+		spec.Chat = &session.Chat{Messages: nilIfEmpty(slices.Clone(c.Messages)), GenerationPrompt: c.GenerationPrompt}
+	}
 	spec.Branches = nilIfEmpty(slices.Clone(spec.Branches))
 	for i := range spec.Branches {
 		b := &spec.Branches[i]
@@ -266,9 +269,12 @@ func check(s *State) error {
 		return fmt.Errorf("vocab: %w", logitsOnly(spec))
 	}
 	if spec.Prompt != "" {
-		if err := readPrompt(spec, spec.Prompt); err != nil {
+		if err := checkPrompt(spec.Model, spec.Prompt); err != nil {
 			return fmt.Errorf("prompt: %w", err)
 		}
+	}
+	if err := CheckChat(spec); err != nil {
+		return fmt.Errorf("chat: %w", err)
 	}
 	if most := stepLimit(spec.Model); spec.Steps < 0 || spec.Steps > most {
 		return fmt.Errorf("steps: %w", outside(strconv.Itoa(spec.Steps), most))

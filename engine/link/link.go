@@ -47,6 +47,8 @@ var params = slices.Concat([]param{
 	{"logits", readLogits},
 	{"vocab", readVocab},
 	{"prompt", readPrompt},
+	{"chat", readChat},
+	{"generation_prompt", readGenerationPrompt},
 	{"steps", readSteps},
 	{"sampler", readSampler},
 }, settings(), []param{
@@ -165,6 +167,10 @@ func parse(base State, q url.Values) (State, error) {
 			return fail(reason(err))
 		}
 	}
+	if given["prompt"] != nil && given["chat"] != nil {
+		v, _ := one("chat", given["chat"])
+		return State{}, &ParamError{Param: "chat", Value: v, Reason: "goes without prompt=: a session has a prompt or a chat"}
+	}
 	fill(&s.Spec.Sampler, func(p string) bool { return given[p] != nil })
 	// llama.cpp's and Hugging Face's own rules read the settings together,
 	// so they are checked once all are read, and blamed on the mode.
@@ -238,7 +244,11 @@ func Query(spec session.Spec) (q url.Values, lossy bool) {
 	d := catalog.Default()
 	logits := spec.Model == session.LogitsModel
 	put("model", spec.Model, spec.Model == d.Model)
-	put("prompt", spec.Prompt, logits || spec.Model == d.Model && spec.Prompt == d.Prompt)
+	put("prompt", spec.Prompt, logits || spec.Chat != nil || spec.Model == d.Model && spec.Prompt == d.Prompt)
+	if spec.Chat != nil {
+		q.Set("chat", chatQuery(spec.Chat))
+		put("generation_prompt", "0", spec.Chat.GenerationPrompt)
+	}
 	put("steps", strconv.Itoa(spec.Steps), spec.Steps == d.Steps)
 	set, ds := spec.Sampler, d.Sampler
 	chain := cmp.Or(set.Sequence, string(set.Mode))
@@ -468,15 +478,23 @@ func logitsOnly(s *session.Spec) error {
 }
 
 func readPrompt(s *session.Spec, v string) error {
+	if err := checkPrompt(s.Model, v); err != nil {
+		return err
+	}
+	s.Prompt, s.Chat = v, nil
+	return nil
+}
+
+// checkPrompt says what is wrong with prompt v of a session on model.
+func checkPrompt(model, v string) error {
 	switch {
-	case s.Model == session.LogitsModel:
+	case model == session.LogitsModel:
 		return errors.New("model=logits has no prompt")
 	case len(v) > MaxPrompt:
 		return fmt.Errorf("%d bytes, more than %d", len(v), MaxPrompt)
 	case !utf8.ValidString(v):
 		return errors.New("not valid UTF-8")
 	}
-	s.Prompt = v
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/link"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -50,6 +51,12 @@ var parseTests = []struct {
 	err   string
 }{
 	{query: "", want: catalog.Default()},
+	{query: `model=stories260K&chat=[{"role":"system","content":"Be brief."},{"role":"user","content":"a%26b%3Dc%2Bd %252C,\u0000\t😀%23"}]`,
+		want: with(func(s *session.Spec) {
+			s.Model, s.Prompt = "stories260K", ""
+			s.Chat = &session.Chat{Messages: []conversation.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "a&b=c+d %2C,\x00\t😀#"}}, GenerationPrompt: true}
+		})},
+	{query: `chat=[]&generation_prompt=0`, want: with(func(s *session.Spec) { s.Prompt, s.Chat = "", &session.Chat{} })},
 	{query: "model=toy&prompt=The+cat+sat&steps=3", want: with(func(s *session.Spec) { s.Prompt, s.Steps = "The cat sat", 3 })},
 	{query: "model=stories260K&prompt=&steps=4096", want: with(func(s *session.Spec) { s.Model, s.Prompt, s.Steps = "stories260K", "", 4096 })},
 	{query: "model=STORIES260k", want: with(func(s *session.Spec) { s.Model, s.Prompt = "stories260K", "Once upon a time" })},
@@ -106,6 +113,15 @@ var parseTests = []struct {
 	{query: "model=toy&logits=1", err: "logits: goes with model=logits, not model=toy"},
 	{query: "vocab=a", err: "vocab: goes with model=logits, not model=toy"},
 	{query: "logits=1&prompt=a", err: "prompt: model=logits has no prompt"},
+	{query: `chat=x`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
+	{query: `chat=[{"role":"user","content":"Hi"},"x"]`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
+	{query: `chat=[{"role":"user","content":"Hi"}]x`, err: `chat: not a JSON list of messages, [{"role":"user","content":"Hello"}]`},
+	{query: `chat=[{"role":"the user","content":"Hi"}]`, err: `chat: message 1: not a message: the role "the user" has white space or a control character`},
+	{query: `chat=[{"role":"user","content":"Hi"}]&prompt=Hi`, err: "chat: goes without prompt=: a session has a prompt or a chat"},
+	{query: `chat=[]&model=logits`, err: "chat: model=logits has no chat"},
+	{query: "generation_prompt=0", err: "generation_prompt: goes with chat="},
+	{query: `chat=[]&generation_prompt=2`, err: `generation_prompt: "2" is not 0 or 1`},
+	{query: "chat=[" + strings.Repeat(`{"role":"user","content":""},`, 64) + `{"role":"user","content":""}]`, err: "chat: 65 messages, more than 64"},
 	{query: "logits=1&steps=2", err: `steps: "2" is outside [0, 1]`},
 	{query: "logits=1,nan", err: `logits: token 1: "nan" is neither a finite number nor -inf`},
 	{query: "logits=inf", err: `logits: token 0: "inf" is neither a finite number nor -inf`},
@@ -296,6 +312,11 @@ func TestQuery(t *testing.T) {
 		// A runtime's settings leave out what equals its defaults, which
 		// Parse fills in after sampler=.
 		{runtime(llamaCpp, func(*sampler.Settings) {}), "sampler=llama.cpp", false},
+		{with(func(s *session.Spec) {
+			s.Prompt, s.Chat = "", &session.Chat{Messages: []conversation.Message{{Role: "user", Content: "Hi & bye"}}, GenerationPrompt: true}
+		}), "chat=%5B%7B%22role%22%3A%22user%22%2C%22content%22%3A%22Hi+%5Cu0026+bye%22%7D%5D", false},
+		{with(func(s *session.Spec) { s.Model, s.Prompt, s.Chat = "stories260K", "", &session.Chat{} }),
+			"chat=%5B%5D&generation_prompt=0&model=stories260K", false},
 		{runtime(llamaCpp, func(s *sampler.Settings) { s.Mirostat, s.Seed = 2, 7 }), "mirostat=2&sampler=llama.cpp&seed=7", false},
 		{runtime(hf, func(s *sampler.Settings) { s.Temperature = 0.7 }), "sampler=hf&temperature=0.7", false},
 		{runtime(hf, func(s *sampler.Settings) { s.TopP = 0 }), "sampler=hf&top_p=0", false},

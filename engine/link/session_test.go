@@ -2,12 +2,17 @@ package link_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"nexttoken/engine/chat"
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/link"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
 )
@@ -27,10 +32,13 @@ func FuzzLinkSession(f *testing.F) {
 		"model=stories260K&steps=12&sampler=llama.cpp&temperature=0.8&top_k=40&top_p=0.95&min_p=0.05&seed=5",
 		"model=toy&steps=4&sampler=llama.cpp&repetition_penalty=1.3", "model=stories260K&steps=6&sampler=hf&temperature=1.2&top_k=50&seed=9",
 		"model=logits&logits=2,1,0&vocab=a,b,c&temperature=2&min_p=0.3&view=compare&compare=chain,hf&compare_own=1",
-		"model=stories260K&prompt=&steps=40&temperature=1&seed=2&ignore_eos=1&sampler=llama.cpp"} {
+		"model=stories260K&prompt=&steps=40&temperature=1&seed=2&ignore_eos=1&sampler=llama.cpp",
+		"model=" + chatRef + `&chat=[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi <|im_end|>"}]&steps=9&temperature=1`,
+		"model=" + chatRef + `&chat=[{"role":"user","content":"Hi"},{"role":"assistant","content":"Yo"}]&generation_prompt=0&steps=3`} {
 		f.Add(q, "")
 	}
 	f.Add("steps=2", "s1.A")
+	load := chatLoader(f)
 	f.Fuzz(func(t *testing.T, query, fragment string) {
 		q, err := link.ParseQuery(query)
 		if err != nil {
@@ -40,7 +48,7 @@ func FuzzLinkSession(f *testing.F) {
 		if err != nil || state.Spec.Steps > maxFuzzSteps || slices.ContainsFunc(state.Spec.Branches, func(b session.Branch) bool { return b.Steps > maxFuzzSteps }) {
 			return
 		}
-		first, err := session.New(state.Spec, models.Load)
+		first, err := session.New(state.Spec, load)
 		if err != nil {
 			return // a spec the session refuses, with its reason
 		}
@@ -58,7 +66,7 @@ func FuzzLinkSession(f *testing.F) {
 		if !reflect.DeepEqual(back, shared) {
 			t.Fatalf("the link of %q #%q opens\n%+v, not\n%+v", query, fragment, back, shared)
 		}
-		again, err := session.New(back.Spec, models.Load)
+		again, err := session.New(back.Spec, load)
 		if err != nil {
 			t.Fatalf("the link %q of %q #%q gives no session: %v", frag, query, fragment, err)
 		}
@@ -69,6 +77,40 @@ func FuzzLinkSession(f *testing.F) {
 			t.Fatalf("the link of %q #%q reopens another tree:\n%+v, not\n%+v", query, fragment, b, a)
 		}
 	})
+}
+
+// chatRef names chatLoader's chat model.
+const chatRef = "file:0123456789abcdef:9:chat.gguf"
+
+// chatLoader loads the built-in models and, as chatRef, randmodel's
+// ChatML model with Qwen2.5's chat template (package chat's test data).
+func chatLoader(t testing.TB) session.Loader {
+	ckpt, tok, err := randmodel.ChatML(checkpoint.Config{Dim: 16, HiddenDim: 32, Layers: 1, Heads: 2, KVHeads: 2, VocabSize: 400, SeqLen: 128}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := session.Pair(chatRef, ckpt, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "chat", "testdata", "qwen2.5-instruct.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := chat.Compile(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ChatTemplate = string(src)
+	if err := m.SetChat(tmpl); err != nil {
+		t.Fatal(err)
+	}
+	return func(name string) (*session.Model, error) {
+		if name == chatRef {
+			return m, nil
+		}
+		return models.Load(name)
+	}
 }
 
 // maxFuzzSteps keeps a fuzzed session short: the steps are checked by the

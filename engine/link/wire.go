@@ -110,6 +110,10 @@ func (w *writer) state(s State) (flags byte) {
 		records = append(records, record{tagIgnoreEOS, body})
 		flags |= changesSession
 	}
+	if body, ok := chatRecord(spec); ok {
+		records = append(records, record{tagChat, body})
+		flags |= changesSession
+	}
 	if len(records) > 0 {
 		flags |= hasExtras
 		w.int(len(records))
@@ -140,6 +144,7 @@ const (
 	tagLlama     = 32 // llama.cpp's own settings of step 0 and of the changes: see llamaRecord
 	tagTree      = 33 // the generation tree, Spec.Branches: see treeRecord
 	tagIgnoreEOS = 34 // the settings that ignore the end of text: see ignoreEOSRecord
+	tagChat      = 35 // the chat whose rendering is the prompt, Spec.Chat: see chatRecord
 
 	// maxRecords bounds the section: far more tags than will ever be
 	// defined, and far fewer than the data could claim.
@@ -457,6 +462,9 @@ func (r *reader) extras(s *State, flags byte) {
 			sessionRecord = true
 		case tag == tagIgnoreEOS:
 			body.ignoreEOS(&s.Spec)
+			sessionRecord = true
+		case tag == tagChat:
+			body.chat(&s.Spec)
 			sessionRecord = true
 		default:
 			r.fail("extras", "record %d has tag %d, which changes the session, but this nexttoken does not know it (%w)", i, tag, errNewer)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/catalog"
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 )
@@ -73,6 +74,13 @@ func tokens(vocab []string, logits []float64, edit func(s *session.Spec)) State 
 }
 
 func keep(*session.Spec) {}
+
+// noPrompt is the default session without its prompt, as a chat has.
+func noPrompt() session.Spec {
+	s := catalog.Default()
+	s.Prompt = ""
+	return s
+}
 
 var six = []string{"a", "b", "c", "d", "e", "f"}
 
@@ -179,8 +187,27 @@ var decodeErrors = []struct {
 	{"tags out of order", withExtras(record{7, nil}, pageRecord), "extras: record 1 has tag 1, not above 7"},
 	{"after the extras", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 9, 0, 0)), "1 bytes after the last field"},
 	{"a page record cut short", fragment(hasExtras, then(unchecked(State{Spec: catalog.Default()}), 1, 1, 9, 5)), "extras: 9 bytes, but only 1 remain"},
-	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS + 1, nil}),
-		"extras: record 0 has tag 35, which changes the session, but this nexttoken does not know it"},
+	{"a session record of a newer nexttoken", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagChat + 1, nil}),
+		"extras: record 0 has tag 36, which changes the session, but this nexttoken does not know it"},
+	{"a chat empty", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, nil}), "chat: the data ends early"},
+	{"a chat of too many messages", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, llamaEntries(65, make([]uint64, 2*65+1)...)}),
+		"chat: 65 entries, more than 64"},
+	{"a chat of more messages than bytes", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, llamaEntries(3, 0, 0, 1)}),
+		"chat: 3 entries cannot fit in the 3 bytes that remain"},
+	{"a chat's generation prompt of 2", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, llamaEntries(0, 2)}),
+		"chat: the generation prompt is 2, not 0 or 1"},
+	{"a chat, a byte more", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, llamaEntries(0, 1, 0)}),
+		"chat: 1 bytes after the record's last field"},
+	{"a chat's message cut short", withExtrasOf(noPrompt(), hasExtras|changesSession, record{tagChat, then(llamaEntries(1), 4, 'u', 's')}),
+		"chat: 4 bytes, but only 2 remain"},
+	{"a chat and a prompt", hostile(spec(func(s *session.Spec) { s.Chat = &session.Chat{} })), "chat: a session has a prompt or a chat, not both"},
+	{"a chat of a role that is none", hostile(spec(func(s *session.Spec) {
+		s.Prompt, s.Chat = "", &session.Chat{Messages: []conversation.Message{{Role: "", Content: "Hi"}}}
+	})), "chat: message 1: not a message: the role is empty"},
+	{"a chat of hand-typed logits", hostile(tokens(six, make([]float64, 6), func(s *session.Spec) { s.Chat = &session.Chat{} })), "chat: model=logits has no chat"},
+	{"a chat of too much text", hostile(spec(func(s *session.Spec) {
+		s.Prompt, s.Chat = "", &session.Chat{Messages: []conversation.Message{{Role: "user", Content: strings.Repeat("x", MaxPrompt)}, {Role: "user", Content: "x"}}}
+	})), "chat: the messages' texts have 4097 bytes together, more than 4096"},
 	{"ignore_eos of no settings", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, llamaEntries(0)}),
 		"ignore_eos: no settings"},
 	{"ignore_eos empty", withExtrasOf(catalog.Default(), hasExtras|changesSession, record{tagIgnoreEOS, nil}),

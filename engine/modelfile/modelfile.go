@@ -189,6 +189,7 @@ func Open(files ...File) (*session.Model, Ref, error) {
 func open(name string, model, tok *File) (*session.Model, error) {
 	var ckpt *checkpoint.Model
 	var own tokenizer.Tokenizer // a GGUF file's, when no tokenizer.bin is given
+	var template string         // its chat template's source, with its own tokenizer
 	if isGGUF(model.Data) {
 		f, err := gguf.Read(bytes.NewReader(model.Data), int64(len(model.Data)))
 		if err == nil {
@@ -196,6 +197,9 @@ func open(name string, model, tok *File) (*session.Model, error) {
 		}
 		if err == nil && tok == nil {
 			own, err = f.Tokenizer()
+		}
+		if err == nil && tok == nil {
+			template, _ = f.ChatTemplate() // "" for none: the model takes prompts alone
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", model.Name, err)
@@ -220,6 +224,7 @@ func open(name string, model, tok *File) (*session.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model.Name, err)
 	}
+	m.ChatTemplate = template
 	return m, nil
 }
 

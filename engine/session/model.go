@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"nexttoken/engine/chatprompt"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/tokenizer"
 )
@@ -17,6 +18,16 @@ type Model struct {
 	Name       string
 	Checkpoint *checkpoint.Model // nil for a LogitsModel session
 	Tokenizer  tokenizer.Tokenizer
+
+	// ChatTemplate is the Jinja source of the model's chat template (a
+	// GGUF file's tokenizer.chat_template), "" if it has none.
+	ChatTemplate string
+	// Chat reads the prompts its chat template renders (SetChat), for
+	// sessions with messages (Spec.Chat); nil until its template engine
+	// is there.
+	Chat *chatprompt.Tokenizer
+
+	chat *Model // chatModel's
 }
 
 // Loader finds a model by the name a Spec gives.

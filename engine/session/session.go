@@ -4,10 +4,11 @@
 // stage did, the random draw, the chosen token and the KV cache.
 //
 // A session is described completely by a Spec, a plain value: the model's
-// name, the prompt, the sampler settings with their seed and the changes
-// made to them along the way, the number of steps, and the tokens forced
-// and logits edited by hand. New(spec) always produces the same trace, so
-// a Spec can travel in a link.
+// name, the prompt (or a chat's messages, which the model's chat template
+// renders into it: see Chat), the sampler settings with their seed and
+// the changes made to them along the way, the number of steps, and the
+// tokens forced and logits edited by hand. New(spec) always produces the
+// same trace, so a Spec can travel in a link.
 //
 // Steps are numbered from 0. Step i reads the logits after the last token of
 // the context, lets the sampler choose (or takes the forced token), appends
@@ -91,6 +92,7 @@ import (
 type Spec struct {
 	Model   string           `json:"model"`             // a name the Loader knows, or LogitsModel
 	Prompt  string           `json:"prompt,omitempty"`  // ignored by LogitsModel sessions
+	Chat    *Chat            `json:"chat,omitempty"`    // a chat whose rendering is the prompt, in place of Prompt
 	Vocab   []string         `json:"vocab,omitempty"`   // LogitsModel: the tokens
 	Logits  []float64        `json:"logits,omitempty"`  // LogitsModel: their logits
 	Sampler sampler.Settings `json:"sampler"`           // the settings of step 0, until the first change
@@ -137,6 +139,7 @@ type Session struct {
 	tr       *transformer.Transformer // nil for LogitsModel sessions
 	fresh    *transformer.Transformer // Recompute's, without the session's cache; nil until asked
 	gen      generators
+	prompt   string           // the prompt's text: Spec.Prompt, or its chat's rendering
 	tokens   []int            // the context: prompt, then every chosen token
 	logits   []float64        // the model's logits for the next step, before edits
 	edited   []float64        // the same with the next step's edits: what the sampler reads
@@ -288,12 +291,16 @@ func (s *Session) startModel(load Loader) error {
 	if err != nil {
 		return err
 	}
+	text, m, err := s.chatPrompt(m)
+	if err != nil {
+		return err
+	}
 	// Refuse a prompt that cannot fit before encoding it: a pasted book
 	// must not cost the page its encoding's time and memory for nothing.
-	if least, n := m.Tokenizer.MinTokens(s.spec.Prompt), m.Checkpoint.Config.SeqLen; least > n {
+	if least, n := m.Tokenizer.MinTokens(text), m.Checkpoint.Config.SeqLen; least > n {
 		return fmt.Errorf("the prompt is at least %d tokens, longer than the model's context of %d", least, n)
 	}
-	prompt, err := m.Tokenizer.Encode(s.spec.Prompt)
+	prompt, err := m.Tokenizer.Encode(text)
 	if err != nil {
 		return fmt.Errorf("prompt: %w", err)
 	}
@@ -303,7 +310,7 @@ func (s *Session) startModel(load Loader) error {
 	if n := m.Checkpoint.Config.SeqLen; len(prompt) > n {
 		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
-	s.model = m
+	s.model, s.prompt = m, text
 	s.tr = transformer.NewWith(m.Checkpoint, s.options(s.spec.Sampler))
 	logits, err := prefill(s.tr, prompt, s.opts.Prefill)
 	if err != nil {
@@ -704,7 +711,10 @@ func (s *Session) stopAfter(i int, step Step) Stop {
 		return Stop{Kind: OneStep}
 	case eos, token == tok.BOS():
 		kind := NewText
-		if eos { // a tokenizer's one token for both ends a text
+		switch {
+		case eos && s.spec.Chat != nil: // the chat tokenizer's EOS is its template's end of turn
+			kind = EndOfTurn
+		case eos: // a tokenizer's one token for both ends a text
 			kind = EndOfText
 		}
 		text := strings.TrimSpace(tok.Token(token))
@@ -1086,6 +1096,10 @@ func (s *Session) Spec() Spec {
 // Trace returns what the session has computed so far. It is shared with the
 // session: read it, do not change it.
 func (s *Session) Trace() *Trace { return &s.trace }
+
+// Prompt returns the text the prompt's tokens were read from: the spec's
+// Prompt, or its chat template's rendering of its Chat.
+func (s *Session) Prompt() string { return s.prompt }
 
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.model }

@@ -32,14 +32,15 @@ const (
 	NewText                     // a step took BOS, which starts a new text
 	ContextFull                 // the last step sampled from the context's last position
 	OneStep                     // hand-typed logits give one step
+	EndOfTurn                   // a chat's step took its template's end of turn (EOS of Model.Chat): the assistant's reply is over
 )
 
 // Stop is why a session can take no further step.
 type Stop struct {
 	Kind    StopKind
-	Token   int    // EndOfText, NewText: the token taken
+	Token   int    // EndOfText, NewText, EndOfTurn: the token taken
 	Text    string // its vocabulary entry without surrounding white space: "</s>", not "\n</s>\n"
-	Forced  bool   // EndOfText, NewText: the token was forced by hand
+	Forced  bool   // EndOfText, NewText, EndOfTurn: the token was forced by hand
 	Context int    // ContextFull: the context's length in tokens
 }
 
@@ -57,6 +58,11 @@ func (s Stop) String() string {
 			return s.Text + ", which starts a new text, was forced by hand"
 		}
 		return "the model chose " + s.Text + ", which starts a new text"
+	case EndOfTurn:
+		if s.Forced {
+			return "the end of the assistant's turn, " + s.Text + ", was forced by hand"
+		}
+		return "the model ended the assistant's turn with " + s.Text
 	case ContextFull:
 		return fmt.Sprintf("the context of %d tokens is full", s.Context)
 	case OneStep:

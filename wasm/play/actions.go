@@ -64,12 +64,17 @@ func (c *Controller) SetModel(name string) {
 
 // OpenModel opens a new session on the model called name, which the page
 // now holds (a reader's file or URL), with the prompt and settings of the
-// session it replaces; with no prompt if that one does not fit it.
+// session it replaces: as a chat's one user message if the model has a
+// chat template, with no prompt if that one does not fit it.
 func (c *Controller) OpenModel(name string) {
-	spec := session.Spec{Model: name, Prompt: c.sum.Spec.Prompt, Sampler: c.Settings()}
-	c.open(spec, func(error) {
-		spec.Prompt = ""
-		c.open(spec, nil)
+	spec := session.Spec{Model: name, Prompt: c.sum.Spec.Prompt, Chat: c.sum.Spec.Chat, Sampler: c.Settings()}
+	chat := asChat(spec)
+	spec = asPrompt(spec)
+	c.open(chat, func(error) {
+		c.open(spec, func(error) {
+			spec.Prompt = ""
+			c.open(spec, nil)
+		})
 	})
 }
 
@@ -267,7 +272,7 @@ func (c *Controller) CanKeepGoing() bool {
 		return false
 	}
 	stop := c.sum.Trace.Stop
-	return (stop.Kind == session.EndOfText || stop.Kind == session.NewText) && !stop.Forced && c.sum.Steps() > 0
+	return (stop.Kind == session.EndOfText || stop.Kind == session.NewText || stop.Kind == session.EndOfTurn) && !stop.Forced && c.sum.Steps() > 0
 }
 
 // KeepGoing takes the step that ended the text again with the end of text

@@ -33,6 +33,16 @@
 // gives back the old prompt and every step it had. Undo and Redo restore
 // the step on display with the session. A new action clears Redo.
 //
+// Chats. A model that has a chat template (Model.Chat) opens as a chat
+// (OpenModel): the prompt becomes a user's one message, which the
+// template renders into the prompt (session.Spec.Chat). Making a session
+// a chat or a prompt again (UseChat), setting, adding or removing a
+// message and switching the generation prompt are each one action, which
+// opens the session afresh from the new prompt with the current settings,
+// as a new prompt does; one that cannot run is refused by the chat's box
+// (FieldChat). A chat made a prompt keeps the text of its last message
+// that has one.
+//
 // Errors. An action that fails leaves the session as it was and says why
 // in words by the field it came from (FieldError), or at the top of the
 // page; the message goes at the next action.

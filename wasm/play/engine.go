@@ -123,9 +123,20 @@ type Model struct {
 	Windows                                       []int       // per layer, the latest positions its query reads (a sliding window), 0 for all
 	Softcap                                       float32     // the logits are Softcap·tanh(z/Softcap) of the classifier's z; 0 for none
 
+	// Chat says that the model's chat template is there (session.Model.Chat):
+	// its sessions may be chats. Special marks each special token, then.
+	Chat    bool
+	Special []bool
+
 	// MultiplyAdds is a step's multiply-adds at position pos with the
 	// cache and recomputed without it; nil for hand-typed logits.
 	MultiplyAdds func(pos int) (cached, recomputed int)
+}
+
+// IsSpecial reports whether token id is one of the model's chat template's
+// special tokens.
+func (m *Model) IsSpecial(id int) bool {
+	return m != nil && id >= 0 && id < len(m.Special) && m.Special[id]
 }
 
 // Label is how token id is labelled.

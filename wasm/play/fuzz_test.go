@@ -101,7 +101,12 @@ func play(r *rig, b []byte, limit int) []string {
 			r.c.SetRunSteps(strconv.Itoa(1 + s.n(5)))
 			r.c.Run()
 		case 13:
-			if !r.c.sum.Model.Typed {
+			if r.c.sum.Model.Chat && r.c.sum.Spec.Chat != nil && s.n(2) == 0 {
+				what = chatAction(r, s)
+			} else if r.c.sum.Model.Chat && s.n(4) == 0 {
+				what = "use chat true"
+				r.c.UseChat(true)
+			} else if !r.c.sum.Model.Typed {
 				text := prompts[s.n(len(prompts))]
 				what = "prompt " + text
 				r.c.SetPrompt(text)
@@ -166,11 +171,12 @@ func FuzzActions(f *testing.F) {
 	f.Add(byte(2), []byte{6, 10, 0, 0, 0, 4, 1, 100, 6, 15, 11, 0, 0, 12, 3})
 	f.Add(byte(0), []byte{13, 2, 0, 0, 13, 1, 1, 7})
 	f.Add(byte(1), []byte{18, 0, 0, 0, 18, 1, 1, 5, 18, 2, 0, 3, 0, 18, 1, 0, 6})
+	f.Add(byte(3), []byte{13, 0, 2, 0, 13, 0, 1, 1, 2, 1, 0, 0, 13, 0, 4, 1, 13, 0, 1, 0, 3, 2, 13, 0, 3, 1, 7, 8, 13, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, model byte, b []byte) {
 		if len(b) > 120 {
 			return
 		}
-		spec := []session.Spec{toy(), worked(), stories(0.9)}[int(model)%3]
+		spec := []session.Spec{toy(), worked(), stories(0.9), chatSpec()}[int(model)%4]
 		r := newRig(t, spec)
 		start := r.c.sum.Spec
 		ran := play(r, b, 60)

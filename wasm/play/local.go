@@ -207,6 +207,12 @@ func (e *Local) modelOf(s *session.Session) *Model {
 		m.Names[id] = tokenizer.Readable(tok.Piece(-1, id))
 		m.Raw[id] = tok.Token(id)
 	}
+	if sm.Chat != nil {
+		m.Chat, m.Special = true, make([]bool, n)
+		for id := range n {
+			m.Special[id] = sm.Chat.Special(id)
+		}
+	}
 	if c := sm.Checkpoint; c != nil {
 		cfg := c.Config
 		m.Dim, m.Layers, m.Heads, m.KVHeads, m.HeadSize, m.SeqLen = cfg.Dim, cfg.Layers, cfg.Heads, cfg.KVHeads, cfg.HeadSize(), cfg.SeqLen

@@ -81,14 +81,19 @@ func (h *clockHost) frame() bool {
 	return true
 }
 
-// loader loads the page's built-in models once per test binary.
+// load loads the page's built-in models once per test binary, and
+// chatModel as chatName.
 var loaded = map[string]*session.Model{}
 
 func load(name string) (*session.Model, error) {
 	if m, ok := loaded[name]; ok {
 		return m, nil
 	}
-	m, err := models.Load(name)
+	load := models.Load
+	if name == chatName {
+		load = func(string) (*session.Model, error) { return chatModel() }
+	}
+	m, err := load(name)
 	if err == nil {
 		loaded[name] = m
 	}

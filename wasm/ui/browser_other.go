@@ -45,3 +45,5 @@ func storedModels() ([]storedModel, error) { return nil, errNoBrowser }
 func forgetModel(string) error             { return errNoBrowser }
 
 func prefillNotice() session.Progress { return nil }
+
+func attachChat(*session.Model, string) error { return errNoBrowser }

@@ -18,6 +18,7 @@ type Header struct {
 	Model  string
 	Prompt string
 	Error  string    // why the prompt cannot run, shown under it
+	Chat   bool      // the session is a chat, whose box takes the prompt's place
 	Files  fileState // reading the reader's model files, or why they did not open
 	Do     headerActions
 }
@@ -55,7 +56,7 @@ func (h *Header) Render() app.UI {
 		options = append(options, knownModels()...)
 	}
 	var prompt app.UI = app.Text("")
-	if h.Model != session.LogitsModel {
+	if h.Model != session.LogitsModel && !h.Chat {
 		prompt = app.Label().Class("field prompt").Body(
 			app.Span().Text("Prompt"),
 			app.Input().ID("prompt").Type("text").Value(h.Prompt).MaxLength(link.MaxPrompt).

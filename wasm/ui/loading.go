@@ -112,6 +112,7 @@ func (p *Playground) startFetch(f *fetching) {
 	p.fetch = f
 	p.ctl.HoldAddress(true) // the address keeps the link that needs the model
 	ctx := p.ctx
+	chat := p.chatURL()
 	ctx.Async(func() {
 		data := make([][]byte, len(f.urls))
 		var err error
@@ -162,7 +163,11 @@ func (p *Playground) startFetch(f *fetching) {
 		if err == nil {
 			m, err = f.open(data)
 		}
-		ctx.Dispatch(func(app.Context) { p.fetched(f, m, err) })
+		chatErr := withChat(m, chat)
+		ctx.Dispatch(func(app.Context) {
+			p.noteChat(m, chatErr)
+			p.fetched(f, m, err)
+		})
 	})
 }
 

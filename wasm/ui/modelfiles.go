@@ -60,6 +60,7 @@ func (p *Playground) openPicked(id string) {
 func (p *Playground) openFiles(list fileList) {
 	p.files.reading, p.files.err = "Reading the files…", ""
 	ctx := p.ctx
+	chat := p.chatURL()
 	ctx.Async(func() {
 		files, err := readFiles(list, modelfile.MaxFile)
 		var m *session.Model
@@ -67,7 +68,11 @@ func (p *Playground) openFiles(list fileList) {
 		if err == nil {
 			m, ref, err = modelfile.Open(files...)
 		}
-		ctx.Dispatch(func(app.Context) { p.openedFiles(m, ref, err) })
+		chatErr := withChat(m, chat)
+		ctx.Dispatch(func(app.Context) {
+			p.noteChat(m, chatErr)
+			p.openedFiles(m, ref, err)
+		})
 	})
 }
 

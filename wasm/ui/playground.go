@@ -36,6 +36,8 @@ type Playground struct {
 	fetch  *fetching                 // a model on its way, or nil
 	files  fileState                 // models from the reader's files
 
+	chatErrs map[string]string // why a model's chat template did not load, by the model's name
+
 	origin, pagePath string // the page's origin and path, for links to it
 
 	// changes counts the controller's changes; a drawn page carries the
@@ -186,7 +188,8 @@ func (p *Playground) Render() (page app.UI) {
 	}
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).TabIndex(-1).
 		OnKeyDown(p.onKey).Body(
-		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Files: p.files.status(), Do: p.ctl},
+		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
+		p.chatBox(s),
 		notice(s),
 		p.loadingBanner(),
 		p.filesBanner(),
@@ -288,17 +291,30 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 	for i := len(p.chips); i < n; i++ {
 		if i < len(t.Prompt) {
 			tok := t.Prompt[i]
-			p.chips = append(p.chips, Chip{ID: tok.ID, Label: m.Label(tok.ID), Prompt: true})
+			p.chips = append(p.chips, Chip{ID: tok.ID, Label: m.Label(tok.ID), Prompt: true, Special: m.IsSpecial(tok.ID)})
 			continue
 		}
 		st := t.Steps[i-len(t.Prompt)]
-		p.chips = append(p.chips, Chip{ID: st.Token, Label: m.Label(st.Token), Prob: st.Prob, Forced: st.Forced})
+		p.chips = append(p.chips, Chip{ID: st.Token, Label: m.Label(st.Token), Prob: st.Prob, Forced: st.Forced, Special: m.IsSpecial(st.Token)})
 	}
 	next := "■"
 	if s.Session.Next != nil {
 		next = m.Label(s.Session.Next.Token) + "?"
 	}
 	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Do: p.ctl}
+}
+
+// chatBox is the chat of a model that has a chat template, or why its
+// template did not load; nothing for another model.
+func (p *Playground) chatBox(s play.Snapshot) app.UI {
+	m := s.Model()
+	if why := p.chatErrs[m.Name]; why != "" {
+		return app.P().ID("chat-error").Class("notice").Attr("role", "alert").Text(why)
+	}
+	if !m.Chat {
+		return app.Text("")
+	}
+	return &ChatBox{Chat: s.Session.Spec.Chat, Prompt: s.Session.Trace.Prompt, Special: m.Special, Error: s.FieldError(play.FieldChat), Do: p.ctl}
 }
 
 // controls are the step buttons' input.

@@ -10,11 +10,12 @@ import (
 
 // Chip is one token of the strip.
 type Chip struct {
-	ID     int
-	Label  string  // the token as every view names it (play.Model.Label)
-	Prompt bool    // from the prompt (prefill), not generated
-	Prob   float64 // a generated token's probability when it was chosen
-	Forced bool    // chosen by hand
+	ID      int
+	Label   string  // the token as every view names it (play.Model.Label)
+	Prompt  bool    // from the prompt (prefill), not generated
+	Prob    float64 // a generated token's probability when it was chosen
+	Forced  bool    // chosen by hand
+	Special bool    // a special token (of a chat template's)
 }
 
 // Strip shows the context as tokens — the prompt as prefill split it, then
@@ -122,10 +123,14 @@ func (r *ChipRow) Render() app.UI {
 // a step adds one to the last row, and mounting a component per chip cost
 // more than the row's diff.
 func chip(c Chip, step int, selected bool) app.UI {
-	if c.Prompt {
-		return app.Span().Class("tok prompt").Title("prompt token " + itoa(c.ID)).Text(c.Label)
+	special := ""
+	if c.Special {
+		special = " special"
 	}
-	class := "tok gen"
+	if c.Prompt {
+		return app.Span().Class("tok prompt" + special).Title("prompt token " + itoa(c.ID)).Text(c.Label)
+	}
+	class := "tok gen" + special
 	if selected {
 		class += " selected"
 	}

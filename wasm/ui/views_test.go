@@ -687,6 +687,7 @@ func TestPlaygroundOpensLinks(t *testing.T) {
 		{"sampler=hf", []string{"Hugging Face's chain"}},
 		{"utm_source=x&fbclid=y&Temperature=0.5", []string{"Next step", "T = 0.5"}},
 		{"model=toy&steps=3&at=2", []string{"Step 2: position 2"}},
+		{`chat=[{"role":"user","content":"Hi"}]`, []string{"This link's session could not be opened: No chat template: the model toy has none, so it takes a prompt, not messages."}},
 	} {
 		_, text := drawPage(playgroundAt(tc.query, ""))
 		contains(t, tc.query, text, tc.want...)

@@ -1,15 +1,33 @@
-package chat
+package chatprompt
 
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"nexttoken/engine/chat"
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/tokenizer"
 )
+
+// compileFile compiles package chat's testdata/name.jinja, a real template.
+func compileFile(t *testing.T, name string) *chat.Template {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "chat", "testdata", name+".jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := chat.Compile(string(src))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return tmpl
+}
 
 // chatML returns a byte-level vocabulary of the 256 bytes and the
 // special tokens of Qwen's: <|endoftext|> (BOS and EOS, as Qwen2.5's GGUF
@@ -47,7 +65,7 @@ func TestTokenizer(t *testing.T) {
 	if tok.EOS() != imEnd {
 		t.Errorf("EOS %d, want <|im_end|> %d", tok.EOS(), imEnd)
 	}
-	prompt, err := tok.Render([]Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}})
+	prompt, err := tok.Render([]conversation.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +91,7 @@ func TestTokenizer(t *testing.T) {
 	if got := tok.Decode(ids); got != prompt {
 		t.Errorf("Decode = %q, want the prompt", got)
 	}
-	spans := tok.Spans("<|im_start|>user\nHi<|im_end|>")
+	spans := tok.Spans(tok.EncodeSpecial("<|im_start|>user\nHi<|im_end|>"))
 	wantSpans := []Span{{"<|im_start|>", true}, {"user\nHi", false}, {"<|im_end|>", true}}
 	if !slices.Equal(spans, wantSpans) {
 		t.Errorf("Spans = %v, want %v", spans, wantSpans)
@@ -102,7 +120,7 @@ func sentencePiece(t *testing.T) *tokenizer.BPE {
 // each special token (as llama.cpp puts it), </s> read as EOS, the end of
 // turn; Decode drops the prefixes and gives the prompt back.
 func TestTokenizerSentencePiece(t *testing.T) {
-	mistral, err := Compile("{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}")
+	mistral, err := chat.Compile("{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +131,7 @@ func TestTokenizerSentencePiece(t *testing.T) {
 	if tok.EOS() != 2 {
 		t.Errorf("EOS %d, want </s> 2", tok.EOS())
 	}
-	prompt, err := tok.Render([]Message{{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Yo"}, {Role: "user", Content: "Bye"}})
+	prompt, err := tok.Render([]conversation.Message{{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Yo"}, {Role: "user", Content: "Bye"}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +158,7 @@ func TestTokenizerSentencePiece(t *testing.T) {
 		t.Errorf("Decode = %q, want BOS and the prompt", got)
 	}
 	wantSpans := []Span{{"<s>", true}, {"[INST] Hi [/INST]Yo", false}, {"</s>", true}, {"[INST] Bye [/INST]", false}}
-	if spans := tok.Spans(prompt); !slices.Equal(spans, wantSpans) {
+	if spans := tok.Spans(ids); !slices.Equal(spans, wantSpans) {
 		t.Errorf("Spans = %v, want %v", spans, wantSpans)
 	}
 }
@@ -169,11 +187,11 @@ func FuzzTokenizer(f *testing.F) {
 	for _, s := range []string{"<|im_start|>user\nHi<|im_end|>\n", "<|im_end", "<|endoftext|><|endoftext|>", "Grüße 🙂", "<s> x</s>  y", " <unk>"} {
 		f.Add(s)
 	}
-	tmpl, err := Compile(`{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`)
+	tmpl, err := chat.Compile(`{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}`)
 	if err != nil {
 		f.Fatal(err)
 	}
-	mistral, err := Compile(`{% for m in messages %}[INST]{{ m.content }}{{ eos_token }}{% endfor %}`)
+	mistral, err := chat.Compile(`{% for m in messages %}[INST]{{ m.content }}{{ eos_token }}{% endfor %}`)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -199,7 +217,7 @@ func FuzzTokenizer(f *testing.F) {
 				t.Errorf("%T: Decode(Encode(%q)) = %q", tok.specialReader, prompt, got)
 			}
 			var spelt strings.Builder
-			for _, s := range tok.Spans(prompt) {
+			for _, s := range tok.Spans(ids) {
 				spelt.WriteString(s.Text)
 			}
 			if spelt.String() != want {

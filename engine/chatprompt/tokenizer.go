@@ -1,12 +1,32 @@
-package chat
+// Package chatprompt reads the prompt a model's chat template renders as
+// llama.cpp reads a chat: its special tokens parsed as such, and the
+// reply ending at the template's end of turn. It holds no template
+// engine: a Template renders (package chat's, natively; in the page, the
+// same engine in a WebAssembly program of its own, loaded with a model
+// that has a chat template), so that the page's first program stays
+// without one.
+package chatprompt
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"nexttoken/engine/conversation"
 	"nexttoken/engine/tokenizer"
 )
+
+// Template is a compiled chat template (package chat's *Template).
+type Template interface {
+	// Render returns the prompt for messages, with BOS and EOS spelt bos
+	// and eos, ending where the assistant's reply starts if
+	// addGenerationPrompt.
+	Render(messages []conversation.Message, bos, eos string, addGenerationPrompt bool) (string, error)
+	// EndOfTurn returns the first of specials that the template writes
+	// after an assistant's reply and that ends generation, or eos if it
+	// is that; "" if none.
+	EndOfTurn(specials []string, bos, eos string) string
+}
 
 // ErrTokenizer: the model's tokenizer cannot read a chat prompt (it has no
 // special tokens to parse, or none ends the template's turn).
@@ -30,7 +50,7 @@ type specialReader interface {
 // which the assistant's reply ends.
 type Tokenizer struct {
 	specialReader
-	template  *Template
+	template  Template
 	bos, eos  string // as the vocabulary spells them, "" for none
 	endOfTurn int
 	prefix    bool // a space is put before the text after a special token
@@ -40,7 +60,7 @@ type Tokenizer struct {
 // tokens (a GGUF file's vocabulary, whose token types mark them), and
 // one of its special tokens, or EOS, must end the template's assistant
 // turn.
-func NewTokenizer(t *Template, tok tokenizer.Tokenizer) (*Tokenizer, error) {
+func NewTokenizer(t Template, tok tokenizer.Tokenizer) (*Tokenizer, error) {
 	r, ok := tok.(specialReader)
 	if !ok {
 		return nil, fmt.Errorf("%w: a vocabulary of words has no special tokens", ErrTokenizer)
@@ -70,9 +90,9 @@ func NewTokenizer(t *Template, tok tokenizer.Tokenizer) (*Tokenizer, error) {
 }
 
 // Render returns the prompt for messages, ending where the assistant's
-// reply starts.
-func (c *Tokenizer) Render(messages []Message) (string, error) {
-	return c.template.Render(messages, c.bos, c.eos, true)
+// reply starts if addGenerationPrompt.
+func (c *Tokenizer) Render(messages []conversation.Message, addGenerationPrompt bool) (string, error) {
+	return c.template.Render(messages, c.bos, c.eos, addGenerationPrompt)
 }
 
 // Encode returns the tokens of a rendered prompt, special tokens parsed.
@@ -96,10 +116,10 @@ func (c *Tokenizer) Decode(ids []int) string { return tokenizer.DecodePieces(c, 
 // EOS returns the template's end-of-turn token, at which a reply stops.
 func (c *Tokenizer) EOS() int { return c.endOfTurn }
 
-// Spans splits a prompt at the special tokens Encode reads in it, BOS
-// first if the vocabulary adds it: the text between them and each
-// special token, in order, for showing the prompt as the model reads it.
-func (c *Tokenizer) Spans(prompt string) []Span {
+// Spans splits the tokens of a prompt (Encode's) at its special tokens:
+// the text between them and each special token, in order, for showing
+// the prompt as the model reads it.
+func (c *Tokenizer) Spans(ids []int) []Span {
 	var spans []Span
 	var text []byte
 	flush := func() {
@@ -109,7 +129,7 @@ func (c *Tokenizer) Spans(prompt string) []Span {
 		}
 	}
 	prev := -1
-	for _, id := range c.EncodeSpecial(prompt) {
+	for _, id := range ids {
 		if c.Special(id) {
 			flush()
 			spans = append(spans, Span{Text: c.Token(id), Special: true})
