@@ -248,16 +248,19 @@ func BuildAs(c checkpoint.Config, seed uint64, t quant.Type) (*checkpoint.Model,
 
 // BuildNamed returns the model of configuration c in the format called
 // name, in any case: "F32" (Build's), a quantized type of package quant
-// such as "Q4_K" (BuildAs's, every matrix of it), or "Q4_K_M"
-// (BuildQuantized's with llama-quantize's mixture, Q4_K_M). A format whose
+// such as "Q4_K" (BuildAs's, every matrix of it), or "Q4_K_M" or "Q5_K_M"
+// (BuildQuantized's with that llama-quantize mixture). A format whose
 // blocks do not fit c's rows is refused with BuildQuantized's error.
 func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Model, *tokenizer.Vocab, error) {
-	if strings.EqualFold(name, "Q4_K_M") {
+	switch strings.ToUpper(name) {
+	case "Q4_K_M":
 		return BuildQuantized(c, seed, Q4_K_M(c))
+	case "Q5_K_M":
+		return BuildQuantized(c, seed, Q5_K_M(c))
 	}
 	t, ok := quant.TypeNamed(name)
 	if !ok {
-		return nil, nil, fmt.Errorf("randmodel: format %q is not F32, Q4_K_M or a quantized type (%s)", name, quant.Types)
+		return nil, nil, fmt.Errorf("randmodel: format %q is not F32, Q4_K_M, Q5_K_M or a quantized type (%s)", name, quant.Types)
 	}
 	return BuildAs(c, seed, t)
 }
@@ -270,6 +273,19 @@ func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Mode
 // not whole 256-weight blocks (SmolLM2-135M's 576, say), its
 // tensor_type_fallback: Q5_0 for Q4_K, Q8_0 for Q6_K.
 func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
+	return mediumK(c, quant.Q4_K)
+}
+
+// Q5_K_M is Q4_K_M's mixture with Q5_K in Q4_K's place, and Q5_1 for it
+// where rows are not whole 256-weight blocks, as llama-quantize makes its
+// Q5_K_M (LLAMA_FTYPE_MOSTLY_Q5_K_M): SmolLM2-135M's is then mostly Q5_1,
+// with Q5_K and Q6_K only in its 1536-wide w2.
+func Q5_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
+	return mediumK(c, quant.Q5_K)
+}
+
+// mediumK is the mixture of Q4_K_M, base Q4_K, or of Q5_K_M, base Q5_K.
+func mediumK(c checkpoint.Config, base quant.Type) func(name string, layer int) quant.Type {
 	n := c.Layers
 	moreBits := func(i int) bool { return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2 }
 	pick := func(name string, layer int) quant.Type {
@@ -279,7 +295,7 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 		case (name == "wv" || name == "w2") && moreBits(layer):
 			return quant.Q6_K
 		}
-		return quant.Q4_K
+		return base
 	}
 	return func(name string, layer int) quant.Type {
 		t, cols := pick(name, layer), c.Dim
@@ -287,7 +303,7 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 			cols = c.HiddenDim
 		}
 		if cols%quant.QK_K != 0 {
-			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q6_K: quant.Q8_0}[t]
+			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q5_K: quant.Q5_1, quant.Q6_K: quant.Q8_0}[t]
 		}
 		return t
 	}

@@ -69,9 +69,15 @@ func (k Kernels) simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error 
 	case quant.Q5_0:
 		q, d, sums := v.Q8_0(x)
 		return k.simd.MulQ5_0(out, w.Q, q, d, sums)
+	case quant.Q5_1:
+		q, d, s := v.Q8_1(x)
+		return k.simd.MulQ5_1(out, w.Q, q, d, s)
 	case quant.Q4_K:
 		q, d, sums := v.Q8_K(x)
 		return k.simd.MulQ4_K(out, w.Q, q, d, sums)
+	case quant.Q5_K:
+		q, d, sums := v.Q8_K(x)
+		return k.simd.MulQ5_K(out, w.Q, q, d, sums)
 	case quant.Q6_K:
 		q, d, _ := v.Q8_K(x)
 		return k.simd.MulQ6_K(out, w.Q, q, d)

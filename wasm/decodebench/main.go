@@ -14,8 +14,8 @@
 // or {error: "…"}. The address's query chooses: model=stories260K (a
 // built-in model); shape=stories15mk or smollm2 (the random model in
 // randmodel.Stories15MK's or SmolLM2-135M's shape instead of stories15M's);
-// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type) or q4_k_m
-// (llama-quantize's mixture), f32 by default, refused with the matrix
+// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type), q4_k_m or
+// q5_k_m (llama-quantize's mixtures), f32 by default, refused with the matrix
 // whose rows it cannot cut into blocks (the K formats need stories15mk);
 // tokens=N (default 128); simd=0 for the Go kernels. The SIMD kernels
 // failing to load is an error.
@@ -129,7 +129,7 @@ func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, step
 
 // load returns the model called name, or for "" the random one of shape
 // (randmodel.Shapes; stories15M's for ""), in format (f32 for "", a
-// quantized type such as q4_k, or q4_k_m: randmodel.BuildNamed). A
+// quantized type such as q4_k, or q4_k_m or q5_k_m: randmodel.BuildNamed). A
 // built-in model other than the toy is fetched from /models/, where the
 // page's server serves web/models, as the playground fetches it.
 func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {

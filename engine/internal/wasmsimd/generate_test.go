@@ -8,7 +8,7 @@ import (
 // TestGenerateReproducesModules checks that the embedded modules are
 // Generate's, and small enough for Chromium to compile synchronously.
 func TestGenerateReproducesModules(t *testing.T) {
-	modules := map[string][]byte{"matvec.wasm": matvecModule, "q5_0.wasm": q5_0Module, "q4_k.wasm": q4_KModule, "q6_k.wasm": q6_KModule, "attention.wasm": attentionModule, "swiglu.wasm": swigluModule}
+	modules := map[string][]byte{"matvec.wasm": matvecModule, "q5_0.wasm": q5_0Module, "q5_1.wasm": q5_1Module, "q4_k.wasm": q4_KModule, "q5_k.wasm": q5_KModule, "q6_k.wasm": q6_KModule, "attention.wasm": attentionModule, "swiglu.wasm": swigluModule}
 	generated := Generate()
 	if len(generated) != len(modules) {
 		t.Errorf("Generate gives %d modules, %d are embedded", len(generated), len(modules))

@@ -14,13 +14,15 @@ import (
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores,
-	// softmax, values and swiglu are the _args forms of matvec_f32,
-	// mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k, attention_scores,
-	// softmax_rows, attention_values and swiglu, bound to args' address, so
-	// that a call passes no arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
-	args                                                                                 *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ5_1, mulQ4_K, mulQ5_K,
+	// mulQ6_K, scores, softmax, values and swiglu are the _args forms of
+	// matvec_f32, mul_q8_0, mul_q4_0, mul_q5_0, mul_q5_1, mul_q4_k,
+	// mul_q5_k, mul_q6_k, attention_scores, softmax_rows, attention_values
+	// and swiglu, bound to args' address, so that a call passes no
+	// arguments (see call).
+	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ5_1, mulQ4_K, mulQ5_K, mulQ6_K js.Value
+	scores, softmax, values, swiglu                                       js.Value
+	args                                                                  *[10]uint32 // the arguments of a call; on the heap, which does not move
 }
 
 // Load instantiates the kernel modules on the Go program's own memory. It
@@ -38,7 +40,9 @@ func Load() (*Kernel, error) {
 	}{
 		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
 		{q5_0Module, map[string]*js.Value{"mul_q5_0_args": &k.mulQ5_0}},
+		{q5_1Module, map[string]*js.Value{"mul_q5_1_args": &k.mulQ5_1}},
 		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
+		{q5_KModule, map[string]*js.Value{"mul_q5_k_args": &k.mulQ5_K}},
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
 		{swigluModule, map[string]*js.Value{"swiglu_args": &k.swiglu}},
@@ -132,36 +136,47 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 // results are those of quant's Q8_0 MulVec, bit for bit (see mulQuant).
 // Short slices panic; an error means the call into JavaScript failed.
 func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
-	return k.mulQuant(k.mulQ8_0, q8_0, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ8_0, q8_0, out, w, q, d, nil)
 }
 
 // MulQ4_0 is MulQ8_0 for Q4_0 rows, which also need the sum of each block
 // of q, sums, as quant.Vec.Q8_0 gives them.
 func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_0, q4_0, out, w, q, d, sums)
 }
 
 // MulQ5_0 is MulQ4_0 for Q5_0 rows.
 func (k *Kernel) MulQ5_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ5_0, q5_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ5_0, q5_0, out, w, q, d, sums)
+}
+
+// MulQ5_1 is MulQ8_0 for Q5_1 rows, which also need each block's s
+// (block_q8_1's d·Σq as a half), as quant.Vec.Q8_1 gives them.
+func (k *Kernel) MulQ5_1(out []float32, w []byte, q []int8, d, s []float32) error {
+	return callQuant(k, k.mulQ5_1, q5_1, out, w, q, d, s)
 }
 
 // MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K
 // blocks (256 values a block, and the sums of each group of 16), as
 // quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ4_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ4_K, q4_K, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_K, q4_K, out, w, q, d, sums)
+}
+
+// MulQ5_K is MulQ4_K for Q5_K rows.
+func (k *Kernel) MulQ5_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return callQuant(k, k.mulQ5_K, q5_K, out, w, q, d, sums)
 }
 
 // MulQ6_K is MulQ8_0 for Q6_K rows, times the vector quantized to Q8_K
 // blocks, as quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
-	return k.mulQuant(k.mulQ6_K, q6_K, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ6_K, q6_K, out, w, q, d, nil)
 }
 
-// mulQuant calls a quantized kernel; sums is nil for the formats that do
-// not read them.
-func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+// callQuant calls a quantized kernel; sums is nil for the formats that do
+// not read them, and float32s for Q5_1's.
+func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []S) error {
 	blocks, rows := len(d), len(out)
 	w, q = w[:rows*blocks*int(format.blockBytes)], q[:blocks*int(format.qBlock)]
 	if sums != nil {

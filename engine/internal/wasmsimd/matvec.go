@@ -30,8 +30,10 @@ func Generate() map[string][]byte {
 			kernel{"matvec_f32", matvec()},
 			kernel{"mul_q8_0", mulQuant(q8_0, block32(q8_0.blockBytes, dotQ8_0, 0, false))},
 			kernel{"mul_q4_0", mulQuant(q4_0, block32(q4_0.blockBytes, dotQ4_0, 8, true))}),
-		"q5_0.wasm": assemble(kernel{"mul_q5_0", mulQuant(q5_0, block32(q5_0.blockBytes, dotQ5_0, 16, false))}),
+		"q5_0.wasm": assemble(kernel{"mul_q5_0", mulQuant(q5_0, block32(q5_0.blockBytes, dotQ5(2), 16, false))}),
+		"q5_1.wasm": assemble(kernel{"mul_q5_1", mulQuant(q5_1, blockQ5_1)}),
 		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K, blockQ4_K)}),
+		"q5_k.wasm": assemble(kernel{"mul_q5_k", mulQuant(q5_K, blockQ5_K)}),
 		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
 		"attention.wasm": assemble(
 			kernel{"attention_scores", attentionScores()},

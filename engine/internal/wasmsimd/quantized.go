@@ -4,18 +4,24 @@ package wasmsimd
 // of its own: qBlock values a block (32, ggml's block_q8_0, or 256,
 // block_q8_K) with their scales d (a float32 a block) and sums (int32s of
 // the vector's q, sumsBytes of them a block: a sum of 32, or sixteen sums
-// of 16). The callers of the kernels need only this; the generator also
-// needs each format's block (quantBlocks), kept apart so that a program
-// calling the kernels does not link the generator.
+// of 16; Q5_1 reads there instead each block's float32 s, see blockQ5_1).
+// minsApart says the kernel sums the blocks' mins apart from their
+// products and adds them last, as Go's mulQ5_1 does. The callers of the
+// kernels need only this; the generator also needs each format's block
+// (quantBlocks), kept apart so that a program calling the kernels does not
+// link the generator.
 type quantFormat struct {
 	blockBytes, qBlock, sumsBytes int32
+	minsApart                     bool
 }
 
 var (
 	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4}
 	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
 	q5_0 = quantFormat{blockBytes: 2 + 4 + 16, qBlock: 32, sumsBytes: 4}
+	q5_1 = quantFormat{blockBytes: 2 + 2 + 4 + 16, qBlock: 32, sumsBytes: 4, minsApart: true}
 	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64}
+	q5_K = quantFormat{blockBytes: 2 + 2 + 12 + 32 + 128, qBlock: 256, sumsBytes: 64}
 	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64}
 )
 
@@ -27,12 +33,13 @@ type quantBlock func(k *quantRows)
 // quantRows is what a format's block sees of its kernel: the function
 // under construction, the addresses of a block of each of four rows (r)
 // and of the vector's block (qp, dp and sp: its q, d and sums), and acc,
-// the four rows' float sums, a row a lane.
+// the four rows' float sums, a row a lane; mins, for a format whose mins
+// are summed apart (quantFormat.minsApart), their sums, a row a lane.
 type quantRows struct {
 	f          *body
 	r          [4]uint32
 	qp, dp, sp uint32
-	acc        uint32
+	acc, mins  uint32
 }
 
 // vectorScale pushes the vector block's scale d in every lane.
@@ -71,7 +78,8 @@ func (k *quantRows) rowScales(local, offset uint32, pair bool) {
 	f.set(local)
 }
 
-// mulQuant is the body of mul_q8_0, mul_q4_0, mul_q4_k and mul_q6_k(out,
+// mulQuant is the body of mul_q8_0, mul_q4_0, mul_q5_0, mul_q5_1,
+// mul_q4_k, mul_q5_k and mul_q6_k(out,
 // w, q, d, sums, blocks, rows): out[i] for i < rows is row i of w, blocks
 // blocks of the format a row, times the vector quantized as q, d and sums
 // (see quantFormat). Its results are those of package quant's Go kernels
@@ -84,6 +92,7 @@ func (k *quantRows) rowScales(local, offset uint32, pair bool) {
 //	  r_k := row k of the next four (the first again past the last); acc := 0
 //	  for each block:
 //	    acc += the products of the four rows' blocks and the vector's (block)
+//	  acc += mins, where they are summed apart (Q5_1)
 //	  store the lanes of acc that are rows
 //
 // Four rows at a time let one transposition (transposeSum) finish four
@@ -93,6 +102,9 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	const out, w, q, d, sums, blocks, rows = 0, 1, 2, 3, 4, 5, 6
 	rowBytes, row, o, outEnd, dEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
 	k := &quantRows{f: f, qp: f.local(i32), dp: f.local(i32), sp: f.local(i32), acc: f.local(v128)}
+	if format.minsApart {
+		k.mins = f.local(v128)
+	}
 	for i := range k.r {
 		k.r[i] = f.local(i32)
 	}
@@ -139,6 +151,10 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	}
 	f.v128Const0()
 	f.set(k.acc)
+	if format.minsApart {
+		f.v128Const0()
+		f.set(k.mins)
+	}
 	f.get(q)
 	f.set(k.qp)
 	f.get(d)
@@ -152,6 +168,12 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	addTo(f, k.dp, 4)
 	addTo(f, k.sp, format.sumsBytes)
 	endWhile(f)
+	if format.minsApart {
+		f.get(k.acc)
+		f.get(k.mins)
+		f.f32x4Add()
+		f.set(k.acc)
+	}
 
 	// Store four rows, or the one to three that remain.
 	f.block()
@@ -248,6 +270,24 @@ func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p 
 	}
 }
 
+// blockQ5_1 is the block of Q5_1 (Q5_0's with a float16 min m after d,
+// so qh at 4 and the nibbles at 8), its weights 0–31: block32's with no
+// offset, and apart, as Go's mulQ5_1 sums them, mins += half(m)·s[b], s
+// the vector's block_q8_1 sums (float32s, in the place of sums).
+func blockQ5_1(k *quantRows) {
+	f := k.f
+	m, bits := f.local(v128), f.local(v128)
+	k.rowScales(m, 2, false)
+	f.get(k.mins)
+	halfToFloat(f, m, bits)
+	f.get(k.sp)
+	f.v128Load32Splat(0)
+	f.f32x4Mul()
+	f.f32x4Add()
+	f.set(k.mins)
+	block32(q5_1.blockBytes, dotQ5(4), 0, false)(k)
+}
+
 // loadInt16 sets locals lo and hi to the 16 int8 at local p + offset,
 // sign-extended to int16; v is scratch.
 func loadInt16(f *body, p, offset, v, lo, hi uint32) {
@@ -297,43 +337,46 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 	f.set(p)
 }
 
-// dotQ5_0 is dotQ4_0 with each weight's fifth bit, bit j of the uint32 qh
-// at r + 2 for weight j, made 16 in its byte: qh's bytes spread over the
-// lanes (eight lanes a byte), each lane's bit picked by a mask, 16 where it
-// is set. The weights are then 0–31, and the −16 is taken out with the
-// vector's sums (block32's offset).
-func dotQ5_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
-	f.get(r)
-	f.v128Load(6)
-	f.set(v)
-	var spread, bits [16]byte
-	for half := range 2 {
-		for j := range 16 {
-			spread[j] = byte(2*half + j/8)
-			bits[j] = 1 << (j % 8)
-		}
-		f.i32x4Const(0x10101010)
+// dotQ5 returns the dot of Q5_0 (qh at 2) or Q5_1 (qh at 4): dotQ4_0's
+// with each weight's fifth bit, bit j of the uint32 at r + qh for weight
+// j, made 16 in its byte: qh's bytes spread over the lanes (eight lanes a
+// byte), each lane's bit picked by a mask, 16 where it is set. The
+// weights are then 0–31; Q5_0's −16 is taken out with the vector's sums
+// (block32's offset).
+func dotQ5(qh uint32) func(f *body, r uint32, x [4]uint32, v, n, p uint32) {
+	return func(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 		f.get(r)
-		f.v128Load32Splat(2)
-		f.set(p) // p is scratch until the end
-		f.get(p)
-		f.get(p)
-		f.shuffleBytes(spread)
-		f.v128Const(bits)
-		f.v128And()
-		f.v128Const0()
-		f.i8x16Eq()
-		f.v128AndNot() // 16 where the bit is set
-		f.get(v)
-		nibbles(f, half == 1)
-		f.v128Or()
-		f.set(n)
-		dot16(f, n, x[2*half], x[2*half+1])
-		if half == 1 {
-			f.i32x4Add()
+		f.v128Load(qh + 4)
+		f.set(v)
+		var spread, bits [16]byte
+		for half := range 2 {
+			for j := range 16 {
+				spread[j] = byte(2*half + j/8)
+				bits[j] = 1 << (j % 8)
+			}
+			f.i32x4Const(0x10101010)
+			f.get(r)
+			f.v128Load32Splat(qh)
+			f.set(p) // p is scratch until the end
+			f.get(p)
+			f.get(p)
+			f.shuffleBytes(spread)
+			f.v128Const(bits)
+			f.v128And()
+			f.v128Const0()
+			f.i8x16Eq()
+			f.v128AndNot() // 16 where the bit is set
+			f.get(v)
+			nibbles(f, half == 1)
+			f.v128Or()
+			f.set(n)
+			dot16(f, n, x[2*half], x[2*half+1])
+			if half == 1 {
+				f.i32x4Add()
+			}
 		}
+		f.set(p)
 	}
-	f.set(p)
 }
 
 // nibbles turns the 16 bytes on the stack into their low nibbles, or
@@ -369,7 +412,16 @@ func dot16(f *body, w, lo, hi uint32) {
 // twelve bytes packing the six-bit scales sc and mins m of eight groups
 // of 32, then 128 bytes of nibbles, group 2c in the low ones of bytes 32c
 // to 32c+31 and group 2c+1 in their high ones), times a Q8_K block, as
-// Go's mulQ4_K:
+// Go's mulQ4_K (see blockMinsK).
+func blockQ4_K(k *quantRows) { blockMinsK(k, false) }
+
+// blockQ5_K is the block of Q5_K (package quant's q5_k.go: Q4_K's with 32
+// bytes qh of fifth bits before the nibbles, bit g of byte l for weight l
+// of group g), times a Q8_K block, as Go's mulQ5_K (see blockMinsK).
+func blockQ5_K(k *quantRows) { blockMinsK(k, true) }
+
+// blockMinsK is the block of Q4_K, or with fifth of Q5_K, whose weight
+// l of group g has its fifth bit, 16, from bit g of qh[l]:
 //
 //	P := the vector's sums over its groups of 32, as int16 (|P| ≤ 32·127)
 //	S_k := r_k's sc and m, unpacked as ggml's get_scale_min_k4 does, all eight groups at once
@@ -377,7 +429,7 @@ func dot16(f *body, w, lo, hi uint32) {
 //	for each chunk c of 64 weights, the groups 2c (low nibbles) and 2c+1 (high):
 //	  for each row k: dots_k += sc_k[g] · (r_k's group g · the vector's), in four lanes
 //	acc += float([Σ dots_k for each k])·(d·d[b]) − float(mins)·(dmin·d[b])
-func blockQ4_K(k *quantRows) {
+func blockMinsK(k *quantRows, fifth bool) {
 	f := k.f
 	pairs, halves, mins, v, t, s, n := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
 	var x, dots [4]uint32
@@ -387,6 +439,12 @@ func blockQ4_K(k *quantRows) {
 	var sc [2]uint32 // the scales of rows 0 and 1, and of rows 2 and 3, eight bytes a row
 	sc[0], sc[1] = f.local(v128), f.local(v128)
 	qc, qEnd := f.local(i32), f.local(i32)
+	nibbleBytes := uint32(16)
+	var back, shift uint32 // Q5_K: qh is at r_k − back, its bit for group 2c is bit shift = 2c
+	if fifth {
+		nibbleBytes = 16 + 32
+		back, shift = f.local(i32), f.local(i32)
+	}
 
 	// P, narrowed twice: the sixteen sums of 16 to int16, added in pairs.
 	for h := range 2 {
@@ -462,7 +520,13 @@ func blockQ4_K(k *quantRows) {
 	f.i32Add()
 	f.set(qEnd)
 	for _, r := range k.r {
-		addTo(f, r, 16) // the nibbles
+		addTo(f, r, int32(nibbleBytes))
+	}
+	if fifth {
+		f.i32Const(32)
+		f.set(back)
+		f.i32Const(0)
+		f.set(shift)
 	}
 	f.loop()
 	for h := range 2 { // the low nibbles, group 2c, then the high ones, 2c+1
@@ -474,6 +538,23 @@ func blockQ4_K(k *quantRows) {
 				f.get(r)
 				f.v128Load(uint32(16 * j))
 				nibbles(f, h == 1)
+				if fifth { // | (qh[l] >> (2c + h) & 1) << 4
+					f.get(r)
+					f.get(back)
+					f.i32Sub()
+					f.v128Load(uint32(16 * j))
+					f.get(shift)
+					if h == 1 {
+						f.i32Const(1)
+						f.i32Add()
+					}
+					f.i8x16ShrU()
+					f.i32Const(4)
+					f.i8x16Shl()
+					f.i32x4Const(0x10101010)
+					f.v128And()
+					f.v128Or()
+				}
 				f.set(n)
 				dot16(f, n, x[2*j], x[2*j+1])
 				if j == 1 {
@@ -498,6 +579,10 @@ func blockQ4_K(k *quantRows) {
 	}
 	for _, r := range k.r {
 		addTo(f, r, 32)
+	}
+	if fifth {
+		addTo(f, back, 32)
+		addTo(f, shift, 2)
 	}
 	addTo(f, qc, 64)
 	f.get(qc)

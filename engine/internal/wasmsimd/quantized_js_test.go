@@ -11,22 +11,61 @@ import (
 	"nexttoken/engine/quant"
 )
 
+// quantized is a vector quantized for a kernel: q, d, and sums or s
+// where the format reads them.
+type quantized struct {
+	q    []int8
+	d    []float32
+	sums []int32
+	s    []float32
+}
+
+// The vectors the kernels take, as quant.Vec gives them.
+func q8_0Vector(v *quant.Vec, x []float32) quantized {
+	q, d, sums := v.Q8_0(x)
+	return quantized{q: q, d: d, sums: sums}
+}
+
+func q8_1Vector(v *quant.Vec, x []float32) quantized {
+	q, d, s := v.Q8_1(x)
+	return quantized{q: q, d: d, s: s}
+}
+
+func q8_KVector(v *quant.Vec, x []float32) quantized {
+	q, d, sums := v.Q8_K(x)
+	return quantized{q: q, d: d, sums: sums}
+}
+
 // quantKernels are the kernel of each quantized format, called with a
-// vector quantized by quantize.
+// vector quantized by quantize; sums and s say which of the vector's
+// sums the kernel reads (sums: one a block of 32, or one a group of 16).
 var quantKernels = []struct {
 	t        quant.Type
-	mul      func(k *Kernel, out []float32, w []byte, q []int8, d []float32, sums []int32) error
-	quantize func(v *quant.Vec, x []float32) (q []int8, d []float32, sums []int32)
+	mul      func(k *Kernel, out []float32, w []byte, x quantized) error
+	quantize func(v *quant.Vec, x []float32) quantized
+	sums, s  bool
 }{
-	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
-		return k.MulQ8_0(out, w, q, d)
-	}, (*quant.Vec).Q8_0},
-	{quant.Q4_0, (*Kernel).MulQ4_0, (*quant.Vec).Q8_0},
-	{quant.Q5_0, (*Kernel).MulQ5_0, (*quant.Vec).Q8_0},
-	{quant.Q4_K, (*Kernel).MulQ4_K, (*quant.Vec).Q8_K},
-	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
-		return k.MulQ6_K(out, w, q, d)
-	}, (*quant.Vec).Q8_K},
+	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ8_0(out, w, x.q, x.d)
+	}, q8_0Vector, false, false},
+	{quant.Q4_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ4_0(out, w, x.q, x.d, x.sums)
+	}, q8_0Vector, true, false},
+	{quant.Q5_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_0(out, w, x.q, x.d, x.sums)
+	}, q8_0Vector, true, false},
+	{quant.Q5_1, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_1(out, w, x.q, x.d, x.s)
+	}, q8_1Vector, false, true},
+	{quant.Q4_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ4_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q5_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ6_K(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
 }
 
 // TestMulQuantMatchesGo checks that the quantized kernels give package
@@ -55,8 +94,7 @@ func TestMulQuantMatchesGo(t *testing.T) {
 				}
 				got[c.Rows] = 42 // and no more
 				var v2 quant.Vec
-				q, d, sums := kernel.quantize(&v2, x)
-				if err := kernel.mul(k, got[:c.Rows], m.Q, q, d, sums); err != nil {
+				if err := kernel.mul(k, got[:c.Rows], m.Q, kernel.quantize(&v2, x)); err != nil {
 					t.Fatal(err)
 				}
 				if got[c.Rows] != 42 {
@@ -84,20 +122,28 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 	const rows, blocks = 4, 2
 	for _, kernel := range quantKernels {
 		size, values := rows*blocks*kernel.t.BlockBytes(), blocks*kernel.t.BlockSize()
-		cases := []struct {
-			name       string
-			w, q, sums int
-		}{
-			{"w", size - 1, values, values / 16},
-			{"q", size, values - 1, values / 16},
+		sums := values / 16 // one a group of 16 (Q8_K's)
+		if kernel.t.BlockSize() == 32 {
+			sums = blocks // one a block of 32 (Q8_0's)
 		}
-		// The formats that read the vector's sums: one a block of 32
-		// (Q8_0's), one a group of 16 (Q8_K's).
-		if sums := map[quant.Type]int{quant.Q4_0: blocks, quant.Q5_0: blocks, quant.Q4_K: values / 16}[kernel.t]; sums > 0 {
+		cases := []struct {
+			name          string
+			w, q, sums, s int
+		}{
+			{"w", size - 1, values, sums, blocks},
+			{"q", size, values - 1, sums, blocks},
+		}
+		if kernel.sums {
 			cases = append(cases, struct {
-				name       string
-				w, q, sums int
-			}{"sums", size, values, sums - 1})
+				name          string
+				w, q, sums, s int
+			}{"sums", size, values, sums - 1, blocks})
+		}
+		if kernel.s {
+			cases = append(cases, struct {
+				name          string
+				w, q, sums, s int
+			}{"s", size, values, sums, blocks - 1})
 		}
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%s", kernel.t, c.name), func(t *testing.T) {
@@ -106,7 +152,7 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 						t.Errorf("a %s too short did not panic", c.name)
 					}
 				}()
-				_ = kernel.mul(k, make([]float32, rows), make([]byte, c.w), make([]int8, c.q), make([]float32, blocks), make([]int32, c.sums))
+				_ = kernel.mul(k, make([]float32, rows), make([]byte, c.w), quantized{make([]int8, c.q), make([]float32, blocks), make([]int32, c.sums), make([]float32, c.s)})
 			})
 		}
 	}
@@ -119,8 +165,8 @@ func TestMulQuantDoesNotAllocate(t *testing.T) {
 	}
 	for _, kernel := range quantKernels {
 		out, w := make([]float32, 64), make([]byte, 64*2*kernel.t.BlockBytes())
-		q, d, sums := make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16)
-		if allocs := testing.AllocsPerRun(100, func() { _ = kernel.mul(k, out, w, q, d, sums) }); allocs != 0 {
+		x := quantized{make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16), make([]float32, 2)}
+		if allocs := testing.AllocsPerRun(100, func() { _ = kernel.mul(k, out, w, x) }); allocs != 0 {
 			t.Errorf("%s: the kernel allocates %v times per call", kernel.t, allocs)
 		}
 	}
@@ -154,8 +200,7 @@ func BenchmarkMulQuant(b *testing.B) {
 				mul  func()
 			}{
 				{"simd", func() {
-					q, d, sums := kernel.quantize(&v, x)
-					if err := kernel.mul(k, out, m.Q, q, d, sums); err != nil {
+					if err := kernel.mul(k, out, m.Q, kernel.quantize(&v, x)); err != nil {
 						b.Fatal(err)
 					}
 				}},

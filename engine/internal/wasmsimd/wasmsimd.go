@@ -28,8 +28,12 @@ var (
 	matvecModule []byte
 	//go:embed q5_0.wasm
 	q5_0Module []byte
+	//go:embed q5_1.wasm
+	q5_1Module []byte
 	//go:embed q4_k.wasm
 	q4_KModule []byte
+	//go:embed q5_k.wasm
+	q5_KModule []byte
 	//go:embed q6_k.wasm
 	q6_KModule []byte
 	//go:embed attention.wasm
