@@ -24,9 +24,11 @@ import (
 // give the text the native engine gives (nexttoken trace), and the same
 // tokens with the same probabilities: on stories260K (float32 matrices)
 // and on random GGUF models, fetched by URL as a reader's are, whose
-// matrices are Q8_0, Q4_0, and llama-quantize's Q4_K_M mixture (Q4_K and
-// Q6_K; at width 64 its fallbacks, Q5_0, which has only a Go kernel, and
-// Q8_0), so that each quantized kernel runs in Chromium.
+// matrices are Q8_0, Q4_0, IQ4_XS, IQ4_NL and llama-quantize's Q4_K_M and
+// Q5_K_M mixtures (Q4_K or Q5_K, and Q6_K; at width 64 their fallbacks,
+// Q5_0 or Q5_1, and Q8_0), so that each quantized kernel runs in Chromium;
+// the page fetches the kernel modules of Q5_1, Q5_K and the IQ4 formats
+// (web/kernels) when such a model comes, and no others.
 func TestKernel(t *testing.T) {
 	const steps, prompt = 24, "Once upon a time"
 	// Rows of whole blocks of every format, grouped keys and values; and
@@ -38,6 +40,7 @@ func TestKernel(t *testing.T) {
 		shape  checkpoint.Config // the model's, if not shape
 		format string            // randmodel.BuildNamed's; "": stories260K
 		file   string            // the GGUF file written of the format
+		fetch  []string          // the kernel modules the page fetches for it
 	}{
 		{name: "stories260K"},
 		{name: "Q8_0", format: "Q8_0"},
@@ -45,6 +48,11 @@ func TestKernel(t *testing.T) {
 		{name: "Q4_K_M", format: "Q4_K_M"},
 		// Rows of 64 take llama-quantize's fallbacks, Q5_0 and Q8_0.
 		{name: "Q4_K_M-64", shape: narrow, format: "Q4_K_M"},
+		{name: "Q5_K_M", format: "Q5_K_M", fetch: []string{"q5_k.wasm"}},
+		// Q5_1 and Q8_0, and Q5_K and Q6_K in the 256-wide w2.
+		{name: "Q5_K_M-64", shape: narrow, format: "Q5_K_M", fetch: []string{"q5_1.wasm", "q5_k.wasm"}},
+		{name: "IQ4_XS", format: "IQ4_XS", fetch: []string{"iq4.wasm"}},
+		{name: "IQ4_NL-64", shape: narrow, format: "IQ4_NL", fetch: []string{"iq4.wasm"}},
 	}
 	mux := http.NewServeMux()
 	for i, c := range cases {
@@ -101,6 +109,10 @@ func TestKernel(t *testing.T) {
 				}
 				// Each chip's title names its step, piece and probability.
 				tokens = append(tokens, evaluate[string](tab, `[...document.querySelectorAll('#tokens .tok.gen')].map(e => e.title).join('\n')`))
+				fetched := evaluate[string](tab, `performance.getEntriesByType('resource').map(e => new URL(e.name).pathname).filter(p => p.startsWith('/web/kernels/')).map(p => p.slice(13)).sort().join(' ')`)
+				if want := strings.Join(map[bool][]string{true: c.fetch}[k.kernel == "SIMD"], " "); fetched != want {
+					t.Errorf("%s kernel: the page fetched the kernel modules %q, want %q", k.kernel, fetched, want)
+				}
 			}
 			if tokens[0] != tokens[1] || tokens[0] == "" {
 				t.Errorf("the generated tokens differ:\nSIMD:\n%s\nGo:\n%s", tokens[0], tokens[1])

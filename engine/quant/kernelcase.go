@@ -59,7 +59,7 @@ func (c KernelCase) Make(t Type, rng *rand.Rand) (Matrix, []float32) {
 		}
 	}
 	// Where each format keeps its float16 scales (Q5_1: d and m; Q4_K, Q5_K: d and dmin).
-	offsets := map[Type][]int{Q8_0: {0}, Q4_0: {0}, Q5_0: {0}, Q5_1: {0, 2}, Q4_K: {0, 2}, Q5_K: {0, 2}, Q6_K: {q6_KBytes - 2}}[t]
+	offsets := map[Type][]int{Q8_0: {0}, Q4_0: {0}, Q5_0: {0}, Q5_1: {0, 2}, Q4_K: {0, 2}, Q5_K: {0, 2}, Q6_K: {q6_KBytes - 2}, IQ4_NL: {0}, IQ4_XS: {0}}[t]
 	for b := 0; b < len(m.Q); b += t.BlockBytes() {
 		for _, off := range offsets {
 			h := FloatToHalf(rng.Float32() / 64)

@@ -21,10 +21,12 @@ package randmodel
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"nexttoken/engine/checkpoint"
@@ -54,9 +56,51 @@ var Stories15MK = checkpoint.Config{
 }
 
 // Shapes are the shapes above by the names a measurement's query gives
-// them (decodebench's shape=, TestDecodeTiming).
+// them (decodebench's shape=, TestDecodeTiming); BuildShape builds them.
 var Shapes = map[string]checkpoint.Config{
-	"stories15m": Stories15M, "stories15mk": Stories15MK, "smollm2": SmolLM2,
+	"stories15m": Stories15M, "stories15mk": Stories15MK, "smollm2": SmolLM2, "qwen2.5-0.5b": Qwen25_05B,
+}
+
+// shapeArchitectures are the architectures, beside llama2.c's, of the
+// Shapes of models of another one: what Extend adds to them.
+var shapeArchitectures = map[string]string{"qwen2.5-0.5b": "qwen2"}
+
+// BuildShape returns BuildNamed's model of the shape called shape
+// (Shapes) in format, with its architecture's additions (Extend, seed
+// too) where it is not llama2.c's.
+func BuildShape(shape string, seed uint64, format string) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	c, ok := Shapes[shape]
+	if !ok {
+		return nil, nil, fmt.Errorf("randmodel: shape %s is not one of %s", shape, shapeNames())
+	}
+	m, v, err := BuildNamed(c, seed, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if arch, ok := shapeArchitectures[shape]; ok {
+		if err := Extend(m, arch, seed); err != nil {
+			return nil, nil, err
+		}
+	}
+	return m, v, nil
+}
+
+// shapeNames lists Shapes' names, sorted.
+func shapeNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(Shapes)), ", ")
+}
+
+// Qwen25_05B is the shape of Qwen2.5-0.5B (its config.json, and the
+// qwen2.* keys of its GGUF files): 24 layers 896 wide, 14 query heads of
+// 64 with 2 key/value heads, a feed-forward layer of 4864, the classifier
+// tied to the embedding of its 151,936 pieces; BuildShape gives it Qwen2's
+// architecture (Extend's "qwen2": biases on Q, K and V, RoPE base 10⁶).
+// Its context of 32,768 is cut to 2048, as SmolLM2's. Its 896-wide rows
+// are not whole 256-weight blocks, so its Q4_K_M is Q5_0 and Q8_0 but in
+// the 4864-wide w2 (Q4_K and Q6_K), as a real Qwen2.5-0.5B Q4_K_M file is.
+var Qwen25_05B = checkpoint.Config{
+	Dim: 896, HiddenDim: 4864, Layers: 24, Heads: 14, KVHeads: 2,
+	VocabSize: 151936, SeqLen: 2048, SharedHead: true,
 }
 
 // SmolLM2 is the shape of Hugging Face's SmolLM2-135M (its config.json):

@@ -45,3 +45,6 @@ func storedModels() ([]storedModel, error) { return nil, errNoBrowser }
 func forgetModel(string) error             { return errNoBrowser }
 
 func prefillNotice() session.Progress { return nil }
+
+// fetchKernels outside the browser has no kernel modules to fetch.
+func (*Playground) fetchKernels(*session.Model) {}

@@ -10,39 +10,41 @@ import (
 	"unsafe"
 
 	"github.com/hack-pad/safejs"
+
+	"nexttoken/engine/quant"
 )
 
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
-	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ5_1, mulQ4_K, mulQ5_K,
-	// mulQ6_K, scores, softmax, values and swiglu are the _args forms of
-	// matvec_f32, mul_q8_0, mul_q4_0, mul_q5_0, mul_q5_1, mul_q4_k,
-	// mul_q5_k, mul_q6_k, attention_scores, softmax_rows, attention_values
-	// and swiglu, bound to args' address, so that a call passes no
-	// arguments (see call).
-	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ5_1, mulQ4_K, mulQ5_K, mulQ6_K js.Value
-	scores, softmax, values, swiglu                                       js.Value
-	args                                                                  *[10]uint32 // the arguments of a call; on the heap, which does not move
+	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores,
+	// softmax, values and swiglu are the _args forms of matvec_f32,
+	// mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k, attention_scores,
+	// softmax_rows, attention_values and swiglu, bound to args' address, so
+	// that a call passes no arguments (see call); fetched those of
+	// fetchedKernels, undefined until AddModule adds their module.
+	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
+	fetched                                                                              [fetchedCount]js.Value
+	args                                                                                 *[10]uint32  // the arguments of a call; on the heap, which does not move
+	mem                                                                                  safejs.Value // the Go program's memory, for AddModule
 }
 
-// Load instantiates the kernel modules on the Go program's own memory. It
-// fails where the browser's WebAssembly has no SIMD, or where the Go
-// instance's memory cannot be reached; the caller then keeps its Go kernels.
+// Load instantiates the embedded kernel modules on the Go program's own
+// memory. It fails where the browser's WebAssembly has no SIMD, or where
+// the Go instance's memory cannot be reached; the caller then keeps its Go
+// kernels. The fetched modules' kernels are missing until AddModule.
 func Load() (*Kernel, error) {
 	mem, err := goMemory()
 	if err != nil {
 		return nil, fmt.Errorf("the Go program's memory: %w", err)
 	}
-	k := &Kernel{args: new([10]uint32)}
+	k := &Kernel{args: new([10]uint32), mem: mem}
 	for _, m := range []struct {
 		bytes   []byte
 		exports map[string]*js.Value
 	}{
 		{matvecModule, map[string]*js.Value{"matvec_f32_args": &k.matvec, "mul_q8_0_args": &k.mulQ8_0, "mul_q4_0_args": &k.mulQ4_0}},
 		{q5_0Module, map[string]*js.Value{"mul_q5_0_args": &k.mulQ5_0}},
-		{q5_1Module, map[string]*js.Value{"mul_q5_1_args": &k.mulQ5_1}},
 		{q4_KModule, map[string]*js.Value{"mul_q4_k_args": &k.mulQ4_K}},
-		{q5_KModule, map[string]*js.Value{"mul_q5_k_args": &k.mulQ5_K}},
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
 		{swigluModule, map[string]*js.Value{"swiglu_args": &k.swiglu}},
@@ -58,6 +60,40 @@ func Load() (*Kernel, error) {
 		}
 	}
 	return k, nil
+}
+
+// Missing reports whether the kernel of format t is in a fetched module
+// that k has not added yet (AddModule), and returns the module's file
+// (in web/kernels, beside app.wasm) and the address to fetch it by,
+// relative to that folder, which names the version this program needs.
+func (k *Kernel) Missing(t quant.Type) (file, address string, missing bool) {
+	for i, f := range fetchedKernels {
+		if f.format == t && k.fetched[i].IsUndefined() {
+			return f.file, fetchedAddresses[f.file], true
+		}
+	}
+	return "", "", false
+}
+
+// AddModule instantiates the fetched module called file, whose bytes are
+// module, and its kernels then replace Go's loops. It refuses bytes that
+// are not the module this program was built with.
+func (k *Kernel) AddModule(file string, module []byte) error {
+	if want, ok := fetchedHashes[file]; !ok || hashModule(module) != want {
+		return errors.New("the kernel module " + file + " is not one this program was built with")
+	}
+	exports, err := instantiate(module, k.mem)
+	if err != nil {
+		return err
+	}
+	for i, f := range fetchedKernels {
+		if f.file == file {
+			if k.fetched[i], err = bindArgs(exports, f.export+"_args", k.args); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // instantiate compiles a module and instantiates it on mem, returning its
@@ -153,7 +189,7 @@ func (k *Kernel) MulQ5_0(out []float32, w []byte, q []int8, d []float32, sums []
 // MulQ5_1 is MulQ8_0 for Q5_1 rows, which also need each block's s
 // (block_q8_1's d·Σq as a half), as quant.Vec.Q8_1 gives them.
 func (k *Kernel) MulQ5_1(out []float32, w []byte, q []int8, d, s []float32) error {
-	return callQuant(k, k.mulQ5_1, q5_1, out, w, q, d, s)
+	return callQuant(k, k.fetched[fetchedQ5_1], q5_1, out, w, q, d, s)
 }
 
 // MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K
@@ -165,13 +201,23 @@ func (k *Kernel) MulQ4_K(out []float32, w []byte, q []int8, d []float32, sums []
 
 // MulQ5_K is MulQ4_K for Q5_K rows.
 func (k *Kernel) MulQ5_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.mulQ5_K, q5_K, out, w, q, d, sums)
+	return callQuant(k, k.fetched[fetchedQ5_K], q5_K, out, w, q, d, sums)
 }
 
 // MulQ6_K is MulQ8_0 for Q6_K rows, times the vector quantized to Q8_K
 // blocks, as quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
 	return callQuant[int32](k, k.mulQ6_K, q6_K, out, w, q, d, nil)
+}
+
+// MulIQ4_NL is MulQ8_0 for IQ4_NL rows.
+func (k *Kernel) MulIQ4_NL(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedIQ4_NL], iq4_NL, out, w, q, d, nil)
+}
+
+// MulIQ4_XS is MulQ6_K for IQ4_XS rows.
+func (k *Kernel) MulIQ4_XS(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedIQ4_XS], iq4_XS, out, w, q, d, nil)
 }
 
 // callQuant calls a quantized kernel; sums is nil for the formats that do
@@ -185,6 +231,9 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 	if blocks == 0 || rows == 0 {
 		clear(out)
 		return nil
+	}
+	if kernel.IsUndefined() {
+		return errMissing
 	}
 	k.args[0] = address(unsafe.Pointer(&out[0]))
 	k.args[1] = address(unsafe.Pointer(&w[0]))
@@ -201,6 +250,9 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 	runtime.KeepAlive(sums)
 	return err
 }
+
+// errMissing says a kernel's module has not been added (Kernel.Missing).
+var errMissing = errors.New("the SIMD kernel's module is not loaded")
 
 // call runs a bound kernel. The decode step must not allocate, and
 // safejs's Invoke allocates on every call (it copies the arguments into a

@@ -23,6 +23,9 @@ var (
 	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64}
 	q5_K = quantFormat{blockBytes: 2 + 2 + 12 + 32 + 128, qBlock: 256, sumsBytes: 64}
 	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64}
+	// IQ4_NL is Q4_0's layout, IQ4_XS a K format of groups of 32.
+	iq4_NL = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
+	iq4_XS = quantFormat{blockBytes: 2 + 2 + 4 + 128, qBlock: 256, sumsBytes: 64}
 )
 
 // quantBlock emits a format's block: it adds the products of a block of
@@ -57,6 +60,18 @@ func (k *quantRows) timesScales(h, bits uint32) {
 	k.vectorScale()
 	k.f.f32x4Mul()
 	k.f.f32x4Mul()
+}
+
+// addDots adds to acc the rows' integer sums, [Σ dots_k for each k], as
+// float32 times half(h)·d[b] (timesScales; bits is scratch).
+func (k *quantRows) addDots(dots [4]uint32, h, bits uint32) {
+	f := k.f
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(h, bits)
+	f.f32x4Add()
+	f.set(k.acc)
 }
 
 // rowScales sets local to the float16 scale at offset in each row's
@@ -376,6 +391,154 @@ func dotQ5(qh uint32) func(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 			}
 		}
 		f.set(p)
+	}
+}
+
+// iq4Grid is ggml's kvalues_iq4nl, the values of IQ4_NL's and IQ4_XS's
+// four-bit indices, as bytes.
+var iq4Grid = func() (b [16]byte) {
+	for i, v := range [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113} {
+		b[i] = byte(v)
+	}
+	return b
+}()
+
+// iq4Dot pushes the products of the 32 IQ4 indices at local p + offset
+// (weight j's in the low nibble of byte j, weight j+16's in its high
+// one) with x, summed in four lanes: each nibble looks its grid value up
+// (i8x16.swizzle of local grid, iq4Grid), an int8, as dotQ4_0 takes its
+// nibbles. v and n are scratch.
+func iq4Dot(f *body, p, offset, grid uint32, x [4]uint32, v, n uint32) {
+	f.get(p)
+	f.v128Load(offset)
+	f.set(v)
+	for half := range 2 {
+		f.get(grid)
+		f.get(v)
+		nibbles(f, half == 1)
+		f.i8x16Swizzle()
+		f.set(n)
+		dot16(f, n, x[2*half], x[2*half+1])
+		if half == 1 {
+			f.i32x4Add()
+		}
+	}
+}
+
+// dotIQ4_NL is dotQ4_0 for IQ4_NL's block, each index's grid value in
+// place of its nibble (iq4Dot).
+func dotIQ4_NL(f *body, r uint32, x [4]uint32, v, n, p uint32) {
+	f.v128Const(iq4Grid)
+	f.set(p) // p is the grid until the end
+	iq4Dot(f, r, 2, p, x, v, n)
+	f.set(p)
+}
+
+// blockIQ4_XS is the block of IQ4_XS (package quant's iq4_xs.go: d, a
+// uint16 of the eight groups' scales' high two bits, four bytes of their
+// low four bits, then 16 bytes of IQ4 indices a group of 32), times a
+// Q8_K block, as Go's mulIQ4_XS:
+//
+//	for each group g:
+//	  x := the vector's 32 values at 32g, as int16
+//	  for each row k: dots_k += (ls_k[g] − 32) · (r_k's group g · x), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b])
+//
+// ls_k[g] is read with scalar loads: (byte 4 + g/2 >> 4·(g%2) & 15) |
+// (uint16 at 2 >> 2g & 3) << 4.
+func blockIQ4_XS(k *quantRows) {
+	f := k.f
+	halves, v, n, grid := f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var x, dots [4]uint32
+	for i := range x {
+		x[i], dots[i] = f.local(v128), f.local(v128)
+	}
+	// g2 = 2g; qc = the vector's group; low = 4 + g/2 − 16g, where r_k is
+	// group g's indices less 8, so that r_k + low is the scale's byte;
+	// lowShift = 4·(g%2).
+	g2, qc, low, lowShift := f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+
+	k.rowScales(halves, 0, false)
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
+	}
+	f.v128Const(iq4Grid)
+	f.set(grid)
+	f.i32Const(0)
+	f.set(g2)
+	f.get(k.qp)
+	f.set(qc)
+	f.i32Const(4)
+	f.set(low)
+
+	f.loop()
+	f.get(g2)
+	f.i32Const(1)
+	f.i32Shl()
+	f.i32Const(4)
+	f.i32And()
+	f.set(lowShift) // 4·(g%2) = (2g << 1) & 4
+	for j := range 2 {
+		loadInt16(f, qc, uint32(16*j), v, x[2*j], x[2*j+1])
+	}
+	for i, r := range k.r {
+		iq4Dot(f, r, 8, grid, x, v, n)
+		// ls − 32
+		f.get(r)
+		f.get(low)
+		f.i32Add()
+		f.i32Load8U(0)
+		f.get(lowShift)
+		f.i32ShrU()
+		f.i32Const(15)
+		f.i32And()
+		f.get(r)
+		f.get(low)
+		f.i32Add()
+		f.get(g2)
+		f.i32Const(2)
+		f.i32ShrU()
+		f.i32Sub()
+		f.i32Const(2)
+		f.i32Sub() // r_k + low − g/2 − 2: the block's start + 2
+		f.i32Load16U(0)
+		f.get(g2)
+		f.i32ShrU()
+		f.i32Const(3)
+		f.i32And()
+		f.i32Const(4)
+		f.i32Shl()
+		f.i32Or()
+		f.i32Const(32)
+		f.i32Sub()
+		f.i32x4Splat()
+		f.i32x4Mul()
+		f.get(dots[i])
+		f.i32x4Add()
+		f.set(dots[i])
+		addTo(f, r, 16)
+	}
+	addTo(f, qc, 32)
+	addTo(f, g2, 2)
+	// low: +1 every other group (g/2), −16 a group
+	f.get(low)
+	f.get(lowShift)
+	f.i32Const(2)
+	f.i32ShrU() // 1 after an odd group
+	f.i32Add()
+	f.i32Const(16)
+	f.i32Sub()
+	f.set(low)
+	f.get(g2)
+	f.i32Const(16)
+	f.i32LtU()
+	f.brIf(0)
+	f.end()
+
+	k.addDots(dots, halves, v)
+	for _, r := range k.r {
+		addTo(f, r, iq4_XS.blockBytes-128)
 	}
 }
 
@@ -729,12 +892,7 @@ func blockQ6_K(k *quantRows) {
 	f.brIf(0)
 	f.end()
 
-	f.get(k.acc)
-	transposeSum(f, dots, f.i32x4Add)
-	f.f32x4ConvertI32x4S()
-	k.timesScales(halves, v)
-	f.f32x4Add()
-	f.set(k.acc)
+	k.addDots(dots, halves, v)
 	for _, r := range k.r {
 		addTo(f, r, q6_K.blockBytes)
 	}

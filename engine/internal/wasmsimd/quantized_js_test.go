@@ -3,9 +3,13 @@
 package wasmsimd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"nexttoken/engine/quant"
@@ -36,15 +40,18 @@ func q8_KVector(v *quant.Vec, x []float32) quantized {
 	return quantized{q: q, d: d, sums: sums}
 }
 
-// quantKernels are the kernel of each quantized format, called with a
-// vector quantized by quantize; sums and s say which of the vector's
-// sums the kernel reads (sums: one a block of 32, or one a group of 16).
-var quantKernels = []struct {
+// A quantKernel is the kernel of a quantized format, called with a vector
+// quantized by quantize; sums and s say which of the vector's sums the
+// kernel reads (sums: one a block of 32, or one a group of 16).
+type quantKernel struct {
 	t        quant.Type
 	mul      func(k *Kernel, out []float32, w []byte, x quantized) error
 	quantize func(v *quant.Vec, x []float32) quantized
 	sums, s  bool
-}{
+}
+
+// quantKernels are the quantized formats' kernels.
+var quantKernels = []quantKernel{
 	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
 		return k.MulQ8_0(out, w, x.q, x.d)
 	}, q8_0Vector, false, false},
@@ -66,16 +73,103 @@ var quantKernels = []struct {
 	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
 		return k.MulQ6_K(out, w, x.q, x.d)
 	}, q8_KVector, false, false},
+	{quant.IQ4_NL, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulIQ4_NL(out, w, x.q, x.d)
+	}, q8_0Vector, false, false},
+	{quant.IQ4_XS, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulIQ4_XS(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
+}
+
+// loadAll loads the kernels with the fetched modules added, read from
+// web/kernels.
+func loadAll(tb testing.TB) *Kernel {
+	k, err := Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, file := range FetchedFiles() {
+		module, err := os.ReadFile(filepath.Join(fetchedDir, file))
+		if err == nil {
+			err = k.AddModule(file, module)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return k
+}
+
+// TestAddModule checks that a fetched module's kernels are missing until
+// AddModule adds the module, their formats' products then failing, without
+// allocating, so that Go's loops take them; that Missing names the file
+// and its version; and that AddModule refuses another file or other bytes.
+func TestAddModule(t *testing.T) {
+	k, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, missing := k.Missing(quant.Q4_K); missing {
+		t.Error("Q4_K's kernel, embedded, is missing")
+	}
+	// mul multiplies a matrix of format by a vector, with its kernel.
+	mul := func(format quant.Type) error {
+		rows, blocks := 4, 1
+		out, w := make([]float32, rows), make([]byte, rows*blocks*format.BlockBytes())
+		x := quantized{make([]int8, blocks*format.BlockSize()), make([]float32, blocks), make([]int32, format.BlockSize()/16), make([]float32, blocks)}
+		kernel := quantKernels[slices.IndexFunc(quantKernels, func(c quantKernel) bool { return c.t == format })]
+		if allocs := testing.AllocsPerRun(10, func() { _ = kernel.mul(k, out, w, x) }); allocs != 0 {
+			t.Errorf("%s: a product allocates %v times", format, allocs)
+		}
+		return kernel.mul(k, out, w, x)
+	}
+	for _, file := range FetchedFiles() {
+		var formats []quant.Type
+		for _, f := range fetchedKernels {
+			if f.file == file {
+				formats = append(formats, f.format)
+			}
+		}
+		for _, format := range formats {
+			got, address, missing := k.Missing(format)
+			if !missing || got != file || address != fmt.Sprintf("%s?v=%016x", file, fetchedHashes[file]) {
+				t.Errorf("%s: Missing gives %q, %q, %v before the module is added", format, got, address, missing)
+			}
+			if err := mul(format); !errors.Is(err, errMissing) {
+				t.Errorf("%s: a product before the module is added gives %v", format, err)
+			}
+		}
+		module, err := os.ReadFile(filepath.Join(fetchedDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.AddModule("q9_k.wasm", module); err == nil {
+			t.Errorf("%s: AddModule took a file no kernel is in", file)
+		}
+		other := slices.Clone(module)
+		other[len(other)-1] ^= 1
+		if err := k.AddModule(file, other); err == nil {
+			t.Errorf("%s: AddModule took bytes other than the module's", file)
+		}
+		if err := k.AddModule(file, module); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range formats {
+			if _, _, missing := k.Missing(format); missing {
+				t.Errorf("%s: the kernel is missing after AddModule", format)
+			}
+			if err := mul(format); err != nil {
+				t.Errorf("%s: %v", format, err)
+			}
+		}
+	}
 }
 
 // TestMulQuantMatchesGo checks that the quantized kernels give package
 // quant's MulVec (the Go kernels) bit for bit on every quant.KernelCase
 // of whole blocks (any NaN for NaN), writing every row and no more.
 func TestMulQuantMatchesGo(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, kernel := range quantKernels {
 		for _, c := range quant.KernelCases {
@@ -115,10 +209,7 @@ func TestMulQuantMatchesGo(t *testing.T) {
 func isNaN(f float32) bool { return f != f }
 
 func TestMulQuantRejectsShortSlices(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	const rows, blocks = 4, 2
 	for _, kernel := range quantKernels {
 		size, values := rows*blocks*kernel.t.BlockBytes(), blocks*kernel.t.BlockSize()
@@ -159,10 +250,7 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 }
 
 func TestMulQuantDoesNotAllocate(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	for _, kernel := range quantKernels {
 		out, w := make([]float32, 64), make([]byte, 64*2*kernel.t.BlockBytes())
 		x := quantized{make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16), make([]float32, 2)}
@@ -177,10 +265,7 @@ func TestMulQuantDoesNotAllocate(t *testing.T) {
 // rows × cols of WQ, W1, W2 and the classifier, and for the K formats,
 // whose rows are whole blocks of 256, at those shapes with 256 for 288.
 func BenchmarkMulQuant(b *testing.B) {
-	k, err := Load()
-	if err != nil {
-		b.Fatal(err)
-	}
+	k := loadAll(b)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, kernel := range quantKernels {
 		dim := 288
