@@ -125,6 +125,12 @@ func (k Kernels) simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error 
 	case quant.Q6_K:
 		q, d, _ := v.Q8_K(x)
 		return k.simd.MulQ6_K(out, w.Q, q, d)
+	case quant.Q2_K:
+		q, d, sums := v.Q8_K(x)
+		return k.simd.MulQ2_K(out, w.Q, q, d, sums)
+	case quant.Q3_K:
+		q, d, _ := v.Q8_K(x)
+		return k.simd.MulQ3_K(out, w.Q, q, d)
 	case quant.IQ4_NL:
 		q, d, _ := v.Q8_0(x)
 		return k.simd.MulIQ4_NL(out, w.Q, q, d)

@@ -16,12 +16,14 @@ var smallQuant = checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4
 	VocabSize: 400, SeqLen: 32, SharedHead: false}
 
 // quantFormats are the mixtures the tests and benchmarks run: one format
-// everywhere (IQ4_XS only in rows of whole 256-weight blocks), or
+// everywhere (IQ4_XS, Q3_K and Q2_K only in rows of whole 256-weight
+// blocks), or
 // llama-quantize's Q4_K_M or Q5_K_M.
 func quantFormats(c checkpoint.Config) map[string]func(string, int) quant.Type {
 	return map[string]func(string, int) quant.Type{
 		"Q8_0": randmodel.Every(quant.Q8_0), "Q4_0": randmodel.Every(quant.Q4_0), "Q4_K_M": randmodel.Q4_K_M(c),
 		"Q5_K_M": randmodel.Q5_K_M(c), "IQ4_XS": randmodel.Every(quant.IQ4_XS),
+		"Q3_K": randmodel.Every(quant.Q3_K), "Q2_K": randmodel.Every(quant.Q2_K),
 	}
 }
 

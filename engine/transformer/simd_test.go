@@ -15,8 +15,8 @@ import (
 // amd64) changes nothing a forward pass computes: the greedy tokens and the
 // logits, bit for bit, of stories260K (float32 matrices; also with run.c's
 // arithmetic, whose attention takes the SIMD kernels too) and of random
-// Q8_0, Q4_0, Q4_K_M (Q4_K and Q6_K), Q5_K_M (Q5_K and Q6_K) and IQ4_XS
-// models,
+// Q8_0, Q4_0, Q4_K_M (Q4_K and Q6_K), Q5_K_M (Q5_K and Q6_K), IQ4_XS,
+// Q3_K and Q2_K models,
 // each format with a SIMD kernel of its own, with rows of 8 blocks of 32
 // or one of 256 (smallQuant), of 9 blocks (stories15M's dim 288, two
 // layers), and of 64 weights, where Q4_K_M falls back to Q5_0 and Q8_0,
@@ -31,7 +31,7 @@ func TestSIMDKeepsLogits(t *testing.T) {
 	}
 	stories := loadModel(t, stories260K)
 	models := []model{{"stories260K", stories, Options{}}, {"stories260K-runc", stories, Options{RunC: true}}}
-	for _, format := range []string{"Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "IQ4_XS"} {
+	for _, format := range []string{"Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "IQ4_XS", "Q3_K", "Q2_K"} {
 		models = append(models, model{"smallQuant-" + format, quantModel(t, smallQuant, quantFormats(smallQuant)[format]), Options{}})
 	}
 	for _, format := range []string{"Q8_0", "Q4_0"} {

@@ -3,7 +3,7 @@
 package ui
 
 import (
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
+	"syscall/js"
 
 	"nexttoken/engine/session"
 	"nexttoken/wasm/jsx"
@@ -14,8 +14,10 @@ import (
 // MissingModules: those of formats only a model brought by the reader
 // has, served in web/kernels so that the first page does not carry them).
 // Until a module is in, its formats run on Go's loops, which give the same
-// numbers; one that cannot be fetched leaves them there, and says why on
-// the console.
+// numbers. The root element says how each module went, as it says which
+// kernels run (data-kernel): data-module-q5_k.wasm="" for q5_k.wasm added,
+// or why not, when it could not be fetched or is not this build's (its
+// formats then stay on Go's loops).
 func (p *Playground) fetchKernels(m *session.Model) {
 	kernels := p.engine.Kernels
 	missing := kernels.MissingModules(m.Checkpoint)
@@ -32,9 +34,13 @@ func (p *Playground) fetchKernels(m *session.Model) {
 			if err == nil {
 				err = kernels.AddModule(module.File, bytes)
 			}
+			said := "" // added
 			if err != nil {
-				app.Logf("nexttoken runs Go's kernels where it needs %s: %v", module.File, err)
+				said = err.Error()
 			}
+			// A page always has its root element: syscall/js's calls, which
+			// panic on a missing one, cost the first page less than safejs's.
+			js.Global().Get("document").Get("documentElement").Call("setAttribute", "data-module-"+module.File, said)
 		}
 	})
 }

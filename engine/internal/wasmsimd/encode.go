@@ -258,6 +258,7 @@ func (f *body) i8x16ExtractLaneU(lane byte) { f.simd(0x16); f.code = append(f.co
 func (f *body) i8x16Shl()                   { f.simd(0x6B) }
 func (f *body) i8x16Sub()                   { f.simd(0x71) }
 func (f *body) i16x8NarrowI32x4S()          { f.simd(0x85) }
+func (f *body) i16x8ExtendLowI8x16U()       { f.simd(0x89) }
 func (f *body) i16x8ExtendHighI8x16U()      { f.simd(0x8A) }
 func (f *body) i32x4ExtaddPairwiseI16x8S()  { f.simd(0x7E) }
 func (f *body) i32x4ShrU()                  { f.simd(0xAD) }

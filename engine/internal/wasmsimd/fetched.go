@@ -7,11 +7,15 @@ package wasmsimd
 var (
 	fetchedHashes = map[string]uint64{
 		"iq4.wasm":  0x92f74ebbecdcc1c2,
+		"q2_k.wasm": 0x5934b349a4f03586,
+		"q3_k.wasm": 0x79cd313b0aaa0e39,
 		"q5_1.wasm": 0x3758e804dd27a9e9,
 		"q5_k.wasm": 0x421dc443bee8ea26,
 	}
 	fetchedAddresses = map[string]string{
 		"iq4.wasm":  "iq4.wasm?v=92f74ebbecdcc1c2",
+		"q2_k.wasm": "q2_k.wasm?v=5934b349a4f03586",
+		"q3_k.wasm": "q3_k.wasm?v=79cd313b0aaa0e39",
 		"q5_1.wasm": "q5_1.wasm?v=3758e804dd27a9e9",
 		"q5_k.wasm": "q5_k.wasm?v=421dc443bee8ea26",
 	}

@@ -210,6 +210,16 @@ func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
 	return callQuant[int32](k, k.mulQ6_K, q6_K, out, w, q, d, nil)
 }
 
+// MulQ2_K is MulQ4_K for Q2_K rows.
+func (k *Kernel) MulQ2_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return callQuant(k, k.fetched[fetchedQ2_K], q2_K, out, w, q, d, sums)
+}
+
+// MulQ3_K is MulQ6_K for Q3_K rows.
+func (k *Kernel) MulQ3_K(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedQ3_K], q3_K, out, w, q, d, nil)
+}
+
 // MulIQ4_NL is MulQ8_0 for IQ4_NL rows.
 func (k *Kernel) MulIQ4_NL(out []float32, w []byte, q []int8, d []float32) error {
 	return callQuant[int32](k, k.fetched[fetchedIQ4_NL], iq4_NL, out, w, q, d, nil)

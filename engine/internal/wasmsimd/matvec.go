@@ -3,7 +3,7 @@ package wasmsimd
 import "slices"
 
 // Generate returns the kernel modules by file name: matvec.wasm,
-// q5_0.wasm, q5_1.wasm, q4_k.wasm, q5_k.wasm, q6_k.wasm, iq4.wasm,
+// q5_0.wasm, q5_1.wasm, q2_k.wasm, q3_k.wasm, q4_k.wasm, q5_k.wasm, q6_k.wasm, iq4.wasm,
 // attention.wasm and swiglu.wasm (go run ./engine/internal/wasmsimd/gen writes them, the
 // fetched ones and their hashes too; TestGenerateReproducesModules checks
 // that it did). Several
@@ -19,6 +19,8 @@ import "slices"
 //	mul_q4_k(out, w, q, d, sums, blocks, rows)    the same for Q4_K w, (q, d, sums) in Q8_K blocks
 //	mul_q5_k(out, w, q, d, sums, blocks, rows)    the same for Q5_K w
 //	mul_q6_k(out, w, q, d, sums, blocks, rows)    the same for Q6_K w
+//	mul_q2_k(out, w, q, d, sums, blocks, rows)    the same for Q2_K w, (q, d, sums) in Q8_K blocks
+//	mul_q3_k(out, w, q, d, sums, blocks, rows)    the same for Q3_K w, (q, d) in Q8_K blocks
 //	mul_iq4_nl(out, w, q, d, sums, blocks, rows)  the same for IQ4_NL w, (q, d) in Q8_0 blocks
 //	mul_iq4_xs(out, w, q, d, sums, blocks, rows)  the same for IQ4_XS w, (q, d) in Q8_K blocks
 //
@@ -41,6 +43,8 @@ func Generate() map[string][]byte {
 		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K, blockQ4_K)}),
 		"q5_k.wasm": assemble(kernel{"mul_q5_k", mulQuant(q5_K, blockQ5_K)}),
 		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
+		"q2_k.wasm": assemble(kernel{"mul_q2_k", mulQuant(q2_K, blockQ2_K)}),
+		"q3_k.wasm": assemble(kernel{"mul_q3_k", mulQuant(q3_K, blockQ3_K)}),
 		"iq4.wasm": assemble(
 			kernel{"mul_iq4_nl", mulQuant(iq4_NL, block32(iq4_NL.blockBytes, dotIQ4_NL, 0, false))},
 			kernel{"mul_iq4_xs", mulQuant(iq4_XS, blockIQ4_XS)}),

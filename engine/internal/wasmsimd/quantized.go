@@ -26,6 +26,8 @@ var (
 	// IQ4_NL is Q4_0's layout, IQ4_XS a K format of groups of 32.
 	iq4_NL = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
 	iq4_XS = quantFormat{blockBytes: 2 + 2 + 4 + 128, qBlock: 256, sumsBytes: 64}
+	q3_K   = quantFormat{blockBytes: 32 + 64 + 12 + 2, qBlock: 256, sumsBytes: 64}
+	q2_K   = quantFormat{blockBytes: 16 + 64 + 2 + 2, qBlock: 256, sumsBytes: 64}
 )
 
 // quantBlock emits a format's block: it adds the products of a block of
@@ -70,6 +72,28 @@ func (k *quantRows) addDots(dots [4]uint32, h, bits uint32) {
 	transposeSum(f, dots, f.i32x4Add)
 	f.f32x4ConvertI32x4S()
 	k.timesScales(h, bits)
+	f.f32x4Add()
+	f.set(k.acc)
+}
+
+// addDotsMins is addDots for a K format with mins: it adds to acc
+// float([Σ dots_k for each k])·(d·d[b]) − float(mins)·(dmin·d[b]), d and
+// dmin the float16s in the low and high halves of local h's lanes, which
+// it overwrites.
+func (k *quantRows) addDotsMins(dots [4]uint32, mins, h, bits uint32) {
+	f := k.f
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(h, bits) // d
+	f.get(mins)
+	f.f32x4ConvertI32x4S()
+	f.get(h)
+	f.i32Const(16)
+	f.i32x4ShrU()
+	f.set(h)
+	k.timesScales(h, bits) // dmin
+	f.f32x4Sub()
 	f.f32x4Add()
 	f.set(k.acc)
 }
@@ -504,19 +528,8 @@ func blockIQ4_XS(k *quantRows) {
 		f.i32Sub() // r_k + low − g/2 − 2: the block's start + 2
 		f.i32Load16U(0)
 		f.get(g2)
-		f.i32ShrU()
-		f.i32Const(3)
-		f.i32And()
-		f.i32Const(4)
-		f.i32Shl()
-		f.i32Or()
-		f.i32Const(32)
-		f.i32Sub()
-		f.i32x4Splat()
-		f.i32x4Mul()
-		f.get(dots[i])
-		f.i32x4Add()
-		f.set(dots[i])
+		sixBits(f)
+		addScaled(f, dots[i])
 		addTo(f, r, 16)
 	}
 	addTo(f, qc, 32)
@@ -540,6 +553,221 @@ func blockIQ4_XS(k *quantRows) {
 	for _, r := range k.r {
 		addTo(f, r, iq4_XS.blockBytes-128)
 	}
+}
+
+// blockQ3_K is the block of Q3_K (package quant's q3_k.go: 32 bytes
+// hmask, 64 bytes qs of two-bit low parts, 12 bytes packing sixteen
+// six-bit scales, then d), times a Q8_K block, as Go's mulQ3_K (see
+// blockGroups16).
+func blockQ3_K(k *quantRows) { blockGroups16(k, true) }
+
+// blockQ2_K is the block of Q2_K (package quant's q2_k.go: sixteen bytes
+// of four-bit scales, low nibbles, and mins, high ones, 64 bytes qs of
+// two-bit weights, then d and dmin), times a Q8_K block, as Go's mulQ2_K
+// (see blockGroups16).
+func blockQ2_K(k *quantRows) { blockGroups16(k, false) }
+
+// blockGroups16 is the block of Q3_K, or without q3 of Q2_K, whose 256
+// weights are sixteen groups of 16 of two-bit parts laid out alike, at
+// qs = 32 (Q3_K) or 16 (Q2_K):
+//
+//	Q2_K: mins := [Σ_g m_k[g]·sums[g] for each k], as blockMinsK's
+//	for each group g of 16 (half = g/8, j = g%8/2, second = g%2):
+//	  x := the vector's 16 values at 16g, as int16
+//	  for each row k:
+//	    w := qs[32·half + 16·second + l] >> 2j & 3
+//	    Q3_K: w := (w | (hmask[16·second + l] >> (4·half + j) & 1) << 2) − 4
+//	    dots_k += s_k[g] · (w · x), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b]), Q2_K: − float(mins)·(dmin·d[b])
+//
+// The scale s[g] is read with scalar loads: Q2_K's the low nibble of byte
+// g; Q3_K's (scales[g%8] >> 4·(g/8) & 15) | (scales[8 + g%4] >> 2·(g/4) &
+// 3) << 4, minus 32. The rows stay at their blocks' starts; the shifts
+// and offsets follow g.
+func blockGroups16(k *quantRows, q3 bool) {
+	f := k.f
+	halves, v, n, lo, hi, mins := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var dots [4]uint32
+	for i := range dots {
+		dots[i] = f.local(v128)
+	}
+	g, xp, qs, hm, shiftQ, shiftH := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+	// shr pushes local >> by & mask.
+	shr := func(local uint32, by, mask int32) {
+		f.get(local)
+		f.i32Const(by)
+		f.i32ShrU()
+		f.i32Const(mask)
+		f.i32And()
+	}
+	qsBase := int32(16)
+	if q3 {
+		qsBase = 32
+		k.rowScales(halves, uint32(q3_K.blockBytes-2), false)
+	} else {
+		k.rowScales(halves, 80, true) // d and dmin
+		// The vector's sixteen sums as int16, and each row's mins times them.
+		sums := [2]uint32{lo, hi}
+		for h, p := range sums {
+			f.get(k.sp)
+			f.v128Load(uint32(32 * h))
+			f.get(k.sp)
+			f.v128Load(uint32(32*h + 16))
+			f.i16x8NarrowI32x4S()
+			f.set(p)
+		}
+		for i, r := range k.r {
+			f.get(r)
+			f.v128Load(0)
+			f.i32Const(4)
+			f.i8x16ShrU()
+			f.set(v)
+			f.get(v)
+			f.i16x8ExtendLowI8x16U()
+			f.get(lo)
+			f.i32x4DotI16x8S()
+			f.get(v)
+			f.i16x8ExtendHighI8x16U()
+			f.get(hi)
+			f.i32x4DotI16x8S()
+			f.i32x4Add()
+			f.set(dots[i])
+		}
+		transposeSum(f, dots, f.i32x4Add)
+		f.set(mins)
+	}
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
+	}
+	f.i32Const(0)
+	f.set(g)
+	f.get(k.qp)
+	f.set(xp)
+
+	f.loop()
+	shr(g, 0, 1)
+	f.i32Const(4)
+	f.i32Shl()
+	f.set(hm) // 16·second
+	shr(g, 3, 1)
+	f.i32Const(5)
+	f.i32Shl()
+	f.get(hm)
+	f.i32Add()
+	f.i32Const(qsBase)
+	f.i32Add()
+	f.set(qs) // qsBase + 32·half + 16·second
+	shr(g, 1, 3)
+	f.i32Const(1)
+	f.i32Shl()
+	f.set(shiftQ) // 2j
+	if q3 {
+		shr(g, 3, 1)
+		f.i32Const(2)
+		f.i32Shl()
+		shr(g, 1, 3)
+		f.i32Add()
+		f.set(shiftH) // 4·half + j
+	}
+	loadInt16(f, xp, 0, v, lo, hi)
+	for i, r := range k.r {
+		f.get(r)
+		f.get(qs)
+		f.i32Add()
+		f.v128Load(0)
+		f.get(shiftQ)
+		f.i8x16ShrU()
+		f.i32x4Const(0x03030303)
+		f.v128And()
+		if q3 {
+			f.get(r)
+			f.get(hm)
+			f.i32Add()
+			f.v128Load(0)
+			f.get(shiftH)
+			f.i8x16ShrU()
+			f.i32x4Const(0x01010101)
+			f.v128And()
+			f.i32Const(2)
+			f.i8x16Shl()
+			f.v128Or()
+			f.i32x4Const(0x04040404)
+			f.i8x16Sub()
+		}
+		f.set(n)
+		dot16(f, n, lo, hi)
+		if q3 { // sc[g] − 32
+			f.get(r)
+			shr(g, 0, 7)
+			f.i32Add()
+			f.i32Load8U(96)
+			shr(g, 3, 1)
+			f.i32Const(2)
+			f.i32Shl()
+			f.i32ShrU()
+			f.i32Const(15)
+			f.i32And()
+			f.get(r)
+			shr(g, 0, 3)
+			f.i32Add()
+			f.i32Load8U(104)
+			shr(g, 2, 3)
+			f.i32Const(1)
+			f.i32Shl()
+			sixBits(f)
+		} else { // sc[g]
+			f.get(r)
+			f.get(g)
+			f.i32Add()
+			f.i32Load8U(0)
+			f.i32Const(15)
+			f.i32And()
+		}
+		addScaled(f, dots[i])
+	}
+	addTo(f, xp, 16)
+	addTo(f, g, 1)
+	f.get(g)
+	f.i32Const(16)
+	f.i32LtU()
+	f.brIf(0)
+	f.end()
+
+	blockBytes := q3_K.blockBytes
+	if q3 {
+		k.addDots(dots, halves, v)
+	} else {
+		blockBytes = q2_K.blockBytes
+		k.addDotsMins(dots, mins, halves, v)
+	}
+	for _, r := range k.r {
+		addTo(f, r, blockBytes)
+	}
+}
+
+// sixBits ends the reading of a six-bit scale (IQ4_XS's, Q3_K's): on the
+// stack its low four bits, then the value holding its high two and their
+// shift; it leaves the scale less 32.
+func sixBits(f *body) {
+	f.i32ShrU()
+	f.i32Const(3)
+	f.i32And()
+	f.i32Const(4)
+	f.i32Shl()
+	f.i32Or()
+	f.i32Const(32)
+	f.i32Sub()
+}
+
+// addScaled adds to local dot the four int32 lanes below the int32 on
+// the stack, times it.
+func addScaled(f *body, dot uint32) {
+	f.i32x4Splat()
+	f.i32x4Mul()
+	f.get(dot)
+	f.i32x4Add()
+	f.set(dot)
 }
 
 // nibbles turns the 16 bytes on the stack into their low nibbles, or
@@ -726,11 +954,7 @@ func blockMinsK(k *quantRows, fifth bool) {
 			}
 			f.get(sc[i/2])
 			f.i8x16ExtractLaneU(byte(8*(i%2) + h))
-			f.i32x4Splat()
-			f.i32x4Mul()
-			f.get(dots[i])
-			f.i32x4Add()
-			f.set(dots[i])
+			addScaled(f, dots[i])
 		}
 	}
 	// The next chunk's scales to bytes 0, 1, 8 and 9.
@@ -754,20 +978,7 @@ func blockMinsK(k *quantRows, fifth bool) {
 	f.brIf(0)
 	f.end()
 
-	f.get(k.acc)
-	transposeSum(f, dots, f.i32x4Add)
-	f.f32x4ConvertI32x4S()
-	k.timesScales(halves, v) // d
-	f.get(mins)
-	f.f32x4ConvertI32x4S()
-	f.get(halves)
-	f.i32Const(16)
-	f.i32x4ShrU()
-	f.set(halves)
-	k.timesScales(halves, v) // dmin
-	f.f32x4Sub()
-	f.f32x4Add()
-	f.set(k.acc)
+	k.addDotsMins(dots, mins, halves, v)
 }
 
 // blockQ6_K is the block of Q6_K (package quant's q6_k.go: 128 bytes ql
@@ -878,11 +1089,7 @@ func blockQ6_K(k *quantRows) {
 			f.get(scales)
 			f.i32Add()
 			f.i32Load8S(uint32(2 * q))
-			f.i32x4Splat()
-			f.i32x4Mul()
-			f.get(dots[i])
-			f.i32x4Add()
-			f.set(dots[i])
+			addScaled(f, dots[i])
 		}
 	}
 	addTo(f, j, 1)

@@ -73,6 +73,12 @@ var quantKernels = []quantKernel{
 	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
 		return k.MulQ6_K(out, w, x.q, x.d)
 	}, q8_KVector, false, false},
+	{quant.Q2_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ2_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q3_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ3_K(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
 	{quant.IQ4_NL, func(k *Kernel, out []float32, w []byte, x quantized) error {
 		return k.MulIQ4_NL(out, w, x.q, x.d)
 	}, q8_0Vector, false, false},

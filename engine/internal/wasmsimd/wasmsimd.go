@@ -8,8 +8,8 @@
 // as all hold the same WebAssembly.Memory.
 //
 // Under js, Load instantiates the modules and Kernel.MatVec (float32),
-// Kernel.MulQ8_0, MulQ4_0, MulQ5_0, MulQ5_1, MulQ4_K, MulQ5_K, MulQ6_K,
-// MulIQ4_NL and MulIQ4_XS (quantized weights times a vector quantized to 8 bits, as package quant
+// Kernel.MulQ8_0, MulQ4_0, MulQ5_0, MulQ5_1, MulQ2_K, MulQ3_K, MulQ4_K,
+// MulQ5_K, MulQ6_K, MulIQ4_NL and MulIQ4_XS (quantized weights times a vector quantized to 8 bits, as package quant
 // multiplies them) call them, once per matrix, and Kernel.AttentionScores,
 // Kernel.Softmax (with package expf's exponential) and
 // Kernel.AttentionValues once per layer, and Kernel.SwiGLU once per
@@ -19,7 +19,8 @@
 // it: there is then no second request, cache entry or version to keep in
 // step with app.wasm, and tests under node load them as the browser does.
 // The kernels of the formats only a model brought by the reader has
-// (fetchedKernels: Q5_1 and Q5_K, of Q5_K_M files, IQ4_NL and IQ4_XS)
+// (fetchedKernels: Q5_1 and Q5_K, of Q5_K_M files, Q2_K, Q3_K, IQ4_NL
+// and IQ4_XS)
 // are the exception,
 // because each module costs the first page, which must stay under 2 MB,
 // 1–2 KB of brotli, and a page that never opens such a model should not
@@ -66,6 +67,8 @@ const (
 	fetchedQ5_K
 	fetchedIQ4_NL
 	fetchedIQ4_XS
+	fetchedQ3_K
+	fetchedQ2_K
 	fetchedCount
 )
 
@@ -77,6 +80,8 @@ var fetchedKernels = [fetchedCount]struct {
 	fetchedQ5_K:   {quant.Q5_K, "q5_k.wasm", "mul_q5_k"},
 	fetchedIQ4_NL: {quant.IQ4_NL, "iq4.wasm", "mul_iq4_nl"},
 	fetchedIQ4_XS: {quant.IQ4_XS, "iq4.wasm", "mul_iq4_xs"},
+	fetchedQ3_K:   {quant.Q3_K, "q3_k.wasm", "mul_q3_k"},
+	fetchedQ2_K:   {quant.Q2_K, "q2_k.wasm", "mul_q2_k"},
 }
 
 // FetchedFiles returns the files of the fetched modules, sorted.
