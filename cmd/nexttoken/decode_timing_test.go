@@ -22,6 +22,7 @@ import (
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/tokenizer"
 )
 
 // decodePage runs wasm/decodebench with wasm_exec.js, as go-app's loader
@@ -92,8 +93,8 @@ const (
 var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama"}
 
 // A timedNetwork is a network TestDecodeTiming decodes: decodebench's
-// model, or its random model of shape (randmodel.Shapes) in format
-// (randmodel.BuildNamed), seed 15.
+// model, or its random model of shape in format (randmodel.BuildShape),
+// seed 15.
 type timedNetwork struct {
 	name                 string
 	model, shape, format string // format also for a model: what NEXTTOKEN_TIMING_FORMATS picks by
@@ -107,7 +108,8 @@ type timedNetwork struct {
 // its own F32 baseline. The Go kernels would take minutes a round on
 // SmolLM2's shape; wllama's per-token round trips to its worker dominate
 // on stories260K, so neither is measured there (wllama is on SmolLM2's
-// Q4_K_M, the kind of file a reader brings).
+// Q4_K_M and Q5_K_M and Qwen2.5-0.5B's Q4_K_M, the kind of file a reader
+// brings).
 var timedNetworks = []timedNetwork{
 	{"F32", "", "stories15m", "f32", 128, true, true},
 	{"Q8_0", "", "stories15m", "q8_0", 128, true, true},
@@ -121,6 +123,12 @@ var timedNetworks = []timedNetwork{
 	// Its rows of 576 take llama-quantize's fallbacks, Q5_0 and Q8_0, as a
 	// real SmolLM2-135M Q4_K_M file does.
 	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, false, true},
+	// Its rows of 576 take Q5_1 and Q8_0, but its w2 (Q5_K and Q6_K).
+	{"SmolLM2 shape, Q5_K_M", "", "smollm2", "q5_k_m", 32, false, true},
+	// Its rows of 896 take Q5_0 and Q8_0, but its w2 (Q4_K and Q6_K); its
+	// vocabulary is the real one, 151,936 pieces, whose classifier is a
+	// third of each token's work.
+	{"Qwen2.5-0.5B shape, Q4_K_M", "", "qwen2.5-0.5b", "q4_k_m", 32, false, true},
 }
 
 // gguf is the name of n's GGUF file for wllama.
@@ -168,7 +176,7 @@ func timedFormats(list string) ([]timedNetwork, error) {
 	}
 	for format := range named {
 		if !slices.ContainsFunc(picked, func(n timedNetwork) bool { return n.format == format }) {
-			return nil, fmt.Errorf("NEXTTOKEN_TIMING_FORMATS names %q, which no timed network is in (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m are)", format)
+			return nil, fmt.Errorf("NEXTTOKEN_TIMING_FORMATS names %q, which no timed network is in (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m, q5_k_m are)", format)
 		}
 	}
 	return picked, nil
@@ -231,11 +239,12 @@ func TestDecodeTiming(t *testing.T) {
 		pages["/wllama.html"] = wllamaPage
 		for _, n := range networks {
 			if n.runs(wllamaRow, wllama) {
-				files["/"+n.gguf()] = writeRandomGGUF(t, randmodel.Shapes[n.shape], 15, n.format, n.gguf()) // decodebench's seed
+				files["/"+n.gguf()] = n.writeGGUF(t)
 			}
 		}
 	}
 	mux.Handle("/models/", http.StripPrefix("/models/", http.FileServer(http.Dir("../../web/models"))))
+	mux.Handle("/web/kernels/", http.StripPrefix("/web/kernels/", http.FileServer(http.Dir("../../web/kernels"))))
 	for path, file := range files {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, file) })
 	}
@@ -332,6 +341,18 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 	return r
 }
 
+// writeGGUF writes n's random model, decodebench's (randmodel.BuildShape,
+// its seed), as the GGUF file n.gguf() in a folder of the test's, and
+// returns its path.
+func (n timedNetwork) writeGGUF(t *testing.T) string {
+	t.Helper()
+	m, v, err := randmodel.BuildShape(n.shape, 15, n.format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeModelGGUF(t, m, v, n.gguf())
+}
+
 // writeRandomGGUF writes randmodel's model of shape c in the format called
 // format (randmodel.BuildNamed) as a GGUF file named name, in a folder of
 // the test's, and returns its path: the same weights, the quantized ones
@@ -342,6 +363,13 @@ func writeRandomGGUF(t *testing.T, c checkpoint.Config, seed uint64, format, nam
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeModelGGUF(t, m, v, name)
+}
+
+// writeModelGGUF writes m and v as a GGUF file named name in a folder of the
+// test's, and returns its path.
+func writeModelGGUF(t *testing.T, m *checkpoint.Model, v *tokenizer.Vocab, name string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {
@@ -367,7 +395,8 @@ func TestTimedFormats(t *testing.T) {
 	}{
 		{"", nil, ""},
 		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K"}, ""},
-		{"q4_k_m", []string{"Q4_K_M", "SmolLM2 shape, Q4_K_M"}, ""},
+		{"q4_k_m", []string{"Q4_K_M", "SmolLM2 shape, Q4_K_M", "Qwen2.5-0.5B shape, Q4_K_M"}, ""},
+		{"q5_k_m", []string{"SmolLM2 shape, Q5_K_M"}, ""},
 		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0"}, ""},
 		{"f32", []string{"F32", "F32, K shape", "stories260K"}, ""},
 		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k"`},

@@ -24,9 +24,12 @@ import (
 // give the text the native engine gives (nexttoken trace), and the same
 // tokens with the same probabilities: on stories260K (float32 matrices)
 // and on random GGUF models, fetched by URL as a reader's are, whose
-// matrices are Q8_0, Q4_0, and llama-quantize's Q4_K_M mixture (Q4_K and
-// Q6_K; at width 64 its fallbacks, Q5_0, which has only a Go kernel, and
-// Q8_0), so that each quantized kernel runs in Chromium.
+// matrices are Q8_0, Q4_0, IQ4_XS, IQ4_NL, Q3_K, Q2_K and llama-quantize's
+// Q4_K_M and Q5_K_M mixtures (Q4_K or Q5_K, and Q6_K; at width 64 their
+// fallbacks, Q5_0 or Q5_1, and Q8_0), so that each quantized kernel runs
+// in Chromium; the page fetches the kernel modules of Q5_1, Q5_K, Q3_K,
+// Q2_K and the IQ4 formats (web/kernels) when such a model comes, and no
+// others, and adds them (data-module-… on the root element, empty).
 func TestKernel(t *testing.T) {
 	const steps, prompt = 24, "Once upon a time"
 	// Rows of whole blocks of every format, grouped keys and values; and
@@ -38,6 +41,7 @@ func TestKernel(t *testing.T) {
 		shape  checkpoint.Config // the model's, if not shape
 		format string            // randmodel.BuildNamed's; "": stories260K
 		file   string            // the GGUF file written of the format
+		fetch  []string          // the kernel modules the page fetches for it
 	}{
 		{name: "stories260K"},
 		{name: "Q8_0", format: "Q8_0"},
@@ -45,6 +49,13 @@ func TestKernel(t *testing.T) {
 		{name: "Q4_K_M", format: "Q4_K_M"},
 		// Rows of 64 take llama-quantize's fallbacks, Q5_0 and Q8_0.
 		{name: "Q4_K_M-64", shape: narrow, format: "Q4_K_M"},
+		{name: "Q5_K_M", format: "Q5_K_M", fetch: []string{"q5_k.wasm"}},
+		// Q5_1 and Q8_0, and Q5_K and Q6_K in the 256-wide w2.
+		{name: "Q5_K_M-64", shape: narrow, format: "Q5_K_M", fetch: []string{"q5_1.wasm", "q5_k.wasm"}},
+		{name: "IQ4_XS", format: "IQ4_XS", fetch: []string{"iq4.wasm"}},
+		{name: "Q3_K", format: "Q3_K", fetch: []string{"q3_k.wasm"}},
+		{name: "Q2_K", format: "Q2_K", fetch: []string{"q2_k.wasm"}},
+		{name: "IQ4_NL-64", shape: narrow, format: "IQ4_NL", fetch: []string{"iq4.wasm"}},
 	}
 	mux := http.NewServeMux()
 	for i, c := range cases {
@@ -101,6 +112,18 @@ func TestKernel(t *testing.T) {
 				}
 				// Each chip's title names its step, piece and probability.
 				tokens = append(tokens, evaluate[string](tab, `[...document.querySelectorAll('#tokens .tok.gen')].map(e => e.title).join('\n')`))
+				// The modules come in the background, one after another;
+				// the root element says how each went ("" once added).
+				const modules = `[...document.documentElement.attributes].filter(a => a.name.startsWith('data-module-'))`
+				const fetched = `performance.getEntriesByType('resource').map(e => new URL(e.name).pathname).filter(p => p.startsWith('/web/kernels/')).map(p => p.slice(13)).sort().join(' ')`
+				want := strings.Join(map[bool][]string{true: c.fetch}[k.kernel == "SIMD"], " ")
+				waitFor(tab, modules+`.length === `+strconv.Itoa(len(strings.Fields(want))))
+				if got := evaluate[string](tab, modules+`.map(a => a.name.slice(12) + (a.value && ': ' + a.value)).sort().join(' ')`); got != want {
+					t.Errorf("%s kernel: the page added the kernel modules %q, want %q", k.kernel, got, want)
+				}
+				if got := evaluate[string](tab, fetched); got != want {
+					t.Errorf("%s kernel: the page fetched the kernel modules %q, want %q", k.kernel, got, want)
+				}
 			}
 			if tokens[0] != tokens[1] || tokens[0] == "" {
 				t.Errorf("the generated tokens differ:\nSIMD:\n%s\nGo:\n%s", tokens[0], tokens[1])

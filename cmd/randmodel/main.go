@@ -41,7 +41,7 @@ func main() {
 	asGGUF := flag.Bool("gguf", false, "write DIR/model.gguf (F32) instead of model.bin and tokenizer.bin")
 	gains := flag.Bool("gains", false, "random RMSNorm gains instead of ones (randmodel.RandomGains)")
 	arch := flag.String("arch", "", "with -gguf, an architecture beside llama2.c's: "+strings.Join(randmodel.Extensions, ", ")+" (randmodel.Extend)")
-	format := flag.String("type", "F32", "with -gguf, the matrices' format: F32, "+quant.Types+" (every matrix), or Q4_K_M (llama-quantize's mixture)")
+	format := flag.String("type", "F32", "with -gguf, the matrices' format: F32, "+quant.Types+" (every matrix), or Q4_K_M or Q5_K_M (llama-quantize's mixtures)")
 	c := randmodel.Stories15M
 	flag.IntVar(&c.Dim, "dim", c.Dim, "width of the residual stream")
 	flag.IntVar(&c.HiddenDim, "hidden", c.HiddenDim, "width of the feed-forward layer")

@@ -242,7 +242,8 @@ func matrices(q *checkpoint.Matrices) []*quant.Matrix {
 //   - every tensor has llama-quantize's format and bytes (for the files made
 //     here) and, dequantized by Matrix.Row, ggml's to_float of them, bit
 //     for bit (FNV-1a hashes);
-//   - the Q4_K_M file's formats are the ones randmodel.Q4_K_M predicts;
+//   - the Q4_K_M and Q5_K_M files' formats are the ones randmodel.Q4_K_M
+//     and randmodel.Q5_K_M predict;
 //   - at each of the positions of refTokens, every logit is llama.cpp's
 //     within 1e-4 of the standard deviation of that position's logits.
 //
@@ -278,7 +279,7 @@ func TestMatchesLlamaCpp(t *testing.T) {
 			if len(want) != len(byName)+len(gains) {
 				t.Errorf("llama.cpp's file has %d tensors, the model %d", len(want), len(byName)+len(gains))
 			}
-			format := randmodel.Q4_K_M(refConfig)
+			mixture := map[string]func(checkpoint.Config) func(string, int) quant.Type{"q4_k_m": randmodel.Q4_K_M, "q5_k_m": randmodel.Q5_K_M}[tc.name]
 			for name, w := range want {
 				if g, ok := gains[name]; ok {
 					if h := hashFloats(g); h != w.dequantized {
@@ -294,9 +295,9 @@ func TestMatchesLlamaCpp(t *testing.T) {
 				if mat.Type.String() != w.typ {
 					t.Errorf("%s is %s, llama.cpp's %s", name, mat.Type, w.typ)
 				}
-				if tc.name == "q4_k_m" {
-					if f := format(llamaName(name)); f != mat.Type {
-						t.Errorf("%s: randmodel.Q4_K_M says %s, llama-quantize wrote %s", name, f, mat.Type)
+				if mixture != nil {
+					if f := mixture(refConfig)(llamaName(name)); f != mat.Type {
+						t.Errorf("%s: randmodel's %s says %s, llama-quantize wrote %s", name, tc.name, f, mat.Type)
 					}
 				}
 				raw := mat.Q

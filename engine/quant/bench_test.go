@@ -22,7 +22,9 @@ func BenchmarkMulVec(b *testing.B) {
 	}{
 		{"Q8_0", Q8_0, (*Matrix).MulVec},
 		{"Q4_0", Q4_0, (*Matrix).MulVec},
+		{"Q5_1", Q5_1, (*Matrix).MulVec},
 		{"Q4_K", Q4_K, (*Matrix).MulVec},
+		{"Q5_K", Q5_K, (*Matrix).MulVec},
 		{"Q6_K", Q6_K, (*Matrix).MulVec},
 		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }},
 		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }},

@@ -59,6 +59,12 @@ func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums 
 //go:noescape
 func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 
+// mulQ5_1AVX2 is mulQ8_0AVX2 for Q5_1 rows, with the vector's s (block_q8_1's)
+// in sums' place.
+//
+//go:noescape
+func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
+
 // mulQ8_0SIMD multiplies the first rows of w by v as mulQ8_0 does, four at
 // a time in assembly, and returns how many it did: none without AVX2, and
 // never the last len(out) mod 4, which are left to the Go kernel.
@@ -66,6 +72,15 @@ func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q8_0Bytes)
 	if n > 0 {
 		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
+	}
+	return n
+}
+
+// mulQ5_1SIMD is mulQ8_0SIMD for Q5_1 rows (mulQ5_1).
+func mulQ5_1SIMD(out []float32, w []byte, v *Vec) int {
+	n, rowBytes := simdRows(out, w, v, q5_1Bytes)
+	if n > 0 {
+		mulQ5_1AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.s[0], len(v.d), n/4)
 	}
 	return n
 }
@@ -79,13 +94,16 @@ func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 	return n
 }
 
-// dotsQ4_KAVX2 and dotsQ6_KAVX2 set, for rows rows of w (rowBytes apart,
-// blocks blocks each), each block's integer sums with the vector q:
-// dotQ4_K's pair (groupSums the vector's sums over groups of 32) and
-// dotQ6_K's one (over groups of 16).
+// dotsQ4_KAVX2, dotsQ5_KAVX2 and dotsQ6_KAVX2 set, for rows rows of w
+// (rowBytes apart, blocks blocks each), each block's integer sums with the
+// vector q: dotQ4_K's and dotQ5_K's pair (groupSums the vector's sums over
+// groups of 32) and dotQ6_K's one (over groups of 16).
 //
 //go:noescape
 func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+
+//go:noescape
+func dotsQ5_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 
 //go:noescape
 func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
@@ -98,6 +116,18 @@ const kChunk = 64
 // sums of its blocks in assembly (mulKSIMD), and returns how many rows it
 // did: all of them, or none without AVX2.
 func mulQ4_KSIMD(out []float32, w []byte, v *Vec) int {
+	return mulMinsKSIMD(out, w, v, q4_KBytes, dotsQ4_KAVX2)
+}
+
+// mulQ5_KSIMD is mulQ4_KSIMD for Q5_K rows (mulQ5_K).
+func mulQ5_KSIMD(out []float32, w []byte, v *Vec) int {
+	return mulMinsKSIMD(out, w, v, q5_KBytes, dotsQ5_KAVX2)
+}
+
+// mulMinsKSIMD is mulQ4_KSIMD for a K format with mins whose assembly is
+// dots (dotsQ4_KAVX2's arguments), its float part scaleMinsK.
+func mulMinsKSIMD(out []float32, w []byte, v *Vec, blockBytes int,
+	dots func(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)) int {
 	blocks := len(v.d)
 	if !simd || len(out) == 0 || blocks == 0 {
 		return 0
@@ -109,10 +139,10 @@ func mulQ4_KSIMD(out []float32, w []byte, v *Vec) int {
 	for g := range pairs {
 		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
 	}
-	return mulKSIMD(out, w, v, q4_KBytes, scratch[blocks*8:], func(dst *int32, w *byte, rowBytes, rows int) {
-		dotsQ4_KAVX2(dst, w, rowBytes, &v.q[0], &pairs[0], blocks, rows)
+	return mulKSIMD(out, w, v, blockBytes, scratch[blocks*8:], func(dst *int32, w *byte, rowBytes, rows int) {
+		dots(dst, w, rowBytes, &v.q[0], &pairs[0], blocks, rows)
 	}, func(blk []byte, vd float32, ints []int32) float32 {
-		return scaleQ4_K((*[q4_KBytes]byte)(blk), vd, ints[0], ints[1])
+		return scaleMinsK(half(blk[0:]), half(blk[2:]), vd, ints[0], ints[1])
 	})
 }
 

@@ -80,6 +80,17 @@
 	VPINSRW   $3, (AX)(R13*1), X8, X8 \
 	VCVTPH2PS X8, X8
 
+// ADD_SCALED adds to the four row sums in X10 the integer sums in X4
+// times the rows' scales and the vector's, d[CX]: sum += float32(s) ·
+// (d_w·d_x), as mulQ8_0 rounds it.
+#define ADD_SCALED \
+	VCVTDQ2PS    X4, X4          \
+	SCALES4                      \
+	VBROADCASTSS (R10)(CX*4), X9 \
+	VMULPS       X9, X8, X8      \
+	VMULPS       X8, X4, X4      \
+	VADDPS       X4, X10, X10
+
 // PROLOGUE loads the arguments both kernels take, (out *float32, w *byte,
 // rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int), and
 // sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
@@ -152,13 +163,7 @@ q8group:
 q8block:
 	PREFETCH4(R15, 34)
 	DOT4(ROWDOT_Q8_0)
-	VCVTDQ2PS X4, X4
-	SCALES4
-	// sum += float32(s) * (d_w·d_x)
-	VBROADCASTSS (R10)(CX*4), X9
-	VMULPS X9, X8, X8
-	VMULPS X8, X4, X4
-	VADDPS X4, X10, X10
+	ADD_SCALED
 	NEXT_BLOCK(34, q8block)
 	NEXT_GROUP(q8group)
 
@@ -189,15 +194,116 @@ q4block:
 	NEXT_BLOCK(18, q4block)
 	NEXT_GROUP(q4group)
 
+// ROWDOT_Q5_1 is ROWDOT_Q4_0 for the Q5_1 block whose qh is at qh and
+// nibbles at qs: each weight's fifth bit, bit j of qh for weight j, made
+// 16 in its byte as ggml-cpu's bytes_from_bits_32 does (qh's bytes spread
+// by the shuffle Y12, each lane's bit picked with the masks in Y11, 16
+// from Y13 where it is set). The weights are 0–31.
+#define ROWDOT_Q5_1(qh, qs, dst) \
+	VMOVDQU      qs, X1          \
+	VPSRLW       $4, X1, X2      \
+	VINSERTI128  $1, X2, Y1, Y1  \
+	VPAND        Y14, Y1, Y1     \
+	VPBROADCASTD qh, Y2          \
+	VPSHUFB      Y12, Y2, Y2     \
+	VPAND        Y11, Y2, Y2     \
+	VPCMPEQB     Y11, Y2, Y2     \
+	VPAND        Y13, Y2, Y2     \
+	VPOR         Y2, Y1, Y1      \
+	VPMADDUBSW   Y0, Y1, dst     \
+	VPMADDWD     Y15, dst, dst
+
+// SCALES4_AT is SCALES4 for the float16 at off in the four rows' blocks.
+#define SCALES4_AT(off) \
+	MOVWLZX   off(AX), BX               \
+	VMOVD     BX, X8                    \
+	VPINSRW   $1, off(AX)(R8*1), X8, X8 \
+	VPINSRW   $2, off(AX)(R8*2), X8, X8 \
+	VPINSRW   $3, off(AX)(R13*1), X8, X8 \
+	VCVTPH2PS X8, X8
+
+// func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
+//
+// mulQ8_0AVX2 for Q5_1 rows, whose mins, half(m)·s[b] (s block_q8_1's),
+// are summed apart in X3 and added last, as mulQ5_1 adds them.
+TEXT ·mulQ5_1AVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+	MOVL $0x10101010, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // a fifth bit
+	MOVQ $0x8040201008040201, AX
+	VMOVQ AX, X11
+	VPBROADCASTQ X11, Y11 // bit j%8 in byte j
+	MOVQ $0x0101010101010101, AX
+	VMOVQ AX, X12
+	VPSLLDQ $8, X12, X12 // bytes 0–7 from qh's byte 0, 8–15 from byte 1
+	MOVL $0x02020202, AX
+	VMOVD AX, X1
+	VPBROADCASTD X1, X1
+	VPADDB X1, X12, X1
+	VINSERTI128 $1, X1, Y12, Y12 // 16–23 from byte 2, 24–31 from byte 3
+
+q51group:
+	GROUP
+	VXORPS X3, X3, X3
+
+q51block:
+	PREFETCH4(R15, 24)
+	VMOVDQU (DX), Y0
+	ROWDOT_Q5_1(4(AX), 8(AX), Y4)
+	ROWDOT_Q5_1(4(AX)(R8*1), 8(AX)(R8*1), Y5)
+	ROWDOT_Q5_1(4(AX)(R8*2), 8(AX)(R8*2), Y6)
+	ROWDOT_Q5_1(4(AX)(R13*1), 8(AX)(R13*1), Y7)
+	SUM4
+	ADD_SCALED
+	// mins += m·s_x
+	SCALES4_AT(2)
+	VBROADCASTSS (R14)(CX*4), X9
+	VMULPS X9, X8, X8
+	VADDPS X8, X3, X3
+	NEXT_BLOCK(24, q51block)
+	VADDPS X3, X10, X10
+	NEXT_GROUP(q51group)
+
+// NIBBLES_Q4_K sets Y1 and Y2 to the low and the high nibbles of the 32
+// bytes at qoff(AX): groups 2c and 2c+1 of a Q4_K or Q5_K block.
+#define NIBBLES_Q4_K(qoff) \
+	VMOVDQU      qoff(AX), Y1           \
+	VPSRLW       $4, Y1, Y2             \
+	VPAND        Y14, Y1, Y1            \
+	VPAND        Y14, Y2, Y2
+
 // DOTS_Q4_K_GROUPS adds to Y10 the products of the 64 weights at
 // off(AX) (32 bytes: group 2c in the low nibbles, 2c+1 in the high ones)
 // with the vector's 64 int8 at 2·off(DX)… , each group's pair sums times
 // its scale: the next two int16 at the bottom of X8, shifted out.
 #define DOTS_Q4_K_GROUPS(qoff, yoff) \
-	VMOVDQU      qoff(AX), Y1           \
-	VPSRLW       $4, Y1, Y2             \
-	VPAND        Y14, Y1, Y1            \
-	VPAND        Y14, Y2, Y2            \
+	NIBBLES_Q4_K(qoff)                  \
+	DOTS_K_GROUPS(yoff)
+
+// DOTS_Q5_K_GROUPS is DOTS_Q4_K_GROUPS for Q5_K, whose weights take a
+// fifth bit, 16, from bits lo (group 2c) and hi (2c+1) of the 32 bytes qh
+// in Y0 (Y13: a one in every byte).
+#define DOTS_Q5_K_GROUPS(qoff, yoff, lo, hi) \
+	NIBBLES_Q4_K(qoff)                  \
+	VPSRLW       $lo, Y0, Y3            \
+	VPAND        Y13, Y3, Y3            \
+	VPSLLW       $4, Y3, Y3             \
+	VPOR         Y3, Y1, Y1             \
+	VPSRLW       $hi, Y0, Y3            \
+	VPAND        Y13, Y3, Y3            \
+	VPSLLW       $4, Y3, Y3             \
+	VPOR         Y3, Y2, Y2             \
+	DOTS_K_GROUPS(yoff)
+
+// DOTS_K_GROUPS adds to Y10 the products of the weights of groups 2c in
+// Y1 and 2c+1 in Y2, unsigned bytes, with the vector's 64 int8 at
+// yoff(DX), each group's pair sums times its scale: the next two int16 at
+// the bottom of X8, shifted out.
+#define DOTS_K_GROUPS(yoff) \
 	VPMADDUBSW   yoff(DX), Y1, Y1       \
 	VPMADDUBSW   yoff+32(DX), Y2, Y2    \
 	VPBROADCASTW X8, Y3                 \
@@ -209,80 +315,114 @@ q4block:
 	VPADDD       Y1, Y10, Y10           \
 	VPADDD       Y2, Y10, Y10
 
+// SCALES_MINS_K sets X8 to the eight six-bit scales of the Q4_K or Q5_K
+// block at AX, as int16, and Y9 to its eight mins times the vector's
+// group sums at BX, as int32. They are unpacked as ggml-cpu's AVX2
+// ggml_vec_dot_q4_K_q8_K does, four bytes at a time (its utmp and
+// kmask1–3).
+#define SCALES_MINS_K \
+	/* Scales 0–3: the low six bits of bytes 0–3; 4–7: the low nibbles */ \
+	/* of bytes 8–11, with the top two bits of bytes 0–3 above them. */ \
+	MOVL 4(AX), R13             \
+	MOVL 12(AX), R14            \
+	MOVL R13, R15               \
+	ANDL $0x3f3f3f3f, R15       \
+	VMOVD R15, X8               \
+	SHRL $6, R13                \
+	ANDL $0x03030303, R13       \
+	SHLL $4, R13                \
+	MOVL R14, R15               \
+	ANDL $0x0f0f0f0f, R15       \
+	ORL  R13, R15               \
+	VPINSRD $1, R15, X8, X8     \
+	VPMOVZXBW X8, X8            \
+	/* Mins 0–3: the low six bits of bytes 4–7; 4–7: the high nibbles */ \
+	/* of bytes 8–11, with the top two bits of bytes 4–7 above them. */ \
+	MOVL 8(AX), R13             \
+	MOVL R13, R15               \
+	ANDL $0x3f3f3f3f, R15       \
+	VMOVD R15, X9               \
+	SHRL $6, R13                \
+	ANDL $0x03030303, R13       \
+	SHLL $4, R13                \
+	SHRL $4, R14                \
+	ANDL $0x0f0f0f0f, R14       \
+	ORL  R13, R14               \
+	VPINSRD $1, R14, X9, X9     \
+	VPMOVZXBD X9, Y9            \
+	VPMULLD (BX), Y9, Y9
+
+// NEXT_K_BLOCK stores [Σ Y10, Σ Y9] at DI and moves on by a block of size
+// bytes, back to block while blocks remain, then by a row, back to row
+// while rows remain; then returns.
+#define NEXT_K_BLOCK(size, block, row) \
+	VPHADDD      Y9, Y10, Y10   \
+	VEXTRACTI128 $1, Y10, X11   \
+	VPADDD       X11, X10, X10  \
+	VPHADDD      X10, X10, X10  \
+	VMOVQ        X10, (DI)      \
+	ADDQ         $8, DI         \
+	ADDQ $size, AX              \
+	ADDQ $256, DX               \
+	ADDQ $32, BX                \
+	INCQ CX                     \
+	CMPQ CX, R11                \
+	JLT  block                  \
+	ADDQ R8, SI                 \
+	DECQ R12                    \
+	JNZ  row                    \
+	VZEROUPPER                  \
+	RET
+
+// K_ROW starts a row of a K format at SI: AX at its current block, DX at
+// the vector's, BX at the vector's group sums, CX the block's number.
+#define K_ROW \
+	MOVQ SI, AX  \
+	MOVQ R9, DX  \
+	MOVQ R10, BX \
+	XORQ CX, CX
+
 // func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
 //
 // For each of rows rows of w and each of its blocks, dst gets the pair
 // (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·groupSums[g]): dotQ4_K's integers, groupSums
-// the vector's sums over groups of 32. The six-bit
-// scales and mins are unpacked as ggml-cpu's AVX2 ggml_vec_dot_q4_K_q8_K
-// does, four bytes at a time (its utmp and kmask1–3).
+// the vector's sums over groups of 32.
 TEXT ·dotsQ4_KAVX2(SB), NOSPLIT, $0-56
 	K_PROLOGUE
 
 k4row:
-	MOVQ SI, AX  // the current block
-	MOVQ R9, DX  // the vector's
-	MOVQ R10, BX // its pair sums
-	XORQ CX, CX
+	K_ROW
 
 k4block:
-	// Scales 0–3: the low six bits of bytes 0–3; 4–7: the low nibbles
-	// of bytes 8–11, with the top two bits of bytes 0–3 above them.
-	MOVL 4(AX), R13
-	MOVL 12(AX), R14
-	MOVL R13, R15
-	ANDL $0x3f3f3f3f, R15
-	VMOVD R15, X8
-	SHRL $6, R13
-	ANDL $0x03030303, R13
-	SHLL $4, R13
-	MOVL R14, R15
-	ANDL $0x0f0f0f0f, R15
-	ORL  R13, R15
-	VPINSRD $1, R15, X8, X8
-	VPMOVZXBW X8, X8 // the eight scales as int16
-	// Mins 0–3: the low six bits of bytes 4–7; 4–7: the high nibbles of
-	// bytes 8–11, with the top two bits of bytes 4–7 above them.
-	MOVL 8(AX), R13
-	MOVL R13, R15
-	ANDL $0x3f3f3f3f, R15
-	VMOVD R15, X9
-	SHRL $6, R13
-	ANDL $0x03030303, R13
-	SHLL $4, R13
-	SHRL $4, R14
-	ANDL $0x0f0f0f0f, R14
-	ORL  R13, R14
-	VPINSRD $1, R14, X9, X9
-	VPMOVZXBD X9, Y9 // the eight mins as int32
-	VPMULLD (BX), Y9, Y9
-
+	SCALES_MINS_K
 	VPXOR Y10, Y10, Y10
 	DOTS_Q4_K_GROUPS(16, 0)
 	DOTS_Q4_K_GROUPS(48, 64)
 	DOTS_Q4_K_GROUPS(80, 128)
 	DOTS_Q4_K_GROUPS(112, 192)
+	NEXT_K_BLOCK(144, k4block, k4row)
 
-	// [Σ Y10, Σ Y9] into dst
-	VPHADDD      Y9, Y10, Y10
-	VEXTRACTI128 $1, Y10, X11
-	VPADDD       X11, X10, X10
-	VPHADDD      X10, X10, X10
-	VMOVQ        X10, (DI)
-	ADDQ         $8, DI
+// func dotsQ5_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+//
+// dotsQ4_KAVX2 for Q5_K rows: dotQ5_K's integers.
+TEXT ·dotsQ5_KAVX2(SB), NOSPLIT, $0-56
+	K_PROLOGUE
+	MOVL $0x01010101, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // a one in every byte
 
-	ADDQ $144, AX
-	ADDQ $256, DX
-	ADDQ $32, BX
-	INCQ CX
-	CMPQ CX, R11
-	JLT  k4block
+k5row:
+	K_ROW
 
-	ADDQ R8, SI
-	DECQ R12
-	JNZ  k4row
-	VZEROUPPER
-	RET
+k5block:
+	SCALES_MINS_K
+	VMOVDQU 16(AX), Y0 // qh
+	VPXOR Y10, Y10, Y10
+	DOTS_Q5_K_GROUPS(48, 0, 0, 1)
+	DOTS_Q5_K_GROUPS(80, 64, 2, 3)
+	DOTS_Q5_K_GROUPS(112, 128, 4, 5)
+	DOTS_Q5_K_GROUPS(144, 192, 6, 7)
+	NEXT_K_BLOCK(176, k5block, k5row)
 
 // Q6_QUARTER adds to Y15 the products of the 32 six-bit weights in q
 // with the vector's 32 int8 at y(DX), each group of 16's pair sums times

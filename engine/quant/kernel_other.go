@@ -14,6 +14,10 @@ func mulQ8_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ4_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
+func mulQ5_1SIMD([]float32, []byte, *Vec) int { return 0 }
+
 func mulQ4_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ5_KSIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ6_KSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -58,8 +58,9 @@ func (c KernelCase) Make(t Type, rng *rand.Rand) (Matrix, []float32) {
 			m.Q[i] = 0x80 // an int8 of −128
 		}
 	}
-	// Where each format keeps its float16 scales (Q4_K: d and dmin).
-	offsets := map[Type][]int{Q8_0: {0}, Q4_0: {0}, Q5_0: {0}, Q4_K: {0, 2}, Q6_K: {q6_KBytes - 2}}[t]
+	// Where each format keeps its float16 scales (Q5_1: d and m; Q2_K, Q4_K,
+	// Q5_K: d and dmin).
+	offsets := map[Type][]int{Q8_0: {0}, Q4_0: {0}, Q5_0: {0}, Q5_1: {0, 2}, Q4_K: {0, 2}, Q5_K: {0, 2}, Q6_K: {q6_KBytes - 2}, Q3_K: {q3_KBytes - 2}, Q2_K: {q2_KBytes - 4, q2_KBytes - 2}, IQ4_NL: {0}, IQ4_XS: {0}}[t]
 	for b := 0; b < len(m.Q); b += t.BlockBytes() {
 		for _, off := range offsets {
 			h := FloatToHalf(rng.Float32() / 64)

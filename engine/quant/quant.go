@@ -291,14 +291,16 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ5_0(out, m.Q, v)
 	case Q5_1:
 		v.quantizeQ8_0(x) // block_q8_1's d, q and s
-		mulQ5_1(out, m.Q, v)
+		n := mulQ5_1SIMD(out, m.Q, v)
+		mulQ5_1(out[n:], m.Q[n*RowBytes(Q5_1, m.Cols):], v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)
 		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
 	case Q5_K:
 		v.quantizeQ8_K(x)
-		mulQ5_K(out, m.Q, v)
+		n := mulQ5_KSIMD(out, m.Q, v)
+		mulQ5_K(out[n:], m.Q[n*RowBytes(Q5_K, m.Cols):], v)
 	case Q2_K:
 		v.quantizeQ8_K(x)
 		mulQ2_K(out, m.Q, v)

@@ -49,6 +49,15 @@ func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
 	return v.q, v.d, v.sums
 }
 
+// Q8_1 quantizes x into v as MulVec does for Q5_1 weights and returns
+// its blocks, for kernels outside this package: q and d as Q8_0 gives
+// them, and s, each block's d·Σq as a half (block_q8_1's s), which Q5_1's
+// mins multiply.
+func (v *Vec) Q8_1(x []float32) (q []int8, d, s []float32) {
+	v.quantizeQ8_0(x)
+	return v.q, v.d, v.s
+}
+
 // Q8_K quantizes x into v as MulVec does for Q4_K, Q5_K and Q6_K weights and
 // returns its blocks, for kernels outside this package: q, 256 values a
 // block, d, the scale of each block, and sums, the sum of each group of 16

@@ -21,10 +21,12 @@ package randmodel
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"nexttoken/engine/checkpoint"
@@ -54,9 +56,51 @@ var Stories15MK = checkpoint.Config{
 }
 
 // Shapes are the shapes above by the names a measurement's query gives
-// them (decodebench's shape=, TestDecodeTiming).
+// them (decodebench's shape=, TestDecodeTiming); BuildShape builds them.
 var Shapes = map[string]checkpoint.Config{
-	"stories15m": Stories15M, "stories15mk": Stories15MK, "smollm2": SmolLM2,
+	"stories15m": Stories15M, "stories15mk": Stories15MK, "smollm2": SmolLM2, "qwen2.5-0.5b": Qwen25_05B,
+}
+
+// shapeArchitectures are the architectures, beside llama2.c's, of the
+// Shapes of models of another one: what Extend adds to them.
+var shapeArchitectures = map[string]string{"qwen2.5-0.5b": "qwen2"}
+
+// BuildShape returns BuildNamed's model of the shape called shape
+// (Shapes) in format, with its architecture's additions (Extend, seed
+// too) where it is not llama2.c's.
+func BuildShape(shape string, seed uint64, format string) (*checkpoint.Model, *tokenizer.Vocab, error) {
+	c, ok := Shapes[shape]
+	if !ok {
+		return nil, nil, fmt.Errorf("randmodel: shape %s is not one of %s", shape, shapeNames())
+	}
+	m, v, err := BuildNamed(c, seed, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if arch, ok := shapeArchitectures[shape]; ok {
+		if err := Extend(m, arch, seed); err != nil {
+			return nil, nil, err
+		}
+	}
+	return m, v, nil
+}
+
+// shapeNames lists Shapes' names, sorted.
+func shapeNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(Shapes)), ", ")
+}
+
+// Qwen25_05B is the shape of Qwen2.5-0.5B (its config.json, and the
+// qwen2.* keys of its GGUF files): 24 layers 896 wide, 14 query heads of
+// 64 with 2 key/value heads, a feed-forward layer of 4864, the classifier
+// tied to the embedding of its 151,936 pieces; BuildShape gives it Qwen2's
+// architecture (Extend's "qwen2": biases on Q, K and V, RoPE base 10⁶).
+// Its context of 32,768 is cut to 2048, as SmolLM2's. Its 896-wide rows
+// are not whole 256-weight blocks, so its Q4_K_M is Q5_0 and Q8_0 but in
+// the 4864-wide w2 (Q4_K and Q6_K), as a real Qwen2.5-0.5B Q4_K_M file is.
+var Qwen25_05B = checkpoint.Config{
+	Dim: 896, HiddenDim: 4864, Layers: 24, Heads: 14, KVHeads: 2,
+	VocabSize: 151936, SeqLen: 2048, SharedHead: true,
 }
 
 // SmolLM2 is the shape of Hugging Face's SmolLM2-135M (its config.json):
@@ -302,16 +346,19 @@ func BuildAs(c checkpoint.Config, seed uint64, t quant.Type) (*checkpoint.Model,
 
 // BuildNamed returns the model of configuration c in the format called
 // name, in any case: "F32" (Build's), a quantized type of package quant
-// such as "Q4_K" (BuildAs's, every matrix of it), or "Q4_K_M"
-// (BuildQuantized's with llama-quantize's mixture, Q4_K_M). A format whose
+// such as "Q4_K" (BuildAs's, every matrix of it), or "Q4_K_M" or "Q5_K_M"
+// (BuildQuantized's with that llama-quantize mixture). A format whose
 // blocks do not fit c's rows is refused with BuildQuantized's error.
 func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Model, *tokenizer.Vocab, error) {
-	if strings.EqualFold(name, "Q4_K_M") {
+	switch strings.ToUpper(name) {
+	case "Q4_K_M":
 		return BuildQuantized(c, seed, Q4_K_M(c))
+	case "Q5_K_M":
+		return BuildQuantized(c, seed, Q5_K_M(c))
 	}
 	t, ok := quant.TypeNamed(name)
 	if !ok {
-		return nil, nil, fmt.Errorf("randmodel: format %q is not F32, Q4_K_M or a quantized type (%s)", name, quant.Types)
+		return nil, nil, fmt.Errorf("randmodel: format %q is not F32, Q4_K_M, Q5_K_M or a quantized type (%s)", name, quant.Types)
 	}
 	return BuildAs(c, seed, t)
 }
@@ -324,6 +371,19 @@ func BuildNamed(c checkpoint.Config, seed uint64, name string) (*checkpoint.Mode
 // not whole 256-weight blocks (SmolLM2-135M's 576, say), its
 // tensor_type_fallback: Q5_0 for Q4_K, Q8_0 for Q6_K.
 func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
+	return mediumK(c, quant.Q4_K)
+}
+
+// Q5_K_M is Q4_K_M's mixture with Q5_K in Q4_K's place, and Q5_1 for it
+// where rows are not whole 256-weight blocks, as llama-quantize makes its
+// Q5_K_M (LLAMA_FTYPE_MOSTLY_Q5_K_M): SmolLM2-135M's is then mostly Q5_1,
+// with Q5_K and Q6_K only in its 1536-wide w2.
+func Q5_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
+	return mediumK(c, quant.Q5_K)
+}
+
+// mediumK is the mixture of Q4_K_M, base Q4_K, or of Q5_K_M, base Q5_K.
+func mediumK(c checkpoint.Config, base quant.Type) func(name string, layer int) quant.Type {
 	n := c.Layers
 	moreBits := func(i int) bool { return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2 }
 	pick := func(name string, layer int) quant.Type {
@@ -333,7 +393,7 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 		case (name == "wv" || name == "w2") && moreBits(layer):
 			return quant.Q6_K
 		}
-		return quant.Q4_K
+		return base
 	}
 	return func(name string, layer int) quant.Type {
 		t, cols := pick(name, layer), c.Dim
@@ -344,7 +404,7 @@ func Q4_K_M(c checkpoint.Config) func(name string, layer int) quant.Type {
 			cols = c.QDim()
 		}
 		if cols%quant.QK_K != 0 {
-			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q6_K: quant.Q8_0}[t]
+			t = map[quant.Type]quant.Type{quant.Q4_K: quant.Q5_0, quant.Q5_K: quant.Q5_1, quant.Q6_K: quant.Q8_0}[t]
 		}
 		return t
 	}

@@ -87,27 +87,36 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-// TestQ4_K_MFallback checks Q4_K_M's formats where rows are not whole
-// 256-weight blocks against what llama-quantize wrote (llama.cpp 34af94cd,
-// harness quantize … 15 on go run ./cmd/randmodel -gguf -dim 64 -hidden
-// 256 -layers 8 -heads 4 -kvheads 4 -vocab 354, listed by harness dequant;
-// engine/gguf/testdata/quantized): Q5_0 for Q4_K and Q8_0 for Q6_K in the
-// 64-wide rows, the 256-wide w2 as it was.
-func TestQ4_K_MFallback(t *testing.T) {
+// TestMediumKFallback checks Q4_K_M's and Q5_K_M's formats where rows are
+// not whole 256-weight blocks against what llama-quantize wrote (llama.cpp
+// 34af94cd, harness quantize … 15 and … 17 on go run ./cmd/randmodel -gguf
+// -dim 64 -hidden 256 -layers 8 -heads 4 -kvheads 4 -vocab 354, listed by
+// harness dequant; engine/gguf/testdata/quantized): Q5_0 (Q4_K_M) or Q5_1
+// (Q5_K_M) for the base format and Q8_0 for Q6_K in the 64-wide rows, the
+// 256-wide w2 as it was.
+func TestMediumKFallback(t *testing.T) {
 	c := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 8, Heads: 4, KVHeads: 4, VocabSize: 354, SeqLen: 16, SharedHead: true}
-	format := Q4_K_M(c)
-	if got := format("token_embedding", -1); got != quant.Q8_0 {
-		t.Errorf("token_embedding: %s, llama-quantize wrote Q8_0", got)
-	}
-	for l := range c.Layers {
-		wv, w2 := quant.Q5_0, quant.Q4_K
-		if l == 0 || l == 3 || l == 6 || l == 7 {
-			wv, w2 = quant.Q8_0, quant.Q6_K
+	for _, mix := range []struct {
+		name               string
+		format             func(string, int) quant.Type
+		fallback, baseType quant.Type
+	}{
+		{"Q4_K_M", Q4_K_M(c), quant.Q5_0, quant.Q4_K},
+		{"Q5_K_M", Q5_K_M(c), quant.Q5_1, quant.Q5_K},
+	} {
+		if got := mix.format("token_embedding", -1); got != quant.Q8_0 {
+			t.Errorf("%s token_embedding: %s, llama-quantize wrote Q8_0", mix.name, got)
 		}
-		want := map[string]quant.Type{"wq": quant.Q5_0, "wk": quant.Q5_0, "wv": wv, "wo": quant.Q5_0, "w1": quant.Q5_0, "w2": w2, "w3": quant.Q5_0}
-		for name, w := range want {
-			if got := format(name, l); got != w {
-				t.Errorf("layer %d %s: %s, llama-quantize wrote %s", l, name, got, w)
+		for l := range c.Layers {
+			wv, w2 := mix.fallback, mix.baseType
+			if l == 0 || l == 3 || l == 6 || l == 7 {
+				wv, w2 = quant.Q8_0, quant.Q6_K
+			}
+			want := map[string]quant.Type{"wq": mix.fallback, "wk": mix.fallback, "wv": wv, "wo": mix.fallback, "w1": mix.fallback, "w2": w2, "w3": mix.fallback}
+			for name, w := range want {
+				if got := mix.format(name, l); got != w {
+					t.Errorf("%s layer %d %s: %s, llama-quantize wrote %s", mix.name, l, name, got, w)
+				}
 			}
 		}
 	}
@@ -192,6 +201,7 @@ func TestBuildNamed(t *testing.T) {
 		{"q5_k", quant.Q5_K, quant.Q5_K, true},
 		{"Q5_1", quant.Q5_1, quant.Q5_1, true},
 		{"q4_k_m", quant.Q6_K, quant.Q4_K, true},
+		{"Q5_K_M", quant.Q6_K, quant.Q5_K, true},
 	} {
 		m, v, err := BuildNamed(c, 1, tc.name)
 		if err != nil {

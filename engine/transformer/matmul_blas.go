@@ -5,6 +5,7 @@ package transformer
 import (
 	"errors"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 )
 
@@ -16,6 +17,14 @@ type Kernels struct{}
 // js/wasm build. The zero Kernels it returns are the native ones.
 func LoadKernels() (Kernels, error) {
 	return Kernels{}, errors.New("transformer: the WebAssembly SIMD kernels run only in a js/wasm build")
+}
+
+// MissingModules natively is none: there are no modules to fetch.
+func (Kernels) MissingModules(*checkpoint.Model) []Module { return nil }
+
+// AddModule natively fails: there are no modules to add.
+func (Kernels) AddModule(string, []byte) error {
+	return errors.New("transformer: kernel modules are for the WebAssembly SIMD kernels")
 }
 
 // Name natively is "Go": gonum's and package quant's kernels, chosen by

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/internal/wasmsimd"
 	"nexttoken/engine/quant"
 )
@@ -26,6 +27,49 @@ func LoadKernels() (Kernels, error) {
 		return Kernels{}, fmt.Errorf("transformer: the WebAssembly SIMD kernels did not load: %w", err)
 	}
 	return Kernels{simd: k}, nil
+}
+
+// MissingModules returns the kernel modules that m's matrices need and
+// k has not added (package internal/wasmsimd's fetched modules, of the
+// formats only a model brought by the reader has): each one's file, which
+// the page serves in web/kernels, and the address to fetch it by, relative
+// to that folder. Until AddModule adds one, its formats run on Go's loops,
+// which give the same bits.
+func (k Kernels) MissingModules(m *checkpoint.Model) []Module {
+	if k.simd == nil {
+		return nil
+	}
+	var missing []Module
+	ms := m.Matrices()
+	each := []*quant.Matrix{&ms.Classifier}
+	for l := range ms.Layers {
+		lm := &ms.Layers[l]
+		each = append(each, &lm.WQ, &lm.WK, &lm.WV, &lm.WO, &lm.W1, &lm.W2, &lm.W3)
+	}
+next:
+	for _, w := range each {
+		file, address, ok := k.simd.Missing(w.Type)
+		if !ok {
+			continue
+		}
+		for _, m := range missing {
+			if m.File == file {
+				continue next
+			}
+		}
+		missing = append(missing, Module{File: file, Address: address})
+	}
+	return missing
+}
+
+// AddModule adds the kernel module called file (MissingModules), whose
+// bytes are module, refusing bytes that are not the module this program
+// was built with.
+func (k Kernels) AddModule(file string, module []byte) error {
+	if k.simd == nil {
+		return errors.New("transformer: no SIMD kernels to add a module to")
+	}
+	return k.simd.AddModule(file, module)
 }
 
 // Name names the kernels: "SIMD" for WebAssembly SIMD, "Go" for Go's loops.
@@ -69,12 +113,30 @@ func (k Kernels) simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error 
 	case quant.Q5_0:
 		q, d, sums := v.Q8_0(x)
 		return k.simd.MulQ5_0(out, w.Q, q, d, sums)
+	case quant.Q5_1:
+		q, d, s := v.Q8_1(x)
+		return k.simd.MulQ5_1(out, w.Q, q, d, s)
 	case quant.Q4_K:
 		q, d, sums := v.Q8_K(x)
 		return k.simd.MulQ4_K(out, w.Q, q, d, sums)
+	case quant.Q5_K:
+		q, d, sums := v.Q8_K(x)
+		return k.simd.MulQ5_K(out, w.Q, q, d, sums)
 	case quant.Q6_K:
 		q, d, _ := v.Q8_K(x)
 		return k.simd.MulQ6_K(out, w.Q, q, d)
+	case quant.Q2_K:
+		q, d, sums := v.Q8_K(x)
+		return k.simd.MulQ2_K(out, w.Q, q, d, sums)
+	case quant.Q3_K:
+		q, d, _ := v.Q8_K(x)
+		return k.simd.MulQ3_K(out, w.Q, q, d)
+	case quant.IQ4_NL:
+		q, d, _ := v.Q8_0(x)
+		return k.simd.MulIQ4_NL(out, w.Q, q, d)
+	case quant.IQ4_XS:
+		q, d, _ := v.Q8_K(x)
+		return k.simd.MulIQ4_XS(out, w.Q, q, d)
 	}
 	return errNoKernel
 }

@@ -16,10 +16,14 @@ var smallQuant = checkpoint.Config{Dim: 256, HiddenDim: 512, Layers: 2, Heads: 4
 	VocabSize: 400, SeqLen: 32, SharedHead: false}
 
 // quantFormats are the mixtures the tests and benchmarks run: one format
-// everywhere, or llama-quantize's Q4_K_M.
+// everywhere (IQ4_XS, Q3_K and Q2_K only in rows of whole 256-weight
+// blocks), or
+// llama-quantize's Q4_K_M or Q5_K_M.
 func quantFormats(c checkpoint.Config) map[string]func(string, int) quant.Type {
 	return map[string]func(string, int) quant.Type{
 		"Q8_0": randmodel.Every(quant.Q8_0), "Q4_0": randmodel.Every(quant.Q4_0), "Q4_K_M": randmodel.Q4_K_M(c),
+		"Q5_K_M": randmodel.Q5_K_M(c), "IQ4_XS": randmodel.Every(quant.IQ4_XS),
+		"Q3_K": randmodel.Every(quant.Q3_K), "Q2_K": randmodel.Every(quant.Q2_K),
 	}
 }
 
@@ -108,8 +112,10 @@ func TestQuantizedForward(t *testing.T) {
 var stories15M256 = randmodel.Stories15MK
 
 // quantBenchModels are stories15M's shape in Q8_0 and Q4_0, stories15M256
-// in F32, Q8_0, Q4_0 and Q4_K_M, and SmolLM2-135M's shape in Q8_0 with
-// 256 positions (BenchmarkDecode decodes a whole context).
+// in F32, Q8_0, Q4_0 and Q4_K_M, and SmolLM2-135M's shape in Q8_0 and
+// Q5_K_M (Q5_1 and Q8_0, with Q5_K and Q6_K in w2) with 256 positions
+// (BenchmarkDecode decodes a whole context). cmd/randmodel -gguf writes
+// the same weights for llama.cpp (seed 15).
 func quantBenchModels(b *testing.B) []benchModel {
 	var all []benchModel
 	for _, name := range []string{"Q8_0", "Q4_0"} {
@@ -121,5 +127,8 @@ func quantBenchModels(b *testing.B) []benchModel {
 	}
 	smol := randmodel.SmolLM2
 	smol.SeqLen = 256
-	return append(all, benchModel{name: "SmolLM2-135M-shape-Q8_0", model: quantModel(b, smol, quantFormats(smol)["Q8_0"])})
+	for _, name := range []string{"Q8_0", "Q5_K_M"} {
+		all = append(all, benchModel{name: "SmolLM2-135M-shape-" + name, model: quantModel(b, smol, quantFormats(smol)[name])})
+	}
+	return all
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -40,8 +43,77 @@ func TestSIMDMatchesUnrolled(t *testing.T) {
 }
 
 // loadedKernels are the WebAssembly SIMD kernels, loaded once for all
-// the tests, as a program loads them.
-var loadedKernels = sync.OnceValues(LoadKernels)
+// the tests, as a program loads them, with every fetched module added
+// (read from web/kernels, where the page fetches them).
+var loadedKernels = sync.OnceValues(func() (Kernels, error) {
+	k, err := LoadKernels()
+	if err != nil {
+		return k, err
+	}
+	files, err := os.ReadDir(kernelModules)
+	for _, f := range files {
+		var module []byte
+		if module, err = os.ReadFile(filepath.Join(kernelModules, f.Name())); err == nil {
+			err = k.AddModule(f.Name(), module)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return k, err
+})
+
+// kernelModules is the folder of the fetched kernel modules.
+const kernelModules = "../../web/kernels"
+
+// TestMissingModules checks that the kernels list the fetched modules a
+// model's formats need until they are added, each once: Q5_K_M's, Q5_K and
+// Q5_1 (in rows of 64), and none for Q4_K_M's or float32 matrices.
+func TestMissingModules(t *testing.T) {
+	narrow := checkpoint.Config{Dim: 64, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 32}
+	k, err := LoadKernels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32, _, err := randmodel.Build(narrow, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		model *checkpoint.Model
+		want  []string
+	}{
+		{"F32", f32, nil},
+		{"Q4_K_M", quantModel(t, narrow, randmodel.Q4_K_M(narrow)), nil},
+		{"Q5_K_M", quantModel(t, narrow, randmodel.Q5_K_M(narrow)), []string{"q5_1.wasm", "q5_k.wasm"}},
+	} {
+		var got []string
+		for _, m := range k.MissingModules(c.model) {
+			got = append(got, m.File)
+			if !strings.HasPrefix(m.Address, m.File+"?v=") {
+				t.Errorf("%s: %s's address is %s", c.name, m.File, m.Address)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: missing %q, want %q", c.name, got, c.want)
+		}
+	}
+	q5 := quantModel(t, narrow, randmodel.Q5_K_M(narrow))
+	for _, m := range k.MissingModules(q5) {
+		module, err := os.ReadFile(filepath.Join(kernelModules, m.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.AddModule(m.File, module); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if missing := k.MissingModules(q5); missing != nil {
+		t.Errorf("once added, %v are still missing", missing)
+	}
+}
 
 // loadKernels is the WebAssembly SIMD kernels, failing t if they did not
 // load or do not say so: under node they must.

@@ -65,6 +65,11 @@ import (
 	"nexttoken/engine/softmax"
 )
 
+// A Module is a kernel module that Kernels.MissingModules says a model
+// needs: its file, served in web/kernels beside app.wasm, and the address
+// to fetch it by, relative to that folder.
+type Module struct{ File, Address string }
+
 // Options are the choices of NewWith.
 type Options struct {
 	// RunC sums every matrix product in run.c's order, row by row from the

@@ -12,10 +12,11 @@
 //	{kernel: "SIMD" or "Go", tokens: [ids], ms: decode time}
 //
 // or {error: "…"}. The address's query chooses: model=stories260K (a
-// built-in model); shape=stories15mk or smollm2 (the random model in
-// randmodel.Stories15MK's or SmolLM2-135M's shape instead of stories15M's);
-// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type) or q4_k_m
-// (llama-quantize's mixture), f32 by default, refused with the matrix
+// built-in model); shape=stories15mk, smollm2 or qwen2.5-0.5b (the random
+// model in randmodel.Stories15MK's, SmolLM2-135M's or Qwen2.5-0.5B's shape
+// instead of stories15M's: randmodel.BuildShape);
+// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type), q4_k_m or
+// q5_k_m (llama-quantize's mixtures), f32 by default, refused with the matrix
 // whose rows it cannot cut into blocks (the K formats need stories15mk);
 // tokens=N (default 128); simd=0 for the Go kernels. The SIMD kernels
 // failing to load is an error.
@@ -84,6 +85,17 @@ func measure() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The kernel modules of formats app.wasm does not embed, from
+	// /web/kernels/, where the page's server serves web/kernels.
+	for _, module := range kernels.MissingModules(m) {
+		bytes, err := jsx.Fetch("/web/kernels/" + module.Address)
+		if err == nil {
+			err = kernels.AddModule(module.File, bytes)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the kernel module %s: %w", module.File, err)
+		}
+	}
 	prompt, err := tok.Encode("Once upon a time")
 	if err != nil {
 		return nil, err
@@ -128,8 +140,8 @@ func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, step
 }
 
 // load returns the model called name, or for "" the random one of shape
-// (randmodel.Shapes; stories15M's for ""), in format (f32 for "", a
-// quantized type such as q4_k, or q4_k_m: randmodel.BuildNamed). A
+// (randmodel.BuildShape; stories15M's for ""), in format (f32 for "", a
+// quantized type such as q4_k, or q4_k_m or q5_k_m: randmodel.BuildNamed). A
 // built-in model other than the toy is fetched from /models/, where the
 // page's server serves web/models, as the playground fetches it.
 func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
@@ -152,14 +164,10 @@ func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, e
 	if shape == "" {
 		shape = "stories15m"
 	}
-	c, ok := randmodel.Shapes[shape]
-	if !ok {
-		return nil, nil, fmt.Errorf("shape %s is not one decodebench knows (stories15m, stories15mk and smollm2 are)", shape)
-	}
 	if format == "" {
 		format = "f32"
 	}
-	m, v, err := randmodel.BuildNamed(c, seed, format)
+	m, v, err := randmodel.BuildShape(shape, seed, format)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shape %s in format %s: %w", shape, format, err)
 	}

@@ -21,8 +21,8 @@ func TestLoad(t *testing.T) {
 		{"stories15mk", "Q4_0", quant.Q4_0, ""},
 		{"", "q4_k", 0, "shape stories15m in format q4_k: randmodel: token_embedding of layer -1 is 288 wide, not a whole number of Q4_K blocks"},
 		{"", "q6_k", 0, "288 wide, not a whole number of Q6_K blocks"},
-		{"stories15mk", "iq2_xxs", 0, `format "iq2_xxs" is not F32, Q4_K_M or a quantized type`},
-		{"stories42M", "", 0, "shape stories42M is not one decodebench knows"},
+		{"stories15mk", "iq2_xxs", 0, `format "iq2_xxs" is not F32, Q4_K_M, Q5_K_M or a quantized type`},
+		{"stories42M", "", 0, "shape stories42M is not one of qwen2.5-0.5b, smollm2, stories15m, stories15mk"},
 	} {
 		m, _, err := load("", tc.shape, tc.format)
 		switch {

@@ -47,3 +47,6 @@ func forgetModel(string) error             { return errNoBrowser }
 func prefillNotice() session.Progress { return nil }
 
 func attachChat(*session.Model, string) error { return errNoBrowser }
+
+// fetchKernels outside the browser has no kernel modules to fetch.
+func (*Playground) fetchKernels(*session.Model) {}

@@ -106,12 +106,14 @@ func (p *Playground) load(name string) (*session.Model, error) {
 	return m, nil
 }
 
-// keep holds a model the page has loaded.
+// keep holds a model the page has loaded, and fetches the kernels it
+// needs that the page has not (fetchKernels).
 func (p *Playground) keep(name string, m *session.Model) {
 	if p.models == nil {
 		p.models = map[string]*session.Model{}
 	}
 	p.models[name] = m
+	p.fetchKernels(m)
 }
 
 // The page as the controller's host (play.Host).

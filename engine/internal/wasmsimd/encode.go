@@ -126,6 +126,7 @@ func (f *body) i32LtU()            { f.code = append(f.code, 0x49) }
 func (f *body) i32Mul()            { f.code = append(f.code, 0x6C) }
 func (f *body) i32DivU()           { f.code = append(f.code, 0x6E) }
 func (f *body) i32And()            { f.code = append(f.code, 0x71) }
+func (f *body) i32Or()             { f.code = append(f.code, 0x72) }
 func (f *body) i32Shl()            { f.code = append(f.code, 0x74) }
 func (f *body) i32ShrU()           { f.code = append(f.code, 0x76) }
 func (f *body) i32GeU()            { f.code = append(f.code, 0x4F) }
@@ -149,6 +150,11 @@ func (f *body) i32Load(offset uint32)   { f.code = append(f.code, 0x28); f.memar
 func (f *body) i64Load(offset uint32)   { f.code = append(f.code, 0x29); f.memarg(3, offset) }
 func (f *body) f32Load(offset uint32)   { f.code = append(f.code, 0x2A); f.memarg(2, offset) }
 func (f *body) i32Load8S(offset uint32) { f.code = append(f.code, 0x2C); f.memarg(0, offset) }
+func (f *body) i32Load8U(offset uint32) { f.code = append(f.code, 0x2D); f.memarg(0, offset) }
+func (f *body) i32Load16U(offset uint32) {
+	f.code = append(f.code, 0x2F)
+	f.memarg(0, offset)
+}
 func (f *body) f32Store(offset uint32) {
 	f.code = append(f.code, 0x38)
 	f.memarg(2, offset)
@@ -237,6 +243,7 @@ func (f *body) v128And()                    { f.simd(0x4E) }
 func (f *body) v128Or()                     { f.simd(0x50) }
 func (f *body) v128AndNot()                 { f.simd(0x4F) }
 func (f *body) i8x16Eq()                    { f.simd(0x23) }
+func (f *body) i8x16Swizzle()               { f.simd(0x0E) }
 func (f *body) v128Bitselect()              { f.simd(0x52) }
 func (f *body) i16x8ExtendLowI8x16S()       { f.simd(0x87) }
 func (f *body) i16x8ExtendHighI8x16S()      { f.simd(0x88) }
@@ -251,6 +258,7 @@ func (f *body) i8x16ExtractLaneU(lane byte) { f.simd(0x16); f.code = append(f.co
 func (f *body) i8x16Shl()                   { f.simd(0x6B) }
 func (f *body) i8x16Sub()                   { f.simd(0x71) }
 func (f *body) i16x8NarrowI32x4S()          { f.simd(0x85) }
+func (f *body) i16x8ExtendLowI8x16U()       { f.simd(0x89) }
 func (f *body) i16x8ExtendHighI8x16U()      { f.simd(0x8A) }
 func (f *body) i32x4ExtaddPairwiseI16x8S()  { f.simd(0x7E) }
 func (f *body) i32x4ShrU()                  { f.simd(0xAD) }

@@ -2,16 +2,26 @@ package wasmsimd
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
-// TestGenerateReproducesModules checks that the embedded modules are
-// Generate's, and small enough for Chromium to compile synchronously.
+// TestGenerateReproducesModules checks that the embedded modules, the
+// fetched ones in web/kernels and fetched.go's hashes are Generate's, and
+// that each module is small enough for Chromium to compile synchronously.
 func TestGenerateReproducesModules(t *testing.T) {
 	modules := map[string][]byte{"matvec.wasm": matvecModule, "q5_0.wasm": q5_0Module, "q4_k.wasm": q4_KModule, "q6_k.wasm": q6_KModule, "attention.wasm": attentionModule, "swiglu.wasm": swigluModule}
+	for _, file := range FetchedFiles() {
+		b, err := os.ReadFile(filepath.Join(fetchedDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		modules[file] = b
+	}
 	generated := Generate()
 	if len(generated) != len(modules) {
-		t.Errorf("Generate gives %d modules, %d are embedded", len(generated), len(modules))
+		t.Errorf("Generate gives %d modules, %d are embedded or fetched", len(generated), len(modules))
 	}
 	for name, got := range generated {
 		if !bytes.Equal(got, modules[name]) {
@@ -21,7 +31,17 @@ func TestGenerateReproducesModules(t *testing.T) {
 			t.Errorf("%s is %d bytes; Chromium compiles at most %d synchronously", name, len(got), maxSyncModule)
 		}
 	}
+	source, err := os.ReadFile("fetched.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(source, FetchedSource()) {
+		t.Error("fetched.go is not FetchedSource's: run go generate ./engine/internal/wasmsimd")
+	}
 }
+
+// fetchedDir is where the fetched modules are, from this package's folder.
+const fetchedDir = "../../../web/kernels"
 
 func TestLEB128(t *testing.T) {
 	for _, c := range []struct {

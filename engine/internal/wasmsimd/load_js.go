@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/hack-pad/safejs"
+
+	"nexttoken/engine/quant"
 )
 
 // Kernel is the modules instantiated on this Go program's memory.
@@ -18,20 +20,24 @@ type Kernel struct {
 	// softmax, values and swiglu are the _args forms of matvec_f32,
 	// mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k, attention_scores,
 	// softmax_rows, attention_values and swiglu, bound to args' address, so
-	// that a call passes no arguments (see call).
+	// that a call passes no arguments (see call); fetched those of
+	// fetchedKernels, undefined until AddModule adds their module.
 	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
-	args                                                                                 *[10]uint32 // the arguments of a call; on the heap, which does not move
+	fetched                                                                              [fetchedCount]js.Value
+	args                                                                                 *[10]uint32  // the arguments of a call; on the heap, which does not move
+	mem                                                                                  safejs.Value // the Go program's memory, for AddModule
 }
 
-// Load instantiates the kernel modules on the Go program's own memory. It
-// fails where the browser's WebAssembly has no SIMD, or where the Go
-// instance's memory cannot be reached; the caller then keeps its Go kernels.
+// Load instantiates the embedded kernel modules on the Go program's own
+// memory. It fails where the browser's WebAssembly has no SIMD, or where
+// the Go instance's memory cannot be reached; the caller then keeps its Go
+// kernels. The fetched modules' kernels are missing until AddModule.
 func Load() (*Kernel, error) {
 	mem, err := goMemory()
 	if err != nil {
 		return nil, fmt.Errorf("the Go program's memory: %w", err)
 	}
-	k := &Kernel{args: new([10]uint32)}
+	k := &Kernel{args: new([10]uint32), mem: mem}
 	for _, m := range []struct {
 		bytes   []byte
 		exports map[string]*js.Value
@@ -54,6 +60,40 @@ func Load() (*Kernel, error) {
 		}
 	}
 	return k, nil
+}
+
+// Missing reports whether the kernel of format t is in a fetched module
+// that k has not added yet (AddModule), and returns the module's file
+// (in web/kernels, beside app.wasm) and the address to fetch it by,
+// relative to that folder, which names the version this program needs.
+func (k *Kernel) Missing(t quant.Type) (file, address string, missing bool) {
+	for i, f := range fetchedKernels {
+		if f.format == t && k.fetched[i].IsUndefined() {
+			return f.file, fetchedAddresses[f.file], true
+		}
+	}
+	return "", "", false
+}
+
+// AddModule instantiates the fetched module called file, whose bytes are
+// module, and its kernels then replace Go's loops. It refuses bytes that
+// are not the module this program was built with.
+func (k *Kernel) AddModule(file string, module []byte) error {
+	if want, ok := fetchedHashes[file]; !ok || hashModule(module) != want {
+		return errors.New("the kernel module " + file + " is not one this program was built with")
+	}
+	exports, err := instantiate(module, k.mem)
+	if err != nil {
+		return err
+	}
+	for i, f := range fetchedKernels {
+		if f.file == file {
+			if k.fetched[i], err = bindArgs(exports, f.export+"_args", k.args); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // instantiate compiles a module and instantiates it on mem, returning its
@@ -132,36 +172,67 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 // results are those of quant's Q8_0 MulVec, bit for bit (see mulQuant).
 // Short slices panic; an error means the call into JavaScript failed.
 func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
-	return k.mulQuant(k.mulQ8_0, q8_0, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ8_0, q8_0, out, w, q, d, nil)
 }
 
 // MulQ4_0 is MulQ8_0 for Q4_0 rows, which also need the sum of each block
 // of q, sums, as quant.Vec.Q8_0 gives them.
 func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ4_0, q4_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_0, q4_0, out, w, q, d, sums)
 }
 
 // MulQ5_0 is MulQ4_0 for Q5_0 rows.
 func (k *Kernel) MulQ5_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ5_0, q5_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ5_0, q5_0, out, w, q, d, sums)
+}
+
+// MulQ5_1 is MulQ8_0 for Q5_1 rows, which also need each block's s
+// (block_q8_1's d·Σq as a half), as quant.Vec.Q8_1 gives them.
+func (k *Kernel) MulQ5_1(out []float32, w []byte, q []int8, d, s []float32) error {
+	return callQuant(k, k.fetched[fetchedQ5_1], q5_1, out, w, q, d, s)
 }
 
 // MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K
 // blocks (256 values a block, and the sums of each group of 16), as
 // quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ4_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return k.mulQuant(k.mulQ4_K, q4_K, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_K, q4_K, out, w, q, d, sums)
+}
+
+// MulQ5_K is MulQ4_K for Q5_K rows.
+func (k *Kernel) MulQ5_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return callQuant(k, k.fetched[fetchedQ5_K], q5_K, out, w, q, d, sums)
 }
 
 // MulQ6_K is MulQ8_0 for Q6_K rows, times the vector quantized to Q8_K
 // blocks, as quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
-	return k.mulQuant(k.mulQ6_K, q6_K, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ6_K, q6_K, out, w, q, d, nil)
 }
 
-// mulQuant calls a quantized kernel; sums is nil for the formats that do
-// not read them.
-func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+// MulQ2_K is MulQ4_K for Q2_K rows.
+func (k *Kernel) MulQ2_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
+	return callQuant(k, k.fetched[fetchedQ2_K], q2_K, out, w, q, d, sums)
+}
+
+// MulQ3_K is MulQ6_K for Q3_K rows.
+func (k *Kernel) MulQ3_K(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedQ3_K], q3_K, out, w, q, d, nil)
+}
+
+// MulIQ4_NL is MulQ8_0 for IQ4_NL rows.
+func (k *Kernel) MulIQ4_NL(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedIQ4_NL], iq4_NL, out, w, q, d, nil)
+}
+
+// MulIQ4_XS is MulQ6_K for IQ4_XS rows.
+func (k *Kernel) MulIQ4_XS(out []float32, w []byte, q []int8, d []float32) error {
+	return callQuant[int32](k, k.fetched[fetchedIQ4_XS], iq4_XS, out, w, q, d, nil)
+}
+
+// callQuant calls a quantized kernel; sums is nil for the formats that do
+// not read them, and float32s for Q5_1's.
+func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []S) error {
 	blocks, rows := len(d), len(out)
 	w, q = w[:rows*blocks*int(format.blockBytes)], q[:blocks*int(format.qBlock)]
 	if sums != nil {
@@ -170,6 +241,9 @@ func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w 
 	if blocks == 0 || rows == 0 {
 		clear(out)
 		return nil
+	}
+	if kernel.IsUndefined() {
+		return errMissing
 	}
 	k.args[0] = address(unsafe.Pointer(&out[0]))
 	k.args[1] = address(unsafe.Pointer(&w[0]))
@@ -186,6 +260,9 @@ func (k *Kernel) mulQuant(kernel js.Value, format quantFormat, out []float32, w 
 	runtime.KeepAlive(sums)
 	return err
 }
+
+// errMissing says a kernel's module has not been added (Kernel.Missing).
+var errMissing = errors.New("the SIMD kernel's module is not loaded")
 
 // call runs a bound kernel. The decode step must not allocate, and
 // safejs's Invoke allocates on every call (it copies the arguments into a

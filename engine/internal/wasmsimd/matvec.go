@@ -3,8 +3,10 @@ package wasmsimd
 import "slices"
 
 // Generate returns the kernel modules by file name: matvec.wasm,
-// q5_0.wasm, q4_k.wasm, q6_k.wasm, attention.wasm and swiglu.wasm (go run ./engine/internal/wasmsimd/gen
-// writes them; TestGenerateReproducesModules checks that it did). Several
+// q5_0.wasm, q5_1.wasm, q2_k.wasm, q3_k.wasm, q4_k.wasm, q5_k.wasm, q6_k.wasm, iq4.wasm,
+// attention.wasm and swiglu.wasm (go run ./engine/internal/wasmsimd/gen writes them, the
+// fetched ones and their hashes too; TestGenerateReproducesModules checks
+// that it did). Several
 // modules, not one, because Chromium compiles at most maxSyncModule bytes
 // synchronously. Each imports the memory it works on as env.mem; they
 // export
@@ -13,8 +15,14 @@ import "slices"
 //	mul_q8_0(out, w, q, d, sums, blocks, rows)    out[i] = row i of Q8_0 w · (q, d) for i < rows
 //	mul_q4_0(out, w, q, d, sums, blocks, rows)    the same for Q4_0 w (see mulQuant)
 //	mul_q5_0(out, w, q, d, sums, blocks, rows)    the same for Q5_0 w
+//	mul_q5_1(out, w, q, d, s, blocks, rows)       the same for Q5_1 w, s block_q8_1's
 //	mul_q4_k(out, w, q, d, sums, blocks, rows)    the same for Q4_K w, (q, d, sums) in Q8_K blocks
+//	mul_q5_k(out, w, q, d, sums, blocks, rows)    the same for Q5_K w
 //	mul_q6_k(out, w, q, d, sums, blocks, rows)    the same for Q6_K w
+//	mul_q2_k(out, w, q, d, sums, blocks, rows)    the same for Q2_K w, (q, d, sums) in Q8_K blocks
+//	mul_q3_k(out, w, q, d, sums, blocks, rows)    the same for Q3_K w, (q, d) in Q8_K blocks
+//	mul_iq4_nl(out, w, q, d, sums, blocks, rows)  the same for IQ4_NL w, (q, d) in Q8_0 blocks
+//	mul_iq4_xs(out, w, q, d, sums, blocks, rows)  the same for IQ4_XS w, (q, d) in Q8_K blocks
 //
 // where out, x, w, q, d and sums are byte offsets in that memory and n, d,
 // blocks and rows are counts; attention.wasm exports attention_scores,
@@ -30,9 +38,16 @@ func Generate() map[string][]byte {
 			kernel{"matvec_f32", matvec()},
 			kernel{"mul_q8_0", mulQuant(q8_0, block32(q8_0.blockBytes, dotQ8_0, 0, false))},
 			kernel{"mul_q4_0", mulQuant(q4_0, block32(q4_0.blockBytes, dotQ4_0, 8, true))}),
-		"q5_0.wasm": assemble(kernel{"mul_q5_0", mulQuant(q5_0, block32(q5_0.blockBytes, dotQ5_0, 16, false))}),
+		"q5_0.wasm": assemble(kernel{"mul_q5_0", mulQuant(q5_0, block32(q5_0.blockBytes, dotQ5(2), 16, false))}),
+		"q5_1.wasm": assemble(kernel{"mul_q5_1", mulQuant(q5_1, blockQ5_1)}),
 		"q4_k.wasm": assemble(kernel{"mul_q4_k", mulQuant(q4_K, blockQ4_K)}),
+		"q5_k.wasm": assemble(kernel{"mul_q5_k", mulQuant(q5_K, blockQ5_K)}),
 		"q6_k.wasm": assemble(kernel{"mul_q6_k", mulQuant(q6_K, blockQ6_K)}),
+		"q2_k.wasm": assemble(kernel{"mul_q2_k", mulQuant(q2_K, blockQ2_K)}),
+		"q3_k.wasm": assemble(kernel{"mul_q3_k", mulQuant(q3_K, blockQ3_K)}),
+		"iq4.wasm": assemble(
+			kernel{"mul_iq4_nl", mulQuant(iq4_NL, block32(iq4_NL.blockBytes, dotIQ4_NL, 0, false))},
+			kernel{"mul_iq4_xs", mulQuant(iq4_XS, blockIQ4_XS)}),
 		"attention.wasm": assemble(
 			kernel{"attention_scores", attentionScores()},
 			kernel{"softmax_rows", softmaxRows()},

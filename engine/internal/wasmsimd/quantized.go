@@ -4,19 +4,30 @@ package wasmsimd
 // of its own: qBlock values a block (32, ggml's block_q8_0, or 256,
 // block_q8_K) with their scales d (a float32 a block) and sums (int32s of
 // the vector's q, sumsBytes of them a block: a sum of 32, or sixteen sums
-// of 16). The callers of the kernels need only this; the generator also
-// needs each format's block (quantBlocks), kept apart so that a program
-// calling the kernels does not link the generator.
+// of 16; Q5_1 reads there instead each block's float32 s, see blockQ5_1).
+// minsApart says the kernel sums the blocks' mins apart from their
+// products and adds them last, as Go's mulQ5_1 does. The callers of the
+// kernels need only this; the generator also needs each format's block
+// (quantBlocks), kept apart so that a program calling the kernels does not
+// link the generator.
 type quantFormat struct {
 	blockBytes, qBlock, sumsBytes int32
+	minsApart                     bool
 }
 
 var (
 	q8_0 = quantFormat{blockBytes: 2 + 32, qBlock: 32, sumsBytes: 4}
 	q4_0 = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
 	q5_0 = quantFormat{blockBytes: 2 + 4 + 16, qBlock: 32, sumsBytes: 4}
+	q5_1 = quantFormat{blockBytes: 2 + 2 + 4 + 16, qBlock: 32, sumsBytes: 4, minsApart: true}
 	q4_K = quantFormat{blockBytes: 2 + 2 + 12 + 128, qBlock: 256, sumsBytes: 64}
+	q5_K = quantFormat{blockBytes: 2 + 2 + 12 + 32 + 128, qBlock: 256, sumsBytes: 64}
 	q6_K = quantFormat{blockBytes: 128 + 64 + 16 + 2, qBlock: 256, sumsBytes: 64}
+	// IQ4_NL is Q4_0's layout, IQ4_XS a K format of groups of 32.
+	iq4_NL = quantFormat{blockBytes: 2 + 16, qBlock: 32, sumsBytes: 4}
+	iq4_XS = quantFormat{blockBytes: 2 + 2 + 4 + 128, qBlock: 256, sumsBytes: 64}
+	q3_K   = quantFormat{blockBytes: 32 + 64 + 12 + 2, qBlock: 256, sumsBytes: 64}
+	q2_K   = quantFormat{blockBytes: 16 + 64 + 2 + 2, qBlock: 256, sumsBytes: 64}
 )
 
 // quantBlock emits a format's block: it adds the products of a block of
@@ -27,12 +38,13 @@ type quantBlock func(k *quantRows)
 // quantRows is what a format's block sees of its kernel: the function
 // under construction, the addresses of a block of each of four rows (r)
 // and of the vector's block (qp, dp and sp: its q, d and sums), and acc,
-// the four rows' float sums, a row a lane.
+// the four rows' float sums, a row a lane; mins, for a format whose mins
+// are summed apart (quantFormat.minsApart), their sums, a row a lane.
 type quantRows struct {
 	f          *body
 	r          [4]uint32
 	qp, dp, sp uint32
-	acc        uint32
+	acc, mins  uint32
 }
 
 // vectorScale pushes the vector block's scale d in every lane.
@@ -50,6 +62,40 @@ func (k *quantRows) timesScales(h, bits uint32) {
 	k.vectorScale()
 	k.f.f32x4Mul()
 	k.f.f32x4Mul()
+}
+
+// addDots adds to acc the rows' integer sums, [Σ dots_k for each k], as
+// float32 times half(h)·d[b] (timesScales; bits is scratch).
+func (k *quantRows) addDots(dots [4]uint32, h, bits uint32) {
+	f := k.f
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(h, bits)
+	f.f32x4Add()
+	f.set(k.acc)
+}
+
+// addDotsMins is addDots for a K format with mins: it adds to acc
+// float([Σ dots_k for each k])·(d·d[b]) − float(mins)·(dmin·d[b]), d and
+// dmin the float16s in the low and high halves of local h's lanes, which
+// it overwrites.
+func (k *quantRows) addDotsMins(dots [4]uint32, mins, h, bits uint32) {
+	f := k.f
+	f.get(k.acc)
+	transposeSum(f, dots, f.i32x4Add)
+	f.f32x4ConvertI32x4S()
+	k.timesScales(h, bits) // d
+	f.get(mins)
+	f.f32x4ConvertI32x4S()
+	f.get(h)
+	f.i32Const(16)
+	f.i32x4ShrU()
+	f.set(h)
+	k.timesScales(h, bits) // dmin
+	f.f32x4Sub()
+	f.f32x4Add()
+	f.set(k.acc)
 }
 
 // rowScales sets local to the float16 scale at offset in each row's
@@ -71,7 +117,8 @@ func (k *quantRows) rowScales(local, offset uint32, pair bool) {
 	f.set(local)
 }
 
-// mulQuant is the body of mul_q8_0, mul_q4_0, mul_q4_k and mul_q6_k(out,
+// mulQuant is the body of mul_q8_0, mul_q4_0, mul_q5_0, mul_q5_1,
+// mul_q4_k, mul_q5_k and mul_q6_k(out,
 // w, q, d, sums, blocks, rows): out[i] for i < rows is row i of w, blocks
 // blocks of the format a row, times the vector quantized as q, d and sums
 // (see quantFormat). Its results are those of package quant's Go kernels
@@ -84,6 +131,7 @@ func (k *quantRows) rowScales(local, offset uint32, pair bool) {
 //	  r_k := row k of the next four (the first again past the last); acc := 0
 //	  for each block:
 //	    acc += the products of the four rows' blocks and the vector's (block)
+//	  acc += mins, where they are summed apart (Q5_1)
 //	  store the lanes of acc that are rows
 //
 // Four rows at a time let one transposition (transposeSum) finish four
@@ -93,6 +141,9 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	const out, w, q, d, sums, blocks, rows = 0, 1, 2, 3, 4, 5, 6
 	rowBytes, row, o, outEnd, dEnd := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
 	k := &quantRows{f: f, qp: f.local(i32), dp: f.local(i32), sp: f.local(i32), acc: f.local(v128)}
+	if format.minsApart {
+		k.mins = f.local(v128)
+	}
 	for i := range k.r {
 		k.r[i] = f.local(i32)
 	}
@@ -139,6 +190,10 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	}
 	f.v128Const0()
 	f.set(k.acc)
+	if format.minsApart {
+		f.v128Const0()
+		f.set(k.mins)
+	}
 	f.get(q)
 	f.set(k.qp)
 	f.get(d)
@@ -152,6 +207,12 @@ func mulQuant(format quantFormat, block quantBlock) *body {
 	addTo(f, k.dp, 4)
 	addTo(f, k.sp, format.sumsBytes)
 	endWhile(f)
+	if format.minsApart {
+		f.get(k.acc)
+		f.get(k.mins)
+		f.f32x4Add()
+		f.set(k.acc)
+	}
 
 	// Store four rows, or the one to three that remain.
 	f.block()
@@ -248,6 +309,24 @@ func block32(blockBytes int32, dot func(f *body, r uint32, x [4]uint32, v, n, p 
 	}
 }
 
+// blockQ5_1 is the block of Q5_1 (Q5_0's with a float16 min m after d,
+// so qh at 4 and the nibbles at 8), its weights 0–31: block32's with no
+// offset, and apart, as Go's mulQ5_1 sums them, mins += half(m)·s[b], s
+// the vector's block_q8_1 sums (float32s, in the place of sums).
+func blockQ5_1(k *quantRows) {
+	f := k.f
+	m, bits := f.local(v128), f.local(v128)
+	k.rowScales(m, 2, false)
+	f.get(k.mins)
+	halfToFloat(f, m, bits)
+	f.get(k.sp)
+	f.v128Load32Splat(0)
+	f.f32x4Mul()
+	f.f32x4Add()
+	f.set(k.mins)
+	block32(q5_1.blockBytes, dotQ5(4), 0, false)(k)
+}
+
 // loadInt16 sets locals lo and hi to the 16 int8 at local p + offset,
 // sign-extended to int16; v is scratch.
 func loadInt16(f *body, p, offset, v, lo, hi uint32) {
@@ -297,43 +376,398 @@ func dotQ4_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 	f.set(p)
 }
 
-// dotQ5_0 is dotQ4_0 with each weight's fifth bit, bit j of the uint32 qh
-// at r + 2 for weight j, made 16 in its byte: qh's bytes spread over the
-// lanes (eight lanes a byte), each lane's bit picked by a mask, 16 where it
-// is set. The weights are then 0–31, and the −16 is taken out with the
-// vector's sums (block32's offset).
-func dotQ5_0(f *body, r uint32, x [4]uint32, v, n, p uint32) {
-	f.get(r)
-	f.v128Load(6)
-	f.set(v)
-	var spread, bits [16]byte
-	for half := range 2 {
-		for j := range 16 {
-			spread[j] = byte(2*half + j/8)
-			bits[j] = 1 << (j % 8)
-		}
-		f.i32x4Const(0x10101010)
+// dotQ5 returns the dot of Q5_0 (qh at 2) or Q5_1 (qh at 4): dotQ4_0's
+// with each weight's fifth bit, bit j of the uint32 at r + qh for weight
+// j, made 16 in its byte: qh's bytes spread over the lanes (eight lanes a
+// byte), each lane's bit picked by a mask, 16 where it is set. The
+// weights are then 0–31; Q5_0's −16 is taken out with the vector's sums
+// (block32's offset).
+func dotQ5(qh uint32) func(f *body, r uint32, x [4]uint32, v, n, p uint32) {
+	return func(f *body, r uint32, x [4]uint32, v, n, p uint32) {
 		f.get(r)
-		f.v128Load32Splat(2)
-		f.set(p) // p is scratch until the end
-		f.get(p)
-		f.get(p)
-		f.shuffleBytes(spread)
-		f.v128Const(bits)
-		f.v128And()
-		f.v128Const0()
-		f.i8x16Eq()
-		f.v128AndNot() // 16 where the bit is set
+		f.v128Load(qh + 4)
+		f.set(v)
+		var spread, bits [16]byte
+		for half := range 2 {
+			for j := range 16 {
+				spread[j] = byte(2*half + j/8)
+				bits[j] = 1 << (j % 8)
+			}
+			f.i32x4Const(0x10101010)
+			f.get(r)
+			f.v128Load32Splat(qh)
+			f.set(p) // p is scratch until the end
+			f.get(p)
+			f.get(p)
+			f.shuffleBytes(spread)
+			f.v128Const(bits)
+			f.v128And()
+			f.v128Const0()
+			f.i8x16Eq()
+			f.v128AndNot() // 16 where the bit is set
+			f.get(v)
+			nibbles(f, half == 1)
+			f.v128Or()
+			f.set(n)
+			dot16(f, n, x[2*half], x[2*half+1])
+			if half == 1 {
+				f.i32x4Add()
+			}
+		}
+		f.set(p)
+	}
+}
+
+// iq4Grid is ggml's kvalues_iq4nl, the values of IQ4_NL's and IQ4_XS's
+// four-bit indices, as bytes.
+var iq4Grid = func() (b [16]byte) {
+	for i, v := range [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113} {
+		b[i] = byte(v)
+	}
+	return b
+}()
+
+// iq4Dot pushes the products of the 32 IQ4 indices at local p + offset
+// (weight j's in the low nibble of byte j, weight j+16's in its high
+// one) with x, summed in four lanes: each nibble looks its grid value up
+// (i8x16.swizzle of local grid, iq4Grid), an int8, as dotQ4_0 takes its
+// nibbles. v and n are scratch.
+func iq4Dot(f *body, p, offset, grid uint32, x [4]uint32, v, n uint32) {
+	f.get(p)
+	f.v128Load(offset)
+	f.set(v)
+	for half := range 2 {
+		f.get(grid)
 		f.get(v)
 		nibbles(f, half == 1)
-		f.v128Or()
+		f.i8x16Swizzle()
 		f.set(n)
 		dot16(f, n, x[2*half], x[2*half+1])
 		if half == 1 {
 			f.i32x4Add()
 		}
 	}
+}
+
+// dotIQ4_NL is dotQ4_0 for IQ4_NL's block, each index's grid value in
+// place of its nibble (iq4Dot).
+func dotIQ4_NL(f *body, r uint32, x [4]uint32, v, n, p uint32) {
+	f.v128Const(iq4Grid)
+	f.set(p) // p is the grid until the end
+	iq4Dot(f, r, 2, p, x, v, n)
 	f.set(p)
+}
+
+// blockIQ4_XS is the block of IQ4_XS (package quant's iq4_xs.go: d, a
+// uint16 of the eight groups' scales' high two bits, four bytes of their
+// low four bits, then 16 bytes of IQ4 indices a group of 32), times a
+// Q8_K block, as Go's mulIQ4_XS:
+//
+//	for each group g:
+//	  x := the vector's 32 values at 32g, as int16
+//	  for each row k: dots_k += (ls_k[g] − 32) · (r_k's group g · x), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b])
+//
+// ls_k[g] is read with scalar loads: (byte 4 + g/2 >> 4·(g%2) & 15) |
+// (uint16 at 2 >> 2g & 3) << 4.
+func blockIQ4_XS(k *quantRows) {
+	f := k.f
+	halves, v, n, grid := f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var x, dots [4]uint32
+	for i := range x {
+		x[i], dots[i] = f.local(v128), f.local(v128)
+	}
+	// g2 = 2g; qc = the vector's group; low = 4 + g/2 − 16g, where r_k is
+	// group g's indices less 8, so that r_k + low is the scale's byte;
+	// lowShift = 4·(g%2).
+	g2, qc, low, lowShift := f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+
+	k.rowScales(halves, 0, false)
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
+	}
+	f.v128Const(iq4Grid)
+	f.set(grid)
+	f.i32Const(0)
+	f.set(g2)
+	f.get(k.qp)
+	f.set(qc)
+	f.i32Const(4)
+	f.set(low)
+
+	f.loop()
+	f.get(g2)
+	f.i32Const(1)
+	f.i32Shl()
+	f.i32Const(4)
+	f.i32And()
+	f.set(lowShift) // 4·(g%2) = (2g << 1) & 4
+	for j := range 2 {
+		loadInt16(f, qc, uint32(16*j), v, x[2*j], x[2*j+1])
+	}
+	for i, r := range k.r {
+		iq4Dot(f, r, 8, grid, x, v, n)
+		// ls − 32
+		f.get(r)
+		f.get(low)
+		f.i32Add()
+		f.i32Load8U(0)
+		f.get(lowShift)
+		f.i32ShrU()
+		f.i32Const(15)
+		f.i32And()
+		f.get(r)
+		f.get(low)
+		f.i32Add()
+		f.get(g2)
+		f.i32Const(2)
+		f.i32ShrU()
+		f.i32Sub()
+		f.i32Const(2)
+		f.i32Sub() // r_k + low − g/2 − 2: the block's start + 2
+		f.i32Load16U(0)
+		f.get(g2)
+		sixBits(f)
+		addScaled(f, dots[i])
+		addTo(f, r, 16)
+	}
+	addTo(f, qc, 32)
+	addTo(f, g2, 2)
+	// low: +1 every other group (g/2), −16 a group
+	f.get(low)
+	f.get(lowShift)
+	f.i32Const(2)
+	f.i32ShrU() // 1 after an odd group
+	f.i32Add()
+	f.i32Const(16)
+	f.i32Sub()
+	f.set(low)
+	f.get(g2)
+	f.i32Const(16)
+	f.i32LtU()
+	f.brIf(0)
+	f.end()
+
+	k.addDots(dots, halves, v)
+	for _, r := range k.r {
+		addTo(f, r, iq4_XS.blockBytes-128)
+	}
+}
+
+// blockQ3_K is the block of Q3_K (package quant's q3_k.go: 32 bytes
+// hmask, 64 bytes qs of two-bit low parts, 12 bytes packing sixteen
+// six-bit scales, then d), times a Q8_K block, as Go's mulQ3_K (see
+// blockGroups16).
+func blockQ3_K(k *quantRows) { blockGroups16(k, true) }
+
+// blockQ2_K is the block of Q2_K (package quant's q2_k.go: sixteen bytes
+// of four-bit scales, low nibbles, and mins, high ones, 64 bytes qs of
+// two-bit weights, then d and dmin), times a Q8_K block, as Go's mulQ2_K
+// (see blockGroups16).
+func blockQ2_K(k *quantRows) { blockGroups16(k, false) }
+
+// blockGroups16 is the block of Q3_K, or without q3 of Q2_K, whose 256
+// weights are sixteen groups of 16 of two-bit parts laid out alike, at
+// qs = 32 (Q3_K) or 16 (Q2_K):
+//
+//	Q2_K: mins := [Σ_g m_k[g]·sums[g] for each k], as blockMinsK's
+//	for each group g of 16 (half = g/8, j = g%8/2, second = g%2):
+//	  x := the vector's 16 values at 16g, as int16
+//	  for each row k:
+//	    w := qs[32·half + 16·second + l] >> 2j & 3
+//	    Q3_K: w := (w | (hmask[16·second + l] >> (4·half + j) & 1) << 2) − 4
+//	    dots_k += s_k[g] · (w · x), in four lanes
+//	acc += float([Σ dots_k for each k])·(d·d[b]), Q2_K: − float(mins)·(dmin·d[b])
+//
+// The scale s[g] is read with scalar loads: Q2_K's the low nibble of byte
+// g; Q3_K's (scales[g%8] >> 4·(g/8) & 15) | (scales[8 + g%4] >> 2·(g/4) &
+// 3) << 4, minus 32. The rows stay at their blocks' starts; the shifts
+// and offsets follow g.
+func blockGroups16(k *quantRows, q3 bool) {
+	f := k.f
+	halves, v, n, lo, hi, mins := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
+	var dots [4]uint32
+	for i := range dots {
+		dots[i] = f.local(v128)
+	}
+	g, xp, qs, hm, shiftQ, shiftH := f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32), f.local(i32)
+	// shr pushes local >> by & mask.
+	shr := func(local uint32, by, mask int32) {
+		f.get(local)
+		f.i32Const(by)
+		f.i32ShrU()
+		f.i32Const(mask)
+		f.i32And()
+	}
+	qsBase := int32(16)
+	if q3 {
+		qsBase = 32
+		k.rowScales(halves, uint32(q3_K.blockBytes-2), false)
+	} else {
+		k.rowScales(halves, 80, true) // d and dmin
+		// The vector's sixteen sums as int16, and each row's mins times them.
+		sums := [2]uint32{lo, hi}
+		for h, p := range sums {
+			f.get(k.sp)
+			f.v128Load(uint32(32 * h))
+			f.get(k.sp)
+			f.v128Load(uint32(32*h + 16))
+			f.i16x8NarrowI32x4S()
+			f.set(p)
+		}
+		for i, r := range k.r {
+			f.get(r)
+			f.v128Load(0)
+			f.i32Const(4)
+			f.i8x16ShrU()
+			f.set(v)
+			f.get(v)
+			f.i16x8ExtendLowI8x16U()
+			f.get(lo)
+			f.i32x4DotI16x8S()
+			f.get(v)
+			f.i16x8ExtendHighI8x16U()
+			f.get(hi)
+			f.i32x4DotI16x8S()
+			f.i32x4Add()
+			f.set(dots[i])
+		}
+		transposeSum(f, dots, f.i32x4Add)
+		f.set(mins)
+	}
+	for _, d := range dots {
+		f.v128Const0()
+		f.set(d)
+	}
+	f.i32Const(0)
+	f.set(g)
+	f.get(k.qp)
+	f.set(xp)
+
+	f.loop()
+	shr(g, 0, 1)
+	f.i32Const(4)
+	f.i32Shl()
+	f.set(hm) // 16·second
+	shr(g, 3, 1)
+	f.i32Const(5)
+	f.i32Shl()
+	f.get(hm)
+	f.i32Add()
+	f.i32Const(qsBase)
+	f.i32Add()
+	f.set(qs) // qsBase + 32·half + 16·second
+	shr(g, 1, 3)
+	f.i32Const(1)
+	f.i32Shl()
+	f.set(shiftQ) // 2j
+	if q3 {
+		shr(g, 3, 1)
+		f.i32Const(2)
+		f.i32Shl()
+		shr(g, 1, 3)
+		f.i32Add()
+		f.set(shiftH) // 4·half + j
+	}
+	loadInt16(f, xp, 0, v, lo, hi)
+	for i, r := range k.r {
+		f.get(r)
+		f.get(qs)
+		f.i32Add()
+		f.v128Load(0)
+		f.get(shiftQ)
+		f.i8x16ShrU()
+		f.i32x4Const(0x03030303)
+		f.v128And()
+		if q3 {
+			f.get(r)
+			f.get(hm)
+			f.i32Add()
+			f.v128Load(0)
+			f.get(shiftH)
+			f.i8x16ShrU()
+			f.i32x4Const(0x01010101)
+			f.v128And()
+			f.i32Const(2)
+			f.i8x16Shl()
+			f.v128Or()
+			f.i32x4Const(0x04040404)
+			f.i8x16Sub()
+		}
+		f.set(n)
+		dot16(f, n, lo, hi)
+		if q3 { // sc[g] − 32
+			f.get(r)
+			shr(g, 0, 7)
+			f.i32Add()
+			f.i32Load8U(96)
+			shr(g, 3, 1)
+			f.i32Const(2)
+			f.i32Shl()
+			f.i32ShrU()
+			f.i32Const(15)
+			f.i32And()
+			f.get(r)
+			shr(g, 0, 3)
+			f.i32Add()
+			f.i32Load8U(104)
+			shr(g, 2, 3)
+			f.i32Const(1)
+			f.i32Shl()
+			sixBits(f)
+		} else { // sc[g]
+			f.get(r)
+			f.get(g)
+			f.i32Add()
+			f.i32Load8U(0)
+			f.i32Const(15)
+			f.i32And()
+		}
+		addScaled(f, dots[i])
+	}
+	addTo(f, xp, 16)
+	addTo(f, g, 1)
+	f.get(g)
+	f.i32Const(16)
+	f.i32LtU()
+	f.brIf(0)
+	f.end()
+
+	blockBytes := q3_K.blockBytes
+	if q3 {
+		k.addDots(dots, halves, v)
+	} else {
+		blockBytes = q2_K.blockBytes
+		k.addDotsMins(dots, mins, halves, v)
+	}
+	for _, r := range k.r {
+		addTo(f, r, blockBytes)
+	}
+}
+
+// sixBits ends the reading of a six-bit scale (IQ4_XS's, Q3_K's): on the
+// stack its low four bits, then the value holding its high two and their
+// shift; it leaves the scale less 32.
+func sixBits(f *body) {
+	f.i32ShrU()
+	f.i32Const(3)
+	f.i32And()
+	f.i32Const(4)
+	f.i32Shl()
+	f.i32Or()
+	f.i32Const(32)
+	f.i32Sub()
+}
+
+// addScaled adds to local dot the four int32 lanes below the int32 on
+// the stack, times it.
+func addScaled(f *body, dot uint32) {
+	f.i32x4Splat()
+	f.i32x4Mul()
+	f.get(dot)
+	f.i32x4Add()
+	f.set(dot)
 }
 
 // nibbles turns the 16 bytes on the stack into their low nibbles, or
@@ -369,7 +803,16 @@ func dot16(f *body, w, lo, hi uint32) {
 // twelve bytes packing the six-bit scales sc and mins m of eight groups
 // of 32, then 128 bytes of nibbles, group 2c in the low ones of bytes 32c
 // to 32c+31 and group 2c+1 in their high ones), times a Q8_K block, as
-// Go's mulQ4_K:
+// Go's mulQ4_K (see blockMinsK).
+func blockQ4_K(k *quantRows) { blockMinsK(k, false) }
+
+// blockQ5_K is the block of Q5_K (package quant's q5_k.go: Q4_K's with 32
+// bytes qh of fifth bits before the nibbles, bit g of byte l for weight l
+// of group g), times a Q8_K block, as Go's mulQ5_K (see blockMinsK).
+func blockQ5_K(k *quantRows) { blockMinsK(k, true) }
+
+// blockMinsK is the block of Q4_K, or with fifth of Q5_K, whose weight
+// l of group g has its fifth bit, 16, from bit g of qh[l]:
 //
 //	P := the vector's sums over its groups of 32, as int16 (|P| ≤ 32·127)
 //	S_k := r_k's sc and m, unpacked as ggml's get_scale_min_k4 does, all eight groups at once
@@ -377,7 +820,7 @@ func dot16(f *body, w, lo, hi uint32) {
 //	for each chunk c of 64 weights, the groups 2c (low nibbles) and 2c+1 (high):
 //	  for each row k: dots_k += sc_k[g] · (r_k's group g · the vector's), in four lanes
 //	acc += float([Σ dots_k for each k])·(d·d[b]) − float(mins)·(dmin·d[b])
-func blockQ4_K(k *quantRows) {
+func blockMinsK(k *quantRows, fifth bool) {
 	f := k.f
 	pairs, halves, mins, v, t, s, n := f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128), f.local(v128)
 	var x, dots [4]uint32
@@ -387,6 +830,12 @@ func blockQ4_K(k *quantRows) {
 	var sc [2]uint32 // the scales of rows 0 and 1, and of rows 2 and 3, eight bytes a row
 	sc[0], sc[1] = f.local(v128), f.local(v128)
 	qc, qEnd := f.local(i32), f.local(i32)
+	nibbleBytes := uint32(16)
+	var back, shift uint32 // Q5_K: qh is at r_k − back, its bit for group 2c is bit shift = 2c
+	if fifth {
+		nibbleBytes = 16 + 32
+		back, shift = f.local(i32), f.local(i32)
+	}
 
 	// P, narrowed twice: the sixteen sums of 16 to int16, added in pairs.
 	for h := range 2 {
@@ -462,7 +911,13 @@ func blockQ4_K(k *quantRows) {
 	f.i32Add()
 	f.set(qEnd)
 	for _, r := range k.r {
-		addTo(f, r, 16) // the nibbles
+		addTo(f, r, int32(nibbleBytes))
+	}
+	if fifth {
+		f.i32Const(32)
+		f.set(back)
+		f.i32Const(0)
+		f.set(shift)
 	}
 	f.loop()
 	for h := range 2 { // the low nibbles, group 2c, then the high ones, 2c+1
@@ -474,6 +929,23 @@ func blockQ4_K(k *quantRows) {
 				f.get(r)
 				f.v128Load(uint32(16 * j))
 				nibbles(f, h == 1)
+				if fifth { // | (qh[l] >> (2c + h) & 1) << 4
+					f.get(r)
+					f.get(back)
+					f.i32Sub()
+					f.v128Load(uint32(16 * j))
+					f.get(shift)
+					if h == 1 {
+						f.i32Const(1)
+						f.i32Add()
+					}
+					f.i8x16ShrU()
+					f.i32Const(4)
+					f.i8x16Shl()
+					f.i32x4Const(0x10101010)
+					f.v128And()
+					f.v128Or()
+				}
 				f.set(n)
 				dot16(f, n, x[2*j], x[2*j+1])
 				if j == 1 {
@@ -482,11 +954,7 @@ func blockQ4_K(k *quantRows) {
 			}
 			f.get(sc[i/2])
 			f.i8x16ExtractLaneU(byte(8*(i%2) + h))
-			f.i32x4Splat()
-			f.i32x4Mul()
-			f.get(dots[i])
-			f.i32x4Add()
-			f.set(dots[i])
+			addScaled(f, dots[i])
 		}
 	}
 	// The next chunk's scales to bytes 0, 1, 8 and 9.
@@ -499,6 +967,10 @@ func blockQ4_K(k *quantRows) {
 	for _, r := range k.r {
 		addTo(f, r, 32)
 	}
+	if fifth {
+		addTo(f, back, 32)
+		addTo(f, shift, 2)
+	}
 	addTo(f, qc, 64)
 	f.get(qc)
 	f.get(qEnd)
@@ -506,20 +978,7 @@ func blockQ4_K(k *quantRows) {
 	f.brIf(0)
 	f.end()
 
-	f.get(k.acc)
-	transposeSum(f, dots, f.i32x4Add)
-	f.f32x4ConvertI32x4S()
-	k.timesScales(halves, v) // d
-	f.get(mins)
-	f.f32x4ConvertI32x4S()
-	f.get(halves)
-	f.i32Const(16)
-	f.i32x4ShrU()
-	f.set(halves)
-	k.timesScales(halves, v) // dmin
-	f.f32x4Sub()
-	f.f32x4Add()
-	f.set(k.acc)
+	k.addDotsMins(dots, mins, halves, v)
 }
 
 // blockQ6_K is the block of Q6_K (package quant's q6_k.go: 128 bytes ql
@@ -630,11 +1089,7 @@ func blockQ6_K(k *quantRows) {
 			f.get(scales)
 			f.i32Add()
 			f.i32Load8S(uint32(2 * q))
-			f.i32x4Splat()
-			f.i32x4Mul()
-			f.get(dots[i])
-			f.i32x4Add()
-			f.set(dots[i])
+			addScaled(f, dots[i])
 		}
 	}
 	addTo(f, j, 1)
@@ -644,12 +1099,7 @@ func blockQ6_K(k *quantRows) {
 	f.brIf(0)
 	f.end()
 
-	f.get(k.acc)
-	transposeSum(f, dots, f.i32x4Add)
-	f.f32x4ConvertI32x4S()
-	k.timesScales(halves, v)
-	f.f32x4Add()
-	f.set(k.acc)
+	k.addDots(dots, halves, v)
 	for _, r := range k.r {
 		addTo(f, r, q6_K.blockBytes)
 	}

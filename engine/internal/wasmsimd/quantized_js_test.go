@@ -3,40 +3,179 @@
 package wasmsimd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"nexttoken/engine/quant"
 )
 
-// quantKernels are the kernel of each quantized format, called with a
-// vector quantized by quantize.
-var quantKernels = []struct {
+// quantized is a vector quantized for a kernel: q, d, and sums or s
+// where the format reads them.
+type quantized struct {
+	q    []int8
+	d    []float32
+	sums []int32
+	s    []float32
+}
+
+// The vectors the kernels take, as quant.Vec gives them.
+func q8_0Vector(v *quant.Vec, x []float32) quantized {
+	q, d, sums := v.Q8_0(x)
+	return quantized{q: q, d: d, sums: sums}
+}
+
+func q8_1Vector(v *quant.Vec, x []float32) quantized {
+	q, d, s := v.Q8_1(x)
+	return quantized{q: q, d: d, s: s}
+}
+
+func q8_KVector(v *quant.Vec, x []float32) quantized {
+	q, d, sums := v.Q8_K(x)
+	return quantized{q: q, d: d, sums: sums}
+}
+
+// A quantKernel is the kernel of a quantized format, called with a vector
+// quantized by quantize; sums and s say which of the vector's sums the
+// kernel reads (sums: one a block of 32, or one a group of 16).
+type quantKernel struct {
 	t        quant.Type
-	mul      func(k *Kernel, out []float32, w []byte, q []int8, d []float32, sums []int32) error
-	quantize func(v *quant.Vec, x []float32) (q []int8, d []float32, sums []int32)
-}{
-	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
-		return k.MulQ8_0(out, w, q, d)
-	}, (*quant.Vec).Q8_0},
-	{quant.Q4_0, (*Kernel).MulQ4_0, (*quant.Vec).Q8_0},
-	{quant.Q5_0, (*Kernel).MulQ5_0, (*quant.Vec).Q8_0},
-	{quant.Q4_K, (*Kernel).MulQ4_K, (*quant.Vec).Q8_K},
-	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, q []int8, d []float32, _ []int32) error {
-		return k.MulQ6_K(out, w, q, d)
-	}, (*quant.Vec).Q8_K},
+	mul      func(k *Kernel, out []float32, w []byte, x quantized) error
+	quantize func(v *quant.Vec, x []float32) quantized
+	sums, s  bool
+}
+
+// quantKernels are the quantized formats' kernels.
+var quantKernels = []quantKernel{
+	{quant.Q8_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ8_0(out, w, x.q, x.d)
+	}, q8_0Vector, false, false},
+	{quant.Q4_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ4_0(out, w, x.q, x.d, x.sums)
+	}, q8_0Vector, true, false},
+	{quant.Q5_0, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_0(out, w, x.q, x.d, x.sums)
+	}, q8_0Vector, true, false},
+	{quant.Q5_1, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_1(out, w, x.q, x.d, x.s)
+	}, q8_1Vector, false, true},
+	{quant.Q4_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ4_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q5_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ5_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q6_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ6_K(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
+	{quant.Q2_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ2_K(out, w, x.q, x.d, x.sums)
+	}, q8_KVector, true, false},
+	{quant.Q3_K, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulQ3_K(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
+	{quant.IQ4_NL, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulIQ4_NL(out, w, x.q, x.d)
+	}, q8_0Vector, false, false},
+	{quant.IQ4_XS, func(k *Kernel, out []float32, w []byte, x quantized) error {
+		return k.MulIQ4_XS(out, w, x.q, x.d)
+	}, q8_KVector, false, false},
+}
+
+// loadAll loads the kernels with the fetched modules added, read from
+// web/kernels.
+func loadAll(tb testing.TB) *Kernel {
+	k, err := Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, file := range FetchedFiles() {
+		module, err := os.ReadFile(filepath.Join(fetchedDir, file))
+		if err == nil {
+			err = k.AddModule(file, module)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return k
+}
+
+// TestAddModule checks that a fetched module's kernels are missing until
+// AddModule adds the module, their formats' products then failing, without
+// allocating, so that Go's loops take them; that Missing names the file
+// and its version; and that AddModule refuses another file or other bytes.
+func TestAddModule(t *testing.T) {
+	k, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, missing := k.Missing(quant.Q4_K); missing {
+		t.Error("Q4_K's kernel, embedded, is missing")
+	}
+	// mul multiplies a matrix of format by a vector, with its kernel.
+	mul := func(format quant.Type) error {
+		rows, blocks := 4, 1
+		out, w := make([]float32, rows), make([]byte, rows*blocks*format.BlockBytes())
+		x := quantized{make([]int8, blocks*format.BlockSize()), make([]float32, blocks), make([]int32, format.BlockSize()/16), make([]float32, blocks)}
+		kernel := quantKernels[slices.IndexFunc(quantKernels, func(c quantKernel) bool { return c.t == format })]
+		if allocs := testing.AllocsPerRun(10, func() { _ = kernel.mul(k, out, w, x) }); allocs != 0 {
+			t.Errorf("%s: a product allocates %v times", format, allocs)
+		}
+		return kernel.mul(k, out, w, x)
+	}
+	for _, file := range FetchedFiles() {
+		var formats []quant.Type
+		for _, f := range fetchedKernels {
+			if f.file == file {
+				formats = append(formats, f.format)
+			}
+		}
+		for _, format := range formats {
+			got, address, missing := k.Missing(format)
+			if !missing || got != file || address != fmt.Sprintf("%s?v=%016x", file, fetchedHashes[file]) {
+				t.Errorf("%s: Missing gives %q, %q, %v before the module is added", format, got, address, missing)
+			}
+			if err := mul(format); !errors.Is(err, errMissing) {
+				t.Errorf("%s: a product before the module is added gives %v", format, err)
+			}
+		}
+		module, err := os.ReadFile(filepath.Join(fetchedDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.AddModule("q9_k.wasm", module); err == nil {
+			t.Errorf("%s: AddModule took a file no kernel is in", file)
+		}
+		other := slices.Clone(module)
+		other[len(other)-1] ^= 1
+		if err := k.AddModule(file, other); err == nil {
+			t.Errorf("%s: AddModule took bytes other than the module's", file)
+		}
+		if err := k.AddModule(file, module); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range formats {
+			if _, _, missing := k.Missing(format); missing {
+				t.Errorf("%s: the kernel is missing after AddModule", format)
+			}
+			if err := mul(format); err != nil {
+				t.Errorf("%s: %v", format, err)
+			}
+		}
+	}
 }
 
 // TestMulQuantMatchesGo checks that the quantized kernels give package
 // quant's MulVec (the Go kernels) bit for bit on every quant.KernelCase
 // of whole blocks (any NaN for NaN), writing every row and no more.
 func TestMulQuantMatchesGo(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, kernel := range quantKernels {
 		for _, c := range quant.KernelCases {
@@ -55,8 +194,7 @@ func TestMulQuantMatchesGo(t *testing.T) {
 				}
 				got[c.Rows] = 42 // and no more
 				var v2 quant.Vec
-				q, d, sums := kernel.quantize(&v2, x)
-				if err := kernel.mul(k, got[:c.Rows], m.Q, q, d, sums); err != nil {
+				if err := kernel.mul(k, got[:c.Rows], m.Q, kernel.quantize(&v2, x)); err != nil {
 					t.Fatal(err)
 				}
 				if got[c.Rows] != 42 {
@@ -77,27 +215,32 @@ func TestMulQuantMatchesGo(t *testing.T) {
 func isNaN(f float32) bool { return f != f }
 
 func TestMulQuantRejectsShortSlices(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	const rows, blocks = 4, 2
 	for _, kernel := range quantKernels {
 		size, values := rows*blocks*kernel.t.BlockBytes(), blocks*kernel.t.BlockSize()
-		cases := []struct {
-			name       string
-			w, q, sums int
-		}{
-			{"w", size - 1, values, values / 16},
-			{"q", size, values - 1, values / 16},
+		sums := values / 16 // one a group of 16 (Q8_K's)
+		if kernel.t.BlockSize() == 32 {
+			sums = blocks // one a block of 32 (Q8_0's)
 		}
-		// The formats that read the vector's sums: one a block of 32
-		// (Q8_0's), one a group of 16 (Q8_K's).
-		if sums := map[quant.Type]int{quant.Q4_0: blocks, quant.Q5_0: blocks, quant.Q4_K: values / 16}[kernel.t]; sums > 0 {
+		cases := []struct {
+			name          string
+			w, q, sums, s int
+		}{
+			{"w", size - 1, values, sums, blocks},
+			{"q", size, values - 1, sums, blocks},
+		}
+		if kernel.sums {
 			cases = append(cases, struct {
-				name       string
-				w, q, sums int
-			}{"sums", size, values, sums - 1})
+				name          string
+				w, q, sums, s int
+			}{"sums", size, values, sums - 1, blocks})
+		}
+		if kernel.s {
+			cases = append(cases, struct {
+				name          string
+				w, q, sums, s int
+			}{"s", size, values, sums, blocks - 1})
 		}
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%s", kernel.t, c.name), func(t *testing.T) {
@@ -106,21 +249,18 @@ func TestMulQuantRejectsShortSlices(t *testing.T) {
 						t.Errorf("a %s too short did not panic", c.name)
 					}
 				}()
-				_ = kernel.mul(k, make([]float32, rows), make([]byte, c.w), make([]int8, c.q), make([]float32, blocks), make([]int32, c.sums))
+				_ = kernel.mul(k, make([]float32, rows), make([]byte, c.w), quantized{make([]int8, c.q), make([]float32, blocks), make([]int32, c.sums), make([]float32, c.s)})
 			})
 		}
 	}
 }
 
 func TestMulQuantDoesNotAllocate(t *testing.T) {
-	k, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadAll(t)
 	for _, kernel := range quantKernels {
 		out, w := make([]float32, 64), make([]byte, 64*2*kernel.t.BlockBytes())
-		q, d, sums := make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16)
-		if allocs := testing.AllocsPerRun(100, func() { _ = kernel.mul(k, out, w, q, d, sums) }); allocs != 0 {
+		x := quantized{make([]int8, 2*kernel.t.BlockSize()), make([]float32, 2), make([]int32, 2*kernel.t.BlockSize()/16), make([]float32, 2)}
+		if allocs := testing.AllocsPerRun(100, func() { _ = kernel.mul(k, out, w, x) }); allocs != 0 {
 			t.Errorf("%s: the kernel allocates %v times per call", kernel.t, allocs)
 		}
 	}
@@ -131,10 +271,7 @@ func TestMulQuantDoesNotAllocate(t *testing.T) {
 // rows × cols of WQ, W1, W2 and the classifier, and for the K formats,
 // whose rows are whole blocks of 256, at those shapes with 256 for 288.
 func BenchmarkMulQuant(b *testing.B) {
-	k, err := Load()
-	if err != nil {
-		b.Fatal(err)
-	}
+	k := loadAll(b)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, kernel := range quantKernels {
 		dim := 288
@@ -154,8 +291,7 @@ func BenchmarkMulQuant(b *testing.B) {
 				mul  func()
 			}{
 				{"simd", func() {
-					q, d, sums := kernel.quantize(&v, x)
-					if err := kernel.mul(k, out, m.Q, q, d, sums); err != nil {
+					if err := kernel.mul(k, out, m.Q, kernel.quantize(&v, x)); err != nil {
 						b.Fatal(err)
 					}
 				}},
