@@ -52,7 +52,7 @@ func TestWriteGGUF(t *testing.T) {
 		})
 	}
 	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "IQ2_XXS", "", false)
-	if err == nil || !strings.Contains(err.Error(), "-type IQ2_XXS: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M or a quantized type") {
+	if err == nil || !strings.Contains(err.Error(), "-type IQ2_XXS: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M, Q5_K_M or a quantized type") {
 		t.Errorf("-type IQ2_XXS: %v", err)
 	}
 }
