@@ -94,13 +94,14 @@ var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama"}
 
 // A timedNetwork is a network TestDecodeTiming decodes: decodebench's
 // model, or its random model of shape in format (randmodel.BuildShape),
-// seed 15.
+// seed 15, with what architecture arch adds (randmodel.Extend).
 type timedNetwork struct {
 	name                 string
 	model, shape, format string // format also for a model: what NEXTTOKEN_TIMING_FORMATS picks by
 	tokens               int
-	goKernel             bool // also a row with the Go kernels
-	wllama               bool // also a row with wllama, given NEXTTOKEN_WLLAMA
+	goKernel             bool   // also a row with the Go kernels
+	wllama               bool   // also a row with wllama, given NEXTTOKEN_WLLAMA
+	arch                 string // randmodel.Extend's architecture, "" for llama2.c's
 }
 
 // timedNetworks are the networks TestDecodeTiming measures. The K formats
@@ -111,24 +112,35 @@ type timedNetwork struct {
 // Q4_K_M and Q5_K_M and Qwen2.5-0.5B's Q4_K_M, the kind of file a reader
 // brings).
 var timedNetworks = []timedNetwork{
-	{"F32", "", "stories15m", "f32", 128, true, true},
-	{"Q8_0", "", "stories15m", "q8_0", 128, true, true},
-	{"Q4_0", "", "stories15m", "q4_0", 128, true, true},
-	{"F32, K shape", "", "stories15mk", "f32", 128, true, true},
-	{"Q4_K", "", "stories15mk", "q4_k", 128, true, true},
-	{"Q6_K", "", "stories15mk", "q6_k", 128, true, true},
-	{"Q4_K_M", "", "stories15mk", "q4_k_m", 128, true, true},
-	{"stories260K", "stories260K", "", "f32", 128, true, false},
-	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, false, false},
+	{"F32", "", "stories15m", "f32", 128, true, true, ""},
+	{"Q8_0", "", "stories15m", "q8_0", 128, true, true, ""},
+	{"Q4_0", "", "stories15m", "q4_0", 128, true, true, ""},
+	{"F32, K shape", "", "stories15mk", "f32", 128, true, true, ""},
+	{"Q4_K", "", "stories15mk", "q4_k", 128, true, true, ""},
+	{"Q6_K", "", "stories15mk", "q6_k", 128, true, true, ""},
+	{"Q4_K_M", "", "stories15mk", "q4_k_m", 128, true, true, ""},
+	{"stories260K", "stories260K", "", "f32", 128, true, false, ""},
+	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, false, false, ""},
 	// Its rows of 576 take llama-quantize's fallbacks, Q5_0 and Q8_0, as a
 	// real SmolLM2-135M Q4_K_M file does.
-	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, false, true},
+	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, false, true, ""},
 	// Its rows of 576 take Q5_1 and Q8_0, but its w2 (Q5_K and Q6_K).
-	{"SmolLM2 shape, Q5_K_M", "", "smollm2", "q5_k_m", 32, false, true},
+	{"SmolLM2 shape, Q5_K_M", "", "smollm2", "q5_k_m", 32, false, true, ""},
 	// Its rows of 896 take Q5_0 and Q8_0, but its w2 (Q4_K and Q6_K); its
 	// vocabulary is the real one, 151,936 pieces, whose classifier is a
 	// third of each token's work.
-	{"Qwen2.5-0.5B shape, Q4_K_M", "", "qwen2.5-0.5b", "q4_k_m", 32, false, true},
+	{"Qwen2.5-0.5B shape, Q4_K_M", "", "qwen2.5-0.5b", "q4_k_m", 32, false, true, ""},
+	// Every other architecture on SmolLM2's shape in Q8_0, with what
+	// randmodel.Extend adds to it: biases, norms, windows, soft-caps,
+	// GELU, positions (Q8_0 picks these rows too).
+	{"SmolLM2 shape, Q8_0, gemma", "", "smollm2", "q8_0", 32, false, false, "gemma"},
+	{"SmolLM2 shape, Q8_0, gemma2", "", "smollm2", "q8_0", 32, false, false, "gemma2"},
+	{"SmolLM2 shape, Q8_0, gemma3", "", "smollm2", "q8_0", 32, false, false, "gemma3"},
+	{"SmolLM2 shape, Q8_0, gpt2", "", "smollm2", "q8_0", 32, false, false, "gpt2"},
+	{"SmolLM2 shape, Q8_0, llama3", "", "smollm2", "q8_0", 32, false, false, "llama3"},
+	{"SmolLM2 shape, Q8_0, phi3", "", "smollm2", "q8_0", 32, false, false, "phi3"},
+	{"SmolLM2 shape, Q8_0, qwen2", "", "smollm2", "q8_0", 32, false, false, "qwen2"},
+	{"SmolLM2 shape, Q8_0, qwen3", "", "smollm2", "q8_0", 32, false, false, "qwen3"},
 }
 
 // gguf is the name of n's GGUF file for wllama.
@@ -144,7 +156,7 @@ func (n timedNetwork) path(row int) string {
 	if row == goRow {
 		q.Set("simd", "0")
 	}
-	for key, value := range map[string]string{"model": n.model, "shape": n.shape, "format": n.format} {
+	for key, value := range map[string]string{"model": n.model, "shape": n.shape, "format": n.format, "arch": n.arch} {
 		if value != "" {
 			q.Set(key, value)
 		}
@@ -189,7 +201,8 @@ func timedFormats(list string) ([]timedNetwork, error) {
 // in F32, Q4_K, Q6_K (every matrix) and Q4_K_M (llama-quantize's
 // mixture); of stories260K; and 32 tokens of the random SmolLM2-135M-shape
 // model in Q8_0 and in Q4_K_M (whose 576-wide rows take llama-quantize's
-// fallbacks, Q5_0 and Q8_0). Each network has up to three rows:
+// fallbacks, Q5_0 and Q8_0), and in Q8_0 with what each other
+// architecture adds (randmodel.Extend). Each network has up to three rows:
 //
 //   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels;
 //   - nexttoken Go: decodebench with simd=0, the Go kernels only, which
@@ -397,7 +410,8 @@ func TestTimedFormats(t *testing.T) {
 		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K"}, ""},
 		{"q4_k_m", []string{"Q4_K_M", "SmolLM2 shape, Q4_K_M", "Qwen2.5-0.5B shape, Q4_K_M"}, ""},
 		{"q5_k_m", []string{"SmolLM2 shape, Q5_K_M"}, ""},
-		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0"}, ""},
+		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0", "SmolLM2 shape, Q8_0, gemma", "SmolLM2 shape, Q8_0, gemma2", "SmolLM2 shape, Q8_0, gemma3",
+			"SmolLM2 shape, Q8_0, gpt2", "SmolLM2 shape, Q8_0, llama3", "SmolLM2 shape, Q8_0, phi3", "SmolLM2 shape, Q8_0, qwen2", "SmolLM2 shape, Q8_0, qwen3"}, ""},
 		{"f32", []string{"F32", "F32, K shape", "stories260K"}, ""},
 		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k"`},
 	} {
@@ -429,6 +443,10 @@ func TestTimedFormats(t *testing.T) {
 		if got := k.path(row); got != want {
 			t.Errorf("%s: %s, want %s", rowNames[row], got, want)
 		}
+	}
+	gemma3 := timedNetwork{shape: "smollm2", format: "q8_0", tokens: 32, arch: "gemma3"}
+	if got, want := gemma3.path(simdRow), "/decode.html?arch=gemma3&format=q8_0&shape=smollm2&tokens=32"; got != want {
+		t.Errorf("an architecture's row: %s, want %s", got, want)
 	}
 	if k.runs(wllamaRow, false) || !k.runs(wllamaRow, true) || (timedNetwork{}).runs(goRow, true) {
 		t.Error("a row runs without its engine, or not with it")

@@ -18,6 +18,8 @@
 // format=q8_0, q4_0, q4_k, q6_k (every matrix of that type), q4_k_m or
 // q5_k_m (llama-quantize's mixtures), f32 by default, refused with the matrix
 // whose rows it cannot cut into blocks (the K formats need stories15mk);
+// arch=gemma3 (or another of randmodel.Extensions: the random model
+// with what that architecture adds, randmodel.Extend);
 // tokens=N (default 128); simd=0 for the Go kernels. The SIMD kernels
 // failing to load is an error.
 // TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
@@ -84,6 +86,11 @@ func measure() (map[string]any, error) {
 	m, tok, err := load(u.Query().Get("model"), u.Query().Get("shape"), u.Query().Get("format"))
 	if err != nil {
 		return nil, err
+	}
+	if arch := u.Query().Get("arch"); arch != "" && arch != "llama" {
+		if err := randmodel.Extend(m, arch, seed); err != nil {
+			return nil, err
+		}
 	}
 	// The kernel modules of formats app.wasm does not embed, from
 	// /web/kernels/, where the page's server serves web/kernels.
