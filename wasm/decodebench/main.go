@@ -87,7 +87,7 @@ func measure() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if arch := u.Query().Get("arch"); arch != "" && arch != "llama" {
+	if arch := u.Query().Get("arch"); arch != "" {
 		if err := randmodel.Extend(m, arch, seed); err != nil {
 			return nil, err
 		}
