@@ -11,8 +11,9 @@ import (
 // 256-weight blocks): W1 (768 × 256), W2 (256 × 768) and the classifier
 // (32000 × 256); at SmolLM2-135M's shapes (dim 576, hidden 1536, vocabulary
 // 49,152), whose larger matrices stream from memory; and, for Q8_0 and Q4_0, the alternative of multiplying in
-// float32 without quantizing x (floatQ8_0, floatQ4_0). Run it natively and
-// under js/wasm.
+// float32 without quantizing x (floatQ8_0, floatQ4_0); each with the
+// assembly kernels and with the Go ones, where there are both. Run it
+// natively and under js/wasm.
 func BenchmarkMulVec(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	kernels := []struct {
@@ -26,6 +27,10 @@ func BenchmarkMulVec(b *testing.B) {
 		{"Q4_K", Q4_K, (*Matrix).MulVec},
 		{"Q5_K", Q5_K, (*Matrix).MulVec},
 		{"Q6_K", Q6_K, (*Matrix).MulVec},
+		{"Q2_K", Q2_K, (*Matrix).MulVec},
+		{"Q3_K", Q3_K, (*Matrix).MulVec},
+		{"IQ4_NL", IQ4_NL, (*Matrix).MulVec},
+		{"IQ4_XS", IQ4_XS, (*Matrix).MulVec},
 		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }},
 		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }},
 	}
@@ -42,12 +47,20 @@ func BenchmarkMulVec(b *testing.B) {
 			}
 			m := Random(k.t, rows, cols, 0.1, rng)
 			var v Vec
-			b.Run(fmt.Sprintf("%s/%dx%d", k.name, rows, cols), func(b *testing.B) {
-				b.SetBytes(int64(m.Bytes()))
-				for b.Loop() {
-					k.mul(&m, out, x, &v)
+			for _, asm := range []bool{true, false} {
+				UseSIMD(asm)
+				if asm && Kernel() == "Go" {
+					continue // no assembly: the Go kernels once
 				}
-			})
+				b.Run(fmt.Sprintf("%s/%dx%d/%s", k.name, rows, cols, Kernel()), func(b *testing.B) {
+					UseSIMD(asm)
+					b.SetBytes(int64(m.Bytes()))
+					for b.Loop() {
+						k.mul(&m, out, x, &v)
+					}
+				})
+			}
+			UseSIMD(true)
 		}
 	}
 }

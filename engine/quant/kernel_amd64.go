@@ -65,6 +65,12 @@ func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums 
 //go:noescape
 func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 
+// mulIQ4_NLAVX2 is mulQ8_0AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
+// in sums' place.
+//
+//go:noescape
+func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, groups int)
+
 // mulQ8_0SIMD multiplies the first rows of w by v as mulQ8_0 does, four at
 // a time in assembly, and returns how many it did: none without AVX2, and
 // never the last len(out) mod 4, which are left to the Go kernel.
@@ -81,6 +87,15 @@ func mulQ5_1SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q5_1Bytes)
 	if n > 0 {
 		mulQ5_1AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.s[0], len(v.d), n/4)
+	}
+	return n
+}
+
+// mulIQ4_NLSIMD is mulQ8_0SIMD for IQ4_NL rows (mulIQ4_NL).
+func mulIQ4_NLSIMD(out []float32, w []byte, v *Vec) int {
+	n, rowBytes := simdRows(out, w, v, iq4_nlBytes)
+	if n > 0 {
+		mulIQ4_NLAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &iq4nlGrid[0], len(v.d), n/4)
 	}
 	return n
 }

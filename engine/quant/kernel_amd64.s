@@ -194,6 +194,42 @@ q4block:
 	NEXT_BLOCK(18, q4block)
 	NEXT_GROUP(q4group)
 
+// ROWDOT_IQ4_NL is ROWDOT_Q8_0 for the IQ4_NL block whose 16 bytes of
+// indices are at mem, ordered as Q4_0's nibbles: each index picks its
+// weight from the grid in Y13 (VPSHUFB, as ggml-cpu's AVX2
+// ggml_vec_dot_iq4_nl_q8_0 does), an int8 whose sign moves onto the
+// vector as Q8_0's does. A pair stays below the int16 limit: 2·127·127.
+#define ROWDOT_IQ4_NL(mem, dst) \
+	VMOVDQU     mem, X1        \
+	VPSRLW      $4, X1, X2     \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPAND       Y14, Y1, Y1    \
+	VPSHUFB     Y1, Y13, Y1    \
+	VPSIGNB     Y1, Y1, Y2     \
+	VPSIGNB     Y1, Y0, Y3     \
+	VPMADDUBSW  Y3, Y2, dst    \
+	VPMADDWD    Y15, dst, dst
+
+// func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, groups int)
+//
+// mulQ8_0AVX2 for IQ4_NL rows, whose grid of 16 int8 takes sums' place.
+TEXT ·mulIQ4_NLAVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14 // the low-nibble mask
+	VBROADCASTI128 (R14), Y13 // the grid, in both halves
+
+iq4nlgroup:
+	GROUP
+
+iq4nlblock:
+	PREFETCH4(R15, 18)
+	DOT4(ROWDOT_IQ4_NL)
+	ADD_SCALED
+	NEXT_BLOCK(18, iq4nlblock)
+	NEXT_GROUP(iq4nlgroup)
+
 // ROWDOT_Q5_1 is ROWDOT_Q4_0 for the Q5_1 block whose qh is at qh and
 // nibbles at qs: each weight's fifth bit, bit j of qh for weight j, made
 // 16 in its byte as ggml-cpu's bytes_from_bits_32 does (qh's bytes spread

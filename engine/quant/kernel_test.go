@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// simdFormats are the formats with assembly kernels.
+var simdFormats = []Type{Q8_0, Q4_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL}
+
 // TestSIMDMatchesGo checks that MulVec with the assembly kernels gives what
 // it gives with the Go kernels, bit for bit, on every KernelCase (any NaN
 // for NaN: x86 quiets a signalling one at another step), writing every row
@@ -17,7 +20,7 @@ func TestSIMDMatchesGo(t *testing.T) {
 	}
 	defer UseSIMD(true)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, format := range []Type{Q8_0, Q4_0, Q5_1, Q4_K, Q5_K, Q6_K} {
+	for _, format := range simdFormats {
 		for _, c := range KernelCases {
 			if c.Cols%format.BlockSize() != 0 {
 				continue
@@ -66,7 +69,7 @@ func FuzzSIMDMatchesGo(f *testing.F) {
 			return
 		}
 		defer UseSIMD(true)
-		ft := []Type{Q8_0, Q4_0, Q5_1, Q4_K, Q5_K, Q6_K}[format%6]
+		ft := simdFormats[int(format)%len(simdFormats)]
 		m := Matrix{Type: ft, Rows: 1 + int(rows%13), Cols: (1 + int(blocks%3)) * ft.BlockSize()}
 		m.Q = make([]byte, m.Rows*RowBytes(ft, m.Cols))
 		for i := range m.Q {

@@ -313,7 +313,8 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ6_K(out[n:], m.Q[n*RowBytes(Q6_K, m.Cols):], v)
 	case IQ4_NL:
 		v.quantizeQ8_0(x)
-		mulIQ4_NL(out, m.Q, v)
+		n := mulIQ4_NLSIMD(out, m.Q, v)
+		mulIQ4_NL(out[n:], m.Q[n*RowBytes(IQ4_NL, m.Cols):], v)
 	case IQ4_XS:
 		v.quantizeQ8_K(x)
 		mulIQ4_XS(out, m.Q, v)
