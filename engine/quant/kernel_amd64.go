@@ -2,11 +2,12 @@
 
 package quant
 
-// The Q8_0 and Q4_0 products in AVX2 assembly (kernel_amd64.s), four rows
-// at a time. They give the Go kernels' results bit for bit (TestSIMDMatchesGo):
-// a block's integer products are summed exactly, in any order; then each
-// row, one float32 lane of four, adds its blocks' sums times the two scales
-// in block order, rounded as mulQ8_0 and mulQ4_0 round them.
+// The products in AVX2 assembly (kernel_amd64.s): Q8_0, Q4_0, Q5_1 and
+// IQ4_NL four rows at a time, the formats of blocks of 256 (Q2_K–Q6_K,
+// IQ4_XS) one row at a time. They give the Go kernels' results bit for bit
+// (TestSIMDMatchesGo): a block's integer products are summed exactly, in
+// any order; then each row adds its blocks' sums times their scales in
+// block order, rounded as the Go kernels round them.
 
 // simd reports whether MulVec uses the assembly kernels: where the CPU
 // runs them, unless UseSIMD turned them off.
@@ -35,7 +36,7 @@ var hasAVX2 = func() bool {
 // The results do not change, only the speed; tests compare the two.
 func UseSIMD(on bool) { simd = on && hasAVX2 }
 
-// Kernel names the kernels MulVec uses for Q8_0 and Q4_0: "AVX2" or "Go".
+// Kernel names the kernels MulVec uses for every format but Q5_0: "AVX2" or "Go".
 func Kernel() string {
 	if simd {
 		return "AVX2"
@@ -109,95 +110,118 @@ func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 	return n
 }
 
-// dotsQ4_KAVX2, dotsQ5_KAVX2 and dotsQ6_KAVX2 set, for rows rows of w
-// (rowBytes apart, blocks blocks each), each block's integer sums with the
-// vector q: dotQ4_K's and dotQ5_K's pair (groupSums the vector's sums over
-// groups of 32) and dotQ6_K's one (over groups of 16).
+// mulQ4_KAVX2, mulQ5_KAVX2, mulQ6_KAVX2, mulQ3_KAVX2 and mulQ2_KAVX2 set
+// out[0 … rows) to rows of w (rowBytes apart, blocks blocks each) times
+// the vector q, d, as mulQ4_K, mulQ5_K, mulQ6_K, mulQ3_K and mulQ2_K do,
+// one row at a time: each block's integer sums, then its float part, added
+// to the row's sum in block order. groupSums are the vector's sums over
+// groups of 32 for Q4_K and Q5_K, of 16 (Vec.sums) for the others.
 //
 //go:noescape
-func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+func mulQ4_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 
 //go:noescape
-func dotsQ5_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+func mulQ5_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 
 //go:noescape
-func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+func mulQ6_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 
-// kChunk is how many rows the K formats' assembly takes at a time: their
-// integer sums stay in the caches until the Go loop scales them.
-const kChunk = 64
+//go:noescape
+func mulQ3_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 
-// mulQ4_KSIMD multiplies the rows of w by v as mulQ4_K does, the integer
-// sums of its blocks in assembly (mulKSIMD), and returns how many rows it
-// did: all of them, or none without AVX2.
+//go:noescape
+func mulQ2_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
+
+// mulIQ4_XSAVX2 is mulQ6_KAVX2 for IQ4_XS rows (mulIQ4_XS), with the grid
+// (iq4nlGrid) in groupSums' place.
+//
+//go:noescape
+func mulIQ4_XSAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, rows int)
+
+// mulQ4_KSIMD multiplies the rows of w by v as mulQ4_K does, in assembly,
+// and returns how many rows it did: all of them, or none without AVX2.
 func mulQ4_KSIMD(out []float32, w []byte, v *Vec) int {
-	return mulMinsKSIMD(out, w, v, q4_KBytes, dotsQ4_KAVX2)
+	rowBytes, ok := kRows(out, w, v, q4_KBytes)
+	if !ok {
+		return 0
+	}
+	mulQ4_KAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.pairSums()[0], len(v.d), len(out))
+	return len(out)
 }
 
 // mulQ5_KSIMD is mulQ4_KSIMD for Q5_K rows (mulQ5_K).
 func mulQ5_KSIMD(out []float32, w []byte, v *Vec) int {
-	return mulMinsKSIMD(out, w, v, q5_KBytes, dotsQ5_KAVX2)
-}
-
-// mulMinsKSIMD is mulQ4_KSIMD for a K format with mins whose assembly is
-// dots (dotsQ4_KAVX2's arguments), its float part scaleMinsK.
-func mulMinsKSIMD(out []float32, w []byte, v *Vec, blockBytes int,
-	dots func(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)) int {
-	blocks := len(v.d)
-	if !simd || len(out) == 0 || blocks == 0 {
+	rowBytes, ok := kRows(out, w, v, q5_KBytes)
+	if !ok {
 		return 0
 	}
-	// The vector's sums over groups of 32, which the mins multiply, then
-	// a chunk's integer sums, two a block.
-	scratch := v.grow(blocks*8 + kChunk*blocks*2)
-	pairs := scratch[:blocks*8]
-	for g := range pairs {
-		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
-	}
-	return mulKSIMD(out, w, v, blockBytes, scratch[blocks*8:], func(dst *int32, w *byte, rowBytes, rows int) {
-		dots(dst, w, rowBytes, &v.q[0], &pairs[0], blocks, rows)
-	}, func(blk []byte, vd float32, ints []int32) float32 {
-		return scaleMinsK(half(blk[0:]), half(blk[2:]), vd, ints[0], ints[1])
-	})
+	mulQ5_KAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.pairSums()[0], len(v.d), len(out))
+	return len(out)
 }
 
 // mulQ6_KSIMD is mulQ4_KSIMD for Q6_K rows (mulQ6_K).
 func mulQ6_KSIMD(out []float32, w []byte, v *Vec) int {
-	blocks := len(v.d)
-	if !simd || len(out) == 0 || blocks == 0 {
+	rowBytes, ok := kRows(out, w, v, q6_KBytes)
+	if !ok {
 		return 0
 	}
-	return mulKSIMD(out, w, v, q6_KBytes, v.grow(kChunk*blocks), func(dst *int32, w *byte, rowBytes, rows int) {
-		dotsQ6_KAVX2(dst, w, rowBytes, &v.q[0], &v.sums[0], blocks, rows)
-	}, func(blk []byte, vd float32, ints []int32) float32 {
-		return scaleQ6_K((*[q6_KBytes]byte)(blk), vd, ints[0])
-	})
+	mulQ6_KAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), len(out))
+	return len(out)
 }
 
-// mulKSIMD multiplies a K format's rows by v in two parts, a chunk of rows
-// at a time: dots, in assembly, sets the integer sums of each of their
-// blocks in sums, the same number for each; then, in Go, each row adds its
-// blocks' float parts (scale) in order, as the Go kernel does.
-func mulKSIMD(out []float32, w []byte, v *Vec, blockBytes int, sums []int32,
-	dots func(dst *int32, w *byte, rowBytes, rows int), scale func(blk []byte, vd float32, ints []int32) float32) int {
+// mulQ3_KSIMD is mulQ4_KSIMD for Q3_K rows (mulQ3_K).
+func mulQ3_KSIMD(out []float32, w []byte, v *Vec) int {
+	rowBytes, ok := kRows(out, w, v, q3_KBytes)
+	if !ok {
+		return 0
+	}
+	mulQ3_KAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), len(out))
+	return len(out)
+}
+
+// mulQ2_KSIMD is mulQ4_KSIMD for Q2_K rows (mulQ2_K).
+func mulQ2_KSIMD(out []float32, w []byte, v *Vec) int {
+	rowBytes, ok := kRows(out, w, v, q2_KBytes)
+	if !ok {
+		return 0
+	}
+	mulQ2_KAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), len(out))
+	return len(out)
+}
+
+// mulIQ4_XSSIMD is mulQ4_KSIMD for IQ4_XS rows (mulIQ4_XS).
+func mulIQ4_XSSIMD(out []float32, w []byte, v *Vec) int {
+	rowBytes, ok := kRows(out, w, v, iq4_xsBytes)
+	if !ok {
+		return 0
+	}
+	mulIQ4_XSAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &iq4nlGrid[0], len(v.d), len(out))
+	return len(out)
+}
+
+// kRows reports whether the assembly multiplies the rows of w, a format of
+// blocks of 256, and their size, after checking that w and v hold what
+// those rows read: the assembly checks no bounds.
+func kRows(out []float32, w []byte, v *Vec, blockBytes int) (rowBytes int, ok bool) {
 	blocks := len(v.d)
-	rowBytes, ints := blocks*blockBytes, len(sums)/(kChunk*blocks)
+	rowBytes = blocks * blockBytes
+	if !simd || len(out) == 0 || blocks == 0 {
+		return rowBytes, false
+	}
 	if len(w) < len(out)*rowBytes || len(v.q) < blocks*QK_K || len(v.sums) < blocks*QK_K/16 {
 		panic("quant: a product's matrix or vector is shorter than its shape")
 	}
-	for first := 0; first < len(out); first += kChunk {
-		n := min(kChunk, len(out)-first)
-		dots(&sums[0], &w[first*rowBytes], rowBytes, n)
-		for i := range n {
-			row := w[(first+i)*rowBytes:]
-			var sum float32
-			for b, vd := range v.d {
-				sum += scale(row[b*blockBytes:], vd, sums[(i*blocks+b)*ints:])
-			}
-			out[first+i] = sum
-		}
+	return rowBytes, true
+}
+
+// pairSums returns the vector's sums over groups of 32, which Q4_K's and
+// Q5_K's mins multiply, in v's scratch.
+func (v *Vec) pairSums() []int32 {
+	pairs := v.grow(len(v.sums) / 2)
+	for g := range pairs {
+		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
 	}
-	return len(out)
+	return pairs
 }
 
 // simdRows is the number of rows the assembly multiplies, and their size,

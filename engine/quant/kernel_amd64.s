@@ -138,20 +138,29 @@
 	VZEROUPPER                \
 	RET
 
-// K_PROLOGUE loads the arguments both K kernels take, (dst *int32, w
-// *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int), and
-// sets Y14 to the low-nibble mask.
+// K_PROLOGUE loads the arguments every K kernel takes, (out *float32, w
+// *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows
+// int), but q and groupSums, which K_ROW loads for each row; and sets Y14
+// to the low-nibble mask.
 #define K_PROLOGUE \
-	MOVQ         dst+0(FP), DI        \
+	MOVQ         out+0(FP), DI        \
 	MOVQ         w+8(FP), SI          \
 	MOVQ         rowBytes+16(FP), R8  \
-	MOVQ         q+24(FP), R9         \
-	MOVQ         groupSums+32(FP), R10 \
-	MOVQ         blocks+40(FP), R11   \
-	MOVQ         rows+48(FP), R12     \
+	MOVQ         d+32(FP), R10        \
+	MOVQ         blocks+48(FP), R11   \
+	MOVQ         rows+56(FP), R12     \
 	MOVL         $0x0f0f0f0f, AX      \
 	VMOVD        AX, X14              \
 	VPBROADCASTD X14, Y14
+
+// K_ROW starts a row at SI: AX at its current block, DX at the vector's,
+// BX at the vector's group sums, CX the block's number, X4 the row's sum.
+#define K_ROW \
+	MOVQ   SI, AX                   \
+	MOVQ   q+24(FP), DX             \
+	MOVQ   groupSums+40(FP), BX     \
+	XORQ   CX, CX                   \
+	VXORPS X4, X4, X4
 
 // func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
@@ -304,6 +313,73 @@ q51block:
 	VADDPS X3, X10, X10
 	NEXT_GROUP(q51group)
 
+// The K formats' kernels (and IQ4_XS's, blocks of 256 too) take one row at
+// a time: a block's integer sums, as ggml-cpu's AVX2 kernels make them, go
+// to the float part at once, which adds them to the row's sum in X4 in the
+// Go kernels' order and rounding, one block after another.
+
+// K_NEXT moves on by a block of size bytes and the vector's block (sums
+// bytes of group sums), back to block while blocks remain; then stores the
+// row's sum and moves on by a row, back to row while rows remain; then
+// returns.
+#define K_NEXT(size, sums, block, row) \
+	ADDQ    $size, AX      \
+	ADDQ    $256, DX       \
+	ADDQ    $sums, BX      \
+	INCQ    CX             \
+	CMPQ    CX, R11        \
+	JLT     block          \
+	VMOVSS  X4, (DI)       \
+	ADDQ    $4, DI         \
+	ADDQ    R8, SI         \
+	DECQ    R12            \
+	JNZ     row            \
+	VZEROUPPER             \
+	RET
+
+// SUM8 sets the bottom lane of x to the sum of the eight int32 lanes of
+// y, the same register's, exactly; tmp is a scratch register.
+#define SUM8(y, x, tmp) \
+	VEXTRACTI128 $1, y, tmp \
+	VPADDD       tmp, x, x  \
+	VPHADDD      x, x, x    \
+	VPHADDD      x, x, x
+
+// SUM8_PAIR sets the bottom two lanes of xa to the sums of the eight
+// int32 lanes of ya, the same register's, and of yb, exactly; tmp is a
+// scratch register.
+#define SUM8_PAIR(ya, xa, yb, tmp) \
+	VPHADDD      yb, ya, ya   \
+	VEXTRACTI128 $1, ya, tmp  \
+	VPADDD       tmp, xa, xa  \
+	VPHADDD      xa, xa, xa
+
+// ADD_K adds to the row's sum what a block adds, given its integer sum in
+// the bottom lane of ints and its float16 d at off(AX): d·vd·sumi, vd the
+// vector block's scale, rounded as scaleQ6_K rounds it (X5 scratch).
+#define ADD_K(off, ints) \
+	VCVTDQ2PS ints, ints             \
+	VPINSRW   $0, off(AX), X5, X5    \
+	VCVTPH2PS X5, X5                 \
+	VMULSS    (R10)(CX*4), X5, X5    \
+	VMULSS    ints, X5, X5           \
+	VADDSS    X5, X4, X4
+
+// ADD_K_MINS is ADD_K for a format with mins, given the integer sums
+// [sumi, mins] in the bottom lanes of ints and the float16 d and dmin at
+// off(AX): d·vd·sumi − dmin·vd·mins, each product rounded as scaleMinsK
+// rounds it (X5, X6 scratch).
+#define ADD_K_MINS(off, ints) \
+	VCVTDQ2PS    ints, ints          \
+	VMOVD        off(AX), X5         \
+	VCVTPH2PS    X5, X5              \
+	VBROADCASTSS (R10)(CX*4), X6     \
+	VMULPS       X6, X5, X5          \
+	VMULPS       ints, X5, X5        \
+	VMOVSHDUP    X5, X6              \
+	VSUBSS       X6, X5, X5          \
+	VADDSS       X5, X4, X4
+
 // NIBBLES_Q4_K sets Y1 and Y2 to the low and the high nibbles of the 32
 // bytes at qoff(AX): groups 2c and 2c+1 of a Q4_K or Q5_K block.
 #define NIBBLES_Q4_K(qoff) \
@@ -388,42 +464,12 @@ q51block:
 	VPMOVZXBD X9, Y9            \
 	VPMULLD (BX), Y9, Y9
 
-// NEXT_K_BLOCK stores [Σ Y10, Σ Y9] at DI and moves on by a block of size
-// bytes, back to block while blocks remain, then by a row, back to row
-// while rows remain; then returns.
-#define NEXT_K_BLOCK(size, block, row) \
-	VPHADDD      Y9, Y10, Y10   \
-	VEXTRACTI128 $1, Y10, X11   \
-	VPADDD       X11, X10, X10  \
-	VPHADDD      X10, X10, X10  \
-	VMOVQ        X10, (DI)      \
-	ADDQ         $8, DI         \
-	ADDQ $size, AX              \
-	ADDQ $256, DX               \
-	ADDQ $32, BX                \
-	INCQ CX                     \
-	CMPQ CX, R11                \
-	JLT  block                  \
-	ADDQ R8, SI                 \
-	DECQ R12                    \
-	JNZ  row                    \
-	VZEROUPPER                  \
-	RET
-
-// K_ROW starts a row of a K format at SI: AX at its current block, DX at
-// the vector's, BX at the vector's group sums, CX the block's number.
-#define K_ROW \
-	MOVQ SI, AX  \
-	MOVQ R9, DX  \
-	MOVQ R10, BX \
-	XORQ CX, CX
-
-// func dotsQ4_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+// func mulQ4_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 //
-// For each of rows rows of w and each of its blocks, dst gets the pair
-// (Σ_g sc[g]·(Σ q·v.q), Σ_g m[g]·groupSums[g]): dotQ4_K's integers, groupSums
-// the vector's sums over groups of 32.
-TEXT ·dotsQ4_KAVX2(SB), NOSPLIT, $0-56
+// Sets out[0 … rows) to rows of w (rowBytes apart, blocks blocks each)
+// times the vector q, d, as mulQ4_K does: a block's integers are dotQ4_K's,
+// groupSums the vector's sums over groups of 32.
+TEXT ·mulQ4_KAVX2(SB), NOSPLIT, $0-64
 	K_PROLOGUE
 
 k4row:
@@ -436,12 +482,14 @@ k4block:
 	DOTS_Q4_K_GROUPS(48, 64)
 	DOTS_Q4_K_GROUPS(80, 128)
 	DOTS_Q4_K_GROUPS(112, 192)
-	NEXT_K_BLOCK(144, k4block, k4row)
+	SUM8_PAIR(Y10, X10, Y9, X11)
+	ADD_K_MINS(0, X10)
+	K_NEXT(144, 32, k4block, k4row)
 
-// func dotsQ5_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+// func mulQ5_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 //
-// dotsQ4_KAVX2 for Q5_K rows: dotQ5_K's integers.
-TEXT ·dotsQ5_KAVX2(SB), NOSPLIT, $0-56
+// mulQ4_KAVX2 for Q5_K rows: dotQ5_K's integers.
+TEXT ·mulQ5_KAVX2(SB), NOSPLIT, $0-64
 	K_PROLOGUE
 	MOVL $0x01010101, AX
 	VMOVD AX, X13
@@ -458,13 +506,15 @@ k5block:
 	DOTS_Q5_K_GROUPS(80, 64, 2, 3)
 	DOTS_Q5_K_GROUPS(112, 128, 4, 5)
 	DOTS_Q5_K_GROUPS(144, 192, 6, 7)
-	NEXT_K_BLOCK(176, k5block, k5row)
+	SUM8_PAIR(Y10, X10, Y9, X11)
+	ADD_K_MINS(0, X10)
+	K_NEXT(176, 32, k5block, k5row)
 
-// Q6_QUARTER adds to Y15 the products of the 32 six-bit weights in q
-// with the vector's 32 int8 at y(DX), each group of 16's pair sums times
-// its int8 scale: the bytes of X9 that the shuffle X10 picks (8 × the
-// group's, 8 × the next one's), X10 moved on to the next two.
-#define Q6_QUARTER(q, y) \
+// GROUPS16 adds to Y15 the products of 32 weights in q, unsigned bytes,
+// with the vector's 32 int8 at y(DX), two groups of 16, each group's pair
+// sums times its int8 scale: the bytes of X9 that the shuffle X10 picks
+// (8 × the group's, 8 × the next one's), X10 moved on to the next two.
+#define GROUPS16(q, y) \
 	VPMADDUBSW y(DX), q, q  \
 	VPSHUFB    X10, X9, X8  \
 	VPADDB     X11, X10, X10 \
@@ -472,9 +522,33 @@ k5block:
 	VPMADDWD   Y8, q, q     \
 	VPADDD     q, Y15, Y15
 
+// GROUPS16_CONSTANTS sets X11 and X12 to GROUPS16's shuffles: the step,
+// two scales on, and the first shuffle, 8 × scale 0 and 8 × scale 1.
+#define GROUPS16_CONSTANTS \
+	MOVL         $0x02020202, AX     \
+	VMOVD        AX, X11             \
+	VPBROADCASTD X11, X11            \
+	MOVQ         $0x0101010101010101, AX \
+	VMOVQ        AX, X12             \
+	VPSLLDQ      $8, X12, X12
+
+// SUB_SCALED_SUMS subtracts from Y15 2^shift · Σ_g sc[g]·groupSums[g],
+// the sixteen int8 scales sc in X9 and the vector's group sums at BX: the
+// offset of Q6_K's weights (−32) and Q3_K's (−4), taken out as ggml-cpu's
+// AVX2 kernels take it out (Q6_K's q8sclsub).
+#define SUB_SCALED_SUMS(shift) \
+	VPMOVSXBD X9, Y7         \
+	VPMULLD   (BX), Y7, Y7   \
+	VPSRLDQ   $8, X9, X8     \
+	VPMOVSXBD X8, Y8         \
+	VPMULLD   32(BX), Y8, Y8 \
+	VPADDD    Y8, Y7, Y7     \
+	VPSLLD    $shift, Y7, Y7 \
+	VPSUBD    Y7, Y15, Y15
+
 // Q6_WEIGHTS adds the products of a quarter's 32 weights, the nibbles of
 // Y(ql) at bit lo with the two bits of qh (Y0) at bit hi above them, with
-// the vector's 32 int8 at y(DX) (Q6_QUARTER).
+// the vector's 32 int8 at y(DX) (GROUPS16).
 #define Q6_WEIGHTS(ql, lo, hi, y) \
 	VPSRLW $lo, ql, Y3  \
 	VPAND  Y14, Y3, Y3  \
@@ -482,7 +556,7 @@ k5block:
 	VPAND  Y13, Y7, Y7  \
 	VPSLLW $4, Y7, Y7   \
 	VPOR   Y7, Y3, Y3   \
-	Q6_QUARTER(Y3, y)
+	GROUPS16(Y3, y)
 
 // Q6_HALF adds the products of the 128 weights of half a Q6_K block (ql
 // at ql(AX), 64 bytes, qh at qh(AX), 32) with the vector's 128 at y(DX):
@@ -498,29 +572,20 @@ k5block:
 	Q6_WEIGHTS(Y1, 4, 4, y+64)      \
 	Q6_WEIGHTS(Y2, 4, 6, y+96)
 
-// func dotsQ6_KAVX2(dst *int32, w *byte, rowBytes int, q *int8, groupSums *int32, blocks, rows int)
+// func mulQ6_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 //
-// For each of rows rows of w and each of its blocks, dst gets
-// Σ_g sc[g]·(Σ q·v.q − 32·groupSums[g]): dotQ6_K's integer, the −32 taken
-// out with the vector's sums over groups of 16, as ggml-cpu's AVX2 ggml_vec_dot_q6_K_q8_K
-// takes it out with its q8sclsub.
-TEXT ·dotsQ6_KAVX2(SB), NOSPLIT, $0-56
+// mulQ4_KAVX2 for Q6_K rows: a block's integer is dotQ6_K's,
+// Σ_g sc[g]·(Σ q·v.q − 32·groupSums[g]), groupSums the vector's sums over
+// groups of 16.
+TEXT ·mulQ6_KAVX2(SB), NOSPLIT, $0-64
 	K_PROLOGUE
 	MOVL $0x03030303, AX
 	VMOVD AX, X13
 	VPBROADCASTD X13, Y13 // the two-bit mask
-	MOVL $0x02020202, AX
-	VMOVD AX, X11
-	VPBROADCASTD X11, X11 // the shuffle's step, two scales on
-	MOVQ $0x0101010101010101, AX
-	VMOVQ AX, X12
-	VPSLLDQ $8, X12, X12  // the first shuffle: 8 × scale 0, 8 × scale 1
+	GROUPS16_CONSTANTS
 
 k6row:
-	MOVQ SI, AX  // the current block
-	MOVQ R9, DX  // the vector's
-	MOVQ R10, BX // its group sums
-	XORQ CX, CX
+	K_ROW
 
 k6block:
 	VMOVDQU 192(AX), X9 // the 16 int8 scales
@@ -528,36 +593,214 @@ k6block:
 	VPXOR   Y15, Y15, Y15
 	Q6_HALF(0, 128, 0)
 	Q6_HALF(64, 160, 128)
+	SUB_SCALED_SUMS(5)
+	SUM8(Y15, X15, X7)
+	ADD_K(208, X15)
+	K_NEXT(210, 64, k6block, k6row)
 
-	// − 32·Σ_g sc[g]·sums[g]
-	VPMOVSXBD X9, Y7
+// Q3_WEIGHTS adds the products of the 32 weights whose two low bits are
+// Y1's at bit lo and whose third bit is bit hi of hmask (Y0), 4 where it
+// is set (Y6: a one in every byte), with the vector's 32 int8 at y(DX)
+// (GROUPS16). The weights are q+4, 0–7; the 4 is taken out later.
+#define Q3_WEIGHTS(lo, hi, y) \
+	VPSRLW $lo, Y1, Y3  \
+	VPAND  Y13, Y3, Y3  \
+	VPSRLW $hi, Y0, Y7  \
+	VPAND  Y6, Y7, Y7   \
+	VPSLLW $2, Y7, Y7   \
+	VPOR   Y7, Y3, Y3   \
+	GROUPS16(Y3, y)
+
+// Q3_HALF adds the products of the 128 weights of half h of a Q3_K block
+// (their low bits in the 32 bytes at 32+32h, in the pairs of bits 0–7 as
+// Q2_K's; their third bits in bits 4h … 4h+3 of hmask) with the vector's
+// 128 at 128h(DX).
+#define Q3_HALF(qs, hbit, y) \
+	VMOVDQU qs(AX), Y1          \
+	Q3_WEIGHTS(0, hbit, y)      \
+	Q3_WEIGHTS(2, hbit+1, y+32) \
+	Q3_WEIGHTS(4, hbit+2, y+64) \
+	Q3_WEIGHTS(6, hbit+3, y+96)
+
+// func mulQ3_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
+//
+// mulQ6_KAVX2 for Q3_K rows: a block's integer is mulQ3_K's,
+// Σ_g (sc[g]−32)·(Σ (q+4)·v.q − 4·groupSums[g]). The scales are unpacked
+// as q3_KScales does, four bytes of sixteen at a time.
+TEXT ·mulQ3_KAVX2(SB), NOSPLIT, $0-64
+	K_PROLOGUE
+	MOVL $0x03030303, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // the two-bit mask
+	MOVL $0x01010101, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6   // a one in every byte
+	MOVL $0x20202020, AX
+	VMOVD AX, X2
+	VPBROADCASTD X2, X2   // 32 in every byte
+	GROUPS16_CONSTANTS
+
+k3row:
+	K_ROW
+
+k3block:
+	// The scales: [a0, a1, a0>>4, a1>>4] & 0x0f, with bits 0–1, 2–3, 4–5
+	// and 6–7 of each byte of tmp above them, less 32.
+	VMOVQ       96(AX), X7
+	VPINSRD     $2, 104(AX), X7, X7
+	VPSRLW      $4, X7, X8
+	VPUNPCKLQDQ X8, X7, X9
+	VPAND       X14, X9, X9
+	VPSHUFD     $0xaa, X7, X7
+	VPSRLVD     kShifts<>(SB), X7, X7
+	VPAND       X13, X7, X7
+	VPSLLD      $4, X7, X7
+	VPOR        X7, X9, X9
+	VPSUBB      X2, X9, X9
+
+	VMOVDQU (AX), Y0 // hmask
+	VMOVDQU X12, X10
+	VPXOR   Y15, Y15, Y15
+	Q3_HALF(32, 0, 0)
+	Q3_HALF(64, 4, 128)
+	SUB_SCALED_SUMS(2)
+	SUM8(Y15, X15, X7)
+	ADD_K(108, X15)
+	K_NEXT(110, 64, k3block, k3row)
+
+// Q2_WEIGHTS adds the products of the 32 two-bit weights of Y1 at bit lo
+// with the vector's 32 int8 at y(DX) (GROUPS16).
+#define Q2_WEIGHTS(lo, y) \
+	VPSRLW $lo, Y1, Y3  \
+	VPAND  Y13, Y3, Y3  \
+	GROUPS16(Y3, y)
+
+// Q2_HALF adds the products of the 128 weights of the 32 bytes at qs(AX),
+// half a Q2_K block, with the vector's 128 at y(DX).
+#define Q2_HALF(qs, y) \
+	VMOVDQU qs(AX), Y1  \
+	Q2_WEIGHTS(0, y)    \
+	Q2_WEIGHTS(2, y+32) \
+	Q2_WEIGHTS(4, y+64) \
+	Q2_WEIGHTS(6, y+96)
+
+// func mulQ2_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
+//
+// mulQ4_KAVX2 for Q2_K rows: a block's integers are mulQ2_K's,
+// Σ_g sc[g]·(Σ q·v.q) and Σ_g m[g]·groupSums[g], groupSums the vector's
+// sums over groups of 16.
+TEXT ·mulQ2_KAVX2(SB), NOSPLIT, $0-64
+	K_PROLOGUE
+	MOVL $0x03030303, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13 // the two-bit mask
+	GROUPS16_CONSTANTS
+
+k2row:
+	K_ROW
+
+k2block:
+	// The scales in X9's bytes; the mins times the group sums in Y7.
+	VMOVDQU   (AX), X8
+	VPAND     X14, X8, X9
+	VPSRLW    $4, X8, X8
+	VPAND     X14, X8, X8
+	VPMOVZXBD X8, Y7
 	VPMULLD   (BX), Y7, Y7
-	VPSRLDQ   $8, X9, X8
-	VPMOVSXBD X8, Y8
+	VPSRLDQ   $8, X8, X8
+	VPMOVZXBD X8, Y8
 	VPMULLD   32(BX), Y8, Y8
 	VPADDD    Y8, Y7, Y7
-	VPSLLD    $5, Y7, Y7
-	VPSUBD    Y7, Y15, Y15
 
-	VEXTRACTI128 $1, Y15, X7
-	VPADDD       X7, X15, X15
-	VPHADDD      X15, X15, X15
-	VPHADDD      X15, X15, X15
-	VMOVD        X15, (DI)
-	ADDQ         $4, DI
+	VMOVDQU X12, X10
+	VPXOR   Y15, Y15, Y15
+	Q2_HALF(16, 0)
+	Q2_HALF(48, 128)
+	SUM8_PAIR(Y15, X15, Y7, X6)
+	ADD_K_MINS(80, X15)
+	K_NEXT(84, 64, k2block, k2row)
 
-	ADDQ $210, AX
-	ADDQ $256, DX
-	ADDQ $64, BX
-	INCQ CX
-	CMPQ CX, R11
-	JLT  k6block
+// IQ4_XS_GROUP adds to Y10 the products of group g's 32 weights, the
+// grid's values (Y13) at the indices of the 16 bytes at qs(AX) (IQ4_NL's
+// order), with the vector's 32 int8 at y(DX), their pair sums times the
+// group's scale: the next int16 at the bottom of X8, shifted out.
+#define IQ4_XS_GROUP(qs, y) \
+	VMOVDQU      qs(AX), X1     \
+	VPSRLW       $4, X1, X2     \
+	VINSERTI128  $1, X2, Y1, Y1 \
+	VPAND        Y14, Y1, Y1    \
+	VPSHUFB      Y1, Y13, Y1    \
+	VMOVDQU      y(DX), Y0      \
+	VPSIGNB      Y1, Y1, Y2     \
+	VPSIGNB      Y1, Y0, Y3     \
+	VPMADDUBSW   Y3, Y2, Y2     \
+	VPBROADCASTW X8, Y3         \
+	VPSRLDQ      $2, X8, X8     \
+	VPMADDWD     Y3, Y2, Y2     \
+	VPADDD       Y2, Y10, Y10
 
-	ADDQ R8, SI
-	DECQ R12
-	JNZ  k6row
-	VZEROUPPER
-	RET
+// func mulIQ4_XSAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, rows int)
+//
+// mulQ4_KAVX2 for IQ4_XS rows, with the grid (iq4nlGrid) in groupSums'
+// place: a block's integer is mulIQ4_XS's, Σ_g (ls[g]−32)·(Σ grid·v.q).
+TEXT ·mulIQ4_XSAVX2(SB), NOSPLIT, $0-64
+	K_PROLOGUE
+	MOVQ grid+40(FP), AX
+	VBROADCASTI128 (AX), Y13 // the grid, in both halves
+	MOVL $0x30, AX
+	VMOVD AX, X12
+	VPBROADCASTD X12, Y12 // the scales' high bits' place, in each int32
+	MOVL $0x00200020, AX
+	VMOVD AX, X11
+	VPBROADCASTD X11, X11 // 32 in each int16
+
+kxrow:
+	MOVQ   SI, AX
+	MOVQ   q+24(FP), DX
+	XORQ   CX, CX
+	VXORPS X4, X4, X4
+
+kxblock:
+	// The scales ls−32 in X8, as int16: the nibbles of bytes 4–7, low
+	// first, with bits 2g and 2g+1 of the uint16 at 2 above group g's.
+	VMOVD        4(AX), X8
+	VPSRLW       $4, X8, X7
+	VPUNPCKLBW   X7, X8, X8
+	VPAND        X14, X8, X8
+	VPMOVZXBW    X8, X8
+	VPBROADCASTW 2(AX), Y7
+	VPSRLVD      kShifts<>(SB), Y7, Y7
+	VPSLLD       $4, Y7, Y7
+	VPAND        Y12, Y7, Y7
+	VEXTRACTI128 $1, Y7, X6
+	VPACKUSDW    X6, X7, X7
+	VPOR         X7, X8, X8
+	VPSUBW       X11, X8, X8
+
+	VPXOR Y10, Y10, Y10
+	IQ4_XS_GROUP(8, 0)
+	IQ4_XS_GROUP(24, 32)
+	IQ4_XS_GROUP(40, 64)
+	IQ4_XS_GROUP(56, 96)
+	IQ4_XS_GROUP(72, 128)
+	IQ4_XS_GROUP(88, 160)
+	IQ4_XS_GROUP(104, 192)
+	IQ4_XS_GROUP(120, 224)
+	SUM8(Y10, X10, X7)
+	ADD_K(0, X10)
+	K_NEXT(136, 0, kxblock, kxrow)
+
+// kShifts are VPSRLVD's counts 0, 2, … 14: bits 2g and 2g+1 of a word to
+// the bottom of lane g.
+DATA kShifts<>+0(SB)/4, $0
+DATA kShifts<>+4(SB)/4, $2
+DATA kShifts<>+8(SB)/4, $4
+DATA kShifts<>+12(SB)/4, $6
+DATA kShifts<>+16(SB)/4, $8
+DATA kShifts<>+20(SB)/4, $10
+DATA kShifts<>+24(SB)/4, $12
+DATA kShifts<>+28(SB)/4, $14
+GLOBL kShifts<>(SB), RODATA|NOPTR, $32
 
 // func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24

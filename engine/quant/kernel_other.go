@@ -23,3 +23,9 @@ func mulQ4_KSIMD([]float32, []byte, *Vec) int { return 0 }
 func mulQ5_KSIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ6_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ3_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulQ2_KSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func mulIQ4_XSSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -303,10 +303,12 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ5_K(out[n:], m.Q[n*RowBytes(Q5_K, m.Cols):], v)
 	case Q2_K:
 		v.quantizeQ8_K(x)
-		mulQ2_K(out, m.Q, v)
+		n := mulQ2_KSIMD(out, m.Q, v)
+		mulQ2_K(out[n:], m.Q[n*RowBytes(Q2_K, m.Cols):], v)
 	case Q3_K:
 		v.quantizeQ8_K(x)
-		mulQ3_K(out, m.Q, v)
+		n := mulQ3_KSIMD(out, m.Q, v)
+		mulQ3_K(out[n:], m.Q[n*RowBytes(Q3_K, m.Cols):], v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)
@@ -317,7 +319,8 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulIQ4_NL(out[n:], m.Q[n*RowBytes(IQ4_NL, m.Cols):], v)
 	case IQ4_XS:
 		v.quantizeQ8_K(x)
-		mulIQ4_XS(out, m.Q, v)
+		n := mulIQ4_XSSIMD(out, m.Q, v)
+		mulIQ4_XS(out[n:], m.Q[n*RowBytes(IQ4_XS, m.Cols):], v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}

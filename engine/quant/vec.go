@@ -15,8 +15,8 @@ type Vec struct {
 	// s is, for blocks of 32, block_q8_1's s: d·Σq with d unrounded, as a
 	// half, which Q5_1's mins multiply.
 	s []float32
-	// scratch of the assembly kernels that leave the float part to Go
-	// (kernel_amd64.go), grown once like the rest.
+	// scratch holds the sums over groups of 32 that Q4_K's and Q5_K's
+	// assembly takes (kernel_amd64.go), grown once like the rest.
 	scratch []int32
 }
 
