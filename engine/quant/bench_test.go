@@ -23,6 +23,7 @@ func BenchmarkMulVec(b *testing.B) {
 	}{
 		{"Q8_0", Q8_0, (*Matrix).MulVec},
 		{"Q4_0", Q4_0, (*Matrix).MulVec},
+		{"Q5_0", Q5_0, (*Matrix).MulVec},
 		{"Q5_1", Q5_1, (*Matrix).MulVec},
 		{"Q4_K", Q4_K, (*Matrix).MulVec},
 		{"Q5_K", Q5_K, (*Matrix).MulVec},

@@ -2,8 +2,8 @@
 
 package quant
 
-// The products in AVX2 assembly (kernel_amd64.s): Q8_0, Q4_0, Q5_1 and
-// IQ4_NL four rows at a time, the formats of blocks of 256 (Q2_K–Q6_K,
+// The products in AVX2 assembly (kernel_amd64.s): Q8_0, Q4_0, Q5_0, Q5_1
+// and IQ4_NL four rows at a time, the formats of blocks of 256 (Q2_K–Q6_K,
 // IQ4_XS) one row at a time. They give the Go kernels' results bit for bit
 // (TestSIMDMatchesGo): a block's integer products are summed exactly, in
 // any order; then each row adds its blocks' sums times their scales in
@@ -36,7 +36,7 @@ var hasAVX2 = func() bool {
 // The results do not change, only the speed; tests compare the two.
 func UseSIMD(on bool) { simd = on && hasAVX2 }
 
-// Kernel names the kernels MulVec uses for every format but Q5_0: "AVX2" or "Go".
+// Kernel names the kernels MulVec uses: "AVX2" or "Go".
 func Kernel() string {
 	if simd {
 		return "AVX2"
@@ -66,6 +66,11 @@ func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums 
 //go:noescape
 func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 
+// mulQ5_0AVX2 is mulQ8_0AVX2 for Q5_0 rows.
+//
+//go:noescape
+func mulQ5_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+
 // mulIQ4_NLAVX2 is mulQ8_0AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
 // in sums' place.
 //
@@ -88,6 +93,15 @@ func mulQ5_1SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q5_1Bytes)
 	if n > 0 {
 		mulQ5_1AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.s[0], len(v.d), n/4)
+	}
+	return n
+}
+
+// mulQ5_0SIMD is mulQ8_0SIMD for Q5_0 rows (mulQ5_0).
+func mulQ5_0SIMD(out []float32, w []byte, v *Vec) int {
+	n, rowBytes := simdRows(out, w, v, q5_0Bytes)
+	if n > 0 {
+		mulQ5_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
 	}
 	return n
 }

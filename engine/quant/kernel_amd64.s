@@ -267,29 +267,35 @@ iq4nlblock:
 	VPINSRW   $3, off(AX)(R13*1), X8, X8 \
 	VCVTPH2PS X8, X8
 
+// Q5_CONSTANTS sets ROWDOT_Q5_1's constants: the low-nibble mask Y14, a
+// fifth bit (16) in every byte of Y13, bit j%8 in byte j of Y11, and the
+// shuffle Y12 that spreads qh's byte k over bytes 8k … 8k+7.
+#define Q5_CONSTANTS \
+	MOVL         $0x0f0f0f0f, AX         \
+	VMOVD        AX, X14                 \
+	VPBROADCASTD X14, Y14                \
+	MOVL         $0x10101010, AX         \
+	VMOVD        AX, X13                 \
+	VPBROADCASTD X13, Y13                \
+	MOVQ         $0x8040201008040201, AX \
+	VMOVQ        AX, X11                 \
+	VPBROADCASTQ X11, Y11                \
+	MOVQ         $0x0101010101010101, AX \
+	VMOVQ        AX, X12                 \
+	VPSLLDQ      $8, X12, X12            \
+	MOVL         $0x02020202, AX         \
+	VMOVD        AX, X1                  \
+	VPBROADCASTD X1, X1                  \
+	VPADDB       X1, X12, X1             \
+	VINSERTI128  $1, X1, Y12, Y12
+
 // func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 //
 // mulQ8_0AVX2 for Q5_1 rows, whose mins, half(m)·s[b] (s block_q8_1's),
 // are summed apart in X3 and added last, as mulQ5_1 adds them.
 TEXT ·mulQ5_1AVX2(SB), NOSPLIT, $0-64
 	PROLOGUE
-	MOVL $0x0f0f0f0f, AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14 // the low-nibble mask
-	MOVL $0x10101010, AX
-	VMOVD AX, X13
-	VPBROADCASTD X13, Y13 // a fifth bit
-	MOVQ $0x8040201008040201, AX
-	VMOVQ AX, X11
-	VPBROADCASTQ X11, Y11 // bit j%8 in byte j
-	MOVQ $0x0101010101010101, AX
-	VMOVQ AX, X12
-	VPSLLDQ $8, X12, X12 // bytes 0–7 from qh's byte 0, 8–15 from byte 1
-	MOVL $0x02020202, AX
-	VMOVD AX, X1
-	VPBROADCASTD X1, X1
-	VPADDB X1, X12, X1
-	VINSERTI128 $1, X1, Y12, Y12 // 16–23 from byte 2, 24–31 from byte 3
+	Q5_CONSTANTS
 
 q51group:
 	GROUP
@@ -379,6 +385,32 @@ q51block:
 	VMOVSHDUP    X5, X6              \
 	VSUBSS       X6, X5, X5          \
 	VADDSS       X5, X4, X4
+
+// func mulQ5_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+//
+// mulQ4_0AVX2 for Q5_0 rows, whose weights are Q5_1's (0–31), less 16.
+TEXT ·mulQ5_0AVX2(SB), NOSPLIT, $0-64
+	PROLOGUE
+	Q5_CONSTANTS
+
+q50group:
+	GROUP
+
+q50block:
+	PREFETCH4(R15, 22)
+	VMOVDQU (DX), Y0
+	ROWDOT_Q5_1(2(AX), 6(AX), Y4)
+	ROWDOT_Q5_1(2(AX)(R8*1), 6(AX)(R8*1), Y5)
+	ROWDOT_Q5_1(2(AX)(R8*2), 6(AX)(R8*2), Y6)
+	ROWDOT_Q5_1(2(AX)(R13*1), 6(AX)(R13*1), Y7)
+	SUM4
+	// s −= 16·Σq
+	VPBROADCASTD (R14)(CX*4), X5
+	VPSLLD $4, X5, X5
+	VPSUBD X5, X4, X4
+	ADD_SCALED
+	NEXT_BLOCK(22, q50block)
+	NEXT_GROUP(q50group)
 
 // NIBBLES_Q4_K sets Y1 and Y2 to the low and the high nibbles of the 32
 // bytes at qoff(AX): groups 2c and 2c+1 of a Q4_K or Q5_K block.

@@ -14,6 +14,8 @@ func mulQ8_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulQ4_0SIMD([]float32, []byte, *Vec) int { return 0 }
 
+func mulQ5_0SIMD([]float32, []byte, *Vec) int { return 0 }
+
 func mulQ5_1SIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulIQ4_NLSIMD([]float32, []byte, *Vec) int { return 0 }

@@ -7,7 +7,7 @@ import (
 )
 
 // simdFormats are the formats with assembly kernels.
-var simdFormats = []Type{Q8_0, Q4_0, Q5_1, Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_NL, IQ4_XS}
+var simdFormats = []Type{Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_NL, IQ4_XS}
 
 // TestSIMDMatchesGo checks that MulVec with the assembly kernels gives what
 // it gives with the Go kernels, bit for bit, on every KernelCase (any NaN

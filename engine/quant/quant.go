@@ -288,7 +288,8 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
 	case Q5_0:
 		v.quantizeQ8_0(x)
-		mulQ5_0(out, m.Q, v)
+		n := mulQ5_0SIMD(out, m.Q, v)
+		mulQ5_0(out[n:], m.Q[n*RowBytes(Q5_0, m.Cols):], v)
 	case Q5_1:
 		v.quantizeQ8_0(x) // block_q8_1's d, q and s
 		n := mulQ5_1SIMD(out, m.Q, v)
