@@ -281,47 +281,47 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 	case Q8_0:
 		v.quantizeQ8_0(x)
 		n := mulQ8_0SIMD(out, m.Q, v)
-		mulQ8_0(out[n:], m.Q[n*RowBytes(Q8_0, m.Cols):], v)
+		mulQ8_0(out[n:], m.Q[n*len(v.d)*q8_0Bytes:], v)
 	case Q4_0:
 		v.quantizeQ8_0(x)
 		n := mulQ4_0SIMD(out, m.Q, v)
-		mulQ4_0(out[n:], m.Q[n*RowBytes(Q4_0, m.Cols):], v)
+		mulQ4_0(out[n:], m.Q[n*len(v.d)*q4_0Bytes:], v)
 	case Q5_0:
 		v.quantizeQ8_0(x)
 		n := mulQ5_0SIMD(out, m.Q, v)
-		mulQ5_0(out[n:], m.Q[n*RowBytes(Q5_0, m.Cols):], v)
+		mulQ5_0(out[n:], m.Q[n*len(v.d)*q5_0Bytes:], v)
 	case Q5_1:
 		v.quantizeQ8_0(x) // block_q8_1's d, q and s
 		n := mulQ5_1SIMD(out, m.Q, v)
-		mulQ5_1(out[n:], m.Q[n*RowBytes(Q5_1, m.Cols):], v)
+		mulQ5_1(out[n:], m.Q[n*len(v.d)*q5_1Bytes:], v)
 	case Q4_K:
 		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)
-		mulQ4_K(out[n:], m.Q[n*RowBytes(Q4_K, m.Cols):], v)
+		mulQ4_K(out[n:], m.Q[n*len(v.d)*q4_KBytes:], v)
 	case Q5_K:
 		v.quantizeQ8_K(x)
 		n := mulQ5_KSIMD(out, m.Q, v)
-		mulQ5_K(out[n:], m.Q[n*RowBytes(Q5_K, m.Cols):], v)
+		mulQ5_K(out[n:], m.Q[n*len(v.d)*q5_KBytes:], v)
 	case Q2_K:
 		v.quantizeQ8_K(x)
 		n := mulQ2_KSIMD(out, m.Q, v)
-		mulQ2_K(out[n:], m.Q[n*RowBytes(Q2_K, m.Cols):], v)
+		mulQ2_K(out[n:], m.Q[n*len(v.d)*q2_KBytes:], v)
 	case Q3_K:
 		v.quantizeQ8_K(x)
 		n := mulQ3_KSIMD(out, m.Q, v)
-		mulQ3_K(out[n:], m.Q[n*RowBytes(Q3_K, m.Cols):], v)
+		mulQ3_K(out[n:], m.Q[n*len(v.d)*q3_KBytes:], v)
 	case Q6_K:
 		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)
-		mulQ6_K(out[n:], m.Q[n*RowBytes(Q6_K, m.Cols):], v)
+		mulQ6_K(out[n:], m.Q[n*len(v.d)*q6_KBytes:], v)
 	case IQ4_NL:
 		v.quantizeQ8_0(x)
 		n := mulIQ4_NLSIMD(out, m.Q, v)
-		mulIQ4_NL(out[n:], m.Q[n*RowBytes(IQ4_NL, m.Cols):], v)
+		mulIQ4_NL(out[n:], m.Q[n*len(v.d)*iq4_nlBytes:], v)
 	case IQ4_XS:
 		v.quantizeQ8_K(x)
 		n := mulIQ4_XSSIMD(out, m.Q, v)
-		mulIQ4_XS(out[n:], m.Q[n*RowBytes(IQ4_XS, m.Cols):], v)
+		mulIQ4_XS(out[n:], m.Q[n*len(v.d)*iq4_xsBytes:], v)
 	default:
 		panic("quant: MulVec of a matrix of " + m.Type.String())
 	}
