@@ -87,7 +87,7 @@
 // lanes would make the Go and WebAssembly kernels one x86 build's and no
 // other's. So nexttoken does neither.
 //
-// On amd64 with AVX2 the integer sums run in assembly (kernel_amd64.s,
+// On amd64 with AVX2 the products run in assembly (kernel_amd64.s,
 // kernel_amd64.go), many times faster, and give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): integer sums are exact in any order,
 // and the float part keeps the Go kernels' order. The Go kernels remain
