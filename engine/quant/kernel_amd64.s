@@ -578,31 +578,41 @@ k5block:
 	VPSLLD    $shift, Y7, Y7 \
 	VPSUBD    Y7, Y15, Y15
 
-// Q6_WEIGHTS adds the products of a quarter's 32 weights, the nibbles of
-// Y(ql) at bit lo with the two bits of qh (Y0) at bit hi above them, with
-// the vector's 32 int8 at y(DX) (GROUPS16).
-#define Q6_WEIGHTS(ql, lo, hi, y) \
-	VPSRLW $lo, ql, Y3  \
-	VPAND  Y14, Y3, Y3  \
-	VPSRLW $hi, Y0, Y7  \
-	VPAND  Y13, Y7, Y7  \
-	VPSLLW $4, Y7, Y7   \
-	VPOR   Y7, Y3, Y3   \
+// Q6_QUARTER adds the products of a quarter's 32 weights, the nibbles in
+// Y3 with the two bits above them in place (bits 4–5) in Y7, with the
+// vector's 32 int8 at y(DX) (GROUPS16).
+#define Q6_QUARTER(y) \
+	VPOR   Y7, Y3, Y3 \
 	GROUPS16(Y3, y)
 
 // Q6_HALF adds the products of the 128 weights of half a Q6_K block (ql
 // at ql(AX), 64 bytes, qh at qh(AX), 32) with the vector's 128 at y(DX):
 // quarter 0 is ql[0:32]'s low nibbles with qh's bits 0–1 above them,
 // quarter 1 ql[32:64]'s with bits 2–3, quarter 2 ql[0:32]'s high nibbles
-// with bits 4–5, quarter 3 ql[32:64]'s with bits 6–7.
+// with bits 4–5, quarter 3 ql[32:64]'s with bits 6–7. Each pair of bits
+// goes to bits 4–5 of its byte in one shift of qh's words and the mask
+// Y13: a bit shifted in from a neighbouring byte falls outside it.
 #define Q6_HALF(ql, qh, y) \
-	VMOVDQU qh(AX), Y0              \
-	VMOVDQU ql(AX), Y1              \
-	VMOVDQU ql+32(AX), Y2           \
-	Q6_WEIGHTS(Y1, 0, 0, y)         \
-	Q6_WEIGHTS(Y2, 0, 2, y+32)      \
-	Q6_WEIGHTS(Y1, 4, 4, y+64)      \
-	Q6_WEIGHTS(Y2, 4, 6, y+96)
+	VMOVDQU qh(AX), Y0     \
+	VMOVDQU ql(AX), Y1     \
+	VMOVDQU ql+32(AX), Y2  \
+	VPAND   Y14, Y1, Y3    \
+	VPSLLW  $4, Y0, Y7     \
+	VPAND   Y13, Y7, Y7    \
+	Q6_QUARTER(y)          \
+	VPAND   Y14, Y2, Y3    \
+	VPSLLW  $2, Y0, Y7     \
+	VPAND   Y13, Y7, Y7    \
+	Q6_QUARTER(y+32)       \
+	VPSRLW  $4, Y1, Y3     \
+	VPAND   Y14, Y3, Y3    \
+	VPAND   Y13, Y0, Y7    \
+	Q6_QUARTER(y+64)       \
+	VPSRLW  $4, Y2, Y3     \
+	VPAND   Y14, Y3, Y3    \
+	VPSRLW  $2, Y0, Y7     \
+	VPAND   Y13, Y7, Y7    \
+	Q6_QUARTER(y+96)
 
 // func mulQ6_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 //
@@ -611,9 +621,9 @@ k5block:
 // groups of 16.
 TEXT ·mulQ6_KAVX2(SB), NOSPLIT, $0-64
 	K_PROLOGUE
-	MOVL $0x03030303, AX
+	MOVL $0x30303030, AX
 	VMOVD AX, X13
-	VPBROADCASTD X13, Y13 // the two-bit mask
+	VPBROADCASTD X13, Y13 // bits 4–5 of every byte
 	GROUPS16_CONSTANTS
 
 k6row:
