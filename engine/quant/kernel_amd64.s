@@ -641,28 +641,42 @@ k6block:
 	K_NEXT(210, 64, k6block, k6row)
 
 // Q3_WEIGHTS adds the products of the 32 weights whose two low bits are
-// Y1's at bit lo and whose third bit is bit hi of hmask (Y0), 4 where it
-// is set (Y6: a one in every byte), with the vector's 32 int8 at y(DX)
-// (GROUPS16). The weights are q+4, 0–7; the 4 is taken out later.
-#define Q3_WEIGHTS(lo, hi, y) \
-	VPSRLW $lo, Y1, Y3  \
-	VPAND  Y13, Y3, Y3  \
-	VPSRLW $hi, Y0, Y7  \
-	VPAND  Y6, Y7, Y7   \
-	VPSLLW $2, Y7, Y7   \
-	VPOR   Y7, Y3, Y3   \
+// Y1's at bit lo and whose third bit is bit 2 of hbits, 4 where it is set
+// (Y6: the mask of bit 2), with the vector's 32 int8 at y(DX) (GROUPS16).
+// The weights are q+4, 0–7; the 4 is taken out later.
+#define Q3_WEIGHTS(lo, hbits, y) \
+	VPSRLW $lo, Y1, Y3    \
+	VPAND  Y13, Y3, Y3    \
+	VPAND  Y6, hbits, Y7  \
+	VPOR   Y7, Y3, Y3     \
 	GROUPS16(Y3, y)
 
-// Q3_HALF adds the products of the 128 weights of half h of a Q3_K block
-// (their low bits in the 32 bytes at 32+32h, in the pairs of bits 0–7 as
-// Q2_K's; their third bits in bits 4h … 4h+3 of hmask) with the vector's
-// 128 at 128h(DX).
-#define Q3_HALF(qs, hbit, y) \
-	VMOVDQU qs(AX), Y1          \
-	Q3_WEIGHTS(0, hbit, y)      \
-	Q3_WEIGHTS(2, hbit+1, y+32) \
-	Q3_WEIGHTS(4, hbit+2, y+64) \
-	Q3_WEIGHTS(6, hbit+3, y+96)
+// Q3_HALF0 and Q3_HALF1 add the products of the 128 weights of half 0
+// and half 1 of a Q3_K block (their low bits in the 32 bytes at 32 and
+// 64, in the pairs of bits 0–7 as Q2_K's; their third bits in bits 0–3
+// and 4–7 of hmask, Y0, each moved to bit 2 by one shift of its words:
+// a bit shifted in from a neighbouring byte is not bit 2) with the
+// vector's 128 at 0(DX) and 128(DX).
+#define Q3_HALF0 \
+	VMOVDQU 32(AX), Y1       \
+	VPSLLW  $2, Y0, Y7       \
+	Q3_WEIGHTS(0, Y7, 0)     \
+	VPSLLW  $1, Y0, Y7       \
+	Q3_WEIGHTS(2, Y7, 32)    \
+	Q3_WEIGHTS(4, Y0, 64)    \
+	VPSRLW  $1, Y0, Y7       \
+	Q3_WEIGHTS(6, Y7, 96)
+
+#define Q3_HALF1 \
+	VMOVDQU 64(AX), Y1       \
+	VPSRLW  $2, Y0, Y7       \
+	Q3_WEIGHTS(0, Y7, 128)   \
+	VPSRLW  $3, Y0, Y7       \
+	Q3_WEIGHTS(2, Y7, 160)   \
+	VPSRLW  $4, Y0, Y7       \
+	Q3_WEIGHTS(4, Y7, 192)   \
+	VPSRLW  $5, Y0, Y7       \
+	Q3_WEIGHTS(6, Y7, 224)
 
 // func mulQ3_KAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, groupSums *int32, blocks, rows int)
 //
@@ -674,9 +688,9 @@ TEXT ·mulQ3_KAVX2(SB), NOSPLIT, $0-64
 	MOVL $0x03030303, AX
 	VMOVD AX, X13
 	VPBROADCASTD X13, Y13 // the two-bit mask
-	MOVL $0x01010101, AX
+	MOVL $0x04040404, AX
 	VMOVD AX, X6
-	VPBROADCASTD X6, Y6   // a one in every byte
+	VPBROADCASTD X6, Y6   // bit 2 of every byte
 	MOVL $0x20202020, AX
 	VMOVD AX, X2
 	VPBROADCASTD X2, X2   // 32 in every byte
@@ -703,8 +717,8 @@ k3block:
 	VMOVDQU (AX), Y0 // hmask
 	VMOVDQU X12, X10
 	VPXOR   Y15, Y15, Y15
-	Q3_HALF(32, 0, 0)
-	Q3_HALF(64, 4, 128)
+	Q3_HALF0
+	Q3_HALF1
 	SUB_SCALED_SUMS(2)
 	SUM8(Y15, X15, X7)
 	ADD_K(108, X15)
