@@ -26,7 +26,7 @@ func TestWriteGGUF(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "model.gguf")
-			if err := writeGGUF(path, c, 3, tc.format, "", false); err != nil {
+			if err := writeGGUF(path, c, 3, tc.format, "", false, false); err != nil {
 				t.Fatal(err)
 			}
 			f, closer, err := gguf.Open(path)
@@ -51,7 +51,7 @@ func TestWriteGGUF(t *testing.T) {
 			}
 		})
 	}
-	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "IQ2_XXS", "", false)
+	err := writeGGUF(filepath.Join(t.TempDir(), "model.gguf"), c, 3, "IQ2_XXS", "", false, false)
 	if err == nil || !strings.Contains(err.Error(), "-type IQ2_XXS: ") || !strings.Contains(err.Error(), "is not F32, Q4_K_M, Q5_K_M or a quantized type") {
 		t.Errorf("-type IQ2_XXS: %v", err)
 	}
