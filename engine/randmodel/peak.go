@@ -9,13 +9,15 @@ import (
 	"nexttoken/engine/quant"
 )
 
-// What Peak builds: the code's rotation planes at most, the residual
-// stream's code amplitude per √(layers·dim), the gate's input, the share
-// of the gate's direction in an embedding (β² = planes/peakGateShare), and
-// the largest logit over the mean.
+// What Peak builds: the code's rotation planes at most; the code's norm
+// in the residual stream over the norm of what the random layers add
+// there (each of 2·layers sub-layers about dim·σ² a coordinate, σ² =
+// 0.1²/3 the weights' variance); the gate's input; the share of the
+// gate's direction in an embedding (β² = planes/peakGateShare); and the
+// largest logit over the mean.
 const (
 	peakPlanes    = 48
-	peakAmplitude = 0.5
+	peakAmplitude = 8
 	peakGate      = 8
 	peakGateShare = 4
 	peakLogit     = 10
@@ -64,7 +66,8 @@ func Peak(m *checkpoint.Model, seed uint64) (Head, error) {
 	// 2i+1, the gate's direction u likewise at 2r and 2r+1: both have a
 	// mean of zero, so LayerNorm (GPT-2's) keeps them as RMSNorm does.
 	beta := math.Sqrt(float64(planes) / peakGateShare)
-	residual := peakAmplitude * math.Sqrt(float64(c.Layers*d)) // the code's amplitude in the residual stream
+	noise := float64(d) * 0.1 * 0.1 / 3 * math.Sqrt(float64(2*c.Layers*d))
+	residual := peakAmplitude * noise / math.Sqrt(float64(planes)+beta*beta) // the code's amplitude in the residual stream
 	embed := residual
 	if c.ScaleEmbedding {
 		embed /= math.Sqrt(float64(d))
