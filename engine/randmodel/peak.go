@@ -9,12 +9,12 @@ import (
 	"nexttoken/engine/quant"
 )
 
-// What Peak builds: the code's rotation planes at most; the code's norm
-// in the residual stream over the norm of what the random layers add
-// there (each of 2·layers sub-layers about dim·σ² a coordinate, σ² =
-// 0.1²/3 the weights' variance); the gate's input; the share of the
-// gate's direction in an embedding (β² = planes/peakGateShare); and the
-// largest logit over the mean.
+// What Peak builds: at most peakPlanes rotation planes in the code; the
+// code's norm in the residual stream peakAmplitude times the norm of what
+// the random layers add there (each of the 2·layers sub-layers about
+// dim·σ² a coordinate, σ² = 0.1²/3 the variance of their weights); the
+// gate's input peakGate; the gate's direction in an embedding β² =
+// planes/peakGateShare; and the winner's logit peakLogit over the mean.
 const (
 	peakPlanes    = 48
 	peakAmplitude = 8
@@ -35,10 +35,12 @@ type Head struct {
 // output head (package doc): every token's embedding becomes its code, the
 // last layer's feed-forward turns the code into the next token's, and the
 // final norm scales the logits so that the winner leads the mean by 10
-// (Gemma 2's soft-cap then narrows the lead). The embedding, the classifier (the embedding's copy where the model has
-// its own) and the last layer's feed-forward matrices become float32 in a
-// quantized model too; that layer's feed-forward norm, post-norm and the
-// final norm get the gains the construction needs.
+// (by half the cap in a model that soft-caps its logits, so that the cap
+// bends them little). The embedding, the
+// classifier (the embedding's copy where the model has its own) and the
+// last layer's feed-forward matrices become float32 in a quantized model
+// too; that layer's feed-forward norm, post-norm and the final norm get the
+// gains the construction needs.
 func Peak(m *checkpoint.Model, seed uint64) (Head, error) {
 	c, w := m.Config, &m.Weights
 	d, h, v, l := c.Dim, c.HiddenDim, c.VocabSize, c.Layers-1
@@ -159,7 +161,11 @@ func Peak(m *checkpoint.Model, seed uint64) (Head, error) {
 
 	// The final norm: logits of the next token's code peakLogit above the
 	// mean, none from u.
-	fill(w.RMSFinal, float32(peakLogit/(embed*s*float64(planes))))
+	top := float64(peakLogit)
+	if c.FinalSoftcap > 0 { // below the cap, where it bends the logits least
+		top = min(top, float64(c.FinalSoftcap)/2)
+	}
+	fill(w.RMSFinal, float32(top/(embed*s*float64(planes))))
 	w.RMSFinal[2*r], w.RMSFinal[2*r+1] = 0, 0
 	if w.NormFinalBias != nil {
 		clear(w.NormFinalBias)
