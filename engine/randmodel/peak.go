@@ -178,7 +178,7 @@ func Peak(m *checkpoint.Model, seed uint64) (Head, error) {
 // away is f(n) = Σ cos(n·angle), whose mean over the v places is 0 and
 // whose variance is planes/2.
 func codeMargin(angles []float64, v int) float64 {
-	var second float64 = math.Inf(-1)
+	second := math.Inf(-1)
 	for n := 1; n < v; n++ {
 		var f float64
 		for _, a := range angles {

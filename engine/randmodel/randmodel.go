@@ -21,14 +21,14 @@
 // different greedy tokens; Peak makes a model's head peaked instead. Each
 // token's embedding becomes a code, the cosine and sine of its place n in a
 // random cycle through the vocabulary at up to 48 frequencies, large enough
-// to dominate the residual stream; the last layer's feed-forward turns each
-// frequency's pair by its angle, making it the code of place n+1, which the
-// tied classifier then scores Σ cos 0 = 48 against Σ cos(k·angle) for the
-// others: 7.1 standard deviations of the logits ahead of the next on 354
-// tokens (Head.Margin). The text walks the cycle from the prompt's last
-// token; the random layers, whose output the code outweighs 8 to 1, still
-// move every logit, and the lead stays above 6.2 standard deviations on
-// package gguf's reference shape (TestPeak).
+// to outweigh what the random layers add 8 to 1; with the classifier tied
+// to the embedding each token would win after itself, so the last layer's
+// feed-forward turns each frequency's pair by its angle, making the code
+// place n+1's. The classifier then scores that token Σ cos 0 = 48 against
+// Σ cos(k·angle) for the one k places away: 7.1 standard deviations of the
+// logits ahead of the next on 354 tokens (Head.Margin), above 6.2 with the
+// random layers, which still move every logit (TestPeak); the text walks
+// the cycle from the prompt's last token.
 package randmodel
 
 import (
