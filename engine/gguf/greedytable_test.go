@@ -2,7 +2,6 @@ package gguf
 
 import (
 	"bufio"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -174,7 +173,7 @@ func writeFile(path string, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2cOp
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	return f.Close()
 }
