@@ -16,6 +16,19 @@
 // merges reach them: "Once upon a time" is five tokens after BOS), then
 // pieces made by appending a letter to an earlier piece, until the
 // vocabulary is full. The piece of id i has score -i, as a later merge.
+//
+// Random logits are nearly flat, so two programs' float rounding can choose
+// different greedy tokens; Peak makes a model's head peaked instead. Each
+// token's embedding becomes a code, the cosine and sine of its place n in a
+// random cycle through the vocabulary at up to 48 frequencies, large enough
+// to outweigh what the random layers add 8 to 1; with the classifier tied
+// to the embedding each token would win after itself, so the last layer's
+// feed-forward turns each frequency's pair by its angle, making the code
+// place n+1's. The classifier then scores that token Σ cos 0 = 48 against
+// Σ cos(k·angle) for the one k places away: 7.1 standard deviations of the
+// logits ahead of the next on 354 tokens (Head.Margin), above 6.2 with the
+// random layers, which still move every logit (TestPeak); the text walks
+// the cycle from the prompt's last token.
 package randmodel
 
 import (
