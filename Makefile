@@ -159,10 +159,11 @@ unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br chromium
 # for the page's figures alone.
 # make timing WLLAMA=/path compares the decode speed with wllama's
 # (llama.cpp in WebAssembly), installed outside the project with
-# cd /path && npm install @wllama/wllama@3.8.1, type by type (F32, Q8_0,
-# Q4_0, Q4_K, Q6_K, Q4_K_M). NEXTTOKEN_TIMING_FORMATS=q4_k,q6_k make timing
-# decodes only those formats (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m, q5_k_m;
-# q8_0 also on SmolLM2's shape in every architecture);
+# cd /path && npm install @wllama/wllama@3.8.1, on the same GGUF files,
+# type by type. NEXTTOKEN_TIMING_FORMATS=q4_k,q6_k make timing decodes
+# only those formats (f32, q8_0, q4_0, q5_0, q5_1, iq4_nl, q4_k, q6_k,
+# q3_k, q2_k, iq4_xs, q4_k_m, q5_k_m; q8_0 also on SmolLM2's shape in every
+# architecture); NEXTTOKEN_TIMING_KEEP=DIR keeps those files in DIR;
 # NEXTTOKEN_TIMING_ROUNDS=1 takes one round instead of five (three for
 # the SmolLM2 model).
 WLLAMA ?=

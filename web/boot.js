@@ -90,3 +90,13 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   near = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), {rootMargin: "200px"});
   near.observe(document.body);
 };
+
+// nexttokenScript loads the script at url, for the program (web/chat-worker.js):
+// a promise of its load.
+globalThis.nexttokenScript = (url) => new Promise((resolve, reject) => {
+  const s = document.createElement("script");
+  s.onload = resolve;
+  s.onerror = () => reject(new Error(url + " did not load"));
+  s.src = url;
+  document.head.append(s);
+});

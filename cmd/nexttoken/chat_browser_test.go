@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -84,14 +85,15 @@ func TestChatInThePage(t *testing.T) {
 }
 
 // TestChatEngineMissing: a page whose chat template engine does not come
-// says so, and the model reads a prompt as text.
+// (its script, which the page loads to run the engine in a worker) says
+// so, and the model reads a prompt as text.
 func TestChatEngineMissing(t *testing.T) {
 	path := chatGGUF(t, readChatTestdata(t, "qwen2.5-instruct.jinja"))
 	tab := openPage(t, "/")
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(tab, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{{URLPattern: "*://*:*/web/chat.wasm", Block: true}}}); err != nil {
+	if _, err := chromedp.Call(tab, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{{URLPattern: "*://*:*/web/chat-worker.js", Block: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	must(tab, "choose the chat model", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
@@ -150,4 +152,24 @@ func TestChatFromURL(t *testing.T) {
 	setInput(tab, "#model-url", models.URL+"/chat.gguf")
 	waitFor(tab, `document.querySelectorAll("#chat mark.special").length === 5 &&
 		document.querySelector("#chat-prompt").textContent.endsWith("<|im_start|>user\nThe cat<|im_end|>\n<|im_start|>assistant\n")`)
+}
+
+// TestChatTemplateThatNeverEnds opens a model whose chat template loops
+// for hours: the page ends the engine's worker after its time limit and
+// says why, and stays answering: the model reads a plain prompt, and the
+// next model's template renders in a worker started anew.
+func TestChatTemplateThatNeverEnds(t *testing.T) {
+	endless := chatGGUF(t, `{% for a in range(65536) %}{% for b in range(65536) %}{{ '' }}{% endfor %}{% endfor %}`)
+	tab := openPage(t, "/")
+	must(tab, "choose the model", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{endless}))
+	waitWithin(tab, `document.querySelector("#chat-error")?.textContent.includes("the chat template did not finish within 2 s, so it may never end: the page stopped it")`, 30*time.Second)
+	waitFor(tab, `document.querySelector("#prompt") !== null`)
+	setInput(tab, "#prompt", "Hello")
+	click(tab, "#step")
+	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 1`)
+
+	good := chatGGUF(t, readChatTestdata(t, "qwen2.5-instruct.jinja"))
+	must(tab, "choose the next model", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{good}))
+	// The chat's first message is the prompt the page had.
+	waitFor(tab, `document.querySelector("#chat-prompt")?.textContent.endsWith("<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n")`)
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -93,8 +94,9 @@ const (
 var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama"}
 
 // A timedNetwork is a network TestDecodeTiming decodes: decodebench's
-// model, or its random model of shape in format (randmodel.BuildShape),
-// seed 15, with what architecture arch adds (randmodel.Extend).
+// built-in model, or the random model of shape in format
+// (randmodel.BuildShape), seed 15, with what architecture arch adds
+// (randmodel.Extend), written as a GGUF file that every row reads.
 type timedNetwork struct {
 	name                 string
 	model, shape, format string // format also for a model: what NEXTTOKEN_TIMING_FORMATS picks by
@@ -105,12 +107,14 @@ type timedNetwork struct {
 }
 
 // timedNetworks are the networks TestDecodeTiming measures. The K formats
-// need rows of whole 256-weight blocks, hence their own shape, which has
-// its own F32 baseline. The Go kernels would take minutes a round on
-// SmolLM2's shape; wllama's per-token round trips to its worker dominate
-// on stories260K, so neither is measured there (wllama is on SmolLM2's
-// Q4_K_M and Q5_K_M and Qwen2.5-0.5B's Q4_K_M, the kind of file a reader
-// brings).
+// need rows of whole 256-weight blocks, hence the stories15M K shape, which
+// has its own F32 baseline. On SmolLM2-135M's shape, whose rows of 576 are
+// whole 256-weight blocks only in the 1536-wide w2, a K type or IQ4_XS is
+// that type in w2 and llama-quantize's fallback elsewhere
+// (randmodel.EveryOrFallback), as a real SmolLM2-135M file of it is.
+// wllama's per-token round trips to its worker dominate on stories260K,
+// and the Go kernels would take minutes a round on Qwen2.5-0.5B's shape,
+// so neither is measured there.
 var timedNetworks = []timedNetwork{
 	{"F32", "", "stories15m", "f32", 128, true, true, ""},
 	{"Q8_0", "", "stories15m", "q8_0", 128, true, true, ""},
@@ -120,12 +124,21 @@ var timedNetworks = []timedNetwork{
 	{"Q6_K", "", "stories15mk", "q6_k", 128, true, true, ""},
 	{"Q4_K_M", "", "stories15mk", "q4_k_m", 128, true, true, ""},
 	{"stories260K", "stories260K", "", "f32", 128, true, false, ""},
-	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, false, false, ""},
+	{"SmolLM2 shape, F32", "", "smollm2", "f32", 32, true, true, ""},
+	{"SmolLM2 shape, Q8_0", "", "smollm2", "q8_0", 32, true, true, ""},
+	{"SmolLM2 shape, Q4_0", "", "smollm2", "q4_0", 32, true, true, ""},
+	{"SmolLM2 shape, Q5_0", "", "smollm2", "q5_0", 32, true, true, ""},
+	{"SmolLM2 shape, Q5_1", "", "smollm2", "q5_1", 32, true, true, ""},
+	{"SmolLM2 shape, IQ4_NL", "", "smollm2", "iq4_nl", 32, true, true, ""},
 	// Its rows of 576 take llama-quantize's fallbacks, Q5_0 and Q8_0, as a
 	// real SmolLM2-135M Q4_K_M file does.
-	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, false, true, ""},
+	{"SmolLM2 shape, Q4_K_M", "", "smollm2", "q4_k_m", 32, true, true, ""},
 	// Its rows of 576 take Q5_1 and Q8_0, but its w2 (Q5_K and Q6_K).
-	{"SmolLM2 shape, Q5_K_M", "", "smollm2", "q5_k_m", 32, false, true, ""},
+	{"SmolLM2 shape, Q5_K_M", "", "smollm2", "q5_k_m", 32, true, true, ""},
+	{"SmolLM2 shape, Q6_K", "", "smollm2", "q6_k", 32, true, true, ""},
+	{"SmolLM2 shape, Q3_K", "", "smollm2", "q3_k", 32, true, true, ""},
+	{"SmolLM2 shape, Q2_K", "", "smollm2", "q2_k", 32, true, true, ""},
+	{"SmolLM2 shape, IQ4_XS", "", "smollm2", "iq4_xs", 32, true, true, ""},
 	// Its rows of 896 take Q5_0 and Q8_0, but its w2 (Q4_K and Q6_K); its
 	// vocabulary is the real one, 151,936 pieces, whose classifier is a
 	// third of each token's work.
@@ -133,18 +146,26 @@ var timedNetworks = []timedNetwork{
 	// Every other architecture on SmolLM2's shape in Q8_0, with what
 	// randmodel.Extend adds to it: biases, norms, windows, soft-caps,
 	// GELU, positions (Q8_0 picks these rows too).
-	{"SmolLM2 shape, Q8_0, gemma", "", "smollm2", "q8_0", 32, false, false, "gemma"},
-	{"SmolLM2 shape, Q8_0, gemma2", "", "smollm2", "q8_0", 32, false, false, "gemma2"},
-	{"SmolLM2 shape, Q8_0, gemma3", "", "smollm2", "q8_0", 32, false, false, "gemma3"},
-	{"SmolLM2 shape, Q8_0, gpt2", "", "smollm2", "q8_0", 32, false, false, "gpt2"},
-	{"SmolLM2 shape, Q8_0, llama3", "", "smollm2", "q8_0", 32, false, false, "llama3"},
-	{"SmolLM2 shape, Q8_0, phi3", "", "smollm2", "q8_0", 32, false, false, "phi3"},
-	{"SmolLM2 shape, Q8_0, qwen2", "", "smollm2", "q8_0", 32, false, false, "qwen2"},
-	{"SmolLM2 shape, Q8_0, qwen3", "", "smollm2", "q8_0", 32, false, false, "qwen3"},
+	{"SmolLM2 shape, Q8_0, gemma", "", "smollm2", "q8_0", 32, true, true, "gemma"},
+	{"SmolLM2 shape, Q8_0, gemma2", "", "smollm2", "q8_0", 32, true, true, "gemma2"},
+	{"SmolLM2 shape, Q8_0, gemma3", "", "smollm2", "q8_0", 32, true, true, "gemma3"},
+	{"SmolLM2 shape, Q8_0, gpt2", "", "smollm2", "q8_0", 32, true, true, "gpt2"},
+	{"SmolLM2 shape, Q8_0, llama3", "", "smollm2", "q8_0", 32, true, true, "llama3"},
+	{"SmolLM2 shape, Q8_0, phi3", "", "smollm2", "q8_0", 32, true, true, "phi3"},
+	{"SmolLM2 shape, Q8_0, qwen2", "", "smollm2", "q8_0", 32, true, true, "qwen2"},
+	{"SmolLM2 shape, Q8_0, qwen3", "", "smollm2", "q8_0", 32, true, true, "qwen3"},
 }
 
-// gguf is the name of n's GGUF file for wllama.
-func (n timedNetwork) gguf() string { return "model-" + n.shape + "-" + n.format + ".gguf" }
+// timedSeed is the random networks' seed, cmd/randmodel's.
+const timedSeed = 15
+
+// gguf is the name of n's GGUF file, "" for a built-in model.
+func (n timedNetwork) gguf() string {
+	if n.model != "" {
+		return ""
+	}
+	return "model-" + strings.Join(slices.DeleteFunc([]string{n.shape, n.format, n.arch}, func(s string) bool { return s == "" }), "-") + ".gguf"
+}
 
 // path is the page and query of n's row.
 func (n timedNetwork) path(row int) string {
@@ -156,10 +177,10 @@ func (n timedNetwork) path(row int) string {
 	if row == goRow {
 		q.Set("simd", "0")
 	}
-	for key, value := range map[string]string{"model": n.model, "shape": n.shape, "format": n.format, "arch": n.arch} {
-		if value != "" {
-			q.Set(key, value)
-		}
+	if n.model != "" {
+		q.Set("model", n.model)
+	} else {
+		q.Set("gguf", n.gguf())
 	}
 	return "/decode.html?" + q.Encode()
 }
@@ -181,14 +202,18 @@ func timedFormats(list string) ([]timedNetwork, error) {
 		named[strings.ToLower(strings.TrimSpace(format))] = true
 	}
 	var picked []timedNetwork
+	var formats []string
 	for _, n := range timedNetworks {
 		if named[n.format] {
 			picked = append(picked, n)
 		}
+		if !slices.Contains(formats, n.format) {
+			formats = append(formats, n.format)
+		}
 	}
 	for format := range named {
-		if !slices.ContainsFunc(picked, func(n timedNetwork) bool { return n.format == format }) {
-			return nil, fmt.Errorf("NEXTTOKEN_TIMING_FORMATS names %q, which no timed network is in (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m, q5_k_m are)", format)
+		if !slices.Contains(formats, format) {
+			return nil, fmt.Errorf("NEXTTOKEN_TIMING_FORMATS names %q, which no timed network is in (%s are)", format, strings.Join(formats, ", "))
 		}
 	}
 	return picked, nil
@@ -196,30 +221,31 @@ func timedFormats(list string) ([]timedNetwork, error) {
 
 // TestDecodeTiming measures decoding in headless Chromium, engine only
 // (wasm/decodebench, no page around it), greedily, single-threaded, on
-// timedNetworks: 128 tokens of the random checkpoint of stories15M's shape
+// timedNetworks: 128 tokens of the random networks of stories15M's shape
 // in F32, Q8_0 and Q4_0; of the K shape (randmodel.Stories15MK, width 256)
 // in F32, Q4_K, Q6_K (every matrix) and Q4_K_M (llama-quantize's
-// mixture); of stories260K; and 32 tokens of the random SmolLM2-135M-shape
-// model in Q8_0 and in Q4_K_M (whose 576-wide rows take llama-quantize's
-// fallbacks, Q5_0 and Q8_0), and in Q8_0 with what each other
-// architecture adds (randmodel.Extend). Each network has up to three rows:
+// mixture); of stories260K; and 32 tokens of the random networks of
+// SmolLM2-135M's shape in every type, in Q8_0 with what each other
+// architecture adds (randmodel.Extend), and of Qwen2.5-0.5B's in Q4_K_M.
+// Each random network is written as a GGUF file (NEXTTOKEN_TIMING_KEEP=DIR
+// writes them into DIR and keeps them, for the native engine and
+// llama.cpp's tools), and each row reads that very file:
 //
 //   - nexttoken SIMD: decodebench with the WebAssembly SIMD kernels;
 //   - nexttoken Go: decodebench with simd=0, the Go kernels only, which
 //     must decode the same tokens as the SIMD row;
 //   - wllama: when NEXTTOKEN_WLLAMA names a folder where npm installed
-//     @wllama/wllama (make timing WLLAMA=/path), wllama 3.8.1 on the same
-//     network written as a GGUF file (the same blocks, so the same
-//     weights), for the stories15M and K shapes and SmolLM2's Q4_K_M.
+//     @wllama/wllama (make timing WLLAMA=/path), wllama 3.8.1.
 //
 // NEXTTOKEN_TIMING_FORMATS (a comma list, such as "q4_k,q6_k") measures
 // only the networks of those formats. The rows take turns within each of
 // NEXTTOKEN_TIMING_ROUNDS rounds (default 5), a fresh tab each, so that
 // the shared machine's load falls on all of them alike. It logs each
-// row's median tok/s, and per network SIMD ÷ Go, SIMD ÷ wllama and how
-// many of the greedy tokens nexttoken and wllama share from the start.
-// It measures this tree's engine only, never make timing's baseline. A
-// measurement, not a test: make timing runs it, with NEXTTOKEN_TIMING=1.
+// row's median tok/s, and per network SIMD ÷ Go, SIMD ÷ wllama, the first
+// greedy tokens of nexttoken and wllama and how many they share from the
+// start. It measures this tree's engine only, never make timing's
+// baseline. A measurement, not a test: make timing runs it, with
+// NEXTTOKEN_TIMING=1.
 func TestDecodeTiming(t *testing.T) {
 	needTiming(t, "engine decode")
 	rounds, err := strconv.Atoi(os.Getenv("NEXTTOKEN_TIMING_ROUNDS"))
@@ -250,9 +276,21 @@ func TestDecodeTiming(t *testing.T) {
 		}
 		mux.Handle("/wllama/", http.StripPrefix("/wllama/", http.FileServer(http.Dir(esm))))
 		pages["/wllama.html"] = wllamaPage
-		for _, n := range networks {
-			if n.runs(wllamaRow, wllama) {
-				files["/"+n.gguf()] = n.writeGGUF(t)
+	}
+	keep := os.Getenv("NEXTTOKEN_TIMING_KEEP")
+	folder := keep
+	if folder == "" {
+		folder = t.TempDir()
+	} else if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range networks {
+		if n.gguf() != "" {
+			path := filepath.Join(folder, n.gguf())
+			n.writeGGUF(t, path)
+			files["/"+n.gguf()] = path
+			if keep != "" {
+				t.Logf("%s: %s", n.name, path)
 			}
 		}
 	}
@@ -317,7 +355,8 @@ func TestDecodeTiming(t *testing.T) {
 		if n.runs(wllamaRow, wllama) {
 			summary = append(summary, fmt.Sprintf("nexttoken SIMD ÷ wllama %.2f× (%.1f against %.1f tok/s)",
 				medians[simdRow]/medians[wllamaRow], medians[simdRow], medians[wllamaRow]),
-				fmt.Sprintf("they share the first %d of %d greedy tokens", commonPrefix(first[i][simdRow].Tokens, first[i][wllamaRow].Tokens), n.tokens))
+				fmt.Sprintf("they share the first %d of %d greedy tokens (nexttoken %v…, wllama %v…)", commonPrefix(first[i][simdRow].Tokens, first[i][wllamaRow].Tokens), n.tokens,
+					first[i][simdRow].Tokens[:min(8, len(first[i][simdRow].Tokens))], first[i][wllamaRow].Tokens[:min(8, len(first[i][wllamaRow].Tokens))]))
 		}
 		if summary != nil {
 			t.Logf("%s: %s", n.name, strings.Join(summary, "; "))
@@ -354,16 +393,19 @@ func runDecodePage(t *testing.T, browser context.Context, url string) decodeResu
 	return r
 }
 
-// writeGGUF writes n's random model, decodebench's (randmodel.BuildShape,
-// its seed), as the GGUF file n.gguf() in a folder of the test's, and
-// returns its path.
-func (n timedNetwork) writeGGUF(t *testing.T) string {
+// writeGGUF writes n's random network (randmodel.BuildShape, timedSeed,
+// randmodel.Extend) as the GGUF file path, its classifier tied to the
+// embedding as SmolLM2-135M's and Qwen2.5-0.5B's are.
+func (n timedNetwork) writeGGUF(t *testing.T, path string) {
 	t.Helper()
-	m, v, err := randmodel.BuildShape(n.shape, 15, n.format)
-	if err != nil {
-		t.Fatal(err)
+	m, v, err := randmodel.BuildShape(n.shape, timedSeed, n.format)
+	if err == nil && n.arch != "" {
+		err = randmodel.Extend(m, n.arch, timedSeed)
 	}
-	return writeModelGGUF(t, m, v, n.gguf())
+	if err != nil {
+		t.Fatalf("%s: %v", n.name, err)
+	}
+	writeModelGGUF(t, m, v, path, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true})
 }
 
 // writeRandomGGUF writes randmodel's model of shape c in the format called
@@ -376,30 +418,36 @@ func writeRandomGGUF(t *testing.T, c checkpoint.Config, seed uint64, format, nam
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeModelGGUF(t, m, v, name)
+	path := filepath.Join(t.TempDir(), name)
+	writeModelGGUF(t, m, v, path, gguf.Llama2cOptions{Type: gguf.F32})
+	return path
 }
 
-// writeModelGGUF writes m and v as a GGUF file named name in a folder of the
-// test's, and returns its path.
-func writeModelGGUF(t *testing.T, m *checkpoint.Model, v *tokenizer.Vocab, name string) string {
+// writeModelGGUF writes m and v as the GGUF file path.
+func writeModelGGUF(t *testing.T, m *checkpoint.Model, v *tokenizer.Vocab, path string, o gguf.Llama2cOptions) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gguf.WriteLlama2c(f, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
+	w := bufio.NewWriter(f)
+	if err := gguf.WriteLlama2c(w, m, v, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 // TestTimedFormats checks that NEXTTOKEN_TIMING_FORMATS picks the networks
-// of the formats it names, in the table's order, all for "", and refuses a format no network is
-// in, and that each row's page is given the network's query.
+// of the formats it names, in the table's order, all for "", and refuses a
+// format no network is in, naming those that are; that every architecture
+// and every type has its row on SmolLM2's shape, each with the Go kernels
+// and wllama; and that each row's page is given the network's file, or
+// its built-in model.
 func TestTimedFormats(t *testing.T) {
 	for _, tc := range []struct {
 		list string
@@ -407,13 +455,14 @@ func TestTimedFormats(t *testing.T) {
 		err  string
 	}{
 		{"", nil, ""},
-		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K"}, ""},
+		{"Q6_K, q4_k", []string{"Q4_K", "Q6_K", "SmolLM2 shape, Q6_K"}, ""},
 		{"q4_k_m", []string{"Q4_K_M", "SmolLM2 shape, Q4_K_M", "Qwen2.5-0.5B shape, Q4_K_M"}, ""},
-		{"q5_k_m", []string{"SmolLM2 shape, Q5_K_M"}, ""},
+		{"q5_k_m,Q3_K,q2_k", []string{"SmolLM2 shape, Q5_K_M", "SmolLM2 shape, Q3_K", "SmolLM2 shape, Q2_K"}, ""},
+		{"iq4_nl,iq4_xs,q5_0,q5_1", []string{"SmolLM2 shape, Q5_0", "SmolLM2 shape, Q5_1", "SmolLM2 shape, IQ4_NL", "SmolLM2 shape, IQ4_XS"}, ""},
 		{"q8_0", []string{"Q8_0", "SmolLM2 shape, Q8_0", "SmolLM2 shape, Q8_0, gemma", "SmolLM2 shape, Q8_0, gemma2", "SmolLM2 shape, Q8_0, gemma3",
 			"SmolLM2 shape, Q8_0, gpt2", "SmolLM2 shape, Q8_0, llama3", "SmolLM2 shape, Q8_0, phi3", "SmolLM2 shape, Q8_0, qwen2", "SmolLM2 shape, Q8_0, qwen3"}, ""},
-		{"f32", []string{"F32", "F32, K shape", "stories260K"}, ""},
-		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k"`},
+		{"f32", []string{"F32", "F32, K shape", "stories260K", "SmolLM2 shape, F32"}, ""},
+		{"q4_k,q5_k", nil, `NEXTTOKEN_TIMING_FORMATS names "q5_k", which no timed network is in (f32, q8_0, q4_0, q4_k, q6_k, q4_k_m, q5_0, q5_1, iq4_nl, q5_k_m, q3_k, q2_k, iq4_xs are)`},
 	} {
 		networks, err := timedFormats(tc.list)
 		if tc.err != "" {
@@ -434,19 +483,45 @@ func TestTimedFormats(t *testing.T) {
 			t.Errorf("%q picks %q, want %q (nil: all)", tc.list, names, tc.want)
 		}
 	}
-	k := timedNetwork{name: "Q4_K", shape: "stories15mk", format: "q4_k", tokens: 128, goKernel: true, wllama: true}
-	for row, want := range [rowCount]string{
-		simdRow:   "/decode.html?format=q4_k&shape=stories15mk&tokens=128",
-		goRow:     "/decode.html?format=q4_k&shape=stories15mk&simd=0&tokens=128",
-		wllamaRow: "/wllama.html?gguf=model-stories15mk-q4_k.gguf&tokens=128",
-	} {
-		if got := k.path(row); got != want {
-			t.Errorf("%s: %s, want %s", rowNames[row], got, want)
+
+	smol := map[string]bool{}
+	for _, n := range timedNetworks {
+		if n.shape == "smollm2" && n.goKernel && n.wllama {
+			smol[n.format+"/"+n.arch] = true
 		}
 	}
-	gemma3 := timedNetwork{shape: "smollm2", format: "q8_0", tokens: 32, arch: "gemma3"}
-	if got, want := gemma3.path(simdRow), "/decode.html?arch=gemma3&format=q8_0&shape=smollm2&tokens=32"; got != want {
-		t.Errorf("an architecture's row: %s, want %s", got, want)
+	for _, format := range []string{"f32", "q8_0", "q4_0", "q5_0", "q5_1", "q4_k_m", "q5_k_m", "q6_k", "q3_k", "q2_k", "iq4_nl", "iq4_xs"} {
+		if !smol[format+"/"] {
+			t.Errorf("no row of SmolLM2's shape in %s with the Go kernels and wllama", format)
+		}
+	}
+	for _, arch := range randmodel.Extensions {
+		if !smol["q8_0/"+arch] {
+			t.Errorf("no row of SmolLM2's shape in Q8_0 as %s with the Go kernels and wllama", arch)
+		}
+	}
+
+	k := timedNetwork{name: "Q4_K", shape: "stories15mk", format: "q4_k", tokens: 128, goKernel: true, wllama: true}
+	gemma3 := timedNetwork{shape: "smollm2", format: "q8_0", tokens: 32, goKernel: true, wllama: true, arch: "gemma3"}
+	stories := timedNetwork{model: "stories260K", format: "f32", tokens: 128, goKernel: true}
+	for _, tc := range []struct {
+		n    timedNetwork
+		row  int
+		want string
+	}{
+		{k, simdRow, "/decode.html?gguf=model-stories15mk-q4_k.gguf&tokens=128"},
+		{k, goRow, "/decode.html?gguf=model-stories15mk-q4_k.gguf&simd=0&tokens=128"},
+		{k, wllamaRow, "/wllama.html?gguf=model-stories15mk-q4_k.gguf&tokens=128"},
+		{gemma3, simdRow, "/decode.html?gguf=model-smollm2-q8_0-gemma3.gguf&tokens=32"},
+		{gemma3, wllamaRow, "/wllama.html?gguf=model-smollm2-q8_0-gemma3.gguf&tokens=32"},
+		{stories, goRow, "/decode.html?model=stories260K&simd=0&tokens=128"},
+	} {
+		if got := tc.n.path(tc.row); got != tc.want {
+			t.Errorf("%s: %s, want %s", rowNames[tc.row], got, tc.want)
+		}
+	}
+	if stories.gguf() != "" {
+		t.Errorf("a built-in model has a file, %s", stories.gguf())
 	}
 	if k.runs(wllamaRow, false) || !k.runs(wllamaRow, true) || (timedNetwork{}).runs(goRow, true) {
 		t.Error("a row runs without its engine, or not with it")

@@ -136,6 +136,12 @@ func TestModelFetchProgress(t *testing.T) {
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
+	// TestModelFetch left stories260K.bin in the browser's HTTP cache,
+	// which the throttle does not slow: the download would be over before
+	// Cancel.
+	if _, err := chromedp.Call(tab, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatal(err)
+	}
 	throttle(100_000)
 	const link = "/?model=stories260K&prompt=Once+upon+a+time"
 	must(tab, "navigate", chromedp.Navigate(needBrowser(t).url+link))

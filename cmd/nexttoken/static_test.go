@@ -9,15 +9,30 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestStaticSite exports the playground for /nexttoken/, serves the files
 // there as a plain static host would, and uses the page in the browser.
+// A model with a chat template starts the template engine from chat.wasm's
+// gzip copy, which the engine's worker decompresses itself.
 func TestStaticSite(t *testing.T) {
 	h := needBrowser(t)
 	const base = "/nexttoken/"
-	srv := serveStatic(t, base)
+	dir := t.TempDir()
+	if _, err := exportSite("../../web", dir, base, ""); err != nil {
+		t.Fatal(err)
+	}
+	var asked sync.Map // the paths the browser asked for
+	host := staticHost(t, dir, base)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.Path, true)
+		host.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	tab := openTab(t, h.browser)
 	load, err := loadPage(tab, srv.URL+base)
 	if err != nil {
@@ -44,6 +59,15 @@ func TestStaticSite(t *testing.T) {
 	}
 	if got := evaluate[string](tab, `document.querySelector('#text').textContent`); got != "The cat sat" {
 		t.Errorf("%sindex.html?steps=1: text %q, want %q", base, got, "The cat sat")
+	}
+
+	chat := chatGGUF(t, readChatTestdata(t, "qwen2.5-instruct.jinja"))
+	must(tab, "choose the chat model", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{chat}))
+	waitFor(tab, `document.querySelectorAll("#chat-prompt mark.special").length === 5`)
+	_, gzip := asked.Load(base + "web/chat.wasm.gz")
+	_, raw := asked.Load(base + "web/chat.wasm")
+	if !gzip || raw {
+		t.Errorf("the engine's worker asked for chat.wasm.gz: %v, for chat.wasm: %v", gzip, raw)
 	}
 }
 

@@ -20,6 +20,9 @@
 // With -arch (llama3, qwen2, qwen3, gemma, gemma2, gemma3, phi3, gpt2) the
 // model has what that architecture adds (randmodel.Extend): Llama 3's RoPE
 // frequency factors, Qwen2's biases and RoPE on halves of a head, and so on.
+// With -peak its output head is peaked (randmodel.Peak): each token has a
+// clear successor, so that llama.cpp's greedy tokens and the engine's agree
+// over long runs.
 package main
 
 import (
@@ -40,6 +43,7 @@ func main() {
 	seed := flag.Uint64("seed", 15, "seed of the weights and the generated pieces")
 	asGGUF := flag.Bool("gguf", false, "write DIR/model.gguf (F32) instead of model.bin and tokenizer.bin")
 	gains := flag.Bool("gains", false, "random RMSNorm gains instead of ones (randmodel.RandomGains)")
+	peak := flag.Bool("peak", false, "with -gguf, a peaked output head: each token has a clear successor (randmodel.Peak)")
 	arch := flag.String("arch", "", "with -gguf, an architecture beside llama2.c's: "+strings.Join(randmodel.Extensions, ", ")+" (randmodel.Extend)")
 	format := flag.String("type", "F32", "with -gguf, the matrices' format: F32, "+quant.Types+" (every matrix), or Q4_K_M or Q5_K_M (llama-quantize's mixtures)")
 	c := randmodel.Stories15M
@@ -62,9 +66,9 @@ func main() {
 	}
 	var err error
 	if *asGGUF {
-		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *format, *arch, *gains)
-	} else if *gains || !strings.EqualFold(*format, "F32") || *arch != "" {
-		err = fmt.Errorf("-gains, -type and -arch need -gguf")
+		err = writeGGUF(filepath.Join(flag.Arg(0), "model.gguf"), c, *seed, *format, *arch, *gains, *peak)
+	} else if *gains || *peak || !strings.EqualFold(*format, "F32") || *arch != "" {
+		err = fmt.Errorf("-gains, -peak, -type and -arch need -gguf")
 	} else {
 		err = randmodel.Write(flag.Arg(0), c, *seed)
 	}
@@ -74,7 +78,7 @@ func main() {
 	}
 }
 
-func writeGGUF(path string, c checkpoint.Config, seed uint64, format, arch string, gains bool) error {
+func writeGGUF(path string, c checkpoint.Config, seed uint64, format, arch string, gains, peak bool) error {
 	m, v, err := randmodel.BuildNamed(c, seed, format)
 	if err != nil {
 		return fmt.Errorf("-type %s: %w", format, err)
@@ -84,6 +88,11 @@ func writeGGUF(path string, c checkpoint.Config, seed uint64, format, arch strin
 	}
 	if arch != "" {
 		if err := randmodel.Extend(m, arch, seed); err != nil {
+			return err
+		}
+	}
+	if peak {
+		if _, err := randmodel.Peak(m, seed); err != nil {
 			return err
 		}
 	}

@@ -129,8 +129,8 @@ func TestEndOfTurn(t *testing.T) {
 			"gemma-3-it": "<end_of_turn>", "phi-3.5-mini-instruct": "<|end|>",
 			"gpt-oss-20b": "<|return|>", "hermes-3-tool-use": "<|im_end|>",
 		}[name]
-		if got := compileFile(t, name).EndOfTurn(specials, bos, eos); got != want {
-			t.Errorf("%s: %q, want %q", name, got, want)
+		if got, err := compileFile(t, name).EndOfTurn(specials, bos, eos); got != want || err != nil {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
 		}
 		if !EndsGeneration(want) && want != eos {
 			t.Errorf("%s: %q does not end generation", name, want)
@@ -141,16 +141,24 @@ func TestEndOfTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tmpl.EndOfTurn(nil, "<s>", "</s>"); got != "</s>" {
-		t.Errorf("EOS template: %q, want </s>", got)
+	if got, err := tmpl.EndOfTurn(nil, "<s>", "</s>"); got != "</s>" || err != nil {
+		t.Errorf("EOS template: %q, %v; want </s>", got, err)
 	}
 	// A reply followed by a special token that does not end generation.
 	tmpl, err = Compile(`{% for m in messages %}<|im_start|>{{ m.content }}{% endfor %}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tmpl.EndOfTurn([]string{"<|im_start|>"}, "", ""); got != "" {
-		t.Errorf("<|im_start|> after the reply: %q, want none", got)
+	if got, err := tmpl.EndOfTurn([]string{"<|im_start|>"}, "", ""); got != "" || err != nil {
+		t.Errorf("<|im_start|> after the reply: %q, %v; want none", got, err)
+	}
+	// A template that fails on a reply: its error.
+	tmpl, err = Compile(`{% for m in messages %}{% if m.role == "assistant" %}{{ raise_exception("no replies") }}{% endif %}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tmpl.EndOfTurn(nil, "", ""); got != "" || err == nil || !strings.Contains(err.Error(), "no replies") {
+		t.Errorf("a template that fails on a reply: %q, %v; want its error", got, err)
 	}
 	if EndsGeneration("<start_of_turn>") {
 		t.Error("<start_of_turn> ends generation")

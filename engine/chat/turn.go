@@ -30,15 +30,16 @@ const assistantNeedle = "<Assistant Needle>"
 // follows the reply in a rendered conversation, past white space, or eos
 // if it is that; "" if none does, or if the one that does would not end
 // generation in llama.cpp (EndsGeneration). It is the token a chat's
-// generation stops at.
-func (t *Template) EndOfTurn(specials []string, bos, eos string) string {
+// generation stops at. The error is the template's, rendering a user's
+// message and an assistant's reply.
+func (t *Template) EndOfTurn(specials []string, bos, eos string) (string, error) {
 	out, err := t.render(t.polyfill([]Message{{Role: "user", Content: userNeedle}, {Role: "assistant", Content: assistantNeedle}}), bos, eos, false)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	i := strings.Index(out, assistantNeedle)
 	if i < 0 {
-		return ""
+		return "", nil
 	}
 	after := strings.TrimLeft(out[i+len(assistantNeedle):], " \t\n")
 	best := ""
@@ -49,9 +50,9 @@ func (t *Template) EndOfTurn(specials []string, bos, eos string) string {
 	}
 	switch {
 	case eos != "" && strings.HasPrefix(after, eos) && len(eos) >= len(best):
-		return eos
+		return eos, nil
 	case EndsGeneration(best):
-		return best
+		return best, nil
 	}
-	return ""
+	return "", nil
 }

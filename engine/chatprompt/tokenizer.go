@@ -24,8 +24,9 @@ type Template interface {
 	Render(messages []conversation.Message, bos, eos string, addGenerationPrompt bool) (string, error)
 	// EndOfTurn returns the first of specials that the template writes
 	// after an assistant's reply and that ends generation, or eos if it
-	// is that; "" if none.
-	EndOfTurn(specials []string, bos, eos string) string
+	// is that; "" if none. The error is the template's, failing to render
+	// a reply.
+	EndOfTurn(specials []string, bos, eos string) (string, error)
 }
 
 // ErrTokenizer: the model's tokenizer cannot read a chat prompt (it has no
@@ -81,7 +82,10 @@ func NewTokenizer(t Template, tok tokenizer.Tokenizer) (*Tokenizer, error) {
 			specials = append(specials, r.Token(id))
 		}
 	}
-	end := t.EndOfTurn(specials, c.bos, c.eos)
+	end, err := t.EndOfTurn(specials, c.bos, c.eos)
+	if err != nil {
+		return nil, fmt.Errorf("the chat template cannot render a conversation: %w", err)
+	}
 	if end == "" {
 		return nil, fmt.Errorf("%w: no special token of the vocabulary follows an assistant's reply in the template", ErrTokenizer)
 	}

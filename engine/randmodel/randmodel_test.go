@@ -228,3 +228,59 @@ func TestBuildNamed(t *testing.T) {
 		t.Errorf("q4_k on dim 288: %v", err)
 	}
 }
+
+// TestEveryOrFallback checks that a type takes llama-quantize's fallback
+// in the matrices of SmolLM2-135M's shape whose rows are not whole blocks of
+// it (all but w2, 1536 wide), and the type itself in the others.
+func TestEveryOrFallback(t *testing.T) {
+	for _, tc := range []struct {
+		t, fallback quant.Type
+	}{
+		{quant.Q6_K, quant.Q8_0},
+		{quant.Q3_K, quant.IQ4_NL},
+		{quant.Q2_K, quant.IQ4_NL},
+		{quant.IQ4_XS, quant.IQ4_NL},
+		{quant.Q5_K, quant.Q5_1},
+		{quant.Q4_K, quant.Q5_0},
+		{quant.Q5_1, quant.Q5_1},
+		{quant.IQ4_NL, quant.IQ4_NL},
+	} {
+		format := EveryOrFallback(SmolLM2, tc.t)
+		for _, name := range []string{"token_embedding", "wq", "wk", "wv", "wo", "w1", "w2", "w3"} {
+			want := tc.fallback
+			if name == "w2" {
+				want = tc.t
+			}
+			if got := format(name, 3); got != want {
+				t.Errorf("%s, %s: %s, want %s", tc.t, name, got, want)
+			}
+		}
+	}
+}
+
+// TestBuildShape checks that a shape's quantized type is EveryOrFallback's,
+// that F32 is BuildNamed's, and that an unknown shape is refused, naming
+// the known ones.
+func TestBuildShape(t *testing.T) {
+	for _, tc := range []struct {
+		shape, format     string
+		embedding, wq, w2 quant.Type
+	}{
+		{"stories15m", "q4_k", quant.Q5_0, quant.Q5_0, quant.Q4_K},
+		{"stories15m", "Q8_0", quant.Q8_0, quant.Q8_0, quant.Q8_0},
+		{"stories15m", "f32", quant.F32, quant.F32, quant.F32},
+	} {
+		m, _, err := BuildShape(tc.shape, 1, tc.format)
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.shape, tc.format, err)
+			continue
+		}
+		q := m.Matrices()
+		if got, want := [3]quant.Type{q.TokenEmbedding.Type, q.Layers[0].WQ.Type, q.Layers[0].W2.Type}, [3]quant.Type{tc.embedding, tc.wq, tc.w2}; got != want {
+			t.Errorf("%s %s: token embedding, wq, w2 %v, want %v", tc.shape, tc.format, got, want)
+		}
+	}
+	if _, _, err := BuildShape("stories42m", 1, "f32"); err == nil || !strings.Contains(err.Error(), "not one of qwen2.5-0.5b, smollm2, stories15m, stories15mk") {
+		t.Errorf("shape stories42m: %v", err)
+	}
+}

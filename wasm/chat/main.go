@@ -1,9 +1,10 @@
 //go:build js
 
 // Command chat is the playground's chat template engine, package chat, as
-// a WebAssembly program of its own (make web/chat.wasm): the page fetches
-// and starts it only with a model that has a chat template, so that the
-// engine costs the first page nothing. It sets one JavaScript object,
+// a WebAssembly program of its own (make web/chat.wasm): the page starts it
+// in a worker (web/chat-worker.js) only with a model that has a chat
+// template, so that the engine costs the first page nothing and a template
+// that never ends costs only its worker. It sets one JavaScript object,
 // nexttokenChat, whose functions answer at once, as package chat does:
 //
 //	render(template, roles, contents, bos, eos, generationPrompt) → {prompt} or {error}
@@ -79,7 +80,11 @@ func endOfTurn(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return answer("error", err.Error())
 	}
-	return answer("token", t.EndOfTurn(strings(args[1]), args[2].String(), args[3].String()))
+	token, err := t.EndOfTurn(strings(args[1]), args[2].String(), args[3].String())
+	if err != nil {
+		return answer("error", err.Error())
+	}
+	return answer("token", token)
 }
 
 // strings reads a JavaScript array of strings.

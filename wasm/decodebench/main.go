@@ -1,9 +1,8 @@
 //go:build js
 
 // Command decodebench measures the engine's decode speed in a browser,
-// without the playground around it. It takes a model — by default the
-// random checkpoint of stories15M's shape that cmd/randmodel writes
-// (package randmodel, seed 15), or a built-in one (web/models) — prefills
+// without the playground around it. It takes a model — a GGUF file fetched
+// from the page's server, or a built-in one (web/models) — prefills
 // "Once upon a time" (after BOS), then takes greedy decode steps
 // (transformer.Forward and the first largest logit), timed, prefill
 // excluded, after an untimed run of 16, and leaves in the page's global
@@ -11,21 +10,16 @@
 //
 //	{kernel: "SIMD" or "Go", tokens: [ids], ms: decode time}
 //
-// or {error: "…"}. The address's query chooses: model=stories260K (a
-// built-in model); shape=stories15mk, smollm2 or qwen2.5-0.5b (the random
-// model in randmodel.Stories15MK's, SmolLM2-135M's or Qwen2.5-0.5B's shape
-// instead of stories15M's: randmodel.BuildShape);
-// format=q8_0, q4_0, q4_k, q6_k (every matrix of that type), q4_k_m or
-// q5_k_m (llama-quantize's mixtures), f32 by default, refused with the matrix
-// whose rows it cannot cut into blocks (the K formats need stories15mk);
-// arch=gemma3 (or another of randmodel.Extensions: the random model
-// with what that architecture adds, randmodel.Extend);
-// tokens=N (default 128); simd=0 for the Go kernels. The SIMD kernels
-// failing to load is an error.
-// TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it.
+// or {error: "…"}. The address's query chooses: gguf=NAME (the file the
+// server serves at /NAME, its tokenizer the file's) or model=stories260K
+// (a built-in model); tokens=N (default 128); simd=0 for the Go kernels.
+// The SIMD kernels failing to load is an error.
+// TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it, and
+// the files it writes, which wllama and llama.cpp read too.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -35,16 +29,13 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/randmodel"
+	"nexttoken/engine/gguf"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 	"nexttoken/wasm/jsx"
 	"nexttoken/web/models"
 )
-
-// Seed is cmd/randmodel's: the network is the one its files hold.
-const seed = 15
 
 func main() {
 	result, err := measure()
@@ -83,14 +74,9 @@ func measure() (map[string]any, error) {
 		}
 	}
 
-	m, tok, err := load(u.Query().Get("model"), u.Query().Get("shape"), u.Query().Get("format"))
+	m, tok, err := load(u.Query().Get("model"), u.Query().Get("gguf"))
 	if err != nil {
 		return nil, err
-	}
-	if arch := u.Query().Get("arch"); arch != "" {
-		if err := randmodel.Extend(m, arch, seed); err != nil {
-			return nil, err
-		}
 	}
 	// The kernel modules of formats app.wasm does not embed, from
 	// /web/kernels/, where the page's server serves web/kernels.
@@ -146,38 +132,50 @@ func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, step
 	return tokens, nil
 }
 
-// load returns the model called name, or for "" the random one of shape
-// (randmodel.BuildShape; stories15M's for ""), in format (f32 for "", a
-// quantized type such as q4_k, or q4_k_m or q5_k_m: randmodel.BuildNamed). A
-// built-in model other than the toy is fetched from /models/, where the
-// page's server serves web/models, as the playground fetches it.
-func load(name, shape, format string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
-	if name != "" {
-		m, err := models.Load(name)
-		var missing *models.NotEmbeddedError
-		if errors.As(err, &missing) {
-			var ckpt, tok []byte
-			if ckpt, err = jsx.Fetch("/models/" + missing.Files.Checkpoint); err == nil {
-				if tok, err = jsx.Fetch("/models/" + missing.Files.Tokenizer); err == nil {
-					m, err = models.FromFiles(name, ckpt, tok)
-				}
-			}
+// load returns the model called name, or for "" the GGUF file the page's
+// server serves at /file. A built-in model other than the toy is fetched
+// from /models/, where the page's server serves web/models, as the
+// playground fetches it.
+func load(name, file string) (*checkpoint.Model, tokenizer.Tokenizer, error) {
+	if name == "" {
+		if file == "" {
+			return nil, nil, errors.New("the query names no model (model=) and no GGUF file (gguf=)")
 		}
+		data, err := jsx.Fetch("/" + file)
 		if err != nil {
 			return nil, nil, err
 		}
-		return m.Checkpoint, m.Tokenizer, nil
+		return fromGGUF(data)
 	}
-	if shape == "" {
-		shape = "stories15m"
+	m, err := models.Load(name)
+	var missing *models.NotEmbeddedError
+	if errors.As(err, &missing) {
+		var ckpt, tok []byte
+		if ckpt, err = jsx.Fetch("/models/" + missing.Files.Checkpoint); err == nil {
+			if tok, err = jsx.Fetch("/models/" + missing.Files.Tokenizer); err == nil {
+				m, err = models.FromFiles(name, ckpt, tok)
+			}
+		}
 	}
-	if format == "" {
-		format = "f32"
-	}
-	m, v, err := randmodel.BuildShape(shape, seed, format)
 	if err != nil {
-		return nil, nil, fmt.Errorf("shape %s in format %s: %w", shape, format, err)
+		return nil, nil, err
 	}
-	bpe, err := tokenizer.NewBPE(v)
-	return m, bpe, err
+	return m.Checkpoint, m.Tokenizer, nil
+}
+
+// fromGGUF returns the model and tokenizer of a GGUF file's bytes.
+func fromGGUF(data []byte) (*checkpoint.Model, tokenizer.Tokenizer, error) {
+	f, err := gguf.Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := f.Model()
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := f.Tokenizer()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, tok, nil
 }

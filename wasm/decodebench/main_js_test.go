@@ -1,37 +1,64 @@
 package main
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/gguf"
 	"nexttoken/engine/quant"
+	"nexttoken/engine/randmodel"
+	"nexttoken/engine/tokenizer"
 )
 
-// TestLoad checks that the random models load in every shape and format
-// the query may name that fits, and that a shape or format that does not
-// is refused with an error naming it.
-func TestLoad(t *testing.T) {
+// TestFromGGUF checks that a GGUF file written by the timing test's writer
+// loads with its architecture, its matrices' types and the tokenizer of its
+// vocabulary, and that a file cut short and a query without a model are
+// refused, saying what is wrong.
+func TestFromGGUF(t *testing.T) {
+	c := checkpoint.Config{Dim: 256, HiddenDim: 256, Layers: 2, Heads: 4, KVHeads: 2, VocabSize: 400, SeqLen: 64, SharedHead: true}
 	for _, tc := range []struct {
-		shape, format string
-		want          quant.Type // the token embedding's type
-		err           string
+		arch, want string // randmodel.Extend's, the file's
+		t          quant.Type
 	}{
-		{"", "", quant.F32, ""},
-		{"stories15mk", "q4_k_m", quant.Q6_K, ""},
-		{"stories15mk", "Q4_0", quant.Q4_0, ""},
-		{"", "q4_k", 0, "shape stories15m in format q4_k: randmodel: token_embedding of layer -1 is 288 wide, not a whole number of Q4_K blocks"},
-		{"", "q6_k", 0, "288 wide, not a whole number of Q6_K blocks"},
-		{"stories15mk", "iq2_xxs", 0, `format "iq2_xxs" is not F32, Q4_K_M, Q5_K_M or a quantized type`},
-		{"stories42M", "", 0, "shape stories42M is not one of qwen2.5-0.5b, smollm2, stories15m, stories15mk"},
+		{"", "llama", quant.F32},
+		{"gemma3", "gemma3", quant.Q8_0},
+		{"qwen3", "qwen3", quant.Q3_K},
 	} {
-		m, _, err := load("", tc.shape, tc.format)
-		switch {
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("shape %q, format %q: error %v, want one saying %q", tc.shape, tc.format, err, tc.err)
-		case tc.err == "" && err != nil:
-			t.Errorf("shape %q, format %q: %v", tc.shape, tc.format, err)
-		case tc.err == "" && m.Matrices().TokenEmbedding.Type != tc.want:
-			t.Errorf("shape %q, format %q: token embedding %s, want %s", tc.shape, tc.format, m.Matrices().TokenEmbedding.Type, tc.want)
+		m, v, err := randmodel.BuildNamed(c, 15, tc.t.String())
+		if err == nil && tc.arch != "" {
+			err = randmodel.Extend(m, tc.arch, 15)
 		}
+		var file bytes.Buffer
+		if err == nil {
+			err = gguf.WriteLlama2c(&file, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true})
+		}
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.arch, tc.t, err)
+		}
+		got, tok, err := fromGGUF(file.Bytes())
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.arch, tc.t, err)
+			continue
+		}
+		if got.Config.Arch != tc.want || got.Matrices().Layers[1].W2.Type != tc.t {
+			t.Errorf("%s %s: architecture %q, w2 %s", tc.arch, tc.t, got.Config.Arch, got.Matrices().Layers[1].W2.Type)
+		}
+		bpe, err := tokenizer.NewBPE(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := bpe.Encode("Once upon a time")
+		if ids, err := tok.Encode("Once upon a time"); err != nil || !slices.Equal(ids, want) {
+			t.Errorf("%s %s: the prompt is %v (%v), want %v", tc.arch, tc.t, ids, err, want)
+		}
+		if _, _, err := fromGGUF(file.Bytes()[:file.Len()/2]); err == nil {
+			t.Errorf("%s %s: half the file loads", tc.arch, tc.t)
+		}
+	}
+	if _, _, err := load("", ""); err == nil || !strings.Contains(err.Error(), "names no model") {
+		t.Errorf("no model: %v", err)
 	}
 }

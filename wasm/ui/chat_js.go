@@ -5,6 +5,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hack-pad/safejs"
@@ -14,89 +15,47 @@ import (
 	"nexttoken/wasm/jsx"
 )
 
-// chatEngine is web/chat.wasm, the chat template engine (wasm/chat),
-// fetched and started once for the page, by the first model that has a
-// chat template.
-var chatEngine struct {
+// chatScript is whether the page has loaded web/chat-worker.js, the
+// engine's side in the page, which runs web/chat.wasm, the chat template
+// engine (wasm/chat), in a worker of its own and ends it when a call takes
+// too long.
+var chatScript struct {
 	sync.Mutex
-	started bool
-	api     safejs.Value // nexttokenChat
-	err     error
+	loaded bool
 }
 
 // attachChat gives m its chat template (session.Model.SetChat), rendered
 // by the engine at url, which it starts if it is not yet. It blocks: call
 // it from a goroutine of its own, never the page's.
 func attachChat(m *session.Model, url string) error {
-	chatEngine.Lock()
-	if !chatEngine.started {
-		chatEngine.started = true
-		chatEngine.api, chatEngine.err = startChatEngine(url)
+	chatScript.Lock()
+	if !chatScript.loaded {
+		script := strings.TrimSuffix(url, "chat.wasm") + "chat-worker.js"
+		if _, err := jsx.Await(safejs.Global().Call("nexttokenScript", script)); err != nil {
+			chatScript.Unlock()
+			return fmt.Errorf("the chat template engine (%s) did not start: %w", url, err)
+		}
+		chatScript.loaded = true
 	}
-	api, err := chatEngine.api, chatEngine.err
-	chatEngine.Unlock()
-	if err != nil {
+	chatScript.Unlock()
+	// A call of nothing starts the engine, so that one that cannot start
+	// says so with the model.
+	if _, err := callChat(url, ""); err != nil {
 		return err
 	}
-	return m.SetChat(chatTemplate{api: api, src: m.ChatTemplate})
+	return m.SetChat(chatTemplate{url: url, src: m.ChatTemplate})
 }
 
-// startChatEngine fetches the program at url, runs it as Go's wasm_exec
-// runs app.wasm, and returns the object it sets. Its main function sets
-// it before the program's first pause, so it is there when run returns.
-func startChatEngine(url string) (safejs.Value, error) {
-	fail := func(err error) (safejs.Value, error) {
-		return safejs.Undefined(), fmt.Errorf("the chat template engine (%s) did not start: %w", url, err)
-	}
-	resp, status, err := fetch(url, safejs.Undefined())
-	if err != nil {
-		return fail(err)
-	}
-	if status != 200 {
-		return fail(fmt.Errorf("the server answered %d", status))
-	}
-	buf, err := jsx.Await(resp.Call("arrayBuffer"))
-	if err != nil {
-		return fail(err)
-	}
-	runtime, err := jsx.New("Go")
-	if err != nil {
-		return fail(err)
-	}
-	imports, err := runtime.Get("importObject")
-	if err != nil {
-		return fail(err)
-	}
-	wasm, err := safejs.Global().Get("WebAssembly")
-	if err != nil {
-		return fail(err)
-	}
-	result, err := jsx.Await(wasm.Call("instantiate", buf, imports))
-	if err != nil {
-		return fail(err)
-	}
-	instance, err := result.Get("instance")
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := runtime.Call("run", instance); err != nil {
-		return fail(err)
-	}
-	api, err := safejs.Global().Get("nexttokenChat")
-	if err == nil && !jsx.Truthy(api) {
-		err = errors.New("it set no nexttokenChat")
-	}
-	if err != nil {
-		return fail(err)
-	}
-	return api, nil
+// callChat calls the engine at url's function name with args, in its
+// worker (nexttokenChatCall), and waits for the answer.
+func callChat(url, name string, args ...any) (safejs.Value, error) {
+	return jsx.Await(safejs.Global().Call("nexttokenChatCall", url, name, args))
 }
 
 // chatTemplate is a chat template rendered by the engine's api
 // (chatprompt.Template).
 type chatTemplate struct {
-	api safejs.Value
-	src string
+	url, src string
 }
 
 func (t chatTemplate) Render(messages []conversation.Message, bos, eos string, addGenerationPrompt bool) (string, error) {
@@ -104,16 +63,15 @@ func (t chatTemplate) Render(messages []conversation.Message, bos, eos string, a
 	for i, m := range messages {
 		roles[i], contents[i] = m.Role, m.Content
 	}
-	return chatAnswer(t.api.Call("render", t.src, roles, contents, bos, eos, addGenerationPrompt))("prompt")
+	return chatAnswer(callChat(t.url, "render", t.src, roles, contents, bos, eos, addGenerationPrompt))("prompt")
 }
 
-func (t chatTemplate) EndOfTurn(specials []string, bos, eos string) string {
+func (t chatTemplate) EndOfTurn(specials []string, bos, eos string) (string, error) {
 	list := make([]any, len(specials))
 	for i, s := range specials {
 		list[i] = s
 	}
-	token, _ := chatAnswer(t.api.Call("endOfTurn", t.src, list, bos, eos))("token")
-	return token
+	return chatAnswer(callChat(t.url, "endOfTurn", t.src, list, bos, eos))("token")
 }
 
 // chatAnswer reads the engine's answer: its field key, or its error.

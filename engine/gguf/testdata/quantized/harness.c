@@ -23,6 +23,12 @@
 //                                          process's CPU time (a shared
 //                                          machine takes the CPU away), three
 //                                          times, then the tokens it chose
+//   harness greedy FILE OUT N TOKEN…       feeds the tokens one at a time,
+//                                          then N greedy tokens, each the
+//                                          first largest logit; writes the
+//                                          logits each was chosen from
+//                                          (float32, little-endian) to OUT
+//                                          and prints the N tokens
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -200,6 +206,28 @@ static int bench(const char *path, int n) {
     return 0;
 }
 
+static int greedy(const char *path, const char *out, int n, int prompt, char **tokens) {
+    struct llama_model *model;
+    struct llama_context *ctx = load(path, &model, NULL, NULL);
+    int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    FILE *f = fopen(out, "wb");
+    llama_token tok = atoi(tokens[0]);
+    for (int i = 1; i < prompt + n; i++) {
+        if (llama_decode(ctx, llama_batch_get_one(&tok, 1))) { fprintf(stderr, "decode failed\n"); return 1; }
+        if (i < prompt) { tok = atoi(tokens[i]); continue; }
+        const float *l = llama_get_logits_ith(ctx, -1);
+        fwrite(l, sizeof(float), vocab, f);
+        tok = 0;
+        for (int j = 1; j < vocab; j++) if (l[j] > l[tok]) tok = j;
+        printf(i > prompt ? " %d" : "%d", tok);
+    }
+    printf("\n");
+    fclose(f);
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     llama_log_set(quiet, NULL);
     llama_backend_init();
@@ -214,6 +242,7 @@ int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "logits")) return logits(argv[2], argv[3], argc - 4, argv + 4);
     if (argc >= 5 && !strcmp(argv[1], "dump")) return dump(argv[2], argv[3], argv[4], argc - 5, argv + 5);
     if (argc == 4 && !strcmp(argv[1], "bench")) return bench(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: harness quantize IN OUT FTYPE [pure] | dequant FILE | logits FILE OUT TOKEN... | dump FILE OUT NAMES TOKEN... | bench FILE N\n");
+    if (argc >= 6 && !strcmp(argv[1], "greedy")) return greedy(argv[2], argv[3], atoi(argv[4]), argc - 5, argv + 5);
+    fprintf(stderr, "usage: harness quantize IN OUT FTYPE [pure] | dequant FILE | logits FILE OUT TOKEN... | dump FILE OUT NAMES TOKEN... | bench FILE N | greedy FILE OUT N TOKEN...\n");
     return 2;
 }
