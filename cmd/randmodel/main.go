@@ -26,7 +26,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -96,18 +95,5 @@ func writeGGUF(path string, c checkpoint.Config, seed uint64, format, arch strin
 			return err
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := gguf.WriteLlama2c(w, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true}); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return gguf.WriteLlama2cFile(path, m, v, gguf.Llama2cOptions{Type: gguf.F32, TiedOutput: true})
 }

@@ -1,7 +1,6 @@
 package gguf
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
-	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 )
 
@@ -65,7 +63,7 @@ func TestGreedyRunsMatchLlamaCpp(t *testing.T) {
 		}
 		dir := t.TempDir()
 		path := filepath.Join(dir, "model.gguf")
-		if err := writeFile(path, m, v, Llama2cOptions{Type: written, TiedOutput: true}); err != nil {
+		if err := WriteLlama2cFile(path, m, v, Llama2cOptions{Type: written, TiedOutput: true}); err != nil {
 			t.Fatal(err)
 		}
 		m, v = nil, nil
@@ -159,21 +157,4 @@ func stddev(x []float32) float64 {
 		sq += (float64(v) - mean) * (float64(v) - mean)
 	}
 	return math.Sqrt(sq / float64(len(x)))
-}
-
-func writeFile(path string, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2cOptions) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := WriteLlama2c(w, m, v, o); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -1,10 +1,12 @@
 package gguf
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 
 	"nexttoken/engine/checkpoint"
@@ -252,4 +254,23 @@ func appendWords(x []float32, size int, word func(float32) uint64) []byte {
 		b = binary.LittleEndian.AppendUint64(b, word(f))[:len(b)+size]
 	}
 	return b
+}
+
+// WriteLlama2cFile writes m and v as WriteLlama2c does into a new file at
+// path.
+func WriteLlama2cFile(path string, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2cOptions) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := WriteLlama2c(w, m, v, o); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
