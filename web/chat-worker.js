@@ -19,7 +19,7 @@ if (typeof document !== "undefined") {
   // does not start or the call runs out of time, which ends the worker
   // (the next call starts another). Calls wait for the one before.
   const script = document.currentScript.src;
-  let worker = null; // {post, stop}, a promise of it while it starts
+  let worker = null; // a promise of the running worker's post
   let queue = Promise.resolve();
   const start = (wasm) => new Promise((resolve, reject) => {
     const w = new Worker(script);
@@ -48,7 +48,7 @@ if (typeof document !== "undefined") {
     // on a host that compresses nothing: the worker fetches the gzip copy.
     const gzip = typeof nexttokenFetchWasm === "function";
     post({exec, wasm, gzip}, 0).then((data) => {
-      if (data.ready) return resolve({post, stop});
+      if (data.ready) return resolve(post);
       stop();
       reject(new Error(`the chat template engine (${wasm}) did not start: ${data.error}`));
     });
@@ -59,8 +59,8 @@ if (typeof document !== "undefined") {
         worker = null;
         throw err;
       });
-      const w = await worker;
-      return call ? w.post({call, args}, chatTimeLimit) : {ready: true};
+      const post = await worker;
+      return call ? post({call, args}, chatTimeLimit) : {ready: true};
     };
     const result = queue.then(run, run);
     queue = result.catch(() => {});

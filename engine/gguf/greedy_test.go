@@ -2,7 +2,6 @@ package gguf
 
 import (
 	"bufio"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/transformer"
 )
 
@@ -54,19 +55,7 @@ func TestGreedyMatchesLlamaCpp(t *testing.T) {
 			arch, format, _ := strings.Cut(name, "-")
 			c, seed := archModel(arch)
 			c.SeqLen = 80
-			m, v, err := randmodel.BuildNamed(c, seed, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			randmodel.RandomGains(m, seed)
-			if arch != "llama" {
-				if err := randmodel.Extend(m, arch, seed); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, err := randmodel.Peak(m, seed); err != nil {
-				t.Fatal(err)
-			}
+			m, v := peakedModel(t, c, seed, arch, format)
 			g, err := convert(t, m, v, Llama2cOptions{Type: F32, TiedOutput: true}).Model()
 			if err != nil {
 				t.Fatal(err)
@@ -95,19 +84,13 @@ func TestGreedyMatchesLlamaCpp(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := floatsLE(data)
-			var worst float64
 			sd := stddev(ref)
-			for i, x := range logits {
-				worst = max(worst, math.Abs(float64(x)-float64(ref[i]))/sd)
-			}
+			worst := maxDiff(logits, ref) / sd
 			alone, err := transformer.New(g).Forward(got[len(got)-2], 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var context float64
-			for i, x := range alone {
-				context = max(context, math.Abs(float64(x)-float64(ref[i]))/sd)
-			}
+			context := maxDiff(alone, ref) / sd
 			t.Logf("%s: the last step's largest |Δlogit| / sd(logits) = %.3g; without its context %.3g", name, worst, context)
 			if worst > greedyTol {
 				t.Errorf("the last step's logits differ from llama.cpp's by up to %.3g standard deviations, more than %.3g", worst, greedyTol)
@@ -117,6 +100,27 @@ func TestGreedyMatchesLlamaCpp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// peakedModel is the random model of c and seed in format with random
+// gains, arch's additions (none for llama) and a peaked head
+// (randmodel.Peak).
+func peakedModel(t *testing.T, c checkpoint.Config, seed uint64, arch, format string) (*checkpoint.Model, *tokenizer.Vocab) {
+	t.Helper()
+	m, v, err := randmodel.BuildNamed(c, seed, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randmodel.RandomGains(m, seed)
+	if arch != "llama" {
+		if err := randmodel.Extend(m, arch, seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := randmodel.Peak(m, seed); err != nil {
+		t.Fatal(err)
+	}
+	return m, v
 }
 
 // readGreedy reads testdata/greedy/tokens.txt: per run a line "NAME:

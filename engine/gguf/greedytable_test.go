@@ -48,19 +48,7 @@ func TestGreedyRunsMatchLlamaCpp(t *testing.T) {
 		if r.format == "F16" || r.format == "BF16" {
 			build, written = "F32", map[string]Type{"F16": F16, "BF16": BF16}[r.format]
 		}
-		m, v, err := randmodel.BuildNamed(c, refSeed, build)
-		if err != nil {
-			t.Fatal(err)
-		}
-		randmodel.RandomGains(m, refSeed)
-		if r.arch != "llama" {
-			if err := randmodel.Extend(m, r.arch, refSeed); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := randmodel.Peak(m, refSeed); err != nil {
-			t.Fatal(err)
-		}
+		m, v := peakedModel(t, c, refSeed, r.arch, build)
 		dir := t.TempDir()
 		path := filepath.Join(dir, "model.gguf")
 		if err := WriteLlama2cFile(path, m, v, Llama2cOptions{Type: written, TiedOutput: true}); err != nil {
@@ -127,34 +115,13 @@ func greedyAgainst(m *checkpoint.Model, want []int, ref []float32) (matched int,
 		}
 		r := ref[matched*n : (matched+1)*n]
 		sd := stddev(r)
-		for i, x := range logits {
-			d := math.Abs(float64(x) - float64(r[i]))
-			worst, worstSD = max(worst, d), max(worstSD, d/sd)
-		}
-		top := argmax(r)
-		second := math.Inf(-1)
-		for i, x := range r {
-			if i != top {
-				second = max(second, float64(x))
-			}
-		}
-		margin = min(margin, (float64(r[top])-second)/sd)
+		d := maxDiff(logits, r)
+		worst, worstSD = max(worst, d), max(worstSD, d/sd)
+		margin = min(margin, lead(r)/sd)
 		if tok = argmax(logits); tok != want[matched] {
 			break
 		}
 		matched++
 	}
 	return matched, worst, worstSD, margin
-}
-
-func stddev(x []float32) float64 {
-	var mean, sq float64
-	for _, v := range x {
-		mean += float64(v)
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sq += (float64(v) - mean) * (float64(v) - mean)
-	}
-	return math.Sqrt(sq / float64(len(x)))
 }

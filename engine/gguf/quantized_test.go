@@ -359,25 +359,42 @@ func logitsDiff(n int, m *checkpoint.Model, ref []float32) (worst, margin float6
 			panic(err) // refTokens fit every reference model
 		}
 		want := ref[pos*n : (pos+1)*n]
-		var mean, sq float64
-		for _, x := range want {
-			mean += float64(x)
-		}
-		mean /= float64(n)
-		for _, x := range want {
-			sq += (float64(x) - mean) * (float64(x) - mean)
-		}
-		sd := math.Sqrt(sq / float64(n))
-		for i := range want {
-			worst = max(worst, math.Abs(float64(got[i])-float64(want[i]))/sd)
-		}
-		top := argmax(want)
+		sd := stddev(want)
+		worst = max(worst, maxDiff(got, want)/sd)
 		greedy = append(greedy, argmax(got))
-		second := slices.Clone(want)
-		second[top] = float32(math.Inf(-1))
-		margin = min(margin, float64(want[top]-second[argmax(second)])/sd)
+		margin = min(margin, lead(want)/sd)
 	}
 	return worst, margin, greedy
+}
+
+// stddev is x's standard deviation.
+func stddev(x []float32) float64 {
+	var mean, sq float64
+	for _, v := range x {
+		mean += float64(v)
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sq += (float64(v) - mean) * (float64(v) - mean)
+	}
+	return math.Sqrt(sq / float64(len(x)))
+}
+
+// maxDiff is the largest |a[i] − b[i]|.
+func maxDiff(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return d
+}
+
+// lead is by how much x's largest value leads the next.
+func lead(x []float32) float64 {
+	top := argmax(x)
+	rest := slices.Clone(x)
+	rest[top] = float32(math.Inf(-1))
+	return float64(x[top] - rest[argmax(rest)])
 }
 
 // llamaName turns a GGUF tensor name into randmodel's name and layer.

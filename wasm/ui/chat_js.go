@@ -15,29 +15,25 @@ import (
 	"nexttoken/wasm/jsx"
 )
 
-// chatScript is whether the page has loaded web/chat-worker.js, the
-// engine's side in the page, which runs web/chat.wasm, the chat template
-// engine (wasm/chat), in a worker of its own and ends it when a call takes
-// too long.
-var chatScript struct {
-	sync.Mutex
-	loaded bool
-}
+// chatScriptLoad lets one goroutine at a time load web/chat-worker.js, the
+// engine's side in the page (it defines nexttokenChatCall), which runs
+// web/chat.wasm, the chat template engine (wasm/chat), in a worker of its
+// own and ends it when a call takes too long.
+var chatScriptLoad sync.Mutex
 
 // attachChat gives m its chat template (session.Model.SetChat), rendered
 // by the engine at url, which it starts if it is not yet. It blocks: call
 // it from a goroutine of its own, never the page's.
 func attachChat(m *session.Model, url string) error {
-	chatScript.Lock()
-	if !chatScript.loaded {
+	chatScriptLoad.Lock()
+	if call, _ := safejs.Global().Get("nexttokenChatCall"); !jsx.Truthy(call) {
 		script := strings.TrimSuffix(url, "chat.wasm") + "chat-worker.js"
 		if _, err := jsx.Await(safejs.Global().Call("nexttokenScript", script)); err != nil {
-			chatScript.Unlock()
+			chatScriptLoad.Unlock()
 			return fmt.Errorf("the chat template engine (%s) did not start: %w", url, err)
 		}
-		chatScript.loaded = true
 	}
-	chatScript.Unlock()
+	chatScriptLoad.Unlock()
 	// A call of nothing starts the engine, so that one that cannot start
 	// says so with the model.
 	if _, err := callChat(url, ""); err != nil {
@@ -52,7 +48,7 @@ func callChat(url, name string, args ...any) (safejs.Value, error) {
 	return jsx.Await(safejs.Global().Call("nexttokenChatCall", url, name, args))
 }
 
-// chatTemplate is a chat template rendered by the engine's api
+// chatTemplate is a chat template rendered by the engine at url
 // (chatprompt.Template).
 type chatTemplate struct {
 	url, src string
