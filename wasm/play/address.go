@@ -2,6 +2,7 @@ package play
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,10 @@ func (c *Controller) OpenAddress(rawQuery, fragment string) {
 	}
 	page, at, more := openPage(state.Page, rawQuery)
 	c.page = page
+	if page.Tour > 0 && onlyPageParams(rawQuery, fragment) {
+		c.GoTour(page.Tour) // a link to a stop of the tour opens the stop's session
+		return
+	}
 	c.openLink(state.Spec, at, strings.Join(append(notes, more...), " "), rawQuery, fragment)
 }
 
@@ -121,6 +126,9 @@ func (c *Controller) syncAddress() {
 func (c *Controller) ShareLink() string {
 	if c.sum == nil {
 		return c.path
+	}
+	if c.atTourStop() {
+		return c.path + "?" + tourParam + "=" + strconv.Itoa(c.page.Tour)
 	}
 	at := 0
 	if c.shown < c.sum.Steps() {

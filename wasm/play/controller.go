@@ -52,7 +52,10 @@ type Controller struct {
 	run    runState
 	prompt promptDraft
 	page   Page
-	rec    recomputeState
+	// tourRev is the summary count when the tour's stop opened its
+	// session (atTourStop).
+	tourRev int
+	rec     recomputeState
 
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed

@@ -43,6 +43,12 @@
 // (FieldChat). A chat made a prompt keeps the text of its last message
 // that has one.
 //
+// Tour. The guided tour (Tour) is a list of stops, each a session, a
+// step on display and the cards it is about. Going to a stop (GoTour)
+// opens its session, one action Undo takes back, and shows its step;
+// acting on the session keeps the page on the stop, whose words read the
+// step on display. Leaving the tour (EndTour) keeps the session.
+//
 // Errors. An action that fails leaves the session as it was and says why
 // in words by the field it came from (FieldError), or at the top of the
 // page; the message goes at the next action.
@@ -82,12 +88,19 @@
 //	compare_own  1: llama.cpp and Hugging Face keep their own defaults
 //	             rather than follow the session's settings; 0, the default,
 //	             follows them. Alone, the card opens on its default chains
+//	tour         the guided tour's stop, a whole number from 1 (Tour). With
+//	             no session in the link, the stop's session opens at the
+//	             stop's step; beside one, the page is on the stop with the
+//	             link's session
 //
 // A share link carries the view in link.Page.View, the step on display
 // in link.Page.At, and the compare card, while it is open, as the page's
 // record of tag 1: chain A and chain B (strings, both "" for the card's
 // default pair) and own defaults (a uint, 0 or 1), written as a share
 // link writes its own fields (a uint an unsigned varint, a string its
-// length as a uint, then its bytes), with nothing after them. A record
-// of another tag is a newer page's, which this page skips.
+// length as a uint, then its bytes), with nothing after them; the tour's
+// stop, while the page is on the tour, as the record of tag 2: the stop's
+// number, a uint. A record of another tag is a newer page's, which this
+// page skips. The share link of a tour's stop as the stop opened it, its
+// session and its step on display, is the stop's number alone (?tour=N).
 package play

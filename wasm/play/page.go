@@ -18,6 +18,8 @@ type Page struct {
 	// one shows it instead of any view; "" for every other page.
 	EmbedError string
 
+	Tour int // the guided tour's stop on display, from 1 (Tour); 0 off the tour
+
 	Compare   CompareChoice
 	Lens      bool // the logit lens card is open
 	Recompute bool // the cache-versus-recompute card recomputes the step on display

@@ -17,7 +17,7 @@ import (
 // parameters as given (link.PageParams); what they mean is here.
 
 // pageParams are the page's query parameters, in the order it reads them.
-var pageParams = []string{"embed", "theme", "view", "at", "compare", "compare_own"}
+var pageParams = []string{"embed", "theme", "view", "at", "compare", "compare_own", tourParam}
 
 // tagCompare is the tag of the compare card's record in a share link.
 const tagCompare = 1
@@ -137,7 +137,7 @@ func (c CompareLink) query(q url.Values) {
 // linkPage is p's part of a share link, with the step on display at
 // (numbered from 1; 0 for the next step).
 func (p Page) linkPage(at int) link.Page {
-	return link.Page{View: p.View, At: at, Records: p.compareLink().records()}
+	return link.Page{View: p.View, At: at, Records: append(p.compareLink().records(), p.tourRecords()...)}
 }
 
 // Embedded reports whether the link rawQuery opens the page as an embed,
@@ -166,6 +166,18 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 		}
 	}
 	for _, r := range shared.Records {
+		if r.Tag == tagTour {
+			k, err := readTour(r.Body)
+			var pe *link.ParamError
+			switch {
+			case errors.As(err, &pe):
+				bad = append(bad, pe)
+			case err != nil:
+				notes = append(notes, "The link's tour stop is damaged, so the page is not on the tour.")
+			}
+			page.Tour = k
+			continue
+		}
 		if r.Tag != tagCompare {
 			continue // a newer page's, for what this page cannot show
 		}
@@ -204,6 +216,8 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 			if own, err = link.ParseBool(v); err == nil {
 				card.Own = own
 			}
+		case tourParam:
+			page.Tour, err = readTourParam(v, page.Tour)
 		}
 		if err != nil {
 			bad = append(bad, &link.ParamError{Param: name, Value: v, Reason: err.Error()})
@@ -298,6 +312,8 @@ func label(p string) string {
 		return "compare card"
 	case "compare_own":
 		return "compare card's defaults"
+	case tourParam:
+		return "tour stop"
 	}
 	return p
 }
@@ -332,6 +348,11 @@ func instead(p string, page Page, at int) string {
 			return "llama.cpp and Hugging Face keep their own defaults"
 		}
 		return "llama.cpp and Hugging Face follow the session's settings"
+	case tourParam:
+		if page.Tour == 0 {
+			return "the page is not on the tour"
+		}
+		return "the page shows the tour's stop " + strconv.Itoa(page.Tour)
 	}
 	return "it is left out"
 }

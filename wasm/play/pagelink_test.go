@@ -50,7 +50,7 @@ func TestOpenPage(t *testing.T) {
 			want: pageWith(func(p *Page) { p.Compare = CompareChoice{Open: true, Own: true} })},
 		{name: "compare_own=0 alone does not", query: "compare_own=0", want: DefaultPage()},
 		{name: "view= and theme= are the page's choice", shared: link.Page{View: "kv"}, query: "view=&theme=", want: DefaultPage()},
-		{name: "a newer page's records", shared: link.Page{Records: []link.Record{{Tag: 2, Body: "x"}, {Tag: 31}}}, want: DefaultPage()},
+		{name: "a newer page's records", shared: link.Page{Records: []link.Record{{Tag: 3, Body: "x"}, {Tag: 31}}}, want: DefaultPage()},
 
 		{name: "a view the page does not have", query: "view=nope", want: DefaultPage(),
 			notes: []string{"The link's view, “nope”, is not one of " + allViews + ", so the page shows every view."}},
