@@ -188,9 +188,10 @@ func (p *Playground) Render() (page app.UI) {
 	if s.Page.Embed {
 		return p.renderEmbed(s)
 	}
-	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).TabIndex(-1).
-		OnKeyDown(p.onKey).Body(
+	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
+		DataSet("tour-cards", tourCards(s)).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
+		tourCard(s, p.ctl),
 		p.chatBox(s),
 		notice(s),
 		p.loadingBanner(),
