@@ -289,10 +289,11 @@ measure:
 	exit $$status
 
 # screenshot takes docs/screenshot.png, the README's picture of the opening
-# page, again (TestScreenshot; make test checks the committed one without
-# writing it, so a test run leaves the tree as it was).
+# page, and docs/tour/, the guided tour's stops, again (TestScreenshot,
+# TestTour; make test checks the committed ones without writing them, so a
+# test run leaves the tree as it was).
 screenshot: web/app.wasm.br chromium
-	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^TestScreenshot$$' -count=1 ./cmd/nexttoken
+	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^(TestScreenshot|TestTour)$$' -count=1 ./cmd/nexttoken
 
 # toymodel regenerates the toy model files (the tests check they match).
 toymodel:

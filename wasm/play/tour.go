@@ -41,7 +41,7 @@ var Tour = []TourStop{
 		Cards: []string{"hidden", "kv"}, Parts: []string{"tokens", "attention", "kv"}},
 	{Title: "A real model: the same loop", Query: "model=stories260K&prompt=Once+upon+a+time&steps=3&temperature=0",
 		Cards: []string{"logits", "bars"}, Parts: []string{"layers", "logits", "softmax"}},
-	{Title: "Sampling: temperature, top-p and a random draw", Query: "model=stories260K&prompt=Once+upon+a+time&steps=3&temperature=0.8&top_p=0.9&seed=42",
+	{Title: "Sampling: temperature, top-p and a random draw", Query: "model=stories260K&prompt=The+little+dog&steps=2&temperature=0.8&top_p=0.9&seed=42", At: 2,
 		Cards: []string{"sampler", "bars"}, Parts: []string{"softmax", "sampler", "token"}},
 }
 

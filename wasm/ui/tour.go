@@ -96,107 +96,144 @@ func tourCards(s play.Snapshot) string {
 // number in them is the step's own, as the engine computed it.
 func tourWords(k int, s play.Snapshot) string {
 	d := shownDetail(s)
-	if k < 1 || k > len(play.Tour) {
+	switch {
+	case k < 1 || k > len(play.Tour):
 		return ""
-	}
-	if d == nil || d.Choice == nil {
+	case d == nil || d.Choice == nil:
 		return para("This stop reads the step on display, which is not ready: step on, or go Back.")
-	}
-	m := s.Model()
-	sm := d.Choice.Softmax
-	w := &words{m: m}
-	if m.Typed && k != 2 && k != 3 {
+	case s.Model().Typed && k != 2 && k != 3:
 		return para("This session has hand-typed logits: no model, no layers and no cache. The tour's first stop opens the model it is about.")
 	}
-	switch k {
-	case 1:
-		w.say("The model has read the prompt ", w.quote(s.Session.Spec.Prompt), " as ", itoa(len(s.Session.Trace.Prompt)), " tokens. ",
-			"For the last token the model read, ", w.tok(d.Step.Input), ", its layers leave one vector of ", itoa(len(d.Hidden)), " numbers, the hidden state h")
-		if len(d.Hidden) <= 8 {
-			w.say(" = [", w.floats32(d.Hidden), "]")
+	w := &words{s: s, d: d, m: s.Model()}
+	var b strings.Builder
+	for _, p := range strings.Split(tourSays[k-1], "\n") {
+		b.WriteString(para(w.fill(p)))
+	}
+	return b.String()
+}
+
+// tourSays are the stops' words, a stop each: paragraphs a line each,
+// with the step's numbers as {names} that words.value gives.
+var tourSays = [...]string{
+	"The model has read the prompt {prompt} as {prompt tokens} tokens. For the last token it read, {input}, its layers leave one vector of {hidden size} numbers, the hidden state h{hidden}.\n" +
+		"The LM head is a matrix W with one row of {dim} numbers per token of the vocabulary, {vocab} rows. W·h multiplies each row with h: one score per token, its logit ℓ. Here {logits}.\n" +
+		"A higher logit means the model favours the token more. Logits are not probabilities yet: they can be negative, and they do not add up to 1.",
+	"Softmax turns the logits into probabilities in four moves. It subtracts the largest logit, m = {max} ({top}), from every logit, so that the largest becomes 0 and no exponential can overflow. " +
+		"It exponentiates: e^(ℓ − m) = {exps}. It adds them up: Σ = {sum}. And it divides each by Σ: p = {probs}.\n" +
+		"Every p is between 0 and 1 and together they add up to 1. The Softmax card shows each move, token by token; a table worked by hand, rounding as it goes, differs from it in the third decimal.",
+	"{choice}",
+	"{input} joins the text. Feeding it through the model computes its key and value vectors in every layer — {layers} layers × {kv heads} key-value heads × {head size} numbers, for K and again for V — " +
+		"and appends them to the KV cache: it grows from {rows before} rows to {rows} ({context}).\n" +
+		"The rows before it, 0 to {last kept}, do not change: a token's key and value depend only on it and the tokens before it, so they are computed once and kept. The KV card shows them.",
+	"The next step feeds only the newest token, {input} at position {pos} — not the whole text again. In every layer its query vector is compared with each key in the cache, {rows} rows ({context}): " +
+		"that is attention, and its weights say how much of each row's value to mix in. So the cache stands in for the text before, and only attention's work grows with it.\n{choice}",
+	"The same loop on a real, if tiny, model: {model}. Its vocabulary has {vocab} tokens and its hidden state {dim} numbers; it has {layers} layers of {heads} attention heads{grouped}. " +
+		"The prompt {prompt} became {prompt tokens} tokens, and the text so far is {text}.\n" +
+		"This step reads {input} at position {pos}. W·h gives {vocab} logits; softmax makes {top three}.\n{choice}",
+	"{sampling}",
+}
+
+// fill writes the step's numbers into p's {names}.
+func (w *words) fill(p string) string {
+	var b strings.Builder
+	for {
+		before, rest, ok := strings.Cut(p, "{")
+		b.WriteString(before)
+		if !ok {
+			return b.String()
 		}
-		w.say(".")
-		w.para()
-		w.say("The LM head is a matrix W with one row of ", itoa(m.Dim), " numbers per token of the vocabulary, ", itoa(len(m.Names)), " rows. ",
-			"W·h multiplies each row with h: one score per token, its logit ℓ. ")
-		w.say("Here ", w.logits(d.Computed), ".")
-		w.para()
-		w.say("A higher logit means the model favours the token more. Logits are not probabilities yet: they can be negative, and they do not add up to 1.")
-	case 2:
-		top := softmax.Top(sm.Probs, 1, nil)[0]
-		w.say("Softmax turns the logits into probabilities in four moves. ",
-			"It subtracts the largest logit, m = ", w.num(sm.Max), " (", w.tok(top), "), from every logit, so that the largest becomes 0 and no exponential can overflow. ",
-			"It exponentiates: e^(ℓ − m) = ", w.list(sm.Exp), ". ",
-			"It adds them up: Σ = ", w.strong(fixed(sm.Sum, 7)), ". ",
-			"And it divides each by Σ: p = ", w.list(sm.Probs), ".")
-		w.para()
-		w.say("Every p is between 0 and 1 and together they add up to 1. The Softmax card shows each move, token by token; a table worked by hand, rounding as it goes, differs from it in the third decimal.")
-	case 3:
-		w.choice(d)
-	case 4:
-		rows := d.Step.Pos + 1
-		w.say(w.tok(d.Step.Input), " joins the text. Feeding it through the model computes its key and value vectors in every layer — ",
-			itoa(m.Layers), " layers × ", itoa(m.KVHeads), " key-value heads × ", itoa(m.HeadSize), " numbers, for K and again for V — and appends them to the KV cache: ",
-			"it grows from ", w.strong(itoa(rows-1)), " rows to ", w.strong(itoa(rows)), " (", w.context(d.Context), ").")
-		w.para()
-		w.say("The rows before it, 0 to ", itoa(rows-2), ", do not change: a token's key and value depend only on it and the tokens before it, so they are computed once and kept. The KV card shows them.")
-	case 5:
-		w.say("The next step feeds only the newest token, ", w.tok(d.Step.Input), " at position ", itoa(d.Step.Pos), " — not the whole text again. ",
-			"In every layer its query vector is compared with each key in the cache, ", itoa(d.Step.Pos+1), " rows (", w.context(d.Context), "): that is attention, ",
-			"and its weights say how much of each row's value to mix in. So the cache stands in for the text before, and only attention's work grows with it.")
-		w.para()
-		w.choice(d)
-	case 6:
-		w.say("The same loop on a real, if tiny, model: ", w.strong(m.Name), ". Its vocabulary has ", itoa(len(m.Names)), " tokens and its hidden state ", itoa(m.Dim), " numbers; it has ",
-			itoa(m.Layers), " layers of ", itoa(m.Heads), " attention heads")
+		name, after, _ := strings.Cut(rest, "}")
+		b.WriteString(w.value(name))
+		p = after
+	}
+}
+
+// value is the step's number, or words, that {name} stands for.
+func (w *words) value(name string) string {
+	s, d, m := w.s, w.d, w.m
+	sm := d.Choice.Softmax
+	switch name {
+	case "prompt":
+		return w.quote(s.Session.Spec.Prompt)
+	case "prompt tokens":
+		return itoa(len(s.Session.Trace.Prompt))
+	case "text":
+		return w.quote(s.Session.Trace.Text)
+	case "input":
+		return w.tok(d.Step.Input)
+	case "pos":
+		return itoa(d.Step.Pos)
+	case "hidden size":
+		return itoa(len(d.Hidden))
+	case "hidden":
+		if len(d.Hidden) > tourList {
+			return ""
+		}
+		h := make([]float64, len(d.Hidden))
+		for i, x := range d.Hidden {
+			h[i] = float64(x)
+		}
+		return " = [" + w.list(h, 4) + "]"
+	case "model":
+		return w.strong(m.Name)
+	case "dim":
+		return itoa(m.Dim)
+	case "vocab":
+		return itoa(len(m.Names))
+	case "layers":
+		return itoa(m.Layers)
+	case "heads":
+		return itoa(m.Heads)
+	case "kv heads":
+		return itoa(m.KVHeads)
+	case "head size":
+		return itoa(m.HeadSize)
+	case "grouped":
 		if m.KVHeads < m.Heads {
-			w.say(", which share ", itoa(m.KVHeads), " key-value heads (grouped-query attention: a smaller cache)")
+			return ", which share " + itoa(m.KVHeads) + " key-value heads (grouped-query attention: a smaller cache)"
 		}
-		w.say(". The prompt ", w.quote(s.Session.Spec.Prompt), " became ", itoa(len(s.Session.Trace.Prompt)), " tokens, and the text so far is ", w.quote(s.Session.Trace.Text), ".")
-		w.para()
-		w.say("This step reads ", w.tok(d.Step.Input), " at position ", itoa(d.Step.Pos), ". W·h gives ", itoa(len(d.Logits)), " logits; softmax makes ",
-			w.topProbs(sm.Probs, 3), ".")
-		w.para()
-		w.choice(d)
-	case 7:
-		w.sampling(d)
+		return ""
+	case "logits":
+		return w.tokens(d.Computed, tourList, 4)
+	case "max":
+		return w.strong(fixed(sm.Max, 4))
+	case "top":
+		return w.tok(softmax.Top(sm.Probs, 1, nil)[0])
+	case "top three":
+		return w.tokens(sm.Probs, 3, 7)
+	case "exps":
+		return w.tokens(sm.Exp, 0, 7)
+	case "sum":
+		return w.strong(fixed(sm.Sum, 7))
+	case "probs":
+		return w.tokens(sm.Probs, 0, 7)
+	case "rows":
+		return w.strong(itoa(d.Step.Pos + 1))
+	case "rows before":
+		return w.strong(itoa(d.Step.Pos))
+	case "last kept":
+		return itoa(d.Step.Pos - 1)
+	case "context":
+		return w.context(d.Context)
+	case "choice":
+		return w.choice()
+	case "sampling":
+		return w.sampling()
 	}
-	return w.String()
+	return "{" + name + "}"
 }
 
-// words builds a tour stop's words, HTML, with the step's numbers.
+// words writes a tour stop's words, HTML, with the step's numbers.
 type words struct {
+	s play.Snapshot
+	d *session.Detail
 	m *play.Model
-	b strings.Builder
-	p strings.Builder // the paragraph being written
-}
-
-func (w *words) say(parts ...string) {
-	for _, p := range parts {
-		w.p.WriteString(p)
-	}
-}
-
-// para ends a paragraph.
-func (w *words) para() {
-	if w.p.Len() > 0 {
-		w.b.WriteString(para(w.p.String()))
-		w.p.Reset()
-	}
-}
-
-func (w *words) String() string {
-	w.para()
-	return w.b.String()
 }
 
 // para is a paragraph of HTML.
 func para(html string) string { return "<p>" + html + "</p>" }
 
 func (w *words) strong(s string) string { return `<strong class="num">` + esc(s) + "</strong>" }
-
-// num is a number as the cards write a logit.
-func (w *words) num(x float64) string { return w.strong(fixed(x, 4)) }
 
 func (w *words) tok(id int) string {
 	if id < 0 {
@@ -207,58 +244,38 @@ func (w *words) tok(id int) string {
 
 func (w *words) quote(s string) string { return "<q>" + esc(visible(s)) + "</q>" }
 
-func (w *words) floats32(v []float32) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fixed(float64(x), 4)
-	}
-	return w.strong(strings.Join(parts, ", "))
-}
-
 // tourList is the most values a stop lists in full.
 const tourList = 8
 
-// list is a vector's values, to 7 decimals, token by token when the
-// vocabulary is small; else how many there are.
-func (w *words) list(v []float64) string {
-	if len(v) > tourList {
-		return itoa(len(v)) + " values (the Softmax card lists them)"
-	}
+// list is a vector's values to d decimals.
+func (w *words) list(v []float64, d int) string {
 	parts := make([]string, len(v))
 	for i, x := range v {
-		parts[i] = w.strong(fixed(x, 7))
+		parts[i] = w.strong(fixed(x, d))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// logits are the model's logits, token by token when the vocabulary is
-// small; else the largest few.
-func (w *words) logits(v []float64) string {
-	ids := softmax.Top(v, min(len(v), tourList), nil)
-	if len(v) <= tourList {
-		ids = ids[:0]
+// tokens are the values of v to d decimals, token by token: every
+// token's when there are few, else the n largest (none: how many there
+// are).
+func (w *words) tokens(v []float64, n, d int) string {
+	var ids []int
+	switch {
+	case len(v) <= tourList:
 		for i := range v {
 			ids = append(ids, i)
 		}
+	case n == 0:
+		return itoa(len(v)) + " values (the Softmax card lists them)"
+	default:
+		ids = softmax.Top(v, n, nil)
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = w.tok(id) + " " + w.num(v[id])
-	}
-	if len(v) > tourList {
-		return "the largest of the " + itoa(len(v)) + " are " + strings.Join(parts, ", ")
+		parts[i] = w.tok(id) + " " + w.strong(fixed(v[id], d))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// topProbs are the n most probable tokens and their p.
-func (w *words) topProbs(p []float64, n int) string {
-	ids := softmax.Top(p, n, nil)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = w.tok(id) + " p = " + w.strong(fixed(p[id], 7))
-	}
-	return strings.Join(parts, ", then ")
 }
 
 // context names the tokens of a context, or counts them when there are
@@ -274,49 +291,53 @@ func (w *words) context(ids []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// choice says how the sampler chose at step d.
-func (w *words) choice(d *session.Detail) {
-	c, sm := d.Choice, d.Choice.Softmax
+// choice says how the sampler chose at the step.
+func (w *words) choice() string {
+	c := w.d.Choice
+	p := c.Softmax.Probs
+	var s string
 	if c.Greedy {
-		w.say("At temperature 0 the sampler is greedy: it takes the most probable token, ", w.tok(c.Token), " (id ", itoa(c.Token), "), at p = ",
-			w.strong(fixed(sm.Probs[c.Token], 7)), ", and draws no random number.")
-		if ids := softmax.Top(sm.Probs, 2, nil); len(ids) == 2 {
-			w.say(" The runner-up, ", w.tok(ids[1]), ", had p = ", w.strong(fixed(sm.Probs[ids[1]], 7)), ".")
+		s = "At temperature 0 the sampler is greedy: it takes the most probable token, " + w.tok(c.Token) + " (id " + itoa(c.Token) + "), at p = " +
+			w.strong(fixed(p[c.Token], 7)) + ", and draws no random number."
+		if ids := softmax.Top(p, 2, nil); len(ids) == 2 {
+			s += " The runner-up, " + w.tok(ids[1]) + ", had p = " + w.strong(fixed(p[ids[1]], 7)) + "."
 		}
 	} else {
-		w.say("The sampler drew ", w.tok(c.Token), " (id ", itoa(c.Token), "), whose p was ", w.strong(fixed(c.Prob, 7)), ".")
+		s = "The sampler drew " + w.tok(c.Token) + " (id " + itoa(c.Token) + "), whose p was " + w.strong(fixed(c.Prob, 7)) + "."
 	}
-	if d.Step.Forced {
-		w.say(" This step's token was forced by hand: ", w.tok(d.Step.Token), ".")
+	if w.d.Step.Forced {
+		s += " This step's token was forced by hand: " + w.tok(w.d.Step.Token) + "."
 	}
+	return s
 }
 
 // sampling says how a sampled step chose: temperature, the filters and
 // the draw.
-func (w *words) sampling(d *session.Detail) {
-	c := d.Choice
+func (w *words) sampling() string {
+	c := w.d.Choice
 	if c.Greedy {
-		w.say("This step is greedy, so there is no draw to show: set a temperature above 0 in the Sampler card, or go Back and Next to this stop again.")
-		return
+		return "This step is greedy, so there is no draw to show: set a temperature above 0 in the Sampler card."
 	}
-	w.say("Greedy decoding always takes the top token, so the text never varies. Sampling draws instead. ")
+	s := "Greedy decoding always takes the top token, so the text never varies. Sampling draws instead. "
 	for _, st := range c.Stages {
+		n := w.strong(itoa(st.Survivors))
 		switch st.Name {
 		case sampler.StageTemperature:
-			w.say("Temperature T = ", w.strong(sig(c.Softmax.Temperature)), " divides every logit first: below 1 it sharpens the distribution, above 1 it flattens it. ")
+			s += "Temperature T = " + w.strong(sig(c.Softmax.Temperature)) + " divides every logit first: below 1 it sharpens the distribution, above 1 it flattens it. "
 		case sampler.StageTopP:
-			w.say("Top-p keeps the most probable tokens until their probabilities add up to p — here ", w.strong(itoa(st.Survivors)), " of ", itoa(len(d.Logits)),
-				" tokens, which held all but ", w.strong(fixed(st.RemovedMass, 7)), " of the probability — and scales them up to add to 1 again. ")
+			s += "Top-p keeps the most probable tokens until their probabilities add up to p — here " + n + " of " + itoa(len(w.d.Logits)) +
+				" tokens, leaving out " + w.strong(fixed(st.RemovedMass, 7)) + " of the probability — and scales them up to add to 1 again. "
 		case sampler.StageTopK:
-			w.say("Top-k keeps the ", w.strong(itoa(st.Survivors)), " most probable tokens. ")
+			s += "Top-k keeps the " + n + " most probable tokens. "
 		case sampler.StageMinP:
-			w.say("Min-p keeps the ", w.strong(itoa(st.Survivors)), " tokens at least that fraction as probable as the top one. ")
+			s += "Min-p keeps the " + n + " tokens at least that fraction as probable as the top one. "
 		}
 	}
 	if dr := c.Draw; dr != nil {
-		w.para()
-		w.say("Then one random number u = ", w.strong(fixed(dr.U, 7)), " points into the survivors' running total, from ", w.strong(fixed(dr.Lo, 7)), " to ",
-			w.strong(fixed(dr.Hi, 7)), " for the token it lands on: ", w.tok(c.Token), ", p = ", w.strong(fixed(c.Prob, 7)), ". ",
-			"The numbers come from a generator seeded by the link, so the same link always gives the same text. The Sampler card shows the draw.")
+		s += "</p><p>Then one random number u = " + w.strong(fixed(dr.U, 7)) + " points into the survivors' running total, which runs from " + w.strong(fixed(dr.Lo, 7)) +
+			" to " + w.strong(fixed(dr.Hi, 7)) + " for the token it lands on: " + w.tok(c.Token) + ", whose p = " + w.strong(fixed(c.Prob, 7)) +
+			" grew to the width of that range, " + w.strong(fixed(dr.Hi-dr.Lo, 7)) + ", as the filters left fewer tokens to share 1. " +
+			"The numbers come from a generator seeded by the link, so the same link always gives the same text. The Sampler card shows the draw."
 	}
+	return s
 }
