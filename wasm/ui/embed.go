@@ -21,6 +21,11 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 		return app.Div().Class("views").Body(build()...)
 	}
 	var body []app.UI
+	if stop := s.Page.TourStop(); stop != nil {
+		// A stop of the tour: its words and its cards.
+		body = []app.UI{tourCard(s, p.ctl), step(func() []app.UI { return p.cards(s, stop.Cards) })}
+		return p.embedPage(s, notice(s), p.loadingBanner(), p.filesBanner(), app.Div().Body(body...))
+	}
 	switch s.Page.View {
 	case "softmax":
 		body = []app.UI{step(func() []app.UI {
@@ -54,4 +59,27 @@ func (p *Playground) embedPage(s play.Snapshot, content ...app.UI) app.UI {
 				Text("Open in nexttoken ↗"),
 		), p.readyMark())...,
 	)
+}
+
+// cards are the step's cards of the ids given, in their order, for an
+// embed of a tour's stop.
+func (p *Playground) cards(s play.Snapshot, ids []string) []app.UI {
+	var cards []app.UI
+	for _, id := range ids {
+		switch id {
+		case "hidden":
+			cards = append(cards, hiddenCard(s, p.board))
+		case "logits":
+			cards = append(cards, logitsCard(s, p.board, p.ctl))
+		case "softmax":
+			cards = append(cards, softmaxCard(p.board))
+		case "bars":
+			cards = append(cards, barsCard(p.board, p.ctl))
+		case "sampler":
+			cards = append(cards, samplerCard(s, p.board, p.ctl))
+		case "kv":
+			cards = append(cards, kvCard(s, p.board))
+		}
+	}
+	return cards
 }

@@ -97,3 +97,19 @@ func TestTourWordsOnATypedSession(t *testing.T) {
 		}
 	}
 }
+
+// TestTourEmbed: an embed of a stop shows the stop's words and each of its
+// cards, and no header.
+func TestTourEmbed(t *testing.T) {
+	for k := 1; k <= len(play.Tour); k++ {
+		t.Run(strconv.Itoa(k), func(t *testing.T) {
+			p := playgroundAt("embed=1&tour="+strconv.Itoa(k), "")
+			html, text := render(p)
+			contains(t, "the embed", text, play.Tour[k-1].Title)
+			for _, id := range play.Tour[k-1].Cards {
+				contains(t, "the embed", html, `id="`+id+`"`)
+			}
+			lacks(t, "the embed", html, `id="prompt"`, `id="share"`)
+		})
+	}
+}
