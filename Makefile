@@ -77,9 +77,12 @@ NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoke
 	fmt reflect log html math/big encoding/... regexp/... text/... database/... \
 	crypto/... mime/... compress/... vendor/...
 INLINE := crypto/sha256 crypto/internal/fips140/sha256 crypto/internal/fips140deps/...
+# The program takes Go's classic garbage collector (GOEXPERIMENT=nogreenteagc):
+# the default one, built for many cores, costs the one-thread browser 11 KB of
+# the first page after brotli and nothing it can use (docs/performance.md).
 web/app.wasm: $(WASM_SOURCES)
 	@$(call withProgress,building web/app.wasm (Go compiled to WebAssembly),\
-	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') $(foreach p,$(INLINE),-gcflags='$(p)=') -o $@ ./wasm)
+	  GOEXPERIMENT=nogreenteagc GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') $(foreach p,$(INLINE),-gcflags='$(p)=') -o $@ ./wasm)
 
 # web/app.wasm.gz is the copy for browsers without brotli.
 web/app.wasm.gz: web/app.wasm

@@ -19,9 +19,13 @@ func (c *Controller) Open(spec session.Spec) {
 	c.open(spec, nil)
 }
 
-// open opens spec, as an undoable action once a session is open; failed
-// is told an error (nil: the notice says it).
-func (c *Controller) open(spec session.Spec, failed func(error)) {
+// open opens spec, as an undoable action once a session is open, and
+// shows its next step; failed is told an error (nil: the notice says it).
+func (c *Controller) open(spec session.Spec, failed func(error)) { c.openThen(spec, failed, nil) }
+
+// openThen is open, with opened run on the new session before the page
+// draws it.
+func (c *Controller) openThen(spec session.Spec, failed func(error), opened func()) {
 	c.flushPrompt()
 	c.do("", func() {
 		var before *entry
@@ -45,6 +49,9 @@ func (c *Controller) open(spec session.Spec, failed func(error)) {
 			c.clearMessages()
 			c.prompt.reset(a.Session.Spec.Prompt)
 			c.shown = c.sum.Steps()
+			if opened != nil {
+				opened()
+			}
 			c.changed()
 		})
 	})

@@ -165,31 +165,29 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 			page.View = shared.View
 		}
 	}
+	// readable sorts a record's error: one whose fields read but say what
+	// the page cannot show is a parameter left out; another, damage.
+	readable := func(err error) bool {
+		var pe *link.ParamError
+		if errors.As(err, &pe) {
+			bad = append(bad, pe)
+			return true
+		}
+		return err == nil
+	}
 	for _, r := range shared.Records {
-		if r.Tag == tagTour {
+		switch r.Tag {
+		case tagCompare:
+			c, err := readCompare(r.Body)
+			damaged = !readable(err) || damaged
+			card = c
+		case tagTour:
 			k, err := readTour(r.Body)
-			var pe *link.ParamError
-			switch {
-			case errors.As(err, &pe):
-				bad = append(bad, pe)
-			case err != nil:
+			if !readable(err) {
 				notes = append(notes, "The link's tour stop is damaged, so the page is not on the tour.")
 			}
 			page.Tour = k
-			continue
-		}
-		if r.Tag != tagCompare {
-			continue // a newer page's, for what this page cannot show
-		}
-		c, err := readCompare(r.Body)
-		var pe *link.ParamError
-		switch {
-		case errors.As(err, &pe):
-			bad = append(bad, pe)
-		case err != nil:
-			damaged = true
-		}
-		card = c
+		} // a record of another tag is a newer page's, for what this page cannot show
 	}
 
 	values, more := link.PageParams(rawQuery, pageParams...)

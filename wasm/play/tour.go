@@ -80,41 +80,20 @@ func (c *Controller) GoTour(k int) {
 		c.EndTour()
 		return
 	}
-	c.flushPrompt()
 	stop := Tour[k-1]
-	spec := stopState(stop).Spec
-	c.do("", func() {
-		var before *entry
-		if c.sum != nil {
-			e := c.entry()
-			before = &e
+	retry := func() { c.holdAddr = false; c.GoTour(k) }
+	c.openThen(stopState(stop).Spec, func(err error) {
+		switch {
+		case !c.host.Missing(err, retry):
+			c.fail("", err)
+		case c.sum == nil: // the page's first session: the default one while the model comes
+			c.holdAddr = true
+			c.openDefault("")
 		}
-		c.send(Request{Op: Open, Spec: spec}, func(a Answer) {
-			if a.Err != nil {
-				retry := func() { c.holdAddr = false; c.GoTour(k) }
-				switch {
-				case !c.host.Missing(a.Err, retry):
-					c.fail("", a.Err)
-				case c.sum == nil: // the page's first session: the default one while the model comes
-					c.holdAddr = true
-					c.openDefault("")
-				}
-				return
-			}
-			c.take(a.Session)
-			if before != nil {
-				c.remember(*before)
-			}
-			c.clearMessages()
-			c.prompt.reset(a.Session.Spec.Prompt)
-			c.shown = c.sum.Steps()
-			if stop.At > 0 {
-				c.shown = min(stop.At, c.sum.Steps()) - 1
-			}
-			c.page.Tour = k
-			c.tourRev = c.sumRev
-			c.changed()
-		})
+	}, func() {
+		c.shown = stop.shown(c.sum.Steps())
+		c.page.Tour = k
+		c.tourRev = c.sumRev
 	})
 }
 
@@ -133,11 +112,16 @@ func (c *Controller) atTourStop() bool {
 	if stop == nil || c.sum == nil || c.sumRev != c.tourRev {
 		return false
 	}
-	shown := c.sum.Steps()
-	if stop.At > 0 {
-		shown = min(stop.At, c.sum.Steps()) - 1
+	return c.shown == stop.shown(c.sum.Steps())
+}
+
+// shown is the step on display at the stop, in its session of steps
+// steps.
+func (s *TourStop) shown(steps int) int {
+	if s.At > 0 {
+		return min(s.At, steps) - 1
 	}
-	return c.shown == shown
+	return steps
 }
 
 // tourRecords are the tour's stop as a share link's record: none off the
