@@ -67,20 +67,6 @@ func focusPlayground() error {
 	return err
 }
 
-// scrollTo brings the element of the id to the top of the view.
-func scrollTo(id string) error {
-	doc, err := global("document")
-	if err != nil {
-		return err
-	}
-	el, err := doc.Call("getElementById", id)
-	if err != nil || el.IsNull() {
-		return err
-	}
-	_, err = el.Call("scrollIntoView", map[string]any{"block": "start"})
-	return err
-}
-
 // reportHeight tells the page that embeds this one how tall the content is,
 // now, whenever it changes, and whenever the frame changes size, with the
 // widely used {"context": "iframe.resize", "height": N} message. It sends

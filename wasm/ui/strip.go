@@ -76,20 +76,17 @@ func (s *Strip) Render() app.UI {
 }
 
 // legend explains the chips: the prompt's, where there is one, and the
-// generated ones.
+// generated ones. It is one piece of HTML, which costs the program less
+// than a node each.
 func (s *Strip) legend() app.UI {
-	var prompt []app.UI
+	prompt := ""
 	if !s.Typed {
-		prompt = []app.UI{app.Span().Class("tok prompt").Text("prompt"), app.Text(" went through prefill in one pass · ")}
+		prompt = `<span class="tok prompt">prompt</span> went through prefill in one pass · `
 	}
-	return app.P().Class("legend").Body(append(prompt,
-		app.Span().Class("tok gen").Style("--p", "0.9").Text("likely"),
-		app.Span().Class("tok gen").Style("--p", "0.1").Text("unlikely"),
-		app.Text(" generated, tinted by probability · click one to inspect its step · "),
-		app.Span().Class("tok").Text("␣"), app.Text(" space, "),
-		app.Span().Class("tok").Text("↵"), app.Text(" new line, "),
-		app.Span().Class("tok").Text("∅"), app.Text(" adds no text"),
-	)...)
+	return app.Raw(`<p class="legend">` + prompt +
+		`<span class="tok gen" style="--p: 0.9">likely</span><span class="tok gen" style="--p: 0.1">unlikely</span>` +
+		` generated, tinted by probability · click one to inspect its step · ` +
+		`<span class="tok">␣</span> space, <span class="tok">↵</span> new line, <span class="tok">∅</span> adds no text</p>`)
 }
 
 // onClick shows the step of the chip clicked. The strip handles its

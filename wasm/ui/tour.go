@@ -65,7 +65,7 @@ func (c *TourCard) OnUpdate(ctx app.Context) {
 		return
 	}
 	c.scrolled = c.Stop
-	ctx.Defer(func(app.Context) { _ = scrollTo(play.Tour[c.Stop-1].Cards[0]) })
+	ctx.ScrollTo(play.Tour[c.Stop-1].Cards[0])
 }
 
 func (c *TourCard) onStart(ctx app.Context, e app.Event) { c.Do.StartTour() }
