@@ -432,6 +432,11 @@ func (c *Controller) Press(k Key) bool {
 		c.Run()
 	case "r":
 		c.Reset()
+	case "escape":
+		if c.page.Tour == 0 {
+			return false
+		}
+		c.EndTour()
 	default:
 		return false
 	}
