@@ -29,7 +29,7 @@ withProgress = echo "$(1)"; \
 # is current; the server binary, ./nexttoken, is kept, so a second make run
 # starts at once.
 run: brotli
-	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken web/chat.wasm.br
+	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken web/chat.wasm.br $(WEB_TEXT_BR)
 	@if [ web/app.wasm.br -nt web/app.wasm ]; then :; \
 	elif command -v brotli >/dev/null 2>&1; then \
 	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
@@ -47,7 +47,7 @@ nexttoken:
 # make static BASE=/nexttoken/ writes it for that sub-path instead. Its
 # page fetches app.wasm.lzma and decodes it, so a host that compresses
 # nothing sends 1.9 MB, not 11 MB (docs/playground.md).
-static: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br
+static: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR)
 	rm -rf static
 	$(GO) run ./cmd/nexttoken export --base=$(BASE) static
 
@@ -87,6 +87,14 @@ web/app.wasm: $(WASM_SOURCES)
 # web/app.wasm.gz is the copy for browsers without brotli.
 web/app.wasm.gz: web/app.wasm
 	@$(call withProgress,gzip -9 web/app.wasm,gzip -9 -k -f web/app.wasm && touch $@)
+
+# The page's own scripts and stylesheets get brotli copies too, which serve
+# sends to browsers that take brotli: smaller than the gzip it makes.
+WEB_TEXT_BR := $(patsubst %,%.br,$(wildcard web/*.css web/*.js))
+web/%.css.br: web/%.css | brotli
+	@! command -v brotli >/dev/null 2>&1 || brotli -q 11 -f -o $@ $<
+web/%.js.br: web/%.js | brotli
+	@! command -v brotli >/dev/null 2>&1 || brotli -q 11 -f -o $@ $<
 
 # web/app.wasm.br is the copy browsers download: brotli's best quality,
 # because the first page must cost at most 2.0 MB (TestFirstPageBytes).
@@ -141,7 +149,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
-unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br chromium
+unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:
@@ -171,7 +179,7 @@ unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br chromium
 # the SmolLM2 model).
 WLLAMA ?=
 BASELINE ?=
-timing: web/app.wasm.br chromium
+timing: web/app.wasm.br $(WEB_TEXT_BR) chromium
 	$(withBrowser) GO=$(GO) BASELINE=$(BASELINE) NEXTTOKEN_WLLAMA=$(WLLAMA) bash .ci/timing
 
 # loadtest measures nexttoken serve, built from the source (go build, as
@@ -295,7 +303,7 @@ measure:
 # page, and docs/tour/, the guided tour's stops, again (TestScreenshot,
 # TestTour; make test checks the committed ones without writing them, so a
 # test run leaves the tree as it was).
-screenshot: web/app.wasm.br chromium
+screenshot: web/app.wasm.br $(WEB_TEXT_BR) chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^(TestScreenshot|TestTour)$$' -count=1 ./cmd/nexttoken
 
 # toymodel regenerates the toy model files (the tests check they match).
