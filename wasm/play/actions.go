@@ -432,11 +432,6 @@ func (c *Controller) Press(k Key) bool {
 		c.Run()
 	case "r":
 		c.Reset()
-	case "escape":
-		if c.page.Tour == 0 {
-			return false
-		}
-		c.EndTour()
 	default:
 		return false
 	}

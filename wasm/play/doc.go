@@ -47,8 +47,7 @@
 // step on display and the cards it is about. Going to a stop (GoTour)
 // opens its session, one action Undo takes back, and shows its step;
 // acting on the session keeps the page on the stop, whose words read the
-// step on display. Leaving the tour (EndTour, or Escape) keeps the
-// session.
+// step on display. Leaving the tour (EndTour) keeps the session.
 //
 // Errors. An action that fails leaves the session as it was and says why
 // in words by the field it came from (FieldError), or at the top of the
