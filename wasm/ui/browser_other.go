@@ -17,7 +17,6 @@ var errNoBrowser = errors.New("not running in a browser")
 func copyText(string) error   { return errNoBrowser }
 func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
-func scrollTo(string) error   { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
 
 func nextFrame(func()) error                       { return errNoBrowser }
