@@ -11,7 +11,7 @@ ARTIFACTS ?= $(CURDIR)/test-artifacts
 
 # Everything the browser program is built from: its Go files and every
 # file they embed (the built-in models, the SIMD kernels' modules).
-WASM_SOURCES := $(shell find engine wasm web/models \( -name '*.go' ! -name '*_test.go' \) -o -name '*.bin' -o -name '*.wasm' -o -name '*.s') go.mod go.sum
+WASM_SOURCES := $(shell find engine wasm web/models cmd/striplines \( -name '*.go' ! -name '*_test.go' \) -o -name '*.bin' -o -name '*.wasm' -o -name '*.s') go.mod go.sum
 
 .PHONY: run static trace test check unit wasm-build jstest fuzz bench measure timing loadtest screenshot chromium node brotli nexttoken clean FORCE
 
@@ -80,9 +80,11 @@ INLINE := crypto/sha256 crypto/internal/fips140/sha256 crypto/internal/fips140de
 # The program takes Go's classic garbage collector (GOEXPERIMENT=nogreenteagc):
 # the default one, built for many cores, costs the one-thread browser 11 KB of
 # the first page after brotli and nothing it can use (docs/performance.md).
+# striplines then clears the file and line tables only stack traces print:
+# 130 KB less after brotli (cmd/striplines).
 web/app.wasm: $(WASM_SOURCES)
 	@$(call withProgress,building web/app.wasm (Go compiled to WebAssembly),\
-	  GOEXPERIMENT=nogreenteagc GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') $(foreach p,$(INLINE),-gcflags='$(p)=') -o $@ ./wasm)
+	  GOEXPERIMENT=nogreenteagc GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(foreach p,$(NOINLINE),-gcflags='$(p)=-l') $(foreach p,$(INLINE),-gcflags='$(p)=') -o $@ ./wasm && $(GO) run ./cmd/striplines $@)
 
 # web/app.wasm.gz is the copy for browsers without brotli.
 web/app.wasm.gz: web/app.wasm
@@ -116,7 +118,7 @@ FORCE:
 # page 121 KB of brotli. The server sends its brotli or gzip copy.
 web/chat.wasm: $(WASM_SOURCES)
 	@$(call withProgress,building web/chat.wasm (the chat template engine),\
-	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/chat)
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/chat && $(GO) run ./cmd/striplines $@)
 web/chat.wasm.gz: web/chat.wasm
 	@$(call withProgress,gzip -9 web/chat.wasm,gzip -9 -k -f web/chat.wasm && touch $@)
 web/chat.wasm.br: web/chat.wasm.gz | brotli
@@ -149,7 +151,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
-unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium
+unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium node
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:
