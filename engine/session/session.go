@@ -181,7 +181,7 @@ func (e *BadLogitsError) Error() string {
 const DefaultTop = 5
 
 // Options are how a session computes, beside the Spec, which says what it
-// computes: they change the speed, never a number.
+// computes: they change the speed, or how much a step keeps, never a number.
 type Options struct {
 	// Kernels are the kernels of the model's forward passes
 	// (transformer.Options.Kernels): the zero Kernels, Go's loops, or the
@@ -190,6 +190,9 @@ type Options struct {
 	// Prefill, when not nil, hears how the prefill of the prompt goes,
 	// and stops it by returning an error.
 	Prefill Progress
+	// Top is how many candidates each step keeps in Step.Top, from the
+	// first (KeepTop changes it later); 0 is DefaultTop.
+	Top int
 }
 
 // LoadSIMD returns the Options of the browser's WebAssembly SIMD kernels
@@ -225,6 +228,11 @@ func NewWith(spec Spec, load Loader, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{spec: spec, opts: opts, keepTop: DefaultTop}
+	if opts.Top != 0 {
+		if err := s.KeepTop(opts.Top); err != nil {
+			return nil, err
+		}
+	}
 	s.spec.Branches = nil
 	var err error
 	if spec.Model == LogitsModel {
@@ -485,7 +493,7 @@ func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error)
 	s.top = softmax.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
 	for j, id := range s.top {
-		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
+		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id], Removed: int8(s.removedBy(i, id) + 1)}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
 	return step, gen, choice, nil
@@ -681,6 +689,15 @@ func (s *Session) choose(i int, sc *sampler.Scratch, logits []float64, context [
 		return nil, nil, fmt.Errorf("step %d: %w", i, err)
 	}
 	return c, probs, nil
+}
+
+// removedBy is the place in step i's choice, which choose just made, of
+// the stage that removed token, or -1.
+func (s *Session) removedBy(i, token int) int {
+	if s.Sampler(i).Runtime() {
+		return s.stepper.RemovedBy(token)
+	}
+	return s.scratch.RemovedBy(token)
 }
 
 // generators are a session's random state: nexttoken's xorshift, which
