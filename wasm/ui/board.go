@@ -25,6 +25,8 @@ type board struct {
 
 	top    []int           // the tokens tables list for topFor, worked out once a snapshot
 	topFor *session.Detail //
+
+	tip tipState // the token strip's popover
 }
 
 // rows are the tokens the tables of step d list (allOrTop), worked out

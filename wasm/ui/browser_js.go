@@ -318,3 +318,71 @@ func frameHeight(doc safejs.Value, id string, event safejs.Value) (int, bool) {
 	}
 	return int(h), true
 }
+
+// textOffsetAt is the place in the text box's text (#text) of the point
+// (x, y) of the viewport, in UTF-16 code units, where the browser would
+// put the caret; false when the point is not on that text.
+func textOffsetAt(x, y float64) (int, bool) {
+	doc, err := global("document")
+	if err != nil {
+		return 0, false
+	}
+	var node, offset safejs.Value
+	if f, _ := doc.Get("caretPositionFromPoint"); !f.IsUndefined() {
+		pos, err := doc.Call("caretPositionFromPoint", x, y)
+		if err != nil || pos.IsNull() {
+			return 0, false
+		}
+		node, _ = pos.Get("offsetNode")
+		offset, _ = pos.Get("offset")
+	} else {
+		r, err := doc.Call("caretRangeFromPoint", x, y)
+		if err != nil || r.IsNull() {
+			return 0, false
+		}
+		node, _ = r.Get("startContainer")
+		offset, _ = r.Get("startOffset")
+	}
+	text, err := doc.Call("getElementById", "text")
+	if err != nil || text.IsNull() {
+		return 0, false
+	}
+	in, err := text.Call("contains", node)
+	if err != nil {
+		return 0, false
+	}
+	n, err := offset.Int()
+	if isIn, _ := in.Bool(); err != nil || !isIn {
+		return 0, false
+	}
+	// The caret goes to the nearer edge of the character under the point:
+	// that character starts at n if it spans x, else it ends there.
+	if n > 0 && !charSpans(doc, node, n, x) {
+		n--
+	}
+	return n, true
+}
+
+// charSpans reports whether the character of the text node at offset n
+// spans x.
+func charSpans(doc, node safejs.Value, n int, x float64) bool {
+	length, _ := node.Get("length")
+	if l, err := length.Int(); err != nil || n >= l {
+		return false
+	}
+	r, err := doc.Call("createRange")
+	if err != nil {
+		return false
+	}
+	_, err1 := r.Call("setStart", node, n)
+	_, err2 := r.Call("setEnd", node, n+1)
+	box, err3 := r.Call("getBoundingClientRect")
+	if err1 != nil || err2 != nil || err3 != nil {
+		return false
+	}
+	left, _ := box.Get("left")
+	right, _ := box.Get("right")
+	l, _ := left.Float()
+	rt, _ := right.Float()
+	return l <= x && x <= rt
+}

@@ -28,7 +28,8 @@ type Strip struct {
 	Selected int    // the chip on display; len(Chips) is the next slot
 	Next     string // the next slot's label
 	Text     string
-	Typed    bool // hand-typed logits: no prompt, no prefill
+	Typed    bool   // hand-typed logits: no prompt, no prefill
+	Board    *board // the popover of a token reads the latest snapshot
 	Do       selecter
 }
 
@@ -63,15 +64,21 @@ func (s *Strip) Render() app.UI {
 		// Both boxes stick to their ends as they grow, by CSS alone
 		// (column-reverse): no script reads the layout after each step.
 		app.Div().ID("tokens").Class("tokens stick").Attr("aria-label", "tokens").Body(
-			app.Div().Class("token-list").OnClick(s.onClick).Body(chips...),
+			app.Div().Class("token-list").OnClick(s.onClick).
+				On("pointerover", s.onOver).On("pointerout", s.onOut).
+				On("focusin", s.onFocus).On("focusout", s.onOut).
+				On("pointerdown", s.onPress).On("pointerup", s.onRelease).On("pointercancel", s.onRelease).
+				OnKeyDown(s.onKey).Body(chips...),
 		),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
 			// Not a textarea: go-app never clears a value that becomes "".
 			app.Div().ID("text").Class("text stick").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
-				Attr("aria-label", "the text so far").Body(app.Span().Text(s.Text)),
+				Attr("aria-label", "the text so far").On("pointermove", s.onTextMove).On("pointerleave", s.onOut).
+				Body(app.Span().Text(s.Text)),
 		),
 		s.legend(),
+		app.Div().ID(tipID).Class("token-tip").Attr("role", "tooltip").DataSet("rest", tipRest).Hidden(true),
 	)
 }
 
@@ -85,7 +92,7 @@ func (s *Strip) legend() app.UI {
 	return app.P().Class("legend").Body(append(prompt,
 		app.Span().Class("tok gen").Style("--p", "0.9").Text("likely"),
 		app.Span().Class("tok gen").Style("--p", "0.1").Text("unlikely"),
-		app.Text(" generated, tinted by probability · click one to inspect its step · "),
+		app.Text(" generated, tinted by probability · click one to inspect its step; rest the pointer on it, focus it or press it long for its alternatives · "),
 		app.Span().Class("tok").Text("␣"), app.Text(" space, "),
 		app.Span().Class("tok").Text("↵"), app.Text(" new line, "),
 		app.Span().Class("tok").Text("∅"), app.Text(" adds no text"),
@@ -128,7 +135,7 @@ func chip(c Chip, step int, selected bool) app.UI {
 		special = " special"
 	}
 	if c.Prompt {
-		return app.Span().Class("tok prompt" + special).Title("prompt token " + itoa(c.ID)).Text(c.Label)
+		return app.Span().Class("tok prompt"+special).DataSet("token", c.ID).Text(c.Label)
 	}
 	class := "tok gen" + special
 	if selected {
@@ -139,7 +146,7 @@ func chip(c Chip, step int, selected bool) app.UI {
 	}
 	return app.Button().Class(class).DataSet("step", step).
 		Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
-		Title("step " + itoa(step+1) + ": “" + c.Label + "”, p = " + sig(c.Prob)).
+		Attr("aria-label", "step "+itoa(step+1)+": “"+c.Label+"”, p = "+sig(c.Prob)).
 		Text(c.Label)
 }
 
