@@ -492,8 +492,15 @@ func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error)
 	step.Rank = softmax.Rank(probs, step.Token)
 	s.top = softmax.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
+	runtime := s.Sampler(i).Runtime()
 	for j, id := range s.top {
-		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id], Removed: int8(s.removedBy(i, id) + 1)}
+		var by int // the stage that removed id, as the choice just made recorded it
+		if runtime {
+			by = s.stepper.RemovedBy(id)
+		} else {
+			by = s.scratch.RemovedBy(id)
+		}
+		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id], Removed: int8(by + 1)}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
 	return step, gen, choice, nil
@@ -689,15 +696,6 @@ func (s *Session) choose(i int, sc *sampler.Scratch, logits []float64, context [
 		return nil, nil, fmt.Errorf("step %d: %w", i, err)
 	}
 	return c, probs, nil
-}
-
-// removedBy is the place in step i's choice, which choose just made, of
-// the stage that removed token, or -1.
-func (s *Session) removedBy(i, token int) int {
-	if s.Sampler(i).Runtime() {
-		return s.stepper.RemovedBy(token)
-	}
-	return s.scratch.RemovedBy(token)
 }
 
 // generators are a session's random state: nexttoken's xorshift, which

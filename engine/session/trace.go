@@ -117,19 +117,11 @@ type Candidate struct {
 	Token int
 	Prob  float64 // in the step's softmax, as Step.Prob
 	Logit float64 // the logit the sampler read, edits applied
-	// Removed is 1 + the place in the step's Choice.Stages of the stage
-	// that removed the token, as the sampler recorded it when the step was
-	// taken; 0 when none did (Step.RemovedBy names it).
+	// Removed says which stage of the step's choice removed the token,
+	// as the sampler recorded it when the step was taken: 0 when none did
+	// (it could be drawn, or the choice was greedy), else 1 + the stage's
+	// place in Choice.Stages.
 	Removed int8
-}
-
-// RemovedBy names the stage of the step's choice that removed c, or is ""
-// when none did: c could be drawn, or the choice was greedy.
-func (s Step) RemovedBy(c Candidate) sampler.StageName {
-	if c.Removed <= 0 || int(c.Removed) > len(s.Choice.Stages) {
-		return ""
-	}
-	return s.Choice.Stages[c.Removed-1].Name
 }
 
 // Detail is one step in full, derived from the compact trace and the model

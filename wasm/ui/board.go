@@ -25,8 +25,6 @@ type board struct {
 
 	top    []int           // the tokens tables list for topFor, worked out once a snapshot
 	topFor *session.Detail //
-
-	tip tipState // the token strip's popover
 }
 
 // rows are the tokens the tables of step d list (allOrTop), worked out
@@ -40,6 +38,14 @@ func (b *board) rows(d *session.Detail) []int {
 		b.top, b.topFor = allOrTop(probsOf(d)), d
 	}
 	return b.top
+}
+
+// snapshot is the snapshot the hot views show, or none before the first.
+func (b *board) snapshot() play.Snapshot {
+	if b == nil {
+		return play.Snapshot{}
+	}
+	return b.s
 }
 
 // painter is a hot view: it paints its part of a snapshot.

@@ -17,9 +17,7 @@ var errNoBrowser = errors.New("not running in a browser")
 func copyText(string) error   { return errNoBrowser }
 func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
-
-func textOffsetAt(x, y float64) (int, bool) { return 0, false }
-func reportHeight() error                   { return errNoBrowser }
+func reportHeight() error     { return errNoBrowser }
 
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }

@@ -70,3 +70,16 @@ func flushPaint() {
 
 // jsonString is s as a JSON string.
 func jsonString(s string) string { return string(appendJSON(nil, s)) }
+
+// serveTips lets web/paint.js ask for the token popover's content,
+// nexttokenTip(kind, n), which content gives (tipHTML).
+func serveTips(content func(kind string, n int) string) {
+	f, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		kind, _ := args[0].String()
+		n, _ := args[1].Int()
+		return content(kind, n)
+	})
+	if err == nil {
+		_ = safejs.Global().Set("nexttokenTip", f.Value())
+	}
+}

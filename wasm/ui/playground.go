@@ -56,6 +56,7 @@ type Playground struct {
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
 	p.handleActions(ctx)
+	serveTips(func(kind string, n int) string { return tipHTML(p.board.snapshot(), kind, n) })
 	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
 }
 
@@ -262,9 +263,6 @@ func (p *Playground) onKey(ctx app.Context, e app.Event) {
 	if r := target.Get("getAttribute"); r.Truthy() && target.Call("getAttribute", "role").String() == "listbox" {
 		return
 	}
-	if e.Get("key").String() == "Escape" {
-		p.board.hideTip()
-	}
 	k := play.Key{
 		Name:  e.Get("key").String(),
 		Ctrl:  e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool(),
@@ -306,7 +304,7 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 	if s.Session.Next != nil {
 		next = m.Label(s.Session.Next.Token) + "?"
 	}
-	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Board: p.board, Do: p.ctl}
+	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Do: p.ctl}
 }
 
 // chatBox is the chat of a model that has a chat template, or why its

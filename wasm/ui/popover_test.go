@@ -37,7 +37,7 @@ func TestStepTip(t *testing.T) {
 			}
 			s, d := p.s(), p.d()
 			st := s.Session.Trace.Steps[4]
-			html := stepTipHTML(st, 4, s.Model())
+			html := tipHTML(s, "step", 4)
 			text := htmlText(html)
 			contains(t, "popover head", text, "“"+s.Model().Label(st.Token)+"” step 5 · id "+itoa(st.Token)+" · rank "+itoa(st.Rank)+" · p = "+sig(st.Prob))
 			contains(t, "popover notes", text, tc.notes...)
@@ -80,23 +80,23 @@ func TestStepTip(t *testing.T) {
 	}
 }
 
-func TestPromptTipAndPlace(t *testing.T) {
-	p := page(t, toySpec(1), -1)
-	text := htmlText(promptTipHTML(1, p.s().Model()))
-	contains(t, "prompt popover", text, "“cat” id 1", "A prompt token")
-
-	for _, tc := range []struct {
-		left, top, bottom, w, h float64
-		want                    string
-	}{
-		{300, 100, 120, 375, 800, "left:27px;top:126px"}, // kept on a 375-pixel screen
-		{2, 100, 120, 375, 800, "left:8px;top:126px"},
-		{300, 700, 720, 1280, 800, "left:300px;bottom:106px"}, // above, near the bottom
-		{100, 100, 120, 320, 800, "left:8px;top:126px"},       // narrower than the popover
-	} {
-		if got := tipPlace(tc.left, tc.top, tc.bottom, tc.w, tc.h); got != tc.want {
-			t.Errorf("tipPlace(%v) = %s, want %s", tc, got, tc.want)
+// TestTipHTML: what web/paint.js asks for, by a step, a prompt token and
+// a place in the text.
+func TestTipHTML(t *testing.T) {
+	p := page(t, toySpec(2), -1)
+	s := p.s()
+	contains(t, "prompt popover", htmlText(tipHTML(s, "prompt", 1)), "“cat” id 1", "A prompt token")
+	contains(t, "greedy", htmlText(tipHTML(s, "step", 0)), "Greedy (temperature 0)")
+	contains(t, "step popover", htmlText(tipHTML(s, "step", 1)), "“on” step 2 ")
+	// "The cat sat on": " on" is step 2's, from offset 11.
+	contains(t, "text popover", htmlText(tipHTML(s, "text", 12)), "“on” step 2 ")
+	for _, n := range []int{-1, 2, 99} {
+		if html := tipHTML(s, "step", n); html != "" {
+			t.Errorf("step %d, which is not taken, has a popover: %s", n, html)
 		}
+	}
+	if html := tipHTML(s, "text", 2); html != "" {
+		t.Errorf("the prompt's text has a step's popover: %s", html)
 	}
 }
 

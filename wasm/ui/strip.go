@@ -64,21 +64,16 @@ func (s *Strip) Render() app.UI {
 		// Both boxes stick to their ends as they grow, by CSS alone
 		// (column-reverse): no script reads the layout after each step.
 		app.Div().ID("tokens").Class("tokens stick").Attr("aria-label", "tokens").Body(
-			app.Div().Class("token-list").OnClick(s.onClick).
-				On("pointerover", s.onOver).On("pointerout", s.onOut).
-				On("focusin", s.onFocus).On("focusout", s.onOut).
-				On("pointerdown", s.onPress).On("pointerup", s.onRelease).On("pointercancel", s.onRelease).
-				OnKeyDown(s.onKey).Body(chips...),
+			app.Div().Class("token-list").OnClick(s.onClick).Body(chips...),
 		),
 		app.Div().Class("text-row").Body(
 			app.Span().Class("label").Text("Text"),
 			// Not a textarea: go-app never clears a value that becomes "".
 			app.Div().ID("text").Class("text stick").TabIndex(0).Attr("role", "textbox").Attr("aria-readonly", "true").
-				Attr("aria-label", "the text so far").On("pointermove", s.onTextMove).On("pointerleave", s.onOut).
-				Body(app.Span().Text(s.Text)),
+				Attr("aria-label", "the text so far").Body(app.Span().Text(s.Text)),
 		),
 		s.legend(),
-		app.Div().ID(tipID).Class("token-tip").Attr("role", "tooltip").DataSet("rest", tipRest).Hidden(true),
+		app.Div().ID(tipID).Class("token-tip").Attr("role", "tooltip").DataSet("rest", tipRest).DataSet("press", tipPress).Hidden(true),
 	)
 }
 
