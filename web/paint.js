@@ -88,9 +88,11 @@ globalThis.nexttokenPaint = (json) => {
       show("text", n, {left: x, top: y - 12, bottom: y + 12}, null);
     });
   });
+  // Leaving a chip, the text or the popover for none of them hides it.
   addEventListener("pointerout", (e) => {
-    const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text"));
-    if (from && !from.contains(e.relatedTarget) && !tip()?.contains(e.relatedTarget)) hide();
+    const el = tip(), to = e.relatedTarget;
+    const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text")) || (el?.contains(e.target) && el);
+    if (from && !from.contains(to) && !el?.contains(to) && !anchor?.contains(to)) hide();
   });
   // The keyboard's focus, not a click's.
   addEventListener("focusin", (e) => { const chip = chipOf(e.target); if (chip?.matches(":focus-visible")) showChip(chip); });
