@@ -3,10 +3,8 @@
 package ui
 
 import (
-	htmlpkg "html"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"nexttoken/engine/sampler"
@@ -47,7 +45,7 @@ func TestStepTip(t *testing.T) {
 			}
 			chosen, removed := 0, 0
 			for j, r := range rows {
-				id := atoi(t, r[4])
+				id, _ := strconv.Atoi(r[4]) // digits, as the pattern reads them
 				if r[2] != itoa(j+1) || r[3] != esc(s.Model().Label(id)) {
 					t.Errorf("row %d: %q %q", j+1, r[2], r[3])
 				}
@@ -109,19 +107,4 @@ func TestStepAtText(t *testing.T) {
 			t.Errorf("offset %d: step %d, want %d", offset, got, want)
 		}
 	}
-}
-
-// htmlText is the text of html, as render gives it.
-func htmlText(html string) string {
-	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")
-	return htmlpkg.UnescapeString(strings.Join(strings.Fields(text), " "))
-}
-
-func atoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
