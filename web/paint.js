@@ -26,12 +26,8 @@ globalThis.nexttokenPaint = (json) => {
   }
 };
 
-// The token strip's popover (#token-tip; wasm/ui/popover.go): a token's
-// step and its alternatives, which the program writes (nexttokenTip).
-// The pointer resting on a chip, or on the text, for data-rest ms shows
-// it; so does a chip's focus from the keyboard at once, and a long press of data-press ms
-// on a touch screen, where a tap selects the step. Leaving the token,
-// Escape, or a press elsewhere hides it.
+// The token popover, #token-tip: wasm/ui/popover.go says when it shows
+// and writes its content (nexttokenTip).
 (() => {
   let timer = 0, anchor = null;
   const tip = () => document.getElementById("token-tip");
@@ -44,8 +40,7 @@ globalThis.nexttokenPaint = (json) => {
     anchor?.removeAttribute("aria-describedby");
     anchor = null;
   };
-  // show fills and places the popover beside box: below it, or above
-  // when the room below is short and above is larger, on screen.
+  // Below box, or above when there is more room there; on screen.
   const show = (kind, n, box, chip) => {
     const el = tip(), html = el && globalThis.nexttokenTip?.(kind, n);
     if (!html) return hide();
@@ -80,21 +75,18 @@ globalThis.nexttokenPaint = (json) => {
       const node = at ? at.offsetNode : range?.startContainer;
       let n = at ? at.offset : range?.startOffset;
       if (!node || node.nodeType !== Node.TEXT_NODE || !textOf(node)) return hide();
-      // The caret goes to the nearer edge of the character under the
-      // point: it starts at n if it spans x, else it ends there.
+      // The caret is at the nearer edge of the character under x.
       const r = document.createRange();
       if (n < node.length) { r.setStart(node, n); r.setEnd(node, n + 1); }
       if (n > 0 && (n >= node.length || r.getBoundingClientRect().left > x)) n--;
       show("text", n, {left: x, top: y - 12, bottom: y + 12}, null);
     });
   });
-  // Leaving a chip, the text or the popover for none of them hides it.
   addEventListener("pointerout", (e) => {
     const el = tip(), to = e.relatedTarget;
     const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text")) || (el?.contains(e.target) && el);
     if (from && !from.contains(to) && !el?.contains(to) && !anchor?.contains(to)) hide();
   });
-  // The keyboard's focus, not a click's.
   addEventListener("focusin", (e) => { const chip = chipOf(e.target); if (chip?.matches(":focus-visible")) showChip(chip); });
   addEventListener("focusout", (e) => { if (chipOf(e.target)) hide(); });
   addEventListener("keydown", (e) => { if (e.key === "Escape") hide(); });

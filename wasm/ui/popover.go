@@ -16,13 +16,15 @@ import (
 // that asks for the content.
 const tipID = "token-tip"
 
-// tipRest is how long the pointer rests on a token before its popover
-// shows: long enough that a pointer sweeping across the strip opens
-// nothing, short enough to feel at once (a common tooltip's enter delay is
-// 100 ms; the browser's own title waits about half a second). Focus shows
+// tipRest is how long the pointer rests on a token, a chip or a place in
+// the text, before its popover shows: long enough that a pointer sweeping
+// across the strip opens nothing, short enough to feel at once (a common
+// tooltip's enter delay is 100 ms; the browser's own title waits about
+// half a second). A chip's focus from the keyboard (not a click's) shows
 // it at once, and a long press of tipPress on a touch screen, where a tap
-// selects the step. The strip hands both to web/paint.js (data-rest,
-// data-press).
+// selects the step. Leaving the token or the popover, Escape, or a press
+// elsewhere hides it. The strip hands both times to web/paint.js
+// (data-rest, data-press).
 const (
 	tipRest  = 100 // ms
 	tipPress = 500 // ms
