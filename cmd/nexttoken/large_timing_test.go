@@ -27,8 +27,9 @@ import (
 // the page shows every frame's newest step (runTime), and Step's with
 // every step drawn and painted (stepTime), and the whole page's share of
 // the embed's speed; on the whole page, a drag of the temperature slider,
-// input by input. The builds take turns each round
-// (NEXTTOKEN_TIMING_ROUNDS, default 3). A measurement: make timing runs it.
+// input by input, and the token popover's showing (tipTime). The builds
+// take turns each round (NEXTTOKEN_TIMING_ROUNDS, default 3). A
+// measurement: make timing runs it.
 func TestRunTimingSmolLM2(t *testing.T) {
 	const name = "SmolLM2-135M shape, Q8_0"
 	needTiming(t, name)
@@ -81,6 +82,9 @@ func TestRunTimingSmolLM2(t *testing.T) {
 						f.add(page.name+": temperature slider drag, input → DOM", "ms", b, measure(tab, softmaxPs, dragTemperature))
 					}
 					evaluate[bool](tab, "(("+releaseTemperature+")(), true)")
+					for j := range drags {
+						f.add(page.name+": popover, pointer rests → shown", "ms", b, evaluate[float64](tab, "("+tipTime+")("+strconv.Itoa(j*13%(2*steps))+")"))
+					}
 				}
 				closeTab()
 			}

@@ -155,6 +155,7 @@ func (sc *Scratch) runC(c *Choice, s Settings, logits []float64, rng *RNG, recor
 		d.CDF = cumsum(&sc.rec.cdf, x, nucleus)
 	}
 	c.Draw, c.Token = d, nucleus[d.Index]
+	sc.ranked = order
 	return nil
 }
 

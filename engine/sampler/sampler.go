@@ -94,6 +94,11 @@ type Scratch struct {
 	choice        Choice
 	draw          Draw
 	rec           recording
+
+	// ranked are the latest choice's tokens in the order its filters cut:
+	// every filter kept a prefix of it (see RemovedBy); nil when no filter
+	// ran.
+	ranked []int
 }
 
 // recording is the memory of Record's vectors and lists.
@@ -150,6 +155,7 @@ func (sc *Scratch) choose(s Settings, logits []float64, history []int, rng *RNG,
 	sc.probs = grow(sc.probs, len(logits))
 	c := &sc.choice
 	*c = Choice{Stages: sc.stages[:0]}
+	sc.ranked = nil
 	var err error
 	if s.Mode == RunC {
 		err = sc.runC(c, s, logits, rng, record)
@@ -209,7 +215,32 @@ func (sc *Scratch) chain(c *Choice, s Settings, logits []float64, history []int,
 	}
 	r.draw(c.Draw, float64(u), rec)
 	c.Token = r.order[c.Draw.Index]
+	sc.ranked = r.order
 	return nil
+}
+
+// RemovedBy is the place in the latest choice's Stages of the filter that
+// removed token, or -1 when none did: the token could be drawn, or the
+// choice was greedy (no filter ran), or its probability was 0 from the
+// start. It reads what the choice kept, compact or recorded, in time
+// linear in the token's place in the ranking: each filter of the chain,
+// and run.c's cutoff and nucleus, kept a prefix of the tokens ranked so
+// far, and a token ranked after them all was removed by the first filter
+// that removed any.
+func (sc *Scratch) RemovedBy(token int) int {
+	if sc.ranked == nil || token < 0 || token >= len(sc.probs) || sc.probs[token] <= 0 {
+		return -1
+	}
+	place := slices.Index(sc.ranked, token)
+	if place < 0 {
+		place = len(sc.ranked)
+	}
+	for i, st := range sc.choice.Stages {
+		if st.Name != StageRepetitionPenalty && st.Survivors <= place {
+			return i
+		}
+	}
+	return -1
 }
 
 // memory is where the next stage of c keeps its lists, or nil when c is

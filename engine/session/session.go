@@ -181,7 +181,7 @@ func (e *BadLogitsError) Error() string {
 const DefaultTop = 5
 
 // Options are how a session computes, beside the Spec, which says what it
-// computes: they change the speed, never a number.
+// computes: they change the speed, or how much a step keeps, never a number.
 type Options struct {
 	// Kernels are the kernels of the model's forward passes
 	// (transformer.Options.Kernels): the zero Kernels, Go's loops, or the
@@ -190,6 +190,9 @@ type Options struct {
 	// Prefill, when not nil, hears how the prefill of the prompt goes,
 	// and stops it by returning an error.
 	Prefill Progress
+	// Top is how many candidates each step keeps in Step.Top, from the
+	// first (KeepTop changes it later); 0 is DefaultTop.
+	Top int
 }
 
 // LoadSIMD returns the Options of the browser's WebAssembly SIMD kernels
@@ -225,6 +228,11 @@ func NewWith(spec Spec, load Loader, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{spec: spec, opts: opts, keepTop: DefaultTop}
+	if opts.Top != 0 {
+		if err := s.KeepTop(opts.Top); err != nil {
+			return nil, err
+		}
+	}
 	s.spec.Branches = nil
 	var err error
 	if spec.Model == LogitsModel {
@@ -484,8 +492,15 @@ func (s *Session) decide(record bool) (Step, generators, *sampler.Choice, error)
 	step.Rank = softmax.Rank(probs, step.Token)
 	s.top = softmax.Top(probs, s.keepTop, s.top)
 	step.Top = make([]Candidate, len(s.top))
+	runtime := s.Sampler(i).Runtime()
 	for j, id := range s.top {
-		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id]}
+		var by int // the stage that removed id, as the choice just made recorded it
+		if runtime {
+			by = s.stepper.RemovedBy(id)
+		} else {
+			by = s.scratch.RemovedBy(id)
+		}
+		step.Top[j] = Candidate{Token: id, Prob: probs[id], Logit: s.edited[id], Removed: int8(by + 1)}
 	}
 	step.KVLen, step.KVBytes = s.cacheSize()
 	return step, gen, choice, nil

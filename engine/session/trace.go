@@ -117,6 +117,11 @@ type Candidate struct {
 	Token int
 	Prob  float64 // in the step's softmax, as Step.Prob
 	Logit float64 // the logit the sampler read, edits applied
+	// Removed says which stage of the step's choice removed the token,
+	// as the sampler recorded it when the step was taken: 0 when none did
+	// (it could be drawn, or the choice was greedy), else 1 + the stage's
+	// place in Choice.Stages.
+	Removed int8
 }
 
 // Detail is one step in full, derived from the compact trace and the model

@@ -24,6 +24,10 @@ type Local struct {
 	models map[*session.Model]*Model // the page's view of each model opened, computed once
 }
 
+// Alternatives is how many of its most probable tokens each step of the
+// page's sessions keeps (session.Step.Top), for the token strip's popover.
+const Alternatives = 10
+
 // maxHeadNumbers is the largest classifier the page shows number by
 // number: the toy model's 6 × 4.
 const maxHeadNumbers = 64
@@ -148,7 +152,9 @@ func (e *Local) act(r Request) (Answer, error) {
 // open replaces the session with a new one built from spec; on an error
 // the old one stays.
 func (e *Local) open(spec session.Spec) Answer {
-	s, err := session.NewWith(spec, e.Load, e.Options)
+	opts := e.Options
+	opts.Top = Alternatives
+	s, err := session.NewWith(spec, e.Load, opts)
 	if err != nil {
 		return Answer{Err: err}
 	}

@@ -40,6 +40,14 @@ func (b *board) rows(d *session.Detail) []int {
 	return b.top
 }
 
+// snapshot is the snapshot the hot views show, or none before the first.
+func (b *board) snapshot() play.Snapshot {
+	if b == nil {
+		return play.Snapshot{}
+	}
+	return b.s
+}
+
 // painter is a hot view: it paints its part of a snapshot.
 type painter interface {
 	paint(s play.Snapshot)

@@ -70,3 +70,28 @@ func flushPaint() {
 
 // jsonString is s as a JSON string.
 func jsonString(s string) string { return string(appendJSON(nil, s)) }
+
+// serveTips lets web/paint.js ask for the token popover's content,
+// nexttokenTip(kind, n), which content gives (tipHTML); a bug in it gives
+// no popover, not a dead page.
+func serveTips(content func(kind string, n int) string) {
+	f, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) (html any) {
+		defer func() {
+			if r := recover(); r != nil {
+				html = ""
+			}
+		}()
+		if len(args) < 2 {
+			return ""
+		}
+		kind, err1 := args[0].String()
+		n, err2 := args[1].Int()
+		if err1 != nil || err2 != nil {
+			return ""
+		}
+		return content(kind, n)
+	})
+	if err == nil {
+		_ = safejs.Global().Set("nexttokenTip", f.Value())
+	}
+}

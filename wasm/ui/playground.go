@@ -56,6 +56,7 @@ type Playground struct {
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
 	p.handleActions(ctx)
+	serveTips(func(kind string, n int) string { return tipHTML(p.board.snapshot(), kind, n) })
 	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
 }
 

@@ -28,7 +28,8 @@ type Strip struct {
 	Selected int    // the chip on display; len(Chips) is the next slot
 	Next     string // the next slot's label
 	Text     string
-	Typed    bool // hand-typed logits: no prompt, no prefill
+	Typed    bool   // hand-typed logits: no prompt, no prefill
+	Board    *board // the popover of a token reads the latest snapshot
 	Do       selecter
 }
 
@@ -72,6 +73,7 @@ func (s *Strip) Render() app.UI {
 				Attr("aria-label", "the text so far").Body(app.Span().Text(s.Text)),
 		),
 		s.legend(),
+		app.Div().ID(tipID).Class("token-tip").Attr("role", "tooltip").DataSet("rest", tipRest).DataSet("press", tipPress).Hidden(true),
 	)
 }
 
@@ -85,7 +87,7 @@ func (s *Strip) legend() app.UI {
 	}
 	return app.Raw(`<p class="legend">` + prompt +
 		`<span class="tok gen" style="--p: 0.9">likely</span><span class="tok gen" style="--p: 0.1">unlikely</span>` +
-		` generated, tinted by probability · click one to inspect its step · ` +
+		` generated, tinted by probability · click one to inspect its step; rest the pointer on it, focus it or press it long for its alternatives · ` +
 		`<span class="tok">␣</span> space, <span class="tok">↵</span> new line, <span class="tok">∅</span> adds no text</p>`)
 }
 
@@ -125,7 +127,7 @@ func chip(c Chip, step int, selected bool) app.UI {
 		special = " special"
 	}
 	if c.Prompt {
-		return app.Span().Class("tok prompt" + special).Title("prompt token " + itoa(c.ID)).Text(c.Label)
+		return app.Span().Class("tok prompt"+special).DataSet("token", c.ID).Text(c.Label)
 	}
 	class := "tok gen" + special
 	if selected {
@@ -136,7 +138,7 @@ func chip(c Chip, step int, selected bool) app.UI {
 	}
 	return app.Button().Class(class).DataSet("step", step).
 		Style("--p", strconv.FormatFloat(c.Prob, 'f', 3, 64)).
-		Title("step " + itoa(step+1) + ": “" + c.Label + "”, p = " + sig(c.Prob)).
+		Attr("aria-label", "step "+itoa(step+1)+": “"+c.Label+"”, p = "+sig(c.Prob)).
 		Text(c.Label)
 }
 

@@ -98,9 +98,13 @@ func stories(steps int, s sampler.Settings) session.Spec {
 // render is the HTML of a view, with tags stripped out for text checks.
 func render(ui app.UI) (html, text string) {
 	html = app.HTMLString(ui)
-	text = regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")
-	text = htmlpkg.UnescapeString(strings.Join(strings.Fields(text), " "))
-	return html, text
+	return html, htmlText(html)
+}
+
+// htmlText is the text of html, as render gives it.
+func htmlText(html string) string {
+	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")
+	return htmlpkg.UnescapeString(strings.Join(strings.Fields(text), " "))
 }
 
 // tagAttrs is an opening tag with its attributes.

@@ -221,6 +221,9 @@ type Stepper struct {
 	narrow []float32
 	hist   []int32
 	probs  []float64
+	// removedBy is, for each token, the place in the latest choice's
+	// stages of the stage that removed it, or -1.
+	removedBy []int8
 }
 
 // NewStepper returns the stepper of settings s, whose mode is LlamaCpp or
@@ -283,6 +286,13 @@ func (st *Stepper) Choose(logits []float64, history []int, rng *sampler.RNG, gen
 	for _, l := range logits {
 		st.narrow = append(st.narrow, float32(l))
 	}
+	if cap(st.removedBy) < len(logits) {
+		st.removedBy = make([]int8, len(logits))
+	}
+	st.removedBy = st.removedBy[:len(logits)]
+	for i := range st.removedBy {
+		st.removedBy[i] = -1
+	}
 	var c *sampler.Choice
 	var err error
 	if st.llama != nil {
@@ -320,7 +330,7 @@ func (st *Stepper) chooseLlama(history []int, gen *llamacpp.State, record bool) 
 			continue // switched off by its values
 		}
 		scores := llamaScores(s, len(in))
-		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
+		st.addStage(c, sampler.StageName(s.Name), in, scores, record)
 		in = scores
 	}
 	last := res.Stages[len(res.Stages)-1].Tokens
@@ -357,7 +367,7 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 	in := softmax.Widen(nil, st.narrow)
 	for _, s := range res.Steps {
 		scores := softmax.Widen(nil, s.Scores)
-		c.Stages = append(c.Stages, recordStage(sampler.StageName(s.Name), in, scores, record))
+		st.addStage(c, sampler.StageName(s.Name), in, scores, record)
 		in = scores
 	}
 	u := float64(rng.Float32())
@@ -380,17 +390,32 @@ func (st *Stepper) chooseHF(history []int, rng *sampler.RNG, record bool) (*samp
 	return c, nil
 }
 
-// recordStage is a runtime's stage that turned the scores in into out, in
-// sampler's shape: Survivors the tokens left drawable, Affected the ones it
-// removed, RemovedMass their probability in the softmax of in; recorded,
-// also the removed tokens, the scores after it and their softmax.
-func recordStage(name sampler.StageName, in, out []float64, record bool) sampler.Stage {
+// addStage adds to c a runtime's stage that turned the scores in into out,
+// in sampler's shape: Survivors the tokens left drawable, Affected the ones
+// it removed, RemovedMass their probability in the softmax of in; recorded,
+// also the removed tokens, the scores after it and their softmax. The
+// tokens it removed are RemovedBy it, compact or recorded.
+func (st *Stepper) addStage(c *sampler.Choice, name sampler.StageName, in, out []float64, record bool) {
 	b := stageBetween(name, in, out)
-	st := sampler.Stage{Name: name, Survivors: len(b.Kept), Affected: len(b.Removed), RemovedMass: b.RemovedMass}
+	stage := sampler.Stage{Name: name, Survivors: len(b.Kept), Affected: len(b.Removed), RemovedMass: b.RemovedMass}
 	if record {
-		st.Removed, st.Logits, st.Probs = b.Removed, out, distribution(out)
+		stage.Removed, stage.Logits, stage.Probs = b.Removed, out, distribution(out)
 	}
-	return st
+	for _, id := range b.Removed {
+		st.removedBy[id] = int8(len(c.Stages))
+	}
+	c.Stages = append(c.Stages, stage)
+}
+
+// RemovedBy is the place in the latest choice's Stages of the stage that
+// removed token, or -1 when none did (it could be drawn, or was masked
+// from the start): read from what each stage removed, which for typical-p,
+// XTC or mirostat need not follow the tokens' ranking.
+func (st *Stepper) RemovedBy(token int) int {
+	if token < 0 || token >= len(st.removedBy) {
+		return -1
+	}
+	return int(st.removedBy[token])
 }
 
 // settingError is a *sampler.SettingError of param whose reason is
