@@ -18,7 +18,6 @@ func copyText(string) error   { return errNoBrowser }
 func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
-func showCard(string) error   { return errNoBrowser }
 
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
