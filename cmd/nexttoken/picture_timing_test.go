@@ -14,8 +14,8 @@ import (
 // two (0: the same frame). A page without the picture (a baseline's)
 // resolves with picture −1 once the card shows it.
 const stepToPicture = `() => new Promise(resolve => {
-	const read = id => document.getElementById(id)?.textContent;
-	const before = {cards: read('kv-rows'), picture: read('pic-kv-rows')};
+	const read = sel => document.querySelector(sel)?.textContent;
+	const before = {cards: read('#kv-rows'), picture: read('#pic-values .pic-kv-rows')};
 	let frame = 0, counting = true;
 	const tick = () => { if (counting) { frame++; requestAnimationFrame(tick); } };
 	requestAnimationFrame(tick);
@@ -23,8 +23,8 @@ const stepToPicture = `() => new Promise(resolve => {
 	const start = performance.now();
 	const observer = new MutationObserver(() => {
 		const now = performance.now();
-		for (const [name, id] of [['cards', 'kv-rows'], ['picture', 'pic-kv-rows']]) {
-			if (at[name] === undefined && read(id) !== before[name]) at[name] = {ms: now - start, frame};
+		for (const [name, sel] of [['cards', '#kv-rows'], ['picture', '#pic-values .pic-kv-rows']]) {
+			if (at[name] === undefined && read(sel) !== before[name]) at[name] = {ms: now - start, frame};
 		}
 		if (at.cards === undefined || (at.picture === undefined && before.picture !== undefined)) return;
 		observer.disconnect();

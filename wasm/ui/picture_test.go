@@ -12,19 +12,15 @@ import (
 	"nexttoken/engine/sampler"
 )
 
-// pictureLines are the lines painted into the picture's field id, as
-// they read: a tspan a line, or the text alone.
-func pictureLines(byID map[string]string, id string) []string {
+// pictureLines are the picture's painted values of class field, line by
+// line, as they read.
+func pictureLines(byID map[string]string, field string) []string {
 	var lines []string
-	for l := range strings.SplitSeq(strings.ReplaceAll(byID[id], "</tspan>", "\x00"), "\x00") {
-		if l = tags.ReplaceAllString(l, ""); l != "" {
-			lines = append(lines, htmlpkg.UnescapeString(l))
-		}
+	for _, m := range regexp.MustCompile(`<text class="pic-value `+field+`"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(byID["pic-values"], -1) {
+		lines = append(lines, htmlpkg.UnescapeString(m[1]))
 	}
 	return lines
 }
-
-var tags = regexp.MustCompile(`<[^>]*>`)
 
 func TestPicture(t *testing.T) {
 	// The toy model after "The cat", the worked example's step: every
@@ -41,9 +37,9 @@ func TestPicture(t *testing.T) {
 			t.Errorf("part %q opens no card", part)
 		}
 	}
-	lacks(t, "toy picture", frame, " of 6<")
+	lacks(t, "toy picture", frame, " of 6<", `=""`, "%!")
 	contains(t, "toy picture", frame, `role="button"`, `tabindex="0"`, `aria-label="softmax: show its card"`,
-		"layers 0, 1 (× 2)", "2 heads · 2 KV heads", "each head its own K, V", "head size 2", "W: 6 × 4")
+		"layers 0 … 1 (× 2)", "2 heads · 2 KV heads", "each head its own K, V", "head size 2", "W: 6 × 4")
 	lacks(t, "toy picture", frame, "highlight", "GQA")
 
 	byID, _, _ := paintOf(pic, s)
@@ -61,16 +57,18 @@ func TestPicture(t *testing.T) {
 	if got, want := pictureLines(byID, "pic-p"), "p = "+firstMatch(t, hot["sampler-step"], `\(p = ([^)]*)\)`); len(got) != 1 || got[0] != want {
 		t.Errorf("the picture's p is %q, the sampler card's %q", got, want)
 	}
-	if byID["pic-p"] != "p = 0.8041" {
-		t.Errorf("the picture's p is %q, want the worked example's 0.8041", byID["pic-p"])
+	if got := pictureLines(byID, "pic-p"); !slices.Equal(got, []string{"p = 0.8041"}) {
+		t.Errorf("the picture's p is %q, want the worked example's 0.8041", got)
 	}
 	if got, want := pictureLines(byID, "pic-kv-rows"), firstMatch(t, hot["kv-summary"], `id="kv-rows">(\d+)<`)+" rows"; len(got) != 1 || got[0] != want {
 		t.Errorf("the picture's cache is %q, the KV card's %q", got, want)
 	}
-	if got, want := byID["pic-kv-bytes"], firstMatch(t, hot["kv-summary"], `id="kv-bytes">([^<]*)<`); got != want {
+	if got, want := pictureLines(byID, "pic-kv-bytes"), firstMatch(t, hot["kv-summary"], `id="kv-bytes">([^<]*)<`); len(got) != 1 || got[0] != want {
 		t.Errorf("the picture's cache is %q, the KV card's %q", got, want)
 	}
-	contains(t, "toy picture", byID["pic-input"]+byID["pic-pos"], "“cat”", "position 1")
+	if got := append(pictureLines(byID, "pic-input"), pictureLines(byID, "pic-pos")...); !slices.Equal(got, []string{"“cat”", "position 1"}) {
+		t.Errorf("the picture's input is %q, want “cat” at position 1", got)
+	}
 
 	// h, every number of it, as the hidden card shows it.
 	hidden := regexp.MustCompile(`title="h\[\d\]">([^<]*)<`).FindAllStringSubmatch(hot["hidden-body"], -1)
@@ -127,18 +125,20 @@ func TestPicture(t *testing.T) {
 	s = p.s()
 	pic = picture(s, &board{}).(*Picture)
 	frame, _ = render(pic)
-	contains(t, "260K picture", frame, "top 3 of 512", "layer 0 … layer 4 (× 5)", "8 heads · 4 KV heads", "GQA: 2 heads share one", "W: 512 × 64", "W is E (tied)")
+	contains(t, "260K picture", frame, "top 3 of 512", "layers 0 … 4 (× 5)", "8 heads · 4 KV heads", "GQA: 2 heads share one", "W: 512 × 64", "W is E (tied)")
 	byID, _, _ = paintOf(pic, s)
 	if n := len(pictureLines(byID, "pic-logits")); n != maxPictureTop {
 		t.Errorf("%d lines of logits for 512 tokens, want the top %d", n, maxPictureTop)
 	}
-	contains(t, "260K stages", byID["pic-stages"], "top-k → 40", "draw u = ")
-	if byID["pic-hidden"] != "" {
-		t.Errorf("576 numbers would not fit: the picture has h = %q", byID["pic-hidden"])
+	if got := pictureLines(byID, "pic-stages"); len(got) != 2 || got[0] != "top-k → 40" || !strings.HasPrefix(got[1], "draw u = ") {
+		t.Errorf("the stages are %q, want top-k's survivors and the draw", got)
+	}
+	if got := pictureLines(byID, "pic-hidden"); got != nil {
+		t.Errorf("64 numbers would not fit: the picture has h = %q", got)
 	}
 	kvText, _, _ := paintOf(kvCard(s, nil).(painter), s)
-	if want := firstMatch(t, kvText["kv-summary"], `id="kv-rows">(\d+)<`) + " rows"; byID["pic-kv-rows"] != want {
-		t.Errorf("the picture's cache is %q, the KV card's %q", byID["pic-kv-rows"], want)
+	if got, want := pictureLines(byID, "pic-kv-rows"), firstMatch(t, kvText["kv-summary"], `id="kv-rows">(\d+)<`)+" rows"; len(got) != 1 || got[0] != want {
+		t.Errorf("the picture's cache is %q, the KV card's %q", got, want)
 	}
 
 	// The page draws it after the controls, before the step's cards;
