@@ -17,23 +17,23 @@ import (
 // parts by these names (Picture.Highlight).
 var PictureParts = []string{"tokens", "embedding", "layers", "attention", "kv", "mlp", "norm", "head", "logits", "softmax", "sampler", "token"}
 
-// maxPictureRows is how many tokens the picture lists on the logits and
-// the softmax: all of a vocabulary this small (the toy model's), else the
-// most probable this many.
-const maxPictureRows = 6
-
-// maxPictureTop is how many tokens of a larger vocabulary the picture
-// lists.
-const maxPictureTop = 3
+// maxPictureRows is the largest vocabulary whose every token the picture
+// lists on the logits and the softmax, with every number of h (the toy
+// model's six tokens, d = 4); of a larger one it lists the maxPictureTop
+// most probable tokens.
+const (
+	maxPictureRows = 6
+	maxPictureTop  = 3
+)
 
 // Picture is the decoding step drawn as one SVG: the input token through
 // the embedding, the layers (attention reading the KV cache, MLP), the
 // final norm and the LM head to the logits, the softmax, the sampler's
 // stages and the chosen token, which is appended and read next, its K and
 // V written to the cache. go-app draws the parts from the model's shape;
-// the step's values are painted from the board (paint), as the
-// cards' are, in the same frame. Each part is a button that brings its
-// card into view.
+// the step's values are painted from the board (paint), as the cards'
+// are, in the same batch. Each part is a button that brings its card into
+// view.
 type Picture struct {
 	app.Compo
 
