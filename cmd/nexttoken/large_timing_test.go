@@ -34,26 +34,7 @@ func TestRunTimingSmolLM2(t *testing.T) {
 	const name = "SmolLM2-135M shape, Q8_0"
 	needTiming(t, name)
 	rounds := timingRounds(3)
-	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file bytes.Buffer
-	if err := gguf.WriteLlama2c(&file, m, v, gguf.Llama2cOptions{TiedOutput: true}); err != nil {
-		t.Fatal(err)
-	}
-	data := file.Bytes()
-	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
-		http.ServeContent(w, r, "smollm2.gguf", time.Time{}, bytes.NewReader(data))
-	}))
-	defer models.Close()
-	t.Logf("%s: %.1f MiB", name, float64(len(data))/(1<<20))
-
-	ref := modelfile.RefOf(modelfile.File{Name: "smollm2.gguf", Data: data})
-	ref.Name, ref.URL = models.URL+"/smollm2.gguf", true
-	link := "/?model=" + url.QueryEscape(ref.String()) + "&prompt=Once+upon+a+time&temperature=1&seed=3"
+	link := smolLM2Link(t, name) + "&prompt=Once+upon+a+time&temperature=1&seed=3"
 	const steps, drags = 32, 20
 	builds := timingBuilds(t)
 	f := newFigures(t, builds)
@@ -92,6 +73,32 @@ func TestRunTimingSmolLM2(t *testing.T) {
 		}
 	}
 	f.report()
+}
+
+// smolLM2Link is the page's link to a random network of SmolLM2-135M's
+// shape in Q8_0, which a server of its own serves as a reader's URL
+// would be, until the test ends.
+func smolLM2Link(t *testing.T, name string) string {
+	t.Helper()
+	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := gguf.WriteLlama2c(&file, m, v, gguf.Llama2cOptions{TiedOutput: true}); err != nil {
+		t.Fatal(err)
+	}
+	data := file.Bytes()
+	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
+		http.ServeContent(w, r, "smollm2.gguf", time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(models.Close)
+	t.Logf("%s: %.1f MiB", name, float64(len(data))/(1<<20))
+	ref := modelfile.RefOf(modelfile.File{Name: "smollm2.gguf", Data: data})
+	ref.Name, ref.URL = models.URL+"/smollm2.gguf", true
+	return "/?model=" + url.QueryEscape(ref.String())
 }
 
 // stepTime is a page script: it clicks Step n times, each time waiting
