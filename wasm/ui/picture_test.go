@@ -140,6 +140,15 @@ func TestPicture(t *testing.T) {
 	if got, want := pictureLines(byID, "pic-kv-rows"), firstMatch(t, kvText["kv-summary"], `id="kv-rows">(\d+)<`)+" rows"; len(got) != 1 || got[0] != want {
 		t.Errorf("the picture's cache is %q, the KV card's %q", got, want)
 	}
+
+	// The page draws it after the controls, before the step's cards;
+	// hand-typed logits have no network to draw.
+	html, _ := drawPage(playgroundAt("model=toy", ""))
+	if i, j := strings.Index(html, `id="picture"`), strings.Index(html, `id="hidden"`); i < 0 || j < i {
+		t.Errorf("the picture is at %d, the first card at %d", i, j)
+	}
+	html, _ = drawPage(playgroundAt("logits=1,2&vocab=a,b", ""))
+	lacks(t, "typed logits", html, `id="picture"`)
 }
 
 // firstMatch is the first group of re's first match in s.

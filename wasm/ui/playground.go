@@ -199,6 +199,7 @@ func (p *Playground) Render() (page app.UI) {
 		p.filesBanner(),
 		p.strip(s),
 		controls(s, p.ctl, p.board),
+		picture(s, p.board),
 		treeCard(s, p.ctl, false),
 		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
 		&Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)},

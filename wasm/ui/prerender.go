@@ -125,7 +125,7 @@ func openNatively(rawQuery, fragment, path string, models map[string]*session.Mo
 func hotViews(s play.Snapshot, p *Playground) []painter {
 	b := p.board
 	views := []painter{&StepTitle{Board: b}, &Timeline{Board: b, Vocab: len(s.Model().Names)}}
-	for _, v := range []app.UI{controls(s, p.ctl, b), hiddenCard(s, b), logitsCard(s, b, p.ctl),
+	for _, v := range []app.UI{controls(s, p.ctl, b), picture(s, b), hiddenCard(s, b), logitsCard(s, b, p.ctl),
 		softmaxCard(b), barsCard(b, p.ctl), samplerCard(s, b, p.ctl), kvCard(s, b)} {
 		if h, ok := v.(painter); ok {
 			views = append(views, h)
