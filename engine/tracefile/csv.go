@@ -29,46 +29,62 @@ var CSVColumns = []string{"step", "position", "input_id", "input", "token_id", "
 // one row per step after a header of CSVColumns and the settings' names
 // (a link's: mode, temperature, top_k, …, ignore_eos).
 func WriteCSV(w io.Writer, spec session.Spec, t *session.Trace) error {
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	settings := make([]sampler.Settings, len(t.Steps))
-	for i := range settings {
-		settings[i] = spec.SamplerAt(i)
+	return writeAll(CSVFile, w, spec, t)
+}
+
+// csvTrace writes a trace's CSV a row at a time.
+type csvTrace struct {
+	w        *csv.Writer
+	t        *session.Trace
+	settings []sampler.Settings // each step's
+	columns  []settingColumn
+	row      []string
+}
+
+func newCSV(w io.Writer, spec session.Spec, t *session.Trace) *csvTrace {
+	c := &csvTrace{w: csv.NewWriter(w), t: t, settings: make([]sampler.Settings, len(t.Steps))}
+	c.w.UseCRLF = true
+	for i := range c.settings {
+		c.settings[i] = spec.SamplerAt(i)
 	}
-	columns := settingColumns(settings)
+	c.columns = settingColumns(c.settings)
+	return c
+}
+
+func (c *csvTrace) header() error {
 	header := slices.Clone(CSVColumns)
-	for _, c := range columns {
-		header = append(header, c.name)
+	for _, col := range c.columns {
+		header = append(header, col.name)
 	}
-	if err := cw.Write(header); err != nil {
-		return err
+	return c.w.Write(header)
+}
+
+func (c *csvTrace) step(i int) error {
+	t, st := c.t, c.t.Steps[i]
+	input := ""
+	if st.Input >= 0 {
+		input = tokenizer.Readable(contextPiece(t, st.Pos))
 	}
-	row := make([]string, len(header))
-	for i, st := range t.Steps {
-		input := ""
-		if st.Input >= 0 {
-			input = tokenizer.Readable(contextPiece(t, st.Pos))
-		}
-		u := ""
-		if d := st.Choice.Draw; d != nil {
-			u = number(d.U)
-		}
-		edited := make([]string, len(st.Edited))
-		for k, id := range st.Edited {
-			edited[k] = strconv.Itoa(id)
-		}
-		row = append(row[:0], strconv.Itoa(i+1), strconv.Itoa(st.Pos), strconv.Itoa(st.Input), input,
-			strconv.Itoa(st.Token), tokenizer.Readable(st.Piece), strconv.FormatBool(st.Forced), strings.Join(edited, " "),
-			number(st.Prob), number(st.LogProb), strconv.Itoa(st.Rank), number(st.Entropy), u)
-		for _, c := range columns {
-			row = append(row, c.value(settings[i]))
-		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
+	u := ""
+	if d := st.Choice.Draw; d != nil {
+		u = number(d.U)
 	}
-	cw.Flush()
-	return cw.Error()
+	edited := make([]string, len(st.Edited))
+	for k, id := range st.Edited {
+		edited[k] = strconv.Itoa(id)
+	}
+	c.row = append(c.row[:0], strconv.Itoa(i+1), strconv.Itoa(st.Pos), strconv.Itoa(st.Input), input,
+		strconv.Itoa(st.Token), tokenizer.Readable(st.Piece), strconv.FormatBool(st.Forced), strings.Join(edited, " "),
+		number(st.Prob), number(st.LogProb), strconv.Itoa(st.Rank), number(st.Entropy), u)
+	for _, col := range c.columns {
+		c.row = append(c.row, col.value(c.settings[i]))
+	}
+	return c.w.Write(c.row)
+}
+
+func (c *csvTrace) flush() error {
+	c.w.Flush()
+	return c.w.Error()
 }
 
 // contextPiece is the text of the context's token at pos: the prompt's,

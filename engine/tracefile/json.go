@@ -35,16 +35,7 @@ type Extra struct {
 // without details or extras: what `nexttoken trace --json` prints for the
 // same session.
 func WriteJSON(w io.Writer, spec session.Spec, t *session.Trace) error {
-	j := JSON{W: w}
-	if err := j.Start(spec, t); err != nil {
-		return err
-	}
-	for i := range t.Steps {
-		if err := j.Step(t, i, nil, Extra{}); err != nil {
-			return err
-		}
-	}
-	return j.End(t)
+	return writeAll(JSONFile, w, spec, t)
 }
 
 type (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -15,11 +16,12 @@ import (
 	"nexttoken/web/models"
 )
 
-func newSession(t *testing.T, spec session.Spec) *session.Session {
+// open opens a session of an embedded model that takes its steps.
+func open(t *testing.T, model, prompt string, set sampler.Settings, steps int) *session.Session {
 	t.Helper()
-	s, err := session.New(spec, models.Load)
+	s, err := session.New(session.Spec{Model: model, Prompt: prompt, Sampler: set, Steps: steps}, models.Load)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s after %q: %v", model, prompt, err)
 	}
 	return s
 }
@@ -110,7 +112,7 @@ func TestCSVQuoting(t *testing.T) {
 func TestCSVSession(t *testing.T) {
 	set := sampler.DefaultSettings()
 	set.Temperature, set.TopP, set.Seed = 1, 0.9, 7
-	s := newSession(t, session.Spec{Model: "toy", Prompt: "The cat", Sampler: set, Steps: 2})
+	s := open(t, "toy", "The cat", set, 2)
 	set.Temperature = 0.5
 	if err := s.SetSampler(set); err != nil {
 		t.Fatal(err)
@@ -153,8 +155,7 @@ func TestCSVSession(t *testing.T) {
 func TestJSONSession(t *testing.T) {
 	set := sampler.DefaultSettings()
 	set.Temperature, set.Seed = 1, 3
-	spec := session.Spec{Model: "toy", Prompt: "The cat", Sampler: set}
-	s := newSession(t, spec)
+	s := open(t, "toy", "The cat", set, 0)
 	var live bytes.Buffer
 	j := tracefile.JSON{W: &live}
 	if err := j.Start(s.Spec(), s.Trace()); err != nil {
@@ -184,5 +185,45 @@ func TestJSONSession(t *testing.T) {
 	}
 	if err := json.Unmarshal(whole.Bytes(), &v); err != nil || len(v.Steps) != 4 || v.Text != s.Trace().Text {
 		t.Errorf("WriteJSON gives %d steps, text %q (%v)", len(v.Steps), v.Text, err)
+	}
+}
+
+// TestWriterBatches writes a trace in batches of every size: the bytes
+// are those written at once.
+func TestWriterBatches(t *testing.T) {
+	set := sampler.DefaultSettings()
+	set.Temperature, set.Seed = 1, 5
+	s := open(t, "toy", "The", set, 5)
+	for _, f := range tracefile.Formats {
+		var whole bytes.Buffer
+		write := tracefile.WriteJSON
+		if f == tracefile.CSVFile {
+			write = tracefile.WriteCSV
+		}
+		if err := write(&whole, s.Spec(), s.Trace()); err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= 6; n++ {
+			var b bytes.Buffer
+			w, err := tracefile.NewWriter(f, &b, s.Spec(), s.Trace())
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			for done := false; !done; calls++ {
+				if done, err = w.Write(n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if again, err := w.Write(n); !again || err != nil {
+				t.Errorf("%s: Write after the end: %v, %v", f, again, err)
+			}
+			if b.String() != whole.String() || calls != max(1, (5+n-1)/n) {
+				t.Errorf("%s in batches of %d, %d calls:\n%s\nat once:\n%s", f, n, calls, b.String(), whole.String())
+			}
+		}
+	}
+	if _, err := tracefile.NewWriter("xml", io.Discard, s.Spec(), s.Trace()); err == nil {
+		t.Error("NewWriter takes format xml")
 	}
 }

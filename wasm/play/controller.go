@@ -28,6 +28,9 @@ type Host interface {
 	// files, and reports whether it did; retry opens the session once the
 	// model is in.
 	Missing(err error, retry func()) bool
+	// Save offers data to the reader as a file called name, of the media
+	// type given: the browser downloads it.
+	Save(name, mediaType string, data []byte) error
 }
 
 // Controller is the page's state and the rules of the interaction; see
@@ -53,6 +56,7 @@ type Controller struct {
 	prompt promptDraft
 	page   Page
 	rec    recomputeState
+	export *exportState // the export under way, or the last one
 
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed
