@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,4 +154,49 @@ func sameTrace(t *testing.T, got, want string) {
 		differ, most = differ+1, math.Max(most, rel)
 	}
 	t.Logf("%d of %d numbers differ in their last bits, by at most %.1g relative", differ, len(a), most)
+}
+
+// TestExportLongSession exports a session of 500 steps (the end of text
+// ignored, so that it runs them all): the page says it is writing, writes
+// over several animation frames, and logs the longest time between two
+// frames while it does and the whole export's time. The batches are
+// bounded in time, not in steps, so a longer session takes more frames,
+// not longer ones.
+func TestExportLongSession(t *testing.T) {
+	tab := openPage(t, "/?model=stories260K&prompt=Once%20upon%20a%20time&steps=500&temperature=1&seed=2&ignore_eos=1")
+	click(tab, "#share summary")
+	click(tab, "#export-csv") // brings the buttons into view, drawn
+	waitFor(tab, `document.getElementById('export-status')?.textContent.startsWith('Saved nexttoken-stories260K-500-steps.csv')`)
+	type seen struct {
+		Writing bool      // the status said the export was under way
+		Gaps    []float64 // between the animation frames, ms
+		Total   float64   // from the click to the status saying it saved, ms
+	}
+	evaluate[bool](tab, `(() => {
+		const status = document.getElementById('export-status');
+		const seen = window.exportSeen = {writing: false, gaps: [], start: performance.now()};
+		new MutationObserver(() => {
+			const text = status.textContent;
+			if (text.startsWith('Writing nexttoken-stories260K-500-steps.json, 500 steps')) seen.writing = true;
+			if (text.startsWith('Saved ')) seen.total = performance.now() - seen.start;
+		}).observe(status, {childList: true, characterData: true, subtree: true});
+		let last = seen.start;
+		const frame = now => {
+			seen.gaps.push(now - last);
+			last = now;
+			if (seen.total === undefined) requestAnimationFrame(frame);
+		};
+		requestAnimationFrame(frame);
+		document.getElementById('export-json').click();
+		return true;
+	})()`)
+	waitFor(tab, `window.exportSeen.total !== undefined`)
+	s := evaluate[seen](tab, `window.exportSeen`)
+	if !s.Writing {
+		t.Error("the status never said the export was under way")
+	}
+	if len(s.Gaps) < 2 {
+		t.Errorf("the export of 500 steps took %d frames, want it spread over several", len(s.Gaps))
+	}
+	t.Logf("500 steps exported as JSON over %d frames in %.0f ms, the longest time between two frames %.0f ms", len(s.Gaps), s.Total, slices.Max(s.Gaps))
 }

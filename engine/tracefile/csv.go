@@ -2,7 +2,6 @@ package tracefile
 
 import (
 	"cmp"
-	"encoding/csv"
 	"io"
 	"slices"
 	"strconv"
@@ -34,16 +33,16 @@ func WriteCSV(w io.Writer, spec session.Spec, t *session.Trace) error {
 
 // csvTrace writes a trace's CSV a row at a time.
 type csvTrace struct {
-	w        *csv.Writer
+	w        io.Writer
 	t        *session.Trace
 	settings []sampler.Settings // each step's
 	columns  []settingColumn
 	row      []string
+	line     []byte
 }
 
 func newCSV(w io.Writer, spec session.Spec, t *session.Trace) *csvTrace {
-	c := &csvTrace{w: csv.NewWriter(w), t: t, settings: make([]sampler.Settings, len(t.Steps))}
-	c.w.UseCRLF = true
+	c := &csvTrace{w: w, t: t, settings: make([]sampler.Settings, len(t.Steps))}
 	for i := range c.settings {
 		c.settings[i] = spec.SamplerAt(i)
 	}
@@ -56,7 +55,7 @@ func (c *csvTrace) header() error {
 	for _, col := range c.columns {
 		header = append(header, col.name)
 	}
-	return c.w.Write(header)
+	return c.write(header)
 }
 
 func (c *csvTrace) step(i int) error {
@@ -79,12 +78,29 @@ func (c *csvTrace) step(i int) error {
 	for _, col := range c.columns {
 		c.row = append(c.row, col.value(c.settings[i]))
 	}
-	return c.w.Write(c.row)
+	return c.write(c.row)
 }
 
-func (c *csvTrace) flush() error {
-	c.w.Flush()
-	return c.w.Error()
+// write writes a row: its fields separated by commas, each quoted, its
+// quotes doubled, when it holds a comma, a quote or a line end, and CRLF
+// after the last.
+func (c *csvTrace) write(fields []string) error {
+	c.line = c.line[:0]
+	for i, f := range fields {
+		if i > 0 {
+			c.line = append(c.line, ',')
+		}
+		if !strings.ContainsAny(f, "\",\r\n") {
+			c.line = append(c.line, f...)
+			continue
+		}
+		c.line = append(c.line, '"')
+		c.line = append(c.line, strings.ReplaceAll(f, `"`, `""`)...)
+		c.line = append(c.line, '"')
+	}
+	c.line = append(c.line, '\r', '\n')
+	_, err := c.w.Write(c.line)
+	return err
 }
 
 // contextPiece is the text of the context's token at pos: the prompt's,

@@ -34,8 +34,8 @@ type Writer struct {
 	steps int
 	start func() error
 	step  func(i int) error
-	end   func() error
-	next  int // the steps written
+	end   func() error // nil when nothing follows the steps
+	next  int          // the steps written
 	begun bool
 	done  bool
 }
@@ -52,7 +52,7 @@ func NewWriter(f Format, w io.Writer, spec session.Spec, t *session.Trace) (*Wri
 		wr.end = func() error { return j.End(t) }
 	case CSVFile:
 		c := newCSV(w, spec, t)
-		wr.start, wr.step, wr.end = c.header, c.step, c.flush
+		wr.start, wr.step = c.header, c.step
 	default:
 		return nil, fmt.Errorf("no trace format %q: want json or csv", f)
 	}
@@ -80,15 +80,14 @@ func (w *Writer) Write(n int) (done bool, err error) {
 	if w.next < w.steps {
 		return false, nil
 	}
-	if err := w.end(); err != nil {
-		return false, err
+	if w.end != nil {
+		if err := w.end(); err != nil {
+			return false, err
+		}
 	}
 	w.done = true
 	return true, nil
 }
-
-// Progress is how many of the trace's steps are written.
-func (w *Writer) Progress() (written, steps int) { return w.next, w.steps }
 
 // writeAll writes the trace at once.
 func writeAll(f Format, w io.Writer, spec session.Spec, t *session.Trace) error {

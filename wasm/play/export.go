@@ -15,12 +15,12 @@ import (
 // Exporting is an export of the session's trace as Snapshot shows it:
 // under way, or what came of the last one.
 type Exporting struct {
-	Format         tracefile.Format
-	Name           string // the file's name
-	Written, Steps int    // the steps written so far, of Steps
-	On             bool   // it is being written
-	Message        string // once it is over: what was saved, or why not
-	Failed         bool   // Message says why not
+	Format  tracefile.Format
+	Name    string // the file's name
+	Steps   int    // the steps it holds
+	On      bool   // it is being written
+	Message string // once it is over: what was saved, or why not
+	Failed  bool   // Message says why not
 }
 
 // exportState is ExportTrace's.
@@ -57,7 +57,11 @@ func (c *Controller) ExportTrace(f tracefile.Format) {
 			c.exportDone(&exportState{Exporting: Exporting{Format: f}}, err)
 			return
 		}
+		// The page draws that the export began, and then not until it
+		// ends: drawing a long session's page again costs more than all
+		// the batches between.
 		c.export = e
+		c.changed()
 		c.exportBatch(e)
 	})
 }
@@ -85,7 +89,6 @@ func (c *Controller) exportBatch(e *exportState) {
 	start := c.host.Now()
 	for {
 		done, err := e.w.Write(exportBatch)
-		e.Written, _ = e.w.Progress()
 		if done || err != nil {
 			if err == nil {
 				err = c.host.Save(e.Name, e.Format.MediaType(), e.buf.Bytes())
@@ -97,7 +100,6 @@ func (c *Controller) exportBatch(e *exportState) {
 			break
 		}
 	}
-	c.changed()
 	c.host.Frame(func() { c.exportBatch(e) })
 }
 

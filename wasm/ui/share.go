@@ -171,7 +171,7 @@ func (s *Share) downloads() app.UI {
 	x := s.Export
 	status := x.Message
 	if x.On {
-		status = "Writing " + x.Name + ": " + sampler.Readable(float64(x.Written)) + " of " + sampler.Readable(float64(x.Steps)) + " steps…"
+		status = "Writing " + x.Name + ", " + sampler.Readable(float64(x.Steps)) + " steps…"
 	}
 	statusClass := "hint"
 	if x.Failed {
