@@ -56,11 +56,12 @@ type Controller struct {
 	prompt promptDraft
 	page   Page
 	rec    recomputeState
-	export *exportState // the export under way, or the last one
 
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed
 	note   string     // about the last action: a fork's settings, a switch's refill
+
+	export *exportState // the export of the trace under way, or the last one
 
 	rev      int    // counts every change the page draws
 	dirty    bool   // changes made since the page last drew
