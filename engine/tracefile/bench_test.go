@@ -10,8 +10,8 @@ import (
 	"nexttoken/web/models"
 )
 
-// longTrace is a session of stories260K as long as its context allows,
-// its steps repeated to n: what the page exports after a long run.
+// longTrace is a session of stories260K of up to 400 steps, its steps
+// repeated to n: what the page exports after a long run.
 func longTrace(b *testing.B, n int) (session.Spec, *session.Trace) {
 	set := sampler.DefaultSettings()
 	set.Temperature, set.TopP = 1, 0.9

@@ -1162,3 +1162,26 @@ func TestCompareHistogram(t *testing.T) {
 		}
 	}
 }
+
+// TestShareDownloads: the share panel offers the trace in each format and
+// says how the export goes: under way, saved, or why not.
+func TestShareDownloads(t *testing.T) {
+	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc"}
+	html, _ := render(s)
+	contains(t, "the downloads", html, `id="export-json"`, `id="export-csv"`, `value="json"`, `value="csv"`)
+	for _, c := range []struct {
+		x         play.Exporting
+		text, cls string
+	}{
+		{play.Exporting{Name: "nexttoken-toy-2000-steps.json", Steps: 2000, On: true}, "Writing nexttoken-toy-2000-steps.json, 2,000 steps…", "hint"},
+		{play.Exporting{Name: "nexttoken-toy-4-steps.csv", Steps: 4, Message: "Saved nexttoken-toy-4-steps.csv: 4 steps, 612 bytes."}, "Saved nexttoken-toy-4-steps.csv: 4 steps, 612 bytes.", "hint"},
+		{play.Exporting{Message: "Could not export the trace: Not running in a browser.", Failed: true}, "Could not export the trace: Not running in a browser.", "field-error"},
+	} {
+		s.Export = c.x
+		html, _ := render(s)
+		status := regexp.MustCompile(`<p [^>]*id="export-status"[^>]*>([^<]*)<`).FindStringSubmatch(html)
+		if status == nil || status[1] != c.text || !strings.Contains(status[0], `class="`+c.cls+`"`) {
+			t.Errorf("%+v: the status %q, want %q in class %s", c.x, status, c.text, c.cls)
+		}
+	}
+}
