@@ -71,7 +71,7 @@ NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoke
 	nexttoken/engine/tokenizer nexttoken/engine/modelfile nexttoken/engine/catalog \
 	nexttoken/engine/checkpoint nexttoken/engine/internal/wasmsimd github.com/hack-pad/safejs \
 	nexttoken/web/models github.com/google/uuid \
-	nexttoken/engine/session nexttoken/engine/sampler/compare \
+	nexttoken/engine/session nexttoken/engine/tracefile nexttoken/engine/sampler/compare \
 	nexttoken/engine/sampler/llamacpp nexttoken/engine/sampler/hf \
 	github.com/maxence-charriere/go-app/v10/... \
 	fmt reflect log html math/big encoding/... regexp/... text/... database/... \

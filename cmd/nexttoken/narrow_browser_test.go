@@ -65,6 +65,10 @@ const showDraws = `(doc) => ((` + drawsShown + `)(doc) || doc.querySelector('#co
 // drawsShown is a page script: the compare card, if any, shows its draws.
 const drawsShown = `(doc) => !doc.querySelector('#compare-draws') || [...doc.querySelectorAll('.compare-table th')].some(th => th.textContent === 'drawn in A')`
 
+// openCounts is a page script: it unfolds the compare card's counts, if
+// it shows them, beneath the draws' histograms.
+const openCounts = `(doc) => (doc.querySelectorAll('details.counts:not([open]) > summary').forEach(s => s.click()), true)`
+
 // cardsFilled is a page script: every open card of a document shows its
 // table.
 const cardsFilled = `(doc) => [...doc.querySelectorAll('details.card[open]:not(#share)')].every(d => d.querySelector('table'))`
@@ -132,13 +136,14 @@ func reportCut(t *testing.T, prefix string, cut []string) {
 }
 
 // cutInDocument opens the closed cards of the document doc (a page
-// expression) and the compare card's draws, and lists its cut cells
-// (cutCells).
+// expression) and the compare card's draws with their counts, and lists
+// its cut cells (cutCells).
 func cutInDocument(tab context.Context, doc string, width int64) []string {
 	evaluate[bool](tab, "("+openCards+")("+doc+")")
 	waitFor(tab, "("+cardsFilled+")("+doc+")")
 	evaluate[bool](tab, "("+showDraws+")("+doc+")")
 	waitFor(tab, "("+drawsShown+")("+doc+")")
+	evaluate[bool](tab, "("+openCounts+")("+doc+")")
 	if got := evaluate[int](tab, doc+".documentElement.clientWidth"); int64(got) != width {
 		testOf(tab).Fatalf("the document is %d px wide, want %d", got, width)
 	}

@@ -25,6 +25,7 @@ import (
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/session"
 	"nexttoken/engine/tokenizer"
+	"nexttoken/engine/tracefile"
 	"nexttoken/web/models"
 )
 
@@ -234,7 +235,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var out traceWriter = &textTrace{w: stdout}
 	switch {
 	case f.json:
-		j := &jsonTrace{w: stdout, vectors: f.vectors, recompute: f.recompute}
+		j := &jsonTrace{out: tracefile.JSON{W: stdout}, vectors: f.vectors, recompute: f.recompute}
 		if f.lens {
 			j.lens = f.top
 		}

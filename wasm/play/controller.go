@@ -28,6 +28,9 @@ type Host interface {
 	// files, and reports whether it did; retry opens the session once the
 	// model is in.
 	Missing(err error, retry func()) bool
+	// Save offers data to the reader as a file called name, of the media
+	// type given: the browser downloads it.
+	Save(name, mediaType string, data []byte) error
 }
 
 // Controller is the page's state and the rules of the interaction; see
@@ -60,6 +63,8 @@ type Controller struct {
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed
 	note   string     // about the last action: a fork's settings, a switch's refill
+
+	export *exportState // the export of the trace under way, or the last one
 
 	rev      int    // counts every change the page draws
 	dirty    bool   // changes made since the page last drew

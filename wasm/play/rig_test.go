@@ -27,6 +27,8 @@ type clockHost struct {
 	address string
 	drawn   int // Changed calls
 	missing []string
+	saved   []savedFile
+	tick    time.Duration
 }
 
 type timer struct {
@@ -38,7 +40,21 @@ type timer struct {
 func (h *clockHost) Changed()           { h.drawn++ }
 func (h *clockHost) Frame(f func())     { h.frames = append(h.frames, f) }
 func (h *clockHost) Address(url string) { h.address = url }
-func (h *clockHost) Now() time.Time     { return h.now }
+
+// Now is the clock's time; with tick set, each look moves it on by tick,
+// as work between two looks takes time.
+func (h *clockHost) Now() time.Time {
+	h.now = h.now.Add(h.tick)
+	return h.now
+}
+func (h *clockHost) Save(name, mediaType string, data []byte) error {
+	h.saved = append(h.saved, savedFile{name, mediaType, string(data)})
+	return nil
+}
+
+// savedFile is a file the page was asked to save.
+type savedFile struct{ name, mediaType, data string }
+
 func (h *clockHost) Missing(err error, retry func()) bool {
 	h.missing = append(h.missing, err.Error())
 	return false

@@ -45,6 +45,8 @@ type Snapshot struct {
 	Recomputed   *session.Recomputed // the step on display without the cache, while Page.Recompute
 	RecomputeErr error
 	Times        []Timing // the recomputations measured so far
+
+	Export Exporting // the export of the trace under way, or the last one's outcome
 }
 
 // Snapshot is the state the views draw now.
@@ -55,6 +57,9 @@ func (c *Controller) Snapshot() Snapshot {
 		Running: c.run.on, Busy: c.busy, RunSteps: c.run.n,
 		Prompt: c.prompt.text, PromptError: c.prompt.err,
 		Field: c.field, Notice: c.notice, Note: c.note, Page: c.page,
+	}
+	if c.export != nil {
+		s.Export = c.export.Exporting
 	}
 	if c.sum == nil {
 		return s

@@ -318,3 +318,67 @@ func frameHeight(doc safejs.Value, id string, event safejs.Value) (int, bool) {
 	}
 	return int(h), true
 }
+
+// savedURL is the Blob URL of the last file saved, which the next save
+// revokes: revoked at once, a browser may not have read it yet. nil
+// before the first.
+var savedURL *safejs.Value
+
+// saveFile offers data as a download called name: a Blob of the media
+// type, through a link with the download attribute, clicked.
+func saveFile(name, mediaType string, data []byte) error {
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	urls, err := global("URL")
+	if err != nil {
+		return err
+	}
+	array, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return err
+	}
+	bytes, err := array.New(len(data))
+	if err != nil {
+		return err
+	}
+	if _, err := safejs.CopyBytesToJS(bytes, data); err != nil {
+		return err
+	}
+	blobType, err := global("Blob")
+	if err != nil {
+		return err
+	}
+	blob, err := blobType.New([]any{bytes}, map[string]any{"type": mediaType})
+	if err != nil {
+		return err
+	}
+	url, err := urls.Call("createObjectURL", blob)
+	if err != nil {
+		return err
+	}
+	if savedURL != nil {
+		_, _ = urls.Call("revokeObjectURL", *savedURL)
+	}
+	savedURL = &url
+	a, err := doc.Call("createElement", "a")
+	if err != nil {
+		return err
+	}
+	for attr, v := range map[string]any{"href": url, "download": name} {
+		if err := a.Set(attr, v); err != nil {
+			return err
+		}
+	}
+	body, err := global("document", "body")
+	if err != nil {
+		return err
+	}
+	if _, err := body.Call("appendChild", a); err != nil {
+		return err
+	}
+	_, err = a.Call("click")
+	_, _ = a.Call("remove")
+	return err
+}

@@ -19,6 +19,8 @@ func replaceURL(string) error { return errNoBrowser }
 func focusPlayground() error  { return errNoBrowser }
 func reportHeight() error     { return errNoBrowser }
 
+func saveFile(string, string, []byte) error { return errNoBrowser }
+
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }

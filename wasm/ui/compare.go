@@ -165,13 +165,9 @@ func (c *CompareCard) shifts(top []compare.Shift) app.UI {
 	return app.Span().Class("shift").Text(" · " + text)
 }
 
-// table lists the most probable tokens of either chain with both
-// probabilities.
-func (c *CompareCard) table() app.UI {
-	a, b := c.Out[0], c.Out[1]
-	if a == nil || b == nil {
-		return app.Text("")
-	}
+// tableTokens are the tokens the card lists: the most probable of either
+// chain's final distribution, most probable in either first.
+func tableTokens(a, b *compare.Outcome) []int {
 	var ids []int
 	for _, out := range []*compare.Outcome{a, b} {
 		for _, id := range softmax.Top(out.Final, compareRows, nil) {
@@ -183,6 +179,17 @@ func (c *CompareCard) table() app.UI {
 	slices.SortStableFunc(ids, func(x, y int) int {
 		return cmp.Compare(math.Max(a.Final[y], b.Final[y]), math.Max(a.Final[x], b.Final[x]))
 	})
+	return ids
+}
+
+// table lists the most probable tokens of either chain with both
+// probabilities, and how often each was drawn when asked.
+func (c *CompareCard) table() app.UI {
+	a, b := c.Out[0], c.Out[1]
+	if a == nil || b == nil {
+		return app.Text("")
+	}
+	ids := tableTokens(a, b)
 	drawn := c.Draws[0] != nil && c.Draws[1] != nil
 	head := []app.UI{app.Th().Text("token"), app.Th().Class("p").Text("p in A")}
 	if drawn {
@@ -208,11 +215,72 @@ func (c *CompareCard) table() app.UI {
 		}
 		rows = append(rows, row)
 	}
-	var switches app.UI = app.Text("")
-	if drawn {
-		switches = folds(allColumns())
+	table := app.Div().Class("scroll").Body(app.Table().Class("num compare-table").Body(rows...))
+	if !drawn {
+		return table
 	}
-	return app.Div().Body(switches, app.Div().Class("scroll").Body(app.Table().Class("num compare-table").Body(rows...)))
+	return app.Div().Body(
+		app.Div().ID("compare-histograms").Class("compare").Body(c.histogram(0, ids), c.histogram(1, ids)),
+		app.Details().Class("counts").Body(app.Summary().Text("The counts and probabilities in numbers"),
+			folds(allColumns()), table),
+	)
+}
+
+// histogram is chain k's draws against its exact probabilities: for each
+// token the card lists, and for the rest together, a bar as long as the
+// share of the draws that took it, and a mark where its probability in
+// the chain's final distribution (after every stage) is. Both chains'
+// histograms share one scale, the largest share or probability.
+func (c *CompareCard) histogram(k int, ids []int) app.UI {
+	type bar struct {
+		label string
+		n     int
+		p     float64
+	}
+	bars := make([]bar, 0, len(ids)+1)
+	rest := [2]bar{{n: play.CompareDraws, p: 1}, {n: play.CompareDraws, p: 1}}
+	for _, id := range ids {
+		bars = append(bars, bar{c.Model.Label(id), c.Draws[k][id], c.Out[k].Final[id]})
+		for j := range rest {
+			rest[j].n -= c.Draws[j][id]
+			rest[j].p -= c.Out[j].Final[id]
+		}
+	}
+	// The rest's probability is what the listed tokens leave, up to
+	// rounding, which must not draw a bar.
+	const rounding = 1e-9
+	for j := range rest {
+		if rest[j].p < rounding {
+			rest[j].p = 0
+		}
+	}
+	if rest[0].n > 0 || rest[1].n > 0 || rest[0].p > 0 || rest[1].p > 0 {
+		bars = append(bars, bar{"all others", rest[k].n, rest[k].p})
+	}
+	scale := 0.0
+	for j := range c.Out {
+		for _, id := range ids {
+			scale = math.Max(scale, math.Max(float64(c.Draws[j][id])/play.CompareDraws, c.Out[j].Final[id]))
+		}
+		scale = math.Max(scale, math.Max(float64(rest[j].n)/play.CompareDraws, rest[j].p))
+	}
+	width := func(x float64) string { return strconv.FormatFloat(100*x/scale, 'f', 2, 64) + "%" }
+	rows := make([]app.UI, len(bars))
+	for i, b := range bars {
+		share := float64(b.n) / play.CompareDraws
+		rows[i] = app.Li().Class("hist-row").Title(b.label+": drawn "+itoa(b.n)+" times of "+sampler.Readable(play.CompareDraws)+", p = "+sig(b.p)).Body(
+			app.Span().Class("hist-label").Text(b.label),
+			app.Span().Class("hist-track").Body(
+				app.Span().Class("hist-bar").Style("width", width(share)),
+				app.Span().Class("hist-p").Style("left", width(b.p)).Attr("aria-hidden", "true"),
+			),
+			app.Span().Class("hist-n").Text(itoa(b.n)),
+		)
+	}
+	return app.Figure().Class("histogram").DataSet("chain", []string{"A", "B"}[k]).Body(
+		app.FigCaption().Text([]string{"Chain A", "Chain B"}[k]+": "+sampler.Readable(play.CompareDraws)+" draws (bars) and the exact probabilities (marks)"),
+		app.Ol().Class("hist").Body(rows...),
+	)
 }
 
 func (c *CompareCard) summary() app.UI {

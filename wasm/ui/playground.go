@@ -157,6 +157,11 @@ func (p *Playground) Address(url string) { _ = replaceURL(url) }
 // Now is the time.
 func (p *Playground) Now() time.Time { return time.Now() }
 
+// Save offers a file to the reader as a download.
+func (p *Playground) Save(name, mediaType string, data []byte) error {
+	return saveFile(name, mediaType, data)
+}
+
 // Missing fetches the model err says a session needs, or asks the reader
 // for its files.
 func (p *Playground) Missing(err error, retry func()) bool {
@@ -201,7 +206,7 @@ func (p *Playground) Render() (page app.UI) {
 		controls(s, p.ctl, p.board),
 		picture(s, p.board),
 		treeCard(s, p.ctl, false),
-		&Share{Spec: s.Session.Spec, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
+		&Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
 		&Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)},
 		stepViews(s, p.ctl, p.board),
 		kvCard(s, p.board),

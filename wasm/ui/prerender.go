@@ -208,6 +208,9 @@ func (serverHost) Frame(func())                       {}
 func (serverHost) Address(string)                     {}
 func (serverHost) Now() time.Time                     { return time.Time{} }
 func (serverHost) Missing(error, func()) bool         { return false }
+func (serverHost) Save(string, string, []byte) error {
+	return errors.New("a page on the server saves no files")
+}
 
 // applyPaint writes the hot views' paint (paint_other.go's keys: "id" for
 // the content, "id name" for an attribute) into page, the HTML go-app

@@ -10,7 +10,9 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/tracefile"
 	"nexttoken/wasm/play"
 )
 
@@ -18,11 +20,14 @@ import (
 // tools cut longer ones.
 const linkWarnLength = 2000
 
-// Share offers the session as a link and as an embed snippet.
+// Share offers the session as a link and as an embed snippet, and its
+// trace as a file to download.
 type Share struct {
 	app.Compo
 
 	Spec         session.Spec
+	Export       play.Exporting // the export under way, or the last one's outcome
+	Do           shareActions
 	View         string           // the view the page shows
 	Compare      play.CompareLink // the compare card's choices, for the compare view's embed
 	Origin, Path string
@@ -38,6 +43,11 @@ type Share struct {
 	copied     string         // what the last copy button did
 	url, code  string         // the link and the embed code on display
 	stop       func()         // stops listening to the preview
+}
+
+// shareActions are what the share panel asks of the controller.
+type shareActions interface {
+	ExportTrace(f tracefile.Format)
 }
 
 // OnMount listens to the preview's height reports, so that the copied
@@ -116,7 +126,8 @@ func (s *Share) Render() app.UI {
 		)
 	}
 	return app.Details().ID("share").Class("card share").OnToggle(s.onToggle).Body(
-		app.Summary().Text("Share or embed this session"),
+		app.Summary().Text("Share, embed or download this session"),
+		s.downloads(),
 		app.Div().Class("row").Body(
 			app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
 			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copyLink),
@@ -147,6 +158,39 @@ func (s *Share) Render() app.UI {
 		app.P().ID("copied").Class("hint").Text(s.copied),
 		preview,
 	)
+}
+
+// downloads offers the session's trace as a file in each format, and says
+// how the export goes.
+func (s *Share) downloads() app.UI {
+	buttons := []app.UI{app.Span().Text("Download the trace:")}
+	for _, f := range tracefile.Formats {
+		buttons = append(buttons, app.Button().ID("export-"+string(f)).Value(string(f)).
+			Text(strings.ToUpper(string(f))).Title(formatTitles[f]).OnClick(s.onExport))
+	}
+	x := s.Export
+	status := x.Message
+	if x.On {
+		status = "Writing " + x.Name + ", " + sampler.Readable(float64(x.Steps)) + " steps…"
+	}
+	statusClass := "hint"
+	if x.Failed {
+		statusClass = "field-error"
+	}
+	return app.Div().Class("row downloads").Body(
+		app.Div().Class("row").Body(buttons...),
+		app.P().ID("export-status").Class(statusClass).Attr("role", "status").Text(status),
+	)
+}
+
+// formatTitles say what each format's file holds.
+var formatTitles = map[tracefile.Format]string{
+	tracefile.JSONFile: "every step's numbers, as nexttoken trace --json prints them",
+	tracefile.CSVFile:  "one row per step, for a spreadsheet",
+}
+
+func (s *Share) onExport(ctx app.Context, e app.Event) {
+	s.Do.ExportTrace(tracefile.Format(ctx.JSSrc().Get("value").String()))
 }
 
 func (s *Share) onToggle(ctx app.Context, e app.Event) {

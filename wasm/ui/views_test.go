@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -1070,6 +1071,121 @@ func TestNarrowFolds(t *testing.T) {
 		contains(t, tc.name, tc.html, tc.wants...)
 		if regexp.MustCompile(`class="[^"]*\bsec\b[^"]*\bp\b|class="[^"]*\bp\b[^"]*\bsec\b|class="result sec"`).MatchString(tc.html) {
 			t.Errorf("%s: a p column folds:\n%s", tc.name, tc.html)
+		}
+	}
+}
+
+// TestCompareHistogram draws 1,000 tokens from each chain: each chain's
+// histogram has a bar per listed token as long as its share of the
+// card's own draws, and a mark at its probability in the chain's final
+// distribution, on one scale for both; the tokens beyond the list share
+// a row.
+func TestCompareHistogram(t *testing.T) {
+	vocab := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	logits := make([]float64, len(vocab))
+	for i := range logits {
+		logits[i] = -0.4 * float64(i)
+	}
+	spec := session.Spec{Model: session.LogitsModel, Vocab: vocab, Logits: logits,
+		Sampler: sampler.Settings{Mode: sampler.Chain, Temperature: 1, TopK: 10, Seed: 42}}
+	p := page(t, spec, -1)
+	p.ctl.SetCompareOpen(true)
+	html, _ := render(compareCard(p.s(), p.d(), p.ctl))
+	lacks(t, "the card before the draws", html, "histogram")
+	p.ctl.ToggleCompareDraws()
+	card := compareCard(p.s(), p.d(), p.ctl).(*CompareCard)
+	html, _ = render(card)
+	ids := tableTokens(card.Out[0], card.Out[1])
+	if len(ids) != compareRows {
+		t.Fatalf("%d tokens listed, want %d", len(ids), compareRows)
+	}
+	scale := 0.0
+	for k := range card.Out {
+		for id, p := range card.Out[k].Final {
+			n := float64(card.Draws[k][id]) / play.CompareDraws
+			if slices.Contains(ids, id) {
+				scale = max(scale, p, n)
+			}
+		}
+	}
+	width := func(x float64) string { return strconv.FormatFloat(100*x/scale, 'f', 2, 64) + "%" }
+	// A row's label, bar length, mark and count; attributes come in any
+	// order.
+	label := regexp.MustCompile(`class="hist-label">([^<]*)<`)
+	bar := regexp.MustCompile(`<span [^>]*class="hist-bar"[^>]*>`)
+	mark := regexp.MustCompile(`<span [^>]*class="hist-p"[^>]*>`)
+	count := regexp.MustCompile(`class="hist-n">(\d+)<`)
+	style := regexp.MustCompile(`style="(?:width|left):([^;"]*)`)
+	parse := func(li string) []string {
+		var out []string
+		for _, m := range [][]string{label.FindStringSubmatch(li), style.FindStringSubmatch(bar.FindString(li)),
+			style.FindStringSubmatch(mark.FindString(li)), count.FindStringSubmatch(li)} {
+			if m == nil {
+				return nil
+			}
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for k, chain := range []string{"A", "B"} {
+		start := strings.Index(html, `data-chain="`+chain+`"`)
+		if start < 0 {
+			t.Fatalf("no histogram of chain %s:\n%s", chain, html)
+		}
+		fig := html[start:]
+		fig = fig[:strings.Index(fig, "</figure>")]
+		var rows [][]string
+		for _, li := range strings.Split(fig, "<li ")[1:] {
+			row := parse(li)
+			if row == nil {
+				t.Fatalf("chain %s: a row without its label, bar, mark or count:\n%s", chain, li)
+			}
+			rows = append(rows, append([]string{li}, row...))
+		}
+		if len(rows) != len(ids)+1 {
+			t.Fatalf("chain %s: %d rows, want %d tokens and the rest:\n%s", chain, len(rows), len(ids), fig)
+		}
+		restN, restP := play.CompareDraws, 1.0
+		for i, id := range ids {
+			n, p := card.Draws[k][id], card.Out[k].Final[id]
+			restN, restP = restN-n, restP-p
+			want := []string{vocab[id], width(float64(n) / play.CompareDraws), width(p), strconv.Itoa(n)}
+			if got := rows[i][1:]; !slices.Equal(got, want) {
+				t.Errorf("chain %s, token %s: label, bar, mark and count %q, want %q", chain, vocab[id], got, want)
+			}
+		}
+		if got := rows[len(ids)][1:]; got[0] != "all others" || got[3] != strconv.Itoa(restN) || got[2] != width(max(restP, 0)) {
+			t.Errorf("chain %s: the rest %q, want %d draws at p %v", chain, got, restN, restP)
+		}
+	}
+	// Both chains follow the session's top-k of 10: the two tokens beyond
+	// it are never drawn.
+	for k := range card.Draws {
+		if card.Draws[k][10]+card.Draws[k][11] != 0 {
+			t.Errorf("chain %d: top-k 10 drew tokens 10 and 11", k)
+		}
+	}
+}
+
+// TestShareDownloads: the share panel offers the trace in each format and
+// says how the export goes: under way, saved, or why not.
+func TestShareDownloads(t *testing.T) {
+	s := &Share{Spec: workedSpec, Origin: "https://x.example", Path: "/", Link: "/#s1.abc"}
+	html, _ := render(s)
+	contains(t, "the downloads", html, `id="export-json"`, `id="export-csv"`, `value="json"`, `value="csv"`)
+	for _, c := range []struct {
+		x         play.Exporting
+		text, cls string
+	}{
+		{play.Exporting{Name: "nexttoken-toy-2000-steps.json", Steps: 2000, On: true}, "Writing nexttoken-toy-2000-steps.json, 2,000 steps…", "hint"},
+		{play.Exporting{Name: "nexttoken-toy-4-steps.csv", Steps: 4, Message: "Saved nexttoken-toy-4-steps.csv: 4 steps, 612 bytes."}, "Saved nexttoken-toy-4-steps.csv: 4 steps, 612 bytes.", "hint"},
+		{play.Exporting{Message: "Could not export the trace: Not running in a browser.", Failed: true}, "Could not export the trace: Not running in a browser.", "field-error"},
+	} {
+		s.Export = c.x
+		html, _ := render(s)
+		status := regexp.MustCompile(`<p [^>]*id="export-status"[^>]*>([^<]*)<`).FindStringSubmatch(html)
+		if status == nil || status[1] != c.text || !strings.Contains(status[0], `class="`+c.cls+`"`) {
+			t.Errorf("%+v: the status %q, want %q in class %s", c.x, status, c.text, c.cls)
 		}
 	}
 }
