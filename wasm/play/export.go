@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
 	"nexttoken/engine/tracefile"
 )
 
@@ -74,6 +75,12 @@ func newExport(sum *Summary, f tracefile.Format) (*exportState, error) {
 	spec.Changes = slices.Clone(spec.Changes)
 	tr := *sum.Trace
 	tr.Prompt, tr.Steps = slices.Clone(tr.Prompt), slices.Clone(tr.Steps)
+	// The page keeps more candidates a step than trace lists by default
+	// (Alternatives, for the popover): the file lists trace's, so that
+	// trace --json of the session's link prints the same bytes.
+	for i := range tr.Steps {
+		tr.Steps[i].Top = tr.Steps[i].Top[:min(len(tr.Steps[i].Top), session.DefaultTop)]
+	}
 	e := &exportState{Exporting: Exporting{Format: f, Name: exportName(spec.Model, len(tr.Steps), f), Steps: len(tr.Steps), On: true}}
 	var err error
 	e.w, err = tracefile.NewWriter(f, &e.buf, spec, &tr)
