@@ -41,7 +41,7 @@ const (
 // position — attended to each position of the context, for one head of
 // the KV card's layer or the mean of its heads: a line from the query to
 // each position, its opacity and width in proportion to the weight.
-// Beside the card's heat map, which shows every head at once, the lines
+// Beside the card's table or heat map of every head at once, the lines
 // read which tokens one head looked at. A hot view: its drawing is
 // painted from the board, the weights in each line's data-pos and data-w.
 type AttentionLines struct {
@@ -193,11 +193,16 @@ func attentionLinesSVG(w []float32, tokens []string, who string) (svg string, li
 		}
 	}
 	for i := len(ys) - 1; i >= 0; i-- {
-		limit := height - linesLabelGap/2
+		limit := height - linesLabelGap
 		if i < len(ys)-1 {
 			limit = ys[i+1] - linesLabelGap
 		}
 		ys[i] = max(min(ys[i], limit), linesLabelGap/2)
+	}
+	// A dense column's labels stand further off, for the leaders to fan.
+	labelX := linesColumnX + 8
+	if n > linesAllLabelled {
+		labelX += 14
 	}
 	for i, pos := range labelled {
 		faint := ""
@@ -205,10 +210,10 @@ func attentionLinesSVG(w []float32, tokens []string, who string) (svg string, li
 			faint = " faint"
 		}
 		if y := rowY(pos); ys[i] != y {
-			fmt.Fprintf(&b, `<path class="att-leader" d="M%d %.1fL%d %.1f"/>`, linesColumnX, y, linesColumnX+5, ys[i])
+			fmt.Fprintf(&b, `<path class="att-leader" d="M%d %.1fL%d %.1f"/>`, linesColumnX, y, labelX-3, ys[i])
 		}
 		fmt.Fprintf(&b, `<text class="att-label%s" x="%d" y="%.1f" data-pos="%d">%s %s</text>`,
-			faint, linesColumnX+8, ys[i]+4, pos, esc(shortLabel(tokens[pos])), fixed(wide[pos], 3))
+			faint, labelX, ys[i]+4, pos, esc(shortLabel(tokens[pos])), fixed(wide[pos], 3))
 	}
 	b.WriteString("</svg>")
 	return b.String(), lines

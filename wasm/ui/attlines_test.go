@@ -154,8 +154,15 @@ func checkLines(t *testing.T, what, svg string, want []float64) {
 }
 
 // TestAttentionLinesPicker renders the choice of head: the mean first,
-// then each head, the one shown selected.
+// then each head, the one shown selected; the KV card holds it, a head
+// of the model's a choice.
 func TestAttentionLinesPicker(t *testing.T) {
+	p := page(t, stories(2, sampler.DefaultSettings()), -1)
+	html, _ := render(kvCard(p.s(), nil))
+	if n := strings.Count(html, "<option"); n != p.s().Model().Heads+1 {
+		t.Errorf("the KV card offers %d choices of head, want the mean and %d heads", n, p.s().Model().Heads)
+	}
+	contains(t, "the KV card", html, `id="attention-lines"`, `id="attention-lines-drawing"`)
 	for _, tc := range []struct {
 		head     int
 		selected string
