@@ -51,7 +51,7 @@ func main() {
 type segment struct{ Addr, At, Len int }
 
 // strip rewrites the Go WebAssembly module b in place and returns how many
-// bytes of tables it zeroed. On an error b is unchanged.
+// bytes of tables it cleared. On an error b is unchanged.
 func strip(b []byte) (int, error) {
 	segs, err := dataSegments(b)
 	if err != nil {
@@ -141,8 +141,13 @@ func stripTables(mem []byte) (int, error) {
 		n += l
 	}
 	names := mem[h+cuOff : h+pctabOff] // cutab and filetab, read only to name a file
+	for _, c := range names {
+		if c != 0 {
+			n++
+		}
+	}
 	clear(names)
-	return n + len(names), nil
+	return n, nil
 }
 
 // tableLen is the length of the PC-value table at off, as runtime.step

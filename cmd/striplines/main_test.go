@@ -130,8 +130,8 @@ func TestStrippedProgramRuns(t *testing.T) {
 
 	// A second strip finds no file or line table left to clear.
 	again := bytes.Clone(b)
-	if _, err := strip(again); err != nil {
-		t.Fatal(err)
+	if n, err := strip(again); err != nil || n != 0 {
+		t.Fatalf("stripping a stripped program cleared %d bytes, %v: want 0, nil", n, err)
 	}
 	if !bytes.Equal(again, b) {
 		t.Error("stripping a stripped program changed it")

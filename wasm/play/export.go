@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
 	"nexttoken/engine/tracefile"
 )
 
@@ -72,12 +73,24 @@ func (c *Controller) ExportTrace(f tracefile.Format) {
 func newExport(sum *Summary, f tracefile.Format) (*exportState, error) {
 	spec := sum.Spec
 	spec.Changes = slices.Clone(spec.Changes)
-	tr := *sum.Trace
-	tr.Prompt, tr.Steps = slices.Clone(tr.Prompt), slices.Clone(tr.Steps)
+	tr := asTraced(sum.Trace)
 	e := &exportState{Exporting: Exporting{Format: f, Name: exportName(spec.Model, len(tr.Steps), f), Steps: len(tr.Steps), On: true}}
 	var err error
 	e.w, err = tracefile.NewWriter(f, &e.buf, spec, &tr)
 	return e, err
+}
+
+// asTraced is a copy of tr as trace prints it: the page keeps more
+// candidates a step (Alternatives, for the popover) than trace lists by
+// default, and the file lists trace's, so that trace --json of the
+// session's link prints the same bytes.
+func asTraced(tr *session.Trace) session.Trace {
+	c := *tr
+	c.Prompt, c.Steps = slices.Clone(tr.Prompt), slices.Clone(tr.Steps)
+	for i := range c.Steps {
+		c.Steps[i].Top = c.Steps[i].Top[:min(len(c.Steps[i].Top), session.DefaultTop)]
+	}
+	return c
 }
 
 // exportBatch writes e for the budget, then at the next animation frame

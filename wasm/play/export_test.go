@@ -15,7 +15,8 @@ import (
 func write(t *testing.T, f tracefile.Format, spec session.Spec, tr *session.Trace) string {
 	t.Helper()
 	var b bytes.Buffer
-	w, err := tracefile.NewWriter(f, &b, spec, tr)
+	traced := asTraced(tr)
+	w, err := tracefile.NewWriter(f, &b, spec, &traced)
 	if err == nil {
 		_, err = w.Write(len(tr.Steps))
 	}
