@@ -23,8 +23,8 @@ const drawnAttention = `[...document.querySelectorAll('#attention-lines-svg .att
 // layers and heads (and the mean of the heads) in the KV card: the lines
 // drawn are the weights of the engine run natively on the same session,
 // the heaviest to the position the engine weighs most, and every position
-// with at least 1% of the largest weight has a line. The head's select
-// takes the keyboard's focus.
+// with at least 1% of the largest weight has a line. A step redraws them
+// from the new query; the head's select takes the keyboard's focus.
 func TestAttentionLinesMatchEngine(t *testing.T) {
 	tab := openPage(t, "/?"+attentionQuery)
 	const steps = 3
@@ -75,6 +75,13 @@ func TestAttentionLinesMatchEngine(t *testing.T) {
 		}](tab, drawnAttention)
 		want := engineWeights(d, pick.layer, pick.head)
 		compareLines(t, what, lines, want)
+	}
+	// A step redraws the lines from the new query, the head kept.
+	rows := text(tab, "#kv-rows")
+	click(tab, "#step")
+	waitFor(tab, `(document.getElementById('attention-lines-hint')?.textContent ?? '').includes('(position `+rows+`, left)')`)
+	if got := evaluate[string](tab, `document.getElementById('attention-head').value`); got != "mean" {
+		t.Errorf("after a step the head's select reads %q, want the mean as chosen", got)
 	}
 	if !evaluate[bool](tab, `(document.getElementById('attention-head').focus(), document.activeElement?.id === 'attention-head')`) {
 		t.Errorf("the head's select does not take the keyboard's focus")
