@@ -29,7 +29,7 @@ func kvCard(s play.Snapshot, b *board) app.UI {
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	return &KVCard{Board: b, Layers: m.Layers, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme}
+	return &KVCard{Board: b, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
@@ -40,11 +40,11 @@ func kvCard(s play.Snapshot, b *board) app.UI {
 type KVCard struct {
 	app.Compo
 
-	Board                     *board
-	Layers, KVHeads, HeadSize int
-	Extras                    []string // what the architecture adds (play.Model.Extras)
-	Windows                   []int    // each layer's sliding window (play.Model.Windows)
-	Theme                     string   // light, dark or auto
+	Board                            *board
+	Layers, Heads, KVHeads, HeadSize int
+	Extras                           []string // what the architecture adds (play.Model.Extras)
+	Windows                          []int    // each layer's sliding window (play.Model.Windows)
+	Theme                            string   // light, dark or auto
 
 	layer  int
 	hover  string     // the number under the pointer
@@ -155,6 +155,7 @@ func (c *KVCard) Render() app.UI {
 				),
 			),
 			app.Div().ID("attention-tops"),
+			&AttentionLines{Board: c.Board, Layer: c.layer, Heads: c.Heads},
 		),
 	)
 }
@@ -172,8 +173,8 @@ type kvShown struct {
 	epoch  int   // the session's: a rewritten past redraws every row
 }
 
-// shown is the cache to draw in s, or ok false while there is none.
-func (c *KVCard) shown(s play.Snapshot) (k kvShown, ok bool) {
+// cacheShown is the cache to draw in s, or ok false while there is none.
+func cacheShown(s play.Snapshot) (k kvShown, ok bool) {
 	d := s.Detail
 	if d == nil || d.KV.Len() == 0 {
 		return k, false
@@ -198,7 +199,7 @@ func (c *KVCard) shown(s play.Snapshot) (k kvShown, ok bool) {
 }
 
 func (c *KVCard) paint(s play.Snapshot) {
-	k, ok := c.shown(s)
+	k, ok := cacheShown(s)
 	if !ok {
 		return
 	}
@@ -368,7 +369,7 @@ func (c *KVCard) hoverText() string {
 func (c *KVCard) onHover(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		ctx.PreventUpdate()
-		k, ok := c.shown(c.Board.s)
+		k, ok := cacheShown(c.Board.s)
 		if !ok {
 			return
 		}
@@ -391,7 +392,7 @@ func (c *KVCard) onHover(i int) app.EventHandler {
 
 func (c *KVCard) onAttentionHover(ctx app.Context, e app.Event) {
 	ctx.PreventUpdate()
-	k, ok := c.shown(c.Board.s)
+	k, ok := cacheShown(c.Board.s)
 	if !ok {
 		return
 	}
