@@ -197,6 +197,7 @@ func (p *Playground) Render() (page app.UI) {
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
 		DataSet("tour-cards", tourCards(s)).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
+		promptTokens(s),
 		tourCard(s, p.ctl),
 		p.chatBox(s),
 		notice(s),
@@ -312,6 +313,16 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 		next = m.Label(s.Session.Next.Token) + "?"
 	}
 	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Do: p.ctl}
+}
+
+// promptTokens is the tokenizer's view of the prompt, under the prompt
+// field: nothing where there is no field, for hand-typed logits (no
+// tokenizer) and a chat (whose box shows its rendered prompt).
+func promptTokens(s play.Snapshot) app.UI {
+	if s.Model().Typed || s.Session.Spec.Chat != nil {
+		return app.Text("")
+	}
+	return &PromptTokens{Tokens: s.Session.Trace.Prompt}
 }
 
 // chatBox is the chat of a model that has a chat template, or why its
