@@ -30,7 +30,7 @@ import (
 // snippet, and its height is the preview's at the chosen width.
 func TestEmbedCodeChoices(t *testing.T) {
 	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	setInput(tab, "#embed-view", "tokens")
 	code := func() string { return evaluate[string](tab, `document.querySelector('#embed-code').value`) }
 	waitFor(tab, `document.querySelector('#embed-code').value.includes('view=tokens')`)
@@ -56,13 +56,22 @@ func TestEmbedCodeChoices(t *testing.T) {
 	}
 }
 
+// openSharePanel opens the share panel and brings its embed preview into
+// view, as a reader looking at it does: an embed's frame starts its
+// program when it comes near the viewport (web/boot.js).
+func openSharePanel(tab context.Context) {
+	click(tab, "#share summary")
+	waitFor(tab, `document.querySelector('#embed-preview') !== null`)
+	evaluate[bool](tab, `(document.querySelector('#embed-preview').scrollIntoView({block: "nearest"}), true)`)
+}
+
 // TestEmbedWidthTyped types a column width of the writer's own into the
 // share panel: the preview is that wide, and the snippet says that width
 // and the height the preview reported at it. A half-typed width moves
 // nothing; a bad one is explained by the field and loses nothing.
 func TestEmbedWidthTyped(t *testing.T) {
 	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	typeWidth := func(keys string) {
 		t.Helper()
 		must(tab, "typing "+keys, chromedp.Steps(
@@ -135,7 +144,7 @@ func TestEmbedWidthTyped(t *testing.T) {
 // and the snippet's height is the one measured there.
 func TestEmbedWidthWiderThanThePanel(t *testing.T) {
 	tab := openPageAs(t, "/?model=toy&prompt=The%20cat&steps=3", screen{width: 800, height: 900})
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	setInput(tab, "#embed-view", "tokens")
 	setInput(tab, "#embed-width", "1600")
 	waitFor(tab, `(() => {
@@ -191,7 +200,7 @@ func TestStaticEmbedScript(t *testing.T) {
 func snippetsWithScript(tab context.Context, views ...string) (frames []string, script string) {
 	t := testOf(tab)
 	t.Helper()
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	click(tab, "#embed-script")
 	for _, view := range views {
 		setInput(tab, "#embed-view", view)
@@ -213,7 +222,7 @@ func snippetsWithScript(tab context.Context, views ...string) (frames []string, 
 // fixed height, which is its content's at the column's width.
 func TestEmbedCodeWithoutScript(t *testing.T) {
 	tab := openPage(t, "/?model=toy&prompt=The%20cat&steps=3")
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	setInput(tab, "#embed-view", "kv")
 	waitFor(tab, `(() => {
 		const p = document.querySelector('#embed-preview'), c = document.querySelector('#embed-code')?.value ?? '';

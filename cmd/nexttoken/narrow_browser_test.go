@@ -110,7 +110,7 @@ func TestNarrowTablesKeepP(t *testing.T) {
 	}
 	t.Run("share preview", func(t *testing.T) {
 		tab := openPageAs(t, "/?"+sessions[1].query, screen{width: 1280, height: 900})
-		click(tab, "#share summary")
+		openSharePanel(tab)
 		preview := "document.querySelector('#embed-preview')?.contentDocument"
 		for _, view := range []string{"softmax", "all"} {
 			setInput(tab, "#embed-view", view)

@@ -368,7 +368,7 @@ func navigateFrame(tab context.Context, src string) {
 // fixed guess.
 func TestEmbedCodeHeight(t *testing.T) {
 	tab := openPage(t, "/?model=stories260K&prompt=Lily&steps=3")
-	click(tab, "#share summary")
+	openSharePanel(tab)
 	setInput(tab, "#embed-view", "kv")
 	// The preview fetches stories260K before it is ready, showing the
 	// default session meanwhile: its height settles once it is.

@@ -121,9 +121,15 @@ func (c *Controller) syncAddress() {
 }
 
 // ShareLink is the address of this session in the full playground: the
-// page's path and the whole state in the fragment. It is relative, so it
-// works on any host and under any sub-path.
+// page's path and the whole state in the fragment, and presentation mode
+// in the query while the page is in it. It is relative, so it works on
+// any host and under any sub-path.
 func (c *Controller) ShareLink() string {
+	return withQuery(c.sessionLink(), c.page.presentQuery())
+}
+
+// sessionLink is ShareLink without presentation mode.
+func (c *Controller) sessionLink() string {
 	if c.sum == nil {
 		return c.path
 	}

@@ -92,6 +92,13 @@
 //	             no session in the link, the stop's session opens at the
 //	             stop's step; beside one, the page is on the stop with the
 //	             link's session
+//	present      1: presentation mode, for teaching: larger type, the
+//	             chosen cards only, a tour stop's words as a caption; 0,
+//	             the default, the whole page
+//	cards        the cards presentation mode shows, ids of Cards separated
+//	             by commas (in any case); absent or empty, the tour stop's
+//	             on the tour, every card off it. Without present=1 it is
+//	             left out
 //
 // A share link carries the view in link.Page.View, the step on display
 // in link.Page.At, and the compare card, while it is open, as the page's
@@ -103,4 +110,6 @@
 // number, a uint. A record of another tag is a newer page's, which this
 // page skips. The share link of a tour's stop as the stop opened it, its
 // session and its step on display, is the stop's number alone (?tour=N).
+// A share link in presentation mode carries present and cards in its
+// query, as a link gives them.
 package play

@@ -20,6 +20,12 @@ type Page struct {
 
 	Tour int // the guided tour's stop on display, from 1 (Tour); 0 off the tour
 
+	// Present is presentation mode: larger type, only the cards chosen
+	// (Shows), the tour's words as a caption. Cards are the ids chosen,
+	// of Cards, joined by commas; "" chooses none.
+	Present bool
+	Cards   string
+
 	Compare   CompareChoice
 	Lens      bool // the logit lens card is open
 	Recompute bool // the cache-versus-recompute card recomputes the step on display

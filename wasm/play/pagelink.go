@@ -17,7 +17,7 @@ import (
 // parameters as given (link.PageParams); what they mean is here.
 
 // pageParams are the page's query parameters, in the order it reads them.
-var pageParams = []string{"embed", "theme", "view", "at", "compare", "compare_own", tourParam}
+var pageParams = []string{"embed", "theme", "view", "at", "compare", "compare_own", tourParam, presentParam, cardsParam}
 
 // tagCompare is the tag of the compare card's record in a share link.
 const tagCompare = 1
@@ -216,12 +216,20 @@ func openPage(shared link.Page, rawQuery string) (page Page, at int, notes []str
 			}
 		case tourParam:
 			page.Tour, err = readTourParam(v, page.Tour)
+		case presentParam:
+			page.Present, err = link.ParseBool(v)
+		case cardsParam:
+			page.Cards, err = readCards(v, page.Cards)
 		}
 		if err != nil {
 			bad = append(bad, &link.ParamError{Param: name, Value: v, Reason: err.Error()})
 		}
 	}
 	page.Compare = CompareChoice{Open: card != CompareLink{}, Chains: card.Chains, Own: card.Own}
+	if page.Cards != "" && !page.Present {
+		bad = append(bad, &link.ParamError{Param: cardsParam, Value: values[cardsParam], Reason: "only presentation mode (present=1) chooses cards"})
+		page.Cards = ""
+	}
 
 	if damaged {
 		notes = append(notes, "The link's compare card is damaged, so "+instead("compare", page, at)+".")
@@ -312,6 +320,10 @@ func label(p string) string {
 		return "compare card's defaults"
 	case tourParam:
 		return "tour stop"
+	case presentParam:
+		return "presentation mode"
+	case cardsParam:
+		return "presentation's cards"
 	}
 	return p
 }
@@ -346,6 +358,13 @@ func instead(p string, page Page, at int) string {
 			return "llama.cpp and Hugging Face keep their own defaults"
 		}
 		return "llama.cpp and Hugging Face follow the session's settings"
+	case presentParam:
+		return "the page is not in presentation mode"
+	case cardsParam:
+		if page.Present {
+			return "the presentation shows every card"
+		}
+		return "the page shows every card"
 	case tourParam:
 		if page.Tour == 0 {
 			return "the page is not on the tour"

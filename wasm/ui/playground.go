@@ -194,9 +194,18 @@ func (p *Playground) Render() (page app.UI) {
 	if s.Page.Embed {
 		return p.renderEmbed(s)
 	}
+	// In presentation mode the page is the session and the cards chosen,
+	// without the panels around them.
+	var share, stored, foot app.UI = app.Text(""), app.Text(""), app.Text("")
+	present := "on" // the root's data-present, which app.css reads
+	if !s.Page.Present {
+		share = &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()}
+		stored, foot, present = &StoredModels{}, footer(), ""
+	}
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
-		DataSet("tour-cards", tourCards(s)).TabIndex(-1).OnKeyDown(p.onKey).Body(
+		DataSet("tour-cards", tourCards(s)).DataSet("present", present).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
+		promptTokens(s),
 		tourCard(s, p.ctl),
 		p.chatBox(s),
 		notice(s),
@@ -204,16 +213,25 @@ func (p *Playground) Render() (page app.UI) {
 		p.filesBanner(),
 		p.strip(s),
 		controls(s, p.ctl, p.board),
-		picture(s, p.board),
-		treeCard(s, p.ctl, false),
-		&Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()},
-		&Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)},
+		shown(s, "picture", picture(s, p.board)),
+		shown(s, "tree", treeCard(s, p.ctl, false)),
+		share,
+		shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}),
 		stepViews(s, p.ctl, p.board),
-		kvCard(s, p.board),
-		&StoredModels{},
-		footer(),
+		shown(s, "kv", kvCard(s, p.board)),
+		stored,
+		foot,
 		p.readyMark(),
 	)
+}
+
+// shown is card, the card of id, where the page shows it (play.Page.Shows),
+// and nothing elsewhere.
+func shown(s play.Snapshot, id string, card app.UI) app.UI {
+	if !s.Page.Shows(id) {
+		return app.Text("")
+	}
+	return card
 }
 
 // readyMark is the page's last child once it is ready: its paint,
@@ -312,6 +330,16 @@ func (p *Playground) strip(s play.Snapshot) app.UI {
 		next = m.Label(s.Session.Next.Token) + "?"
 	}
 	return &Strip{Chips: p.chips, Selected: len(t.Prompt) + s.Shown, Next: next, Text: t.Text, Typed: m.Typed, Do: p.ctl}
+}
+
+// promptTokens is the tokenizer's view of the prompt, under the prompt
+// field: nothing where there is no field, for hand-typed logits (no
+// tokenizer) and a chat (whose box shows its rendered prompt).
+func promptTokens(s play.Snapshot) app.UI {
+	if s.Model().Typed || s.Session.Spec.Chat != nil {
+		return app.Text("")
+	}
+	return &PromptTokens{Tokens: s.Session.Trace.Prompt}
 }
 
 // chatBox is the chat of a model that has a chat template, or why its

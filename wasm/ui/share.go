@@ -41,6 +41,8 @@ type Share struct {
 	open       bool           // the panel is open: the embed is previewed
 	heights    map[string]int // each preview's height (previewKey), as it reported it
 	copied     string         // what the last copy button did
+	present    bool           // the link opens the session in presentation mode
+	cards      string         // the cards the presentation shows, as typed
 	url, code  string         // the link and the embed code on display
 	stop       func()         // stops listening to the preview
 }
@@ -82,7 +84,14 @@ func (s *Share) Render() app.UI {
 	if s.embedWidth == 0 {
 		s.embedWidth = embedWidths[defaultEmbedWidth]
 	}
-	url := s.Origin + s.Link
+	url, cardsError := s.Origin+s.Link, ""
+	if s.present {
+		link, err := play.PresentLink(s.Link, s.cards)
+		if err != nil {
+			cardsError = "The link is not a presentation's: " + err.Error() + "."
+		}
+		url = s.Origin + link
+	}
 	// The embed's code is written when the panel is open: a step would
 	// otherwise write it for nobody.
 	var src, code string
@@ -133,6 +142,16 @@ func (s *Share) Render() app.UI {
 			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copyLink),
 		),
 		app.P().ID("link-length").Class(meterClass).Text(meter),
+		app.Div().Class("row").Body(
+			app.Label().Class("check").Body(
+				app.Input().Type("checkbox").ID("share-present").Checked(s.present).OnChange(s.onPresent),
+				app.Span().Text("for presenting: larger type, only the cards named")),
+			app.Input().ID("share-cards").Type("text").Value(s.cards).Placeholder("softmax,bars (all if empty)").
+				Attr("aria-label", "the cards the presentation shows").Attr("aria-describedby", "share-cards-error").OnChange(s.onCards),
+			app.If(cardsError != "", func() app.UI {
+				return app.Span().ID("share-cards-error").Class("field-error").Attr("role", "alert").Text(cardsError)
+			}),
+		),
 		app.Div().Class("row").Body(
 			app.Label().Class("field").Body(app.Span().Text("embed view"),
 				app.Select().ID("embed-view").Body(viewOptions...).OnChange(s.onEmbedView)),
@@ -236,6 +255,17 @@ func (s *Share) setWidth(text string, badInput bool) bool {
 	}
 	s.embedWidth, s.widthError = w, ""
 	return true
+}
+
+func (s *Share) onPresent(ctx app.Context, e app.Event) {
+	s.present = ctx.JSSrc().Get("checked").Bool()
+	s.copied = ""
+}
+
+// onCards takes the cards typed, and makes the link a presentation's.
+func (s *Share) onCards(ctx app.Context, e app.Event) {
+	s.cards, s.present = ctx.JSSrc().Get("value").String(), true
+	s.copied = ""
 }
 
 func (s *Share) onEmbedScript(ctx app.Context, e app.Event) {

@@ -28,8 +28,9 @@ func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 	}
 	return app.Div().Body(
 		&StepTitle{Board: b},
-		app.Div().Class("views").Body(hiddenCard(s, b), logitsCard(s, b, do), softmaxCard(b), barsCard(b, do), samplerCard(s, b, do),
-			compareCard(s, d, do), lensCard(s, d, do), recomputeCard(s, d, do, b)),
+		app.Div().Class("views").Body(shown(s, "hidden", hiddenCard(s, b)), shown(s, "logits", logitsCard(s, b, do)),
+			shown(s, "softmax", softmaxCard(b)), shown(s, "bars", barsCard(b, do)), shown(s, "sampler", samplerCard(s, b, do)),
+			shown(s, "compare", compareCard(s, d, do)), shown(s, "lens", lensCard(s, d, do)), shown(s, "recompute", recomputeCard(s, d, do, b))),
 	)
 }
 
