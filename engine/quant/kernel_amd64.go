@@ -65,19 +65,20 @@ func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums 
 //go:noescape
 func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
 
-// mulQ5_1AVX2 is mulQ8_0AVX2 for Q5_1 rows, with the vector's s (block_q8_1's)
-// in sums' place.
+// mulQ5_1AVX2 sets out[0 … 4·groups) to rows of w times the vector as
+// mulQ8_0AVX2 does for Q8_0 rows, but four rows at a time, with the
+// vector's s (block_q8_1's) in sums' place.
 //
 //go:noescape
 func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 
-// mulQ5_0AVX2 is mulQ8_0AVX2 for Q5_0 rows.
+// mulQ5_0AVX2 is mulQ5_1AVX2 for Q5_0 rows, with the vector's sums.
 //
 //go:noescape
 func mulQ5_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 
-// mulIQ4_NLAVX2 is mulQ8_0AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
-// in sums' place.
+// mulIQ4_NLAVX2 is mulQ5_1AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
+// in s' place.
 //
 //go:noescape
 func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, groups int)
@@ -95,7 +96,6 @@ func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
 // mulQ5_1SIMD multiplies the first rows of w by v as mulQ5_1 does, four at
 // a time in assembly, and returns how many it did: none without AVX2, and
 // never the last len(out) mod 4, which are left to the Go kernel.
-
 func mulQ5_1SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q5_1Bytes, 4)
 	if n > 0 {

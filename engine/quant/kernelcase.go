@@ -34,8 +34,6 @@ var KernelCases = func() []KernelCase {
 		{Rows: 64, Cols: 288, Large: true}, {Rows: 6, Cols: 1536, Large: true},
 		{Rows: 1, Cols: 256}, {Rows: 3, Cols: 512}, {Rows: 70, Cols: 768},
 		{Rows: 5, Cols: 512, Special: true}, {Rows: 9, Cols: 256, Large: true},
-		// Blocks of 32 beyond the kernels' eight at a time: none, one, seven.
-		{Rows: 2, Cols: 224}, {Rows: 3, Cols: 544}, {Rows: 11, Cols: 480, Special: true}, {Rows: 5, Cols: 480, Large: true},
 	} {
 		for _, skew := range []int{0, 1, 3} {
 			c.Skew = skew
