@@ -6,10 +6,10 @@ import "unsafe"
 
 // The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
 // four rows at a time, Q8_0, Q4_0 and the formats of blocks of 256
-// (Q2_K–Q6_K, IQ4_XS) one row at a time. They give the Go kernels' results bit for bit
-// (TestSIMDMatchesGo): a block's integer products are summed exactly, in
-// any order; then each row adds its blocks' sums times their scales in
-// block order, rounded as the Go kernels round them.
+// (Q2_K–Q6_K, IQ4_XS) one row at a time. They give the Go kernels' results
+// bit for bit (TestSIMDMatchesGo): a block's integer products are summed
+// exactly, in any order; then each row adds its blocks' sums times their
+// scales in block order, rounded as the Go kernels round them.
 
 // simd reports whether MulVec uses the assembly kernels: where the CPU
 // runs them, unless UseSIMD turned them off.
