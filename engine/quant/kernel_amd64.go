@@ -235,20 +235,22 @@ func kRows(out []float32, w []byte, v *Vec, blockBytes int) (rowBytes int, ok bo
 	return rowBytes, true
 }
 
-// nibblePairs returns the vector's blocks of 32, each pair of them (a
-// last one alone is left out) laid out for mulQ4_0AVX2, which multiplies
-// two Q4_0 blocks in one register, their weights 0–15 side by side, then
-// 16–31: the pair's first 16 int8, the second's first 16, the first's
-// last 16, the second's last 16; in v's scratch.
+// nibblePairs returns the vector's blocks of 32 laid out for
+// mulQ4_0AVX2, which multiplies two Q4_0 blocks in one register, their
+// weights 0–15 side by side, then 16–31: in each run of eight blocks (the
+// rest are left out), blocks k and k+4 for k < 4, as k's first 16 int8,
+// k+4's first 16, k's last 16, k+4's last 16; in v's scratch.
 func (v *Vec) nibblePairs() []int8 {
 	scratch := v.grow(len(v.q) / 4)
 	pairs := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(scratch))), len(v.q))
-	for b := 0; b+64 <= len(v.q); b += 64 {
-		q, p := v.q[b:b+64], pairs[b:b+64]
-		copy(p[0:16], q[0:16])
-		copy(p[16:32], q[32:48])
-		copy(p[32:48], q[16:32])
-		copy(p[48:64], q[48:64])
+	for g := 0; g+256 <= len(v.q); g += 256 {
+		for k := range 4 {
+			a, b, p := v.q[g+32*k:], v.q[g+32*(k+4):], pairs[g+64*k:]
+			copy(p[0:16], a[0:16])
+			copy(p[16:32], b[0:16])
+			copy(p[32:48], a[16:32])
+			copy(p[48:64], b[16:32])
+		}
 	}
 	return pairs
 }

@@ -148,23 +148,15 @@
 // float part then runs one block a lane, and the row's sum adds the lanes
 // one after another, in the Go kernels' order (ADD_LANES8).
 
-// ROW_PROLOGUE loads the arguments of the one-row kernels, (out *float32,
-// w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows
-// int), but q, d and sums, which ROW loads for each row; and sets Y15 to
-// sixteen int16 ones, for VPMADDWD's pair sums, and Y14 to the low-nibble
-// mask.
+// ROW_PROLOGUE is K_PROLOGUE for the one-row kernels, (out *float32, w
+// *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows
+// int), whose ROW loads q, d and sums for each row, leaving R10 free; it
+// also sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
 #define ROW_PROLOGUE \
-	MOVQ         out+0(FP), DI       \
-	MOVQ         w+8(FP), SI         \
-	MOVQ         rowBytes+16(FP), R8 \
-	MOVQ         blocks+48(FP), R11  \
-	MOVQ         rows+56(FP), R12    \
-	MOVL         $0x00010001, AX     \
-	VMOVD        AX, X15             \
-	VPBROADCASTD X15, Y15            \
-	MOVL         $0x0f0f0f0f, AX     \
-	VMOVD        AX, X14             \
-	VPBROADCASTD X14, Y14
+	K_PROLOGUE                   \
+	MOVL         $0x00010001, AX \
+	VMOVD        AX, X15         \
+	VPBROADCASTD X15, Y15
 
 // ROW starts a row at SI: AX at its current block, DX at the vector's, BX
 // at the vector's scales, R9 at its block sums, CX the blocks left, X12
@@ -233,45 +225,32 @@
 	VPERM2I128 $0x31, Y8, Y4, Y6 \
 	VPADDD     Y6, Y5, Y5
 
+// HALVES4 sets R13 to the four float16 at off, off+size, … in AX's row,
+// the first in its low bits (R10 scratch).
+#define HALVES4(off, size) \
+	MOVWQZX off(AX), R13        \
+	MOVWQZX off+size(AX), R10   \
+	SHLQ    $16, R10            \
+	ORQ     R10, R13            \
+	MOVWQZX off+2*size(AX), R10 \
+	SHLQ    $32, R10            \
+	ORQ     R10, R13            \
+	MOVWQZX off+3*size(AX), R10 \
+	SHLQ    $48, R10            \
+	ORQ     R10, R13
+
 // SCALES8 sets Y6 to the float16 scales at the start of the row's next
-// eight blocks (size bytes apart) as float32, gathered four at a time in R13
-// (R10 scratch).
+// eight blocks (size bytes apart) as float32.
 #define SCALES8(size) \
-	MOVWQZX 0(AX), R13         \
-	MOVWQZX size(AX), R10      \
-	SHLQ    $16, R10           \
-	ORQ     R10, R13           \
-	MOVWQZX 2*size(AX), R10    \
-	SHLQ    $32, R10           \
-	ORQ     R10, R13           \
-	MOVWQZX 3*size(AX), R10    \
-	SHLQ    $48, R10           \
-	ORQ     R10, R13           \
-	VMOVQ   R13, X6            \
-	MOVWQZX 4*size(AX), R13    \
-	MOVWQZX 5*size(AX), R10    \
-	SHLQ    $16, R10           \
-	ORQ     R10, R13           \
-	MOVWQZX 6*size(AX), R10    \
-	SHLQ    $32, R10           \
-	ORQ     R10, R13           \
-	MOVWQZX 7*size(AX), R10    \
-	SHLQ    $48, R10           \
-	ORQ     R10, R13           \
-	VPINSRQ $1, R13, X6, X6    \
+	HALVES4(0, size)           \
+	VMOVQ     R13, X6          \
+	HALVES4(4*size, size)      \
+	VPINSRQ   $1, R13, X6, X6  \
 	VCVTPH2PS X6, Y6
 
-// ADD_LANES8 adds the eight products in Y5 to the row's sum in X12, lane
-// 0 first.
-#define ADD_LANES8 \
-	VADDSS       X5, X12, X12 \
-	VMOVSHDUP    X5, X7       \
-	VADDSS       X7, X12, X12 \
-	VPERMILPS    $2, X5, X7   \
-	VADDSS       X7, X12, X12 \
-	VPERMILPS    $3, X5, X7   \
-	VADDSS       X7, X12, X12 \
-	VEXTRACTF128 $1, Y5, X5   \
+// ADD_LANES4 adds the four products in X5 to the row's sum in X12, lane
+// 0 first (X7 scratch).
+#define ADD_LANES4 \
 	VADDSS       X5, X12, X12 \
 	VMOVSHDUP    X5, X7       \
 	VADDSS       X7, X12, X12 \
@@ -279,6 +258,13 @@
 	VADDSS       X7, X12, X12 \
 	VPERMILPS    $3, X5, X7   \
 	VADDSS       X7, X12, X12
+
+// ADD_LANES8 adds the eight products in Y5 to the row's sum in X12, lane
+// 0 first.
+#define ADD_LANES8 \
+	ADD_LANES4                \
+	VEXTRACTF128 $1, Y5, X5   \
+	ADD_LANES4
 
 // BLOCKSUM1 sets the bottom lane of X4 to the sum of Y4's eight lanes.
 #define BLOCKSUM1 \
@@ -359,15 +345,15 @@ q8done:
 
 // ROWDOT_Q4_0_PAIR sets Y(dst) to eight int32 lanes, four summing to the
 // dot product of the Q4_0 block whose nibbles are at off(AX) with the
-// vector's, four to the next block's, given the two blocks' vector as
-// pairs lays it out at y(R15): the
-// first 16 int8 of each, then their last 16. The low nibbles of the two
-// blocks' bytes, side by side, are both blocks' weights 0–15, the high
-// ones 16–31 (0–15 each; the −8 is taken out later). Their pair products
-// add in int16: 2·2·15·127 is below its limit.
+// vector's, four to that of the block four on, given the two blocks'
+// vector as pairs lays it out at y(R15): the first 16 int8 of each, then
+// their last 16. The low nibbles of the two blocks' bytes, side by side,
+// are both blocks' weights 0–15, the high ones 16–31 (0–15 each; the −8
+// is taken out later). Their pair products add in int16: 2·2·15·127 is
+// below its limit.
 #define ROWDOT_Q4_0_PAIR(off, y, dst) \
 	VMOVDQU     off(AX), X1       \
-	VINSERTI128 $1, off+18(AX), Y1, Y1 \
+	VINSERTI128 $1, off+72(AX), Y1, Y1 \
 	VPSRLW      $4, Y1, Y2        \
 	VPAND       Y14, Y1, Y1       \
 	VPAND       Y14, Y2, Y2       \
@@ -378,12 +364,11 @@ q8done:
 
 // func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
 //
-// The blocks go through eight at a time two in a register
-// (ROWDOT_Q4_0_PAIR), with the vector's blocks laid out as pairs, by
-// two (nibblePairs); those left one at a time.
+// The blocks go through eight at a time, blocks k and k+4 in a register
+// (ROWDOT_Q4_0_PAIR), with the vector's blocks laid out as pairs
+// (nibblePairs); those left one at a time.
 TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
 	ROW_PROLOGUE
-	VMOVDQU q4PairOrder<>(SB), Y13
 
 q4row:
 	ROW
@@ -394,15 +379,14 @@ q4row:
 q4blocks8:
 	PREFETCH_AHEAD(144)
 	ROWDOT_Q4_0_PAIR(2, 0, Y4)
-	ROWDOT_Q4_0_PAIR(38, 64, Y5)
-	ROWDOT_Q4_0_PAIR(74, 128, Y6)
-	ROWDOT_Q4_0_PAIR(110, 192, Y7)
-	// [b0 b0 b2 b2 | b1 b1 b3 b3], [b4 b4 b6 b6 | b5 b5 b7 b7], then
-	// [b0 b2 b4 b6 | b1 b3 b5 b7], put in order
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	// [b0 b0 b1 b1 | b4 b4 b5 b5], [b2 b2 b3 b3 | b6 b6 b7 b7], then
+	// [b0 b1 b2 b3 | b4 b5 b6 b7]
 	VPHADDD Y5, Y4, Y4
 	VPHADDD Y7, Y6, Y6
-	VPHADDD Y6, Y4, Y4
-	VPERMD  Y4, Y13, Y5
+	VPHADDD Y6, Y4, Y5
 	// s −= 8·Σq
 	VMOVDQU   (R9), Y6
 	VPSLLD    $3, Y6, Y6
@@ -435,18 +419,6 @@ q4tail:
 
 q4done:
 	NEXT_ROW(q4row)
-
-// q4PairOrder is VPERMD's order that puts [b0 b2 b4 b6 | b1 b3 b5 b7] as
-// b0 … b7.
-DATA q4PairOrder<>+0(SB)/4, $0
-DATA q4PairOrder<>+4(SB)/4, $4
-DATA q4PairOrder<>+8(SB)/4, $1
-DATA q4PairOrder<>+12(SB)/4, $5
-DATA q4PairOrder<>+16(SB)/4, $2
-DATA q4PairOrder<>+20(SB)/4, $6
-DATA q4PairOrder<>+24(SB)/4, $3
-DATA q4PairOrder<>+28(SB)/4, $7
-GLOBL q4PairOrder<>(SB), RODATA|NOPTR, $32
 
 // ROWDOT_IQ4_NL is ROWDOT_Q8_0, with the vector's block in Y0, for the
 // IQ4_NL block whose 16 bytes of indices are at mem, ordered as Q4_0's nibbles: each index picks its
