@@ -2,12 +2,14 @@
 
 package quant
 
-// The products in AVX2 assembly (kernel_amd64.s): Q8_0, Q4_0, Q5_0, Q5_1
-// and IQ4_NL four rows at a time, the formats of blocks of 256 (Q2_K–Q6_K,
-// IQ4_XS) one row at a time. They give the Go kernels' results bit for bit
-// (TestSIMDMatchesGo): a block's integer products are summed exactly, in
-// any order; then each row adds its blocks' sums times their scales in
-// block order, rounded as the Go kernels round them.
+import "unsafe"
+
+// The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
+// four rows at a time, Q8_0, Q4_0 and the formats of blocks of 256
+// (Q2_K–Q6_K, IQ4_XS) one row at a time. They give the Go kernels' results
+// bit for bit (TestSIMDMatchesGo): a block's integer products are summed
+// exactly, in any order; then each row adds its blocks' sums times their
+// scales in block order, rounded as the Go kernels round them.
 
 // simd reports whether MulVec uses the assembly kernels: where the CPU
 // runs them, unless UseSIMD turned them off.
@@ -50,65 +52,70 @@ func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 // operating system saves.
 func xgetbv() uint32
 
-// mulQ8_0AVX2 and mulQ4_0AVX2 set out[0 … 4·groups) to rows of w
-// (rowBytes apart, blocks blocks each) times the vector q, d (and sums,
-// for Q4_0's −8; Q8_0 takes it only to share the other's arguments).
+// mulQ8_0AVX2 and mulQ4_0AVX2 set out[0 … rows) to rows of w (rowBytes
+// apart, blocks blocks each) times the vector q, d (and sums, for Q4_0's
+// −8; Q8_0 takes it only to share the other's arguments), one row at a
+// time.
 //
 //go:noescape
-func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
 
+// mulQ4_0AVX2 also takes the vector's blocks as nibblePairs lays them out.
+//
 //go:noescape
-func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
 
-// mulQ5_1AVX2 is mulQ8_0AVX2 for Q5_1 rows, with the vector's s (block_q8_1's)
-// in sums' place.
+// mulQ5_1AVX2 sets out[0 … 4·groups) to rows of w times the vector as
+// mulQ8_0AVX2 does for Q8_0 rows, but four rows at a time, with the
+// vector's s (block_q8_1's) in sums' place.
 //
 //go:noescape
 func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 
-// mulQ5_0AVX2 is mulQ8_0AVX2 for Q5_0 rows.
+// mulQ5_0AVX2 is mulQ5_1AVX2 for Q5_0 rows, with the vector's sums.
 //
 //go:noescape
 func mulQ5_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 
-// mulIQ4_NLAVX2 is mulQ8_0AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
-// in sums' place.
+// mulIQ4_NLAVX2 is mulQ5_1AVX2 for IQ4_NL rows, with the grid (iq4nlGrid)
+// in s' place.
 //
 //go:noescape
 func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, groups int)
 
-// mulQ8_0SIMD multiplies the first rows of w by v as mulQ8_0 does, four at
-// a time in assembly, and returns how many it did: none without AVX2, and
-// never the last len(out) mod 4, which are left to the Go kernel.
+// mulQ8_0SIMD multiplies the rows of w by v as mulQ8_0 does, in assembly,
+// and returns how many rows it did: all of them, or none without AVX2.
 func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
-	n, rowBytes := simdRows(out, w, v, q8_0Bytes)
+	n, rowBytes := simdRows(out, w, v, q8_0Bytes, 1)
 	if n > 0 {
-		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
+		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n)
 	}
 	return n
 }
 
-// mulQ5_1SIMD is mulQ8_0SIMD for Q5_1 rows (mulQ5_1).
+// mulQ5_1SIMD multiplies the first rows of w by v as mulQ5_1 does, four at
+// a time in assembly, and returns how many it did: none without AVX2, and
+// never the last len(out) mod 4, which are left to the Go kernel.
 func mulQ5_1SIMD(out []float32, w []byte, v *Vec) int {
-	n, rowBytes := simdRows(out, w, v, q5_1Bytes)
+	n, rowBytes := simdRows(out, w, v, q5_1Bytes, 4)
 	if n > 0 {
 		mulQ5_1AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.s[0], len(v.d), n/4)
 	}
 	return n
 }
 
-// mulQ5_0SIMD is mulQ8_0SIMD for Q5_0 rows (mulQ5_0).
+// mulQ5_0SIMD is mulQ5_1SIMD for Q5_0 rows (mulQ5_0).
 func mulQ5_0SIMD(out []float32, w []byte, v *Vec) int {
-	n, rowBytes := simdRows(out, w, v, q5_0Bytes)
+	n, rowBytes := simdRows(out, w, v, q5_0Bytes, 4)
 	if n > 0 {
 		mulQ5_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
 	}
 	return n
 }
 
-// mulIQ4_NLSIMD is mulQ8_0SIMD for IQ4_NL rows (mulIQ4_NL).
+// mulIQ4_NLSIMD is mulQ5_1SIMD for IQ4_NL rows (mulIQ4_NL).
 func mulIQ4_NLSIMD(out []float32, w []byte, v *Vec) int {
-	n, rowBytes := simdRows(out, w, v, iq4_nlBytes)
+	n, rowBytes := simdRows(out, w, v, iq4_nlBytes, 4)
 	if n > 0 {
 		mulIQ4_NLAVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &iq4nlGrid[0], len(v.d), n/4)
 	}
@@ -117,9 +124,9 @@ func mulIQ4_NLSIMD(out []float32, w []byte, v *Vec) int {
 
 // mulQ4_0SIMD is mulQ8_0SIMD for Q4_0 rows (mulQ4_0).
 func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
-	n, rowBytes := simdRows(out, w, v, q4_0Bytes)
+	n, rowBytes := simdRows(out, w, v, q4_0Bytes, 1)
 	if n > 0 {
-		mulQ4_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n/4)
+		mulQ4_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n, &v.nibblePairs()[0])
 	}
 	return n
 }
@@ -228,6 +235,26 @@ func kRows(out []float32, w []byte, v *Vec, blockBytes int) (rowBytes int, ok bo
 	return rowBytes, true
 }
 
+// nibblePairs returns the vector's blocks of 32 laid out for
+// mulQ4_0AVX2, which multiplies two Q4_0 blocks in one register, their
+// weights 0–15 side by side, then 16–31: in each run of eight blocks (the
+// rest are left out), blocks k and k+4 for k < 4, as k's first 16 int8,
+// k+4's first 16, k's last 16, k+4's last 16; in v's scratch.
+func (v *Vec) nibblePairs() []int8 {
+	scratch := v.grow(len(v.q) / 4)
+	pairs := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(scratch))), len(v.q))
+	for g := 0; g+256 <= len(v.q); g += 256 {
+		for k := range 4 {
+			a, b, p := v.q[g+32*k:], v.q[g+32*(k+4):], pairs[g+64*k:]
+			copy(p[0:16], a[0:16])
+			copy(p[16:32], b[0:16])
+			copy(p[32:48], a[16:32])
+			copy(p[48:64], b[16:32])
+		}
+	}
+	return pairs
+}
+
 // pairSums returns the vector's sums over groups of 32, which Q4_K's and
 // Q5_K's mins multiply, in v's scratch.
 func (v *Vec) pairSums() []int32 {
@@ -238,11 +265,11 @@ func (v *Vec) pairSums() []int32 {
 	return pairs
 }
 
-// simdRows is the number of rows the assembly multiplies, and their size,
-// after checking that w and v hold what those rows read: the assembly
-// checks no bounds.
-func simdRows(out []float32, w []byte, v *Vec, blockBytes int) (n, rowBytes int) {
-	n, rowBytes = len(out)&^3, len(v.d)*blockBytes
+// simdRows is the number of rows the assembly multiplies, a multiple of
+// those it takes at a time, and their size, after checking that w and v
+// hold what those rows read: the assembly checks no bounds.
+func simdRows(out []float32, w []byte, v *Vec, blockBytes, atATime int) (n, rowBytes int) {
+	n, rowBytes = len(out)/atATime*atATime, len(v.d)*blockBytes
 	if !simd || n == 0 || len(v.d) == 0 {
 		return 0, rowBytes
 	}

@@ -12,35 +12,14 @@
 // holds −128), so 2·128·127 = 32,512; Q4_0's nibbles are at most 15.
 //
 // The weights stream from memory once per product (a model's matrices
-// are larger than the caches): each block step prefetches the same block of
-// the rows two groups on, which the hardware's prefetchers, seeing four
-// interleaved rows, do not fetch early enough on their own (BenchmarkMulVec
-// at 49152 × 576: 9–18 GB/s with, 1.5–3 without, on a loaded machine).
-//
-// Four rows go through the blocks together. Their eight-lane sums become
-// one vector of four row sums with three VPHADDD and a fold of the two
-// halves; the float part then runs one row per lane, in the Go kernels'
-// order.
-
-// ROWDOT_Q8_0 sets Y(dst) to eight int32 lanes summing to the dot product
-// of the Q8_0 block at mem with the vector's block in Y0.
-#define ROWDOT_Q8_0(mem, dst) \
-	VMOVDQU    mem, Y1        \
-	VPSIGNB    Y1, Y1, Y2     \
-	VPSIGNB    Y1, Y0, Y3     \
-	VPMADDUBSW Y3, Y2, dst    \
-	VPMADDWD   Y15, dst, dst
-
-// ROWDOT_Q4_0 is ROWDOT_Q8_0 for the Q4_0 block whose 16 bytes of nibbles
-// are at mem: low nibbles are weights 0–15, high ones 16–31, each 0–15
-// (the −8 is taken out later, as −8·Σq).
-#define ROWDOT_Q4_0(mem, dst) \
-	VMOVDQU     mem, X1       \
-	VPSRLW      $4, X1, X2    \
-	VINSERTI128 $1, X2, Y1, Y1 \
-	VPAND       Y14, Y1, Y1   \
-	VPMADDUBSW  Y0, Y1, dst   \
-	VPMADDWD    Y15, dst, dst
+// are larger than the caches). The kernels of Q8_0 and Q4_0 read one row
+// after another, in order, and prefetch ahead of it; those of Q5_0, Q5_1
+// and IQ4_NL take four rows through the blocks together, and each block
+// step prefetches the same block of the rows two groups on, which the
+// hardware's prefetchers, seeing four interleaved rows, do not fetch early
+// enough on their own. Their eight-lane sums become one vector of four row
+// sums with three VPHADDD and a fold of the two halves; the float part
+// then runs one row per lane, in the Go kernels' order.
 
 // SUM4 folds the eight-lane sums of rows 0–3 in Y4–Y7 into X4, one row a
 // lane, exactly (integers).
@@ -91,9 +70,9 @@
 	VMULPS       X8, X4, X4      \
 	VADDPS       X4, X10, X10
 
-// PROLOGUE loads the arguments both kernels take, (out *float32, w *byte,
-// rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int), and
-// sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
+// PROLOGUE loads the arguments the four-row kernels take, (out *float32,
+// w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups
+// int), and sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
 #define PROLOGUE \
 	MOVQ         out+0(FP), DI       \
 	MOVQ         w+8(FP), SI         \
@@ -162,49 +141,287 @@
 	XORQ   CX, CX                   \
 	VXORPS X4, X4, X4
 
-// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
+// The kernels of Q8_0 and Q4_0 take one row at a time, as ggml-cpu's do,
+// so that the weights stream from memory in order, which the hardware's
+// prefetchers follow. Eight blocks go through at once: their eight-lane
+// integer sums become one vector of eight block sums (BLOCKSUMS8), whose
+// float part then runs one block a lane, and the row's sum adds the lanes
+// one after another, in the Go kernels' order (ADD_LANES8).
+
+// ROW_PROLOGUE is K_PROLOGUE for the one-row kernels, (out *float32, w
+// *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows
+// int), whose ROW loads q, d and sums for each row, leaving R10 free; it
+// also sets Y15 to sixteen int16 ones, for VPMADDWD's pair sums.
+#define ROW_PROLOGUE \
+	K_PROLOGUE                   \
+	MOVL         $0x00010001, AX \
+	VMOVD        AX, X15         \
+	VPBROADCASTD X15, Y15
+
+// ROW starts a row at SI: AX at its current block, DX at the vector's, BX
+// at the vector's scales, R9 at its block sums, CX the blocks left, X12
+// the row's sum.
+#define ROW \
+	MOVQ   SI, AX            \
+	MOVQ   q+24(FP), DX      \
+	MOVQ   d+32(FP), BX      \
+	MOVQ   sums+40(FP), R9   \
+	MOVQ   R11, CX           \
+	VXORPS X12, X12, X12
+
+// ROWDOT_Q8_0 sets Y(dst) to eight int32 lanes summing to the dot
+// product of the Q8_0 block at mem with the vector's block at y: the
+// weights' signs move onto the vector (VPSIGNB), |w|·(x·sign w) = w·x.
+#define ROWDOT_Q8_0(mem, y, dst) \
+	VMOVDQU    mem, Y1        \
+	VMOVDQU    y, Y0          \
+	VPSIGNB    Y1, Y1, Y2     \
+	VPSIGNB    Y1, Y0, Y3     \
+	VPMADDUBSW Y3, Y2, dst    \
+	VPMADDWD   Y15, dst, dst
+
+// ROWDOT_Q4_0 is ROWDOT_Q8_0 for the Q4_0 block whose 16 bytes of
+// nibbles are at mem, its weights 0–15 (the −8 is taken out later).
+#define ROWDOT_Q4_0(mem, y, dst) \
+	VMOVDQU     mem, X1        \
+	VPSRLW      $4, X1, X2     \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPAND       Y14, Y1, Y1    \
+	VPMADDUBSW  y, Y1, dst     \
+	VPMADDWD    Y15, dst, dst
+
+// PREFETCH_AHEAD fetches into the caches the weights PF_DIST bytes past
+// the next size bytes at AX.
+#define PREFETCH_AHEAD(size) \
+	PREFETCHT0 PF_DIST(AX)      \
+	PREFETCHT0 PF_DIST+64(AX)   \
+	PREFETCHT0 PF_DIST+128(AX)  \
+	PREFETCHT0 PF_DIST+size-1(AX)
+
+#define PF_DIST 2048
+
+// DOTS8 sets Y4–Y11 to the eight-lane sums of the row's next eight blocks
+// (size bytes each, their quants at off) with the vector's, by rowdot.
+#define DOTS8(rowdot, size, off) \
+	rowdot(off(AX), 0(DX), Y4)          \
+	rowdot(off+size(AX), 32(DX), Y5)    \
+	rowdot(off+2*size(AX), 64(DX), Y6)  \
+	rowdot(off+3*size(AX), 96(DX), Y7)  \
+	rowdot(off+4*size(AX), 128(DX), Y8) \
+	rowdot(off+5*size(AX), 160(DX), Y9) \
+	rowdot(off+6*size(AX), 192(DX), Y10) \
+	rowdot(off+7*size(AX), 224(DX), Y11)
+
+// BLOCKSUMS8 folds the eight-lane sums in Y4–Y11 into Y5, one block a
+// lane, exactly (integers).
+#define BLOCKSUMS8 \
+	VPHADDD    Y5, Y4, Y4       \
+	VPHADDD    Y7, Y6, Y6       \
+	VPHADDD    Y9, Y8, Y8       \
+	VPHADDD    Y11, Y10, Y10    \
+	VPHADDD    Y6, Y4, Y4       \
+	VPHADDD    Y10, Y8, Y8      \
+	VPERM2I128 $0x20, Y8, Y4, Y5 \
+	VPERM2I128 $0x31, Y8, Y4, Y6 \
+	VPADDD     Y6, Y5, Y5
+
+// HALVES4 sets R13 to the four float16 at off, off+size, … in AX's row,
+// the first in its low bits (R10 scratch).
+#define HALVES4(off, size) \
+	MOVWQZX off(AX), R13        \
+	MOVWQZX off+size(AX), R10   \
+	SHLQ    $16, R10            \
+	ORQ     R10, R13            \
+	MOVWQZX off+2*size(AX), R10 \
+	SHLQ    $32, R10            \
+	ORQ     R10, R13            \
+	MOVWQZX off+3*size(AX), R10 \
+	SHLQ    $48, R10            \
+	ORQ     R10, R13
+
+// SCALES8 sets Y6 to the float16 scales at the start of the row's next
+// eight blocks (size bytes apart) as float32.
+#define SCALES8(size) \
+	HALVES4(0, size)           \
+	VMOVQ     R13, X6          \
+	HALVES4(4*size, size)      \
+	VPINSRQ   $1, R13, X6, X6  \
+	VCVTPH2PS X6, Y6
+
+// ADD_LANES4 adds the four products in X5 to the row's sum in X12, lane
+// 0 first (X7 scratch).
+#define ADD_LANES4 \
+	VADDSS       X5, X12, X12 \
+	VMOVSHDUP    X5, X7       \
+	VADDSS       X7, X12, X12 \
+	VPERMILPS    $2, X5, X7   \
+	VADDSS       X7, X12, X12 \
+	VPERMILPS    $3, X5, X7   \
+	VADDSS       X7, X12, X12
+
+// ADD_LANES8 adds the eight products in Y5 to the row's sum in X12, lane
+// 0 first.
+#define ADD_LANES8 \
+	ADD_LANES4                \
+	VEXTRACTF128 $1, Y5, X5   \
+	ADD_LANES4
+
+// BLOCKSUM1 sets the bottom lane of X4 to the sum of Y4's eight lanes.
+#define BLOCKSUM1 \
+	VEXTRACTI128 $1, Y4, X5 \
+	VPADDD       X5, X4, X4 \
+	VPHADDD      X4, X4, X4 \
+	VPHADDD      X4, X4, X4
+
+// NEXT8 moves on by eight blocks of size bytes, back to label while eight
+// remain.
+#define NEXT8(size, label) \
+	ADDQ $8*size, AX \
+	ADDQ $256, DX    \
+	ADDQ $32, BX     \
+	ADDQ $32, R9     \
+	SUBQ $8, CX      \
+	CMPQ CX, $8      \
+	JGE  label
+
+// NEXT1 moves on by a block of size bytes, back to label while blocks
+// remain.
+#define NEXT1(size, label) \
+	ADDQ $size, AX \
+	ADDQ $32, DX   \
+	ADDQ $4, BX    \
+	ADDQ $4, R9    \
+	DECQ CX        \
+	JNZ  label
+
+// NEXT_ROW stores the row's sum and moves on to the next row, back to
+// label while rows remain; then returns.
+#define NEXT_ROW(label) \
+	VMOVSS X12, (DI)   \
+	ADDQ   $4, DI      \
+	ADDQ   R8, SI      \
+	DECQ   R12         \
+	JNZ    label       \
+	VZEROUPPER         \
+	RET
+
+// func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
-	PROLOGUE
+	ROW_PROLOGUE
 
-q8group:
-	GROUP
+q8row:
+	ROW
+	CMPQ CX, $8
+	JLT  q8tail
 
-q8block:
-	PREFETCH4(R15, 34)
-	DOT4(ROWDOT_Q8_0)
-	ADD_SCALED
-	NEXT_BLOCK(34, q8block)
-	NEXT_GROUP(q8group)
+q8blocks8:
+	PREFETCH_AHEAD(272)
+	DOTS8(ROWDOT_Q8_0, 34, 2)
+	BLOCKSUMS8
+	VCVTDQ2PS Y5, Y5
+	SCALES8(34)
+	// sum += float32(s) · (d_w·d_x), as mulQ8_0 rounds it
+	VMULPS    (BX), Y6, Y6
+	VMULPS    Y6, Y5, Y5
+	ADD_LANES8
+	NEXT8(34, q8blocks8)
+	TESTQ CX, CX
+	JZ    q8done
 
-// func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
-TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-64
-	PROLOGUE
-	MOVL $0x0f0f0f0f, AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14 // the low-nibble mask
-
-q4group:
-	GROUP
-
-q4block:
-	PREFETCH4(R15, 18)
-	DOT4(ROWDOT_Q4_0)
-	// s −= 8·Σq
-	VPBROADCASTD (R14)(CX*4), X5
-	VPSLLD $3, X5, X5
-	VPSUBD X5, X4, X4
+q8tail:
+	ROWDOT_Q8_0(2(AX), (DX), Y4)
+	BLOCKSUM1
 	VCVTDQ2PS X4, X4
-	SCALES4
-	// sum += float32(s) · d_w · d_x
-	VBROADCASTSS (R10)(CX*4), X9
-	VMULPS X8, X4, X4
-	VMULPS X9, X4, X4
-	VADDPS X4, X10, X10
-	NEXT_BLOCK(18, q4block)
-	NEXT_GROUP(q4group)
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    (BX), X6, X6
+	VMULSS    X6, X4, X4
+	VADDSS    X4, X12, X12
+	NEXT1(34, q8tail)
 
-// ROWDOT_IQ4_NL is ROWDOT_Q8_0 for the IQ4_NL block whose 16 bytes of
-// indices are at mem, ordered as Q4_0's nibbles: each index picks its
+q8done:
+	NEXT_ROW(q8row)
+
+// ROWDOT_Q4_0_PAIR sets Y(dst) to eight int32 lanes, four summing to the
+// dot product of the Q4_0 block whose nibbles are at off(AX) with the
+// vector's, four to that of the block four on, given the two blocks'
+// vector as pairs lays it out at y(R15): the first 16 int8 of each, then
+// their last 16. The low nibbles of the two blocks' bytes, side by side,
+// are both blocks' weights 0–15, the high ones 16–31 (0–15 each; the −8
+// is taken out later). Their pair products add in int16: 2·2·15·127 is
+// below its limit.
+#define ROWDOT_Q4_0_PAIR(off, y, dst) \
+	VMOVDQU     off(AX), X1       \
+	VINSERTI128 $1, off+72(AX), Y1, Y1 \
+	VPSRLW      $4, Y1, Y2        \
+	VPAND       Y14, Y1, Y1       \
+	VPAND       Y14, Y2, Y2       \
+	VPMADDUBSW  y(R15), Y1, Y1    \
+	VPMADDUBSW  y+32(R15), Y2, Y2 \
+	VPADDW      Y2, Y1, Y1        \
+	VPMADDWD    Y15, Y1, dst
+
+// func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
+//
+// The blocks go through eight at a time, blocks k and k+4 in a register
+// (ROWDOT_Q4_0_PAIR), with the vector's blocks laid out as pairs
+// (nibblePairs); those left one at a time.
+TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
+	ROW_PROLOGUE
+
+q4row:
+	ROW
+	MOVQ pairs+64(FP), R15
+	CMPQ CX, $8
+	JLT  q4tail
+
+q4blocks8:
+	PREFETCH_AHEAD(144)
+	ROWDOT_Q4_0_PAIR(2, 0, Y4)
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	// [b0 b0 b1 b1 | b4 b4 b5 b5], [b2 b2 b3 b3 | b6 b6 b7 b7], then
+	// [b0 b1 b2 b3 | b4 b5 b6 b7]
+	VPHADDD Y5, Y4, Y4
+	VPHADDD Y7, Y6, Y6
+	VPHADDD Y6, Y4, Y5
+	// s −= 8·Σq
+	VMOVDQU   (R9), Y6
+	VPSLLD    $3, Y6, Y6
+	VPSUBD    Y6, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	SCALES8(18)
+	// sum += float32(s) · d_w · d_x, as mulQ4_0 rounds it
+	VMULPS    Y6, Y5, Y5
+	VMULPS    (BX), Y5, Y5
+	ADD_LANES8
+	ADDQ $256, R15
+	NEXT8(18, q4blocks8)
+	TESTQ CX, CX
+	JZ    q4done
+
+q4tail:
+	ROWDOT_Q4_0(2(AX), (DX), Y4)
+	BLOCKSUM1
+	VMOVD     (R9), X6
+	VPSLLD    $3, X6, X6
+	VPSUBD    X6, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    X6, X4, X4
+	VMULSS    (BX), X4, X4
+	VADDSS    X4, X12, X12
+	NEXT1(18, q4tail)
+
+q4done:
+	NEXT_ROW(q4row)
+
+// ROWDOT_IQ4_NL is ROWDOT_Q8_0, with the vector's block in Y0, for the
+// IQ4_NL block whose 16 bytes of indices are at mem, ordered as Q4_0's nibbles: each index picks its
 // weight from the grid in Y13 (VPSHUFB, as ggml-cpu's AVX2
 // ggml_vec_dot_iq4_nl_q8_0 does), an int8 whose sign moves onto the
 // vector as Q8_0's does. A pair stays below the int16 limit: 2·127·127.
@@ -221,7 +438,9 @@ q4block:
 
 // func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, grid *int8, blocks, groups int)
 //
-// mulQ8_0AVX2 for IQ4_NL rows, whose grid of 16 int8 takes sums' place.
+// Sets out[0 … 4·groups) to rows of w (rowBytes apart, blocks blocks
+// each) times the vector q, d, four rows at a time, as mulIQ4_NL does; the
+// grid of 16 int8 takes sums' place.
 TEXT ·mulIQ4_NLAVX2(SB), NOSPLIT, $0-64
 	PROLOGUE
 	MOVL $0x0f0f0f0f, AX
@@ -239,7 +458,8 @@ iq4nlblock:
 	NEXT_BLOCK(18, iq4nlblock)
 	NEXT_GROUP(iq4nlgroup)
 
-// ROWDOT_Q5_1 is ROWDOT_Q4_0 for the Q5_1 block whose qh is at qh and
+// ROWDOT_Q5_1 is ROWDOT_Q4_0, with the vector's block in Y0, for the
+// Q5_1 block whose qh is at qh and
 // nibbles at qs: each weight's fifth bit, bit j of qh for weight j, made
 // 16 in its byte as ggml-cpu's bytes_from_bits_32 does (qh's bytes spread
 // by the shuffle Y12, each lane's bit picked with the masks in Y11, 16
@@ -291,7 +511,7 @@ iq4nlblock:
 
 // func mulQ5_1AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, s *float32, blocks, groups int)
 //
-// mulQ8_0AVX2 for Q5_1 rows, whose mins, half(m)·s[b] (s block_q8_1's),
+// mulIQ4_NLAVX2 for Q5_1 rows, whose mins, half(m)·s[b] (s block_q8_1's),
 // are summed apart in X3 and added last, as mulQ5_1 adds them.
 TEXT ·mulQ5_1AVX2(SB), NOSPLIT, $0-64
 	PROLOGUE
@@ -388,7 +608,8 @@ q51block:
 
 // func mulQ5_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, groups int)
 //
-// mulQ4_0AVX2 for Q5_0 rows, whose weights are Q5_1's (0–31), less 16.
+// mulIQ4_NLAVX2 for Q5_0 rows, whose weights are Q5_1's (0–31), less 16
+// (taken out as 16·Σq).
 TEXT ·mulQ5_0AVX2(SB), NOSPLIT, $0-64
 	PROLOGUE
 	Q5_CONSTANTS

@@ -9,6 +9,13 @@ import (
 // simdFormats are the formats with assembly kernels.
 var simdFormats = []Type{Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_NL, IQ4_XS}
 
+// tailCases are KernelCases whose rows, beyond the one-row kernels' eight
+// blocks at a time, have none, one and seven blocks left.
+var tailCases = []KernelCase{
+	{Rows: 2, Cols: 224}, {Rows: 3, Cols: 544, Skew: 1},
+	{Rows: 11, Cols: 480, Skew: 3, Special: true}, {Rows: 5, Cols: 480, Large: true},
+}
+
 // TestSIMDMatchesGo checks that MulVec with the assembly kernels gives what
 // it gives with the Go kernels, bit for bit, on every KernelCase (any NaN
 // for NaN: x86 quiets a signalling one at another step), writing every row
@@ -21,7 +28,7 @@ func TestSIMDMatchesGo(t *testing.T) {
 	defer UseSIMD(true)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, format := range simdFormats {
-		for _, c := range KernelCases {
+		for _, c := range append(tailCases, KernelCases...) {
 			if c.Cols%format.BlockSize() != 0 {
 				continue
 			}
