@@ -12,6 +12,7 @@ import (
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
+	"nexttoken/engine/sampler"
 )
 
 // threadFormats are every format randmodel writes: float32, each quantized
@@ -34,19 +35,9 @@ func decodeLogits(t *testing.T, m *checkpoint.Model, kernels Kernels, steps int)
 			return nil
 		}
 		all = append(all, append([]float32(nil), logits...))
-		tok = argmax(logits)
+		tok = sampler.Argmax(logits)
 	}
 	return all
-}
-
-func argmax(v []float32) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // TestThreadsKeepLogits decodes a model of every format on one, two and

@@ -75,7 +75,7 @@ func TestRowsStandAlone(t *testing.T) {
 // BenchmarkMul multiplies at the shapes of SmolLM2-135M's matrices.
 func BenchmarkMul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, s := range [][2]int{{576, 576}, {576, 1536}, {1536, 576}, {576, 49152}} {
+	for _, s := range [][2]int{{576, 576}, {576, 1536}, {1536, 576}, {576, 49152}, {288, 32000}} {
 		n, d := s[0], s[1]
 		x, w, out := random(rng, n), random(rng, n*d), make([]float32, d)
 		kernels := map[string]func(out, x, w []float32, n, d int){"Mul": Mul, "mulGo": mulGo}
