@@ -28,17 +28,24 @@ func Mul(out, x, w []float32, n, d int) {
 		return
 	}
 	for i := range out {
-		row := w[i*n+wide : (i+1)*n]
-		var s float32
-		for j, v := range x[wide:] {
-			s += row[j] * v
-		}
-		out[i] += s
+		out[i] += tail(w[i*n+wide:(i+1)*n], x[wide:])
 	}
 }
 
+// tail is the sum of the products past the last whole eight columns, in
+// four lanes added pairwise, (l0+l1)+(l2+l3): with fewer than eight
+// columns in all, the order of the browser's kernels, which give the toy
+// model's logits exactly.
+func tail(row, x []float32) float32 {
+	var l [4]float32
+	for j, v := range x {
+		l[j%4] += row[j] * v
+	}
+	return (l[0] + l[1]) + (l[2] + l[3])
+}
+
 // mulGo is Mul in Go: each row summed in eight lanes, the lanes added
-// pairwise, then the columns past the last whole eight in order.
+// pairwise as the assembly adds its own, then the tail.
 func mulGo(out, x, w []float32, n, d int) {
 	wide := n &^ 7
 	for i := range out[:d] {
@@ -56,10 +63,6 @@ func mulGo(out, x, w []float32, n, d int) {
 			s[7] += r[7] * v[7]
 		}
 		sum := ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]))
-		var tail float32
-		for j := wide; j < n; j++ {
-			tail += row[j] * x[j]
-		}
-		out[i] = sum + tail
+		out[i] = sum + tail(row[wide:], x[wide:])
 	}
 }

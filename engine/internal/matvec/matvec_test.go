@@ -98,3 +98,25 @@ func itoa(v int) string {
 	}
 	return itoa(v/10) + string(rune('0'+v%10))
 }
+
+// TestNarrowRowsInFourLanes checks that rows of at most eight columns sum
+// in four lanes added pairwise, the browser's kernels' order, bit for bit
+// (the toy model's logits are exact in it).
+func TestNarrowRowsInFourLanes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 1; n <= 8; n++ {
+		const d = 5
+		x, w := random(rng, n), random(rng, n*d)
+		out := make([]float32, d)
+		Mul(out, x, w, n, d)
+		for i := range d {
+			var l [4]float32
+			for j := range n {
+				l[j%4] += w[i*n+j] * x[j]
+			}
+			if want := (l[0] + l[1]) + (l[2] + l[3]); math.Float32bits(out[i]) != math.Float32bits(want) {
+				t.Errorf("%d columns, row %d: %g, want %g", n, i, out[i], want)
+			}
+		}
+	}
+}
