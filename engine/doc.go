@@ -17,9 +17,11 @@
 //
 //	1 kernels
 //	  internal/expf                           glibc's expf, logf, log2f and powf, bit for bit
+//	  internal/matvec                         float32 matrix-vector products natively: AVX2 and FMA, a Go twin
 //	  internal/sincosf                        glibc's sinf and cosf, bit for bit (run.c's RoPE)
 //	  internal/wasmsimd                       the WebAssembly SIMD kernels and their loader
 //	  internal/wasmsimd/gen                   writes the SIMD kernels' modules
+//	  internal/workers                        a fixed pool of goroutines that a loop's rows are split among
 //	  quant                                   ggml's weight formats and their matrix-vector kernels
 //	2 numbers, text and files
 //	  regularfile                             opens a reader's file only if it is a regular one, never blocking

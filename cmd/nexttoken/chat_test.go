@@ -86,7 +86,7 @@ func TestTraceChat(t *testing.T) {
 		"prompt " + strconv.Quote(rendered) + ": 50 tokens\n",
 		"    0    509  \"<|im_start|>\"\n",
 		"   28    405  \"<|im_end|>\"\n",
-		"greedy: argmax p = \"<|im_end|>\" (id 405, p = 0.421006)",
+		"greedy: argmax p = \"<|im_end|>\" (id 405, p = 0.421005)",
 		"stopped: the model ended the assistant's turn with <|im_end|>\n",
 	} {
 		if !strings.Contains(out, want) {

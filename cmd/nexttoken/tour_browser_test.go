@@ -152,7 +152,7 @@ func stopNumbers(t *testing.T, n int, stop play.TourStop) (texts []string, numbe
 
 // browserRounding is how far a number of stories260K's computed in the
 // browser may be from the native engine's: natively its float32 products
-// run gonum's SGEMV, which adds a dot product's terms in another order
+// run package matvec's AVX2 kernel, which adds a dot product's terms in another order
 // than the browser's kernels (the Go loops' order), so the logits differ
 // in their last bits (docs/performance.md). The toy's are exact both ways.
 const browserRounding = 2e-6

@@ -26,6 +26,7 @@ import (
 	"nexttoken/engine/session"
 	"nexttoken/engine/tokenizer"
 	"nexttoken/engine/tracefile"
+	"nexttoken/engine/transformer"
 	"nexttoken/web/models"
 )
 
@@ -49,7 +50,7 @@ type traceFlags struct {
 	model, tokenizer, prompt string
 	promptSet                bool // --prompt was given, perhaps as ""
 	promptFile               string
-	steps, top               int
+	steps, top, threads      int
 	json, vectors            bool
 	ignoreEOS                bool
 	recompute, lens          bool
@@ -73,9 +74,10 @@ func parseTraceFlags(args []string, stdout io.Writer) (*traceFlags, error) {
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "llama2.c tokenizer file, for a checkpoint file given to --model (optional for a GGUF file, which has its own)")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "a file whose text is the prompt, for prompts too long for an argument")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: an embedded model's own, "+defaultPrompts()+"; none for a checkpoint file, which starts from BOS as run.c does)")
-	f.steps, f.top = 4, 5
+	f.steps, f.top, f.threads = 4, 5, 1
 	fs.Var(wholeFlag{&f.steps}, "steps", "the `number` of tokens to generate")
 	fs.Var(wholeFlag{&f.top}, "top", "the `number` of candidates to list per step")
+	fs.Var(wholeFlag{&f.threads}, "threads", "the `number` of threads each matrix product's rows are split among (the numbers are the same on any number)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "ignore the end of text: mask the tokens that end a text (EOS and BOS), as llama.cpp's --ignore-eos, so that the session goes on past them")
 	fs.BoolVar(&f.json, "json", false, "print the whole trace as one JSON object, numbers unrounded: each step's top candidates and stage summaries")
 	fs.BoolVar(&f.vectors, "vectors", false, "with --json: every step's full vectors too (logits, softmax, each stage's distribution, hidden state)")
@@ -222,7 +224,7 @@ func traceUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	steps := spec.Steps
 	spec.Steps = 0
-	s, err := session.NewWith(spec, load, session.Options{Prefill: prefillProgress(ctx, stderr)})
+	s, err := session.NewWith(spec, load, session.Options{Kernels: transformer.Threads(f.threads), Prefill: prefillProgress(ctx, stderr)})
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}

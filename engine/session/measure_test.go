@@ -210,11 +210,15 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkDecodeFiles decodes each GGUF file that NEXTTOKEN_BENCH_GGUF
 // names (paths separated by commas) as the llama.cpp harness's bench does
-// (engine/gguf/testdata/quantized/harness.c): the bare engine, one thread,
-// from token 1 at position 0, each pass's first largest logit fed back,
-// NEXTTOKEN_BENCH_TOKENS passes (default 128); and logs the tokens it
-// chose, for comparison with the harness's on the same file.
-// docs/performance.md has the commands. Without files it measures nothing.
+// (engine/gguf/testdata/quantized/harness.c): the bare engine, from token
+// 1 at position 0, each pass's first largest logit fed back,
+// NEXTTOKEN_BENCH_TOKENS passes (default 128), every one a decode pass
+// (there is no prompt to prefill); and logs the tokens it chose, for
+// comparison with the harness's on the same file. NEXTTOKEN_BENCH_THREADS
+// threads (default 1, transformer.Threads) share each product; cpu-tok/s
+// counts the calling thread's time alone, so compare tok/s across
+// threads. docs/performance.md has the commands. Without files it
+// measures nothing.
 func BenchmarkDecodeFiles(b *testing.B) {
 	paths := os.Getenv("NEXTTOKEN_BENCH_GGUF")
 	if paths == "" {
@@ -224,6 +228,11 @@ func BenchmarkDecodeFiles(b *testing.B) {
 	if err != nil || n < 1 {
 		b.Fatalf("NEXTTOKEN_BENCH_TOKENS=%q is not a count of tokens", os.Getenv("NEXTTOKEN_BENCH_TOKENS"))
 	}
+	threads, err := strconv.Atoi(cmp.Or(os.Getenv("NEXTTOKEN_BENCH_THREADS"), "1"))
+	if err != nil || threads < 1 {
+		b.Fatalf("NEXTTOKEN_BENCH_THREADS=%q is not a count of threads", os.Getenv("NEXTTOKEN_BENCH_THREADS"))
+	}
+	kernels := benchKernels(b, threads)
 	for _, path := range strings.Split(paths, ",") {
 		f, closer, err := gguf.Open(path)
 		if err != nil {
@@ -235,7 +244,7 @@ func BenchmarkDecodeFiles(b *testing.B) {
 			b.Fatalf("%s: %v", path, err)
 		}
 		b.Run(filepath.Base(path), func(b *testing.B) {
-			tr := transformer.New(m)
+			tr := transformer.NewWith(m, transformer.Options{Kernels: kernels})
 			tokens := make([]int, 0, n)
 			timeDecode(b, n, func() { tokens = tokens[:0] }, func(lap func()) {
 				tok := 1

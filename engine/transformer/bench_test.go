@@ -5,7 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/internal/matvec"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 )
@@ -86,8 +90,9 @@ func BenchmarkPrefill(b *testing.B) {
 	}
 }
 
-// BenchmarkMatmul compares gonum's SGEMV with the unrolled Go loop, at the
-// shapes of stories260K and stories15M, and with run.c's order (matmulRunC).
+// BenchmarkMatmul compares package matvec's kernel (natively AVX2 with FMA)
+// and gonum's SGEMV with the unrolled Go loop, at the shapes of
+// stories260K and stories15M, and with run.c's order (matmulRunC).
 // Run it natively and under js/wasm (see matmul.go for the choice it
 // supports).
 func BenchmarkMatmul(b *testing.B) {
@@ -95,7 +100,7 @@ func BenchmarkMatmul(b *testing.B) {
 	kernels := []struct {
 		name string
 		f    func(out, x, w []float32, n, d int)
-	}{{"gonum", matmulGonum}, {"unrolled", matmulUnrolled}, {"runc", matmulRunC}}
+	}{{"matvec", matvec.Mul}, {"gonum", sgemv}, {"unrolled", matmulUnrolled}, {"runc", matmulRunC}}
 	for _, shape := range [][2]int{{64, 64}, {64, 172}, {64, 512}, {288, 288}, {288, 768}, {288, 32000}} {
 		n, d := shape[0], shape[1]
 		w, x, out := randomVector(rng, n*d), randomVector(rng, n), make([]float32, d)
@@ -107,6 +112,14 @@ func BenchmarkMatmul(b *testing.B) {
 			})
 		}
 	}
+}
+
+// sgemv is gonum's SGEMV, for comparison.
+func sgemv(out, x, w []float32, n, d int) {
+	blas32.Gemv(blas.NoTrans, 1,
+		blas32.General{Rows: d, Cols: n, Stride: n, Data: w[:d*n]},
+		blas32.Vector{N: n, Inc: 1, Data: x},
+		0, blas32.Vector{N: d, Inc: 1, Data: out})
 }
 
 // BenchmarkRecompute generates n tokens of stories260K from position 0

@@ -6,12 +6,17 @@ import (
 	"errors"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/internal/matvec"
 	"nexttoken/engine/quant"
 )
 
-// Kernels natively are Go's loops and the assembly of gonum and package
-// quant, which need no loading: there is nothing to choose.
-type Kernels struct{}
+// Kernels natively are Go's loops and the assembly of packages matvec and
+// quant, chosen by the CPU, which need no loading: the zero Kernels run
+// on the calling goroutine, Threads' split every matrix product's rows
+// among more.
+type Kernels struct {
+	threads *threads // nil: the calling goroutine alone
+}
 
 // LoadKernels fails natively: the WebAssembly SIMD kernels run only in a
 // js/wasm build. The zero Kernels it returns are the native ones.
@@ -27,15 +32,30 @@ func (Kernels) AddModule(string, []byte) error {
 	return errors.New("transformer: kernel modules are for the WebAssembly SIMD kernels")
 }
 
-// Name natively is "Go": gonum's and package quant's kernels, chosen by
-// the CPU (quant.Kernel names quant's).
+// Name natively is "Go": package matvec's and package quant's kernels,
+// chosen by the CPU (quant.Kernel names quant's).
 func (Kernels) Name() string { return "Go" }
 
-// matmul natively is gonum's assembly SGEMV (BenchmarkMatmul).
-func (Kernels) matmul(out, x, w []float32, n, d int) { matmulGonum(out, x, w, n, d) }
+// matmul natively is package matvec's kernel, AVX2 with FMA where the
+// CPU has them (BenchmarkMatmul), on k's threads.
+func (k Kernels) matmul(out, x, w []float32, n, d int) {
+	if t := k.threads; t.take(n * d) {
+		t.f32 = f32Rows{out, x, w, n}
+		t.split(d)
+		return
+	}
+	matvec.Mul(out, x, w, n, d)
+}
 
-// mulQuantized natively is package quant's kernels.
-func (Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) { w.MulVec(out, x, v) }
+// mulQuantized natively is package quant's kernels, on k's threads.
+func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
+	if t := k.threads; t.take(w.Rows * w.Cols) {
+		t.quant = quantRows{out, x, w, v, t.vecs}
+		t.split(w.Rows)
+		return
+	}
+	w.MulVec(out, x, v)
+}
 
 // scoreHeads natively scores no position: attend's Go loop scores them all.
 func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int { return 0 }

@@ -41,8 +41,9 @@
 // concerns only float32 matrices.
 //
 // The hot loops (the products, attention and SwiGLU) run on the kernels
-// that Options.Kernels holds: Go's loops, natively with gonum's and
-// package quant's assembly, or in the browser the WebAssembly SIMD kernels
+// that Options.Kernels holds: Go's loops, natively with package matvec's
+// and package quant's assembly (on several threads with Threads), or in
+// the browser the WebAssembly SIMD kernels
 // that LoadKernels loads, each the twin of a Go loop, bit for bit.
 //
 // Every operation but the matrix products is run.c's, operation for
@@ -75,11 +76,11 @@ type Options struct {
 	// RunC sums every matrix product in run.c's order, row by row from the
 	// first term to the last, so that the logits are run.c's bit for bit.
 	// The default kernels sum in other orders (BenchmarkMatmul), faster:
-	// natively gonum's SGEMV, in wasm an unrolled loop.
+	// natively package matvec's AVX2 kernel, in wasm an unrolled loop.
 	RunC bool
 
 	// Kernels are the kernels the pass runs with beside Go's loops: the
-	// zero Kernels, Go's loops (natively with gonum's and package quant's
+	// zero Kernels, Go's loops (natively with package matvec's and quant's
 	// assembly, chosen by the CPU); in the browser, the WebAssembly SIMD
 	// kernels that LoadKernels loads. Each kernel gives its Go loop's
 	// results bit for bit, so the choice changes the speed, never the

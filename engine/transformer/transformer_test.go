@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/internal/matvec"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 )
@@ -265,7 +266,7 @@ func TestMatmulKernelsAgree(t *testing.T) {
 		n, d := shape[0], shape[1]
 		w, x := randomVector(rng, n*d), randomVector(rng, n)
 		a, b := make([]float32, d), make([]float32, d)
-		matmulGonum(a, x, w, n, d)
+		matvec.Mul(a, x, w, n, d)
 		matmulUnrolled(b, x, w, n, d)
 		for i := range a {
 			var want float64
@@ -273,7 +274,7 @@ func TestMatmulKernelsAgree(t *testing.T) {
 				want += float64(w[i*n+j]) * float64(x[j])
 			}
 			if math.Abs(float64(a[i])-want) > 1e-5 || math.Abs(float64(b[i])-want) > 1e-5 {
-				t.Errorf("%dx%d row %d: gonum %v, unrolled %v, want %v", n, d, i, a[i], b[i], want)
+				t.Errorf("%dx%d row %d: matvec %v, unrolled %v, want %v", n, d, i, a[i], b[i], want)
 			}
 		}
 	}

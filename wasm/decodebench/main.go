@@ -101,35 +101,36 @@ func measure() (map[string]any, error) {
 	// WebAssembly function in a baseline compiler and tiers up in the
 	// background, late on a busy machine).
 	const warmUp = 16
-	if _, err := decode(m, kernels, prompt, min(warmUp, steps)); err != nil {
+	if _, _, err := decode(m, kernels, prompt, min(warmUp, steps)); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	tokens, err := decode(m, kernels, prompt, steps)
+	tokens, took, err := decode(m, kernels, prompt, steps)
 	if err != nil {
 		return nil, err
 	}
-	ms := float64(time.Since(start).Microseconds()) / 1000
+	ms := float64(took.Microseconds()) / 1000
 	return map[string]any{"kernel": kernels.Name(), "tokens": tokens, "ms": ms}, nil
 }
 
 // decode prefills prompt on a new transformer of m with kernels, then
-// takes steps greedy steps and returns the tokens chosen.
-func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, steps int) ([]any, error) {
+// takes steps greedy steps and returns the tokens chosen and the time the
+// steps took, the prefill's not counted.
+func decode(m *checkpoint.Model, kernels transformer.Kernels, prompt []int, steps int) ([]any, time.Duration, error) {
 	tr := transformer.NewWith(m, transformer.Options{Kernels: kernels})
 	logits, err := tr.Prefill(prompt, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	start := time.Now()
 	tokens := make([]any, 0, steps)
 	for pos := len(prompt); len(tokens) < steps; pos++ {
 		tok := sampler.Argmax(logits)
 		tokens = append(tokens, tok)
 		if logits, err = tr.Forward(tok, pos); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return tokens, nil
+	return tokens, time.Since(start), nil
 }
 
 // load returns the model called name, or for "" the GGUF file the page's
