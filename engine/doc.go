@@ -42,6 +42,7 @@
 //	  sampler/compare                         the four chains side by side on the same logits
 //	5 session
 //	  session                                 a decoding session as a value (Spec) and its trace
+//	  tracefile                               a session's trace as a file: trace --json's schema, and a CSV of its steps
 //	6 model files and the catalog
 //	  gguf                                    GGUF files: llama models and their vocabularies
 //	  modelfile                               a model from a reader's files or a URL, and its reference
