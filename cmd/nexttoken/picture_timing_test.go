@@ -40,8 +40,9 @@ const stepToPicture = `() => new Promise(resolve => {
 // shows it and until the picture of the step does, in the same run, and
 // the frames between the two, which the page paints in one batch. Each
 // build has a tab of its own; the builds take turns, step and Undo, round
-// by round (NEXTTOKEN_TIMING_ROUNDS, default 10). A measurement: make
-// timing runs it.
+// by round (NEXTTOKEN_TIMING_ROUNDS, default 10), and after each step the
+// picture must show what the cards show. A measurement: make timing runs
+// it.
 func TestPictureTiming(t *testing.T) {
 	const stories, smol = "stories260K", "SmolLM2-135M shape, Q8_0"
 	needTiming(t, stories+": picture", smol+": picture")
@@ -78,6 +79,11 @@ func TestPictureTiming(t *testing.T) {
 		for range rounds {
 			for i, b := range builds {
 				r := evaluate[struct{ Cards, Picture, Frames float64 }](tabs[i], "("+stepToPicture+")()")
+				if r.Picture >= 0 {
+					if got := evaluate[struct{ Picture, Cards [3]string }](tabs[i], pictureAndCards); got.Picture != got.Cards {
+						t.Errorf("%s, %s: at position 500 the picture shows %q, the cards %q", m.name, b.name, got.Picture, got.Cards)
+					}
+				}
 				f.add(m.name+": step at position 500 → the cards (KV rows)", "ms", b, r.Cards)
 				if r.Picture >= 0 {
 					f.add(m.name+": picture: step → drawn at position 500", "ms", b, r.Picture)
