@@ -19,6 +19,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -90,10 +91,10 @@ func stripTables(mem []byte) (int, error) {
 		return 0, fmt.Errorf("found %d Go 1.20+ PC/line table headers, want 1: not a Go WebAssembly program, or a Go this tool does not know", len(at))
 	}
 	h := at[0]
-	word := func(i int) int { return int(binary.LittleEndian.Uint64(mem[h+8+8*i:])) }
 	if h+8+8*8 > len(mem) {
 		return 0, errors.New("the PC/line table's header is cut short")
 	}
+	word := func(i int) int { return int(binary.LittleEndian.Uint64(mem[h+8+8*i:])) }
 	nfunc, cuOff, filetabOff, pctabOff, pclnOff := word(0), word(4), word(5), word(6), word(7)
 	if nfunc <= 0 || !(0 < cuOff && cuOff <= filetabOff && filetabOff <= pctabOff && pctabOff <= pclnOff && h+pclnOff+8*nfunc <= len(mem)) {
 		return 0, errors.New("the PC/line table's header does not add up")
@@ -176,12 +177,14 @@ func tableLen(pctab []byte, off int) (int, error) {
 // indexAll is every index of sep in s.
 func indexAll(s, sep []byte) []int {
 	var at []int
-	for i := 0; i+len(sep) <= len(s); i++ {
-		if s[i] == sep[0] && string(s[i:i+len(sep)]) == string(sep) {
-			at = append(at, i)
+	for i := 0; ; {
+		j := bytes.Index(s[i:], sep)
+		if j < 0 {
+			return at
 		}
+		at = append(at, i+j)
+		i += j + 1
 	}
-	return at
 }
 
 // dataSegments reads the module's data section: Go writes active segments
