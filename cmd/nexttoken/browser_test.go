@@ -296,7 +296,8 @@ type pageLoad struct {
 	HTML      float64 `json:"html"`      // the HTML received
 	Wasm      float64 `json:"wasm"`      // app.wasm received
 	WasmBytes int     `json:"wasmBytes"` // app.wasm's bytes on the wire; 0 from a cache
-	Ready     float64 `json:"ready"`     // the app live
+	Ready     float64 `json:"ready"`     // the app live, all of the page drawn
+	Top       float64 `json:"top"`       // the first frame that showed the live page's top: the reader can step
 	Shown     float64 `json:"shown"`     // the first frame that showed the session, prerendered or live
 	Numbers   float64 `json:"numbers"`   // the first frame that showed a p column's numbers
 	Gaps      int     `json:"gaps"`      // frames after that which showed none (a flash)
@@ -322,6 +323,7 @@ const readyObserver = `(() => {
 	const session = () => [...document.querySelectorAll('#prerendered, #playground[data-ready="true"]')].some(e => e.checkVisibility());
 	const frame = () => {
 		if (session()) window.nexttokenShown ??= performance.now();
+		if (document.querySelector("#playground[data-top], #playground[data-painted]")?.checkVisibility()) window.nexttokenTop ??= performance.now();
 		if (numbers()) window.nexttokenNumbers ??= performance.now();
 		else if (window.nexttokenNumbers !== undefined) window.nexttokenGaps++;
 		if (!window.nexttokenReady && performance.now() < 20000) requestAnimationFrame(frame);
@@ -340,7 +342,7 @@ const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
 	const wasm = performance.getEntriesByType("resource").find(e => new URL(e.name).pathname === "/web/app.wasm");
 	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
-		shown: window.nexttokenShown ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
+		shown: window.nexttokenShown ?? -1, top: window.nexttokenTop ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`
 
 // loadPage navigates tab to url and waits until the app is live.

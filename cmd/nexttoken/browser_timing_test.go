@@ -40,6 +40,7 @@ func TestTiming(t *testing.T) {
 					f.add("cold start: app.wasm on the wire", "bytes", b, float64(load.WasmBytes))
 				}
 				f.add(start+": navigation → the session shown", "ms", b, load.Shown)
+				f.add(start+": navigation → the live page's top (interactive)", "ms", b, load.Top)
 				f.add(start+": navigation → live", "ms", b, load.Ready)
 			}
 			done()

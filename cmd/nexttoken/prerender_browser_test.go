@@ -51,8 +51,8 @@ func TestPrerenderedWithoutScripts(t *testing.T) {
 
 // TestPrerenderedToLive loads prerendered pages as a reader does: real
 // numbers from the first frames on, no frame without them until the page
-// is live (the live page takes over without a flash), no layout shift,
-// and then the prerendered copy is gone.
+// is live (the live page takes over without a flash, its top first), no
+// layout shift, and then the prerendered copy is gone.
 func TestPrerenderedToLive(t *testing.T) {
 	h := needBrowser(t)
 	for _, tc := range prerenderedPages {
@@ -268,7 +268,7 @@ func TestPrerenderedFirstFrame(t *testing.T) {
 		window.nexttokenPlaceholderFrames = 0;
 		const frame = () => {
 			const p = document.getElementById("playground");
-			if (p && !p.dataset.painted && p.checkVisibility()) window.nexttokenPlaceholderFrames++;
+			if (p && !p.dataset.painted && !p.dataset.top && p.checkVisibility()) window.nexttokenPlaceholderFrames++;
 			if (!document.querySelector("#playground[data-painted]")) requestAnimationFrame(frame);
 		};
 		requestAnimationFrame(frame);

@@ -46,6 +46,8 @@ type Playground struct {
 	// go-app has caught up with them.
 	changes int
 
+	later int // how many of the page's later parts are drawn (laterParts)
+
 	// The token strip's chips, kept from render to render while the past
 	// stays as it was (chipsEpoch).
 	chips      []Chip
@@ -78,7 +80,8 @@ func (p *Playground) OnNav(ctx app.Context) {
 	}
 	p.ctl.OpenAddress(raw, u.Fragment)
 	if p.ctl.Snapshot().Page.Embed {
-		_ = reportHeight() // without it the host page keeps its iframe's own height
+		p.later = laterParts // an embed is drawn whole: it reports its height
+		_ = reportHeight()   // without it the host page keeps its iframe's own height
 		return
 	}
 	ctx.Defer(func(app.Context) { _ = focusPlayground() })
@@ -202,6 +205,20 @@ func (p *Playground) Render() (page app.UI) {
 		share = &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()}
 		stored, foot, present = &StoredModels{}, footer(), ""
 	}
+	// The page's top (the prompt, the strip, the buttons) is drawn first,
+	// and its later parts one a frame after it (laterParts): the reader
+	// can step while the cards below are drawn.
+	later := [laterParts][]app.UI{
+		{shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)), share,
+			shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)})},
+		{stepViews(s, p.ctl, p.board)},
+		{shown(s, "kv", kvCard(s, p.board)), stored, foot},
+	}
+	drawn := p.drawnParts()
+	var rest []app.UI
+	for _, part := range later[:drawn] {
+		rest = append(rest, part...)
+	}
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
 		DataSet("tour-cards", tourCards(s)).DataSet("present", present).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
@@ -213,17 +230,65 @@ func (p *Playground) Render() (page app.UI) {
 		p.filesBanner(),
 		p.strip(s),
 		controls(s, p.ctl, p.board),
-		shown(s, "picture", picture(s, p.board)),
-		shown(s, "tree", treeCard(s, p.ctl, false)),
-		share,
-		shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}),
-		stepViews(s, p.ctl, p.board),
-		shown(s, "kv", kvCard(s, p.board)),
-		stored,
-		foot,
-		p.readyMark(),
+		p.topMark(drawn),
+		app.Div().Class("later").Body(append(rest, p.nextMark(drawn))...),
 	)
 }
+
+// laterParts is how many parts the page draws after its top, one a frame.
+const laterParts = 3
+
+// drawnParts is how many of the page's later parts are drawn.
+func (p *Playground) drawnParts() int { return min(p.later, laterParts) }
+
+// drawLater draws the later part after part at the browser's next frame.
+func (p *Playground) drawLater(part int) {
+	p.Frame(func() { p.later = max(p.later, part+1) })
+}
+
+// topMark is the page's last child before its later parts while they are
+// being drawn and it is otherwise ready: its paint marks the root
+// data-top, and the live page's top shows over the prerendered page's,
+// above its later parts (app.css).
+func (p *Playground) topMark(drawn int) app.UI {
+	if drawn == laterParts || p.settled() != "true" {
+		return app.Text("")
+	}
+	return &TopMark{Board: p.board}
+}
+
+// nextMark is the later parts' last child: it asks for the next part, and
+// once all are drawn it is the ready mark.
+func (p *Playground) nextMark(drawn int) app.UI {
+	if drawn < laterParts {
+		return &NextMark{Part: drawn, Next: p.drawLater}
+	}
+	return p.readyMark()
+}
+
+// TopMark marks the page's root data-top when it paints.
+type TopMark struct {
+	app.Compo
+
+	Board *board
+}
+
+func (m *TopMark) OnMount(ctx app.Context) { mount(ctx, m.Board, m) }
+func (m *TopMark) OnDismount()             { m.Board.remove(m) }
+func (m *TopMark) Render() app.UI          { return app.Span().Hidden(true) }
+func (m *TopMark) paint(play.Snapshot)     { setAttr("playground", "data-top", "painted") }
+
+// NextMark asks for the page's later part after Part once it is drawn.
+type NextMark struct {
+	app.Compo
+
+	Part int
+	Next func(part int)
+}
+
+func (m *NextMark) OnMount(ctx app.Context)  { m.Next(m.Part) }
+func (m *NextMark) OnUpdate(ctx app.Context) { m.Next(m.Part) }
+func (m *NextMark) Render() app.UI           { return app.Span().Hidden(true) }
 
 // shown is card, the card of id, where the page shows it (play.Page.Shows),
 // and nothing elsewhere.
@@ -267,9 +332,17 @@ func (p *Playground) shownModel(s play.Snapshot) string {
 }
 
 // ready is the page's data-ready: "true" once it shows what was asked for,
-// or why it cannot, and not while a model is on its way or the engine
-// works.
+// or why it cannot, all of the page drawn, and not while a model is on its
+// way or the engine works.
 func (p *Playground) ready() string {
+	if p.drawnParts() < laterParts {
+		return "false"
+	}
+	return p.settled()
+}
+
+// settled is ready, but for the page's later parts.
+func (p *Playground) settled() string {
 	if p.fetch != nil && p.fetch.err == "" || p.ctl.Busy() {
 		return "false"
 	}

@@ -115,7 +115,7 @@ func fits(spec session.Spec) error {
 // fragment) opens it, computed with the native engine; models are models
 // already loaded, which it keeps with those it loads.
 func openNatively(rawQuery, fragment, path string, models map[string]*session.Model) *Playground {
-	p := &Playground{live: true, pagePath: path, board: &board{}, models: models}
+	p := &Playground{live: true, pagePath: path, board: &board{}, models: models, later: laterParts}
 	p.ctl = play.New(&play.Local{Load: p.load}, serverHost{}, path)
 	p.ctl.OpenAddress(rawQuery, fragment)
 	return p

@@ -1189,3 +1189,33 @@ func TestShareDownloads(t *testing.T) {
 		}
 	}
 }
+
+// TestPageDrawsItsTopFirst: the live page draws its top (the prompt, the
+// strip, the buttons) first and its later parts one at a time after it,
+// and says it is ready only once all of them are drawn. A page drawn
+// natively (prerendered) is drawn whole.
+func TestPageDrawsItsTopFirst(t *testing.T) {
+	for _, tc := range []struct {
+		drawn       int
+		ready       bool
+		has, hasNot []string
+	}{
+		{0, false, []string{`id="step"`, `id="tokens"`}, []string{`id="picture"`, `id="softmax"`, `id="kv"`, `class="footer"`}},
+		{1, false, []string{`id="step"`, `id="picture"`, `id="timeline"`}, []string{`id="softmax"`, `id="kv"`}},
+		{2, false, []string{`id="picture"`, `id="softmax"`, `id="sampler"`}, []string{`id="kv"`, `class="footer"`}},
+		{3, true, []string{`id="step"`, `id="picture"`, `id="softmax"`, `id="kv"`, `class="footer"`}, nil},
+	} {
+		p := playgroundAt("model=toy&steps=2", "")
+		p.later = tc.drawn
+		html, _ := render(p)
+		if ready := !strings.Contains(html, `data-ready="false"`); ready != tc.ready {
+			t.Errorf("%d parts drawn: the page is ready %v, want %v", tc.drawn, ready, tc.ready)
+		}
+		what := strconv.Itoa(tc.drawn) + " parts drawn"
+		contains(t, what, html, tc.has...)
+		lacks(t, what, html, tc.hasNot...)
+	}
+	if html, _ := render(playgroundAt("model=toy&steps=2", "")); strings.Contains(html, `data-ready="false"`) || !strings.Contains(html, `id="kv"`) {
+		t.Errorf("a page drawn natively is not drawn whole")
+	}
+}
