@@ -30,10 +30,10 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 }
 
 // nexttokenBoot starts the program (start) when its time comes, and
-// registers go-app's service worker (registerWorker) once the program has
-// arrived and compiled (or, without the early compile, once the page is
-// live): the worker's install, which fetches the program again, then
-// reads the browser's cache instead of competing with the first download.
+// registers go-app's service worker (registerWorker) once the page is live
+// and painted: the worker's install, which fetches the program again and
+// copies every file into its cache, then reads the browser's cache instead
+// of competing with the first download, and runs after the page's start.
 // An embed registers none: the install would download the program for a
 // frame that may never start it.
 globalThis.nexttokenBoot = (start, registerWorker) => {
@@ -59,7 +59,7 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   // case, given and not 0.
   const embed = [...new URLSearchParams(location.search)].find(([name]) => name.toLowerCase() === "embed")?.[1];
   if (embed === undefined || embed === "0") {
-    (globalThis.nexttokenModule ?? ready).then(() => registerWorker());
+    ready.then(() => registerWorker());
     start();
     return;
   }

@@ -1,6 +1,9 @@
 package tokenizer
 
-import "unicode/utf8"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // GPT-2's byte-level alphabet (OpenAI's encoder.py, bytes_to_unicode; in
 // llama.cpp unicode.cpp, unicode_byte_to_utf8_map): every byte is spelt as
@@ -8,12 +11,11 @@ import "unicode/utf8"
 // bytes. The printable bytes '!'…'~', '¡'…'¬' and '®'…'ÿ' stand for
 // themselves; the other 68, in byte order, are U+0100, U+0101, …: the space
 // 0x20 is "Ġ" (U+0120) and the new line 0x0A is "Ċ" (U+010A).
-var (
-	byteRune [256]rune         // byte → its code point
-	runeByte = map[rune]byte{} // code point → its byte
-)
-
-func init() {
+//
+// The alphabet is made on first use: a page that runs no byte-level
+// vocabulary does not make it at start.
+var byteAlphabet = sync.OnceValues(func() (toRune *[256]rune, toByte map[rune]byte) {
+	toRune, toByte = new([256]rune), make(map[rune]byte, 256)
 	next := rune(256)
 	for b := range 256 {
 		r := rune(b)
@@ -21,9 +23,10 @@ func init() {
 			r = next
 			next++
 		}
-		byteRune[b], runeByte[r] = r, byte(b)
+		toRune[b], toByte[r] = r, byte(b)
 	}
-}
+	return toRune, toByte
+})
 
 // ByteLevel spells text in GPT-2's byte-level alphabet, as a byte-level
 // vocabulary stores it: ByteLevel(" the\n") is "ĠtheĊ".
@@ -31,8 +34,9 @@ func ByteLevel(text string) string { return string(byteEncode(nil, text)) }
 
 // byteEncode appends the byte-level spelling of text to dst.
 func byteEncode(dst []byte, text string) []byte {
+	toRune, _ := byteAlphabet()
 	for i := 0; i < len(text); i++ {
-		dst = utf8.AppendRune(dst, byteRune[text[i]])
+		dst = utf8.AppendRune(dst, toRune[text[i]])
 	}
 	return dst
 }
@@ -42,9 +46,10 @@ func byteEncode(dst []byte, text string) []byte {
 // writes "[UNK_BYTE_0x…]" there instead); only hand-made vocabularies have
 // one in a normal token.
 func byteDecode(token string) string {
+	_, toByte := byteAlphabet()
 	out := make([]byte, 0, len(token))
 	for _, r := range token {
-		if b, ok := runeByte[r]; ok {
+		if b, ok := toByte[r]; ok {
 			out = append(out, b)
 		} else {
 			out = utf8.AppendRune(out, r)

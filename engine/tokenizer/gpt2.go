@@ -133,7 +133,8 @@ func NewGPT2(v GPT2Vocab) (*GPT2, error) {
 	slices.SortStableFunc(t.added, longestFirst)
 	slices.SortStableFunc(t.specials, longestFirst)
 	t.covered = true
-	for _, r := range byteRune {
+	toRune, _ := byteAlphabet()
+	for _, r := range toRune {
 		_, ok := t.ids[string(r)]
 		t.covered = t.covered && ok
 	}

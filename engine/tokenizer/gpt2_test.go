@@ -15,8 +15,9 @@ import (
 func toyGPT2(tb testing.TB, pre string, merges ...string) *GPT2 {
 	tb.Helper()
 	v := GPT2Vocab{BOS: -1, EOS: -1, UNK: -1}
+	toRune, _ := byteAlphabet()
 	for b := range 256 {
-		v.Tokens = append(v.Tokens, string(byteRune[b]))
+		v.Tokens = append(v.Tokens, string(toRune[b]))
 	}
 	for _, m := range merges {
 		a, b, _ := strings.Cut(m, " ")
@@ -48,9 +49,10 @@ func spellGPT2(t *GPT2, ids []int) string {
 }
 
 func TestByteLevelAlphabet(t *testing.T) {
+	toRune, toByte := byteAlphabet()
 	seen := map[rune]bool{}
-	for b, r := range byteRune {
-		if seen[r] || runeByte[r] != byte(b) {
+	for b, r := range toRune {
+		if seen[r] || toByte[r] != byte(b) {
 			t.Fatalf("byte %#x ↔ %U is not one to one", b, r)
 		}
 		seen[r] = true
@@ -59,8 +61,8 @@ func TestByteLevelAlphabet(t *testing.T) {
 		b byte
 		r rune
 	}{{' ', 'Ġ'}, {'\n', 'Ċ'}, {'\t', 'ĉ'}, {0, 'Ā'}, {'!', '!'}, {'~', '~'}, {0x7F, 'ġ'}, {0xAD, 'Ń'}, {0xFF, 'ÿ'}} {
-		if byteRune[tc.b] != tc.r {
-			t.Errorf("byte %#x is %U, want %U", tc.b, byteRune[tc.b], tc.r)
+		if toRune[tc.b] != tc.r {
+			t.Errorf("byte %#x is %U, want %U", tc.b, toRune[tc.b], tc.r)
 		}
 	}
 	all := make([]byte, 256)
@@ -185,8 +187,9 @@ func TestGPT2Symbols(t *testing.T) {
 
 func TestGPT2AddedTokens(t *testing.T) {
 	v := GPT2Vocab{BOS: -1, EOS: -1, UNK: -1}
+	toRune, _ := byteAlphabet()
 	for b := range 256 {
-		v.Tokens = append(v.Tokens, string(byteRune[b]))
+		v.Tokens = append(v.Tokens, string(toRune[b]))
 	}
 	v.Tokens = append(v.Tokens, "  ", "   ", "<|x|>", "<|ctl|>")
 	v.Types = make([]TokenType, len(v.Tokens))

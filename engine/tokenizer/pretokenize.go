@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A byte-level BPE vocabulary is trained on words, not on whole texts: a
@@ -43,9 +44,10 @@ type Pre struct {
 // llama_vocab::impl::load maps it to a LLAMA_VOCAB_PRE_TYPE. Names whose
 // type does more than split and set add_bos or ignore_merges (an added SEP,
 // escaped white space, another tokenizer) are not here.
-var pres = map[string]Pre{}
-
-func init() {
+// The map is made on first use: a page that opens no GGUF vocabulary does
+// not make it at start.
+var pres = sync.OnceValue(func() map[string]Pre {
+	pres := map[string]Pre{}
 	add := func(p Pre, names ...string) {
 		for _, n := range names {
 			p.Name = n
@@ -71,7 +73,8 @@ func init() {
 	add(Pre{splitters: starcoder}, "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2")
 	add(Pre{splitters: gpt2}, "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
 		"modern-bert", "mpt", "olmo", "jais", "trillion", "granite-docling", "exaone4")
-}
+	return pres
+})
 
 // LookupPre returns the pre-tokenizer named name; "" is "default", as in
 // llama.cpp (which warns that generation will be degraded).
@@ -79,7 +82,7 @@ func LookupPre(name string) (Pre, error) {
 	if name == "" {
 		name = "default"
 	}
-	if p, ok := pres[name]; ok {
+	if p, ok := pres()[name]; ok {
 		return p, nil
 	}
 	return Pre{}, fmt.Errorf("tokenizer: pre-tokenizer %q is not supported; the supported ones are %s", name, strings.Join(PreNames(), ", "))
@@ -87,8 +90,8 @@ func LookupPre(name string) (Pre, error) {
 
 // PreNames lists the supported pre-tokenizer names, sorted.
 func PreNames() []string {
-	names := make([]string, 0, len(pres))
-	for n := range pres {
+	names := make([]string, 0, len(pres()))
+	for n := range pres() {
 		names = append(names, n)
 	}
 	sort.Strings(names)

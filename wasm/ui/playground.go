@@ -241,9 +241,10 @@ const laterParts = 3
 // drawnParts is how many of the page's later parts are drawn.
 func (p *Playground) drawnParts() int { return min(p.later, laterParts) }
 
-// drawLater draws the later part after part at the browser's next frame.
+// drawLater draws the later part after part once the browser has painted
+// the page as it is: after its next frame, not in it.
 func (p *Playground) drawLater(part int) {
-	p.Frame(func() { p.later = max(p.later, part+1) })
+	p.Frame(func() { p.After(0, func() { p.later = max(p.later, part+1) }) })
 }
 
 // topMark is the page's last child before its later parts while they are
