@@ -199,25 +199,30 @@ func (p *Playground) Render() (page app.UI) {
 	}
 	// In presentation mode the page is the session and the cards chosen,
 	// without the panels around them.
-	var share, stored, foot app.UI = app.Text(""), app.Text(""), app.Text("")
+	var stored, foot app.UI = app.Text(""), app.Text("")
+	share := func() app.UI { return app.Text("") }
 	present := "on" // the root's data-present, which app.css reads
 	if !s.Page.Present {
-		share = &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()}
+		share = func() app.UI {
+			return &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()}
+		}
 		stored, foot, present = &StoredModels{}, footer(), ""
 	}
 	// The page's top (the prompt, the strip, the buttons) is drawn first,
 	// and its later parts one a frame after it (laterParts): the reader
 	// can step while the cards below are drawn.
-	later := [laterParts][]app.UI{
-		{shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)), share,
-			shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)})},
-		{stepViews(s, p.ctl, p.board)},
-		{shown(s, "kv", kvCard(s, p.board)), stored, foot},
+	later := [laterParts]func() []app.UI{
+		func() []app.UI {
+			return []app.UI{shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)), share(),
+				shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)})}
+		},
+		func() []app.UI { return []app.UI{stepViews(s, p.ctl, p.board)} },
+		func() []app.UI { return []app.UI{shown(s, "kv", kvCard(s, p.board)), stored, foot} },
 	}
 	drawn := p.drawnParts()
 	var rest []app.UI
 	for _, part := range later[:drawn] {
-		rest = append(rest, part...)
+		rest = append(rest, part()...)
 	}
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
 		DataSet("tour-cards", tourCards(s)).DataSet("present", present).TabIndex(-1).OnKeyDown(p.onKey).Body(
