@@ -289,3 +289,28 @@ func TestPrerenderedFirstFrame(t *testing.T) {
 	// before the server goes.
 	evaluate[bool](tab, `navigator.serviceWorker.ready.then(() => true)`)
 }
+
+// TestStepBeforeThePageIsWhole steps the moment the live page's top shows,
+// before its later parts are drawn: the step is taken, and the page, once
+// whole, shows it.
+func TestStepBeforeThePageIsWhole(t *testing.T) {
+	h := needBrowser(t)
+	tab := openTab(t, h.browser)
+	const stepAtTop = `new MutationObserver((_, observer) => {
+		const p = document.querySelector("#playground[data-top]");
+		if (!p) return;
+		observer.disconnect();
+		window.nexttokenSteppedWhole = p.dataset.painted !== undefined || p.querySelector("#softmax") !== null;
+		document.getElementById("step").click();
+	}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-top"]});`
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: stepAtTop}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadPage(tab, h.url+"/?model=toy&prompt=The+cat"); err != nil {
+		t.Fatal(err)
+	}
+	if whole := evaluate[any](tab, `window.nexttokenSteppedWhole`); whole != false {
+		t.Fatalf("the step was not taken on the page's top alone (stepped on a whole page: %v)", whole)
+	}
+	waitFor(tab, `[...document.querySelectorAll("#tokens button.tok.gen")].map(b => b.textContent).join() === "sat" && document.getElementById("status")?.textContent === "1 step"`)
+}
