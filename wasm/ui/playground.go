@@ -197,32 +197,17 @@ func (p *Playground) Render() (page app.UI) {
 	if s.Page.Embed {
 		return p.renderEmbed(s)
 	}
-	// In presentation mode the page is the session and the cards chosen,
-	// without the panels around them.
-	var stored, foot app.UI = app.Text(""), app.Text("")
-	share := func() app.UI { return app.Text("") }
-	present := "on" // the root's data-present, which app.css reads
-	if !s.Page.Present {
-		share = func() app.UI {
-			return &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()}
-		}
-		stored, foot, present = &StoredModels{}, footer(), ""
+	present := "" // the root's data-present, which app.css reads
+	if s.Page.Present {
+		present = "on"
 	}
 	// The page's top (the prompt, the strip, the buttons) is drawn first,
-	// and its later parts one a frame after it (laterParts): the reader
-	// can step while the cards below are drawn.
-	later := [laterParts]func() []app.UI{
-		func() []app.UI {
-			return []app.UI{shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)), share(),
-				shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)})}
-		},
-		func() []app.UI { return []app.UI{stepViews(s, p.ctl, p.board)} },
-		func() []app.UI { return []app.UI{shown(s, "kv", kvCard(s, p.board)), stored, foot} },
-	}
+	// and its later parts one a frame after it: the reader can step while
+	// the cards below are drawn.
 	drawn := p.drawnParts()
-	var rest []app.UI
-	for _, part := range later[:drawn] {
-		rest = append(rest, part()...)
+	var later []app.UI
+	for part := range drawn {
+		later = append(later, p.laterPart(s, part)...)
 	}
 	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
 		DataSet("tour-cards", tourCards(s)).DataSet("present", present).TabIndex(-1).OnKeyDown(p.onKey).Body(
@@ -236,12 +221,34 @@ func (p *Playground) Render() (page app.UI) {
 		p.strip(s),
 		controls(s, p.ctl, p.board),
 		p.topMark(drawn),
-		app.Div().Class("later").Body(append(rest, p.nextMark(drawn))...),
+		app.Div().Class("later").Body(append(later, p.nextMark(drawn))...),
 	)
 }
 
 // laterParts is how many parts the page draws after its top, one a frame.
 const laterParts = 3
+
+// laterPart is the page's later part number part. In presentation mode the
+// page is the session and the cards chosen, without the panels around them.
+func (p *Playground) laterPart(s play.Snapshot, part int) []app.UI {
+	var ui []app.UI
+	switch part {
+	case 0:
+		ui = append(ui, shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)))
+		if !s.Page.Present {
+			ui = append(ui, &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()})
+		}
+		ui = append(ui, shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}))
+	case 1:
+		ui = append(ui, stepViews(s, p.ctl, p.board))
+	default:
+		ui = append(ui, shown(s, "kv", kvCard(s, p.board)))
+		if !s.Page.Present {
+			ui = append(ui, &StoredModels{}, footer())
+		}
+	}
+	return ui
+}
 
 // drawnParts is how many of the page's later parts are drawn.
 func (p *Playground) drawnParts() int { return min(p.later, laterParts) }
