@@ -49,6 +49,53 @@ func TestTiming(t *testing.T) {
 	f.report()
 }
 
+// TestStepAtTopTiming opens the playground cold and clicks Step the moment
+// the live page's top shows, while its later parts are still to be drawn:
+// navigation → the top, the click → the step in the token strip (the DOM),
+// and navigation → the whole page live. It is how soon a reader can act,
+// and how soon the page answers then.
+func TestStepAtTopTiming(t *testing.T) {
+	needTiming(t, "step at the top")
+	rounds := timingRounds(5)
+	h := needBrowser(t)
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	// On a build without data-top (a baseline), the click waits for the
+	// page to be painted whole.
+	const stepAtTop = `new MutationObserver((_, observer) => {
+		if (!document.querySelector("#playground[data-top], #playground[data-painted]")) return;
+		observer.disconnect();
+		window.nexttokenClicked = performance.now();
+		document.getElementById("step").click();
+		const shown = new MutationObserver(() => {
+			if (!document.querySelector("#tokens button.tok.gen")) return;
+			shown.disconnect();
+			window.nexttokenStepShown = performance.now();
+		});
+		shown.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+	}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-top", "data-painted"]});`
+	for range rounds {
+		for _, b := range builds {
+			tab, done := coldTab(t, h)
+			if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: stepAtTop}); err != nil {
+				done()
+				t.Fatal(err)
+			}
+			load, err := loadPage(tab, b.url+"/")
+			if err != nil {
+				done()
+				t.Fatal(err)
+			}
+			waitFor(tab, `window.nexttokenStepShown !== undefined`)
+			f.add("step at the top: navigation → the click", "ms", b, evaluate[float64](tab, `window.nexttokenClicked`))
+			f.add("step at the top: the click → the step in the strip (DOM)", "ms", b, evaluate[float64](tab, `window.nexttokenStepShown - window.nexttokenClicked`))
+			f.add("step at the top: navigation → live", "ms", b, load.Ready)
+			done()
+		}
+	}
+	f.report()
+}
+
 // TestDocsTiming opens the documentation page cold, in a fresh browser,
 // and measures for each embed that loads with it (the others load as the
 // reader scrolls) when it showed its session, prerendered, after the
