@@ -24,6 +24,7 @@ func saveFile(string, string, []byte) error { return errNoBrowser }
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }
+func mark(string)                                  {}
 func clearRows(string, int, int) error             { return errNoBrowser }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }

@@ -63,11 +63,13 @@ func (p *Playground) openFiles(list fileList) {
 	chat := p.chatURL()
 	ctx.Async(func() {
 		files, err := readFiles(list, modelfile.MaxFile)
+		mark("nexttoken:files-read")
 		var m *session.Model
 		var ref modelfile.Ref
 		if err == nil {
 			m, ref, err = modelfile.Open(files...)
 		}
+		mark("nexttoken:model-opened")
 		chatErr := withChat(m, chat)
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)
