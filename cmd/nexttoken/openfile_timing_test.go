@@ -22,9 +22,9 @@ import (
 // 1536 wide, 12 query heads of 128 with 2 key/value heads, a feed-forward
 // layer of 8960, the classifier tied to the embedding of 151,936 pieces;
 // its context cut to 2048, as randmodel's shapes are. In Q4_K_M its file
-// has 984,040,128 bytes, as a real Qwen2.5-1.5B Q4_K_M file has about.
+// has 984,040,224 bytes, as a real Qwen2.5-1.5B Q4_K_M file has about.
 var qwen25_15B = checkpoint.Config{
-	Dim: 1536, HiddenDim: 8960, Layers: 28, Heads: 12, KVHeads: 2,
+	Dim: 1536, HiddenDim: 8960, Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128,
 	VocabSize: 151936, SeqLen: 2048, SharedHead: true,
 }
 
@@ -34,7 +34,7 @@ var qwen25_15B = checkpoint.Config{
 // Qwen2's additions, as
 //
 //	go run ./cmd/randmodel -gguf -type Q4_K_M -arch qwen2 -dim 1536 -hidden 8960 \
-//	    -layers 28 -heads 12 -kvheads 2 -vocab 151936 -seqlen 2048 DIR
+//	    -layers 28 -heads 12 -kvheads 2 -headsize 128 -vocab 151936 -seqlen 2048 DIR
 //
 // writes it, which the test writes once into the system's temporary
 // folder (0.98 GB, in about 10 s) and leaves there for the next run.
