@@ -38,9 +38,11 @@ func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error
 
 type fileList struct{}
 
-func pickedFiles(string) (fileList, error)                { return fileList{}, errNoBrowser }
-func onFileDrop(func(fileList)) error                     { return errNoBrowser }
-func readFiles(fileList, int64) ([]modelfile.File, error) { return nil, errNoBrowser }
+func pickedFiles(string) (fileList, error) { return fileList{}, errNoBrowser }
+func onFileDrop(func(fileList)) error      { return errNoBrowser }
+func readFiles(fileList, int64) ([]modelfile.File, modelfile.Hash, error) {
+	return nil, nil, errNoBrowser
+}
 
 func downloadHead(string, int) ([]byte, int64, error) { return nil, 0, errNoBrowser }
 

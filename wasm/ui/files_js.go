@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hack-pad/safejs"
 
@@ -94,46 +95,121 @@ func carriesFiles(event safejs.Value) bool {
 
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit and each GGUF file's header has been read
-// and checked on its own (checkFileHead).
-func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
+// and checked on its own (checkFileHead). The browser reads the files in
+// once, one after the other into one buffer, and hashes that buffer with
+// its own SHA-256 (crypto.subtle, off the page's thread) while Go copies
+// the files out of it; the Hash gives that sum, or hashes the files again
+// in another order.
+func readFiles(list fileList, limit int64) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	files := make([]safejs.Value, n)
+	files := make([]any, n) // the File objects, for the Blob of them all
+	sizes := make([]int, n)
 	var total int64
 	for i := range files {
-		if files[i], err = list.v.Call("item", i); err != nil {
-			return nil, err
-		}
-		size, err := jsx.Int(files[i], "size")
+		f, err := list.v.Call("item", i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		total += int64(size)
+		files[i] = f
+		if sizes[i], err = jsx.Int(f, "size"); err != nil {
+			return nil, nil, err
+		}
+		total += int64(sizes[i])
 	}
 	if total > limit {
-		return nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
+		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
 			byteSize(int(total)), byteSize(int(limit)))
 	}
 	out := make([]modelfile.File, n)
 	for i, f := range files {
-		name, _ := f.Get("name")
+		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
-		if err := checkFileHead(f, out[i].Name); err != nil {
-			return nil, err
+		if err := checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
+			return nil, nil, err
 		}
 	}
-	for i, f := range files {
-		buf, err := jsx.Await(f.Call("arrayBuffer"))
+	mark("nexttoken:heads-checked")
+	buf, err := readAll(files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s could not be read: %w", out[0].Name, err)
+	}
+	mark("nexttoken:bytes-read")
+	sum := startDigest(buf)
+	off := 0
+	for i := range out {
+		part, err := jsx.New("Uint8Array", buf, off, sizes[i])
 		if err == nil {
-			out[i].Data, err = jsx.Bytes(buf)
+			out[i].Data = make([]byte, sizes[i])
+			_, err = safejs.CopyBytesToGo(out[i].Data, part)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+		}
+		off += sizes[i]
+	}
+	mark("nexttoken:bytes-copied")
+	hash := func(order []int) ([]byte, error) {
+		mark("nexttoken:hash-asked")
+		defer mark("nexttoken:hashed")
+		if slices.Equal(order, []int{0, 1}[:len(order)]) {
+			return awaitDigest(sum)
+		}
+		again := make([]any, len(order))
+		for i, j := range order {
+			again[i] = files[j]
+		}
+		buf, err := readAll(again)
+		if err != nil {
+			return nil, err
+		}
+		return awaitDigest(startDigest(buf))
+	}
+	return out, hash, nil
+}
+
+// readAll reads files (File objects) into one ArrayBuffer, one after the
+// other.
+func readAll(files []any) (safejs.Value, error) {
+	whole := files[0].(safejs.Value)
+	if len(files) > 1 {
+		var err error
+		if whole, err = jsx.New("Blob", files); err != nil {
+			return safejs.Undefined(), err
 		}
 	}
-	return out, nil
+	return jsx.Await(whole.Call("arrayBuffer"))
+}
+
+// startDigest starts the browser's SHA-256 of data, an ArrayBuffer
+// (crypto.subtle.digest, which Chromium computes off the page's thread),
+// and returns its promise; undefined where the page has no crypto.subtle
+// (it is not a secure context: neither https nor localhost).
+func startDigest(data safejs.Value) safejs.Value {
+	subtle, err := global("crypto", "subtle")
+	if err != nil {
+		return safejs.Undefined()
+	}
+	p, err := subtle.Call("digest", "SHA-256", data)
+	if err != nil {
+		return safejs.Undefined()
+	}
+	return p
+}
+
+// awaitDigest waits for startDigest's sum; it fails where there is none,
+// and the files are then hashed in Go.
+func awaitDigest(p safejs.Value) ([]byte, error) {
+	if !jsx.Truthy(p) {
+		return nil, errors.New("this page has no crypto.subtle")
+	}
+	buf, err := jsx.Await(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return jsx.Bytes(buf)
 }
 
 // checkFileHead reads the first bytes of a chosen file, before the file

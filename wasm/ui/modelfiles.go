@@ -62,12 +62,11 @@ func (p *Playground) openFiles(list fileList) {
 	ctx := p.ctx
 	chat := p.chatURL()
 	ctx.Async(func() {
-		files, err := readFiles(list, modelfile.MaxFile)
-		mark("nexttoken:files-read")
+		files, hash, err := readFiles(list, modelfile.MaxFile)
 		var m *session.Model
 		var ref modelfile.Ref
 		if err == nil {
-			m, ref, err = modelfile.Open(files...)
+			m, ref, err = modelfile.OpenHashed(hash, files...)
 		}
 		mark("nexttoken:model-opened")
 		chatErr := withChat(m, chat)
