@@ -32,8 +32,8 @@ func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
 
-func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
-	return nil, errNoBrowser
+func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, modelfile.Hash, error) {
+	return nil, nil, errNoBrowser
 }
 
 type fileList struct{}
