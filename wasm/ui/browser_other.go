@@ -32,7 +32,7 @@ func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
 
-func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, modelfile.Hash, error) {
+func download(string, int64, func(int64, int64), <-chan struct{}, string) ([]byte, modelfile.Hash, error) {
 	return nil, nil, errNoBrowser
 }
 
@@ -40,7 +40,7 @@ type fileList struct{}
 
 func pickedFiles(string) (fileList, error) { return fileList{}, errNoBrowser }
 func onFileDrop(func(fileList)) error      { return errNoBrowser }
-func readFiles(fileList, int64) ([]modelfile.File, modelfile.Hash, error) {
+func readFiles(fileList, int64, string) ([]modelfile.File, modelfile.Hash, error) {
 	return nil, nil, errNoBrowser
 }
 

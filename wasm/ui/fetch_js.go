@@ -19,13 +19,14 @@ import (
 // calls progress as bytes arrive, and refuses a file larger than limit
 // before reading it. Closing cancel aborts the download. It blocks: call it
 // from a goroutine of its own, never the page's. The Hash gives the file's
-// SHA-256 from the browser's own digest, which hashes the copy in the
-// cache off the page's thread; it is nil where there is no cache.
-func download(url string, limit int64, progress func(got, total int64), cancel <-chan struct{}) ([]byte, modelfile.Hash, error) {
+// SHA-256 from the browser's own digest, which a worker running script
+// (web/digest.js) computes off the page's thread on the bytes read for
+// the cache or from it; it is nil where there is no cache.
+func download(url string, limit int64, progress func(got, total int64), cancel <-chan struct{}, script string) ([]byte, modelfile.Hash, error) {
 	cache, _ := openCache() // no Cache Storage (an insecure origin): download every time
 	if jsx.Truthy(cache) {
 		if hit, err := jsx.Await(cache.Call("match", url)); err == nil && jsx.Truthy(hit) {
-			if data, sum, err := readCached(hit, limit, progress); err == nil {
+			if data, sum, err := readCached(hit, limit, progress, script); err == nil {
 				return data, digested(sum), nil
 			}
 			_, _ = cache.Call("delete", url) // a damaged copy: fetch it afresh
@@ -72,38 +73,40 @@ func download(url string, limit int64, progress func(got, total int64), cancel <
 	if !jsx.Truthy(cache) {
 		return data, nil, nil
 	}
-	sum, _ := store(cache, url, data) // a full cache only costs the next visit a download
+	sum, err := store(cache, url, data, script)
+	if sum == nil {
+		return data, nil, nil // a full cache only costs the next visit a download
+	}
 	return data, digested(sum), nil
 }
 
 // readCached reads a response from the model cache whole, which is on
 // this machine, checking its length against its Content-Length and
-// limit, and starts the browser's digest of it (startDigest).
-func readCached(resp safejs.Value, limit int64, progress func(got, total int64)) ([]byte, safejs.Value, error) {
+// limit, and then starts the browser's digest of it (startDigest).
+func readCached(resp safejs.Value, limit int64, progress func(got, total int64), script string) ([]byte, func() ([]byte, error), error) {
 	total := contentLength(resp)
 	if total < 0 || total > limit {
-		return nil, safejs.Undefined(), fmt.Errorf("a cached copy of %d bytes, at most %d", total, limit)
+		return nil, nil, fmt.Errorf("a cached copy of %d bytes, at most %d", total, limit)
 	}
 	progress(0, total)
 	buf, err := jsx.Await(resp.Call("arrayBuffer"))
 	if err != nil {
-		return nil, safejs.Undefined(), err
+		return nil, nil, err
 	}
-	sum := startDigest(buf)
 	data, err := jsx.Bytes(buf)
 	if err == nil && int64(len(data)) != total {
 		err = fmt.Errorf("a cached copy of %d bytes, not %d", len(data), total)
 	}
 	if err != nil {
-		return nil, safejs.Undefined(), err
+		return nil, nil, err
 	}
 	progress(total, total)
-	return data, sum, nil
+	return data, startDigest(script, buf, true), nil
 }
 
 // digested is the Hash of one file whose digest startDigest started.
-func digested(sum safejs.Value) modelfile.Hash {
-	return func([]int) ([]byte, error) { return awaitDigest(sum) }
+func digested(sum func() ([]byte, error)) modelfile.Hash {
+	return func([]int) ([]byte, error) { return sum() }
 }
 
 var errCancelled = errors.New("cancelled")
@@ -208,22 +211,27 @@ func openCache() (safejs.Value, error) {
 	return jsx.Await(caches.Call("open", modelCache))
 }
 
-// store puts data in cache as url's response, and starts the browser's
-// digest of the copy it made (startDigest).
-func store(cache safejs.Value, url string, data []byte) (sum safejs.Value, err error) {
+// store puts data in cache as url's response, and then starts the
+// browser's digest of the copy it made (startDigest).
+func store(cache safejs.Value, url string, data []byte, script string) (func() ([]byte, error), error) {
 	array, err := jsx.New("Uint8Array", len(data))
 	if err != nil {
-		return safejs.Undefined(), err
+		return nil, err
 	}
 	if _, err := safejs.CopyBytesToJS(array, data); err != nil {
-		return safejs.Undefined(), err
+		return nil, err
 	}
-	sum = startDigest(array)
+	// The Response holds a copy of the bytes of its own.
 	resp, err := jsx.New("Response", array, map[string]any{"headers": map[string]any{
 		"Content-Type": "application/octet-stream", "Content-Length": strconv.Itoa(len(data))}})
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
+	buf, err := array.Get("buffer")
+	if err != nil {
+		return nil, err
+	}
+	sum := startDigest(script, buf, true)
 	_, err = jsx.Await(cache.Call("put", url, resp))
 	return sum, err
 }

@@ -95,18 +95,16 @@ func carriesFiles(event safejs.Value) bool {
 
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit and each GGUF file's header has been read
-// and checked on its own (checkFileHead). The browser reads the files in
-// once, one after the other into one buffer, and hashes that buffer with
-// its own SHA-256 (crypto.subtle, off the page's thread) while Go copies
-// the files out of it; the Hash gives that sum, or hashes the files again
-// in another order.
-func readFiles(list fileList, limit int64) ([]modelfile.File, modelfile.Hash, error) {
+// and checked on its own (checkFileHead). The Hash gives the files'
+// SHA-256 from the browser's digest, which a worker (web/digest.js, at
+// script) computes off the page's thread, reading the files itself while
+// Go copies them in and reads the model.
+func readFiles(list fileList, limit int64, script string) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
 		return nil, nil, err
 	}
-	files := make([]any, n) // the File objects, for the Blob of them all
-	sizes := make([]int, n)
+	files := make([]any, n) // the File objects
 	var total int64
 	for i := range files {
 		f, err := list.v.Call("item", i)
@@ -114,10 +112,11 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, modelfile.Hash, er
 			return nil, nil, err
 		}
 		files[i] = f
-		if sizes[i], err = jsx.Int(f, "size"); err != nil {
+		size, err := jsx.Int(f, "size")
+		if err != nil {
 			return nil, nil, err
 		}
-		total += int64(sizes[i])
+		total += int64(size)
 	}
 	if total > limit {
 		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
@@ -132,84 +131,107 @@ func readFiles(list fileList, limit int64) ([]modelfile.File, modelfile.Hash, er
 		}
 	}
 	mark("nexttoken:heads-checked")
-	buf, err := readAll(files)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s could not be read: %w", out[0].Name, err)
-	}
-	mark("nexttoken:bytes-read")
-	sum := startDigest(buf)
-	off := 0
-	for i := range out {
-		part, err := jsx.New("Uint8Array", buf, off, sizes[i])
+	sum := startDigest(script, files, false)
+	for i, f := range files {
+		buf, err := jsx.Await(f.(safejs.Value).Call("arrayBuffer"))
 		if err == nil {
-			out[i].Data = make([]byte, sizes[i])
-			_, err = safejs.CopyBytesToGo(out[i].Data, part)
+			out[i].Data, err = jsx.Bytes(buf)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
 		}
-		off += sizes[i]
 	}
 	mark("nexttoken:bytes-copied")
 	hash := func(order []int) ([]byte, error) {
 		mark("nexttoken:hash-asked")
-		defer mark("nexttoken:hashed")
-		if slices.Equal(order, []int{0, 1}[:len(order)]) {
-			return awaitDigest(sum)
+		if !slices.Equal(order, []int{0, 1}[:len(order)]) {
+			// The model's file came second: hash the files in its order.
+			again := make([]any, len(order))
+			for i, j := range order {
+				again[i] = files[j]
+			}
+			go sum() // ends the first worker
+			sum = startDigest(script, again, false)
 		}
-		again := make([]any, len(order))
-		for i, j := range order {
-			again[i] = files[j]
-		}
-		buf, err := readAll(again)
+		got, err := sum()
 		if err != nil {
+			mark("nexttoken:no-digest") // Go hashes them
 			return nil, err
 		}
-		return awaitDigest(startDigest(buf))
+		mark("nexttoken:hashed")
+		return got, nil
 	}
 	return out, hash, nil
 }
 
-// readAll reads files (File objects) into one ArrayBuffer, one after the
-// other.
-func readAll(files []any) (safejs.Value, error) {
-	whole := files[0].(safejs.Value)
-	if len(files) > 1 {
-		var err error
-		if whole, err = jsx.New("Blob", files); err != nil {
-			return safejs.Undefined(), err
+// startDigest starts the browser's SHA-256 of data, File objects one after
+// the other or an ArrayBuffer, in a worker of its own running script
+// (web/digest.js), and returns a function that waits for the sum. An
+// ArrayBuffer is moved to the worker when move is set: it is then empty
+// here. The sum fails where the page has no crypto.subtle (a page on
+// neither https nor localhost) or cannot start the worker.
+func startDigest(script string, data any, move bool) func() ([]byte, error) {
+	type result struct {
+		sum []byte
+		err error
+	}
+	done := make(chan result, 2)
+	failed := func(err error) func() ([]byte, error) {
+		return func() ([]byte, error) { return nil, err }
+	}
+	if _, err := global("crypto", "subtle"); err != nil {
+		return failed(err)
+	}
+	worker, err := jsx.New("Worker", script)
+	if err != nil {
+		return failed(err)
+	}
+	answer, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		var r result
+		msg, err := args[0].Get("data")
+		if err == nil {
+			if sum, _ := msg.Get("sum"); jsx.Truthy(sum) {
+				r.sum, r.err = jsx.Bytes(sum)
+			} else {
+				reason, _ := msg.Get("error")
+				why, _ := reason.String()
+				r.err = errors.New("the digest failed: " + why)
+			}
+		}
+		done <- r
+		return nil
+	})
+	if err != nil {
+		_, _ = worker.Call("terminate")
+		return failed(err)
+	}
+	broke, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		done <- result{err: errors.New(script + " did not run")}
+		return nil
+	})
+	if err == nil {
+		err = worker.Set("onmessage", answer.Value())
+	}
+	if err == nil {
+		err = worker.Set("onerror", broke.Value())
+	}
+	if err == nil {
+		if move {
+			_, err = worker.Call("postMessage", data, []any{data})
+		} else {
+			_, err = worker.Call("postMessage", data)
 		}
 	}
-	return jsx.Await(whole.Call("arrayBuffer"))
-}
-
-// startDigest starts the browser's SHA-256 of data, an ArrayBuffer
-// (crypto.subtle.digest, which Chromium computes off the page's thread),
-// and returns its promise; undefined where the page has no crypto.subtle
-// (it is not a secure context: neither https nor localhost).
-func startDigest(data safejs.Value) safejs.Value {
-	subtle, err := global("crypto", "subtle")
 	if err != nil {
-		return safejs.Undefined()
+		done <- result{err: err}
 	}
-	p, err := subtle.Call("digest", "SHA-256", data)
-	if err != nil {
-		return safejs.Undefined()
+	return func() ([]byte, error) {
+		r := <-done
+		_, _ = worker.Call("terminate")
+		answer.Release()
+		broke.Release()
+		return r.sum, r.err
 	}
-	return p
-}
-
-// awaitDigest waits for startDigest's sum; it fails where there is none,
-// and the files are then hashed in Go.
-func awaitDigest(p safejs.Value) ([]byte, error) {
-	if !jsx.Truthy(p) {
-		return nil, errors.New("this page has no crypto.subtle")
-	}
-	buf, err := jsx.Await(p, nil)
-	if err != nil {
-		return nil, err
-	}
-	return jsx.Bytes(buf)
 }
 
 // checkFileHead reads the first bytes of a chosen file, before the file

@@ -115,6 +115,7 @@ func (p *Playground) startFetch(f *fetching) {
 	p.ctl.HoldAddress(true) // the address keeps the link that needs the model
 	ctx := p.ctx
 	chat := p.chatURL()
+	digest := p.ctx.ResolveStaticResource(digestScript)
 	ctx.Async(func() {
 		data := make([][]byte, len(f.urls))
 		var hash modelfile.Hash // the first file's
@@ -156,7 +157,7 @@ func (p *Playground) startFetch(f *fetching) {
 			}
 			if err == nil {
 				var h modelfile.Hash
-				data[i], h, err = download(u, limit, progress, f.cancel)
+				data[i], h, err = download(u, limit, progress, f.cancel, digest)
 				if i == 0 {
 					hash = h
 				}
