@@ -106,7 +106,15 @@ func readCached(resp safejs.Value, limit int64, progress func(got, total int64),
 
 // digested is the Hash of one file whose digest startDigest started.
 func digested(sum func() ([]byte, error)) modelfile.Hash {
-	return func([]int) ([]byte, error) { return sum() }
+	return func([]int) ([]byte, error) {
+		got, err := sum()
+		if err != nil {
+			mark("nexttoken:no-digest") // Go hashes it
+			return nil, err
+		}
+		mark("nexttoken:hashed")
+		return got, nil
+	}
 }
 
 var errCancelled = errors.New("cancelled")

@@ -133,11 +133,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	mark("nexttoken:heads-checked")
 	sum := startDigest(script, files, false)
 	for i, f := range files {
-		buf, err := jsx.Await(f.(safejs.Value).Call("arrayBuffer"))
-		if err == nil {
-			out[i].Data, err = jsx.Bytes(buf)
-		}
-		if err != nil {
+		if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
 			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
 		}
 	}
@@ -162,6 +158,48 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		return got, nil
 	}
 	return out, hash, nil
+}
+
+// readChunk is how much of a file readFile asks the browser for at a time.
+const readChunk = 16 << 20
+
+// readFile reads a File into Go a chunk at a time, asking for the next
+// chunk before copying one in, so that the browser reads while Go copies.
+func readFile(f safejs.Value) ([]byte, error) {
+	size, err := jsx.Int(f, "size")
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	read := func(from int) (safejs.Value, error) {
+		part, err := f.Call("slice", from, min(from+readChunk, size))
+		if err != nil {
+			return part, err
+		}
+		return part.Call("arrayBuffer")
+	}
+	next, nextErr := read(0)
+	for from := 0; from < size; from += readChunk {
+		buf, err := jsx.Await(next, nextErr)
+		if err != nil {
+			return nil, err
+		}
+		if from+readChunk < size {
+			next, nextErr = read(from + readChunk)
+		}
+		part, err := jsx.New("Uint8Array", buf)
+		if err != nil {
+			return nil, err
+		}
+		n, err := safejs.CopyBytesToGo(data[from:], part)
+		if err != nil {
+			return nil, err
+		}
+		if want := min(readChunk, size-from); n != want {
+			return nil, fmt.Errorf("%d bytes at %d, not %d", n, from, want)
+		}
+	}
+	return data, nil
 }
 
 // startDigest starts the browser's SHA-256 of data, File objects one after
