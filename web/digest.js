@@ -1,7 +1,7 @@
 // A worker that hashes a model's bytes with the browser's SHA-256
 // (crypto.subtle.digest), off the page's thread: Chromium computes a digest
 // on the calling thread, over a second for a gigabyte. wasm/ui's
-// startDigest starts one for each sum and ends it once it answers. Its
+// startDigest starts one for each sum; it ends once it has answered. Its
 // message is the bytes: an ArrayBuffer (moved to it), or File objects,
 // which it reads here, one after the other. It answers {sum} (an
 // ArrayBuffer of 32 bytes) or {error}.
@@ -12,4 +12,5 @@ onmessage = async ({data}) => {
   } catch (e) {
     postMessage({error: String(e)});
   }
+  close();
 };

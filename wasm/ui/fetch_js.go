@@ -83,7 +83,7 @@ func download(url string, limit int64, progress func(got, total int64), cancel <
 // readCached reads a response from the model cache whole, which is on
 // this machine, checking its length against its Content-Length and
 // limit, and then starts the browser's digest of it (startDigest).
-func readCached(resp safejs.Value, limit int64, progress func(got, total int64), script string) ([]byte, func() ([]byte, error), error) {
+func readCached(resp safejs.Value, limit int64, progress func(got, total int64), script string) ([]byte, *digest, error) {
 	total := contentLength(resp)
 	if total < 0 || total > limit {
 		return nil, nil, fmt.Errorf("a cached copy of %d bytes, at most %d", total, limit)
@@ -105,9 +105,9 @@ func readCached(resp safejs.Value, limit int64, progress func(got, total int64),
 }
 
 // digested is the Hash of one file whose digest startDigest started.
-func digested(sum func() ([]byte, error)) modelfile.Hash {
+func digested(sum *digest) modelfile.Hash {
 	return func([]int) ([]byte, error) {
-		got, err := sum()
+		got, err := sum.sum()
 		if err != nil {
 			mark("nexttoken:no-digest") // Go hashes it
 			return nil, err
@@ -221,7 +221,7 @@ func openCache() (safejs.Value, error) {
 
 // store puts data in cache as url's response, and then starts the
 // browser's digest of the copy it made (startDigest).
-func store(cache safejs.Value, url string, data []byte, script string) (func() ([]byte, error), error) {
+func store(cache safejs.Value, url string, data []byte, script string) (*digest, error) {
 	array, err := jsx.New("Uint8Array", len(data))
 	if err != nil {
 		return nil, err

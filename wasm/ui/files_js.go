@@ -122,18 +122,22 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
 			byteSize(int(total)), byteSize(int(limit)))
 	}
+	// The worker reads and hashes the files while the page checks their
+	// headers and reads them in.
+	sum := startDigest(script, files, false)
 	out := make([]modelfile.File, n)
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
 		if err := checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
+			sum.stop()
 			return nil, nil, err
 		}
 	}
 	mark("nexttoken:heads-checked")
-	sum := startDigest(script, files, false)
 	for i, f := range files {
 		if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
+			sum.stop()
 			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
 		}
 	}
@@ -146,10 +150,10 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 			for i, j := range order {
 				again[i] = files[j]
 			}
-			go sum() // ends the first worker
+			sum.stop()
 			sum = startDigest(script, again, false)
 		}
-		got, err := sum()
+		got, err := sum.sum()
 		if err != nil {
 			mark("nexttoken:no-digest") // Go hashes them
 			return nil, err
@@ -204,28 +208,23 @@ func readFile(f safejs.Value) ([]byte, error) {
 
 // startDigest starts the browser's SHA-256 of data, File objects one after
 // the other or an ArrayBuffer, in a worker of its own running script
-// (web/digest.js), and returns a function that waits for the sum. An
-// ArrayBuffer is moved to the worker when move is set: it is then empty
-// here. The sum fails where the page has no crypto.subtle (a page on
-// neither https nor localhost) or cannot start the worker.
-func startDigest(script string, data any, move bool) func() ([]byte, error) {
-	type result struct {
-		sum []byte
-		err error
-	}
-	done := make(chan result, 2)
-	failed := func(err error) func() ([]byte, error) {
-		return func() ([]byte, error) { return nil, err }
-	}
+// (web/digest.js). An ArrayBuffer is moved to the worker when move is set:
+// it is then empty here. The sum fails where the page has no
+// crypto.subtle (a page on neither https nor localhost) or cannot start
+// the worker.
+func startDigest(script string, data any, move bool) *digest {
+	d := &digest{done: make(chan digestResult, 2)}
 	if _, err := global("crypto", "subtle"); err != nil {
-		return failed(err)
+		d.done <- digestResult{err: err}
+		return d
 	}
-	worker, err := jsx.New("Worker", script)
-	if err != nil {
-		return failed(err)
+	var err error
+	if d.worker, err = jsx.New("Worker", script); err != nil {
+		d.done <- digestResult{err: err}
+		return d
 	}
-	answer, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		var r result
+	d.answer, err = safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		var r digestResult
 		msg, err := args[0].Get("data")
 		if err == nil {
 			if sum, _ := msg.Get("sum"); jsx.Truthy(sum) {
@@ -236,39 +235,60 @@ func startDigest(script string, data any, move bool) func() ([]byte, error) {
 				r.err = errors.New("the digest failed: " + why)
 			}
 		}
-		done <- r
-		return nil
-	})
-	if err != nil {
-		_, _ = worker.Call("terminate")
-		return failed(err)
-	}
-	broke, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		done <- result{err: errors.New(script + " did not run")}
+		d.done <- r
 		return nil
 	})
 	if err == nil {
-		err = worker.Set("onmessage", answer.Value())
+		d.broke, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+			d.done <- digestResult{err: errors.New(script + " did not run")}
+			return nil
+		})
 	}
 	if err == nil {
-		err = worker.Set("onerror", broke.Value())
+		err = d.worker.Set("onmessage", d.answer.Value())
+	}
+	if err == nil {
+		err = d.worker.Set("onerror", d.broke.Value())
 	}
 	if err == nil {
 		if move {
-			_, err = worker.Call("postMessage", data, []any{data})
+			_, err = d.worker.Call("postMessage", data, []any{data})
 		} else {
-			_, err = worker.Call("postMessage", data)
+			_, err = d.worker.Call("postMessage", data)
 		}
 	}
 	if err != nil {
-		done <- result{err: err}
+		d.done <- digestResult{err: err}
 	}
-	return func() ([]byte, error) {
-		r := <-done
-		_, _ = worker.Call("terminate")
-		answer.Release()
-		broke.Release()
-		return r.sum, r.err
+	return d
+}
+
+// A digest is the browser's SHA-256 under way in a worker (startDigest).
+type digest struct {
+	done          chan digestResult
+	worker        safejs.Value
+	answer, broke safejs.Func
+}
+
+type digestResult struct {
+	sum []byte
+	err error
+}
+
+// sum waits for the digest, then ends its worker.
+func (d *digest) sum() ([]byte, error) {
+	r := <-d.done
+	d.stop()
+	return r.sum, r.err
+}
+
+// stop ends the digest's worker, whatever it is doing.
+func (d *digest) stop() {
+	if jsx.Truthy(d.worker) {
+		_, _ = d.worker.Call("terminate")
+		d.worker = safejs.Undefined()
+		d.answer.Release()
+		d.broke.Release()
 	}
 }
 
