@@ -158,3 +158,46 @@ func fmtMarks(names []string, at map[string]float64) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// digestTime is a page script: it reads the File chosen in the file field
+// #digest-probe into an ArrayBuffer, and resolves with the milliseconds
+// the read took, the call of crypto.subtle.digest (the thread that calls
+// it waits for the sum, in Chromium) and then the promise's settling.
+const digestTime = `() => (async () => {
+	const file = document.getElementById('digest-probe').files[0];
+	let t = performance.now();
+	const bytes = await file.arrayBuffer();
+	const read = performance.now() - t;
+	t = performance.now();
+	const sum = crypto.subtle.digest('SHA-256', bytes);
+	const call = performance.now() - t;
+	t = performance.now();
+	await sum;
+	return {read, call, settle: performance.now() - t};
+})()`
+
+// TestDigestTiming measures the browser's own SHA-256 of largeModelFile
+// in the page: reading the File into an ArrayBuffer, the call of
+// crypto.subtle.digest, which blocks the thread that calls it until the
+// sum is made (so the page asks for it in a worker, web/digest.js), and
+// the promise's settling after it. This build's tab only. A measurement:
+// make timing runs it.
+func TestDigestTiming(t *testing.T) {
+	const name = "the browser's SHA-256 of a 1 GB model file"
+	needTiming(t, name)
+	path := largeModelFile(t)
+	rounds := timingRounds(3)
+	now := build{"now", needBrowser(t).url}
+	f := newFigures(t, []build{now})
+	for range rounds {
+		tab, closeTab := openBuildPage(t, now, "/", screen{})
+		evaluate[bool](tab, `(document.body.insertAdjacentHTML("beforeend", '<input type="file" id="digest-probe" hidden>'), true)`)
+		must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#digest-probe"), []string{path}))
+		r := mustWithin(tab, "digest", 2*time.Minute, chromedp.Evaluate[struct{ Read, Call, Settle float64 }](`(`+digestTime+`)()`, chromedp.EvalAwaitPromise))
+		f.add(name+": File → ArrayBuffer", "s", now, r.Read/1000)
+		f.add(name+": crypto.subtle.digest's call, the calling thread blocked", "s", now, r.Call/1000)
+		f.add(name+": then the promise settles", "s", now, r.Settle/1000)
+		closeTab()
+	}
+	f.report()
+}
