@@ -36,8 +36,10 @@ var qwen25_15B = checkpoint.Config{
 //	go run ./cmd/randmodel -gguf -type Q4_K_M -arch qwen2 -dim 1536 -hidden 8960 \
 //	    -layers 28 -heads 12 -kvheads 2 -headsize 128 -vocab 151936 -seqlen 2048 DIR
 //
-// writes it, which the test writes once into the system's temporary
-// folder (0.98 GB, in about 10 s) and leaves there for the next run.
+// writes it, which the test writes into the system's temporary folder
+// (0.98 GB, in about 10 s) and leaves there for the next run; make timing
+// gives each run a temporary folder of its own, removed at its end, so
+// there set NEXTTOKEN_LARGE_GGUF to write it once.
 func largeModelFile(t *testing.T) string {
 	t.Helper()
 	if path := os.Getenv("NEXTTOKEN_LARGE_GGUF"); path != "" {
