@@ -64,7 +64,8 @@ trace:
 # (docs/performance.md has the sizes and the command that measures them);
 # the model, the sampler's chain, package quant's Go kernels, strconv,
 # time and syscall/js keep it. So do SHA-256 and the byte order helpers
-# it inlines (INLINE), which hash every file a reader brings, while the
+# it inlines (INLINE), which hash a reader's files where the page has no
+# crypto.subtle (the browser's digest hashes them elsewhere), while the
 # rest of crypto, mime, compress and the vendored x/net and x/crypto
 # are linked only for go-app's server side and package init.
 NOINLINE := nexttoken/wasm/ui nexttoken/wasm/play nexttoken/engine/link nexttoken/engine/gguf \

@@ -325,6 +325,17 @@ func TestModelURL(t *testing.T) {
 	setInput(tab, "#model-url", u)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(u)+
 		` && document.querySelector("#tokens")?.textContent.startsWith("∅␣The␣cat")`)
+	// The browser's digest named it, of the copy made for the cache, as
+	// Go's RefOf does.
+	ref := modelfile.RefOf(modelfile.File{Data: data})
+	ref.Name, ref.URL = u, true
+	if got := evaluate[string](tab, `document.querySelector("#model").value`); got != ref.String() {
+		t.Errorf("the page names the model %q, Go's RefOf %q", got, ref)
+	}
+	hashedBy := `performance.getEntriesByType("mark").map(m => m.name).filter(n => n === "nexttoken:hashed" || n === "nexttoken:no-digest")`
+	if got := evaluate[[]string](tab, hashedBy); !slices.Equal(got, []string{"nexttoken:hashed"}) {
+		t.Errorf("downloaded, the page's marks are %q, want the browser's digest's", got)
+	}
 	click(tab, "#step")
 	waitFor(tab, `document.querySelectorAll("#tokens .tok.gen").length === 1`)
 	want := evaluate[string](tab, `document.querySelector("#tokens").textContent`)
@@ -335,6 +346,9 @@ func TestModelURL(t *testing.T) {
 	waitFor(again, `document.querySelector("#tokens")?.textContent === `+jsString(want))
 	if served.Load() != before {
 		t.Errorf("the shared link downloaded the model again (%d bytes), not from the cache", served.Load()-before)
+	}
+	if got := evaluate[[]string](again, hashedBy); !slices.Equal(got, []string{"nexttoken:hashed"}) {
+		t.Errorf("from the cache, the page's marks are %q, want the browser's digest's", got)
 	}
 	// A link made when the file had another hash.
 	stale := "/?model=" + url.QueryEscape("url:0000000000000000:"+strconv.Itoa(len(data))+":"+u) + "&prompt=The+cat"

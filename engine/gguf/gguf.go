@@ -61,6 +61,7 @@ package gguf
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -99,6 +100,7 @@ type File struct {
 
 	r    io.ReaderAt
 	size int64
+	data []byte // the whole file, when ReadBytes read it from memory
 }
 
 // Size is the size in bytes of the file f was read from.
@@ -165,6 +167,30 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	}
 	f.r, f.size = r, size
 	return f, nil
+}
+
+// ReadBytes is Read of a file held whole in data. Model then keeps a
+// quantized tensor's bytes where they are in data, rather than a copy:
+// opening a model of a gigabyte in a page makes no second gigabyte. data
+// must not change while the model is in use.
+func ReadBytes(data []byte) (*File, error) {
+	f, err := Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	f.data = data
+	return f, nil
+}
+
+// tensorBytes is t's bytes: in place when f is held in memory (ReadBytes),
+// and otherwise read whole (TensorData).
+func (f *File) tensorBytes(t *TensorInfo) ([]byte, error) {
+	if f.data == nil {
+		return f.TensorData(t)
+	}
+	// Read checked that every tensor lies inside the file.
+	from := f.DataOffset + t.Offset
+	return f.data[from : from+t.Bytes : from+t.Bytes], nil
 }
 
 // decoder reads the header sequentially, knowing how many bytes are left.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -455,8 +456,18 @@ func FuzzRead(f *testing.F) {
 		for _, kv := range file.Metadata {
 			_ = kv.Value.String()
 		}
-		if _, err := file.Model(); err != nil && !strings.HasPrefix(err.Error(), "gguf: ") {
+		m, err := file.Model()
+		if err != nil && !strings.HasPrefix(err.Error(), "gguf: ") {
 			t.Fatalf("Model: error without prefix: %v", err)
+		}
+		// The same file held in memory: the same model, its quantized
+		// bytes in place.
+		inMemory, err2 := ReadBytes(data)
+		if err2 != nil {
+			t.Fatalf("ReadBytes fails where Read does not: %v", err2)
+		}
+		if m2, err2 := inMemory.Model(); (err == nil) != (err2 == nil) || err == nil && !reflect.DeepEqual(m, m2) {
+			t.Fatalf("ReadBytes's model differs from Read's: %v, %v", err, err2)
 		}
 		if _, err := file.Tokenizer(); err != nil && !strings.HasPrefix(err.Error(), "gguf: ") {
 			t.Fatalf("Tokenizer: error without prefix: %v", err)

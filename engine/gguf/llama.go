@@ -428,7 +428,7 @@ func (f *File) matrix(t *TensorInfo) (quant.Matrix, error) {
 	}
 	m.Type = quant.Type(t.Type)
 	var err error
-	if m.Q, err = f.TensorData(t); err != nil {
+	if m.Q, err = f.tensorBytes(t); err != nil {
 		return m, err
 	}
 	if err := m.Check(); err != nil {

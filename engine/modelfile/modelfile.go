@@ -126,10 +126,18 @@ func (r Ref) Describe() string {
 // RefOf is the reference of files, the model's file first.
 func RefOf(files ...File) Ref {
 	h := sha256.New()
+	for _, f := range files {
+		h.Write(f.Data)
+	}
+	return refWithSum(h.Sum(nil), files)
+}
+
+// refWithSum is the reference of files whose contents, in order, have the
+// SHA-256 sum.
+func refWithSum(sum []byte, files []File) Ref {
 	names := make([]string, len(files))
 	var size int64
 	for i, f := range files {
-		h.Write(f.Data)
 		names[i] = f.Name
 		size += int64(len(f.Data))
 	}
@@ -146,52 +154,86 @@ func RefOf(files ...File) Ref {
 		}
 		return r
 	}, name)
-	return Ref{Hash: hex.EncodeToString(h.Sum(nil))[:16], Size: size, Name: name}
+	return Ref{Hash: hex.EncodeToString(sum)[:16], Size: size, Name: name}
+}
+
+// A Hash gives the SHA-256 of the contents of the files at the indexes
+// order, one after the other: a digest computed outside Go, such as the
+// browser's own (crypto.subtle), which runs off the page's thread and far
+// faster than Go's in WebAssembly. It may fail; the files are then hashed
+// in Go.
+type Hash func(order []int) ([]byte, error)
+
+// refHashed is the reference of files[order[0]], files[order[1]], …: from
+// hash's sum when hash is given and gives one, and otherwise from Go's.
+func refHashed(hash Hash, files []File, order []int) Ref {
+	ordered := make([]File, len(order))
+	for i, j := range order {
+		ordered[i] = files[j]
+	}
+	if hash != nil {
+		if sum, err := hash(order); err == nil && len(sum) == sha256.Size {
+			return refWithSum(sum, ordered)
+		}
+	}
+	return RefOf(ordered...)
 }
 
 // Open reads a model from the files a reader chose: one GGUF file (its
 // tokenizer is in its metadata), or a llama2.c checkpoint and its
 // tokenizer.bin in either order. The model is named by its Ref.
-func Open(files ...File) (*session.Model, Ref, error) {
+func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, files...) }
+
+// OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
+// the model's file first: order is [0], [0 1] or [1 0].
+func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
 	if len(files) == 0 || len(files) > 2 {
 		return nil, Ref{}, fmt.Errorf("%d files: choose a GGUF file, or a llama2.c checkpoint and its tokenizer.bin", len(files))
 	}
-	var model, tok *File
+	model, tok := -1, -1
 	for i := range files {
 		f := &files[i]
 		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
-			if tok != nil {
-				return nil, Ref{}, fmt.Errorf("%s and %s are both tokenizers: choose one", tok.Name, f.Name)
+			if tok >= 0 {
+				return nil, Ref{}, fmt.Errorf("%s and %s are both tokenizers: choose one", files[tok].Name, f.Name)
 			}
-			tok = f
+			tok = i
 			continue
 		}
-		if model != nil {
-			return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", model.Name, f.Name)
+		if model >= 0 {
+			return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", files[model].Name, f.Name)
 		}
-		model = f
+		model = i
 	}
-	if model == nil {
-		return nil, Ref{}, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", tok.Name)
+	if model < 0 {
+		return nil, Ref{}, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", files[tok].Name)
 	}
-	ordered := []File{*model}
-	if tok != nil {
-		ordered = append(ordered, *tok)
+	order := []int{model}
+	var tokFile *File
+	if tok >= 0 {
+		order, tokFile = append(order, tok), &files[tok]
 	}
-	ref := RefOf(ordered...)
-	m, err := open(ref.String(), model, tok)
+	// The files are read before their hash is asked for: the browser's
+	// digest goes on meanwhile.
+	var ref Ref
+	m, err := open(func() string {
+		ref = refHashed(hash, files, order)
+		return ref.String()
+	}, &files[model], tokFile)
 	if err != nil {
 		return nil, Ref{}, err
 	}
 	return m, ref, nil
 }
 
-func open(name string, model, tok *File) (*session.Model, error) {
+// open reads the model in model's file, with tok's tokenizer if given,
+// and names it name(), which it calls once the weights are read.
+func open(name func() string, model, tok *File) (*session.Model, error) {
 	var ckpt *checkpoint.Model
 	var own tokenizer.Tokenizer // a GGUF file's, when no tokenizer.bin is given
 	var template string         // its chat template's source, with its own tokenizer
 	if isGGUF(model.Data) {
-		f, err := gguf.Read(bytes.NewReader(model.Data), int64(len(model.Data)))
+		f, err := gguf.ReadBytes(model.Data) // its quantized weights stay where they are
 		if err == nil {
 			ckpt, err = f.Model()
 		}
@@ -214,13 +256,13 @@ func open(name string, model, tok *File) (*session.Model, error) {
 		}
 	}
 	if tok != nil {
-		m, err := session.NewModel(name, ckpt, tok.Data)
+		m, err := session.NewModel(name(), ckpt, tok.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s with %s: %w", model.Name, tok.Name, err)
 		}
 		return m, nil
 	}
-	m, err := session.Pair(name, ckpt, own)
+	m, err := session.Pair(name(), ckpt, own)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model.Name, err)
 	}
@@ -242,13 +284,19 @@ func looksLikeTokenizer(data []byte) bool {
 }
 
 // OpenURL reads the GGUF file fetched from u; its Ref names the URL.
-func OpenURL(u string, data []byte) (*session.Model, Ref, error) {
+func OpenURL(u string, data []byte) (*session.Model, Ref, error) { return OpenURLHashed(u, data, nil) }
+
+// OpenURLHashed is OpenURL with data's SHA-256 from hash (nil: Go's).
+func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error) {
 	if _, err := CheckHead(u, data, int64(len(data))); err != nil {
 		return nil, Ref{}, err
 	}
-	ref := RefOf(File{Data: data})
-	ref.Name, ref.URL = u, true
-	m, err := open(ref.String(), &File{Name: u, Data: data}, nil)
+	var ref Ref
+	m, err := open(func() string {
+		ref = refHashed(hash, []File{{Data: data}}, []int{0})
+		ref.Name, ref.URL = u, true
+		return ref.String()
+	}, &File{Name: u, Data: data}, nil)
 	if err != nil {
 		return nil, Ref{}, err
 	}

@@ -2,8 +2,11 @@ package modelfile_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +184,74 @@ func TestOpenURL(t *testing.T) {
 		if _, err := modelfile.ParseRef("url:0123456789abcdef:5:" + bad); err == nil {
 			t.Errorf("ParseRef accepted the URL %q", bad)
 		}
+	}
+}
+
+// TestOpenHashed opens files with a Hash standing in for the browser's
+// digest: the Ref is Open's, from Go's SHA-256, whichever order the files
+// come in (the Hash is asked for the model's file first) and whether the
+// Hash gives the sum, fails or gives a sum of the wrong length (then Go's
+// is used); and OpenURLHashed's is OpenURL's.
+func TestOpenHashed(t *testing.T) {
+	ckpt, tok := read(t, "stories260K.bin"), read(t, "tok512.bin")
+	g := stories260KGGUF(t)
+	digest := func(files []modelfile.File, asked *[]int) modelfile.Hash {
+		return func(order []int) ([]byte, error) {
+			*asked = order
+			h := sha256.New()
+			for _, i := range order {
+				h.Write(files[i].Data)
+			}
+			return h.Sum(nil), nil
+		}
+	}
+	failing := func([]int) ([]byte, error) { return nil, errors.New("no digest here") }
+	short := func([]int) ([]byte, error) { return make([]byte, 16), nil }
+	for _, tc := range []struct {
+		name  string
+		files []modelfile.File
+		order []int // the order the Hash is asked for
+	}{
+		{"gguf", []modelfile.File{g}, []int{0}},
+		{"checkpoint and tokenizer", []modelfile.File{ckpt, tok}, []int{0, 1}},
+		{"tokenizer first", []modelfile.File{tok, ckpt}, []int{1, 0}},
+		{"gguf and a tokenizer", []modelfile.File{g, tok}, []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, want, err := modelfile.Open(tc.files...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var asked []int
+			for _, h := range []struct {
+				name string
+				hash modelfile.Hash
+			}{{"digest", digest(tc.files, &asked)}, {"failing", failing}, {"short", short}, {"none", nil}} {
+				m, got, err := modelfile.OpenHashed(h.hash, tc.files...)
+				if err != nil {
+					t.Fatalf("%s: %v", h.name, err)
+				}
+				if got != want || m.Name != want.String() {
+					t.Errorf("%s: the Ref is %v and the model %s, want %v", h.name, got, m.Name, want)
+				}
+			}
+			if !slices.Equal(asked, tc.order) {
+				t.Errorf("the Hash was asked for %v, want %v", asked, tc.order)
+			}
+		})
+	}
+	const u = "https://example.com/m.gguf"
+	_, want, err := modelfile.OpenURL(u, g.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []int
+	for _, hash := range []modelfile.Hash{digest([]modelfile.File{g}, &asked), failing, nil} {
+		if _, got, err := modelfile.OpenURLHashed(u, g.Data, hash); err != nil || got != want {
+			t.Errorf("OpenURLHashed: %v, %v; want %v", got, err, want)
+		}
+	}
+	if !slices.Equal(asked, []int{0}) {
+		t.Errorf("OpenURLHashed asked the Hash for %v, want [0]", asked)
 	}
 }

@@ -24,6 +24,7 @@ func saveFile(string, string, []byte) error { return errNoBrowser }
 func nextFrame(func()) error                       { return errNoBrowser }
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }
+func mark(string)                                  {}
 func clearRows(string, int, int) error             { return errNoBrowser }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
@@ -31,15 +32,17 @@ func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
 
-func download(string, int64, func(int64, int64), <-chan struct{}) ([]byte, error) {
-	return nil, errNoBrowser
+func download(string, int64, func(int64, int64), <-chan struct{}, string) ([]byte, modelfile.Hash, error) {
+	return nil, nil, errNoBrowser
 }
 
 type fileList struct{}
 
-func pickedFiles(string) (fileList, error)                { return fileList{}, errNoBrowser }
-func onFileDrop(func(fileList)) error                     { return errNoBrowser }
-func readFiles(fileList, int64) ([]modelfile.File, error) { return nil, errNoBrowser }
+func pickedFiles(string) (fileList, error) { return fileList{}, errNoBrowser }
+func onFileDrop(func(fileList)) error      { return errNoBrowser }
+func readFiles(fileList, int64, string) ([]modelfile.File, modelfile.Hash, error) {
+	return nil, nil, errNoBrowser
+}
 
 func downloadHead(string, int) ([]byte, int64, error) { return nil, 0, errNoBrowser }
 

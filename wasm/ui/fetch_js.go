@@ -10,6 +10,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"nexttoken/engine/modelfile"
 	"nexttoken/wasm/jsx"
 )
 
@@ -17,24 +18,27 @@ import (
 // and from the network otherwise, keeping a network copy in the cache. It
 // calls progress as bytes arrive, and refuses a file larger than limit
 // before reading it. Closing cancel aborts the download. It blocks: call it
-// from a goroutine of its own, never the page's.
-func download(url string, limit int64, progress func(got, total int64), cancel <-chan struct{}) ([]byte, error) {
+// from a goroutine of its own, never the page's. The Hash gives the file's
+// SHA-256 from the browser's own digest, which a worker running script
+// (web/digest.js) computes off the page's thread on the bytes read for
+// the cache or from it; it is nil where there is no cache.
+func download(url string, limit int64, progress func(got, total int64), cancel <-chan struct{}, script string) ([]byte, modelfile.Hash, error) {
 	cache, _ := openCache() // no Cache Storage (an insecure origin): download every time
 	if jsx.Truthy(cache) {
 		if hit, err := jsx.Await(cache.Call("match", url)); err == nil && jsx.Truthy(hit) {
-			if data, err := readBody(hit, url, limit, progress, cancel); err == nil {
-				return data, nil
+			if data, sum, err := readCached(hit, limit, progress, script); err == nil {
+				return data, digested(sum), nil
 			}
 			_, _ = cache.Call("delete", url) // a damaged copy: fetch it afresh
 		}
 	}
 	controller, err := jsx.New("AbortController")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	signal, err := controller.Get("signal")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stop := make(chan struct{})
 	defer close(stop)
@@ -50,26 +54,67 @@ func download(url string, limit int64, progress func(got, total int64), cancel <
 		err = init.Set("signal", signal)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	resp, status, err := fetch(url, init)
 	if err != nil {
 		if isClosed(cancel) {
-			return nil, errCancelled
+			return nil, nil, errCancelled
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if status != 200 {
-		return nil, fmt.Errorf("%s: the server answered %d", url, status)
+		return nil, nil, fmt.Errorf("%s: the server answered %d", url, status)
 	}
 	data, err := readBody(resp, url, limit, progress, cancel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if jsx.Truthy(cache) {
-		_ = store(cache, url, data) // a full cache only costs the next visit a download
+	if !jsx.Truthy(cache) {
+		return data, nil, nil
 	}
-	return data, nil
+	sum, err := store(cache, url, data, script)
+	if sum == nil {
+		return data, nil, nil // a full cache only costs the next visit a download
+	}
+	return data, digested(sum), nil
+}
+
+// readCached reads a response from the model cache whole, which is on
+// this machine, checking its length against its Content-Length and
+// limit, and then starts the browser's digest of it (startDigest).
+func readCached(resp safejs.Value, limit int64, progress func(got, total int64), script string) ([]byte, *digest, error) {
+	total := contentLength(resp)
+	if total < 0 || total > limit {
+		return nil, nil, fmt.Errorf("a cached copy of %d bytes, at most %d", total, limit)
+	}
+	progress(0, total)
+	buf, err := jsx.Await(resp.Call("arrayBuffer"))
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := jsx.Bytes(buf)
+	if err == nil && int64(len(data)) != total {
+		err = fmt.Errorf("a cached copy of %d bytes, not %d", len(data), total)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	progress(total, total)
+	return data, startDigest(script, buf, true), nil
+}
+
+// digested is the Hash of one file whose digest startDigest started.
+func digested(sum *digest) modelfile.Hash {
+	return func([]int) ([]byte, error) {
+		got, err := sum.sum()
+		if err != nil {
+			mark("nexttoken:no-digest") // Go hashes it
+			return nil, err
+		}
+		mark("nexttoken:hashed")
+		return got, nil
+	}
 }
 
 var errCancelled = errors.New("cancelled")
@@ -174,22 +219,29 @@ func openCache() (safejs.Value, error) {
 	return jsx.Await(caches.Call("open", modelCache))
 }
 
-// store puts data in cache as url's response.
-func store(cache safejs.Value, url string, data []byte) error {
+// store puts data in cache as url's response, and then starts the
+// browser's digest of the copy it made (startDigest).
+func store(cache safejs.Value, url string, data []byte, script string) (*digest, error) {
 	array, err := jsx.New("Uint8Array", len(data))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := safejs.CopyBytesToJS(array, data); err != nil {
-		return err
+		return nil, err
 	}
+	// The Response holds a copy of the bytes of its own.
 	resp, err := jsx.New("Response", array, map[string]any{"headers": map[string]any{
 		"Content-Type": "application/octet-stream", "Content-Length": strconv.Itoa(len(data))}})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	buf, err := array.Get("buffer")
+	if err != nil {
+		return nil, err
+	}
+	sum := startDigest(script, buf, true)
 	_, err = jsx.Await(cache.Call("put", url, resp))
-	return err
+	return sum, err
 }
 
 func isClosed(c <-chan struct{}) bool {

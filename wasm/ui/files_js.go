@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hack-pad/safejs"
 
@@ -17,6 +18,15 @@ import (
 // fileList is a FileList the reader gave: picked in a file field or
 // dropped on the page.
 type fileList struct{ v safejs.Value }
+
+// mark sets a User Timing mark called name (performance.mark), which a
+// browser's profiler shows and a timing test reads: where the time between
+// a reader's files and the model open goes.
+func mark(name string) {
+	if perf, err := global("performance"); err == nil {
+		_, _ = perf.Call("mark", name)
+	}
+}
 
 // pickedFiles is the files chosen in the file field with the given id.
 func pickedFiles(id string) (fileList, error) {
@@ -85,46 +95,201 @@ func carriesFiles(event safejs.Value) bool {
 
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit and each GGUF file's header has been read
-// and checked on its own (checkFileHead).
-func readFiles(list fileList, limit int64) ([]modelfile.File, error) {
+// and checked on its own (checkFileHead). The Hash gives the files'
+// SHA-256 from the browser's digest, which a worker (web/digest.js, at
+// script) computes off the page's thread, reading the files itself while
+// Go copies them in and reads the model.
+func readFiles(list fileList, limit int64, script string) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	files := make([]safejs.Value, n)
+	files := make([]any, n) // the File objects
 	var total int64
 	for i := range files {
-		if files[i], err = list.v.Call("item", i); err != nil {
-			return nil, err
-		}
-		size, err := jsx.Int(files[i], "size")
+		f, err := list.v.Call("item", i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		files[i] = f
+		size, err := jsx.Int(f, "size")
+		if err != nil {
+			return nil, nil, err
 		}
 		total += int64(size)
 	}
 	if total > limit {
-		return nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
+		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
 			byteSize(int(total)), byteSize(int(limit)))
 	}
+	// The worker reads and hashes the files while the page checks their
+	// headers and reads them in.
+	sum := startDigest(script, files, false)
 	out := make([]modelfile.File, n)
 	for i, f := range files {
-		name, _ := f.Get("name")
+		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
-		if err := checkFileHead(f, out[i].Name); err != nil {
+		if err := checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
+			sum.stop()
+			return nil, nil, err
+		}
+	}
+	mark("nexttoken:heads-checked")
+	for i, f := range files {
+		if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
+			sum.stop()
+			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+		}
+	}
+	mark("nexttoken:bytes-copied")
+	hash := func(order []int) ([]byte, error) {
+		mark("nexttoken:hash-asked")
+		if !slices.Equal(order, []int{0, 1}[:len(order)]) {
+			// The model's file came second: hash the files in its order.
+			again := make([]any, len(order))
+			for i, j := range order {
+				again[i] = files[j]
+			}
+			sum.stop()
+			sum = startDigest(script, again, false)
+		}
+		got, err := sum.sum()
+		if err != nil {
+			mark("nexttoken:no-digest") // Go hashes them
 			return nil, err
 		}
+		mark("nexttoken:hashed")
+		return got, nil
 	}
-	for i, f := range files {
-		buf, err := jsx.Await(f.Call("arrayBuffer"))
-		if err == nil {
-			out[i].Data, err = jsx.Bytes(buf)
-		}
+	return out, hash, nil
+}
+
+// readChunk is how much of a file readFile asks the browser for at a time.
+const readChunk = 16 << 20
+
+// readFile reads a File into Go a chunk at a time, asking for the next
+// chunk before copying one in, so that the browser reads while Go copies.
+func readFile(f safejs.Value) ([]byte, error) {
+	size, err := jsx.Int(f, "size")
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	read := func(from int) (safejs.Value, error) {
+		part, err := f.Call("slice", from, min(from+readChunk, size))
 		if err != nil {
-			return nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+			return part, err
+		}
+		return part.Call("arrayBuffer")
+	}
+	next, nextErr := read(0)
+	for from := 0; from < size; from += readChunk {
+		buf, err := jsx.Await(next, nextErr)
+		if err != nil {
+			return nil, err
+		}
+		if from+readChunk < size {
+			next, nextErr = read(from + readChunk)
+		}
+		part, err := jsx.New("Uint8Array", buf)
+		if err != nil {
+			return nil, err
+		}
+		n, err := safejs.CopyBytesToGo(data[from:], part)
+		if err != nil {
+			return nil, err
+		}
+		if want := min(readChunk, size-from); n != want {
+			return nil, fmt.Errorf("%d bytes at %d, not %d", n, from, want)
 		}
 	}
-	return out, nil
+	return data, nil
+}
+
+// startDigest starts the browser's SHA-256 of data, File objects one after
+// the other or an ArrayBuffer, in a worker of its own running script
+// (web/digest.js). An ArrayBuffer is moved to the worker when move is set:
+// it is then empty here. The sum fails where the page has no
+// crypto.subtle (a page on neither https nor localhost) or cannot start
+// the worker.
+func startDigest(script string, data any, move bool) *digest {
+	d := &digest{done: make(chan digestResult, 2)}
+	if _, err := global("crypto", "subtle"); err != nil {
+		d.done <- digestResult{err: err}
+		return d
+	}
+	var err error
+	if d.worker, err = jsx.New("Worker", script); err != nil {
+		d.done <- digestResult{err: err}
+		return d
+	}
+	d.answer, err = safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		var r digestResult
+		msg, err := args[0].Get("data")
+		if err == nil {
+			if sum, _ := msg.Get("sum"); jsx.Truthy(sum) {
+				r.sum, r.err = jsx.Bytes(sum)
+			} else {
+				reason, _ := msg.Get("error")
+				why, _ := reason.String()
+				r.err = errors.New("the digest failed: " + why)
+			}
+		}
+		d.done <- r
+		return nil
+	})
+	if err == nil {
+		d.broke, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+			d.done <- digestResult{err: errors.New(script + " did not run")}
+			return nil
+		})
+	}
+	if err == nil {
+		err = d.worker.Set("onmessage", d.answer.Value())
+	}
+	if err == nil {
+		err = d.worker.Set("onerror", d.broke.Value())
+	}
+	if err == nil {
+		if move {
+			_, err = d.worker.Call("postMessage", data, []any{data})
+		} else {
+			_, err = d.worker.Call("postMessage", data)
+		}
+	}
+	if err != nil {
+		d.done <- digestResult{err: err}
+	}
+	return d
+}
+
+// A digest is the browser's SHA-256 under way in a worker (startDigest).
+type digest struct {
+	done          chan digestResult
+	worker        safejs.Value
+	answer, broke safejs.Func
+}
+
+type digestResult struct {
+	sum []byte
+	err error
+}
+
+// sum waits for the digest, then ends its worker.
+func (d *digest) sum() ([]byte, error) {
+	r := <-d.done
+	d.stop()
+	return r.sum, r.err
+}
+
+// stop ends the digest's worker, whatever it is doing.
+func (d *digest) stop() {
+	if jsx.Truthy(d.worker) {
+		_, _ = d.worker.Call("terminate")
+		d.worker = safejs.Undefined()
+		d.answer.Release()
+		d.broke.Release()
+	}
 }
 
 // checkFileHead reads the first bytes of a chosen file, before the file

@@ -28,7 +28,7 @@ type fetching struct {
 	total    int64 // expected; -1 until the server says
 	began    time.Time
 	cancel   chan struct{}
-	open     func(data [][]byte) (*session.Model, error)
+	open     func(data [][]byte, hash modelfile.Hash) (*session.Model, error) // hash: the first file's
 	again    func(name string)
 	err      string // why it failed
 	canceled bool
@@ -58,14 +58,16 @@ func (p *Playground) fetchModel(err error, again func()) bool {
 		files, name := missing.Files, missing.Name
 		resolve := func(file string) string { return p.ctx.ResolveStaticResource("/web/models/" + file) }
 		p.startFetch(&fetching{name: name, label: modelLabel(name), total: files.Size,
-			urls:  []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
-			open:  func(data [][]byte) (*session.Model, error) { return models.FromFiles(name, data[0], data[1]) },
+			urls: []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
+			open: func(data [][]byte, _ modelfile.Hash) (*session.Model, error) {
+				return models.FromFiles(name, data[0], data[1])
+			},
 			again: func(string) { again() }})
 	case errors.As(err, &remote):
 		ref := remote.ref
 		p.startFetch(&fetching{name: ref.String(), label: downloadLabel(ref.Name), urls: []string{ref.Name}, total: ref.Size, head: true,
-			open: func(data [][]byte) (*session.Model, error) {
-				m, got, err := modelfile.OpenURL(ref.Name, data[0])
+			open: func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
+				m, got, err := modelfile.OpenURLHashed(ref.Name, data[0], hash)
 				if err == nil && got != ref {
 					err = fmt.Errorf("the file at %s has changed since the link was made: it is %s, the link's was %s",
 						ref.Name, got.Describe(), ref.Describe())
@@ -87,8 +89,8 @@ func (p *Playground) openURL(u string) {
 	}
 	p.files.err = ""
 	p.startFetch(&fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true,
-		open: func(data [][]byte) (*session.Model, error) {
-			m, _, err := modelfile.OpenURL(u, data[0])
+		open: func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
+			m, _, err := modelfile.OpenURLHashed(u, data[0], hash)
 			return m, err
 		},
 		again: p.ctl.OpenModel})
@@ -113,8 +115,10 @@ func (p *Playground) startFetch(f *fetching) {
 	p.ctl.HoldAddress(true) // the address keeps the link that needs the model
 	ctx := p.ctx
 	chat := p.chatURL()
+	digest := p.ctx.ResolveStaticResource(digestScript)
 	ctx.Async(func() {
 		data := make([][]byte, len(f.urls))
+		var hash modelfile.Hash // the first file's
 		var err error
 		var done int64
 		shown := time.Now()
@@ -152,17 +156,23 @@ func (p *Playground) startFetch(f *fetching) {
 				}
 			}
 			if err == nil {
-				data[i], err = download(u, limit, progress, f.cancel)
+				var h modelfile.Hash
+				data[i], h, err = download(u, limit, progress, f.cancel, digest)
+				if i == 0 {
+					hash = h
+				}
 			}
 			if err != nil {
 				break
 			}
 			done += int64(len(data[i]))
 		}
+		mark("nexttoken:downloaded")
 		var m *session.Model
 		if err == nil {
-			m, err = f.open(data)
+			m, err = f.open(data, hash)
 		}
+		mark("nexttoken:model-opened")
 		chatErr := withChat(m, chat)
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)

@@ -26,6 +26,10 @@ func (f fileState) status() fileState {
 	return fileState{reading: f.reading, err: f.err}
 }
 
+// digestScript is the worker that hashes a model's files with the
+// browser's SHA-256, off the page's thread (startDigest).
+const digestScript = "/web/digest.js"
+
 // notOpenedError is load's error for a model file the reader has not
 // opened in this page.
 type notOpenedError struct{ ref modelfile.Ref }
@@ -61,13 +65,15 @@ func (p *Playground) openFiles(list fileList) {
 	p.files.reading, p.files.err = "Reading the files…", ""
 	ctx := p.ctx
 	chat := p.chatURL()
+	digest := p.ctx.ResolveStaticResource(digestScript)
 	ctx.Async(func() {
-		files, err := readFiles(list, modelfile.MaxFile)
+		files, hash, err := readFiles(list, modelfile.MaxFile, digest)
 		var m *session.Model
 		var ref modelfile.Ref
 		if err == nil {
-			m, ref, err = modelfile.Open(files...)
+			m, ref, err = modelfile.OpenHashed(hash, files...)
 		}
+		mark("nexttoken:model-opened")
 		chatErr := withChat(m, chat)
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)
