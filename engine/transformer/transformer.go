@@ -360,7 +360,9 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 		qh := q[h*hs : (h+1)*hs]
 		att := window[h*a.attRows:][:layer.positions]
 		off := layer.keyOffset(h)
-		scoreRows(att[scored:], qh, keys[scored*kvDim+off:], kvDim, sqrtHS)
+		if scored < len(att) {
+			scoreRows(att[scored:], qh, keys[scored*kvDim+off:], kvDim, sqrtHS)
+		}
 		softcap(att, c.AttnSoftcap)
 		clear(layerAtt[h*a.attRows:][:start])
 	}
