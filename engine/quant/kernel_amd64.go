@@ -278,3 +278,22 @@ func simdRows(out []float32, w []byte, v *Vec, blockBytes, atATime int) (n, rowB
 	}
 	return n, rowBytes
 }
+
+// quantizeQ8_0AVX2 quantizes blocks blocks of 32 of x into q, d, s and
+// sums as quantizeQ8_0Go does, stopping before a block whose largest
+// magnitude is infinite or NaN, and returns how many it did.
+//
+//go:noescape
+func quantizeQ8_0AVX2(x *float32, q *int8, d, s *float32, sums *int32, blocks int) int
+
+// quantizeQ8_0SIMD quantizes the blocks of 32 of x into q, d, s and sums
+// (one block of x each) in assembly where it can, and returns how many
+// it did.
+func quantizeQ8_0SIMD(x []float32, q []int8, d, s []float32, sums []int32) int {
+	n := len(d)
+	if !simd || n == 0 {
+		return 0
+	}
+	_, _, _, _ = x[n*32-1], q[n*32-1], s[n-1], sums[n-1]
+	return quantizeQ8_0AVX2(&x[0], &q[0], &d[0], &s[0], &sums[0], n)
+}

@@ -1096,3 +1096,116 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	XGETBV
 	MOVL AX, ret+0(FP)
 	RET
+
+// func quantizeQ8_0AVX2(x *float32, q *int8, d, s *float32, sums *int32, blocks int) int
+//
+// quantizeQ8_0Go's blocks in AVX2, the same bits: max|x| over the block
+// (as integers, exact in any order), d = max/127 and 127/max in float32, each
+// q = x·(127/max) rounded half to even (VCVTPS2DQ under Go's rounding
+// mode), packed to int8, their sum, and d and d·Σq rounded through
+// float16 (F16C, to nearest even, as FloatToHalf). It stops before a
+// block whose max|x| is infinite or NaN, which quantizeQ8_0Go takes, and
+// returns the blocks it did; likewise before a block whose max|x| is
+// not zero but below 2⁻¹¹⁹, where 127/max can overflow.
+TEXT ·quantizeQ8_0AVX2(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), SI
+	MOVQ         q+8(FP), DI
+	MOVQ         d+16(FP), DX
+	MOVQ         s+24(FP), R8
+	MOVQ         sums+32(FP), R9
+	MOVQ         blocks+40(FP), CX
+	XORQ         R10, R10                 // blocks done
+	MOVL         $0x7fffffff, AX
+	MOVD         AX, X15
+	VPBROADCASTD X15, Y15                 // |x| mask
+	MOVL         $0x42fe0000, AX          // 127
+	MOVD         AX, X14
+	VMOVDQU      q8Perm<>(SB), Y13
+
+q8qBlock:
+	CMPQ         R10, CX
+	JGE          q8qDone
+	VMOVUPS      (SI), Y0
+	VMOVUPS      32(SI), Y1
+	VMOVUPS      64(SI), Y2
+	VMOVUPS      96(SI), Y3
+	VANDPS       Y15, Y0, Y4
+	VANDPS       Y15, Y1, Y5
+	VANDPS       Y15, Y2, Y6
+	VANDPS       Y15, Y3, Y7
+	// |x| as integers orders as |x| does, NaN above infinity.
+	VPMAXSD      Y5, Y4, Y4
+	VPMAXSD      Y7, Y6, Y6
+	VPMAXSD      Y6, Y4, Y4
+	VEXTRACTI128 $1, Y4, X5
+	VPMAXSD      X5, X4, X4
+	VPSHUFD      $0x4e, X4, X5
+	VPMAXSD      X5, X4, X4
+	VPSHUFD      $0xb1, X4, X5
+	VPMAXSD      X5, X4, X4               // max|x|
+	MOVD         X4, AX
+	CMPL         AX, $0x7f800000
+	JAE          q8qDone                  // infinite or NaN: the Go loop's
+	VDIVSS       X14, X4, X8              // d = max/127
+	VXORPS       X9, X9, X9
+	TESTL        AX, AX
+	JZ           q8qZero
+	CMPL         AX, $0x04000000
+	JB           q8qDone                  // below 2⁻¹¹⁹, 127/max may be infinite: the Go loop's
+	VDIVSS       X4, X14, X9              // 127/max
+
+q8qZero:
+	VBROADCASTSS X9, Y9
+	VMULPS       Y9, Y0, Y0
+	VMULPS       Y9, Y1, Y1
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y2, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPADDD       Y1, Y0, Y4
+	VPADDD       Y3, Y2, Y5
+	VPADDD       Y5, Y4, Y4
+	VEXTRACTI128 $1, Y4, X5
+	VPADDD       X5, X4, X4
+	VPHADDD      X4, X4, X4
+	VPHADDD      X4, X4, X4               // Σq
+	VPACKSSDW    Y1, Y0, Y0
+	VPACKSSDW    Y3, Y2, Y2
+	VPACKSSWB    Y2, Y0, Y0
+	VPERMD       Y0, Y13, Y0              // the lanes back in order
+	VMOVDQU      Y0, (DI)
+	VMOVD        X4, (R9)
+	VCVTPS2PH    $0, X8, X10
+	VCVTPH2PS    X10, X10
+	VMOVSS       X10, (DX)
+	VCVTDQ2PS    X4, X4
+	VMULSS       X4, X8, X8               // d·Σq
+	VCVTPS2PH    $0, X8, X10
+	VCVTPH2PS    X10, X10
+	VMOVSS       X10, (R8)
+	ADDQ         $128, SI
+	ADDQ         $32, DI
+	ADDQ         $4, DX
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	INCQ         R10
+	JMP          q8qBlock
+
+q8qDone:
+	MOVQ R10, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// q8Perm undoes VPACKSSDW's and VPACKSSWB's interleaving of the two
+// 128-bit halves.
+DATA q8Perm<>+0(SB)/4, $0
+DATA q8Perm<>+4(SB)/4, $4
+DATA q8Perm<>+8(SB)/4, $1
+DATA q8Perm<>+12(SB)/4, $5
+DATA q8Perm<>+16(SB)/4, $2
+DATA q8Perm<>+20(SB)/4, $6
+DATA q8Perm<>+24(SB)/4, $3
+DATA q8Perm<>+28(SB)/4, $7
+GLOBL q8Perm<>(SB), RODATA|NOPTR, $32
