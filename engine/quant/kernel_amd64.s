@@ -259,6 +259,17 @@
 	VPERMILPS    $3, X5, X7   \
 	VADDSS       X7, X12, X12
 
+// ADD_LANES4_TO adds the four products in src to the sum in acc, lane 0
+// first (tmp scratch).
+#define ADD_LANES4_TO(src, tmp, acc) \
+	VADDSS    src, acc, acc \
+	VMOVSHDUP src, tmp      \
+	VADDSS    tmp, acc, acc \
+	VPERMILPS $2, src, tmp  \
+	VADDSS    tmp, acc, acc \
+	VPERMILPS $3, src, tmp  \
+	VADDSS    tmp, acc, acc
+
 // ADD_LANES8 adds the eight products in Y5 to the row's sum in X12, lane
 // 0 first.
 #define ADD_LANES8 \
@@ -367,8 +378,101 @@ q8done:
 // The blocks go through eight at a time, blocks k and k+4 in a register
 // (ROWDOT_Q4_0_PAIR), with the vector's blocks laid out as pairs
 // (nibblePairs); those left one at a time.
+//
+// Rows go two at a time while two remain, each with its own sum (X12 and
+// X11), so that the two rows' additions, each in block order, overlap.
 TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
 	ROW_PROLOGUE
+
+q4pair:
+	CMPQ   R12, $2
+	JLT    q4row
+	ROW
+	VXORPS X11, X11, X11
+	MOVQ   pairs+64(FP), R15
+	CMPQ   CX, $8
+	JLT    q4pairTail
+
+q4pair8:
+	PREFETCH_AHEAD(144)
+	PREFETCHT0 PF_DIST(AX)(R8*1)
+	PREFETCHT0 PF_DIST+64(AX)(R8*1)
+	PREFETCHT0 PF_DIST+143(AX)(R8*1)
+	VMOVDQU   (R9), Y13
+	VPSLLD    $3, Y13, Y13              // 8·Σq of each block
+	// the first row, into Y8
+	ROWDOT_Q4_0_PAIR(2, 0, Y4)
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	VPHADDD   Y5, Y4, Y4
+	VPHADDD   Y7, Y6, Y6
+	VPHADDD   Y6, Y4, Y5
+	VPSUBD    Y13, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	SCALES8(18)
+	VMULPS    Y6, Y5, Y5
+	VMULPS    (BX), Y5, Y8
+	// the second row, into Y5
+	ADDQ      R8, AX
+	ROWDOT_Q4_0_PAIR(2, 0, Y4)
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	VPHADDD   Y5, Y4, Y4
+	VPHADDD   Y7, Y6, Y6
+	VPHADDD   Y6, Y4, Y5
+	VPSUBD    Y13, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	SCALES8(18)
+	SUBQ      R8, AX
+	VMULPS    Y6, Y5, Y5
+	VMULPS    (BX), Y5, Y5
+	ADD_LANES4_TO(X8, X7, X12)
+	ADD_LANES4_TO(X5, X9, X11)
+	VEXTRACTF128 $1, Y8, X8
+	VEXTRACTF128 $1, Y5, X5
+	ADD_LANES4_TO(X8, X7, X12)
+	ADD_LANES4_TO(X5, X9, X11)
+	ADDQ $256, R15
+	NEXT8(18, q4pair8)
+	TESTQ CX, CX
+	JZ    q4pairDone
+
+q4pairTail:
+	VMOVD     (R9), X13
+	VPSLLD    $3, X13, X13
+	ROWDOT_Q4_0(2(AX), (DX), Y4)
+	BLOCKSUM1
+	VPSUBD    X13, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    X6, X4, X4
+	VMULSS    (BX), X4, X4
+	VADDSS    X4, X12, X12
+	ROWDOT_Q4_0(2(AX)(R8*1), (DX), Y4)
+	BLOCKSUM1
+	VPSUBD    X13, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX)(R8*1), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    X6, X4, X4
+	VMULSS    (BX), X4, X4
+	VADDSS    X4, X11, X11
+	NEXT1(18, q4pairTail)
+
+q4pairDone:
+	VMOVSS X12, (DI)
+	VMOVSS X11, 4(DI)
+	ADDQ   $8, DI
+	LEAQ   (SI)(R8*2), SI
+	SUBQ   $2, R12
+	JNZ    q4pair
+	VZEROUPPER
+	RET
 
 q4row:
 	ROW
