@@ -317,8 +317,83 @@
 	RET
 
 // func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
+//
+// Rows go two at a time while two remain, each with its own sum (X12 and
+// X14, the nibble mask's register, which Q8_0 does not use), as Q4_0's do.
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
 	ROW_PROLOGUE
+
+q8pair:
+	CMPQ   R12, $2
+	JLT    q8row
+	ROW
+	VXORPS X14, X14, X14
+	CMPQ   CX, $8
+	JLT    q8pairTail
+
+q8pair8:
+	PREFETCH_AHEAD(272)
+	PREFETCHT0 PF_DIST(AX)(R8*1)
+	PREFETCHT0 PF_DIST+64(AX)(R8*1)
+	PREFETCHT0 PF_DIST+128(AX)(R8*1)
+	PREFETCHT0 PF_DIST+192(AX)(R8*1)
+	PREFETCHT0 PF_DIST+271(AX)(R8*1)
+	// the first row, into Y13
+	DOTS8(ROWDOT_Q8_0, 34, 2)
+	BLOCKSUMS8
+	VCVTDQ2PS Y5, Y5
+	SCALES8(34)
+	VMULPS    (BX), Y6, Y6
+	VMULPS    Y6, Y5, Y13
+	// the second row, into Y5
+	ADDQ      R8, AX
+	DOTS8(ROWDOT_Q8_0, 34, 2)
+	BLOCKSUMS8
+	VCVTDQ2PS Y5, Y5
+	SCALES8(34)
+	SUBQ      R8, AX
+	VMULPS    (BX), Y6, Y6
+	VMULPS    Y6, Y5, Y5
+	ADD_LANES4_TO(X13, X7, X12)
+	ADD_LANES4_TO(X5, X9, X14)
+	VEXTRACTF128 $1, Y13, X13
+	VEXTRACTF128 $1, Y5, X5
+	ADD_LANES4_TO(X13, X7, X12)
+	ADD_LANES4_TO(X5, X9, X14)
+	NEXT8(34, q8pair8)
+	TESTQ CX, CX
+	JZ    q8pairDone
+
+q8pairTail:
+	ROWDOT_Q8_0(2(AX), (DX), Y4)
+	BLOCKSUM1
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    (BX), X6, X6
+	VMULSS    X6, X4, X4
+	VADDSS    X4, X12, X12
+	ROWDOT_Q8_0(2(AX)(R8*1), (DX), Y4)
+	BLOCKSUM1
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX)(R8*1), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    (BX), X6, X6
+	VMULSS    X6, X4, X4
+	VADDSS    X4, X14, X14
+	NEXT1(34, q8pairTail)
+
+q8pairDone:
+	VMOVSS X12, (DI)
+	VMOVSS X14, 4(DI)
+	ADDQ   $8, DI
+	LEAQ   (SI)(R8*2), SI
+	SUBQ   $2, R12
+	JNZ    q8pair
+	VZEROUPPER
+	RET
 
 q8row:
 	ROW
