@@ -5,8 +5,9 @@ package quant
 import "unsafe"
 
 // The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
-// four rows at a time, Q8_0, Q4_0 and the formats of blocks of 256
-// (Q2_K–Q6_K, IQ4_XS) one row at a time. They give the Go kernels' results
+// four rows at a time, Q8_0 and Q4_0 two rows at a time, the formats of
+// blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. The activations
+// are quantized to Q8_0's blocks in assembly too (quantizeQ8_0AVX2). They give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): a block's integer products are summed
 // exactly, in any order; then each row adds its blocks' sums times their
 // scales in block order, rounded as the Go kernels round them.

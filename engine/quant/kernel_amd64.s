@@ -12,8 +12,8 @@
 // holds −128), so 2·128·127 = 32,512; Q4_0's nibbles are at most 15.
 //
 // The weights stream from memory once per product (a model's matrices
-// are larger than the caches). The kernels of Q8_0 and Q4_0 read one row
-// after another, in order, and prefetch ahead of it; those of Q5_0, Q5_1
+// are larger than the caches). The kernels of Q8_0 and Q4_0 read two
+// rows at a time, in order, and prefetch ahead of them; those of Q5_0, Q5_1
 // and IQ4_NL take four rows through the blocks together, and each block
 // step prefetches the same block of the rows two groups on, which the
 // hardware's prefetchers, seeing four interleaved rows, do not fetch early
@@ -141,12 +141,14 @@
 	XORQ   CX, CX                   \
 	VXORPS X4, X4, X4
 
-// The kernels of Q8_0 and Q4_0 take one row at a time, as ggml-cpu's do,
-// so that the weights stream from memory in order, which the hardware's
-// prefetchers follow. Eight blocks go through at once: their eight-lane
-// integer sums become one vector of eight block sums (BLOCKSUMS8), whose
-// float part then runs one block a lane, and the row's sum adds the lanes
-// one after another, in the Go kernels' order (ADD_LANES8).
+// The kernels of Q8_0 and Q4_0 take two neighbouring rows at a time (a
+// last odd row alone), so that the weights stream from memory nearly in
+// order, which the hardware's prefetchers follow. Eight blocks of a row go
+// through at once: their eight-lane integer sums become one vector of
+// eight block sums (BLOCKSUMS8), whose float part then runs one block a
+// lane, and the row's sum adds the lanes one after another, in the Go
+// kernels' order (ADD_LANES8, ADD_LANES4_TO). Those additions wait on one
+// another; the two rows' sums do not, so the two chains overlap.
 
 // ROW_PROLOGUE is K_PROLOGUE for the one-row kernels, (out *float32, w
 // *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows
