@@ -17,7 +17,7 @@
 //
 //	1 kernels
 //	  internal/expf                           glibc's expf, logf, log2f and powf, bit for bit
-//	  internal/matvec                         float32 matrix-vector products natively: AVX2 and FMA, a Go twin
+//	  internal/matvec                         float32 matrix-vector products and attention's sums natively: AVX2, Go twins
 //	  internal/sincosf                        glibc's sinf and cosf, bit for bit (run.c's RoPE)
 //	  internal/wasmsimd                       the WebAssembly SIMD kernels and their loader
 //	  internal/wasmsimd/gen                   writes the SIMD kernels' modules

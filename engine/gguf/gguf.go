@@ -131,6 +131,7 @@ func (f *File) Tensor(name string) (*TensorInfo, bool) {
 // TensorData reads the bytes of t, a tensor of f, whole.
 func (f *File) TensorData(t *TensorInfo) ([]byte, error) {
 	b := make([]byte, t.Bytes)
+	hugePages(b)
 	if _, err := f.r.ReadAt(b, f.DataOffset+t.Offset); err != nil {
 		return nil, fmt.Errorf("gguf: reading tensor %s: %w", t.Name, err)
 	}

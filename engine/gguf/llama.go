@@ -223,6 +223,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	for _, s := range layered {
 		if s.mat == nil || !quantized {
 			*s.dst = make([]float32, c.Layers*elements(s.dims))
+			hugePages(*s.dst)
 		}
 	}
 	for i, s := range slots {
@@ -235,6 +236,7 @@ func (f *File) Model() (*checkpoint.Model, error) {
 		}
 		if *s.dst == nil { // a whole-model tensor
 			*s.dst = make([]float32, t.Elements)
+			hugePages(*s.dst)
 		}
 		if err := f.decode(t, (*s.dst)[s.off:][:t.Elements]); err != nil {
 			return nil, err
@@ -424,6 +426,7 @@ func (f *File) matrix(t *TensorInfo) (quant.Matrix, error) {
 	m := quant.Matrix{Type: quant.F32, Rows: int(t.Dims[1]), Cols: int(t.Dims[0])}
 	if !t.quantized() {
 		m.F32 = make([]float32, t.Elements)
+		hugePages(m.F32)
 		return m, f.decode(t, m.F32)
 	}
 	m.Type = quant.Type(t.Type)

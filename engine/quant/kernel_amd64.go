@@ -5,8 +5,9 @@ package quant
 import "unsafe"
 
 // The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
-// four rows at a time, Q8_0, Q4_0 and the formats of blocks of 256
-// (Q2_K–Q6_K, IQ4_XS) one row at a time. They give the Go kernels' results
+// four rows at a time, Q8_0 and Q4_0 two rows at a time, the formats of
+// blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. The activations
+// are quantized to Q8_0's blocks in assembly too (quantizeQ8_0AVX2). They give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): a block's integer products are summed
 // exactly, in any order; then each row adds its blocks' sums times their
 // scales in block order, rounded as the Go kernels round them.
@@ -277,4 +278,23 @@ func simdRows(out []float32, w []byte, v *Vec, blockBytes, atATime int) (n, rowB
 		panic("quant: a product's matrix or vector is shorter than its shape")
 	}
 	return n, rowBytes
+}
+
+// quantizeQ8_0AVX2 quantizes blocks blocks of 32 of x into q, d, s and
+// sums as quantizeQ8_0Go does, stopping before a block whose largest
+// magnitude is infinite or NaN, and returns how many it did.
+//
+//go:noescape
+func quantizeQ8_0AVX2(x *float32, q *int8, d, s *float32, sums *int32, blocks int) int
+
+// quantizeQ8_0SIMD quantizes the blocks of 32 of x into q, d, s and sums
+// (one block of x each) in assembly where it can, and returns how many
+// it did.
+func quantizeQ8_0SIMD(x []float32, q []int8, d, s []float32, sums []int32) int {
+	n := len(d)
+	if !simd || n == 0 {
+		return 0
+	}
+	_, _, _, _ = x[n*32-1], q[n*32-1], s[n-1], sums[n-1]
+	return quantizeQ8_0AVX2(&x[0], &q[0], &d[0], &s[0], &sums[0], n)
 }

@@ -12,8 +12,8 @@
 // holds −128), so 2·128·127 = 32,512; Q4_0's nibbles are at most 15.
 //
 // The weights stream from memory once per product (a model's matrices
-// are larger than the caches). The kernels of Q8_0 and Q4_0 read one row
-// after another, in order, and prefetch ahead of it; those of Q5_0, Q5_1
+// are larger than the caches). The kernels of Q8_0 and Q4_0 read two
+// rows at a time, in order, and prefetch ahead of them; those of Q5_0, Q5_1
 // and IQ4_NL take four rows through the blocks together, and each block
 // step prefetches the same block of the rows two groups on, which the
 // hardware's prefetchers, seeing four interleaved rows, do not fetch early
@@ -141,12 +141,14 @@
 	XORQ   CX, CX                   \
 	VXORPS X4, X4, X4
 
-// The kernels of Q8_0 and Q4_0 take one row at a time, as ggml-cpu's do,
-// so that the weights stream from memory in order, which the hardware's
-// prefetchers follow. Eight blocks go through at once: their eight-lane
-// integer sums become one vector of eight block sums (BLOCKSUMS8), whose
-// float part then runs one block a lane, and the row's sum adds the lanes
-// one after another, in the Go kernels' order (ADD_LANES8).
+// The kernels of Q8_0 and Q4_0 take two neighbouring rows at a time (a
+// last odd row alone), so that the weights stream from memory nearly in
+// order, which the hardware's prefetchers follow. Eight blocks of a row go
+// through at once: their eight-lane integer sums become one vector of
+// eight block sums (BLOCKSUMS8), whose float part then runs one block a
+// lane, and the row's sum adds the lanes one after another, in the Go
+// kernels' order (ADD_LANES8, ADD_LANES4_TO). Those additions wait on one
+// another; the two rows' sums do not, so the two chains overlap.
 
 // ROW_PROLOGUE is K_PROLOGUE for the one-row kernels, (out *float32, w
 // *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows
@@ -259,6 +261,17 @@
 	VPERMILPS    $3, X5, X7   \
 	VADDSS       X7, X12, X12
 
+// ADD_LANES4_TO adds the four products in src to the sum in acc, lane 0
+// first (tmp scratch).
+#define ADD_LANES4_TO(src, tmp, acc) \
+	VADDSS    src, acc, acc \
+	VMOVSHDUP src, tmp      \
+	VADDSS    tmp, acc, acc \
+	VPERMILPS $2, src, tmp  \
+	VADDSS    tmp, acc, acc \
+	VPERMILPS $3, src, tmp  \
+	VADDSS    tmp, acc, acc
+
 // ADD_LANES8 adds the eight products in Y5 to the row's sum in X12, lane
 // 0 first.
 #define ADD_LANES8 \
@@ -306,8 +319,83 @@
 	RET
 
 // func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
+//
+// Rows go two at a time while two remain, each with its own sum (X12 and
+// X14, the nibble mask's register, which Q8_0 does not use), as Q4_0's do.
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
 	ROW_PROLOGUE
+
+q8pair:
+	CMPQ   R12, $2
+	JLT    q8row
+	ROW
+	VXORPS X14, X14, X14
+	CMPQ   CX, $8
+	JLT    q8pairTail
+
+q8pair8:
+	PREFETCH_AHEAD(272)
+	PREFETCHT0 PF_DIST(AX)(R8*1)
+	PREFETCHT0 PF_DIST+64(AX)(R8*1)
+	PREFETCHT0 PF_DIST+128(AX)(R8*1)
+	PREFETCHT0 PF_DIST+192(AX)(R8*1)
+	PREFETCHT0 PF_DIST+271(AX)(R8*1)
+	// the first row, into Y13
+	DOTS8(ROWDOT_Q8_0, 34, 2)
+	BLOCKSUMS8
+	VCVTDQ2PS Y5, Y5
+	SCALES8(34)
+	VMULPS    (BX), Y6, Y6
+	VMULPS    Y6, Y5, Y13
+	// the second row, into Y5
+	ADDQ      R8, AX
+	DOTS8(ROWDOT_Q8_0, 34, 2)
+	BLOCKSUMS8
+	VCVTDQ2PS Y5, Y5
+	SCALES8(34)
+	SUBQ      R8, AX
+	VMULPS    (BX), Y6, Y6
+	VMULPS    Y6, Y5, Y5
+	ADD_LANES4_TO(X13, X7, X12)
+	ADD_LANES4_TO(X5, X9, X14)
+	VEXTRACTF128 $1, Y13, X13
+	VEXTRACTF128 $1, Y5, X5
+	ADD_LANES4_TO(X13, X7, X12)
+	ADD_LANES4_TO(X5, X9, X14)
+	NEXT8(34, q8pair8)
+	TESTQ CX, CX
+	JZ    q8pairDone
+
+q8pairTail:
+	ROWDOT_Q8_0(2(AX), (DX), Y4)
+	BLOCKSUM1
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    (BX), X6, X6
+	VMULSS    X6, X4, X4
+	VADDSS    X4, X12, X12
+	ROWDOT_Q8_0(2(AX)(R8*1), (DX), Y4)
+	BLOCKSUM1
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX)(R8*1), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    (BX), X6, X6
+	VMULSS    X6, X4, X4
+	VADDSS    X4, X14, X14
+	NEXT1(34, q8pairTail)
+
+q8pairDone:
+	VMOVSS X12, (DI)
+	VMOVSS X14, 4(DI)
+	ADDQ   $8, DI
+	LEAQ   (SI)(R8*2), SI
+	SUBQ   $2, R12
+	JNZ    q8pair
+	VZEROUPPER
+	RET
 
 q8row:
 	ROW
@@ -367,8 +455,101 @@ q8done:
 // The blocks go through eight at a time, blocks k and k+4 in a register
 // (ROWDOT_Q4_0_PAIR), with the vector's blocks laid out as pairs
 // (nibblePairs); those left one at a time.
+//
+// Rows go two at a time while two remain, each with its own sum (X12 and
+// X11), so that the two rows' additions, each in block order, overlap.
 TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
 	ROW_PROLOGUE
+
+q4pair:
+	CMPQ   R12, $2
+	JLT    q4row
+	ROW
+	VXORPS X11, X11, X11
+	MOVQ   pairs+64(FP), R15
+	CMPQ   CX, $8
+	JLT    q4pairTail
+
+q4pair8:
+	PREFETCH_AHEAD(144)
+	PREFETCHT0 PF_DIST(AX)(R8*1)
+	PREFETCHT0 PF_DIST+64(AX)(R8*1)
+	PREFETCHT0 PF_DIST+143(AX)(R8*1)
+	VMOVDQU   (R9), Y13
+	VPSLLD    $3, Y13, Y13              // 8·Σq of each block
+	// the first row, into Y8
+	ROWDOT_Q4_0_PAIR(2, 0, Y4)
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	VPHADDD   Y5, Y4, Y4
+	VPHADDD   Y7, Y6, Y6
+	VPHADDD   Y6, Y4, Y5
+	VPSUBD    Y13, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	SCALES8(18)
+	VMULPS    Y6, Y5, Y5
+	VMULPS    (BX), Y5, Y8
+	// the second row, into Y5
+	ADDQ      R8, AX
+	ROWDOT_Q4_0_PAIR(2, 0, Y4)
+	ROWDOT_Q4_0_PAIR(20, 64, Y5)
+	ROWDOT_Q4_0_PAIR(38, 128, Y6)
+	ROWDOT_Q4_0_PAIR(56, 192, Y7)
+	VPHADDD   Y5, Y4, Y4
+	VPHADDD   Y7, Y6, Y6
+	VPHADDD   Y6, Y4, Y5
+	VPSUBD    Y13, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	SCALES8(18)
+	SUBQ      R8, AX
+	VMULPS    Y6, Y5, Y5
+	VMULPS    (BX), Y5, Y5
+	ADD_LANES4_TO(X8, X7, X12)
+	ADD_LANES4_TO(X5, X9, X11)
+	VEXTRACTF128 $1, Y8, X8
+	VEXTRACTF128 $1, Y5, X5
+	ADD_LANES4_TO(X8, X7, X12)
+	ADD_LANES4_TO(X5, X9, X11)
+	ADDQ $256, R15
+	NEXT8(18, q4pair8)
+	TESTQ CX, CX
+	JZ    q4pairDone
+
+q4pairTail:
+	VMOVD     (R9), X13
+	VPSLLD    $3, X13, X13
+	ROWDOT_Q4_0(2(AX), (DX), Y4)
+	BLOCKSUM1
+	VPSUBD    X13, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    X6, X4, X4
+	VMULSS    (BX), X4, X4
+	VADDSS    X4, X12, X12
+	ROWDOT_Q4_0(2(AX)(R8*1), (DX), Y4)
+	BLOCKSUM1
+	VPSUBD    X13, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX   (AX)(R8*1), R13
+	VMOVD     R13, X6
+	VCVTPH2PS X6, X6
+	VMULSS    X6, X4, X4
+	VMULSS    (BX), X4, X4
+	VADDSS    X4, X11, X11
+	NEXT1(18, q4pairTail)
+
+q4pairDone:
+	VMOVSS X12, (DI)
+	VMOVSS X11, 4(DI)
+	ADDQ   $8, DI
+	LEAQ   (SI)(R8*2), SI
+	SUBQ   $2, R12
+	JNZ    q4pair
+	VZEROUPPER
+	RET
 
 q4row:
 	ROW
@@ -1096,3 +1277,116 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	XGETBV
 	MOVL AX, ret+0(FP)
 	RET
+
+// func quantizeQ8_0AVX2(x *float32, q *int8, d, s *float32, sums *int32, blocks int) int
+//
+// quantizeQ8_0Go's blocks in AVX2, the same bits: max|x| over the block
+// (as integers, exact in any order), d = max/127 and 127/max in float32, each
+// q = x·(127/max) rounded half to even (VCVTPS2DQ under Go's rounding
+// mode), packed to int8, their sum, and d and d·Σq rounded through
+// float16 (F16C, to nearest even, as FloatToHalf). It stops before a
+// block whose max|x| is infinite or NaN, which quantizeQ8_0Go takes, and
+// returns the blocks it did; likewise before a block whose max|x| is
+// not zero but below 2⁻¹¹⁹, where 127/max can overflow.
+TEXT ·quantizeQ8_0AVX2(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), SI
+	MOVQ         q+8(FP), DI
+	MOVQ         d+16(FP), DX
+	MOVQ         s+24(FP), R8
+	MOVQ         sums+32(FP), R9
+	MOVQ         blocks+40(FP), CX
+	XORQ         R10, R10                 // blocks done
+	MOVL         $0x7fffffff, AX
+	MOVD         AX, X15
+	VPBROADCASTD X15, Y15                 // |x| mask
+	MOVL         $0x42fe0000, AX          // 127
+	MOVD         AX, X14
+	VMOVDQU      q8Perm<>(SB), Y13
+
+q8qBlock:
+	CMPQ         R10, CX
+	JGE          q8qDone
+	VMOVUPS      (SI), Y0
+	VMOVUPS      32(SI), Y1
+	VMOVUPS      64(SI), Y2
+	VMOVUPS      96(SI), Y3
+	VANDPS       Y15, Y0, Y4
+	VANDPS       Y15, Y1, Y5
+	VANDPS       Y15, Y2, Y6
+	VANDPS       Y15, Y3, Y7
+	// |x| as integers orders as |x| does, NaN above infinity.
+	VPMAXSD      Y5, Y4, Y4
+	VPMAXSD      Y7, Y6, Y6
+	VPMAXSD      Y6, Y4, Y4
+	VEXTRACTI128 $1, Y4, X5
+	VPMAXSD      X5, X4, X4
+	VPSHUFD      $0x4e, X4, X5
+	VPMAXSD      X5, X4, X4
+	VPSHUFD      $0xb1, X4, X5
+	VPMAXSD      X5, X4, X4               // max|x|
+	MOVD         X4, AX
+	CMPL         AX, $0x7f800000
+	JAE          q8qDone                  // infinite or NaN: the Go loop's
+	VDIVSS       X14, X4, X8              // d = max/127
+	VXORPS       X9, X9, X9
+	TESTL        AX, AX
+	JZ           q8qZero
+	CMPL         AX, $0x04000000
+	JB           q8qDone                  // below 2⁻¹¹⁹, 127/max may be infinite: the Go loop's
+	VDIVSS       X4, X14, X9              // 127/max
+
+q8qZero:
+	VBROADCASTSS X9, Y9
+	VMULPS       Y9, Y0, Y0
+	VMULPS       Y9, Y1, Y1
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y2, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPADDD       Y1, Y0, Y4
+	VPADDD       Y3, Y2, Y5
+	VPADDD       Y5, Y4, Y4
+	VEXTRACTI128 $1, Y4, X5
+	VPADDD       X5, X4, X4
+	VPHADDD      X4, X4, X4
+	VPHADDD      X4, X4, X4               // Σq
+	VPACKSSDW    Y1, Y0, Y0
+	VPACKSSDW    Y3, Y2, Y2
+	VPACKSSWB    Y2, Y0, Y0
+	VPERMD       Y0, Y13, Y0              // the lanes back in order
+	VMOVDQU      Y0, (DI)
+	VMOVD        X4, (R9)
+	VCVTPS2PH    $0, X8, X10
+	VCVTPH2PS    X10, X10
+	VMOVSS       X10, (DX)
+	VCVTDQ2PS    X4, X4
+	VMULSS       X4, X8, X8               // d·Σq
+	VCVTPS2PH    $0, X8, X10
+	VCVTPH2PS    X10, X10
+	VMOVSS       X10, (R8)
+	ADDQ         $128, SI
+	ADDQ         $32, DI
+	ADDQ         $4, DX
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	INCQ         R10
+	JMP          q8qBlock
+
+q8qDone:
+	MOVQ R10, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// q8Perm undoes VPACKSSDW's and VPACKSSWB's interleaving of the two
+// 128-bit halves.
+DATA q8Perm<>+0(SB)/4, $0
+DATA q8Perm<>+4(SB)/4, $4
+DATA q8Perm<>+8(SB)/4, $1
+DATA q8Perm<>+12(SB)/4, $5
+DATA q8Perm<>+16(SB)/4, $2
+DATA q8Perm<>+20(SB)/4, $6
+DATA q8Perm<>+24(SB)/4, $3
+DATA q8Perm<>+28(SB)/4, $7
+GLOBL q8Perm<>(SB), RODATA|NOPTR, $32

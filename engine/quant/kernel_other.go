@@ -31,3 +31,5 @@ func mulQ3_KSIMD([]float32, []byte, *Vec) int { return 0 }
 func mulQ2_KSIMD([]float32, []byte, *Vec) int { return 0 }
 
 func mulIQ4_XSSIMD([]float32, []byte, *Vec) int { return 0 }
+
+func quantizeQ8_0SIMD([]float32, []int8, []float32, []float32, []int32) int { return 0 }

@@ -77,28 +77,46 @@ func (v *Vec) Q8_K(x []float32) (q []int8, d []float32, sums []int32) {
 // RMSNorm gains break the ties (TestMatchesLlamaCpp in package gguf).
 func (v *Vec) quantizeQ8_0(x []float32) {
 	v.resize(len(x), 32, 32)
-	for b := range v.d {
-		xs := (*[32]float32)(x[b*32:])
-		qs := (*[32]int8)(v.q[b*32:])
-		var amax float32
-		for _, f := range xs {
-			amax = max(amax, abs(f))
+	for b := 0; b < len(v.d); {
+		b += quantizeQ8_0SIMD(x[b*32:], v.q[b*32:], v.d[b:], v.s[b:], v.sums[b:])
+		if b < len(v.d) {
+			v.quantizeQ8_0Block(b, x)
+			b++
 		}
-		d := amax / 127
-		var id float32
-		if amax != 0 {
-			id = 127 / amax
-		}
-		v.d[b] = HalfToFloat(FloatToHalf(d))
-		var sum int32
-		for j, f := range xs {
-			q := int8(math.RoundToEven(float64(f * id)))
-			qs[j] = q
-			sum += int32(q)
-		}
-		v.sums[b] = sum
-		v.s[b] = HalfToFloat(FloatToHalf(d * float32(sum)))
 	}
+}
+
+// quantizeQ8_0Go is quantizeQ8_0 in Go, block after block: the assembly's
+// twin.
+func (v *Vec) quantizeQ8_0Go(x []float32) {
+	v.resize(len(x), 32, 32)
+	for b := range v.d {
+		v.quantizeQ8_0Block(b, x)
+	}
+}
+
+// quantizeQ8_0Block quantizes block b of x into v.
+func (v *Vec) quantizeQ8_0Block(b int, x []float32) {
+	xs := (*[32]float32)(x[b*32:])
+	qs := (*[32]int8)(v.q[b*32:])
+	var amax float32
+	for _, f := range xs {
+		amax = max(amax, abs(f))
+	}
+	d := amax / 127
+	var id float32
+	if amax != 0 {
+		id = 127 / amax
+	}
+	v.d[b] = HalfToFloat(FloatToHalf(d))
+	var sum int32
+	for j, f := range xs {
+		q := int8(math.RoundToEven(float64(f * id)))
+		qs[j] = q
+		sum += int32(q)
+	}
+	v.sums[b] = sum
+	v.s[b] = HalfToFloat(FloatToHalf(d * float32(sum)))
 }
 
 // quantizeQ8_K quantizes x into blocks of 256 as ggml's

@@ -57,8 +57,15 @@ func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	w.MulVec(out, x, v)
 }
 
-// scoreHeads natively scores no position: attend's Go loop scores them all.
-func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int { return 0 }
+// scoreHeads natively scores every position of every head with package
+// matvec's Scores, in AVX2 where the CPU has it: the same bits as
+// attend's Go loop.
+func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
+	for h := range l.count {
+		matvec.Scores(att[h*l.attStride:][:l.positions], q[h*l.size:(h+1)*l.size], keys[l.keyOffset(h):], l.stride, sqrtHS)
+	}
+	return l.positions
+}
 
 // swiglu natively is the Go loop.
 func (Kernels) swiglu(gate, up []float32) { swigluGo(gate, up) }
@@ -66,5 +73,10 @@ func (Kernels) swiglu(gate, up []float32) { swigluGo(gate, up) }
 // softmaxHeads natively is the Go loop.
 func (Kernels) softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }
 
-// mixHeads natively is the Go loop.
-func (Kernels) mixHeads(out, att, values []float32, l heads) { mixHeadsGo(out, att, values, l) }
+// mixHeads natively is package matvec's Mix, in AVX2 where the CPU has
+// it: the same bits as mixHeadsGo.
+func (Kernels) mixHeads(out, att, values []float32, l heads) {
+	for h := range l.count {
+		matvec.Mix(out[h*l.size:(h+1)*l.size], att[h*l.attStride:][:l.positions], values[l.keyOffset(h):], l.stride)
+	}
+}

@@ -15,3 +15,15 @@ func avx2FMA() bool
 //
 //go:noescape
 func mulAVX2(out, x, w *float32, stride, cols, rows int)
+
+// scoresAVX2 sets att[0 … 8·groups) as Scores does, for n a multiple of
+// 8: eight positions at a time, a lane each.
+//
+//go:noescape
+func scoresAVX2(att, q, keys *float32, n, stride, groups int, scale float32)
+
+// mixAVX2 sets out[0 … n) as Mix does, for n a multiple of 8, over
+// positions weights.
+//
+//go:noescape
+func mixAVX2(out, w, values *float32, n, stride, positions int)

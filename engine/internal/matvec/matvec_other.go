@@ -6,3 +6,9 @@ package matvec
 const hasFMA = false
 
 func mulAVX2(out, x, w *float32, stride, cols, rows int) { panic("matvec: no assembly kernel") }
+
+func scoresAVX2(att, q, keys *float32, n, stride, groups int, scale float32) {
+	panic("matvec: no assembly kernel")
+}
+
+func mixAVX2(out, w, values *float32, n, stride, positions int) { panic("matvec: no assembly kernel") }
