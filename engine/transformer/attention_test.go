@@ -5,12 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"nexttoken/engine/internal/matvec"
 )
 
-// TestAttentionLoopsKeepBits checks that attention's Go loops, which
-// score four positions at a time and mix eight outputs at a time, give
-// the same bits as the plain loops: a position's score summed in order of
-// the head's values, an output summed in order of the positions.
+// TestAttentionLoopsKeepBits checks that attention's loops (package
+// matvec's Scores and Mix, over a layer's heads as attend lays them out)
+// give the same bits as the plain loops: a position's score summed in
+// order of the head's values, an output summed in order of the positions.
 func TestAttentionLoopsKeepBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, c := range []struct{ count, size, kvMul, positions, stride int }{
@@ -31,9 +33,14 @@ func TestAttentionLoopsKeepBits(t *testing.T) {
 			want := make([]float32, len(att))
 			for h := range c.count {
 				qh := q[h*c.size : (h+1)*c.size]
-				scoreRows(att[h*l.attStride:][:c.positions], qh, keys[l.keyOffset(h):], c.stride, scale)
+				matvec.Scores(att[h*l.attStride:][:c.positions], qh, keys[l.keyOffset(h):], c.stride, scale)
 				for p := range c.positions {
-					want[h*l.attStride+p] = dot(qh, keys[p*c.stride+l.keyOffset(h):]) / scale
+					k := keys[p*c.stride+l.keyOffset(h):][:c.size]
+					var s float32
+					for i, v := range qh {
+						s += float32(v * k[i])
+					}
+					want[h*l.attStride+p] = s / scale
 				}
 			}
 			sameBits(t, "scores", att, want)

@@ -73,10 +73,6 @@ func (Kernels) swiglu(gate, up []float32) { swigluGo(gate, up) }
 // softmaxHeads natively is the Go loop.
 func (Kernels) softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }
 
-// mixHeads natively is package matvec's Mix, in AVX2 where the CPU has
-// it: the same bits as mixHeadsGo.
-func (Kernels) mixHeads(out, att, values []float32, l heads) {
-	for h := range l.count {
-		matvec.Mix(out[h*l.size:(h+1)*l.size], att[h*l.attStride:][:l.positions], values[l.keyOffset(h):], l.stride)
-	}
-}
+// mixHeads natively is the Go loop: package matvec's Mix, in AVX2 where
+// the CPU has it.
+func (Kernels) mixHeads(out, att, values []float32, l heads) { mixHeadsGo(out, att, values, l) }

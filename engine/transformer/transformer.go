@@ -61,6 +61,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/internal/expf"
+	"nexttoken/engine/internal/matvec"
 	"nexttoken/engine/internal/sincosf"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/softmax"
@@ -361,7 +362,7 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 		att := window[h*a.attRows:][:layer.positions]
 		off := layer.keyOffset(h)
 		if scored < len(att) {
-			scoreRows(att[scored:], qh, keys[scored*kvDim+off:], kvDim, sqrtHS)
+			matvec.Scores(att[scored:], qh, keys[scored*kvDim+off:], kvDim, sqrtHS)
 		}
 		softcap(att, c.AttnSoftcap)
 		clear(layerAtt[h*a.attRows:][:start])
@@ -406,38 +407,11 @@ type heads struct {
 func (l heads) keyOffset(h int) int { return (h / l.kvMul) * l.size }
 
 // mixHeadsGo sets each head's output to the sum of the value rows weighted
-// by its attention, out_h[i] = Σ_p att_h[p]·v_p[i], summed in order of p.
-// Eight outputs at a time stay in registers over the positions, which
-// changes no sum's order: the same bits as one output at a time.
+// by its attention, out_h[i] = Σ_p att_h[p]·v_p[i], summed in order of p:
+// package matvec's Mix a head.
 func mixHeadsGo(out, att, values []float32, l heads) {
 	for h := range l.count {
-		oh := out[h*l.size : (h+1)*l.size]
-		off := l.keyOffset(h)
-		ah := att[h*l.attStride:][:l.positions]
-		i := 0
-		for ; i+8 <= len(oh); i += 8 {
-			var s0, s1, s2, s3, s4, s5, s6, s7 float32
-			for p, w := range ah {
-				v := (*[8]float32)(values[p*l.stride+off+i:])
-				s0 += float32(w * v[0])
-				s1 += float32(w * v[1])
-				s2 += float32(w * v[2])
-				s3 += float32(w * v[3])
-				s4 += float32(w * v[4])
-				s5 += float32(w * v[5])
-				s6 += float32(w * v[6])
-				s7 += float32(w * v[7])
-			}
-			o := (*[8]float32)(oh[i:])
-			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
-		}
-		for ; i < len(oh); i++ {
-			var s float32
-			for p, w := range ah {
-				s += float32(w * values[p*l.stride+off+i])
-			}
-			oh[i] = s
-		}
+		matvec.Mix(out[h*l.size:(h+1)*l.size], att[h*l.attStride:][:l.positions], values[l.keyOffset(h):], l.stride)
 	}
 }
 
@@ -648,39 +622,5 @@ func rmsnorm(out, x, gain []float32, eps float32) {
 	inv := 1 / float32(math.Sqrt(float64(ss)))
 	for i := range out {
 		out[i] = gain[i] * (inv * x[i])
-	}
-}
-
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s float32
-	for i, v := range a {
-		s += float32(v * b[i])
-	}
-	return s
-}
-
-// scoreRows sets att[p] = dot(q, keys[p·stride:]) / scale for every p,
-// four positions at a time: four sums that do not wait on one another,
-// each in dot's order, so the same bits as dot position by position.
-func scoreRows(att, q, keys []float32, stride int, scale float32) {
-	n := len(q)
-	p := 0
-	for ; p+4 <= len(att); p += 4 {
-		k0 := keys[p*stride:][:n]
-		k1 := keys[(p+1)*stride:][:n]
-		k2 := keys[(p+2)*stride:][:n]
-		k3 := keys[(p+3)*stride:][:n]
-		var s0, s1, s2, s3 float32
-		for i, v := range q {
-			s0 += float32(v * k0[i])
-			s1 += float32(v * k1[i])
-			s2 += float32(v * k2[i])
-			s3 += float32(v * k3[i])
-		}
-		att[p], att[p+1], att[p+2], att[p+3] = s0/scale, s1/scale, s2/scale, s3/scale
-	}
-	for ; p < len(att); p++ {
-		att[p] = dot(q, keys[p*stride:]) / scale
 	}
 }

@@ -267,7 +267,7 @@ func (p *Playground) topMark(drawn int) app.UI {
 	if drawn == laterParts || p.settled() != "true" {
 		return app.Text("")
 	}
-	return &TopMark{Board: p.board}
+	return &RootMark{Board: p.board, Attr: "data-top", Value: "painted"}
 }
 
 // nextMark is the later parts' last child: it asks for the next part, and
@@ -278,18 +278,6 @@ func (p *Playground) nextMark(drawn int) app.UI {
 	}
 	return p.readyMark()
 }
-
-// TopMark marks the page's root data-top when it paints.
-type TopMark struct {
-	app.Compo
-
-	Board *board
-}
-
-func (m *TopMark) OnMount(ctx app.Context) { mount(ctx, m.Board, m) }
-func (m *TopMark) OnDismount()             { m.Board.remove(m) }
-func (m *TopMark) Render() app.UI          { return app.Span().Hidden(true) }
-func (m *TopMark) paint(play.Snapshot)     { setAttr("playground", "data-top", "painted") }
 
 // NextMark asks for the page's later part after Part once it is drawn.
 type NextMark struct {
@@ -320,20 +308,22 @@ func (p *Playground) readyMark() app.UI {
 	if p.ready() != "true" {
 		return app.Text("")
 	}
-	return &ReadyMark{Board: p.board}
+	return &RootMark{Board: p.board, Attr: "data-painted", Value: "true"}
 }
 
-// ReadyMark marks the page's root data-painted when it paints.
-type ReadyMark struct {
+// RootMark marks the page's root Attr=Value when it paints, with the hot
+// views and after those before it.
+type RootMark struct {
 	app.Compo
 
-	Board *board
+	Board       *board
+	Attr, Value string
 }
 
-func (m *ReadyMark) OnMount(ctx app.Context) { mount(ctx, m.Board, m) }
-func (m *ReadyMark) OnDismount()             { m.Board.remove(m) }
-func (m *ReadyMark) Render() app.UI          { return app.Span().Hidden(true) }
-func (m *ReadyMark) paint(play.Snapshot)     { setAttr("playground", "data-painted", "true") }
+func (m *RootMark) OnMount(ctx app.Context) { mount(ctx, m.Board, m) }
+func (m *RootMark) OnDismount()             { m.Board.remove(m) }
+func (m *RootMark) Render() app.UI          { return app.Span().Hidden(true) }
+func (m *RootMark) paint(play.Snapshot)     { setAttr("playground", m.Attr, m.Value) }
 
 // shownModel is the model the picker shows: the one on its way while it
 // is, so that Cancel puts the picker back.
