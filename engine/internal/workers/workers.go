@@ -1,12 +1,17 @@
 // Package workers splits a loop over rows among a fixed set of goroutines
 // that live as long as the program: a Pool of n threads is the caller and
-// n−1 goroutines, each waiting on a channel to be woken.
+// n−1 goroutines. Between Splits a goroutine spins a while on the pool's
+// state, then sleeps on a channel until the next Split wakes it.
 //
-// A Split cuts the rows into a chunk a thread, wakes the goroutines and
-// takes chunks itself until none is left: a goroutine the operating system
-// has not run yet (on a busy machine) leaves its chunk to the others
-// instead of holding them up, so a Split takes about as long as one
-// thread's loop at worst. (Smaller chunks would share the rows more
+// A Split cuts the rows into a chunk a thread, wakes the goroutines that
+// sleep, takes chunks itself until none is left and spins until the
+// others' are done. Spinning keeps the goroutines running on processors
+// of their own through a decode step's products: one woken from a
+// channel waits behind the waker on the waker's processor, and the caller
+// then did every chunk itself (a second thread added nothing). A
+// goroutine the operating system has not run yet (on a busy machine)
+// leaves its chunk to the others instead of holding them up, so a Split
+// takes about as long as one thread's loop at worst. (Smaller chunks would share the rows more
 // evenly, but a Job may pay a cost a chunk, as a quantized product
 // quantizes its vector.) The split allocates nothing, so a decode
 // step that splits every product stays allocation-free.
@@ -15,7 +20,10 @@
 // keeps (a Pool does not lock).
 package workers
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // A Job does rows from … to−1 of its work on thread thread (0 is the
 // caller's; each of the others is one goroutine's): chunks run at once,
@@ -31,8 +39,7 @@ type Pool struct {
 	// takes a chunk by adding one, if the epoch it read is still the
 	// current one and chunks are left.
 	state atomic.Uint64
-	done  atomic.Int64  // chunks of the current Split done
-	last  chan struct{} // the goroutine that does the last chunk says so
+	done  atomic.Int64 // chunks of the current Split done
 
 	// The current Split's, written before state publishes its epoch and
 	// read only by a thread that took one of its chunks.
@@ -48,17 +55,35 @@ const (
 
 // New starts the n−1 goroutines of a pool of n threads (n ≥ 1).
 func New(n int) *Pool {
-	p := &Pool{last: make(chan struct{}, 1)}
+	p := &Pool{}
 	for thread := 1; thread < n; thread++ {
 		c := make(chan struct{}, 1)
 		p.wake = append(p.wake, c)
 		go func() {
-			for range c {
+			for {
+				epoch := p.state.Load() >> epochBits
 				p.take(thread)
+				p.wait(c, epoch)
 			}
 		}()
 	}
 	return p
+}
+
+// spins is how many times a thread looks for what it waits on before it
+// gives way: a goroutine for the next Split, the caller for the others'
+// chunks. A decode step's products follow one another closer than that.
+const spins = 1 << 18
+
+// wait returns once a Split later than epoch has begun: at once if one has,
+// after spinning if one begins soon, or when woken on c.
+func (p *Pool) wait(c chan struct{}, epoch uint64) {
+	for range spins {
+		if p.state.Load()>>epochBits != epoch {
+			return
+		}
+	}
+	<-c
 }
 
 // Threads is the number of threads a Split uses at most.
@@ -85,14 +110,17 @@ func (p *Pool) Split(job Job, rows, align int) {
 		}
 	}
 	if !p.take(0) {
-		<-p.last
+		for i := 0; p.done.Load() < int64(chunks); i++ {
+			if i >= spins {
+				runtime.Gosched()
+			}
+		}
 	}
 	p.job = nil
 }
 
 // take does chunks of the current Split on thread until none is left and
-// reports whether it did the last one to finish. A goroutine that does
-// says so on p.last. The chunk it takes is the current Split's, whose job
+// reports whether it did the last one to finish. The chunk it takes is the current Split's, whose job
 // and sizes stay put until that chunk is done.
 func (p *Pool) take(thread int) (last bool) {
 	s := p.state.Load()
@@ -110,9 +138,6 @@ func (p *Pool) take(thread int) (last bool) {
 		p.job.Rows(thread, from, min(from+p.chunk, p.rows))
 		if p.done.Add(1) == int64(chunks) {
 			last = true
-			if thread != 0 {
-				p.last <- struct{}{}
-			}
 		}
 	}
 }
