@@ -30,6 +30,15 @@ func global(path ...string) (safejs.Value, error) {
 	return v, nil
 }
 
+// mark sets a User Timing mark called name (performance.mark), which a
+// browser's profiler shows and a timing test reads: where the time between
+// a reader's files and the model open goes.
+func mark(name string) {
+	if perf, err := global("performance"); err == nil {
+		_, _ = perf.Call("mark", name)
+	}
+}
+
 // copyText puts s on the clipboard. Browsers allow it only on a user's
 // click and on secure origins; the caller shows s for manual copying too.
 func copyText(s string) error {

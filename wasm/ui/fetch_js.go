@@ -104,7 +104,8 @@ func readCached(resp safejs.Value, limit int64, progress func(got, total int64),
 	return data, startDigest(script, buf, true), nil
 }
 
-// digested is the Hash of one file whose digest startDigest started.
+// digested is the Hash of the files whose digest startDigest started, in
+// the order it was given them.
 func digested(sum *digest) modelfile.Hash {
 	return func([]int) ([]byte, error) {
 		got, err := sum.sum()

@@ -19,15 +19,6 @@ import (
 // dropped on the page.
 type fileList struct{ v safejs.Value }
 
-// mark sets a User Timing mark called name (performance.mark), which a
-// browser's profiler shows and a timing test reads: where the time between
-// a reader's files and the model open goes.
-func mark(name string) {
-	if perf, err := global("performance"); err == nil {
-		_, _ = perf.Call("mark", name)
-	}
-}
-
 // pickedFiles is the files chosen in the file field with the given id.
 func pickedFiles(id string) (fileList, error) {
 	doc, err := global("document")
@@ -153,13 +144,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 			sum.stop()
 			sum = startDigest(script, again, false)
 		}
-		got, err := sum.sum()
-		if err != nil {
-			mark("nexttoken:no-digest") // Go hashes them
-			return nil, err
-		}
-		mark("nexttoken:hashed")
-		return got, nil
+		return digested(sum)(order)
 	}
 	return out, hash, nil
 }

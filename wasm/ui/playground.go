@@ -46,7 +46,7 @@ type Playground struct {
 	// go-app has caught up with them.
 	changes int
 
-	later int // how many of the page's later parts are drawn (laterParts)
+	later int // how many of the page's later parts are drawn, up to laterParts
 
 	// The token strip's chips, kept from render to render while the past
 	// stays as it was (chipsEpoch).
@@ -204,7 +204,7 @@ func (p *Playground) Render() (page app.UI) {
 	// The page's top (the prompt, the strip, the buttons) is drawn first,
 	// and its later parts one a frame after it: the reader can step while
 	// the cards below are drawn.
-	drawn := p.drawnParts()
+	drawn := p.later
 	var later []app.UI
 	for part := range drawn {
 		later = append(later, p.laterPart(s, part)...)
@@ -249,9 +249,6 @@ func (p *Playground) laterPart(s play.Snapshot, part int) []app.UI {
 	}
 	return ui
 }
-
-// drawnParts is how many of the page's later parts are drawn.
-func (p *Playground) drawnParts() int { return min(p.later, laterParts) }
 
 // drawLater draws the later part after part once the browser has painted
 // the page as it is: after its next frame, not in it.
@@ -338,7 +335,7 @@ func (p *Playground) shownModel(s play.Snapshot) string {
 // or why it cannot, all of the page drawn, and not while a model is on its
 // way or the engine works.
 func (p *Playground) ready() string {
-	if p.drawnParts() < laterParts {
+	if p.later < laterParts {
 		return "false"
 	}
 	return p.settled()
