@@ -29,6 +29,87 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
   }
 }
 
+// Before the program is live, the server's page takes the reader's steps.
+// The server sends the page of the session one step on with it (the
+// template #next-step, for the link the root names in data-next): Step
+// puts it in place at once, in the click's own task (the page's thread is
+// busy while the program loads, and would read a fetch's answer only
+// once that is done), the address follows, and the page of the link now
+// shown is fetched for its own next step. Once the program starts
+// (nexttokenStarting) it takes over: it opens the link the reader came
+// with and takes those steps again, so that Undo takes them back, and a
+// step not shown yet is taken on the live page as soon as its top is
+// there. A page with no next step (a static site's, an embed's, a session
+// that has ended) leaves every step to the live page.
+{
+  let waiting = 0, started = false, fetching = false, taken = null;
+  const onLivePage = () => {
+    const n = waiting;
+    waiting = 0;
+    const click = () => {
+      const button = document.querySelector("#playground[data-top] #step, #playground[data-painted] #step");
+      for (let i = 0; button && i < n; i++) button.click();
+      return !!button;
+    };
+    if (n === 0 || click()) return;
+    const watch = new MutationObserver(() => click() && watch.disconnect());
+    watch.observe(document.documentElement, {subtree: true, attributes: true, attributeFilter: ["data-top", "data-painted"]});
+  };
+  // fetchNext fetches the page of the link shown, for its next step's
+  // template.
+  const fetchNext = async (root) => {
+    fetching = true;
+    try {
+      const response = await fetch(location.pathname + "?" + root.dataset.link);
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const next = page.getElementById("next-step");
+      if (!response.ok || next?.dataset.link !== root.dataset.next) throw new Error("the server did not draw " + root.dataset.next);
+      if (root.isConnected) root.before(document.adoptNode(next));
+    } catch (err) {
+      console.warn("the live page takes the next step:", err);
+      started = true;
+    } finally {
+      fetching = false;
+      advance();
+    }
+  };
+  // advance takes the steps waiting, while their pages are here, and
+  // fetches the next one's.
+  const advance = () => {
+    for (;;) {
+      const root = document.getElementById("prerendered"), link = root?.dataset.next;
+      const next = document.getElementById("next-step");
+      if (started || !link) return onLivePage();
+      if (next?.dataset.link !== link) return fetching || fetchNext(root);
+      if (waiting === 0) return;
+      taken = {from: taken?.from ?? root.dataset.link, steps: (taken?.steps ?? 0) + 1};
+      next.remove();
+      root.replaceWith(next.content.firstElementChild);
+      document.querySelector("meta[name=nexttoken-prerendered]")?.setAttribute("content", link);
+      history.replaceState(history.state, "", "?" + link);
+      waiting--;
+    }
+  };
+  const step = () => {
+    waiting++;
+    advance();
+  };
+  addEventListener("click", (e) => e.target instanceof Element && e.target.closest("#prerendered #step") && step());
+  // → takes the next step, as on the live page, until its top is there.
+  addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowRight" || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (!document.getElementById("prerendered") || document.querySelector("#playground[data-top], #playground[data-painted]")) return;
+    if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;
+    e.preventDefault();
+    step();
+  });
+  globalThis.nexttokenStarting = () => {
+    started = true;
+    if (!fetching) onLivePage();
+    return taken ?? undefined;
+  };
+}
+
 // nexttokenBoot starts the program (start) when its time comes, and
 // registers go-app's service worker (registerWorker) once the page is live
 // and painted: the worker's install, which fetches the program again and
@@ -48,6 +129,7 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
     const check = () => {
       if (!document.querySelector("#playground[data-painted]")) return false;
       document.getElementById("prerendered")?.remove();
+      document.getElementById("next-step")?.remove();
       resolve();
       return true;
     };

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -313,4 +315,86 @@ func TestStepBeforeThePageIsWhole(t *testing.T) {
 		t.Fatalf("the step was not taken on the page's top alone (stepped on a whole page: %v)", whole)
 	}
 	waitFor(tab, `[...document.querySelectorAll("#tokens button.tok.gen")].map(b => b.textContent).join() === "sat" && document.getElementById("status")?.textContent === "1 step"`)
+}
+
+// TestStepBeforeTheProgram steps on the server's page while the program
+// is held back: Step and → each take a step, drawn by the server for the
+// link one step on, and the address follows. A step asked for as the
+// program starts is taken on the live page, which takes the page's steps
+// again: it shows them all, and Undo takes them back one by one.
+func TestStepBeforeTheProgram(t *testing.T) {
+	h := needBrowser(t)
+	tab, done := coldTab(t, h)
+	defer done()
+	var mu sync.Mutex
+	held, released := []cdpfetch.RequestID{}, false
+	release := func(id cdpfetch.RequestID) {
+		if _, err := chromedp.Call(tab, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: id}); err != nil {
+			t.Errorf("letting app.wasm through: %v", err)
+		}
+	}
+	go func() {
+		for ev, err := range chromedp.Events(tab, cdpfetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if released {
+				go release(ev.RequestID)
+			} else {
+				held = append(held, ev.RequestID)
+			}
+			mu.Unlock()
+		}
+	}()
+	if _, err := chromedp.Call(tab, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/web/app.wasm"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// As the program starts, the reader steps once more.
+	const stepAsItStarts = `addEventListener("DOMContentLoaded", () => {
+		const starting = globalThis.nexttokenStarting;
+		globalThis.nexttokenStarting = () => {
+			const taken = starting();
+			document.querySelector("#prerendered #step").click();
+			return taken;
+		};
+	});`
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: stepAsItStarts}); err != nil {
+		t.Fatal(err)
+	}
+	must(tab, "open the page", chromedp.Navigate(h.url+"/?model=stories260K&prompt=Once"))
+	const strip = `[...document.querySelectorAll("%s #tokens button.tok.gen")].map(b => b.textContent).join("|")`
+	shown := func(root string, steps int) string {
+		t.Helper()
+		waitFor(tab, fmt.Sprintf(`(%s).split("|").filter(Boolean).length === %d`, fmt.Sprintf(strip, root), steps))
+		return evaluate[string](tab, fmt.Sprintf(strip, root))
+	}
+	shown("#prerendered", 0)
+	must(tab, "step twice", chromedp.Evaluate[any](`document.querySelector("#prerendered #step").click(); document.querySelector("#prerendered #step").click()`))
+	two := shown("#prerendered", 2)
+	must(tab, "press →", chromedp.Evaluate[any](`document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true}))`))
+	three := shown("#prerendered", 3)
+	if !strings.HasPrefix(three, two+"|") {
+		t.Errorf("the third step rewrote the first two: %q, then %q", two, three)
+	}
+	if got := evaluate[string](tab, `location.search`); got != "?model=stories260K&prompt=Once&steps=3" {
+		t.Errorf("the address is %q after three steps on the server's page", got)
+	}
+	mu.Lock()
+	released = true
+	for _, id := range held {
+		go release(id)
+	}
+	mu.Unlock()
+	live := shown(`#playground[data-painted]`, 4)
+	if !strings.HasPrefix(live, three+"|") {
+		t.Errorf("the live page shows %q after the server's page showed %q", live, three)
+	}
+	for steps := 3; steps >= 0; steps-- {
+		must(tab, "undo", chromedp.Evaluate[any](`document.querySelector("#playground #undo").click()`))
+		shown(`#playground[data-painted]`, steps)
+	}
+	if !evaluate[bool](tab, `document.querySelector("#playground #undo").disabled`) {
+		t.Error("Undo is still on after taking back every step")
+	}
 }
