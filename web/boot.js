@@ -37,22 +37,40 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 // once that is done), the address follows, and the page of the link now
 // shown is fetched for its own next step. Once the program starts
 // (nexttokenStarting) it takes over: it opens the link the reader came
-// with and takes those steps again, so that Undo takes them back, and a
-// step not shown yet is taken on the live page as soon as its top is
-// there. A page with no next step (a static site's, an embed's, a session
-// that has ended) leaves every step to the live page.
+// with and takes those steps again, so that Undo takes them back. What
+// the server's page could not take goes to the live page as soon as its
+// top is there, as if done there: what the reader typed or chose in its
+// fields, in order, the focus, and then the steps not shown yet. A page
+// with no next step (a static site's, an embed's, a session that has
+// ended, one whose fields the reader changed) leaves every step to the
+// live page.
 {
   let waiting = 0, started = false, fetching = false, taken = null;
+  const edits = []; // [id, "input" or "change"] of the server's page's fields, in order
+  const handOver = () => {
+    const root = document.querySelector("#playground[data-top], #playground[data-painted]");
+    if (!root) return false;
+    for (const [id, type] of edits.splice(0)) {
+      const from = document.querySelector(`#prerendered [id="${id}"]`), to = root.querySelector(`[id="${id}"]`);
+      if (!from || !to) continue;
+      if (from.type === "file") to.files = from.files;
+      else if (from.type === "checkbox" || from.type === "radio") to.checked = from.checked;
+      else to.value = from.value;
+      to.dispatchEvent(new Event(type, {bubbles: true}));
+    }
+    const focused = document.activeElement;
+    if (focused?.id && focused.closest("#prerendered")) {
+      const to = root.querySelector(`[id="${focused.id}"]`);
+      to?.focus();
+      if (to && focused.selectionStart != null) to.setSelectionRange?.(focused.selectionStart, focused.selectionEnd, focused.selectionDirection);
+    }
+    const step = root.querySelector("#step");
+    for (; waiting > 0; waiting--) step?.click();
+    return true;
+  };
   const onLivePage = () => {
-    const n = waiting;
-    waiting = 0;
-    const click = () => {
-      const button = document.querySelector("#playground[data-top] #step, #playground[data-painted] #step");
-      for (let i = 0; button && i < n; i++) button.click();
-      return !!button;
-    };
-    if (n === 0 || click()) return;
-    const watch = new MutationObserver(() => click() && watch.disconnect());
+    if (handOver()) return;
+    const watch = new MutationObserver(() => handOver() && watch.disconnect());
     watch.observe(document.documentElement, {subtree: true, attributes: true, attributeFilter: ["data-top", "data-painted"]});
   };
   // fetchNext fetches the page of the link shown, for its next step's
@@ -79,7 +97,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     for (;;) {
       const root = document.getElementById("prerendered"), link = root?.dataset.next;
       const next = document.getElementById("next-step");
-      if (started || !link) return onLivePage();
+      if (started || edits.length > 0 || !link) return waiting > 0 && onLivePage();
       if (next?.dataset.link !== link) return fetching || fetchNext(root);
       if (waiting === 0) return;
       taken = {from: taken?.from ?? root.dataset.link, steps: (taken?.steps ?? 0) + 1};
@@ -103,9 +121,12 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     e.preventDefault();
     step();
   });
+  for (const type of ["input", "change"]) {
+    addEventListener(type, (e) => e.target instanceof Element && e.target.id && e.target.closest("#prerendered") && edits.push([e.target.id, type]), true);
+  }
   globalThis.nexttokenStarting = () => {
     started = true;
-    if (!fetching) onLivePage();
+    onLivePage();
     return taken ?? undefined;
   };
 }

@@ -67,7 +67,9 @@ func (r *Prerendering) Page(rawQuery, path string) (string, error) {
 	for _, v := range hotViews(s, p) {
 		paintSafely(v, s)
 	}
-	page, err := applyPaint(compact(app.HTMLString(p)), painted)
+	// go-app writes an unchecked box's checked="false", which HTML reads
+	// as checked: the live page sets the property instead.
+	page, err := applyPaint(strings.ReplaceAll(compact(app.HTMLString(p)), ` checked="false"`, ""), painted)
 	if err != nil {
 		return "", err
 	}

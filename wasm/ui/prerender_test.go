@@ -47,6 +47,9 @@ func TestPrerender(t *testing.T) {
 		if strings.Contains(page, `data-drawn`) || strings.Contains(page, `id="playground"`) {
 			t.Errorf("%s: the prerendered root claims to be the live page", tc.query)
 		}
+		if strings.Contains(page, ` checked="false"`) {
+			t.Errorf("%s: a box the live page leaves unchecked is checked (checked=\"false\")", tc.query)
+		}
 	}
 }
 
