@@ -17,6 +17,7 @@ func main() {
 	// quarter as often keeps pauses out of most interactions for a few MB
 	// more memory (make timing measures it).
 	debug.SetGCPercent(400)
+	ui.TakeOverSteps()
 	ui.RepairAddress()
 	ui.RegisterWith(engine())
 	app.RunWhenOnBrowser()

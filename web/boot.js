@@ -29,6 +29,108 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
   }
 }
 
+// Before the program is live, the server's page takes the reader's steps.
+// The server sends the page of the session one step on with it (the
+// template #next-step, for the link the root names in data-next): Step
+// puts it in place at once, in the click's own task (the page's thread is
+// busy while the program loads, and would read a fetch's answer only
+// once that is done), the address follows, and the page of the link now
+// shown is fetched for its own next step. Once the program starts
+// (nexttokenStarting) it takes over: it opens the link the reader came
+// with and takes those steps again, so that Undo takes them back. What
+// the server's page could not take goes to the live page as soon as its
+// top is there, as if done there: what the reader typed or chose in its
+// fields, in order, the focus, and then the steps not shown yet. A page
+// with no next step (a static site's, an embed's, a session that has
+// ended, one whose fields the reader changed) leaves every step to the
+// live page.
+{
+  let waiting = 0, started = false, fetching = false, taken = null;
+  const edits = []; // [id, "input" or "change"] of the server's page's fields, in order
+  const handOver = () => {
+    const root = document.querySelector("#playground[data-top], #playground[data-painted]");
+    if (!root) return false;
+    for (const [id, type] of edits.splice(0)) {
+      const from = document.querySelector(`#prerendered [id="${id}"]`), to = root.querySelector(`[id="${id}"]`);
+      if (!from || !to) continue;
+      if (from.type === "file") to.files = from.files;
+      else if (from.type === "checkbox" || from.type === "radio") to.checked = from.checked;
+      else to.value = from.value;
+      to.dispatchEvent(new Event(type, {bubbles: true}));
+    }
+    const focused = document.activeElement;
+    if (focused?.id && focused.closest("#prerendered")) {
+      const to = root.querySelector(`[id="${focused.id}"]`);
+      to?.focus();
+      if (to && focused.selectionStart != null) to.setSelectionRange?.(focused.selectionStart, focused.selectionEnd, focused.selectionDirection);
+    }
+    const step = root.querySelector("#step");
+    for (; waiting > 0; waiting--) step?.click();
+    return true;
+  };
+  const onLivePage = () => {
+    if (handOver()) return;
+    const watch = new MutationObserver(() => handOver() && watch.disconnect());
+    watch.observe(document.documentElement, {subtree: true, attributes: true, attributeFilter: ["data-top", "data-painted"]});
+  };
+  // fetchNext fetches the page of the link shown, for its next step's
+  // template.
+  const fetchNext = async (root) => {
+    fetching = true;
+    try {
+      const response = await fetch(location.pathname + "?" + root.dataset.link);
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const next = page.getElementById("next-step");
+      if (!response.ok || next?.dataset.link !== root.dataset.next) throw new Error("the server did not draw " + root.dataset.next);
+      if (root.isConnected) root.before(document.adoptNode(next));
+    } catch (err) {
+      console.warn("the live page takes the next step:", err);
+      started = true;
+    } finally {
+      fetching = false;
+      advance();
+    }
+  };
+  // advance takes the steps waiting, while their pages are here, and
+  // fetches the next one's.
+  const advance = () => {
+    for (;;) {
+      const root = document.getElementById("prerendered"), link = root?.dataset.next;
+      const next = document.getElementById("next-step");
+      if (started || edits.length > 0 || !link) return waiting > 0 && onLivePage();
+      if (next?.dataset.link !== link) return fetching || fetchNext(root);
+      if (waiting === 0) return;
+      taken = {from: taken?.from ?? root.dataset.link, steps: (taken?.steps ?? 0) + 1};
+      next.remove();
+      root.replaceWith(next.content.firstElementChild);
+      document.querySelector("meta[name=nexttoken-prerendered]")?.setAttribute("content", link);
+      history.replaceState(history.state, "", "?" + link);
+      waiting--;
+    }
+  };
+  const step = () => {
+    waiting++;
+    advance();
+  };
+  addEventListener("click", (e) => e.target instanceof Element && e.target.closest("#prerendered #step") && step());
+  // → takes the next step, as on the live page, until its top is there.
+  addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowRight" || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (!document.getElementById("prerendered") || document.querySelector("#playground[data-top], #playground[data-painted]")) return;
+    if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;
+    e.preventDefault();
+    step();
+  });
+  for (const type of ["input", "change"]) {
+    addEventListener(type, (e) => e.target instanceof Element && e.target.id && e.target.closest("#prerendered") && edits.push([e.target.id, type]), true);
+  }
+  globalThis.nexttokenStarting = () => {
+    started = true;
+    onLivePage();
+    return taken ?? undefined;
+  };
+}
+
 // nexttokenBoot starts the program (start) when its time comes, and
 // registers go-app's service worker (registerWorker) once the page is live
 // and painted: the worker's install, which fetches the program again and
@@ -48,6 +150,7 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
     const check = () => {
       if (!document.querySelector("#playground[data-painted]")) return false;
       document.getElementById("prerendered")?.remove();
+      document.getElementById("next-step")?.remove();
       resolve();
       return true;
     };

@@ -78,6 +78,35 @@ func (p *prerenderer) root(rawQuery string) string {
 	return root
 }
 
+// withNextStep is root after the root of its session one step on (its
+// data-next, ui.NextLink) in a template, which web/boot.js puts in
+// its place when the reader steps before the program is live: at once,
+// in the click's own task, since the page's thread is busy while the
+// program loads and would read a fetch's answer only when it is done.
+func (p *prerenderer) withNextStep(root string) string {
+	next := nextLinkOf(root)
+	if next == "" {
+		return root
+	}
+	after := p.root(next)
+	if after == "" {
+		return root
+	}
+	// Before the root: parsed before its Step button shows.
+	return `<template id="next-step" data-link="` + html.EscapeString(next) + `">` + after + `</template>` + root
+}
+
+// nextLinkOf is the data-next of a prerendered root, "" if it has none.
+func nextLinkOf(root string) string {
+	tag, _, _ := strings.Cut(root, ">") // the root's start tag: its values escape '>'
+	_, next, ok := strings.Cut(tag, ` data-next="`)
+	if !ok {
+		return ""
+	}
+	next, _, _ = strings.Cut(next, `"`)
+	return html.UnescapeString(next)
+}
+
 // page is the shell with root, a prerendered root or "" drawn for link,
 // after its placeholder, and with head first in its head. A prerendered
 // page says so in its head too (a meta tag naming the link), so that its
@@ -104,7 +133,7 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
 	}
-	page := withOrigin(p.page(head, p.root(r.URL.RawQuery), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
+	page := withOrigin(p.page(head, p.withNextStep(p.root(r.URL.RawQuery)), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer

@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -313,4 +316,125 @@ func TestStepBeforeThePageIsWhole(t *testing.T) {
 		t.Fatalf("the step was not taken on the page's top alone (stepped on a whole page: %v)", whole)
 	}
 	waitFor(tab, `[...document.querySelectorAll("#tokens button.tok.gen")].map(b => b.textContent).join() === "sat" && document.getElementById("status")?.textContent === "1 step"`)
+}
+
+// holdProgram holds back the program's download in tab until release is
+// called: the server's page is all the reader has meanwhile.
+func holdProgram(t *testing.T, tab context.Context) (release func()) {
+	t.Helper()
+	var mu sync.Mutex
+	var held []cdpfetch.RequestID
+	released := false
+	let := func(id cdpfetch.RequestID) {
+		if _, err := chromedp.Call(tab, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: id}); err != nil {
+			t.Errorf("letting app.wasm through: %v", err)
+		}
+	}
+	go func() {
+		for ev, err := range chromedp.Events(tab, cdpfetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if released {
+				go let(ev.RequestID)
+			} else {
+				held = append(held, ev.RequestID)
+			}
+			mu.Unlock()
+		}
+	}()
+	if _, err := chromedp.Call(tab, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/web/app.wasm"}}}); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		released = true
+		for _, id := range held {
+			go let(id)
+		}
+	}
+}
+
+// TestStepBeforeTheProgram steps on the server's page while the program
+// is held back: Step and → each take a step, drawn by the server for the
+// link one step on, and the address follows. A step asked for as the
+// program starts is taken on the live page, which takes the page's steps
+// again: it shows them all, and Undo takes them back one by one.
+func TestStepBeforeTheProgram(t *testing.T) {
+	h := needBrowser(t)
+	tab, done := coldTab(t, h)
+	defer done()
+	release := holdProgram(t, tab)
+	// As the program starts, the reader steps once more.
+	const stepAsItStarts = `addEventListener("DOMContentLoaded", () => {
+		const starting = globalThis.nexttokenStarting;
+		globalThis.nexttokenStarting = () => {
+			const taken = starting();
+			document.querySelector("#prerendered #step").click();
+			return taken;
+		};
+	});`
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: stepAsItStarts}); err != nil {
+		t.Fatal(err)
+	}
+	must(tab, "open the page", chromedp.Navigate(h.url+"/?model=stories260K&prompt=Once"))
+	const strip = `[...document.querySelectorAll("%s #tokens button.tok.gen")].map(b => b.textContent).join("|")`
+	shown := func(root string, steps int) string {
+		t.Helper()
+		waitFor(tab, fmt.Sprintf(`(%s).split("|").filter(Boolean).length === %d`, fmt.Sprintf(strip, root), steps))
+		return evaluate[string](tab, fmt.Sprintf(strip, root))
+	}
+	shown("#prerendered", 0)
+	must(tab, "step twice", chromedp.Evaluate[any](`document.querySelector("#prerendered #step").click(); document.querySelector("#prerendered #step").click()`))
+	two := shown("#prerendered", 2)
+	must(tab, "press →", chromedp.Evaluate[any](`document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true}))`))
+	three := shown("#prerendered", 3)
+	if !strings.HasPrefix(three, two+"|") {
+		t.Errorf("the third step rewrote the first two: %q, then %q", two, three)
+	}
+	if got := evaluate[string](tab, `location.search`); got != "?model=stories260K&prompt=Once&steps=3" {
+		t.Errorf("the address is %q after three steps on the server's page", got)
+	}
+	release()
+	live := shown(`#playground[data-painted]`, 4)
+	if !strings.HasPrefix(live, three+"|") {
+		t.Errorf("the live page shows %q after the server's page showed %q", live, three)
+	}
+	for steps := 3; steps >= 0; steps-- {
+		must(tab, "undo", chromedp.Evaluate[any](`document.querySelector("#playground #undo").click()`))
+		shown(`#playground[data-painted]`, steps)
+	}
+	if !evaluate[bool](tab, `document.querySelector("#playground #undo").disabled`) {
+		t.Error("Undo is still on after taking back every step")
+	}
+}
+
+// TestTypeBeforeTheProgram types a prompt on the server's page while the
+// program is held back, and steps: nothing is lost. The live page has the
+// typed prompt in its field, with the focus, runs it, and takes the step
+// on it; a step after an edit waits for the live page, since the server
+// drew the pages of the old prompt.
+func TestTypeBeforeTheProgram(t *testing.T) {
+	h := needBrowser(t)
+	tab, done := coldTab(t, h)
+	defer done()
+	release := holdProgram(t, tab)
+	must(tab, "open the page", chromedp.Navigate(h.url+"/?model=toy&prompt=The+cat"))
+	must(tab, "type a prompt", chromedp.Steps(
+		chromedp.Focus(chromedp.CSS("#prerendered #prompt")),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#prerendered #prompt').select()`),
+		chromedp.SendKeys(chromedp.CSS("#prerendered #prompt"), "The mat"),
+	))
+	must(tab, "step", chromedp.Evaluate[any](`document.querySelector("#prerendered #step").click()`))
+	if got := evaluate[string](tab, `location.search + " " + document.querySelectorAll("#prerendered #tokens button.tok.gen").length`); got != "?model=toy&prompt=The+cat 0" {
+		t.Errorf("the server's page stepped the old prompt: %s", got)
+	}
+	release()
+	waitFor(tab, `document.querySelector("#playground[data-painted] #prompt")?.value === "The mat" && document.activeElement === document.querySelector("#playground #prompt")`)
+	waitFor(tab, `(() => {
+		const prompt = [...document.querySelectorAll("#playground #tokens .tok.prompt")].map(b => b.textContent).join("|");
+		return prompt === "The|mat" && document.querySelectorAll("#playground #tokens button.tok.gen").length === 1;
+	})()`)
 }

@@ -204,6 +204,7 @@ func newServer(dir string) (http.Handler, error) {
 		root.Close()
 		return nil, err
 	}
+	pre.pages.StepLinks = true // a reader's step before the program is live comes here
 	appJS, err := bootAppJS(h)
 	if err != nil {
 		root.Close()

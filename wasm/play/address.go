@@ -31,6 +31,21 @@ func (c *Controller) OpenAddress(rawQuery, fragment string) {
 	c.openLink(state.Spec, at, strings.Join(append(notes, more...), " "), rawQuery, fragment)
 }
 
+// OpenAddressAndStep opens the link rawQuery, as OpenAddress does, and
+// then takes steps steps, each an action of its own: the steps the reader
+// took on the server's page before the program started, which Undo takes
+// back one by one.
+func (c *Controller) OpenAddressAndStep(rawQuery string, steps int) {
+	c.stepsAfterOpen = stepsAfter{rawQuery, steps}
+	c.OpenAddress(rawQuery, "")
+}
+
+// stepsAfter are steps to take once the session of link opens.
+type stepsAfter struct {
+	link  string
+	steps int
+}
+
 // openLink opens a link's session and shows its step at (numbered from 1;
 // 0 for the next), with notes about what of the link was left out. A step
 // past the session's last shows its last, and the notice says so.
@@ -59,6 +74,12 @@ func (c *Controller) openLink(spec session.Spec, at int, notes, rawQuery, fragme
 				}
 			}
 			c.changed()
+			if after := c.stepsAfterOpen; after.link == rawQuery && fragment == "" {
+				c.stepsAfterOpen = stepsAfter{}
+				for range after.steps {
+					c.Step() // each waits for the answer before it
+				}
+			}
 		})
 	})
 }

@@ -71,6 +71,8 @@ type Controller struct {
 	path     string // the page's path, for links
 	address  func() // cancels the pending address bar update
 	holdAddr bool   // the address keeps the link that a model on its way needs
+
+	stepsAfterOpen stepsAfter // OpenAddressAndStep's steps, until its link opens
 }
 
 // queued is an action that waits for the engine; key lets a newer action

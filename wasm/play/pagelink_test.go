@@ -1,6 +1,7 @@
 package play
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -225,5 +226,59 @@ func TestEmbedded(t *testing.T) {
 		if got := Embedded(q); got != page.Embed {
 			t.Errorf("Embedded(%q) = %v, openPage says %v", q, got, page.Embed)
 		}
+	}
+}
+
+// TestOpenAddressAndStep: the steps the reader took on the server's page
+// before the program started are taken again once the link's session
+// opens, with an engine that answers at once or later: the session is the
+// one the link with those steps opens, and Undo takes them back one by one.
+func TestOpenAddressAndStep(t *testing.T) {
+	for _, tc := range []struct{ from, stepped string }{
+		{"", "steps=3"},
+		{"model=stories260K&prompt=Once&temperature=0.9&seed=7", "model=stories260K&prompt=Once&temperature=0.9&seed=7&steps=3"},
+		{"model=toy&steps=2", "model=toy&steps=5"},
+	} {
+		for _, eng := range []Engine{&Local{Load: load}, &later{eng: &Local{Load: load}}} {
+			want := newRig(t, toy())
+			want.c.OpenAddress(tc.stepped, "")
+			want.settle()
+			r := newRigOn(t, eng, toy())
+			r.c.OpenAddressAndStep(tc.from, 3)
+			r.settle()
+			if r.c.sum.Spec.Model != want.c.sum.Spec.Model || r.text() != want.text() || r.c.shown != want.c.shown {
+				t.Errorf("%q and 3 steps (%T): %q at step %d; %q opens %q at step %d", tc.from, eng, r.text(), r.c.shown, tc.stepped, want.text(), want.c.shown)
+			}
+			steps := r.c.sum.Steps()
+			for range 3 {
+				r.c.Undo()
+				r.settle()
+			}
+			if got := r.c.sum.Steps(); got != steps-3 || r.snap().CanUndo {
+				t.Errorf("%q and 3 steps (%T): three Undos leave %d steps of %d, and Undo on: %v", tc.from, eng, got, steps, r.snap().CanUndo)
+			}
+		}
+	}
+	// A model on its way: the page shows the default session meanwhile, and
+	// the steps wait for the link's.
+	fetched := false
+	eng := &Local{Load: func(name string) (*session.Model, error) {
+		if name == "stories260K" && !fetched {
+			return nil, errors.New("not here yet")
+		}
+		return load(name)
+	}}
+	r := newRigOn(t, eng, toy())
+	r.host.fetching = true
+	r.c.OpenAddressAndStep("model=stories260K&prompt=Once", 2)
+	r.settle()
+	if r.c.sum.Spec.Model != "toy" || r.c.sum.Steps() != 0 || r.host.retry == nil {
+		t.Fatalf("while the model is on its way: %s with %d steps", r.c.sum.Spec.Model, r.c.sum.Steps())
+	}
+	fetched = true
+	r.host.retry()
+	r.settle()
+	if r.c.sum.Spec.Model != "stories260K" || r.c.sum.Steps() != 2 {
+		t.Errorf("once the model is in: %s with %d steps, want stories260K with 2", r.c.sum.Spec.Model, r.c.sum.Steps())
 	}
 }

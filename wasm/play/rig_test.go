@@ -29,6 +29,9 @@ type clockHost struct {
 	missing []string
 	saved   []savedFile
 	tick    time.Duration
+
+	fetching bool   // Missing fetches the model: it keeps retry and says so
+	retry    func() // Missing's retry, when fetching
 }
 
 type timer struct {
@@ -57,7 +60,10 @@ type savedFile struct{ name, mediaType, data string }
 
 func (h *clockHost) Missing(err error, retry func()) bool {
 	h.missing = append(h.missing, err.Error())
-	return false
+	if h.fetching {
+		h.retry = retry
+	}
+	return h.fetching
 }
 
 func (h *clockHost) After(d time.Duration, f func()) func() {

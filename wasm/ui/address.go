@@ -10,6 +10,15 @@ import (
 // parameter holds it.
 var repairedQuery string
 
+// prelive is what the server's pages did before the program started
+// (TakeOverSteps): the link the reader opened, and the steps taken on it
+// that led to the address's link. The page opens that link and takes the
+// steps again, so that Undo takes them back.
+var prelive struct {
+	from  string
+	steps int
+}
+
 // escapeStrayPercents returns href with every "%" that does not start a
 // valid escape written as "%25", if href does not parse as a URL as it is.
 // The link then opens, and its broken part is reported like any other

@@ -157,6 +157,28 @@ func RepairAddress() {
 	}
 }
 
+// TakeOverSteps tells web/boot.js that the program starts, so that the
+// reader's steps wait for the live page from now on, and keeps the steps
+// the server's pages took before (prelive). Call it before go-app reads
+// the address.
+func TakeOverSteps() {
+	starting, err := global("nexttokenStarting")
+	if err != nil {
+		return
+	}
+	taken, err := starting.Invoke()
+	if err != nil || taken.IsUndefined() || taken.IsNull() {
+		return
+	}
+	from, err1 := taken.Get("from")
+	steps, err2 := taken.Get("steps")
+	if err1 != nil || err2 != nil {
+		return
+	}
+	prelive.from, _ = from.String()
+	prelive.steps, _ = steps.Int()
+}
+
 // nextFrame calls f before the browser next paints.
 func nextFrame(f func()) error {
 	var cb safejs.Func

@@ -29,6 +29,9 @@ func clearRows(string, int, int) error             { return errNoBrowser }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
 
+// TakeOverSteps has no page to take over outside the browser.
+func TakeOverSteps() {}
+
 // RepairAddress has no address bar to repair outside the browser.
 func RepairAddress() {}
 

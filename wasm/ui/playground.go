@@ -78,7 +78,12 @@ func (p *Playground) OnNav(ctx app.Context) {
 	if repairedQuery != "" {
 		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named
 	}
-	p.ctl.OpenAddress(raw, u.Fragment)
+	if prelive.steps > 0 {
+		p.ctl.OpenAddressAndStep(prelive.from, prelive.steps)
+		prelive.steps = 0
+	} else {
+		p.ctl.OpenAddress(raw, u.Fragment)
+	}
 	if p.ctl.Snapshot().Page.Embed {
 		p.later = laterParts // an embed is drawn whole: it reports its height
 		_ = reportHeight()   // without it the host page keeps its iframe's own height

@@ -5,6 +5,8 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +34,13 @@ func (e *NotPrerenderedError) Error() string { return "not prerendered: " + e.Re
 // Prerendering builds pages natively, one at a time: the hot views' paint
 // (paint_other.go) and the models it keeps are not safe for two at once.
 type Prerendering struct {
+	// StepLinks says that the server prerenders every link it is asked
+	// for: a page's root then names the link of its session one step on
+	// (data-next), which web/boot.js fetches when the reader steps before
+	// the program is live. A static site's pages, drawn for one link each,
+	// name none.
+	StepLinks bool
+
 	models map[string]*session.Model
 }
 
@@ -58,22 +67,56 @@ func (r *Prerendering) Page(rawQuery, path string) (string, error) {
 	for _, v := range hotViews(s, p) {
 		paintSafely(v, s)
 	}
-	page, err := applyPaint(compact(app.HTMLString(p)), painted)
+	// go-app writes an unchecked box's checked="false", which HTML reads
+	// as checked: the live page sets the property instead.
+	page, err := applyPaint(strings.ReplaceAll(compact(app.HTMLString(p)), ` checked="false"`, ""), painted)
 	if err != nil {
 		return "", err
 	}
 	// The root says what it is, and is not the live page's: another id,
 	// not ready, and nothing drawn (the page's rule for what shows).
+	next := ""
+	if r.StepLinks {
+		next = NextLink(rawQuery, s)
+	}
 	for _, a := range []struct {
 		name, value string
 		on          bool
 	}{{"data-drawn", "", false}, {"data-ready", "false", true}, {"data-prerendered", "true", true},
-		{"data-link", rawQuery, true}, {"id", PrerenderedID, true}} {
+		{"data-link", rawQuery, true}, {"data-next", next, next != ""}, {"id", PrerenderedID, true}} {
 		if page, err = setAttribute(page, "playground", a.name, a.value, a.on); err != nil {
 			return "", err
 		}
 	}
 	return page, nil
+}
+
+// NextLink is the link of the session s one step on, as the page's Step
+// takes it and shows it, when the query rawQuery, which s was opened from,
+// says all of it: rawQuery with steps= one more and no step on display
+// (at=), the next one (a session's steps are its sampler's, from its
+// seed). It is "" when s has no next step, when rawQuery leaves something
+// out, for an embed and for a stop of the tour.
+func NextLink(rawQuery string, s play.Snapshot) string {
+	if s.Session == nil || s.Session.Next == nil || s.Page.Embed || s.Page.Tour > 0 {
+		return ""
+	}
+	state, dropped := link.Open(rawQuery, "")
+	q, err := url.ParseQuery(rawQuery)
+	if len(dropped) > 0 || err != nil || state.Spec.Steps != s.Session.Steps() {
+		return ""
+	}
+	for name := range q {
+		if strings.EqualFold(name, "steps") || strings.EqualFold(name, "at") {
+			delete(q, name)
+		}
+	}
+	q.Set("steps", strconv.Itoa(state.Spec.Steps+1))
+	next := q.Encode()
+	if after, dropped := link.Open(next, ""); len(dropped) > 0 || after.Spec.Steps != state.Spec.Steps+1 {
+		return ""
+	}
+	return next
 }
 
 // PrerenderedID is the id of a prerendered page's root: the live page's is

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,9 @@ func TestPrerender(t *testing.T) {
 		}
 		if strings.Contains(page, `data-drawn`) || strings.Contains(page, `id="playground"`) {
 			t.Errorf("%s: the prerendered root claims to be the live page", tc.query)
+		}
+		if strings.Contains(page, ` checked="false"`) {
+			t.Errorf("%s: a box the live page leaves unchecked is checked (checked=\"false\")", tc.query)
 		}
 	}
 }
@@ -95,4 +99,49 @@ func FuzzCompact(f *testing.F) {
 			t.Errorf("compact(%q) = %q: more than white space changed", page, got)
 		}
 	})
+}
+
+// TestNextLink: a prerendered page names the link of its session one step
+// on, which opens the session the page's Step takes, and names none where
+// the link cannot say it or Step takes none.
+func TestNextLink(t *testing.T) {
+	for _, tc := range []struct{ query, next string }{
+		{"", "steps=1"},
+		{"model=toy&steps=3", "model=toy&steps=4"},
+		{"model=stories260K&prompt=Once&temperature=0.9&top_p=0.8&seed=7&Steps=2&theme=dark", "model=stories260K&prompt=Once&seed=7&steps=3&temperature=0.9&theme=dark&top_p=0.8"},
+		{"model=stories260K&steps=3&at=3", "model=stories260K&steps=4"},
+		{"model=logits&logits=1,2,3", "logits=1%2C2%2C3&model=logits&steps=1"},
+		{"model=logits&logits=1,2,3&steps=1", ""}, // hand-typed logits take one step
+		{"model=toy&steps=3&at=2", "model=toy&steps=4"},
+		{"model=toy&steps=many", ""},                       // a part left out
+		{"model=toy&steps=4096", ""},                       // the most steps a link takes
+		{"embed=1&view=tokens&model=toy", ""},              // an embed
+		{"tour=2", ""},                                     // a stop of the tour
+		{"model=toy&prompt=The+cat+sat&steps=3&x=%zz", ""}, // not a query
+	} {
+		p := openNatively(tc.query, "", "/", nil)
+		next := NextLink(tc.query, p.ctl.Snapshot())
+		if next != tc.next {
+			t.Errorf("%q: next link %q, want %q", tc.query, next, tc.next)
+		}
+		if next == "" {
+			continue
+		}
+		p.ctl.Step()
+		stepped, opened := p.ctl.Snapshot(), openNatively(next, "", "/", nil).ctl.Snapshot()
+		if stepped.Session.Trace.Text != opened.Session.Trace.Text || stepped.Shown != opened.Shown || !reflect.DeepEqual(stepped.Session.Spec, opened.Session.Spec) {
+			t.Errorf("%q: Step shows %q at step %d; %q opens %q at step %d", tc.query, stepped.Session.Trace.Text, stepped.Shown, next, opened.Session.Trace.Text, opened.Shown)
+		}
+	}
+	// Only the server's pages name it: a static site's page is the same
+	// whatever the link.
+	for _, steps := range []bool{false, true} {
+		page, err := (&Prerendering{StepLinks: steps}).Page("model=toy", "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(page, `data-next="model=toy&amp;steps=1"`); got != steps {
+			t.Errorf("StepLinks %v: data-next in the page: %v", steps, got)
+		}
+	}
 }
