@@ -120,7 +120,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
-		if err := checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
+		if out[i].Head, err = checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
 			sum.stop()
 			return nil, nil, err
 		}
@@ -282,11 +282,14 @@ func (d *digest) stop() {
 // preflight report (modelfile.Preflight): a header that claims more than a
 // real file holds, a model this engine does not run, or one too large for
 // the page to hold once open. It reads more while the header goes on
-// beyond the bytes read (modelfile.HeadSizes).
-func checkFileHead(f safejs.Value, name string) error {
+// beyond the bytes read (modelfile.HeadSizes). The report it returns, nil
+// for a file that is not GGUF or whose header is longer than it reads,
+// holds the header and tokenizer it read, which opening the file reuses
+// (modelfile.File's Head).
+func checkFileHead(f safejs.Value, name string) (*modelfile.Report, error) {
 	size, err := jsx.Int(f, "size")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, n := range modelfile.HeadSizes {
 		blob, err := f.Call("slice", 0, min(size, n))
@@ -299,22 +302,22 @@ func checkFileHead(f safejs.Value, name string) error {
 			head, err = jsx.Bytes(buf)
 		}
 		if err != nil {
-			return fmt.Errorf("%s could not be read: %w", name, err)
+			return nil, fmt.Errorf("%s could not be read: %w", name, err)
 		}
 		if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
-			return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
+			return nil, nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
 		}
 		r, err := modelfile.Preflight(name, head, int64(size))
 		if errors.Is(err, modelfile.ErrShortHead) && len(head) < size {
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r.Err() != nil {
-			return fmt.Errorf("%s: %w", name, refusal(r))
+			return nil, fmt.Errorf("%s: %w", name, refusal(r))
 		}
-		return nil
+		return r, nil
 	}
-	return nil // a header longer still: checked once the file is in
+	return nil, nil // a header longer still: checked once the file is in
 }
