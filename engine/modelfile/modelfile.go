@@ -190,34 +190,17 @@ func refHashed(hash Hash, files []File, order []int) Ref {
 func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, files...) }
 
 // OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
-// the model's file first: order is [0], [0 1] or [1 0].
+// the model's file first: order is Order's, [0], [0 1] or [1 0].
 func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
-	if len(files) == 0 || len(files) > 2 {
-		return nil, Ref{}, fmt.Errorf("%d files: choose a GGUF file, or a llama2.c checkpoint and its tokenizer.bin", len(files))
+	order, err := Order(files...)
+	if err != nil {
+		return nil, Ref{}, err
 	}
-	model, tok := -1, -1
-	for i := range files {
-		f := &files[i]
-		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
-			if tok >= 0 {
-				return nil, Ref{}, fmt.Errorf("%s and %s are both tokenizers: choose one", files[tok].Name, f.Name)
-			}
-			tok = i
-			continue
-		}
-		if model >= 0 {
-			return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", files[model].Name, f.Name)
-		}
-		model = i
-	}
-	if model < 0 {
-		return nil, Ref{}, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", files[tok].Name)
-	}
-	order := []int{model}
 	var tokFile *File
-	if tok >= 0 {
-		order, tokFile = append(order, tok), &files[tok]
+	if len(order) > 1 {
+		tokFile = &files[order[1]]
 	}
+	model := order[0]
 	// The files are read before their hash is asked for: the browser's
 	// digest goes on meanwhile.
 	var ref Ref
@@ -229,6 +212,38 @@ func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
 		return nil, Ref{}, err
 	}
 	return m, ref, nil
+}
+
+// Order is the order of files as a model, the model's file first and then
+// a llama2.c checkpoint's tokenizer.bin when there is one, [0], [0 1] or
+// [1 0]: the order a Ref names them in and hashes them in. It fails when
+// the files are not one model, as Open does.
+func Order(files ...File) ([]int, error) {
+	if len(files) == 0 || len(files) > 2 {
+		return nil, fmt.Errorf("%d files: choose a GGUF file, or a llama2.c checkpoint and its tokenizer.bin", len(files))
+	}
+	model, tok := -1, -1
+	for i := range files {
+		f := &files[i]
+		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
+			if tok >= 0 {
+				return nil, fmt.Errorf("%s and %s are both tokenizers: choose one", files[tok].Name, f.Name)
+			}
+			tok = i
+			continue
+		}
+		if model >= 0 {
+			return nil, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", files[model].Name, f.Name)
+		}
+		model = i
+	}
+	if model < 0 {
+		return nil, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", files[tok].Name)
+	}
+	if tok >= 0 {
+		return []int{model, tok}, nil
+	}
+	return []int{model}, nil
 }
 
 // open reads the model in model's file, with tok's tokenizer if given,
