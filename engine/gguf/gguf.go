@@ -183,6 +183,21 @@ func ReadBytes(data []byte) (*File, error) {
 	return f, nil
 }
 
+// Held is f, the header Read read from a file's first bytes, for the
+// whole file now held in data, as ReadBytes(data) would read it but
+// without reading the header again: Model then keeps quantized tensors'
+// bytes in place in data. data must be the file f was read from, whose
+// first f.DataOffset bytes the caller has compared with those Read read;
+// Held checks only its size.
+func (f *File) Held(data []byte) (*File, error) {
+	if int64(len(data)) != f.size {
+		return nil, fmt.Errorf("gguf: %d bytes held, but the header was read from a file of %d", len(data), f.size)
+	}
+	g := *f
+	g.r, g.data = bytes.NewReader(data), data
+	return &g, nil
+}
+
 // tensorBytes is t's bytes: in place when f is held in memory (ReadBytes),
 // and otherwise read whole (TensorData).
 func (f *File) tensorBytes(t *TensorInfo) ([]byte, error) {

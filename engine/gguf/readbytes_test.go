@@ -10,11 +10,13 @@ import (
 	"nexttoken/engine/randmodel"
 )
 
-// TestReadBytes reads files held in memory with ReadBytes and from a
-// reader with Read: the models are the same, and ReadBytes's quantized
+// TestReadBytes reads files held in memory with ReadBytes, and with Held
+// from a header Read read from their first bytes, and from a reader with
+// Read: the models are the same, and ReadBytes's and Held's quantized
 // matrices are the file's own bytes, not a copy (each slice inside the
-// file's memory, with no room to grow into the next tensor), while its
-// float32 ones are decoded as Read's are.
+// file's memory, with no room to grow into the next tensor), while their
+// float32 ones are decoded as Read's are. Held refuses bytes of another
+// size than the header's file.
 func TestReadBytes(t *testing.T) {
 	for _, format := range []string{"F32", "Q8_0", "Q4_K_M"} {
 		t.Run(format, func(t *testing.T) {
@@ -35,35 +37,52 @@ func TestReadBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inMemory, err := ReadBytes(data)
+			// Held is the header read from the file's first bytes alone,
+			// given the whole file after.
+			head, err := Read(bytes.NewReader(data[:fromReader.DataOffset]), int64(len(data)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := inMemory.Model()
-			if err != nil {
-				t.Fatal(err)
+			if _, err := head.Held(data[:len(data)-1]); err == nil {
+				t.Errorf("Held took a byte fewer than the file the header was read from")
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("the model read with ReadBytes differs from Read's")
-			}
-			start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-			quantized := 0
-			ms := got.Matrices()
-			for _, w := range []*quant.Matrix{&ms.Classifier, &ms.Layers[0].WQ, &ms.Layers[1].W2} {
-				if w.Type == quant.F32 {
-					continue
+			for _, read := range []struct {
+				name string
+				read func() (*File, error)
+			}{
+				{"ReadBytes", func() (*File, error) { return ReadBytes(data) }},
+				{"Held", func() (*File, error) { return head.Held(data) }},
+			} {
+				inMemory, err := read.read()
+				if err != nil {
+					t.Fatal(err)
 				}
-				quantized++
-				at := uintptr(unsafe.Pointer(unsafe.SliceData(w.Q)))
-				if at < start || at+uintptr(len(w.Q)) > start+uintptr(len(data)) {
-					t.Errorf("a %s matrix's bytes are a copy, not the file's", w.Type)
+				got, err := inMemory.Model()
+				if err != nil {
+					t.Fatal(err)
 				}
-				if cap(w.Q) != len(w.Q) {
-					t.Errorf("a %s matrix's bytes have room for %d more: appending would write over the file", w.Type, cap(w.Q)-len(w.Q))
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("the model read with %s differs from Read's", read.name)
 				}
-			}
-			if wantQuantized := format != "F32"; (quantized > 0) != wantQuantized {
-				t.Errorf("%d of the matrices checked are quantized", quantized)
+				start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+				quantized := 0
+				ms := got.Matrices()
+				for _, w := range []*quant.Matrix{&ms.Classifier, &ms.Layers[0].WQ, &ms.Layers[1].W2} {
+					if w.Type == quant.F32 {
+						continue
+					}
+					quantized++
+					at := uintptr(unsafe.Pointer(unsafe.SliceData(w.Q)))
+					if at < start || at+uintptr(len(w.Q)) > start+uintptr(len(data)) {
+						t.Errorf("%s: a %s matrix's bytes are a copy, not the file's", read.name, w.Type)
+					}
+					if cap(w.Q) != len(w.Q) {
+						t.Errorf("%s: a %s matrix's bytes have room for %d more: appending would write over the file", read.name, w.Type, cap(w.Q)-len(w.Q))
+					}
+				}
+				if wantQuantized := format != "F32"; (quantized > 0) != wantQuantized {
+					t.Errorf("%s: %d of the matrices checked are quantized", read.name, quantized)
+				}
 			}
 		})
 	}

@@ -23,10 +23,15 @@ import (
 	"nexttoken/engine/tokenizer"
 )
 
-// File is one file's name and contents.
+// File is one file's name and contents, and Head, the report of its first
+// bytes when the page checked them before reading it whole (Preflight):
+// opening the file then reuses the header and the tokenizer Head read,
+// rather than reading them again, if Data starts with the bytes they were
+// read from. Nil, or another file's, opening reads them from Data.
 type File struct {
 	Name string
 	Data []byte
+	Head *Report
 }
 
 // Ref names a model opened from files: what a session's Spec.Model and a
@@ -185,34 +190,17 @@ func refHashed(hash Hash, files []File, order []int) Ref {
 func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, files...) }
 
 // OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
-// the model's file first: order is [0], [0 1] or [1 0].
+// the model's file first: order is Order's, [0], [0 1] or [1 0].
 func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
-	if len(files) == 0 || len(files) > 2 {
-		return nil, Ref{}, fmt.Errorf("%d files: choose a GGUF file, or a llama2.c checkpoint and its tokenizer.bin", len(files))
+	order, err := Order(files...)
+	if err != nil {
+		return nil, Ref{}, err
 	}
-	model, tok := -1, -1
-	for i := range files {
-		f := &files[i]
-		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
-			if tok >= 0 {
-				return nil, Ref{}, fmt.Errorf("%s and %s are both tokenizers: choose one", files[tok].Name, f.Name)
-			}
-			tok = i
-			continue
-		}
-		if model >= 0 {
-			return nil, Ref{}, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", files[model].Name, f.Name)
-		}
-		model = i
-	}
-	if model < 0 {
-		return nil, Ref{}, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", files[tok].Name)
-	}
-	order := []int{model}
 	var tokFile *File
-	if tok >= 0 {
-		order, tokFile = append(order, tok), &files[tok]
+	if len(order) > 1 {
+		tokFile = &files[order[1]]
 	}
+	model := order[0]
 	// The files are read before their hash is asked for: the browser's
 	// digest goes on meanwhile.
 	var ref Ref
@@ -226,6 +214,38 @@ func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
 	return m, ref, nil
 }
 
+// Order is the order of files as a model, the model's file first and then
+// a llama2.c checkpoint's tokenizer.bin when there is one, [0], [0 1] or
+// [1 0]: the order a Ref names them in and hashes them in. It fails when
+// the files are not one model, as Open does.
+func Order(files ...File) ([]int, error) {
+	if len(files) == 0 || len(files) > 2 {
+		return nil, fmt.Errorf("%d files: choose a GGUF file, or a llama2.c checkpoint and its tokenizer.bin", len(files))
+	}
+	model, tok := -1, -1
+	for i := range files {
+		f := &files[i]
+		if !isGGUF(f.Data) && looksLikeTokenizer(f.Data) {
+			if tok >= 0 {
+				return nil, fmt.Errorf("%s and %s are both tokenizers: choose one", files[tok].Name, f.Name)
+			}
+			tok = i
+			continue
+		}
+		if model >= 0 {
+			return nil, fmt.Errorf("%s and %s are both models: choose one model, and a llama2.c checkpoint's tokenizer.bin", files[model].Name, f.Name)
+		}
+		model = i
+	}
+	if model < 0 {
+		return nil, fmt.Errorf("%s is a tokenizer: choose its checkpoint with it", files[tok].Name)
+	}
+	if tok >= 0 {
+		return []int{model, tok}, nil
+	}
+	return []int{model}, nil
+}
+
 // open reads the model in model's file, with tok's tokenizer if given,
 // and names it name(), which it calls once the weights are read.
 func open(name func() string, model, tok *File) (*session.Model, error) {
@@ -233,12 +253,16 @@ func open(name func() string, model, tok *File) (*session.Model, error) {
 	var own tokenizer.Tokenizer // a GGUF file's, when no tokenizer.bin is given
 	var template string         // its chat template's source, with its own tokenizer
 	if isGGUF(model.Data) {
-		f, err := gguf.ReadBytes(model.Data) // its quantized weights stay where they are
+		f, checked, err := readGGUF(model) // its quantized weights stay where they are
 		if err == nil {
 			ckpt, err = f.Model()
 		}
 		if err == nil && tok == nil {
-			own, err = f.Tokenizer()
+			if checked != nil {
+				own, err = checked.tok, checked.tokErr
+			} else {
+				own, err = readTokenizer(f)
+			}
 		}
 		if err == nil && tok == nil {
 			template, _ = f.ChatTemplate() // "" for none: the model takes prompts alone
@@ -270,6 +294,22 @@ func open(name func() string, model, tok *File) (*session.Model, error) {
 	return m, nil
 }
 
+// readGGUF reads the header of model, a GGUF file held whole: the one its
+// Head read, with the Report it is in, when Data starts with the bytes
+// Head read it from, and otherwise read from Data (with a nil Report).
+func readGGUF(model *File) (*gguf.File, *Report, error) {
+	if h := model.Head; h != nil && h.header != nil && h.head != nil && bytes.HasPrefix(model.Data, h.head) {
+		if f, err := h.header.Held(model.Data); err == nil {
+			return f, h, nil
+		}
+	}
+	f, err := readHeader(bytes.NewReader(model.Data), int64(len(model.Data)))
+	if err == nil {
+		f, err = f.Held(model.Data)
+	}
+	return f, nil, err
+}
+
 // isGGUF reports whether data starts with GGUF's magic.
 func isGGUF(data []byte) bool { return bytes.HasPrefix(data, []byte(gguf.Magic)) }
 
@@ -288,7 +328,8 @@ func OpenURL(u string, data []byte) (*session.Model, Ref, error) { return OpenUR
 
 // OpenURLHashed is OpenURL with data's SHA-256 from hash (nil: Go's).
 func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error) {
-	if _, err := CheckHead(u, data, int64(len(data))); err != nil {
+	head, err := CheckHead(u, data, int64(len(data)))
+	if err != nil {
 		return nil, Ref{}, err
 	}
 	var ref Ref
@@ -296,7 +337,7 @@ func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error
 		ref = refHashed(hash, []File{{Data: data}}, []int{0})
 		ref.Name, ref.URL = u, true
 		return ref.String()
-	}, &File{Name: u, Data: data}, nil)
+	}, &File{Name: u, Data: data, Head: head}, nil)
 	if err != nil {
 		return nil, Ref{}, err
 	}

@@ -255,3 +255,38 @@ func TestOpenHashed(t *testing.T) {
 		t.Errorf("OpenURLHashed asked the Hash for %v, want [0]", asked)
 	}
 }
+
+// TestOrder checks the order Order gives files in, the model's first, and
+// that it refuses what Open refuses for the files' kinds, with Open's
+// error.
+func TestOrder(t *testing.T) {
+	ckpt, tok, toyTok := read(t, "stories260K.bin"), read(t, "tok512.bin"), read(t, "toy-tokenizer.bin")
+	g := stories260KGGUF(t)
+	for _, tc := range []struct {
+		name  string
+		files []modelfile.File
+		order []int
+		err   string
+	}{
+		{"gguf", []modelfile.File{g}, []int{0}, ""},
+		{"checkpoint and tokenizer", []modelfile.File{ckpt, tok}, []int{0, 1}, ""},
+		{"tokenizer first", []modelfile.File{tok, ckpt}, []int{1, 0}, ""},
+		{"gguf and a tokenizer", []modelfile.File{tok, g}, []int{1, 0}, ""},
+		{"a tokenizer alone", []modelfile.File{tok}, nil, "tok512.bin is a tokenizer: choose its checkpoint with it"},
+		{"two tokenizers", []modelfile.File{tok, toyTok}, nil, "tok512.bin and toy-tokenizer.bin are both tokenizers"},
+		{"two models", []modelfile.File{ckpt, g}, nil, "stories260K.bin and stories260K.gguf are both models"},
+		{"nothing", nil, nil, "0 files"},
+	} {
+		order, err := modelfile.Order(tc.files...)
+		_, _, openErr := modelfile.Open(tc.files...)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || openErr == nil || openErr.Error() != err.Error() {
+				t.Errorf("%s: error %v, want one saying %q, as Open's %v", tc.name, err, tc.err, openErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(order, tc.order) {
+			t.Errorf("%s: order %v, %v; want %v", tc.name, order, err, tc.order)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/tokenizer"
 )
 
 // MaxFile bounds the files a page reads for a model, before it reads
@@ -38,6 +39,15 @@ type Report struct {
 	Tokenizer    string // tokenizer.ggml.model, "" when absent
 	ChatTemplate bool   // tokenizer.chat_template is there
 	Problems     []error
+
+	// What Check read, which opening the same file reuses (File.Head):
+	// the header, the bytes it was read from up to its data section when
+	// Preflight read it (nil when Check was given the header alone), and
+	// the tokenizer with its error.
+	header *gguf.File
+	head   []byte
+	tok    tokenizer.Tokenizer
+	tokErr error
 }
 
 // TypeCount is how many of a file's tensors are of one type, and whether
@@ -53,15 +63,24 @@ type TypeCount struct {
 // malformed or claims more than a real file holds, and with ErrShortHead
 // when head ends inside the header.
 func Preflight(name string, head []byte, size int64) (*Report, error) {
-	f, err := gguf.Read(prefixReader(head), size)
+	f, err := readHeader(prefixReader(head), size)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("%s: %w", name, ErrShortHead)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return Check(name, f), nil
+	r := Check(name, f)
+	r.head = head[:min(int64(len(head)), f.DataOffset)]
+	return r, nil
 }
+
+// readHeader and readTokenizer read a GGUF file's header and its
+// tokenizer: variables, so that a test counts the reads.
+var (
+	readHeader    = gguf.Read
+	readTokenizer = (*gguf.File).Tokenizer
+)
 
 // Check is the report of f, the header of the GGUF file called name. The
 // reasons a page would not open it come in the order it meets them: the
@@ -97,8 +116,10 @@ func Check(name string, f *gguf.File) *Report {
 		r.Types[j].Tensors++
 	}
 	slices.SortStableFunc(r.Types, func(a, b TypeCount) int { return b.Tensors - a.Tensors })
-	if _, err := f.Tokenizer(); err != nil {
-		r.Problems = append(r.Problems, err)
+	r.header = f
+	r.tok, r.tokErr = readTokenizer(f)
+	if r.tokErr != nil {
+		r.Problems = append(r.Problems, r.tokErr)
 	}
 	r.Weights, _ = f.WeightBytes()
 	switch {

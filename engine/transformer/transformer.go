@@ -106,6 +106,8 @@ type Transformer struct {
 	act   activations  // of the latest Forward
 	probe *activations // of the latest Probe, made on first use
 
+	classified int // passes that ended in the classifier, which tests count
+
 	// RoPE's rotation for the current position (computed at the start of
 	// every pass): global for every layer, but for the windowed layers
 	// when they have their own base (local, else nil).
@@ -425,6 +427,7 @@ func swigluGo(gate, up []float32) {
 // classify ends a's pass: the final RMSNorm of its residual stream, then
 // the logits.
 func (t *Transformer) classify(a *activations) {
+	t.classified++
 	t.norm(a.x, a.x, t.W.RMSFinal, t.W.NormFinalBias, 0)
 	t.logitsOf(a.logits, a.x)
 }
@@ -448,19 +451,23 @@ func (t *Transformer) mul(out, x []float32, w *quant.Matrix) {
 }
 
 // Prefill feeds tokens at positions start, start+1, … and returns the logits
-// after the last one. Like run.c it runs one position at a time.
+// after the last one. Like run.c it runs one position at a time; only the
+// last position goes through the classifier, whose logits are the only
+// ones returned (the others' would be overwritten unread): the cache and
+// the last pass are Forward's, bit for bit.
 func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("transformer: nothing to prefill")
 	}
-	var logits []float32
 	for i, tok := range tokens {
-		var err error
-		if logits, err = t.Forward(tok, start+i); err != nil {
+		pos := start + i
+		if err := t.check(tok, pos, t.Cache.Len); err != nil {
 			return nil, err
 		}
+		t.Cache.Len = pos + 1
+		t.forward(&t.act, tok, pos, i == len(tokens)-1)
 	}
-	return logits, nil
+	return t.act.logits, nil
 }
 
 // embed sets x to token's embedding at pos: times √dim when the model

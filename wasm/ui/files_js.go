@@ -4,9 +4,11 @@ package ui
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -86,10 +88,14 @@ func carriesFiles(event safejs.Value) bool {
 
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit and each GGUF file's header has been read
-// and checked on its own (checkFileHead). The Hash gives the files'
-// SHA-256 from the browser's digest, which a worker (web/digest.js, at
-// script) computes off the page's thread, reading the files itself while
-// Go copies them in and reads the model.
+// and checked on its own (checkFileHead). A worker (web/digest.js, at
+// script) reads the files whole, once, while the page checks their
+// headers, and hands their bytes to the page, which copies them into Go
+// and hands them back for the browser's SHA-256 (the Hash), computed off
+// the page's thread while Go reads the model: the file is read from the
+// computer once, and no second reader competes with the page's copy.
+// Where the worker does not run, the page reads the files itself and Go
+// hashes them.
 func readFiles(list fileList, limit int64, script string) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
@@ -113,43 +119,129 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
 			byteSize(int(total)), byteSize(int(limit)))
 	}
-	// The worker reads and hashes the files while the page checks their
-	// headers and reads them in.
-	sum := startDigest(script, files, false)
+	w := readWhole(script, files)
 	out := make([]modelfile.File, n)
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
-		if err := checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
-			sum.stop()
+		if out[i].Head, err = checkFileHead(f.(safejs.Value), out[i].Name); err != nil {
+			w.stop()
 			return nil, nil, err
 		}
 	}
 	mark("nexttoken:heads-checked")
-	for i, f := range files {
-		if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
-			sum.stop()
-			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+	read := <-w.done
+	if read.broken != nil {
+		// No worker: the page reads the files, and Go hashes them.
+		w.stop()
+		for i, f := range files {
+			if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
+				return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
+			}
+		}
+		mark("nexttoken:bytes-copied")
+		return out, goHashes(read.broken), nil
+	}
+	bufs := make([]any, n) // the ArrayBuffers
+	for i := range out {
+		var buf safejs.Value
+		if read.err == nil {
+			buf, read.err = read.read.Index(i)
+		}
+		if read.err == nil {
+			bufs[i] = buf
+			out[i].Data, read.err = copyIn(buf)
+		}
+		if read.err != nil {
+			w.stop()
+			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, read.err)
 		}
 	}
 	mark("nexttoken:bytes-copied")
-	hash := func(order []int) ([]byte, error) {
+	// The worker hashes the files in the order the model's Ref names them,
+	// moved back to it. The page's lack of crypto.subtle says the worker
+	// has none either (a page on neither https nor localhost); files that
+	// are not one model are refused before their hash is asked for.
+	order, err := modelfile.Order(out...)
+	if _, noDigest := global("crypto", "subtle"); noDigest != nil || err != nil {
+		w.stop()
+		return out, goHashes(cmp.Or(noDigest, err)), nil
+	}
+	ordered := make([]any, n)
+	for i, j := range order {
+		ordered[i] = bufs[j]
+	}
+	w.post(ordered, ordered)
+	hash := func(asked []int) ([]byte, error) {
 		mark("nexttoken:hash-asked")
-		if !slices.Equal(order, []int{0, 1}[:len(order)]) {
-			// The model's file came second: hash the files in its order.
-			again := make([]any, len(order))
-			for i, j := range order {
-				again[i] = files[j]
-			}
-			sum.stop()
-			sum = startDigest(script, again, false)
+		if !slices.Equal(asked, order) {
+			w.stop()
+			return goHashes(fmt.Errorf("the files were hashed in the order %v, not %v", order, asked))(asked)
 		}
-		return digested(sum)(order)
+		return digested(w)(asked)
 	}
 	return out, hash, nil
 }
 
-// readChunk is how much of a file readFile asks the browser for at a time.
+// goHashes is the Hash of files the browser does not hash, for why: its
+// sum fails, and Go hashes them (modelfile.OpenHashed).
+func goHashes(why error) modelfile.Hash {
+	return func([]int) ([]byte, error) {
+		mark("nexttoken:no-digest")
+		return nil, why
+	}
+}
+
+// copyIn copies an ArrayBuffer's bytes into Go, a part at a time, letting
+// the page's other tasks run every few tens of milliseconds.
+func copyIn(buf safejs.Value) ([]byte, error) {
+	size, err := jsx.Int(buf, "byteLength")
+	if err != nil {
+		return nil, err
+	}
+	whole, err := jsx.New("Uint8Array", buf)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	since := time.Now()
+	for from := 0; from < size; from += readChunk {
+		part, err := whole.Call("subarray", from, min(from+readChunk, size))
+		if err != nil {
+			return nil, err
+		}
+		n, err := safejs.CopyBytesToGo(data[from:], part)
+		if err != nil {
+			return nil, err
+		}
+		if want := min(readChunk, size-from); n != want {
+			return nil, fmt.Errorf("%d bytes at %d, not %d", n, from, want)
+		}
+		if time.Since(since) > copySlice {
+			yield()
+			since = time.Now()
+		}
+	}
+	return data, nil
+}
+
+// copySlice is about how long copyIn copies before it lets the page's
+// other tasks run.
+const copySlice = 40 * time.Millisecond
+
+// yield lets the page's other tasks run, where the browser has
+// scheduler.yield, and otherwise returns at once: a timer would do it too,
+// but a tab in the background runs timers once a second at most.
+func yield() {
+	if s, err := global("scheduler"); err == nil {
+		if y, err := s.Get("yield"); err == nil && jsx.Truthy(y) {
+			_, _ = jsx.Await(s.Call("yield"))
+		}
+	}
+}
+
+// readChunk is how much of a file readFile asks the browser for at a
+// time, and how much copyIn copies at a time.
 const readChunk = 16 << 20
 
 // readFile reads a File into Go a chunk at a time, asking for the next
@@ -191,21 +283,44 @@ func readFile(f safejs.Value) ([]byte, error) {
 	return data, nil
 }
 
-// startDigest starts the browser's SHA-256 of data, File objects one after
-// the other or an ArrayBuffer, in a worker of its own running script
-// (web/digest.js). An ArrayBuffer is moved to the worker when move is set:
-// it is then empty here. The sum fails where the page has no
-// crypto.subtle (a page on neither https nor localhost) or cannot start
-// the worker.
+// startDigest starts the browser's SHA-256 of data, an ArrayBuffer, in a
+// worker of its own running script (web/digest.js). The ArrayBuffer is
+// moved to the worker when move is set: it is then empty here. The sum
+// fails where the page has no crypto.subtle (a page on neither https nor
+// localhost) or cannot start the worker.
 func startDigest(script string, data any, move bool) *digest {
-	d := &digest{done: make(chan digestResult, 2)}
 	if _, err := global("crypto", "subtle"); err != nil {
+		d := &digest{done: make(chan digestResult, 4)}
 		d.done <- digestResult{err: err}
 		return d
 	}
+	d := startWorker(script)
+	if move {
+		d.post(data, []any{data})
+	} else {
+		d.post(data, nil)
+	}
+	return d
+}
+
+// readWhole has a worker running script (web/digest.js) read files, File
+// objects, whole: its first result is their bytes, an array of
+// ArrayBuffers moved to the page, or why it could not read them (err), or
+// that the worker did not run (broken). The page may then post it the
+// ArrayBuffers back, for their SHA-256, its next result.
+func readWhole(script string, files []any) *digest {
+	d := startWorker(script)
+	d.post(map[string]any{"read": files}, nil)
+	return d
+}
+
+// startWorker starts script (web/digest.js) in a worker of its own, whose
+// answers come on the digest's done.
+func startWorker(script string) *digest {
+	d := &digest{done: make(chan digestResult, 4)}
 	var err error
 	if d.worker, err = jsx.New("Worker", script); err != nil {
-		d.done <- digestResult{err: err}
+		d.done <- digestResult{err: err, broken: err}
 		return d
 	}
 	d.answer, err = safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
@@ -214,10 +329,12 @@ func startDigest(script string, data any, move bool) *digest {
 		if err == nil {
 			if sum, _ := msg.Get("sum"); jsx.Truthy(sum) {
 				r.sum, r.err = jsx.Bytes(sum)
+			} else if read, _ := msg.Get("read"); jsx.Truthy(read) {
+				r.read = read
 			} else {
 				reason, _ := msg.Get("error")
 				why, _ := reason.String()
-				r.err = errors.New("the digest failed: " + why)
+				r.err = errors.New(why)
 			}
 		}
 		d.done <- r
@@ -225,7 +342,8 @@ func startDigest(script string, data any, move bool) *digest {
 	})
 	if err == nil {
 		d.broke, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-			d.done <- digestResult{err: errors.New(script + " did not run")}
+			broken := errors.New(script + " did not run")
+			d.done <- digestResult{err: broken, broken: broken}
 			return nil
 		})
 	}
@@ -235,20 +353,30 @@ func startDigest(script string, data any, move bool) *digest {
 	if err == nil {
 		err = d.worker.Set("onerror", d.broke.Value())
 	}
-	if err == nil {
-		if move {
-			_, err = d.worker.Call("postMessage", data, []any{data})
-		} else {
-			_, err = d.worker.Call("postMessage", data)
-		}
-	}
 	if err != nil {
-		d.done <- digestResult{err: err}
+		d.done <- digestResult{err: err, broken: err}
 	}
 	return d
 }
 
-// A digest is the browser's SHA-256 under way in a worker (startDigest).
+// post sends the worker msg, moving the objects of transfer (nil: none).
+func (d *digest) post(msg any, transfer []any) {
+	if !jsx.Truthy(d.worker) {
+		return // it did not start: its done says so
+	}
+	var err error
+	if transfer != nil {
+		_, err = d.worker.Call("postMessage", msg, transfer)
+	} else {
+		_, err = d.worker.Call("postMessage", msg)
+	}
+	if err != nil {
+		d.done <- digestResult{err: err, broken: err}
+	}
+}
+
+// A digest is web/digest.js at work in a worker of its own: the browser's
+// SHA-256 under way (startDigest), or files read whole (readWhole).
 type digest struct {
 	done          chan digestResult
 	worker        safejs.Value
@@ -256,15 +384,20 @@ type digest struct {
 }
 
 type digestResult struct {
-	sum []byte
-	err error
+	sum    []byte
+	read   safejs.Value // readWhole's ArrayBuffers
+	err    error
+	broken error // the worker did not start or did not run
 }
 
 // sum waits for the digest, then ends its worker.
 func (d *digest) sum() ([]byte, error) {
 	r := <-d.done
 	d.stop()
-	return r.sum, r.err
+	if r.err != nil {
+		return nil, fmt.Errorf("the digest failed: %w", r.err)
+	}
+	return r.sum, nil
 }
 
 // stop ends the digest's worker, whatever it is doing.
@@ -282,11 +415,14 @@ func (d *digest) stop() {
 // preflight report (modelfile.Preflight): a header that claims more than a
 // real file holds, a model this engine does not run, or one too large for
 // the page to hold once open. It reads more while the header goes on
-// beyond the bytes read (modelfile.HeadSizes).
-func checkFileHead(f safejs.Value, name string) error {
+// beyond the bytes read (modelfile.HeadSizes). The report it returns, nil
+// for a file that is not GGUF or whose header is longer than it reads,
+// holds the header and tokenizer it read, which opening the file reuses
+// (modelfile.File's Head).
+func checkFileHead(f safejs.Value, name string) (*modelfile.Report, error) {
 	size, err := jsx.Int(f, "size")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, n := range modelfile.HeadSizes {
 		blob, err := f.Call("slice", 0, min(size, n))
@@ -299,22 +435,22 @@ func checkFileHead(f safejs.Value, name string) error {
 			head, err = jsx.Bytes(buf)
 		}
 		if err != nil {
-			return fmt.Errorf("%s could not be read: %w", name, err)
+			return nil, fmt.Errorf("%s could not be read: %w", name, err)
 		}
 		if !bytes.HasPrefix(head, []byte(gguf.Magic)) {
-			return nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
+			return nil, nil // a llama2.c file, whose header checkpoint.Read checks before it allocates
 		}
 		r, err := modelfile.Preflight(name, head, int64(size))
 		if errors.Is(err, modelfile.ErrShortHead) && len(head) < size {
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r.Err() != nil {
-			return fmt.Errorf("%s: %w", name, refusal(r))
+			return nil, fmt.Errorf("%s: %w", name, refusal(r))
 		}
-		return nil
+		return r, nil
 	}
-	return nil // a header longer still: checked once the file is in
+	return nil, nil // a header longer still: checked once the file is in
 }
