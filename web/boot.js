@@ -82,7 +82,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       const page = new DOMParser().parseFromString(await response.text(), "text/html");
       const next = page.getElementById("next-step");
       if (!response.ok || next?.dataset.link !== root.dataset.next) throw new Error("the server did not draw " + root.dataset.next);
-      if (root.isConnected) root.before(document.adoptNode(next));
+      if (root.isConnected) root.after(document.adoptNode(next));
     } catch (err) {
       console.warn("the live page takes the next step:", err);
       started = true;
@@ -91,6 +91,21 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       advance();
     }
   };
+  // parsed waits for the parser to reach the template after the root.
+  let parsing = false;
+  const parsed = () => {
+    if (parsing) return;
+    parsing = true;
+    const done = () => {
+      if (!parsing) return;
+      parsing = false;
+      watch.disconnect();
+      advance();
+    };
+    const watch = new MutationObserver(() => document.getElementById("next-step") && done());
+    watch.observe(document.body, {childList: true});
+    document.addEventListener("DOMContentLoaded", done, {once: true});
+  };
   // advance takes the steps waiting, while their pages are here, and
   // fetches the next one's.
   const advance = () => {
@@ -98,6 +113,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       const root = document.getElementById("prerendered"), link = root?.dataset.next;
       const next = document.getElementById("next-step");
       if (started || edits.length > 0 || !link) return waiting > 0 && onLivePage();
+      if (!next && !taken && document.readyState === "loading") return parsed();
       if (next?.dataset.link !== link) return fetching || fetchNext(root);
       if (waiting === 0) return;
       taken = {from: taken?.from ?? root.dataset.link, steps: (taken?.steps ?? 0) + 1};

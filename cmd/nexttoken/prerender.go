@@ -78,8 +78,8 @@ func (p *prerenderer) root(rawQuery string) string {
 	return root
 }
 
-// withNextStep is root after the root of its session one step on (its
-// data-next, ui.NextLink) in a template, which web/boot.js puts in
+// withNextStep is root followed by the root of its session one step on
+// (its data-next, ui.NextLink) in a template, which web/boot.js puts in
 // its place when the reader steps before the program is live: at once,
 // in the click's own task, since the page's thread is busy while the
 // program loads and would read a fetch's answer only when it is done.
@@ -92,8 +92,9 @@ func (p *prerenderer) withNextStep(root string) string {
 	if after == "" {
 		return root
 	}
-	// Before the root: parsed before its Step button shows.
-	return `<template id="next-step" data-link="` + html.EscapeString(next) + `">` + after + `</template>` + root
+	// After the root, so as not to hold back its first frame: a step
+	// asked for before the parser reaches it waits for it.
+	return root + `<template id="next-step" data-link="` + html.EscapeString(next) + `">` + after + `</template>`
 }
 
 // nextLinkOf is the data-next of a prerendered root, "" if it has none.

@@ -438,3 +438,56 @@ func TestTypeBeforeTheProgram(t *testing.T) {
 		return prompt === "The|mat" && document.querySelectorAll("#playground #tokens button.tok.gen").length === 1;
 	})()`)
 }
+
+// TestStepBeforeTheNextStepIsParsed clicks Step on the server's page
+// before the parser has reached the next step's page, which the server
+// sends after the root: the step waits for it, and is taken when it comes.
+func TestStepBeforeTheNextStepIsParsed(t *testing.T) {
+	h := needBrowser(t)
+	handler, err := newServer("../../web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := make(chan struct{})
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" || r.URL.RawQuery != "model=toy" {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del("Accept-Encoding")
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		cut := bytes.Index(body, []byte(`<template id="next-step"`))
+		if cut < 0 {
+			t.Errorf("the page has no next step")
+			cut = len(body)
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body[:cut])
+		w.(http.Flusher).Flush()
+		<-rest
+		w.Write(body[cut:])
+	})
+	srv := httptest.NewServer(held)
+	defer srv.Close()
+	var once sync.Once
+	sendRest := func() { once.Do(func() { close(rest) }) }
+	defer sendRest()
+	tab, done := coldTab(t, h)
+	defer done()
+	holdProgram(t, tab) // never let through: this is the server's page alone
+	// Navigate without waiting for the page's load, which waits for the rest.
+	if _, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: srv.URL + "/?model=toy"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tab, `document.querySelector("#prerendered #step")?.checkVisibility() === true`)
+	must(tab, "step", chromedp.Evaluate[any](`document.querySelector("#prerendered #step").click()`))
+	if n := evaluate[int](tab, `document.querySelectorAll("#prerendered #tokens button.tok.gen").length`); n != 0 {
+		t.Fatalf("%d steps shown before the next step's page came", n)
+	}
+	sendRest()
+	waitFor(tab, `document.querySelectorAll("#prerendered #tokens button.tok.gen").length === 1 && location.search === "?model=toy&steps=1"`)
+}
