@@ -230,6 +230,34 @@ func TestEmbedRegistersNoWorker(t *testing.T) {
 	waitFor(tab, registrations+` .then(n => n === 1)`)
 }
 
+// splitPage serves handler's pages, and those of requests that match in
+// two parts: up to cut(body), and the rest once wait returns. A page with
+// nothing to cut at (cut ≤ 0) fails the test and comes whole.
+func splitPage(t *testing.T, handler http.Handler, match func(*http.Request) bool, cut func(body []byte) int, wait func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !match(r) {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del("Accept-Encoding")
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		at := cut(body)
+		if at <= 0 {
+			t.Errorf("%s: the page has nowhere to cut", r.URL)
+			at = len(body)
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body[:at])
+		w.(http.Flusher).Flush()
+		wait()
+		w.Write(body[at:])
+	})
+}
+
 // TestPrerenderedFirstFrame serves a prerendered page slowly, as a slow
 // link does: the head and the placeholder first, the prerendered root 400
 // ms later, so that Chromium draws frames in between. The placeholder must
@@ -242,28 +270,9 @@ func TestPrerenderedFirstFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			handler.ServeHTTP(w, r)
-			return
-		}
-		r.Header.Del("Accept-Encoding")
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		cut := bytes.LastIndex(body[:max(bytes.Index(body, []byte(`id="prerendered"`)), 0)], []byte("<"))
-		if cut <= 0 {
-			t.Errorf("the page has no prerendered root")
-			cut = len(body)
-		}
-		maps.Copy(w.Header(), rec.Header())
-		w.Header().Del("Content-Length")
-		w.WriteHeader(rec.Code)
-		w.Write(body[:cut])
-		w.(http.Flusher).Flush()
-		time.Sleep(400 * time.Millisecond)
-		w.Write(body[cut:])
-	})
+	slow := splitPage(t, handler, func(r *http.Request) bool { return r.URL.Path == "/" }, func(body []byte) int {
+		return bytes.LastIndex(body[:max(bytes.Index(body, []byte(`id="prerendered"`)), 0)], []byte("<"))
+	}, func() { time.Sleep(400 * time.Millisecond) })
 	srv := httptest.NewServer(slow)
 	defer srv.Close()
 	tab := openTab(t, h.browser)
@@ -449,28 +458,9 @@ func TestStepBeforeTheNextStepIsParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest := make(chan struct{})
-	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" || r.URL.RawQuery != "model=toy" {
-			handler.ServeHTTP(w, r)
-			return
-		}
-		r.Header.Del("Accept-Encoding")
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		cut := bytes.Index(body, []byte(`<template id="next-step"`))
-		if cut < 0 {
-			t.Errorf("the page has no next step")
-			cut = len(body)
-		}
-		maps.Copy(w.Header(), rec.Header())
-		w.Header().Del("Content-Length")
-		w.WriteHeader(rec.Code)
-		w.Write(body[:cut])
-		w.(http.Flusher).Flush()
-		<-rest
-		w.Write(body[cut:])
-	})
+	held := splitPage(t, handler, func(r *http.Request) bool { return r.URL.Path == "/" && r.URL.RawQuery == "model=toy" }, func(body []byte) int {
+		return bytes.Index(body, []byte(`<template id="next-step"`))
+	}, func() { <-rest })
 	srv := httptest.NewServer(held)
 	defer srv.Close()
 	var once sync.Once

@@ -12,15 +12,15 @@ import (
 	"nexttoken/engine/tokenizer"
 )
 
-// ggufOf is the llama2.c checkpoint and tokenizer in web/models as a GGUF
-// file, its matrices of type typ.
-func ggufOf(t *testing.T, ckpt, tok string, typ gguf.Type) []byte {
+// stories260KAs is stories260K from web/models as a GGUF file, as
+// llama.cpp's converter writes it, its matrices of type typ.
+func stories260KAs(t *testing.T, typ gguf.Type) []byte {
 	t.Helper()
-	c, err := os.ReadFile("../../web/models/" + ckpt)
+	c, err := os.ReadFile("../../web/models/stories260K.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := os.ReadFile("../../web/models/" + tok)
+	tb, err := os.ReadFile("../../web/models/tok512.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,9 @@ func ggufOf(t *testing.T, ckpt, tok string, typ gguf.Type) []byte {
 	}
 	return buf.Bytes()
 }
+
+// Stories260KAs is stories260KAs, for the package's external tests.
+var Stories260KAs = stories260KAs
 
 // countReads counts the GGUF headers and tokenizers this package reads
 // until the test ends.
@@ -57,8 +60,8 @@ func countReads(t *testing.T) (headers, tokenizers *int) {
 // of a header alone) is not reused, the file's own header and tokenizer
 // being read instead; and that the model opened is the same either way.
 func TestOpenReusesHead(t *testing.T) {
-	stories := ggufOf(t, "stories260K.bin", "tok512.bin", gguf.F32)
-	half := ggufOf(t, "stories260K.bin", "tok512.bin", gguf.F16) // the same tokenizer, other tensors
+	stories := stories260KAs(t, gguf.F32)
+	half := stories260KAs(t, gguf.F16) // the same tokenizer, other tensors
 	preflight := func(data []byte) *Report {
 		r, err := Preflight("m.gguf", data[:min(len(data), 64<<10)], int64(len(data)))
 		if err != nil || r.Err() != nil {
@@ -136,7 +139,7 @@ func TestOpenReusesHead(t *testing.T) {
 // once.
 func TestOpenURLReadsHeadOnce(t *testing.T) {
 	headers, tokenizers := countReads(t)
-	m, _, err := OpenURL("https://example.com/m.gguf", ggufOf(t, "stories260K.bin", "tok512.bin", gguf.F32))
+	m, _, err := OpenURL("https://example.com/m.gguf", stories260KAs(t, gguf.F32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package modelfile_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -10,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/modelfile"
-	"nexttoken/engine/tokenizer"
 )
 
 func read(t *testing.T, name string) modelfile.File {
@@ -27,21 +24,7 @@ func read(t *testing.T, name string) modelfile.File {
 
 // stories260KGGUF is stories260K as llama.cpp's converter writes it.
 func stories260KGGUF(t *testing.T) modelfile.File {
-	t.Helper()
-	ckpt, tok := read(t, "stories260K.bin"), read(t, "tok512.bin")
-	m, err := checkpoint.Read(ckpt.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := tokenizer.Read(tok.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := gguf.WriteLlama2c(&buf, m, v, gguf.Llama2cOptions{Type: gguf.F32}); err != nil {
-		t.Fatal(err)
-	}
-	return modelfile.File{Name: "stories260K.gguf", Data: buf.Bytes()}
+	return modelfile.File{Name: "stories260K.gguf", Data: modelfile.Stories260KAs(t, gguf.F32)}
 }
 
 func TestOpen(t *testing.T) {
