@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -27,7 +30,7 @@ func TestTiming(t *testing.T) {
 	f := newFigures(t, builds)
 	for range rounds {
 		for _, b := range builds {
-			tab, done := coldTab(t, h)
+			tab, done := readersTab(t, h)
 			for _, start := range []string{"cold start", "warm start"} {
 				load, err := loadPage(tab, b.url+"/")
 				if err != nil {
@@ -76,7 +79,7 @@ func TestStepAtTopTiming(t *testing.T) {
 	}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-top", "data-painted"]});`
 	for range rounds {
 		for _, b := range builds {
-			tab, done := coldTab(t, h)
+			tab, done := readersTab(t, h)
 			if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: stepAtTop}); err != nil {
 				done()
 				t.Fatal(err)
@@ -131,7 +134,7 @@ func TestStepAtOnceTiming(t *testing.T) {
 				ms   int
 				name string
 			}{{0, "at once"}, {250, "250 ms after it shows"}} {
-				tab, done := coldTab(t, h)
+				tab, done := readersTab(t, h)
 				script := fmt.Sprintf("(%s)(%d)", stepAfter, after.ms)
 				if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
 					done()
@@ -187,7 +190,7 @@ func TestDocsTiming(t *testing.T) {
 	})`
 	for range rounds {
 		for _, b := range builds {
-			tab, done := coldTab(t, h)
+			tab, done := readersTab(t, h)
 			if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyObserver}); err != nil {
 				done()
 				t.Fatal(err)
@@ -240,6 +243,24 @@ func coldTab(t *testing.T, h *harness) (tab context.Context, done func()) {
 	}
 	tab, closeTab := openClosableTab(t, browser)
 	return tab, func() { closeTab(); stop() }
+}
+
+// readersTab is coldTab as a reader's browser has it: without the
+// DevTools agents chromedp turns on in every tab it opens (Network, DOM,
+// CSS), which a reader's browser does not run. The Network agent keeps a
+// copy of every response's body: it costs app.wasm's download 60–90 ms.
+// The timing tests measure in it; a test that queries the DOM through
+// DevTools needs coldTab.
+func readersTab(t *testing.T, h *harness) (tab context.Context, done func()) {
+	t.Helper()
+	tab, done = coldTab(t, h)
+	for _, agent := range []cdp.Command[cdp.Empty, cdp.Empty]{network.Disable, css.Disable} {
+		if _, err := chromedp.Call(tab, agent, cdp.Empty{}); err != nil {
+			done()
+			t.Fatalf("turning off %s: %v", agent.Method, err)
+		}
+	}
+	return tab, done
 }
 
 // interactionTime is a page script: it runs an action and resolves with the
