@@ -191,3 +191,24 @@ func (k Kernels) mixHeads(out, att, values []float32, l heads) {
 func (l heads) layout() wasmsimd.Heads {
 	return wasmsimd.Heads{Count: l.count, Size: l.size, KVMul: l.kvMul, Positions: l.positions, Stride: l.stride, AttStride: l.attStride}
 }
+
+// StartThreads runs k's matrix products on n threads from now on, once
+// they have started: the caller's and n − 1 workers over the program's
+// shared memory, each with its share of a product's rows (package
+// internal/wasmsimd), so the logits are the same bits. It fails where the
+// memory is not shared (a page that is not cross-origin isolated) or k
+// has no SIMD kernels, and k stays on one thread.
+func (k Kernels) StartThreads(n int) error {
+	if k.simd == nil {
+		return errors.New("transformer: threads need the SIMD kernels")
+	}
+	return k.simd.StartThreads(n)
+}
+
+// Threads is the number of threads k's products run on now.
+func (k Kernels) Threads() int {
+	if k.simd == nil {
+		return 1
+	}
+	return k.simd.Threads()
+}
