@@ -19,6 +19,10 @@
 
 const kernelControl = {seq: 0, kernel: 1, done: 2, ready: 3, active: 4};
 
+// kernelSpins is how many times a thread looks for its next work before
+// it sleeps (Atomics.wait): about a millisecond.
+const kernelSpins = 100000;
+
 // kernelBound instantiates modules on memory and returns the exports
 // names, each bound to the address args.
 function kernelBound(memory, modules, names, args) {
@@ -40,7 +44,7 @@ function kernelServe({memory, modules, names, control, shares, index}) {
     // Spin a while before sleeping: a step's products come microseconds
     // apart, and waking a sleeping thread costs more than that.
     for (let spins = 0; Atomics.load(ctl, kernelControl.seq) === seen; spins++) {
-      if (spins > 20000) Atomics.wait(ctl, kernelControl.seq, seen);
+      if (spins > kernelSpins) Atomics.wait(ctl, kernelControl.seq, seen);
     }
     seen = Atomics.load(ctl, kernelControl.seq);
     if (index < Atomics.load(ctl, kernelControl.active)) kernels[Atomics.load(ctl, kernelControl.kernel)]();
@@ -78,8 +82,10 @@ if (kernelNode && !require("worker_threads").isMainThread) {
       Atomics.add(ctl, kernelControl.seq, 1);
       Atomics.notify(ctl, kernelControl.seq);
       kernels[Atomics.load(ctl, kernelControl.kernel)]();
-      for (let done; (done = Atomics.load(ctl, kernelControl.done)) < others;) {
-        if (canWait) Atomics.wait(ctl, kernelControl.done, done);
+      // The others' shares end about when the caller's does: spin, and
+      // sleep only if they are late.
+      for (let done, spins = 0; (done = Atomics.load(ctl, kernelControl.done)) < others; spins++) {
+        if (canWait && spins > kernelSpins) Atomics.wait(ctl, kernelControl.done, done);
       }
     };
   };

@@ -3,9 +3,11 @@
 package transformer
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 )
@@ -46,5 +48,46 @@ func TestThreadsKeepLogits(t *testing.T) {
 			tr := NewWith(m, Options{Kernels: two})
 			forwardDoesNotAllocate(t, tr, tr.Options())
 		})
+	}
+}
+
+// BenchmarkThreadsDecode decodes 32 greedy tokens of the SmolLM2-135M
+// shape in Q8_0 and of the Qwen2.5-0.5B shape in Q4_K_M, random weights,
+// with the SIMD kernels on one thread and on two (on a shared memory:
+// engine/internal/wasmsimd/sharedmemory's exec).
+func BenchmarkThreadsDecode(b *testing.B) {
+	one := loadKernels(b)
+	two, err := loadAllKernels()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := two.StartThreads(2); err != nil {
+		b.Skip(err)
+	}
+	for two.Threads() != 2 {
+		time.Sleep(time.Millisecond)
+	}
+	const tokens = 32
+	for _, c := range []struct {
+		name   string
+		config checkpoint.Config
+		format string
+	}{{"SmolLM2-135M-shape-Q8_0", randmodel.SmolLM2, "Q8_0"}, {"Qwen2.5-0.5B-shape-Q4_K_M", randmodel.Qwen25_05B, "Q4_K_M"}} {
+		m, _, err := randmodel.BuildNamed(c.config, 15, c.format)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range []struct {
+			threads int
+			kernels Kernels
+		}{{1, one}, {2, two}} {
+			b.Run(fmt.Sprintf("%s/threads=%d", c.name, k.threads), func(b *testing.B) {
+				tr := NewWith(m, Options{Kernels: k.kernels})
+				for b.Loop() {
+					decodeGreedy(b, tr, tokens)
+				}
+				b.ReportMetric(float64(tokens*b.N)/b.Elapsed().Seconds(), "tok/s")
+			})
+		}
 	}
 }
