@@ -253,11 +253,11 @@ wasm-build:
 # models, which the page fetches. (The page's own tests, wasm/ui, run
 # natively: they render views to HTML with go-app's server side.) Then the
 # kernels' thread tests once more on a shared memory, as a cross-origin
-# isolated page has it (engine/internal/wasmsimd/sharedmemory), where
+# isolated page has it (cmd/wasmshare), where
 # they run on two and three threads instead of skipping.
 jstest: node
 	GOOS=js GOARCH=wasm $(GO) test -tags embedmodels -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./engine/... ./wasm/decodebench
-	GO=$(GO) GOOS=js GOARCH=wasm $(GO) test -exec="$(CURDIR)/engine/internal/wasmsimd/sharedmemory/exec" -run Threads ./engine/internal/wasmsimd ./engine/transformer
+	GO=$(GO) GOOS=js GOARCH=wasm $(GO) test -exec="$(CURDIR)/cmd/wasmshare/exec" -run Threads ./engine/internal/wasmsimd ./engine/transformer
 
 # fuzz runs each fuzz target briefly (their seed corpora already ran in unit).
 # A run that fails is run once more: an input that crashes a target is saved

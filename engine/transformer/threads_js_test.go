@@ -15,7 +15,7 @@ import (
 // TestThreadsKeepLogits decodes a model of every format with the SIMD
 // kernels on one thread and on two: the logits of every pass are the same
 // bits, and a pass allocates nothing. It needs the program on a shared
-// memory (engine/internal/wasmsimd/sharedmemory's exec, which make jstest
+// memory (cmd/wasmshare's exec, which make jstest
 // runs it under) and skips on go test's plain node loader.
 func TestThreadsKeepLogits(t *testing.T) {
 	one := loadKernels(t)
@@ -54,7 +54,7 @@ func TestThreadsKeepLogits(t *testing.T) {
 // BenchmarkThreadsDecode decodes 32 greedy tokens of the SmolLM2-135M
 // shape in Q8_0 and of the Qwen2.5-0.5B shape in Q4_K_M, random weights,
 // with the SIMD kernels on one thread and on two (on a shared memory:
-// engine/internal/wasmsimd/sharedmemory's exec).
+// cmd/wasmshare's exec).
 func BenchmarkThreadsDecode(b *testing.B) {
 	one := loadKernels(b)
 	two, err := loadAllKernels()

@@ -12,6 +12,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/quant"
+	"nexttoken/engine/wasmshare"
 )
 
 // Kernel is the modules instantiated on this Go program's memory.
@@ -109,7 +110,7 @@ func (k *Kernel) AddModule(file string, module []byte) error {
 // not, returning the compiled module and its instance's exports.
 func instantiate(module []byte, mem safejs.Value, shared bool) (compiled, exports safejs.Value, err error) {
 	if shared {
-		if module, err = ShareMemory(module); err != nil {
+		if module, err = wasmshare.Memory(module); err != nil {
 			return safejs.Value{}, safejs.Value{}, err
 		}
 	}

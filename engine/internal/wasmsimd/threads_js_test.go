@@ -16,12 +16,12 @@ import (
 // threaded loads the kernels and starts n threads, waiting until they
 // run. It skips where the program's memory is not shared: go test's
 // plain node loader. make jstest runs these tests on a shared memory too
-// (sharedmemory's exec), where they must run.
+// (cmd/wasmshare's exec), where they must run.
 func threaded(t *testing.T, n int) *Kernel {
 	t.Helper()
 	k := loadAll(t)
 	if !k.shared {
-		t.Skip("the program's memory is not shared (run under engine/internal/wasmsimd/sharedmemory/exec)")
+		t.Skip("the program's memory is not shared (run under cmd/wasmshare/exec)")
 	}
 	if err := k.StartThreads(n); err != nil {
 		t.Fatal(err)

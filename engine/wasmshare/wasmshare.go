@@ -1,14 +1,23 @@
-package wasmsimd
+// Package wasmshare makes a Go program compiled to WebAssembly, the
+// modules that share its memory, and Go's loader run on a shared memory
+// (a SharedArrayBuffer), which threads can share: Memory rewrites a
+// module's memory as a shared import, Loader patches wasm_exec.js. The
+// module's code and data are unchanged; only where its memory comes from
+// is. A page can have a shared memory when it is cross-origin isolated.
+package wasmshare
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
-// memorySection is the id of a module's memory section; an import's kind
-// byte for a memory is importMemory.
+// Section ids, and an import's kind byte for a memory.
 const (
+	customSection = 0
+	importSection = 2
 	memorySection = 5
 	importMemory  = 0x02
 )
@@ -17,39 +26,39 @@ const (
 // (shared, with a maximum), min pages, and max 65,536 pages (4 GiB, all of
 // wasm32), so that any memory from min up fits.
 func sharedLimits(min uint32) []byte {
-	return append(appendU32([]byte{0x03}, min), 0x80, 0x80, 0x04)
+	return append(binary.AppendUvarint([]byte{0x03}, uint64(min)), 0x80, 0x80, 0x04)
 }
 
-// PagesSection is the custom section ShareMemory adds: the memory's
+// PagesSection is the custom section Memory adds: the memory's
 // minimum, in 64 KiB pages, as an unsigned LEB128 number. JavaScript can
 // read a compiled module's custom sections but not its imports' limits,
 // and a loader needs the minimum to make the memory it gives the module.
 const PagesSection = "shared-memory-pages"
 
-// ShareMemory returns module with its memory made a shared one that it
+// Memory returns module with its memory made a shared one that it
 // imports as env.mem: a memory it defines (a Go program's) moves to the
 // imports, keeping its export, and a memory it imports (a kernel module's)
 // becomes shared. Threads that instantiate modules on that one memory
 // then all see the Go program's heap. The module's other bytes are copied
 // as they are. It fails on a module it cannot read, or with other than one
 // memory.
-func ShareMemory(module []byte) ([]byte, error) {
+func Memory(module []byte) ([]byte, error) {
 	const header = "\x00asm\x01\x00\x00\x00"
 	if len(module) < len(header) || string(module[:len(header)]) != header {
 		return nil, errors.New("not a WebAssembly module")
 	}
-	type section struct {
+	type part struct {
 		id   byte
 		body []byte
 	}
-	var sections []section
+	var sections []part
 	for rest := module[len(header):]; len(rest) > 0; {
 		id := rest[0]
 		size, n, err := readU32(rest[1:])
 		if err != nil || uint64(size) > uint64(len(rest)-1-n) {
 			return nil, fmt.Errorf("section %d: cut short", id)
 		}
-		sections = append(sections, section{id, rest[1+n : 1+n+int(size)]})
+		sections = append(sections, part{id, rest[1+n : 1+n+int(size)]})
 		rest = rest[1+n+int(size):]
 	}
 	memories, imported := 0, 0
@@ -82,7 +91,7 @@ func ShareMemory(module []byte) ([]byte, error) {
 	if memories != 1 {
 		return nil, fmt.Errorf("the module has %d memories, not one", memories)
 	}
-	memoryImport := append(appendName(appendName(nil, "env"), "mem"), append([]byte{importMemory}, sharedLimits(minPages)...)...)
+	memoryImport := append(name(name(nil, "env"), "mem"), append([]byte{importMemory}, sharedLimits(minPages)...)...)
 	out := []byte(header)
 	hasImports := false
 	for _, s := range sections {
@@ -94,7 +103,7 @@ func ShareMemory(module []byte) ([]byte, error) {
 		if !hasImports && s.id > importSection {
 			// An import section goes in its place, before the first
 			// section that follows it.
-			out = appendSection(out, importSection, appendVector(nil, memoryImport))
+			out = section(out, importSection, vector([][]byte{memoryImport}))
 			hasImports = true
 		}
 		switch {
@@ -113,12 +122,12 @@ func ShareMemory(module []byte) ([]byte, error) {
 			if imported == 0 {
 				items = append(items, memoryImport)
 			}
-			out = appendSection(out, importSection, appendVector(nil, items...))
+			out = section(out, importSection, vector(items))
 			continue
 		}
-		out = appendSection(out, s.id, s.body)
+		out = section(out, s.id, s.body)
 	}
-	return appendSection(out, 0, appendU32(appendName(nil, PagesSection), minPages)), nil
+	return section(out, customSection, binary.AppendUvarint(name(nil, PagesSection), uint64(minPages))), nil
 }
 
 // anImport is one entry of an import section: its kind and its bytes.
@@ -209,26 +218,39 @@ func limitsSize(b []byte) (int, error) {
 // readU32 reads an unsigned LEB128 number of at most 32 bits: its value
 // and length.
 func readU32(b []byte) (uint32, int, error) {
-	var v uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(b) {
-			return 0, 0, errors.New("a number cut short")
-		}
-		v |= uint32(b[i]&0x7F) << (7 * i)
-		if b[i] < 0x80 {
-			return v, i + 1, nil
-		}
+	v, n := binary.Uvarint(b[:min(len(b), 5)])
+	if n <= 0 || v > math.MaxUint32 {
+		return 0, 0, errors.New("a number cut short or longer than 32 bits")
 	}
-	return 0, 0, errors.New("a number longer than 32 bits")
+	return uint32(v), n, nil
 }
 
-// ShareLoader returns wasm_exec.js, Go's loader of its WebAssembly
-// programs, made to run a program on a shared memory (ShareMemory): where
-// it reads a string or writes random bytes through a view of the memory,
-// it copies, because TextDecoder and crypto.getRandomValues refuse views
-// of a SharedArrayBuffer. A program on an unshared memory runs as before.
-// It fails on a loader it does not know.
-func ShareLoader(loader string) (string, error) {
+// section appends a section of id and body to b.
+func section(b []byte, id byte, body []byte) []byte {
+	return append(binary.AppendUvarint(append(b, id), uint64(len(body))), body...)
+}
+
+// vector is items after their count.
+func vector(items [][]byte) []byte {
+	v := binary.AppendUvarint(nil, uint64(len(items)))
+	for _, item := range items {
+		v = append(v, item...)
+	}
+	return v
+}
+
+// name appends the name s to b: its length, then its bytes.
+func name(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// Loader returns wasm_exec.js, Go's loader of its WebAssembly programs,
+// made to run a program on a shared memory (Memory): where it reads a
+// string or writes random bytes through a view of the memory, it copies,
+// because TextDecoder and crypto.getRandomValues refuse views of a
+// SharedArrayBuffer. A program on an unshared memory runs as before. It
+// fails on a loader it does not know.
+func Loader(loader string) (string, error) {
 	for _, p := range [][2]string{
 		{`outputBuf += decoder.decode(buf);`, `outputBuf += decoder.decode(buf.slice());`},
 		{`return decoder.decode(new DataView(this._inst.exports.mem.buffer, saddr, len));`,

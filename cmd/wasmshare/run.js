@@ -1,4 +1,4 @@
-// Runs DIR/*.wasm (sharedmemory's output) under node on a shared memory,
+// Runs DIR/program (wasmshare's output) under node on a shared memory,
 // with DIR/wasm_exec.js and the kernel threads' script:
 //
 //	node run.js DIR kernel-threads.js [args...]
@@ -14,13 +14,13 @@ globalThis.crypto ??= require("crypto");
 const [dir, threads, ...args] = process.argv.slice(2);
 require(path.join(dir, "wasm_exec.js"));
 require(path.resolve(threads));
-const program = fs.readdirSync(dir).find((f) => f !== "wasm_exec.js");
+const program = "program";
 const go = new Go();
 go.argv = [program, ...args];
 go.env = Object.assign({TMPDIR: require("os").tmpdir()}, process.env);
 go.exit = process.exit;
 WebAssembly.compile(fs.readFileSync(path.join(dir, program))).then((module) => {
-  // The memory's minimum, which sharedmemory wrote in a custom section.
+  // The memory's minimum, which wasmshare wrote in a custom section.
   const pages = new Uint8Array(WebAssembly.Module.customSections(module, "shared-memory-pages")[0]);
   let initial = 0;
   for (let i = 0, shift = 0; i < pages.length; i++, shift += 7) initial |= (pages[i] & 0x7f) << shift;
