@@ -31,6 +31,7 @@ import (
 
 	"nexttoken"
 	"nexttoken/engine/regularfile"
+	"nexttoken/engine/wasmshare"
 	"nexttoken/wasm/ui"
 )
 
@@ -205,7 +206,16 @@ func newServer(dir string) (http.Handler, error) {
 		return nil, err
 	}
 	pre.pages.StepLinks = true // a reader's step before the program is live comes here
+	pre.preload = preloadWasm("/web/app.wasm")
+	if _, err := root.Stat("shared/app.wasm"); err == nil {
+		pre.preload = preloadWasm("/web/shared/app.wasm")
+	}
 	appJS, err := bootAppJS(h)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	loader, err := sharedLoader(h)
 	if err != nil {
 		root.Close()
 		return nil, err
@@ -223,6 +233,10 @@ func newServer(dir string) (http.Handler, error) {
 		case "/app.js":
 			maps.Copy(w.Header(), appJS.header.Clone())
 			http.ServeContent(w, r, "app.js", time.Time{}, bytes.NewReader(appJS.body.Bytes()))
+			return
+		case "/wasm_exec.js":
+			maps.Copy(w.Header(), loader.header.Clone())
+			http.ServeContent(w, r, "wasm_exec.js", time.Time{}, bytes.NewReader(loader.body.Bytes()))
 			return
 		}
 		if r.URL.Path == "/docs/" {
@@ -262,6 +276,23 @@ func bootAppJS(h http.Handler) (*pageWriter, error) {
 	}
 	js.body.Reset()
 	js.body.WriteString(booting)
+	return js, nil
+}
+
+// sharedLoader is go-app's wasm_exec.js as h serves it, made to run the
+// program on a shared memory too (wasmshare.Loader), as the server's
+// pages, cross-origin isolated, do.
+func sharedLoader(h http.Handler) (*pageWriter, error) {
+	js, err := render(h, "/wasm_exec.js")
+	if err != nil {
+		return nil, err
+	}
+	shared, err := wasmshare.Loader(js.body.String())
+	if err != nil {
+		return nil, err
+	}
+	js.body.Reset()
+	js.body.WriteString(shared)
 	return js, nil
 }
 
@@ -520,6 +551,12 @@ func secured(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		// Cross-origin isolated, a page may share memory between threads
+		// (web/shared/app.wasm, web/kernel-threads.js). credentialless
+		// still lets it fetch what other sites send without saying it
+		// may be embedded (a model's file), without cookies.
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "credentialless")
 		next.ServeHTTP(w, r)
 	})
 }

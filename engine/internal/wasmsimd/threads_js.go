@@ -108,6 +108,10 @@ func (k *Kernel) StartThreads(n int) error {
 	return nil
 }
 
+// Shared reports whether the Go program's memory is shared, so that
+// StartThreads can run threads on it.
+func (k *Kernel) Shared() bool { return k.shared }
+
 // Threads is the number of threads k's products run on now.
 func (k *Kernel) Threads() int {
 	if t := k.threads; t != nil && t.ready() {
