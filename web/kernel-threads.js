@@ -2,42 +2,70 @@
 // run on more than one thread when the Go program's memory is shared (a
 // page that is cross-origin isolated, or node). Each thread instantiates
 // the kernel modules on that one memory, which holds the weights once, and
-// runs its share of a product's rows; rows are independent, so the numbers
+// runs shares of a product's rows; rows are independent, so the numbers
 // are the single thread's, bit for bit.
 //
 // The Go program calls nexttokenKernelThreads(threads, memory, modules,
 // names, control, shares) once: it starts threads − 1 threads and returns
 // run, which Go calls (without arguments, so that a step allocates
 // nothing) for each product it splits. control is the address of 8 int32s
-// in Go's memory (the words below); shares that of threads blocks of 10
-// uint32s, each the arguments of one share, which Go writes before run.
-// The caller's thread runs share 0 itself.
+// in Go's memory (kernelControl's words); shares that of up to 8 blocks of
+// 10 uint32s, each the arguments of one share, which Go writes before
+// run, with the kernel's index and the number of shares in control.
+//
+// Every thread, the caller's too, takes shares until none is left, so a
+// thread the system runs late leaves its shares to the others, and the
+// caller waits only for the shares being run.
 //
 // The same file is the threads' own script: in a browser a Worker of it,
 // under node a worker_threads Worker.
 "use strict";
 
-const kernelControl = {seq: 0, kernel: 1, done: 2, ready: 3, active: 4};
+// The words of control: the product's number (seq), its kernel and number
+// of shares (kernel, active), the shares done, the threads started
+// (ready), and the shares taken (next: the product's number, 20 bits,
+// above 8 bits of shares taken, so that a thread that comes late cannot
+// take a share of another product).
+const kernelControl = {seq: 0, kernel: 1, done: 2, ready: 3, active: 4, next: 5};
 
 // kernelSpins is how many times a thread looks for its next work before
 // it sleeps (Atomics.wait): about a millisecond.
 const kernelSpins = 100000;
 
-// kernelBound instantiates modules on memory and returns the exports
-// names, each bound to the address args.
-function kernelBound(memory, modules, names, args) {
-  const bound = [];
+// kernelShares is the most shares a product has (wasmsimd.MaxThreads).
+const kernelShares = 8;
+
+// kernelBound instantiates modules on memory and returns, for each of
+// names, the export bound to each share's arguments:
+// bound[kernel][share].
+function kernelBound(memory, modules, names, shares) {
   const exports = {};
   for (const module of modules) Object.assign(exports, new WebAssembly.Instance(module, {env: {mem: memory}}).exports);
-  for (const name of names) bound.push(exports[name].bind(null, args));
-  return bound;
+  return names.map((name) => Array.from({length: kernelShares}, (_, s) => exports[name].bind(null, shares + s * 40)));
 }
 
-// kernelServe is a thread's loop: it waits for the next product, runs its
-// share and says it is done, for as long as the program runs.
-function kernelServe({memory, modules, names, control, shares, index}) {
+// kernelTake runs the shares of product seq that no thread has taken
+// yet, and returns how many it ran.
+function kernelTake(ctl, kernels, seq) {
+  const kernel = kernels[Atomics.load(ctl, kernelControl.kernel)];
+  const active = Atomics.load(ctl, kernelControl.active);
+  let ran = 0;
+  for (;;) {
+    const next = Atomics.load(ctl, kernelControl.next);
+    const share = next & 0xff;
+    if (next >>> 8 !== (seq & 0xfffff) || share >= active) return ran;
+    if (Atomics.compareExchange(ctl, kernelControl.next, next, next + 1) !== next) continue;
+    kernel[share]();
+    ran++;
+    Atomics.add(ctl, kernelControl.done, 1);
+  }
+}
+
+// kernelServe is a thread's loop: it waits for the next product and takes
+// its shares, for as long as the program runs.
+function kernelServe({memory, modules, names, control, shares}) {
   const ctl = new Int32Array(memory.buffer, control, 8);
-  const kernels = kernelBound(memory, modules, names, shares + index * 40);
+  const kernels = kernelBound(memory, modules, names, shares);
   let seen = Atomics.load(ctl, kernelControl.seq);
   Atomics.add(ctl, kernelControl.ready, 1);
   for (;;) {
@@ -47,9 +75,7 @@ function kernelServe({memory, modules, names, control, shares, index}) {
       if (spins > kernelSpins) Atomics.wait(ctl, kernelControl.seq, seen);
     }
     seen = Atomics.load(ctl, kernelControl.seq);
-    if (index < Atomics.load(ctl, kernelControl.active)) kernels[Atomics.load(ctl, kernelControl.kernel)]();
-    Atomics.add(ctl, kernelControl.done, 1);
-    Atomics.notify(ctl, kernelControl.done);
+    if (kernelTake(ctl, kernels, seen) > 0) Atomics.notify(ctl, kernelControl.done);
   }
 }
 
@@ -65,7 +91,7 @@ if (kernelNode && !require("worker_threads").isMainThread) {
   globalThis.nexttokenKernelThreads = (threads, memory, modules, names, control, shares) => {
     const ctl = new Int32Array(memory.buffer, control, 8);
     for (let index = 1; index < threads; index++) {
-      const data = {memory, modules, names, control, shares, index};
+      const data = {memory, modules, names, control, shares};
       if (kernelNode) {
         const {Worker} = require("worker_threads");
         new Worker(kernelScript, {workerData: data}).unref();
@@ -76,15 +102,18 @@ if (kernelNode && !require("worker_threads").isMainThread) {
     const kernels = kernelBound(memory, modules, names, shares);
     // A window may not block (Atomics.wait): it spins.
     const canWait = kernelNode || typeof WorkerGlobalScope !== "undefined";
+    let seq = Atomics.load(ctl, kernelControl.seq);
     return () => {
-      const others = threads - 1;
+      seq = (seq + 1) | 0;
+      const active = Atomics.load(ctl, kernelControl.active);
       Atomics.store(ctl, kernelControl.done, 0);
-      Atomics.add(ctl, kernelControl.seq, 1);
+      Atomics.store(ctl, kernelControl.next, (seq & 0xfffff) << 8);
+      Atomics.store(ctl, kernelControl.seq, seq);
       Atomics.notify(ctl, kernelControl.seq);
-      kernels[Atomics.load(ctl, kernelControl.kernel)]();
-      // The others' shares end about when the caller's does: spin, and
+      kernelTake(ctl, kernels, seq);
+      // The others' shares end about when the caller's do: spin, and
       // sleep only if they are late.
-      for (let done, spins = 0; (done = Atomics.load(ctl, kernelControl.done)) < others; spins++) {
+      for (let done, spins = 0; (done = Atomics.load(ctl, kernelControl.done)) < active; spins++) {
         if (canWait && spins > kernelSpins) Atomics.wait(ctl, kernelControl.done, done);
       }
     };

@@ -340,7 +340,7 @@ const readyObserver = `(() => {
 // loadFigures is a pageLoad once the app is live, and null before.
 const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
-	const wasm = performance.getEntriesByType("resource").find(e => new URL(e.name).pathname === "/web/app.wasm");
+	const wasm = performance.getEntriesByType("resource").find(e => /^\/web\/(shared\/)?app\.wasm$/.test(new URL(e.name).pathname));
 	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
 		shown: window.nexttokenShown ?? -1, top: window.nexttokenTop ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`

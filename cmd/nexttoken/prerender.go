@@ -29,8 +29,8 @@ import (
 type prerenderer struct {
 	preload string // the program's preload link (preloadWasm)
 	shell   []byte // go-app's page, with its placeholder root
-	head  int    // where in shell the head's content starts
-	at    int    // where in shell a prerendered root goes: after the placeholder's
+	head    int    // where in shell the head's content starts
+	at      int    // where in shell a prerendered root goes: after the placeholder's
 
 	mu    sync.Mutex // one page at a time: ui.Prerendering is not safe for two
 	pages ui.Prerendering

@@ -44,13 +44,12 @@ func threadedModule(exports map[string]*js.Value) bool {
 	return false
 }
 
-// The words of threads.control (web/kernel-threads.js's kernelControl).
+// The words of threads.control that Go writes (web/kernel-threads.js's
+// kernelControl has them all).
 const (
-	controlSeq = iota
-	controlKernel
-	controlDone
-	controlReady
-	controlActive
+	controlKernel = 1
+	controlReady  = 3
+	controlActive = 4
 )
 
 // shareRows is what a share's rows are a multiple of (but the last's):
