@@ -267,6 +267,12 @@ func copyFolder(fsys fs.FS, dir string) error {
 			return err
 		}
 		target := filepath.Join(dir, filepath.FromSlash(name))
+		if d.IsDir() && name == "shared" {
+			// The program on a shared memory runs where the server sends
+			// cross-origin isolation's headers; a static site's page
+			// loads app.wasm, on one thread.
+			return fs.SkipDir
+		}
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
