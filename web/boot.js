@@ -17,7 +17,8 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 
 // The playground's own page, when the server preloads its program (a
 // <link rel=preload> before this script): compile it while the page is
-// parsed and drawn; app.js instantiates it (nexttokenInstantiate), or
+// parsed and drawn; app.js instantiates it (nexttokenInstantiate, of
+// wasm_exec.js as the server sends it), or
 // fetches the program itself if this fails. The server preloads the
 // program on a shared memory (web/shared/app.wasm), which runs the
 // engine's products on threads: a page that is not cross-origin isolated
@@ -33,20 +34,6 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     });
   }
 }
-
-// nexttokenInstantiate instantiates the program's module with Go's
-// imports, and, for web/shared/app.wasm, the shared memory it imports: of
-// the minimum its custom section shared-memory-pages says (cmd/wasmshare),
-// growing up to 4 GiB.
-globalThis.nexttokenInstantiate = (module, imports) => {
-  const [pages] = WebAssembly.Module.customSections(module, "shared-memory-pages");
-  if (pages) {
-    let initial = 0;
-    for (const [i, byte] of new Uint8Array(pages).entries()) initial += (byte & 0x7f) * 2 ** (7 * i);
-    imports.env = {mem: new WebAssembly.Memory({initial, maximum: 65536, shared: true})};
-  }
-  return WebAssembly.instantiate(module, imports);
-};
 
 // Before the program is live, the server's page takes the reader's steps.
 // The server sends the page of the session one step on with it (the

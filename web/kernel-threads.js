@@ -18,7 +18,7 @@
 // caller waits only for the shares being run.
 //
 // The same file is the threads' own script: in a browser a Worker of it,
-// under node a worker_threads Worker.
+// under node a worker_threads Worker, named kernelThreadName.
 "use strict";
 
 // The words of control: the product's number (seq), its kernel and number
@@ -81,22 +81,26 @@ function kernelServe({memory, modules, names, control, shares}) {
 
 const kernelNode = typeof process === "object" && typeof process.versions?.node === "string";
 
-if (kernelNode && !require("worker_threads").isMainThread) {
+// kernelThreadName names the threads' workers: a worker of another name
+// (the engine's) may load this file to start threads of its own.
+const kernelThreadName = "nexttoken kernel thread";
+
+if (kernelNode && require("worker_threads").workerData?.name === kernelThreadName) {
   kernelServe(require("worker_threads").workerData);
-} else if (!kernelNode && typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) {
+} else if (!kernelNode && globalThis.name === kernelThreadName) {
   self.onmessage = (e) => kernelServe(e.data);
 } else {
   // The script of this file, for the threads.
-  const kernelScript = kernelNode ? __filename : document.currentScript?.src;
+  const kernelScript = kernelNode ? __filename : globalThis.document?.currentScript?.src ?? new URL("kernel-threads.js", location.href).href;
   globalThis.nexttokenKernelThreads = (threads, memory, modules, names, control, shares) => {
     const ctl = new Int32Array(memory.buffer, control, 8);
     for (let index = 1; index < threads; index++) {
-      const data = {memory, modules, names, control, shares};
+      const data = {memory, modules, names, control, shares, name: kernelThreadName};
       if (kernelNode) {
         const {Worker} = require("worker_threads");
         new Worker(kernelScript, {workerData: data}).unref();
       } else {
-        new Worker(kernelScript).postMessage(data);
+        new Worker(kernelScript, {name: kernelThreadName}).postMessage(data);
       }
     }
     const kernels = kernelBound(memory, modules, names, shares);

@@ -31,11 +31,10 @@ import (
 // decodePage runs wasm/decodebench with wasm_exec.js, as go-app's loader
 // does, and passes the page's query on to it. With threads=N (N > 1) it
 // runs the program on a shared memory, as the playground's page does
-// (web/boot.js's nexttokenInstantiate), with the kernels' threads
-// (web/kernel-threads.js).
+// (wasm_exec.js's nexttokenInstantiate, wasmshare.Loader), with the
+// kernels' threads (web/kernel-threads.js).
 const decodePage = `<!doctype html><meta charset="utf-8"><title>decodebench</title><link rel="icon" href="data:,">
 <script src="/wasm_exec.js"></script>
-<script src="/web/boot.js"></script>
 <script src="/web/kernel-threads.js"></script>
 <script>
 const go = new Go();
@@ -302,7 +301,6 @@ func TestDecodeTiming(t *testing.T) {
 		"/wasm_exec.js":            sharedFile(t, filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"), "wasm_exec.js"),
 		"/decodebench.wasm":        bench,
 		"/decodebench.shared.wasm": sharedFile(t, bench, "decodebench.shared.wasm"),
-		"/web/boot.js":             "../../web/boot.js",
 		"/web/kernel-threads.js":   "../../web/kernel-threads.js",
 	}
 	pages := map[string]string{"/decode.html": decodePage}

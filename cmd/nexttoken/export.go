@@ -19,6 +19,7 @@ import (
 	goapperrors "github.com/maxence-charriere/go-app/v10/pkg/errors"
 
 	"nexttoken"
+	"nexttoken/engine/wasmshare"
 	"nexttoken/wasm/ui"
 )
 
@@ -111,6 +112,11 @@ func exportSite(web, dir, base, origin string) (packed bool, err error) {
 		return false, err
 	}
 	if err := rewrite(filepath.Join(dir, "app.js"), ui.BootAppJS); err != nil {
+		return false, err
+	}
+	// app.js instantiates with wasm_exec.js's nexttokenInstantiate, as on
+	// serve's pages.
+	if err := rewrite(filepath.Join(dir, "wasm_exec.js"), wasmshare.Loader); err != nil {
 		return false, err
 	}
 	// The documentation page reaches the playground and web/ by relative

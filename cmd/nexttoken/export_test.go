@@ -58,7 +58,7 @@ func TestExport(t *testing.T) {
 					`"` + base + `web/app.wasm"`, `"` + base + `app-worker.js"`, served[0]},
 				"app-worker.js":        {`"` + base + `"`, `"` + base + `web/app.wasm"`, `"` + base + `web/app.css"`},
 				"manifest.webmanifest": {`"start_url":"` + base + `"`, `"src":"` + base + `web/icon.svg"`},
-				"wasm_exec.js":         {"globalThis.Go"},
+				"wasm_exec.js":         {"globalThis.Go", "globalThis.nexttokenInstantiate"},
 				"app.css":              {".goapp-app-info"},
 				"docs/index.html":      {"<iframe"},
 			} {

@@ -20,12 +20,7 @@ go.argv = [program, ...args];
 go.env = Object.assign({TMPDIR: require("os").tmpdir()}, process.env);
 go.exit = process.exit;
 WebAssembly.compile(fs.readFileSync(path.join(dir, program))).then((module) => {
-  // The memory's minimum, which wasmshare wrote in a custom section.
-  const pages = new Uint8Array(WebAssembly.Module.customSections(module, "shared-memory-pages")[0]);
-  let initial = 0;
-  for (let i = 0, shift = 0; i < pages.length; i++, shift += 7) initial |= (pages[i] & 0x7f) << shift;
-  go.importObject.env = {mem: new WebAssembly.Memory({initial, maximum: 65536, shared: true})};
-  return WebAssembly.instantiate(module, go.importObject);
+  return nexttokenInstantiate(module, go.importObject);
 }).then((instance) => {
   process.on("exit", (code) => {
     if (code === 0 && !go.exited) {

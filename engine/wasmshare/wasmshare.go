@@ -248,8 +248,11 @@ func name(b []byte, s string) []byte {
 // made to run a program on a shared memory (Memory): where it reads a
 // string or writes random bytes through a view of the memory, it copies,
 // because TextDecoder and crypto.getRandomValues refuse views of a
-// SharedArrayBuffer. A program on an unshared memory runs as before. It
-// fails on a loader it does not know.
+// SharedArrayBuffer. A program on an unshared memory runs as before. And
+// it defines nexttokenInstantiate(module, importObject), which
+// instantiates a compiled module as WebAssembly.instantiate does, giving
+// a module made by Memory the shared memory it imports, of the minimum
+// its PagesSection says. It fails on a loader it does not know.
 func Loader(loader string) (string, error) {
 	for _, p := range [][2]string{
 		{`outputBuf += decoder.decode(buf);`, `outputBuf += decoder.decode(buf.slice());`},
@@ -263,5 +266,18 @@ func Loader(loader string) (string, error) {
 		}
 		loader = strings.Replace(loader, p[0], p[1], 1)
 	}
-	return loader, nil
+	return loader + instantiate, nil
 }
+
+// instantiate is the JavaScript of nexttokenInstantiate (Loader).
+const instantiate = `
+globalThis.nexttokenInstantiate = (module, importObject) => {
+	const [pages] = WebAssembly.Module.customSections(module, "` + PagesSection + `");
+	if (pages) {
+		let initial = 0;
+		for (const [i, byte] of new Uint8Array(pages).entries()) initial += (byte & 0x7f) * 2 ** (7 * i);
+		importObject.env = {mem: new WebAssembly.Memory({initial, maximum: 65536, shared: true})};
+	}
+	return WebAssembly.instantiate(module, importObject);
+};
+`
