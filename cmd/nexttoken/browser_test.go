@@ -131,8 +131,10 @@ func needBrowser(t *testing.T) *harness {
 
 func startHarness() (*harness, error) {
 	const web = "../../web"
-	if _, err := os.Stat(filepath.Join(web, "app.wasm")); errors.Is(err, fs.ErrNotExist) {
-		return nil, missing(`web/app.wasm is missing: build it with "make web/app.wasm"`)
+	for _, program := range []string{"app.wasm", "shared/app.wasm"} {
+		if _, err := os.Stat(filepath.Join(web, program)); errors.Is(err, fs.ErrNotExist) {
+			return nil, missing(`web/` + program + ` is missing: build it with "make web/` + program + `"`)
+		}
 	}
 	name := os.Getenv("NEXTTOKEN_CHROMIUM")
 	if name == "" {
