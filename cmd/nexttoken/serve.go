@@ -210,15 +210,12 @@ func newServer(dir string) (http.Handler, error) {
 	if _, err := root.Stat("shared/app.wasm"); err == nil {
 		pre.preload = preloadWasm("/web/shared/app.wasm")
 	}
-	appJS, err := bootAppJS(h)
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	loader, err := sharedLoader(h)
-	if err != nil {
-		root.Close()
-		return nil, err
+	scripts := map[string]*pageWriter{}
+	for path, rewrite := range map[string]func(string) (string, error){"/app.js": ui.BootAppJS, "/wasm_exec.js": wasmshare.Loader} {
+		if scripts[path], err = rewritten(h, path, rewrite); err != nil {
+			root.Close()
+			return nil, err
+		}
 	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -230,13 +227,10 @@ func newServer(dir string) (http.Handler, error) {
 		case "/", "/index.html":
 			pre.serve(w, r, shell.header)
 			return
-		case "/app.js":
-			maps.Copy(w.Header(), appJS.header.Clone())
-			http.ServeContent(w, r, "app.js", time.Time{}, bytes.NewReader(appJS.body.Bytes()))
-			return
-		case "/wasm_exec.js":
-			maps.Copy(w.Header(), loader.header.Clone())
-			http.ServeContent(w, r, "wasm_exec.js", time.Time{}, bytes.NewReader(loader.body.Bytes()))
+		case "/app.js", "/wasm_exec.js":
+			js := scripts[r.URL.Path]
+			maps.Copy(w.Header(), js.header.Clone())
+			http.ServeContent(w, r, r.URL.Path[1:], time.Time{}, bytes.NewReader(js.body.Bytes()))
 			return
 		}
 		if r.URL.Path == "/docs/" {
@@ -263,36 +257,21 @@ func render(h http.Handler, path string) (*pageWriter, error) {
 	return page, nil
 }
 
-// bootAppJS is go-app's app.js as h serves it, starting the program
-// through web/boot.js (ui.BootAppJS).
-func bootAppJS(h http.Handler) (*pageWriter, error) {
-	js, err := render(h, "/app.js")
-	if err != nil {
-		return nil, err
-	}
-	booting, err := ui.BootAppJS(js.body.String())
-	if err != nil {
-		return nil, err
-	}
-	js.body.Reset()
-	js.body.WriteString(booting)
-	return js, nil
-}
-
-// sharedLoader is go-app's wasm_exec.js as h serves it, made to run the
-// program on a shared memory too (wasmshare.Loader), as the server's
+// rewritten is go-app's script at path as h serves it, rewritten: app.js
+// starting the program through web/boot.js (ui.BootAppJS), wasm_exec.js
+// running it on a shared memory too (wasmshare.Loader), as the server's
 // pages, cross-origin isolated, do.
-func sharedLoader(h http.Handler) (*pageWriter, error) {
-	js, err := render(h, "/wasm_exec.js")
+func rewritten(h http.Handler, path string, rewrite func(string) (string, error)) (*pageWriter, error) {
+	js, err := render(h, path)
 	if err != nil {
 		return nil, err
 	}
-	shared, err := wasmshare.Loader(js.body.String())
+	changed, err := rewrite(js.body.String())
 	if err != nil {
 		return nil, err
 	}
 	js.body.Reset()
-	js.body.WriteString(shared)
+	js.body.WriteString(changed)
 	return js, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/quant"
+	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 )
 
@@ -32,6 +34,26 @@ func decodeLogits(t *testing.T, m *checkpoint.Model, kernels Kernels, steps int)
 	}
 	return all
 }
+
+// threadModel is the random model of every thread test, in format, with
+// products large enough to be split.
+func threadModel(t *testing.T, format string) *checkpoint.Model {
+	t.Helper()
+	c := smallQuant
+	c.SeqLen = 128 // room for forwardDoesNotAllocate's passes
+	m, _, err := randmodel.BuildNamed(c, 15, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if format != "F32" && m.Matrices().Classifier.Type == quant.F32 {
+		t.Fatalf("%s: the classifier is float32", format)
+	}
+	randmodel.RandomGains(m, 15)
+	return m
+}
+
+// threadSteps is how many passes the thread tests decode.
+const threadSteps = 8
 
 // compareLogits fails t at the first logit of got that is not want's bits.
 func compareLogits(t *testing.T, threads int, how string, want, got [][]float32) {

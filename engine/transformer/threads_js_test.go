@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"nexttoken/engine/checkpoint"
-	"nexttoken/engine/quant"
 	"nexttoken/engine/randmodel"
 )
 
@@ -18,37 +17,35 @@ import (
 // memory (cmd/wasmshare's exec, which make jstest
 // runs it under) and skips on go test's plain node loader.
 func TestThreadsKeepLogits(t *testing.T) {
-	one := loadKernels(t)
-	two, err := loadAllKernels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := two.StartThreads(2); err != nil {
-		t.Skip(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); two.Threads() != 2; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second thread did not start")
-		}
-	}
-	c := smallQuant
-	c.SeqLen = 128 // room for forwardDoesNotAllocate's passes
-	const steps = 8
+	one, two := loadKernels(t), twoThreads(t)
 	for _, format := range threadFormats {
 		t.Run(format, func(t *testing.T) {
-			m, _, err := randmodel.BuildNamed(c, 15, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if format != "F32" && m.Matrices().Classifier.Type == quant.F32 {
-				t.Fatalf("%s: the classifier is float32", format)
-			}
-			randmodel.RandomGains(m, 15)
-			compareLogits(t, 2, "", decodeLogits(t, m, one, steps), decodeLogits(t, m, two, steps))
+			m := threadModel(t, format)
+			compareLogits(t, 2, "", decodeLogits(t, m, one, threadSteps), decodeLogits(t, m, two, threadSteps))
 			tr := NewWith(m, Options{Kernels: two})
 			forwardDoesNotAllocate(t, tr, tr.Options())
 		})
 	}
+}
+
+// twoThreads is the SIMD kernels, every fetched module added, running
+// their products on two threads. It skips where the program's memory is
+// not shared.
+func twoThreads(tb testing.TB) Kernels {
+	tb.Helper()
+	two, err := loadAllKernels()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := two.StartThreads(2); err != nil {
+		tb.Skip(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); two.Threads() != 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatal("the second thread did not start")
+		}
+	}
+	return two
 }
 
 // BenchmarkThreadsDecode decodes 32 greedy tokens of the SmolLM2-135M
@@ -56,17 +53,7 @@ func TestThreadsKeepLogits(t *testing.T) {
 // with the SIMD kernels on one thread and on two (on a shared memory:
 // cmd/wasmshare's exec).
 func BenchmarkThreadsDecode(b *testing.B) {
-	one := loadKernels(b)
-	two, err := loadAllKernels()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := two.StartThreads(2); err != nil {
-		b.Skip(err)
-	}
-	for two.Threads() != 2 {
-		time.Sleep(time.Millisecond)
-	}
+	one, two := loadKernels(b), twoThreads(b)
 	const tokens = 32
 	for _, c := range []struct {
 		name   string

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"nexttoken/engine/quant"
-	"nexttoken/engine/randmodel"
 )
 
 // TestThreadsKeepLogits decodes a model of every format on one, two and
@@ -17,23 +16,14 @@ import (
 // that finds the threads busy multiplying alone): the logits of every
 // pass are the same bits, and a pass allocates nothing.
 func TestThreadsKeepLogits(t *testing.T) {
-	c := smallQuant
-	c.SeqLen = 128 // room for forwardDoesNotAllocate's passes
-	if c.Dim*c.Dim < splitMin {
-		t.Fatalf("the model's %d × %d products are too small to be split", c.Dim, c.Dim)
+	if smallQuant.Dim*smallQuant.Dim < splitMin {
+		t.Fatalf("the model's %d × %d products are too small to be split", smallQuant.Dim, smallQuant.Dim)
 	}
-	const steps = 8
+	const steps = threadSteps
 	kernels := map[int]Kernels{2: Threads(2), 3: Threads(3)}
 	for _, format := range threadFormats {
 		t.Run(format, func(t *testing.T) {
-			m, _, err := randmodel.BuildNamed(c, 15, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if format != "F32" && m.Matrices().Classifier.Type == quant.F32 {
-				t.Fatalf("%s: the classifier is float32", format)
-			}
-			randmodel.RandomGains(m, 15)
+			m := threadModel(t, format)
 			want := decodeLogits(t, m, Kernels{}, steps)
 			for n, k := range kernels {
 				compareLogits(t, n, "", want, decodeLogits(t, m, k, steps))
