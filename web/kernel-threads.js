@@ -6,10 +6,10 @@
 // are the single thread's, bit for bit.
 //
 // The Go program calls nexttokenKernelThreads(threads, memory, modules,
-// names, control, shares) once: it starts threads − 1 threads and returns
+// names, control, shares, slots) once: it starts threads − 1 threads and returns
 // run, which Go calls (without arguments, so that a step allocates
 // nothing) for each product it splits. control is the address of 8 int32s
-// in Go's memory (kernelControl's words); shares that of up to 8 blocks of
+// in Go's memory (kernelControl's words); shares that of slots blocks of
 // 10 uint32s, each the arguments of one share, which Go writes before
 // run, with the kernel's index and the number of shares in control.
 //
@@ -32,16 +32,13 @@ const kernelControl = {seq: 0, kernel: 1, done: 2, ready: 3, active: 4, next: 5}
 // it sleeps (Atomics.wait): about a millisecond.
 const kernelSpins = 100000;
 
-// kernelShares is the most shares a product has (wasmsimd.MaxThreads).
-const kernelShares = 8;
-
 // kernelBound instantiates modules on memory and returns, for each of
 // names, the export bound to each share's arguments:
 // bound[kernel][share].
-function kernelBound(memory, modules, names, shares) {
+function kernelBound(memory, modules, names, shares, slots) {
   const exports = {};
   for (const module of modules) Object.assign(exports, new WebAssembly.Instance(module, {env: {mem: memory}}).exports);
-  return names.map((name) => Array.from({length: kernelShares}, (_, s) => exports[name].bind(null, shares + s * 40)));
+  return names.map((name) => Array.from({length: slots}, (_, s) => exports[name].bind(null, shares + s * 40)));
 }
 
 // kernelTake runs the shares of product seq that no thread has taken
@@ -63,9 +60,9 @@ function kernelTake(ctl, kernels, seq) {
 
 // kernelServe is a thread's loop: it waits for the next product and takes
 // its shares, for as long as the program runs.
-function kernelServe({memory, modules, names, control, shares}) {
+function kernelServe({memory, modules, names, control, shares, slots}) {
   const ctl = new Int32Array(memory.buffer, control, 8);
-  const kernels = kernelBound(memory, modules, names, shares);
+  const kernels = kernelBound(memory, modules, names, shares, slots);
   let seen = Atomics.load(ctl, kernelControl.seq);
   Atomics.add(ctl, kernelControl.ready, 1);
   for (;;) {
@@ -92,10 +89,10 @@ if (kernelNode && require("worker_threads").workerData?.name === kernelThreadNam
 } else {
   // The script of this file, for the threads.
   const kernelScript = kernelNode ? __filename : globalThis.document?.currentScript?.src ?? new URL("kernel-threads.js", location.href).href;
-  globalThis.nexttokenKernelThreads = (threads, memory, modules, names, control, shares) => {
+  globalThis.nexttokenKernelThreads = (threads, memory, modules, names, control, shares, slots) => {
     const ctl = new Int32Array(memory.buffer, control, 8);
     for (let index = 1; index < threads; index++) {
-      const data = {memory, modules, names, control, shares, name: kernelThreadName};
+      const data = {memory, modules, names, control, shares, slots, name: kernelThreadName};
       if (kernelNode) {
         const {Worker} = require("worker_threads");
         new Worker(kernelScript, {workerData: data}).unref();
@@ -103,7 +100,7 @@ if (kernelNode && require("worker_threads").workerData?.name === kernelThreadNam
         new Worker(kernelScript, {name: kernelThreadName}).postMessage(data);
       }
     }
-    const kernels = kernelBound(memory, modules, names, shares);
+    const kernels = kernelBound(memory, modules, names, shares, slots);
     // A window may not block (Atomics.wait): it spins.
     const canWait = kernelNode || typeof WorkerGlobalScope !== "undefined";
     let seq = Atomics.load(ctl, kernelControl.seq);

@@ -65,14 +65,23 @@ const (
 	minThreadedSize = 1 << 16
 )
 
+// sharesPerThread is how many shares of a product's rows there are for
+// each thread: a thread the system runs late holds back only a small
+// share, which the others wait for, and leaves the rest to them.
+const sharesPerThread = 4
+
+// maxShares is the most shares a product is split into
+// (web/kernel-threads.js binds each kernel to each share's arguments).
+const maxShares = sharesPerThread * MaxThreads
+
 // threads runs the threaded kernels on n threads over the Go program's
 // shared memory: the caller's and n − 1 others (web/kernel-threads.js),
-// each with its share of a product's rows.
+// which take the shares of a product's rows until none is left.
 type threads struct {
 	n       int
-	run     js.Value                // runs the product described in control and shares
-	control *[8]int32               // read and written by the threads with Atomics
-	shares  *[MaxThreads][10]uint32 // each share's arguments
+	run     js.Value               // runs the product described in control and shares
+	control *[8]int32              // read and written by the threads with Atomics
+	shares  *[maxShares][10]uint32 // each share's arguments
 }
 
 // StartThreads runs the products of k on n threads from now on, once the
@@ -92,13 +101,13 @@ func (k *Kernel) StartThreads(n int) error {
 	if err != nil || start.Type() != safejs.TypeFunction {
 		return errors.New("the kernel threads' script (web/kernel-threads.js) is not loaded")
 	}
-	t := &threads{n: n, control: new([8]int32), shares: new([MaxThreads][10]uint32)}
+	t := &threads{n: n, control: new([8]int32), shares: new([maxShares][10]uint32)}
 	modules := make([]any, len(k.threaded))
 	for i, m := range k.threaded {
 		modules[i] = m
 	}
 	run, err := start.Invoke(n, k.mem, modules, threadedKernels,
-		address(unsafe.Pointer(t.control)), address(unsafe.Pointer(t.shares)))
+		address(unsafe.Pointer(t.control)), address(unsafe.Pointer(t.shares)), maxShares)
 	if err != nil {
 		return err
 	}
@@ -128,8 +137,8 @@ func (t *threads) splits(rows, cols int) bool {
 	return t != nil && rows >= minThreadedRows && rows*cols >= minThreadedSize && t.ready()
 }
 
-// share is how many shares rows rows make: as many as threads, each a
-// multiple of shareRows but the last.
+// share is how many shares rows rows make: sharesPerThread a thread, each
+// a multiple of shareRows but the last, and at least minShareRows rows.
 func (t *threads) share(rows int) int {
 	per := t.perShare(rows)
 	return (rows + per - 1) / per
@@ -137,9 +146,13 @@ func (t *threads) share(rows int) int {
 
 // perShare is the rows of every share but the last.
 func (t *threads) perShare(rows int) int {
-	per := (rows + t.n - 1) / t.n
+	per := max((rows+t.n*sharesPerThread-1)/(t.n*sharesPerThread), minShareRows)
 	return (per + shareRows - 1) / shareRows * shareRows
 }
+
+// minShareRows is the fewest rows of a share: each costs a claim and a
+// call.
+const minShareRows = 16
 
 // rows is share s's rows, [r0, r1).
 func (t *threads) rows(s, rows int) (r0, r1 int) {

@@ -109,13 +109,13 @@ func TestThreadsKeepBits(t *testing.T) {
 
 // TestThreadsShares checks how a product's rows are shared: every row in
 // exactly one share, every share but the last a multiple of shareRows, no
-// more shares than threads, and none empty.
+// more than sharesPerThread shares a thread, and none empty.
 func TestThreadsShares(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 8} {
 		th := &threads{n: n}
 		for rows := minThreadedRows; rows < 700; rows++ {
 			shares := th.share(rows)
-			if shares < 1 || shares > n {
+			if shares < 1 || shares > n*sharesPerThread {
 				t.Fatalf("%d threads, %d rows: %d shares", n, rows, shares)
 			}
 			next := 0
