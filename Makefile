@@ -29,12 +29,14 @@ withProgress = echo "$(1)"; \
 # is current; the server binary, ./nexttoken, is kept, so a second make run
 # starts at once.
 run: brotli
-	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz nexttoken web/chat.wasm.br $(WEB_TEXT_BR)
-	@if [ web/app.wasm.br -nt web/app.wasm ]; then :; \
-	elif command -v brotli >/dev/null 2>&1; then \
-	  echo "brotli -q $(QUICK_BROTLI) web/app.wasm (a quick level; make web/app.wasm.br makes the smallest copy)"; \
-	  brotli -q $(QUICK_BROTLI) -f web/app.wasm && touch web/app.wasm.br $(QUICK_STAMP); \
-	else echo "no brotli command: serving app.wasm with gzip only (apt-get install brotli)"; fi
+	@$(MAKE) --no-print-directory -j2 web/app.wasm.gz web/shared/app.wasm nexttoken web/chat.wasm.br $(WEB_TEXT_BR)
+	@for wasm in web/app.wasm web/shared/app.wasm; do \
+	  if [ $$wasm.br -nt $$wasm ]; then :; \
+	  elif command -v brotli >/dev/null 2>&1; then \
+	    echo "brotli -q $(QUICK_BROTLI) $$wasm (a quick level; make $$wasm.br makes the smallest copy)"; \
+	    brotli -q $(QUICK_BROTLI) -f $$wasm && touch $$wasm.br $$wasm.br.quick; \
+	  else echo "no brotli command: serving $$wasm with gzip only (apt-get install brotli)"; fi; \
+	done
 	./nexttoken serve --addr $(ADDR)
 
 # nexttoken builds the command line, ./nexttoken; go build relinks it only
@@ -113,6 +115,18 @@ web/app.wasm.br: web/app.wasm.gz $(if $(wildcard $(QUICK_STAMP)),FORCE) | brotli
 
 FORCE:
 
+# web/shared/app.wasm is app.wasm on a shared memory (cmd/wasmshare), which
+# a cross-origin isolated page downloads instead, to run the matrix
+# products on several threads (web/kernel-threads.js). Brotli's best
+# quality, as app.wasm's; make run makes a quick copy.
+SHARED_QUICK_STAMP := web/shared/app.wasm.br.quick
+web/shared/app.wasm: web/app.wasm
+	@mkdir -p web/shared && $(GO) run ./cmd/wasmshare -o $@ web/app.wasm
+web/shared/app.wasm.br: web/shared/app.wasm $(if $(wildcard $(SHARED_QUICK_STAMP)),FORCE) | brotli
+	@if command -v brotli >/dev/null 2>&1; then \
+	  $(call withProgress,brotli -q 11 web/shared/app.wasm,brotli -q 11 -f web/shared/app.wasm && touch $@ && rm -f $(SHARED_QUICK_STAMP)); \
+	else rm -f $@ $(SHARED_QUICK_STAMP); fi
+
 # web/chat.wasm is the chat template engine (package engine/chat) as a
 # program of its own, wasm/chat, which the page fetches and starts only
 # with a model that has a chat template: the engine would cost the first
@@ -152,7 +166,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
-unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium node
+unit: web/app.wasm.br web/shared/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium node
 	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:
@@ -182,7 +196,7 @@ unit: web/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium
 # the SmolLM2 model).
 WLLAMA ?=
 BASELINE ?=
-timing: web/app.wasm.br $(WEB_TEXT_BR) chromium
+timing: web/app.wasm.br web/shared/app.wasm.br $(WEB_TEXT_BR) chromium
 	$(withBrowser) GO=$(GO) BASELINE=$(BASELINE) NEXTTOKEN_WLLAMA=$(WLLAMA) bash .ci/timing
 
 # loadtest measures nexttoken serve, built from the source (go build, as
@@ -206,7 +220,7 @@ LOAD_REQUESTS ?= 2000
 LOAD_CONCURRENCY ?= 16
 LOAD_LINKS ?= 1000
 LOAD_LINK_CONCURRENCY ?= 32
-loadtest: web/app.wasm.br
+loadtest: web/app.wasm.br web/shared/app.wasm.br
 	GO=$(GO) NEXTTOKEN_LOAD=1 NEXTTOKEN_LOAD_REQUESTS=$(LOAD_REQUESTS) NEXTTOKEN_LOAD_CONCURRENCY=$(LOAD_CONCURRENCY) \
 	  NEXTTOKEN_LOAD_LINKS=$(LOAD_LINKS) NEXTTOKEN_LOAD_LINK_CONCURRENCY=$(LOAD_LINK_CONCURRENCY) \
 	  $(GO) test -run '^(TestLoadMeasure|TestLoadLinks)$$' -count=1 -v ./cmd/nexttoken
@@ -251,9 +265,13 @@ wasm-build:
 # kernels load as they do in the browser: among them their bit-for-bit
 # tests against the Go kernels. The embedmodels tag embeds the built-in
 # models, which the page fetches. (The page's own tests, wasm/ui, run
-# natively: they render views to HTML with go-app's server side.)
+# natively: they render views to HTML with go-app's server side.) Then the
+# kernels' thread tests once more on a shared memory, as a cross-origin
+# isolated page has it (cmd/wasmshare), where
+# they run on two and three threads instead of skipping.
 jstest: node
 	GOOS=js GOARCH=wasm $(GO) test -tags embedmodels -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./engine/... ./wasm/decodebench
+	GO=$(GO) GOOS=js GOARCH=wasm $(GO) test -exec="$(CURDIR)/cmd/wasmshare/exec" -run Threads ./engine/internal/wasmsimd ./engine/transformer
 
 # fuzz runs each fuzz target briefly (their seed corpora already ran in unit).
 # A run that fails is run once more: an input that crashes a target is saved
@@ -306,7 +324,7 @@ measure:
 # page, and docs/tour/, the guided tour's stops, again (TestScreenshot,
 # TestTour; make test checks the committed ones without writing them, so a
 # test run leaves the tree as it was).
-screenshot: web/app.wasm.br $(WEB_TEXT_BR) chromium
+screenshot: web/app.wasm.br web/shared/app.wasm.br $(WEB_TEXT_BR) chromium
 	$(withBrowser) NEXTTOKEN_BROWSER=1 NEXTTOKEN_SCREENSHOT=1 $(GO) test -run '^(TestScreenshot|TestTour)$$' -count=1 ./cmd/nexttoken
 
 # toymodel regenerates the toy model files (the tests check they match).
@@ -314,6 +332,7 @@ toymodel:
 	$(GO) run ./cmd/toymodel web/models
 
 clean:
+	rm -rf web/shared
 	rm -f web/app.wasm web/app.wasm.gz web/app.wasm.br $(QUICK_STAMP) web/chat.wasm web/chat.wasm.gz web/chat.wasm.br nexttoken
 	rm -rf static
 	rm -rf $(ARTIFACTS)

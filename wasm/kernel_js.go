@@ -4,10 +4,14 @@ package main
 
 import (
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
+	"nexttoken/wasm/jsx"
 )
 
 // engine loads the engine's WebAssembly SIMD kernels, unless the address
@@ -16,10 +20,18 @@ import (
 // data-kernel="SIMD" or "Go", and, when the SIMD kernels did not load,
 // why: data-kernel-error, and on the console. The program chooses its
 // engine; the views only show traces. Call it after ui.RepairAddress.
+//
+// On a cross-origin isolated page, whose program runs on a shared memory
+// (web/shared/app.wasm), the kernels' products run on threads once
+// web/kernel-threads.js is in: one a
+// core, at most four, or as many as the address says with threads=N (1
+// for one). The root says how many once they run, data-threads, and why
+// not when they cannot, data-threads-error.
 func engine() session.Options {
 	var opts session.Options
 	var loadErr error
-	if !addressAsksForGo() {
+	query := address()
+	if query.Get("simd") != "0" {
 		opts, loadErr = session.LoadSIMD()
 	}
 	root, err := safejs.Global().Get("document")
@@ -35,24 +47,68 @@ func engine() session.Options {
 		if console, err := safejs.Global().Get("console"); err == nil {
 			_, _ = console.Call("warn", "nexttoken runs Go's kernels: "+loadErr.Error())
 		}
+		return opts
 	}
+	if !opts.Kernels.Shared() {
+		return opts
+	}
+	n := threadsAsked(query)
+	go func() {
+		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", "/web/kernel-threads.js"))
+		if err == nil {
+			err = opts.Kernels.StartThreads(n)
+		}
+		if err != nil {
+			_, _ = root.Call("setAttribute", "data-threads-error", err.Error())
+			return
+		}
+		for opts.Kernels.Threads() < n {
+			time.Sleep(10 * time.Millisecond)
+		}
+		_, _ = root.Call("setAttribute", "data-threads", strconv.Itoa(n))
+	}()
 	return opts
 }
 
-// addressAsksForGo reports whether the page's address says simd=0.
-func addressAsksForGo() bool {
+// maxPageThreads is the most threads a page runs unless its address asks
+// for more: the page's own work (its drawing) needs a core too.
+const maxPageThreads = 4
+
+// threadsAsked is how many threads the page runs its products on: the
+// address's threads=N, or one a core (navigator.hardwareConcurrency), at
+// most maxPageThreads, and at most transformer.MaxThreads.
+func threadsAsked(query url.Values) int {
+	if n, err := strconv.Atoi(query.Get("threads")); err == nil && n >= 1 {
+		return min(n, transformer.MaxThreads)
+	}
+	cores := 1
+	if nav, err := safejs.Global().Get("navigator"); err == nil {
+		if c, err := nav.Get("hardwareConcurrency"); err == nil {
+			if n, err := c.Int(); err == nil && n > 0 {
+				cores = n
+			}
+		}
+	}
+	return min(cores, maxPageThreads)
+}
+
+// address is the page's address's query.
+func address() url.Values {
 	loc, err := safejs.Global().Get("location")
 	if err != nil {
-		return false
+		return nil
 	}
 	href, err := loc.Get("href")
 	if err != nil {
-		return false
+		return nil
 	}
 	s, err := href.String()
 	if err != nil {
-		return false
+		return nil
 	}
 	u, err := url.Parse(s)
-	return err == nil && u.Query().Get("simd") == "0"
+	if err != nil {
+		return nil
+	}
+	return u.Query()
 }

@@ -17,12 +17,18 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 
 // The playground's own page, when the server preloads its program (a
 // <link rel=preload> before this script): compile it while the page is
-// parsed and drawn; app.js instantiates it (nexttokenModule), or fetches
-// the program itself if this fails.
+// parsed and drawn; app.js instantiates it (nexttokenInstantiate, of
+// wasm_exec.js as the server sends it), or
+// fetches the program itself if this fails. The server preloads the
+// program on a shared memory (web/shared/app.wasm), which runs the
+// engine's products on threads: a page that is not cross-origin isolated
+// after all, which cannot share memory, fetches app.wasm instead.
 {
-  const wasm = document.querySelector('link[rel=preload][href$="app.wasm"]');
+  const wasm = document.querySelector('link[rel=preload][href$="/app.wasm"]');
   if (wasm && WebAssembly.compileStreaming) {
-    globalThis.nexttokenModule = WebAssembly.compileStreaming(fetch(wasm.href)).catch((err) => {
+    const shared = wasm.href.endsWith("/shared/app.wasm");
+    const href = shared && !globalThis.crossOriginIsolated ? wasm.href.replace(/\/shared\/app\.wasm$/, "/app.wasm") : wasm.href;
+    globalThis.nexttokenModule = WebAssembly.compileStreaming(fetch(href)).catch((err) => {
       console.warn("compiling the program early failed, so app.js loads it:", err);
       return null;
     });

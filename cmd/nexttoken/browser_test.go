@@ -131,8 +131,10 @@ func needBrowser(t *testing.T) *harness {
 
 func startHarness() (*harness, error) {
 	const web = "../../web"
-	if _, err := os.Stat(filepath.Join(web, "app.wasm")); errors.Is(err, fs.ErrNotExist) {
-		return nil, missing(`web/app.wasm is missing: build it with "make web/app.wasm"`)
+	for _, program := range []string{"app.wasm", "shared/app.wasm"} {
+		if _, err := os.Stat(filepath.Join(web, program)); errors.Is(err, fs.ErrNotExist) {
+			return nil, missing(`web/` + program + ` is missing: build it with "make web/` + program + `"`)
+		}
 	}
 	name := os.Getenv("NEXTTOKEN_CHROMIUM")
 	if name == "" {
@@ -340,7 +342,7 @@ const readyObserver = `(() => {
 // loadFigures is a pageLoad once the app is live, and null before.
 const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
-	const wasm = performance.getEntriesByType("resource").find(e => new URL(e.name).pathname === "/web/app.wasm");
+	const wasm = performance.getEntriesByType("resource").find(e => /^\/web\/(shared\/)?app\.wasm$/.test(new URL(e.name).pathname));
 	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
 		shown: window.nexttokenShown ?? -1, top: window.nexttokenTop ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`

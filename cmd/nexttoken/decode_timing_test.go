@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,22 +25,30 @@ import (
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/tokenizer"
+	"nexttoken/engine/wasmshare"
 )
 
 // decodePage runs wasm/decodebench with wasm_exec.js, as go-app's loader
-// does, and passes the page's query on to it.
+// does, and passes the page's query on to it. With threads=N (N > 1) it
+// runs the program on a shared memory, as the playground's page does
+// (wasm_exec.js's nexttokenInstantiate, wasmshare.Loader), with the
+// kernels' threads (web/kernel-threads.js).
 const decodePage = `<!doctype html><meta charset="utf-8"><title>decodebench</title><link rel="icon" href="data:,">
 <script src="/wasm_exec.js"></script>
+<script src="/web/kernel-threads.js"></script>
 <script>
 const go = new Go();
-WebAssembly.instantiateStreaming(fetch("/decodebench.wasm"), go.importObject)
-	.then(r => go.run(r.instance))
+const shared = Number(new URLSearchParams(location.search).get("threads") || 1) > 1;
+WebAssembly.compileStreaming(fetch(shared ? "/decodebench.shared.wasm" : "/decodebench.wasm"))
+	.then(m => nexttokenInstantiate(m, go.importObject))
+	.then(instance => go.run(instance))
 	.catch(e => { globalThis.decodeBench = {error: String(e)}; });
 </script>`
 
 // wllamaPage decodes as decodebench does with wllama (llama.cpp built for
-// WebAssembly with SIMD): a GGUF file of the same network, one thread, no
-// GPU, the same prompt (llama.cpp adds BOS), an untimed run of 16 tokens,
+// WebAssembly with SIMD): a GGUF file of the same network, one thread (or
+// threads=N, llama.cpp's threads, which the page's cross-origin isolation
+// allows), no GPU, the same prompt (llama.cpp adds BOS), an untimed run of 16 tokens,
 // then 128 greedy tokens; its decode time is llama.cpp's own timing of the
 // generated tokens (predicted_ms). Its KV cache is llama.cpp's default,
 // float16, where nexttoken keeps float32, so their greedy tokens part
@@ -57,7 +66,7 @@ try {
 	const tokens = Number(query.get("tokens") || 128);
 	const wllama = new Wllama({default: "/wllama/wasm/wllama.wasm"},
 		{logger: {debug: quiet, log: quiet, info: quiet, warn: quiet, error: console.error}});
-	await wllama.loadModelFromUrl(location.origin + "/" + query.get("gguf"), {n_threads: 1, n_ctx: 256, n_gpu_layers: 0});
+	await wllama.loadModelFromUrl(location.origin + "/" + query.get("gguf"), {n_threads: Number(query.get("threads") || 1), n_ctx: 256, n_gpu_layers: 0});
 	const greedy = {prompt: "Once upon a time", max_tokens: tokens, temperature: 0, ignore_eos: true};
 	await wllama.createCompletion({...greedy, max_tokens: Math.min(16, tokens)}); // warm-up, as decodebench's
 	const r = await wllama.createCompletion(greedy);
@@ -85,13 +94,15 @@ type decodeResult struct {
 // The engines that decode a timed network, one row each, in the order
 // they take turns.
 const (
-	simdRow   = iota // nexttoken with its WebAssembly SIMD kernels (decodebench)
-	goRow            // nexttoken with its Go kernels (decodebench's simd=0)
-	wllamaRow        // wllama, on the same network written as a GGUF file
+	simdRow    = iota // nexttoken with its WebAssembly SIMD kernels (decodebench)
+	goRow             // nexttoken with its Go kernels (decodebench's simd=0)
+	wllamaRow         // wllama, on the same network written as a GGUF file
+	simd2Row          // nexttoken SIMD on two threads (decodebench's threads=2)
+	wllama2Row        // wllama on two threads
 	rowCount
 )
 
-var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama"}
+var rowNames = [rowCount]string{"nexttoken SIMD", "nexttoken Go", "wllama", "nexttoken SIMD, 2 threads", "wllama, 2 threads"}
 
 // A timedNetwork is a network TestDecodeTiming decodes: decodebench's
 // built-in model, or the random model of shape in format
@@ -170,7 +181,10 @@ func (n timedNetwork) gguf() string {
 // path is the page and query of n's row.
 func (n timedNetwork) path(row int) string {
 	q := url.Values{"tokens": {strconv.Itoa(n.tokens)}}
-	if row == wllamaRow {
+	if row == simd2Row || row == wllama2Row {
+		q.Set("threads", "2")
+	}
+	if row == wllamaRow || row == wllama2Row {
 		q.Set("gguf", n.gguf())
 		return "/wllama.html?" + q.Encode()
 	}
@@ -187,7 +201,13 @@ func (n timedNetwork) path(row int) string {
 
 // runs reports whether n has row, wllama's only when it is installed.
 func (n timedNetwork) runs(row int, wllama bool) bool {
-	return row == simdRow || row == goRow && n.goKernel || row == wllamaRow && n.wllama && wllama
+	switch row {
+	case goRow:
+		return n.goKernel
+	case wllamaRow, wllama2Row:
+		return n.wllama && wllama
+	}
+	return true
 }
 
 // timedFormats returns the networks, in timedNetworks' order, of the
@@ -237,8 +257,15 @@ func timedFormats(list string) ([]timedNetwork, error) {
 //   - wllama: when NEXTTOKEN_WLLAMA names a folder where npm installed
 //     @wllama/wllama (make timing WLLAMA=/path), wllama 3.8.1.
 //
+// Two more rows run each network on two threads, cross-origin isolated as
+// the playground's server's pages are: nexttoken SIMD with threads=2
+// (decodebench on a shared memory, web/kernel-threads.js), which must
+// decode the SIMD row's tokens, and wllama with two of llama.cpp's
+// threads.
+//
 // NEXTTOKEN_TIMING_FORMATS (a comma list, such as "q4_k,q6_k") measures
-// only the networks of those formats. The rows take turns within each of
+// only the networks of those formats, NEXTTOKEN_TIMING_NETWORKS (a regular
+// expression) only those whose names it matches. The rows take turns within each of
 // NEXTTOKEN_TIMING_ROUNDS rounds (default 5), a fresh tab each, so that
 // the shared machine's load falls on all of them alike. It logs each
 // row's median tok/s, and per network SIMD ÷ Go, SIMD ÷ wllama, the first
@@ -256,15 +283,25 @@ func TestDecodeTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if names := os.Getenv("NEXTTOKEN_TIMING_NETWORKS"); names != "" {
+		match, err := regexp.Compile(names)
+		if err != nil {
+			t.Fatalf("NEXTTOKEN_TIMING_NETWORKS: %v", err)
+		}
+		networks = slices.DeleteFunc(networks, func(n timedNetwork) bool { return !match.MatchString(n.name) })
+	}
 	h := needBrowser(t)
 	goroot, err := exec.Command(goCommand(), "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
+	bench := goBuild(t, "../../wasm/decodebench", "decodebench.wasm", "GOOS=js", "GOARCH=wasm")
 	files := map[string]string{
-		"/wasm_exec.js":     filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"),
-		"/decodebench.wasm": goBuild(t, "../../wasm/decodebench", "decodebench.wasm", "GOOS=js", "GOARCH=wasm"),
+		"/wasm_exec.js":            sharedFile(t, filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"), "wasm_exec.js"),
+		"/decodebench.wasm":        bench,
+		"/decodebench.shared.wasm": sharedFile(t, bench, "decodebench.shared.wasm"),
+		"/web/kernel-threads.js":   "../../web/kernel-threads.js",
 	}
 	pages := map[string]string{"/decode.html": decodePage}
 	dir := os.Getenv("NEXTTOKEN_WLLAMA")
@@ -305,7 +342,13 @@ func TestDecodeTiming(t *testing.T) {
 			fmt.Fprint(w, html)
 		})
 	}
-	srv := httptest.NewServer(mux)
+	// Cross-origin isolated, as the playground's server's pages, so that the
+	// threads of both engines can share memory.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+		w.Header().Set("Cross-Origin-Embedder-Policy", "credentialless")
+		mux.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 
 	rates := make([][rowCount][]float64, len(networks))
@@ -317,7 +360,7 @@ func TestDecodeTiming(t *testing.T) {
 					continue
 				}
 				path := n.path(row)
-				if round == 0 && row == wllamaRow {
+				if round == 0 && (row == wllamaRow || row == wllama2Row) {
 					path += "&ids=1"
 				}
 				r := runDecodePage(t, h.browser, srv.URL+path)
@@ -358,10 +401,42 @@ func TestDecodeTiming(t *testing.T) {
 				fmt.Sprintf("they share the first %d of %d greedy tokens (nexttoken %v…, wllama %v…)", commonPrefix(first[i][simdRow].Tokens, first[i][wllamaRow].Tokens), n.tokens,
 					first[i][simdRow].Tokens[:min(8, len(first[i][simdRow].Tokens))], first[i][wllamaRow].Tokens[:min(8, len(first[i][wllamaRow].Tokens))]))
 		}
-		if summary != nil {
-			t.Logf("%s: %s", n.name, strings.Join(summary, "; "))
+		summary = append(summary, fmt.Sprintf("nexttoken SIMD 2 threads ÷ 1 %.2f×", medians[simd2Row]/medians[simdRow]))
+		if !slices.Equal(first[i][simdRow].Tokens, first[i][simd2Row].Tokens) {
+			t.Errorf("%s: the SIMD kernels decode different tokens on one thread and on two:\n%v\n%v", n.name, first[i][simdRow].Tokens, first[i][simd2Row].Tokens)
 		}
+		if n.runs(wllama2Row, wllama) {
+			summary = append(summary, fmt.Sprintf("nexttoken SIMD ÷ wllama, 2 threads each, %.2f× (%.1f against %.1f tok/s); wllama 2 threads ÷ 1 %.2f×",
+				medians[simd2Row]/medians[wllama2Row], medians[simd2Row], medians[wllama2Row], medians[wllama2Row]/medians[wllamaRow]))
+		}
+		t.Logf("%s: %s", n.name, strings.Join(summary, "; "))
 	}
+}
+
+// sharedFile writes file made for a shared memory into a folder of the
+// test's, as name, and returns its path: a program (wasmshare.Memory), or
+// wasm_exec.js (wasmshare.Loader).
+func sharedFile(t *testing.T, file, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(file, ".js") {
+		var js string
+		js, err = wasmshare.Loader(string(b))
+		b = []byte(js)
+	} else {
+		b, err = wasmshare.Memory(b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // commonPrefix is how many tokens a and b share from the start.

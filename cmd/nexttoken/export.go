@@ -19,6 +19,7 @@ import (
 	goapperrors "github.com/maxence-charriere/go-app/v10/pkg/errors"
 
 	"nexttoken"
+	"nexttoken/engine/wasmshare"
 	"nexttoken/wasm/ui"
 )
 
@@ -111,6 +112,11 @@ func exportSite(web, dir, base, origin string) (packed bool, err error) {
 		return false, err
 	}
 	if err := rewrite(filepath.Join(dir, "app.js"), ui.BootAppJS); err != nil {
+		return false, err
+	}
+	// app.js instantiates with wasm_exec.js's nexttokenInstantiate, as on
+	// serve's pages.
+	if err := rewrite(filepath.Join(dir, "wasm_exec.js"), wasmshare.Loader); err != nil {
 		return false, err
 	}
 	// The documentation page reaches the playground and web/ by relative
@@ -267,6 +273,12 @@ func copyFolder(fsys fs.FS, dir string) error {
 			return err
 		}
 		target := filepath.Join(dir, filepath.FromSlash(name))
+		if d.IsDir() && name == "shared" {
+			// The program on a shared memory runs where the server sends
+			// cross-origin isolation's headers; a static site's page
+			// loads app.wasm, on one thread.
+			return fs.SkipDir
+		}
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/modelfile"
 	"nexttoken/engine/quant"
@@ -80,7 +81,15 @@ func TestRunTimingSmolLM2(t *testing.T) {
 // would be, until the test ends.
 func smolLM2Link(t *testing.T, name string) string {
 	t.Helper()
-	m, v, err := randmodel.BuildQuantized(randmodel.SmolLM2, 15, randmodel.Every(quant.Q8_0))
+	return randomModelLink(t, name, randmodel.SmolLM2)
+}
+
+// randomModelLink is the page's link to a random network of shape c in
+// Q8_0, which a server of its own serves as a reader's URL would be, until
+// the test ends.
+func randomModelLink(t *testing.T, name string, c checkpoint.Config) string {
+	t.Helper()
+	m, v, err := randmodel.BuildQuantized(c, 15, randmodel.Every(quant.Q8_0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +101,12 @@ func smolLM2Link(t *testing.T, name string) string {
 	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Access-Control-Expose-Headers", "Content-Length, Content-Range")
-		http.ServeContent(w, r, "smollm2.gguf", time.Time{}, bytes.NewReader(data))
+		http.ServeContent(w, r, "model.gguf", time.Time{}, bytes.NewReader(data))
 	}))
 	t.Cleanup(models.Close)
 	t.Logf("%s: %.1f MiB", name, float64(len(data))/(1<<20))
-	ref := modelfile.RefOf(modelfile.File{Name: "smollm2.gguf", Data: data})
-	ref.Name, ref.URL = models.URL+"/smollm2.gguf", true
+	ref := modelfile.RefOf(modelfile.File{Name: "model.gguf", Data: data})
+	ref.Name, ref.URL = models.URL+"/model.gguf", true
 	return "/?model=" + url.QueryEscape(ref.String())
 }
 

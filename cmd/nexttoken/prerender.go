@@ -27,9 +27,10 @@ import (
 // least recently asked for going first. A link past the cap, or on a
 // model the server does not have, gets the page's placeholder.
 type prerenderer struct {
-	shell []byte // go-app's page, with its placeholder root
-	head  int    // where in shell the head's content starts
-	at    int    // where in shell a prerendered root goes: after the placeholder's
+	preload string // the program's preload link (preloadWasm)
+	shell   []byte // go-app's page, with its placeholder root
+	head    int    // where in shell the head's content starts
+	at      int    // where in shell a prerendered root goes: after the placeholder's
 
 	mu    sync.Mutex // one page at a time: ui.Prerendering is not safe for two
 	pages ui.Prerendering
@@ -130,7 +131,7 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	// starts with the page, first in its head, and web/boot.js compiles
 	// it while the page is parsed, not once the page's scripts run. An
 	// embed's waits for the reader.
-	head := preloadWasm
+	head := p.preload
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
 	}
@@ -152,9 +153,13 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
 }
 
-// preloadWasm fetches app.wasm as go-app's app.js does, so that its fetch
-// takes this one's response.
-const preloadWasm = `<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`
+// preloadWasm fetches the program at path as web/boot.js does, so that
+// its fetch takes this one's response: /web/app.wasm, or, where the server
+// has it, /web/shared/app.wasm, the program on a shared memory, which the
+// server's pages run (they are cross-origin isolated: secured).
+func preloadWasm(path string) string {
+	return `<link rel="preload" href="` + path + `" as="fetch" crossorigin="anonymous">`
+}
 
 // gzipWriters are writers at gzip's best speed: a prerendered page is
 // compressed for each request, in about a millisecond, as many at once as

@@ -328,7 +328,8 @@ func TestStepBeforeThePageIsWhole(t *testing.T) {
 }
 
 // holdProgram holds back the program's download in tab until release is
-// called: the server's page is all the reader has meanwhile.
+// called, web/app.wasm or web/shared/app.wasm: the server's page is all
+// the reader has meanwhile.
 func holdProgram(t *testing.T, tab context.Context) (release func()) {
 	t.Helper()
 	var mu sync.Mutex
@@ -353,7 +354,7 @@ func holdProgram(t *testing.T, tab context.Context) (release func()) {
 			mu.Unlock()
 		}
 	}()
-	if _, err := chromedp.Call(tab, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/web/app.wasm"}}}); err != nil {
+	if _, err := chromedp.Call(tab, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/app.wasm"}}}); err != nil {
 		t.Fatal(err)
 	}
 	return func() {

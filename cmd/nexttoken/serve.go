@@ -31,6 +31,7 @@ import (
 
 	"nexttoken"
 	"nexttoken/engine/regularfile"
+	"nexttoken/engine/wasmshare"
 	"nexttoken/wasm/ui"
 )
 
@@ -205,10 +206,16 @@ func newServer(dir string) (http.Handler, error) {
 		return nil, err
 	}
 	pre.pages.StepLinks = true // a reader's step before the program is live comes here
-	appJS, err := bootAppJS(h)
-	if err != nil {
-		root.Close()
-		return nil, err
+	pre.preload = preloadWasm("/web/app.wasm")
+	if _, err := root.Stat("shared/app.wasm"); err == nil {
+		pre.preload = preloadWasm("/web/shared/app.wasm")
+	}
+	scripts := map[string]*pageWriter{}
+	for path, rewrite := range map[string]func(string) (string, error){"/app.js": ui.BootAppJS, "/wasm_exec.js": wasmshare.Loader} {
+		if scripts[path], err = rewritten(h, path, rewrite); err != nil {
+			root.Close()
+			return nil, err
+		}
 	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -220,9 +227,10 @@ func newServer(dir string) (http.Handler, error) {
 		case "/", "/index.html":
 			pre.serve(w, r, shell.header)
 			return
-		case "/app.js":
-			maps.Copy(w.Header(), appJS.header.Clone())
-			http.ServeContent(w, r, "app.js", time.Time{}, bytes.NewReader(appJS.body.Bytes()))
+		case "/app.js", "/wasm_exec.js":
+			js := scripts[r.URL.Path]
+			maps.Copy(w.Header(), js.header.Clone())
+			http.ServeContent(w, r, r.URL.Path[1:], time.Time{}, bytes.NewReader(js.body.Bytes()))
 			return
 		}
 		if r.URL.Path == "/docs/" {
@@ -249,19 +257,21 @@ func render(h http.Handler, path string) (*pageWriter, error) {
 	return page, nil
 }
 
-// bootAppJS is go-app's app.js as h serves it, starting the program
-// through web/boot.js (ui.BootAppJS).
-func bootAppJS(h http.Handler) (*pageWriter, error) {
-	js, err := render(h, "/app.js")
+// rewritten is go-app's script at path as h serves it, rewritten: app.js
+// starting the program through web/boot.js (ui.BootAppJS), wasm_exec.js
+// running it on a shared memory too (wasmshare.Loader), as the server's
+// pages, cross-origin isolated, do.
+func rewritten(h http.Handler, path string, rewrite func(string) (string, error)) (*pageWriter, error) {
+	js, err := render(h, path)
 	if err != nil {
 		return nil, err
 	}
-	booting, err := ui.BootAppJS(js.body.String())
+	changed, err := rewrite(js.body.String())
 	if err != nil {
 		return nil, err
 	}
 	js.body.Reset()
-	js.body.WriteString(booting)
+	js.body.WriteString(changed)
 	return js, nil
 }
 
@@ -520,6 +530,12 @@ func secured(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		// Cross-origin isolated, a page may share memory between threads
+		// (web/shared/app.wasm, web/kernel-threads.js). credentialless
+		// still lets it fetch what other sites send without saying it
+		// may be embedded (a model's file), without cookies.
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "credentialless")
 		next.ServeHTTP(w, r)
 	})
 }

@@ -273,15 +273,20 @@ func TestServeVersion(t *testing.T) {
 	}
 }
 
+// TestServeSecurityHeaders checks the headers every response has: the
+// security policy, and cross-origin isolation, which lets the page run
+// the engine on threads over a shared memory.
 func TestServeSecurityHeaders(t *testing.T) {
 	h := testServer(t, testWebDir(t))
-	for _, path := range []string{"/", "/app.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
+	for _, path := range []string{"/", "/app.js", "/wasm_exec.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
 		res := get(h, path, "gzip")
 		for name, want := range map[string]string{
-			"X-Content-Type-Options":  "nosniff",
-			"Referrer-Policy":         "strict-origin-when-cross-origin",
-			"Content-Security-Policy": contentSecurityPolicy,
-			"X-Frame-Options":         "",
+			"X-Content-Type-Options":       "nosniff",
+			"Referrer-Policy":              "strict-origin-when-cross-origin",
+			"Content-Security-Policy":      contentSecurityPolicy,
+			"X-Frame-Options":              "",
+			"Cross-Origin-Opener-Policy":   "same-origin",
+			"Cross-Origin-Embedder-Policy": "credentialless",
 		} {
 			if got := res.Header.Get(name); got != want {
 				t.Errorf("%s: %s %q, want %q", path, name, got, want)
@@ -698,5 +703,32 @@ func (l lines) next(t *testing.T) string {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no line written in 10 s")
 		return ""
+	}
+}
+
+// TestServeSharedProgram checks that the server's page preloads the
+// program on a shared memory where the web folder has it, and app.wasm
+// where it does not, and that the page's loader runs a program on a
+// shared memory (wasmshare.Loader).
+func TestServeSharedProgram(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		dir := testWebDir(t)
+		want := `href="/web/app.wasm"`
+		if shared {
+			if err := os.MkdirAll(filepath.Join(dir, "shared"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "shared", "app.wasm"), fakeWasm, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = `href="/web/shared/app.wasm"`
+		}
+		h := testServer(t, dir)
+		if page := body(t, get(h, "/", "")); !strings.Contains(page, `<link rel="preload" `+want) {
+			t.Errorf("shared program %v: the page does not preload %s", shared, want)
+		}
+		if loader := body(t, get(h, "/wasm_exec.js", "")); !strings.Contains(loader, "decoder.decode(buf.slice())") {
+			t.Error("the page's wasm_exec.js is not made for a shared memory")
+		}
 	}
 }

@@ -191,3 +191,32 @@ func (k Kernels) mixHeads(out, att, values []float32, l heads) {
 func (l heads) layout() wasmsimd.Heads {
 	return wasmsimd.Heads{Count: l.count, Size: l.size, KVMul: l.kvMul, Positions: l.positions, Stride: l.stride, AttStride: l.attStride}
 }
+
+// MaxThreads is the most threads StartThreads runs.
+const MaxThreads = wasmsimd.MaxThreads
+
+// StartThreads runs k's matrix products on n threads from now on, once
+// they have started: the caller's and n − 1 workers over the program's
+// shared memory, each with its share of a product's rows (package
+// internal/wasmsimd), so the logits are the same bits. It fails where the
+// memory is not shared (a page that is not cross-origin isolated) or k
+// has no SIMD kernels, and k stays on one thread.
+func (k Kernels) StartThreads(n int) error {
+	if k.simd == nil {
+		return errors.New("transformer: threads need the SIMD kernels")
+	}
+	return k.simd.StartThreads(n)
+}
+
+// Shared reports whether the program's memory is shared, so that
+// StartThreads can run threads on it: a cross-origin isolated page's
+// program built for it (web/shared/app.wasm).
+func (k Kernels) Shared() bool { return k.simd != nil && k.simd.Shared() }
+
+// Threads is the number of threads k's products run on now.
+func (k Kernels) Threads() int {
+	if k.simd == nil {
+		return 1
+	}
+	return k.simd.Threads()
+}

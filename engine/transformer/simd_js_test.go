@@ -45,7 +45,10 @@ func TestSIMDMatchesUnrolled(t *testing.T) {
 // loadedKernels are the WebAssembly SIMD kernels, loaded once for all
 // the tests, as a program loads them, with every fetched module added
 // (read from web/kernels, where the page fetches them).
-var loadedKernels = sync.OnceValues(func() (Kernels, error) {
+var loadedKernels = sync.OnceValues(loadAllKernels)
+
+// loadAllKernels loads the kernels with every fetched module added.
+func loadAllKernels() (Kernels, error) {
 	k, err := LoadKernels()
 	if err != nil {
 		return k, err
@@ -61,7 +64,7 @@ var loadedKernels = sync.OnceValues(func() (Kernels, error) {
 		}
 	}
 	return k, err
-})
+}
 
 // kernelModules is the folder of the fetched kernel modules.
 const kernelModules = "../../web/kernels"

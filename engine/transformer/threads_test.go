@@ -4,64 +4,26 @@ package transformer
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
-	"nexttoken/engine/randmodel"
-	"nexttoken/engine/sampler"
 )
-
-// threadFormats are every format randmodel writes: float32, each quantized
-// type in every matrix, and llama-quantize's two mixtures.
-var threadFormats = []string{
-	"F32", "Q8_0", "Q4_0", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K",
-	"IQ4_NL", "IQ4_XS", "Q4_K_M", "Q5_K_M",
-}
-
-// decodeLogits decodes steps greedy tokens of m from token 1 with kernels
-// and returns every pass's logits.
-func decodeLogits(t *testing.T, m *checkpoint.Model, kernels Kernels, steps int) [][]float32 {
-	tr := NewWith(m, Options{Kernels: kernels})
-	var all [][]float32
-	tok := 1
-	for pos := range steps {
-		logits, err := tr.Forward(tok, pos)
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		all = append(all, append([]float32(nil), logits...))
-		tok = sampler.Argmax(logits)
-	}
-	return all
-}
 
 // TestThreadsKeepLogits decodes a model of every format on one, two and
 // three threads, and on two threads by two Transformers at once (the one
 // that finds the threads busy multiplying alone): the logits of every
 // pass are the same bits, and a pass allocates nothing.
 func TestThreadsKeepLogits(t *testing.T) {
-	c := smallQuant
-	c.SeqLen = 128 // room for forwardDoesNotAllocate's passes
-	if c.Dim*c.Dim < splitMin {
-		t.Fatalf("the model's %d × %d products are too small to be split", c.Dim, c.Dim)
+	if smallQuant.Dim*smallQuant.Dim < splitMin {
+		t.Fatalf("the model's %d × %d products are too small to be split", smallQuant.Dim, smallQuant.Dim)
 	}
-	const steps = 8
+	const steps = threadSteps
 	kernels := map[int]Kernels{2: Threads(2), 3: Threads(3)}
 	for _, format := range threadFormats {
 		t.Run(format, func(t *testing.T) {
-			m, _, err := randmodel.BuildNamed(c, 15, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if format != "F32" && m.Matrices().Classifier.Type == quant.F32 {
-				t.Fatalf("%s: the classifier is float32", format)
-			}
-			randmodel.RandomGains(m, 15)
+			m := threadModel(t, format)
 			want := decodeLogits(t, m, Kernels{}, steps)
 			for n, k := range kernels {
 				compareLogits(t, n, "", want, decodeLogits(t, m, k, steps))
@@ -78,17 +40,6 @@ func TestThreadsKeepLogits(t *testing.T) {
 			tr := NewWith(m, Options{Kernels: kernels[3]})
 			forwardDoesNotAllocate(t, tr, tr.Options())
 		})
-	}
-}
-
-func compareLogits(t *testing.T, threads int, how string, want, got [][]float32) {
-	t.Helper()
-	for pos := range want {
-		for i := range want[pos] {
-			if math.Float32bits(got[pos][i]) != math.Float32bits(want[pos][i]) {
-				t.Fatalf("%d threads%s: pass %d, logit %d is %g, on one thread %g", threads, how, pos, i, got[pos][i], want[pos][i])
-			}
-		}
 	}
 }
 

@@ -12,7 +12,9 @@
 //
 // or {error: "…"}. The address's query chooses: gguf=NAME (the file the
 // server serves at /NAME, its tokenizer the file's) or model=stories260K
-// (a built-in model); tokens=N (default 128); simd=0 for the Go kernels.
+// (a built-in model); tokens=N (default 128); simd=0 for the Go kernels;
+// threads=N for the SIMD kernels' products on N threads, which needs the
+// program on a shared memory (cmd/wasmshare) and web/kernel-threads.js.
 // The SIMD kernels failing to load is an error.
 // TestDecodeTiming (cmd/nexttoken, make timing) builds and serves it, and
 // the files it writes, which wllama and llama.cpp read too.
@@ -73,6 +75,22 @@ func measure() (map[string]any, error) {
 			return nil, err
 		}
 	}
+	threads := 1
+	if v := u.Query().Get("threads"); v != "" {
+		if threads, err = strconv.Atoi(v); err != nil || threads < 1 || threads > transformer.MaxThreads {
+			return nil, fmt.Errorf("threads must be 1 to %d", transformer.MaxThreads)
+		}
+	}
+	if threads > 1 {
+		if err := kernels.StartThreads(threads); err != nil {
+			return nil, err
+		}
+		for deadline := time.Now().Add(10 * time.Second); kernels.Threads() < threads; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				return nil, errors.New("the kernel threads did not start")
+			}
+		}
+	}
 
 	m, tok, err := load(u.Query().Get("model"), u.Query().Get("gguf"))
 	if err != nil {
@@ -109,7 +127,11 @@ func measure() (map[string]any, error) {
 		return nil, err
 	}
 	ms := float64(took.Microseconds()) / 1000
-	return map[string]any{"kernel": kernels.Name(), "tokens": tokens, "ms": ms}, nil
+	name := kernels.Name()
+	if threads > 1 {
+		name += fmt.Sprintf(", %d threads", kernels.Threads())
+	}
+	return map[string]any{"kernel": name, "tokens": tokens, "ms": ms}, nil
 }
 
 // decode prefills prompt on a new transformer of m with kernels, then

@@ -53,14 +53,15 @@ func Handler() *app.Handler {
 // it so.
 //
 // And it instantiates the module web/boot.js compiled while the page was
-// parsed, when it did (nexttokenModule), and leaves to web/boot.js when to
-// register the service worker.
+// parsed, when it did (nexttokenModule), with the memory it may import
+// (nexttokenInstantiate), and leaves to web/boot.js when to register the
+// service worker.
 func BootAppJS(js string) (string, error) {
 	return PatchScript("app.js", js,
 		"goappInitServiceWorker();", "",
 		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly, goappInitServiceWorker);",
 		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
-    const wasm = early ? {instance: await WebAssembly.instantiate(early, go.importObject)} : await instantiateStreaming(`)
+    const wasm = early ? {instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`)
 }
 
 // appWorker is go-app's service worker with three changes. It becomes

@@ -12,6 +12,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/quant"
+	"nexttoken/engine/wasmshare"
 )
 
 // Kernel is the modules instantiated on this Go program's memory.
@@ -26,6 +27,9 @@ type Kernel struct {
 	fetched                                                                              [fetchedCount]js.Value
 	args                                                                                 *[10]uint32  // the arguments of a call; on the heap, which does not move
 	mem                                                                                  safejs.Value // the Go program's memory, for AddModule
+	shared                                                                               bool         // whether mem is shared (threads can run on it)
+	threaded                                                                             []js.Value   // the modules of the kernels threads run (threadedKernels)
+	threads                                                                              *threads     // nil on one thread
 }
 
 // Load instantiates the embedded kernel modules on the Go program's own
@@ -38,6 +42,9 @@ func Load() (*Kernel, error) {
 		return nil, fmt.Errorf("the Go program's memory: %w", err)
 	}
 	k := &Kernel{args: new([10]uint32), mem: mem}
+	if k.shared, err = isShared(mem); err != nil {
+		return nil, err
+	}
 	for _, m := range []struct {
 		bytes   []byte
 		exports map[string]*js.Value
@@ -49,9 +56,12 @@ func Load() (*Kernel, error) {
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
 		{swigluModule, map[string]*js.Value{"swiglu_args": &k.swiglu}},
 	} {
-		exports, err := instantiate(m.bytes, mem)
+		compiled, exports, err := instantiate(m.bytes, mem, k.shared)
 		if err != nil {
 			return nil, err
+		}
+		if threadedModule(m.exports) {
+			k.threaded = append(k.threaded, safejs.Unsafe(compiled))
 		}
 		for name, f := range m.exports {
 			if *f, err = bindArgs(exports, name, k.args); err != nil {
@@ -82,7 +92,7 @@ func (k *Kernel) AddModule(file string, module []byte) error {
 	if want, ok := fetchedHashes[file]; !ok || hashModule(module) != want {
 		return errors.New("the kernel module " + file + " is not one this program was built with")
 	}
-	exports, err := instantiate(module, k.mem)
+	_, exports, err := instantiate(module, k.mem, k.shared)
 	if err != nil {
 		return err
 	}
@@ -96,42 +106,61 @@ func (k *Kernel) AddModule(file string, module []byte) error {
 	return nil
 }
 
-// instantiate compiles a module and instantiates it on mem, returning its
-// exports.
-func instantiate(module []byte, mem safejs.Value) (safejs.Value, error) {
+// instantiate compiles a module and instantiates it on mem, shared or
+// not, returning the compiled module and its instance's exports.
+func instantiate(module []byte, mem safejs.Value, shared bool) (compiled, exports safejs.Value, err error) {
+	if shared {
+		if module, err = wasmshare.Memory(module); err != nil {
+			return safejs.Value{}, safejs.Value{}, err
+		}
+	}
 	wasm, err := safejs.Global().Get("WebAssembly")
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
 	bytes, err := jsBytes(module)
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
 	valid, err := wasm.Call("validate", bytes)
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
 	if ok, err := valid.Bool(); err != nil || !ok {
-		return safejs.Value{}, errors.New("this WebAssembly engine has no SIMD (the kernel module does not validate)")
+		return safejs.Value{}, safejs.Value{}, errors.New("this WebAssembly engine has no SIMD (the kernel module does not validate)")
 	}
 	moduleType, err := wasm.Get("Module")
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
-	compiled, err := moduleType.New(bytes)
-	if err != nil {
-		return safejs.Value{}, err
+	if compiled, err = moduleType.New(bytes); err != nil {
+		return safejs.Value{}, safejs.Value{}, err
 	}
 	instanceType, err := wasm.Get("Instance")
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
 	imports := map[string]any{"env": map[string]any{"mem": mem}}
 	instance, err := instanceType.New(compiled, imports)
 	if err != nil {
-		return safejs.Value{}, err
+		return safejs.Value{}, safejs.Value{}, err
 	}
-	return instance.Get("exports")
+	exports, err = instance.Get("exports")
+	return compiled, exports, err
+}
+
+// isShared reports whether mem, a WebAssembly.Memory, is shared: whether
+// its buffer is a SharedArrayBuffer.
+func isShared(mem safejs.Value) (bool, error) {
+	sab, err := safejs.Global().Get("SharedArrayBuffer")
+	if err != nil || sab.Type() != safejs.TypeFunction {
+		return false, nil // no shared memory here at all
+	}
+	buffer, err := mem.Get("buffer")
+	if err != nil {
+		return false, err
+	}
+	return buffer.InstanceOf(sab)
 }
 
 // bindArgs returns the export name bound to the address of args.
@@ -154,12 +183,27 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 		clear(out)
 		return nil
 	}
-	k.args[0] = address(unsafe.Pointer(&out[0]))
-	k.args[1] = address(unsafe.Pointer(&x[0]))
-	k.args[2] = address(unsafe.Pointer(&w[0]))
-	k.args[3] = uint32(n)
-	k.args[4] = uint32(d)
-	err := k.call(k.matvec)
+	var err error
+	if t := k.threads; t.splits(d, n) {
+		shares := t.share(d)
+		for s := range shares {
+			r0, r1 := t.rows(s, d)
+			a := &t.shares[s]
+			a[0] = address(unsafe.Pointer(&out[r0]))
+			a[1] = address(unsafe.Pointer(&x[0]))
+			a[2] = address(unsafe.Pointer(&w[r0*n]))
+			a[3] = uint32(n)
+			a[4] = uint32(r1 - r0)
+		}
+		err = k.call(t.start(threadedMatVec, shares))
+	} else {
+		k.args[0] = address(unsafe.Pointer(&out[0]))
+		k.args[1] = address(unsafe.Pointer(&x[0]))
+		k.args[2] = address(unsafe.Pointer(&w[0]))
+		k.args[3] = uint32(n)
+		k.args[4] = uint32(d)
+		err = k.call(k.matvec)
+	}
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(w)
@@ -172,67 +216,68 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 // results are those of quant's Q8_0 MulVec, bit for bit (see mulQuant).
 // Short slices panic; an error means the call into JavaScript failed.
 func (k *Kernel) MulQ8_0(out []float32, w []byte, q []int8, d []float32) error {
-	return callQuant[int32](k, k.mulQ8_0, q8_0, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ8_0, q8_0, threadedQ8_0, out, w, q, d, nil)
 }
 
 // MulQ4_0 is MulQ8_0 for Q4_0 rows, which also need the sum of each block
 // of q, sums, as quant.Vec.Q8_0 gives them.
 func (k *Kernel) MulQ4_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.mulQ4_0, q4_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_0, q4_0, threadedQ4_0, out, w, q, d, sums)
 }
 
 // MulQ5_0 is MulQ4_0 for Q5_0 rows.
 func (k *Kernel) MulQ5_0(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.mulQ5_0, q5_0, out, w, q, d, sums)
+	return callQuant(k, k.mulQ5_0, q5_0, threadedQ5_0, out, w, q, d, sums)
 }
 
 // MulQ5_1 is MulQ8_0 for Q5_1 rows, which also need each block's s
 // (block_q8_1's d·Σq as a half), as quant.Vec.Q8_1 gives them.
 func (k *Kernel) MulQ5_1(out []float32, w []byte, q []int8, d, s []float32) error {
-	return callQuant(k, k.fetched[fetchedQ5_1], q5_1, out, w, q, d, s)
+	return callQuant(k, k.fetched[fetchedQ5_1], q5_1, notThreaded, out, w, q, d, s)
 }
 
 // MulQ4_K is MulQ4_0 for Q4_K rows, times the vector quantized to Q8_K
 // blocks (256 values a block, and the sums of each group of 16), as
 // quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ4_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.mulQ4_K, q4_K, out, w, q, d, sums)
+	return callQuant(k, k.mulQ4_K, q4_K, threadedQ4_K, out, w, q, d, sums)
 }
 
 // MulQ5_K is MulQ4_K for Q5_K rows.
 func (k *Kernel) MulQ5_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.fetched[fetchedQ5_K], q5_K, out, w, q, d, sums)
+	return callQuant(k, k.fetched[fetchedQ5_K], q5_K, notThreaded, out, w, q, d, sums)
 }
 
 // MulQ6_K is MulQ8_0 for Q6_K rows, times the vector quantized to Q8_K
 // blocks, as quant.Vec.Q8_K gives them.
 func (k *Kernel) MulQ6_K(out []float32, w []byte, q []int8, d []float32) error {
-	return callQuant[int32](k, k.mulQ6_K, q6_K, out, w, q, d, nil)
+	return callQuant[int32](k, k.mulQ6_K, q6_K, threadedQ6_K, out, w, q, d, nil)
 }
 
 // MulQ2_K is MulQ4_K for Q2_K rows.
 func (k *Kernel) MulQ2_K(out []float32, w []byte, q []int8, d []float32, sums []int32) error {
-	return callQuant(k, k.fetched[fetchedQ2_K], q2_K, out, w, q, d, sums)
+	return callQuant(k, k.fetched[fetchedQ2_K], q2_K, notThreaded, out, w, q, d, sums)
 }
 
 // MulQ3_K is MulQ6_K for Q3_K rows.
 func (k *Kernel) MulQ3_K(out []float32, w []byte, q []int8, d []float32) error {
-	return callQuant[int32](k, k.fetched[fetchedQ3_K], q3_K, out, w, q, d, nil)
+	return callQuant[int32](k, k.fetched[fetchedQ3_K], q3_K, notThreaded, out, w, q, d, nil)
 }
 
 // MulIQ4_NL is MulQ8_0 for IQ4_NL rows.
 func (k *Kernel) MulIQ4_NL(out []float32, w []byte, q []int8, d []float32) error {
-	return callQuant[int32](k, k.fetched[fetchedIQ4_NL], iq4_NL, out, w, q, d, nil)
+	return callQuant[int32](k, k.fetched[fetchedIQ4_NL], iq4_NL, notThreaded, out, w, q, d, nil)
 }
 
 // MulIQ4_XS is MulQ6_K for IQ4_XS rows.
 func (k *Kernel) MulIQ4_XS(out []float32, w []byte, q []int8, d []float32) error {
-	return callQuant[int32](k, k.fetched[fetchedIQ4_XS], iq4_XS, out, w, q, d, nil)
+	return callQuant[int32](k, k.fetched[fetchedIQ4_XS], iq4_XS, notThreaded, out, w, q, d, nil)
 }
 
-// callQuant calls a quantized kernel; sums is nil for the formats that do
-// not read them, and float32s for Q5_1's.
-func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat, out []float32, w []byte, q []int8, d []float32, sums []S) error {
+// callQuant calls a quantized kernel, on threads if it is one of the
+// threaded ones (threadedKernels) and k runs threads; sums is nil for the
+// formats that do not read them, and float32s for Q5_1's.
+func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat, threaded int, out []float32, w []byte, q []int8, d []float32, sums []S) error {
 	blocks, rows := len(d), len(out)
 	w, q = w[:rows*blocks*int(format.blockBytes)], q[:blocks*int(format.qBlock)]
 	if sums != nil {
@@ -245,14 +290,32 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 	if kernel.IsUndefined() {
 		return errMissing
 	}
-	k.args[0] = address(unsafe.Pointer(&out[0]))
-	k.args[1] = address(unsafe.Pointer(&w[0]))
-	k.args[2] = address(unsafe.Pointer(&q[0]))
-	k.args[3] = address(unsafe.Pointer(&d[0]))
-	k.args[4] = address(unsafe.Pointer(unsafe.SliceData(sums))) // 0 when nil, unread
-	k.args[5] = uint32(blocks)
-	k.args[6] = uint32(rows)
-	err := k.call(kernel)
+	var err error
+	if t := k.threads; threaded != notThreaded && t.splits(rows, blocks*int(format.qBlock)) {
+		shares := t.share(rows)
+		rowBytes := blocks * int(format.blockBytes)
+		for s := range shares {
+			r0, r1 := t.rows(s, rows)
+			a := &t.shares[s]
+			a[0] = address(unsafe.Pointer(&out[r0]))
+			a[1] = address(unsafe.Pointer(&w[r0*rowBytes]))
+			a[2] = address(unsafe.Pointer(&q[0]))
+			a[3] = address(unsafe.Pointer(&d[0]))
+			a[4] = address(unsafe.Pointer(unsafe.SliceData(sums)))
+			a[5] = uint32(blocks)
+			a[6] = uint32(r1 - r0)
+		}
+		err = k.call(t.start(threaded, shares))
+	} else {
+		k.args[0] = address(unsafe.Pointer(&out[0]))
+		k.args[1] = address(unsafe.Pointer(&w[0]))
+		k.args[2] = address(unsafe.Pointer(&q[0]))
+		k.args[3] = address(unsafe.Pointer(&d[0]))
+		k.args[4] = address(unsafe.Pointer(unsafe.SliceData(sums))) // 0 when nil, unread
+		k.args[5] = uint32(blocks)
+		k.args[6] = uint32(rows)
+		err = k.call(kernel)
+	}
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(w)
 	runtime.KeepAlive(q)

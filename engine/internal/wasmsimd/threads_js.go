@@ -1,0 +1,169 @@
+//go:build js
+
+package wasmsimd
+
+import (
+	"errors"
+	"syscall/js"
+	"unsafe"
+
+	"github.com/hack-pad/safejs"
+)
+
+// MaxThreads is the most threads a Kernel runs products on.
+const MaxThreads = 8
+
+// The kernels threads run, by their index in threadedKernels: the
+// products of a step's matrices, whose rows are independent. The others
+// (attention, softmax, SwiGLU, the fetched modules' formats) stay on the
+// caller's thread.
+const (
+	threadedMatVec = iota
+	threadedQ8_0
+	threadedQ4_0
+	threadedQ5_0
+	threadedQ4_K
+	threadedQ6_K
+)
+
+// notThreaded is the index of a kernel threads do not run.
+const notThreaded = -1
+
+// threadedKernels are the exports of the threaded kernels, in the order
+// of their indexes above.
+var threadedKernels = []any{"matvec_f32_args", "mul_q8_0_args", "mul_q4_0_args", "mul_q5_0_args", "mul_q4_k_args", "mul_q6_k_args"}
+
+// threadedModule reports whether a module's exports include a threaded
+// kernel: the modules every thread instantiates.
+func threadedModule(exports map[string]*js.Value) bool {
+	for _, name := range threadedKernels {
+		if _, ok := exports[name.(string)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// The words of threads.control that Go writes (web/kernel-threads.js's
+// kernelControl has them all).
+const (
+	controlKernel = 1
+	controlReady  = 3
+	controlActive = 4
+)
+
+// shareRows is what a share's rows are a multiple of (but the last's):
+// the kernels take rows four at a time and the rest one at a time, so
+// every row is summed as on one thread, bit for bit.
+const shareRows = 4
+
+// minThreadedRows and minThreadedSize are the fewest rows and
+// multiply-adds a product is split for: below them, waking the other
+// threads costs more than they save.
+const (
+	minThreadedRows = 64
+	minThreadedSize = 1 << 16
+)
+
+// sharesPerThread is how many shares of a product's rows there are for
+// each thread: a thread the system runs late holds back only a small
+// share, which the others wait for, and leaves the rest to them.
+const sharesPerThread = 4
+
+// maxShares is the most shares a product is split into
+// (web/kernel-threads.js binds each kernel to each share's arguments).
+const maxShares = sharesPerThread * MaxThreads
+
+// threads runs the threaded kernels on n threads over the Go program's
+// shared memory: the caller's and n − 1 others (web/kernel-threads.js),
+// which take the shares of a product's rows until none is left.
+type threads struct {
+	n       int
+	run     js.Value               // runs the product described in control and shares
+	control *[8]int32              // read and written by the threads with Atomics
+	shares  *[maxShares][10]uint32 // each share's arguments
+}
+
+// StartThreads runs the products of k on n threads from now on, once the
+// threads have started (until then, on one). It needs the Go program's
+// memory shared, which a page has when it is cross-origin isolated, and
+// web/kernel-threads.js loaded; it fails otherwise, and k stays on one
+// thread. n is at most MaxThreads.
+func (k *Kernel) StartThreads(n int) error {
+	if n < 2 || k.threads != nil {
+		return nil
+	}
+	n = min(n, MaxThreads)
+	if !k.shared {
+		return errors.New("the program's memory is not shared: threads need a cross-origin isolated page")
+	}
+	start, err := safejs.Global().Get("nexttokenKernelThreads")
+	if err != nil || start.Type() != safejs.TypeFunction {
+		return errors.New("the kernel threads' script (web/kernel-threads.js) is not loaded")
+	}
+	t := &threads{n: n, control: new([8]int32), shares: new([maxShares][10]uint32)}
+	modules := make([]any, len(k.threaded))
+	for i, m := range k.threaded {
+		modules[i] = m
+	}
+	run, err := start.Invoke(n, k.mem, modules, threadedKernels,
+		address(unsafe.Pointer(t.control)), address(unsafe.Pointer(t.shares)), maxShares)
+	if err != nil {
+		return err
+	}
+	t.run = safejs.Unsafe(run)
+	k.threads = t
+	return nil
+}
+
+// Shared reports whether the Go program's memory is shared, so that
+// StartThreads can run threads on it.
+func (k *Kernel) Shared() bool { return k.shared }
+
+// Threads is the number of threads k's products run on now.
+func (k *Kernel) Threads() int {
+	if t := k.threads; t != nil && t.ready() {
+		return t.n
+	}
+	return 1
+}
+
+// ready reports whether every other thread has started.
+func (t *threads) ready() bool { return int(t.control[controlReady]) == t.n-1 }
+
+// splits reports whether a product of rows rows of cols runs on t's
+// threads.
+func (t *threads) splits(rows, cols int) bool {
+	return t != nil && rows >= minThreadedRows && rows*cols >= minThreadedSize && t.ready()
+}
+
+// share is how many shares rows rows make: sharesPerThread a thread, each
+// a multiple of shareRows but the last, and at least minShareRows rows.
+func (t *threads) share(rows int) int {
+	per := t.perShare(rows)
+	return (rows + per - 1) / per
+}
+
+// perShare is the rows of every share but the last.
+func (t *threads) perShare(rows int) int {
+	per := max((rows+t.n*sharesPerThread-1)/(t.n*sharesPerThread), minShareRows)
+	return (per + shareRows - 1) / shareRows * shareRows
+}
+
+// minShareRows is the fewest rows of a share: each costs a claim and a
+// call.
+const minShareRows = 16
+
+// rows is share s's rows, [r0, r1).
+func (t *threads) rows(s, rows int) (r0, r1 int) {
+	per := t.perShare(rows)
+	return s * per, min((s+1)*per, rows)
+}
+
+// start says which kernel the shares' arguments are for and how many
+// shares there are, and returns the function that runs them.
+func (t *threads) start(kernel, shares int) js.Value {
+	t.control[controlKernel] = int32(kernel)
+	t.control[controlActive] = int32(shares)
+	return t.run
+}
