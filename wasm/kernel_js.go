@@ -22,8 +22,8 @@ import (
 // engine; the views only show traces. Call it after ui.RepairAddress.
 //
 // On a cross-origin isolated page, whose program runs on a shared memory
-// (web/shared/app.wasm), the kernels' products run on threads once
-// web/kernel-threads.js is in: one a
+// (web/shared/app.wasm), the kernels' products run on threads once the
+// page is painted and web/kernel-threads.js is in: one a
 // core, at most four, or as many as the address says with threads=N (1
 // for one). The root says how many once they run, data-threads, and why
 // not when they cannot, data-threads-error.
@@ -54,6 +54,13 @@ func engine() session.Options {
 	}
 	n := threadsAsked(query)
 	go func() {
+		// The threads start once the page is live and painted: their
+		// script, their workers and their kernels would take the cores
+		// the page's start needs, and until a reader's model opens no
+		// product is large enough to split.
+		for !painted() {
+			time.Sleep(20 * time.Millisecond)
+		}
 		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", "/web/kernel-threads.js"))
 		if err == nil {
 			err = opts.Kernels.StartThreads(n)
@@ -68,6 +75,21 @@ func engine() session.Options {
 		_, _ = root.Call("setAttribute", "data-threads", strconv.Itoa(n))
 	}()
 	return opts
+}
+
+// painted reports whether the live page is painted (its root's
+// data-painted, web/boot.js).
+func painted() bool {
+	doc, err := safejs.Global().Get("document")
+	if err != nil {
+		return false
+	}
+	root, err := doc.Call("querySelector", "#playground[data-painted]")
+	if err != nil {
+		return false
+	}
+	ok, err := root.Truthy()
+	return err == nil && ok
 }
 
 // maxPageThreads is the most threads a page runs unless its address asks
