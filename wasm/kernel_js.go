@@ -10,8 +10,8 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 	"nexttoken/wasm/jsx"
+	"nexttoken/wasm/play"
 )
 
 // engine loads the engine's WebAssembly SIMD kernels, unless the address
@@ -22,11 +22,11 @@ import (
 // engine; the views only show traces. Call it after ui.RepairAddress.
 //
 // On a cross-origin isolated page, whose program runs on a shared memory
-// (web/shared/app.wasm), the kernels' products run on threads once the
-// page is painted and web/kernel-threads.js is in: one a
-// core, at most four, or as many as the address says with threads=N (1
-// for one). The root says how many once they run, data-threads, and why
-// not when they cannot, data-threads-error.
+// (web/shared/app.wasm: the server's page of a link with threads=N, N ≥ 2,
+// play.ThreadsAsked), the kernels' products run on N threads once the page
+// is painted and web/kernel-threads.js is in (on one a core, at most
+// four, without threads=N). The root says how many once they run,
+// data-threads, and why not when they cannot, data-threads-error.
 func engine() session.Options {
 	var opts session.Options
 	var loadErr error
@@ -97,11 +97,11 @@ func painted() bool {
 const maxPageThreads = 4
 
 // threadsAsked is how many threads the page runs its products on: the
-// address's threads=N, or one a core (navigator.hardwareConcurrency), at
-// most maxPageThreads, and at most transformer.MaxThreads.
+// address's threads=N (play.ThreadsAsked), or one a core
+// (navigator.hardwareConcurrency), at most maxPageThreads.
 func threadsAsked(query url.Values) int {
-	if n, err := strconv.Atoi(query.Get("threads")); err == nil && n >= 1 {
-		return min(n, transformer.MaxThreads)
+	if n := play.ThreadsAsked(query.Encode()); n >= 1 {
+		return n
 	}
 	cores := 1
 	if nav, err := safejs.Global().Get("navigator"); err == nil {

@@ -27,12 +27,7 @@ func TestExport(t *testing.T) {
 	web := testWebDir(t)
 	// The program on a shared memory, which the server's isolated pages
 	// load and a static site's do not.
-	if err := os.MkdirAll(filepath.Join(web, "shared"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(web, "shared", "app.wasm"), fakeWasm, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	addSharedProgram(t, web)
 	version := regexp.MustCompile(`"GOAPP_VERSION":"([0-9a-f]+)"`)
 	served := version.FindStringSubmatch(body(t, get(testServer(t, web), "/app.js", "")))
 	if served == nil {

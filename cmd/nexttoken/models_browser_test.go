@@ -38,9 +38,7 @@ const firstPageLimit = 2_000_000
 func TestFirstPageBytes(t *testing.T) {
 	h := needBrowser(t)
 	_, all, total := firstPageBytes(t, h.browser, h.url+"/")
-	// The server's page, cross-origin isolated, downloads the program on a
-	// shared memory (web/shared/app.wasm).
-	if wasm := slices.IndexFunc(all, func(r pageFile) bool { return r.Name == "/web/shared/app.wasm" }); wasm < 0 || all[wasm].Bytes < 1e6 {
+	if wasm := slices.IndexFunc(all, func(r pageFile) bool { return r.Name == "/web/app.wasm" }); wasm < 0 || all[wasm].Bytes < 1e6 {
 		t.Errorf("app.wasm did not come over the network: %+v", all)
 	}
 	if total > firstPageLimit {

@@ -27,10 +27,11 @@ import (
 // least recently asked for going first. A link past the cap, or on a
 // model the server does not have, gets the page's placeholder.
 type prerenderer struct {
-	preload string // the program's preload link (preloadWasm)
-	shell   []byte // go-app's page, with its placeholder root
-	head    int    // where in shell the head's content starts
-	at      int    // where in shell a prerendered root goes: after the placeholder's
+	preload       string // the program's preload link (preloadWasm)
+	sharedPreload string // the shared program's, "" when the web folder has none
+	shell         []byte // go-app's page, with its placeholder root
+	head          int    // where in shell the head's content starts
+	at            int    // where in shell a prerendered root goes: after the placeholder's
 
 	mu    sync.Mutex // one page at a time: ui.Prerendering is not safe for two
 	pages ui.Prerendering
@@ -131,12 +132,24 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	// starts with the page, first in its head, and web/boot.js compiles
 	// it while the page is parsed, not once the page's scripts run. An
 	// embed's waits for the reader.
-	head := p.preload
+	//
+	// A link that asks for threads (play.ThreadsAsked) gets a cross-origin
+	// isolated page, which loads the program on a shared memory; any other
+	// page is not isolated (secured sends the headers with every other
+	// response, which a page's workers need when it is).
+	head, isolated := p.preload, play.ThreadsAsked(r.URL.RawQuery) >= 2 && p.sharedPreload != ""
+	if isolated {
+		head = p.sharedPreload
+	}
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
 	}
 	page := withOrigin(p.page(head, p.withNextStep(p.root(r.URL.RawQuery)), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
+	if !isolated {
+		w.Header().Del("Cross-Origin-Opener-Policy")
+		w.Header().Del("Cross-Origin-Embedder-Policy")
+	}
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer
 		compressing <- struct{}{}
@@ -154,9 +167,9 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 }
 
 // preloadWasm fetches the program at path as web/boot.js does, so that
-// its fetch takes this one's response: /web/app.wasm, or, where the server
-// has it, /web/shared/app.wasm, the program on a shared memory, which the
-// server's pages run (they are cross-origin isolated: secured).
+// its fetch takes this one's response: /web/app.wasm, or, on a page that
+// is cross-origin isolated, /web/shared/app.wasm, the program on a shared
+// memory.
 func preloadWasm(path string) string {
 	return `<link rel="preload" href="` + path + `" as="fetch" crossorigin="anonymous">`
 }

@@ -208,7 +208,7 @@ func newServer(dir string) (http.Handler, error) {
 	pre.pages.StepLinks = true // a reader's step before the program is live comes here
 	pre.preload = preloadWasm("/web/app.wasm")
 	if _, err := root.Stat("shared/app.wasm"); err == nil {
-		pre.preload = preloadWasm("/web/shared/app.wasm")
+		pre.sharedPreload = preloadWasm("/web/shared/app.wasm")
 	}
 	scripts := map[string]*pageWriter{}
 	for path, rewrite := range map[string]func(string) (string, error){"/app.js": ui.BootAppJS, "/wasm_exec.js": wasmshare.Loader} {
@@ -531,9 +531,11 @@ func secured(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		// Cross-origin isolated, a page may share memory between threads
-		// (web/shared/app.wasm, web/kernel-threads.js). credentialless
-		// still lets it fetch what other sites send without saying it
-		// may be embedded (a model's file), without cookies.
+		// (web/shared/app.wasm, web/kernel-threads.js): the pages that ask
+		// for threads keep these (prerenderer.serve), and their workers'
+		// scripts need them. credentialless still lets a page fetch what
+		// other sites send without saying it may be embedded (a model's
+		// file), without cookies.
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Embedder-Policy", "credentialless")
 		next.ServeHTTP(w, r)

@@ -274,19 +274,24 @@ func TestServeVersion(t *testing.T) {
 }
 
 // TestServeSecurityHeaders checks the headers every response has: the
-// security policy, and cross-origin isolation, which lets the page run
-// the engine on threads over a shared memory.
+// security policy, and cross-origin isolation, which lets a page run the
+// engine on threads over a shared memory: every page that asks for
+// threads, none other, and every other response, which an isolated
+// page's workers need.
 func TestServeSecurityHeaders(t *testing.T) {
-	h := testServer(t, testWebDir(t))
-	for _, path := range []string{"/", "/app.js", "/wasm_exec.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
+	web := testWebDir(t)
+	addSharedProgram(t, web)
+	h := testServer(t, web)
+	for _, path := range []string{"/", "/?threads=2", "/?threads=1", "/app.js", "/wasm_exec.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
 		res := get(h, path, "gzip")
+		isolation := map[bool][2]string{true: {"same-origin", "credentialless"}}[path != "/" && path != "/?threads=1"]
 		for name, want := range map[string]string{
 			"X-Content-Type-Options":       "nosniff",
 			"Referrer-Policy":              "strict-origin-when-cross-origin",
 			"Content-Security-Policy":      contentSecurityPolicy,
 			"X-Frame-Options":              "",
-			"Cross-Origin-Opener-Policy":   "same-origin",
-			"Cross-Origin-Embedder-Policy": "credentialless",
+			"Cross-Origin-Opener-Policy":   isolation[0],
+			"Cross-Origin-Embedder-Policy": isolation[1],
 		} {
 			if got := res.Header.Get(name); got != want {
 				t.Errorf("%s: %s %q, want %q", path, name, got, want)
@@ -706,29 +711,40 @@ func (l lines) next(t *testing.T) string {
 	}
 }
 
-// TestServeSharedProgram checks that the server's page preloads the
-// program on a shared memory where the web folder has it, and app.wasm
-// where it does not, and that the page's loader runs a program on a
-// shared memory (wasmshare.Loader).
+// TestServeSharedProgram checks that the page of a link that asks for
+// threads preloads the program on a shared memory where the web folder
+// has it, and app.wasm where it does not, as every other page does, and
+// that the page's loader runs a program on a shared memory
+// (wasmshare.Loader).
 func TestServeSharedProgram(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		dir := testWebDir(t)
 		want := `href="/web/app.wasm"`
+		if page := body(t, get(testServer(t, dir), "/", "")); !strings.Contains(page, `<link rel="preload" `+want) {
+			t.Errorf("the playground's page does not preload %s", want)
+		}
 		if shared {
-			if err := os.MkdirAll(filepath.Join(dir, "shared"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "shared", "app.wasm"), fakeWasm, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			addSharedProgram(t, dir)
 			want = `href="/web/shared/app.wasm"`
 		}
 		h := testServer(t, dir)
-		if page := body(t, get(h, "/", "")); !strings.Contains(page, `<link rel="preload" `+want) {
-			t.Errorf("shared program %v: the page does not preload %s", shared, want)
+		if page := body(t, get(h, "/?threads=2", "")); !strings.Contains(page, `<link rel="preload" `+want) {
+			t.Errorf("shared program %v: the page that asks for threads does not preload %s", shared, want)
 		}
 		if loader := body(t, get(h, "/wasm_exec.js", "")); !strings.Contains(loader, "decoder.decode(buf.slice())") {
 			t.Error("the page's wasm_exec.js is not made for a shared memory")
 		}
+	}
+}
+
+// addSharedProgram adds the program on a shared memory to the web folder
+// dir, as make does.
+func addSharedProgram(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shared", "app.wasm"), fakeWasm, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

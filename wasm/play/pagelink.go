@@ -373,3 +373,23 @@ func instead(p string, page Page, at int) string {
 	}
 	return "it is left out"
 }
+
+// MaxThreads is the most threads a link may ask for (transformer's
+// MaxThreads under js).
+const MaxThreads = 8
+
+// ThreadsAsked is how many threads the link rawQuery asks the page to
+// run the engine's products on, threads=N, 1 to MaxThreads, or 0 when it
+// asks for none or for a number out of range. A link that asks for two or
+// more opens a cross-origin isolated page, whose program runs on a shared
+// memory (the server's pages; web/shared/app.wasm): the page is isolated
+// only then: isolation costs the page's start, and the built-in models
+// gain nothing from threads.
+func ThreadsAsked(rawQuery string) int {
+	values, _ := url.ParseQuery(rawQuery) // what it could read: another part's error is not threads'
+	n, err := strconv.Atoi(values.Get("threads"))
+	if err != nil || n < 1 || n > MaxThreads {
+		return 0
+	}
+	return n
+}

@@ -282,3 +282,21 @@ func TestOpenAddressAndStep(t *testing.T) {
 		t.Errorf("once the model is in: %s with %d steps, want stories260K with 2", r.c.sum.Spec.Model, r.c.sum.Steps())
 	}
 }
+
+// TestThreadsAsked checks the threads a link asks for: a number from 1 to
+// MaxThreads, and 0 for none, another word or a number out of range,
+// whatever another part of the link is.
+func TestThreadsAsked(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"", 0}, {"threads=2", 2}, {"model=toy&threads=1", 1}, {"threads=8", 8},
+		{"threads=9", 0}, {"threads=0", 0}, {"threads=-2", 0}, {"threads=two", 0}, {"threads=2&threads=3", 2},
+		{"prompt=%zz&threads=4", 4},
+	} {
+		if got := ThreadsAsked(c.query); got != c.want {
+			t.Errorf("%q: %d threads, want %d", c.query, got, c.want)
+		}
+	}
+}
