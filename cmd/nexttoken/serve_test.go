@@ -731,7 +731,7 @@ func TestServeSharedProgram(t *testing.T) {
 		if page := body(t, get(h, "/?threads=2", "")); !strings.Contains(page, `<link rel="preload" `+want) {
 			t.Errorf("shared program %v: the page that asks for threads does not preload %s", shared, want)
 		}
-		if loader := body(t, get(h, "/wasm_exec.js", "")); !strings.Contains(loader, "decoder.decode(buf.slice())") {
+		if loader := body(t, get(h, "/wasm_exec.js", "")); !strings.Contains(loader, "globalThis.nexttokenInstantiate") {
 			t.Error("the page's wasm_exec.js is not made for a shared memory")
 		}
 	}

@@ -255,9 +255,10 @@ func name(b []byte, s string) []byte {
 // its PagesSection says. It fails on a loader it does not know.
 func Loader(loader string) (string, error) {
 	for _, p := range [][2]string{
-		{`outputBuf += decoder.decode(buf);`, `outputBuf += decoder.decode(buf.slice());`},
+		{`outputBuf += decoder.decode(buf);`, `outputBuf += decoder.decode(buf.buffer instanceof ArrayBuffer ? buf : buf.slice());`},
 		{`return decoder.decode(new DataView(this._inst.exports.mem.buffer, saddr, len));`,
-			`return decoder.decode(new Uint8Array(this._inst.exports.mem.buffer, saddr, len).slice());`},
+			`const buffer = this._inst.exports.mem.buffer;
+				return decoder.decode(buffer instanceof ArrayBuffer ? new DataView(buffer, saddr, len) : new Uint8Array(buffer, saddr, len).slice());`},
 		{`crypto.getRandomValues(loadSlice(sp + 8));`,
 			`{ const bytes = loadSlice(sp + 8), random = new Uint8Array(bytes.length); crypto.getRandomValues(random); bytes.set(random); }`},
 	} {
