@@ -19,10 +19,11 @@
 //	  internal/expf                           glibc's expf, logf, log2f and powf, bit for bit
 //	  internal/matvec                         float32 matrix-vector products and attention's sums natively: AVX2, Go twins
 //	  internal/sincosf                        glibc's sinf and cosf, bit for bit (run.c's RoPE)
-//	  internal/wasmsimd                       the WebAssembly SIMD kernels and their loader
+//	  internal/wasmsimd                       the WebAssembly SIMD kernels and their loader, on threads too
 //	  internal/wasmsimd/gen                   writes the SIMD kernels' modules
 //	  internal/workers                        a fixed pool of goroutines that a loop's rows are split among
 //	  quant                                   ggml's weight formats and their matrix-vector kernels
+//	  wasmshare                               a WebAssembly module and Go's loader on a shared memory
 //	2 numbers, text and files
 //	  regularfile                             opens a reader's file only if it is a regular one, never blocking
 //	  softmax                                 softmax with every intermediate value; Top, Rank, Widen
