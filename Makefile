@@ -167,7 +167,7 @@ withBrowser = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 # unit runs every test, the browser tests too: NEXTTOKEN_BROWSER=1 makes a
 # missing app.wasm or Chromium a failure, not a skip.
 unit: web/app.wasm.br web/shared/app.wasm.br web/app.wasm.lzma web/chat.wasm.br $(WEB_TEXT_BR) chromium node
-	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test ./...
+	$(withBrowser) NEXTTOKEN_BROWSER=1 $(GO) test -timeout 20m ./...
 
 # timing measures the page in headless Chromium (measurements, not tests:
 # nothing is asserted about the times): cold and warm start → live, how

@@ -135,8 +135,7 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	//
 	// A link that asks for threads (play.ThreadsAsked) gets a cross-origin
 	// isolated page, which loads the program on a shared memory; any other
-	// page is not isolated (secured sends the headers with every other
-	// response, which a page's workers need when it is).
+	// page is not isolated (secured).
 	head, isolated := p.preload, play.ThreadsAsked(r.URL.RawQuery) >= 2 && p.sharedPreload != ""
 	if isolated {
 		head = p.sharedPreload
@@ -146,9 +145,8 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	}
 	page := withOrigin(p.page(head, p.withNextStep(p.root(r.URL.RawQuery)), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
-	if !isolated {
-		w.Header().Del("Cross-Origin-Opener-Policy")
-		w.Header().Del("Cross-Origin-Embedder-Policy")
+	if isolated {
+		isolate(w.Header())
 	}
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip") {
 		var gz bytes.Buffer

@@ -530,16 +530,28 @@ func secured(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		// Cross-origin isolated, a page may share memory between threads
-		// (web/shared/app.wasm, web/kernel-threads.js): the pages that ask
-		// for threads keep these (prerenderer.serve), and their workers'
-		// scripts need them. credentialless still lets a page fetch what
-		// other sites send without saying it may be embedded (a model's
-		// file), without cookies.
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cross-Origin-Embedder-Policy", "credentialless")
+		// A page is cross-origin isolated, so that it may share memory
+		// between threads, only when its link asks for threads
+		// (prerenderer.serve): an isolated page may only frame isolated
+		// pages, and the documentation's embeds are not. Every other
+		// response carries the headers, which an isolated page's workers
+		// need.
+		if !pagePaths[r.URL.Path] {
+			isolate(h)
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// pagePaths are the paths of the site's pages.
+var pagePaths = map[string]bool{"/": true, "/index.html": true, "/docs/": true}
+
+// isolate sets the headers that make a page cross-origin isolated.
+// credentialless still lets a page fetch what other sites send without
+// saying it may be embedded (a model's file), without cookies.
+func isolate(h http.Header) {
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Embedder-Policy", "credentialless")
 }
 
 // headAsGet answers HEAD as GET without the body, so that a HEAD gets the

@@ -276,15 +276,16 @@ func TestServeVersion(t *testing.T) {
 // TestServeSecurityHeaders checks the headers every response has: the
 // security policy, and cross-origin isolation, which lets a page run the
 // engine on threads over a shared memory: every page that asks for
-// threads, none other, and every other response, which an isolated
+// threads, no other page (the documentation's frames embeds, which an
+// isolated page may not), and every other response, which an isolated
 // page's workers need.
 func TestServeSecurityHeaders(t *testing.T) {
 	web := testWebDir(t)
 	addSharedProgram(t, web)
 	h := testServer(t, web)
-	for _, path := range []string{"/", "/?threads=2", "/?threads=1", "/app.js", "/wasm_exec.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
+	for _, path := range []string{"/", "/?threads=2", "/?threads=1", "/docs/", "/app.js", "/wasm_exec.js", "/web/app.wasm", "/web/models/model.bin", "/nope"} {
 		res := get(h, path, "gzip")
-		isolation := map[bool][2]string{true: {"same-origin", "credentialless"}}[path != "/" && path != "/?threads=1"]
+		isolation := map[bool][2]string{true: {"same-origin", "credentialless"}}[!slices.Contains([]string{"/", "/?threads=1", "/docs/"}, path)]
 		for name, want := range map[string]string{
 			"X-Content-Type-Options":       "nosniff",
 			"Referrer-Policy":              "strict-origin-when-cross-origin",

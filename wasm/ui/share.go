@@ -130,7 +130,9 @@ func (s *Share) Render() app.UI {
 		}
 		preview = app.Div().Class("preview").Body(
 			app.P().Class("hint").Text("Preview of the embed in a column of "+itoa(s.embedWidth)+" px, the snippet's width (it scrolls sideways where the panel is narrower); the snippet takes the height it reports there."),
-			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").
+			// credentialless: a page that runs threads is cross-origin
+			// isolated, and may frame an embed, which is not, only so.
+			app.IFrame().ID("embed-preview").Src(src).Title("preview of the embed").Attr("credentialless", true).
 				Style("width", itoa(s.embedWidth)+"px").Style("height", itoa(height)+"px"),
 		)
 	}
