@@ -21,16 +21,17 @@ import (
 // why: data-kernel-error, and on the console. The program chooses its
 // engine; the views only show traces. Call it after ui.RepairAddress.
 //
-// On a cross-origin isolated page, whose program runs on a shared memory
-// (web/shared/app.wasm: the server's page of a link with threads=N, N ≥ 2,
-// play.ThreadsAsked), the kernels' products run on N threads once the page
-// is painted and web/kernel-threads.js is in (on one a core, at most
-// four, without threads=N). The root says how many once they run,
-// data-threads, and why not when they cannot, data-threads-error.
+// On the page of a link with threads=N, N ≥ 2 (play.ThreadsAsked), which
+// the server makes cross-origin isolated and whose program runs on a
+// shared memory (web/shared/app.wasm), the kernels' products run on N
+// threads once the page is painted and web/kernel-threads.js is in. The
+// root says how many once they run, data-threads, and why not when they
+// cannot, data-threads-error.
 func engine() session.Options {
 	var opts session.Options
 	var loadErr error
-	query := address()
+	rawQuery := address()
+	query, _ := url.ParseQuery(rawQuery)
 	if query.Get("simd") != "0" {
 		opts, loadErr = session.LoadSIMD()
 	}
@@ -49,10 +50,10 @@ func engine() session.Options {
 		}
 		return opts
 	}
-	if !opts.Kernels.Shared() {
+	n := play.ThreadsAsked(rawQuery)
+	if n < 2 || !opts.Kernels.Shared() {
 		return opts
 	}
-	n := threadsAsked(query)
 	go func() {
 		// The threads start once the page is live and painted: their
 		// script, their workers and their kernels would take the cores
@@ -92,45 +93,19 @@ func painted() bool {
 	return err == nil && ok
 }
 
-// maxPageThreads is the most threads a page runs unless its address asks
-// for more: the page's own work (its drawing) needs a core too.
-const maxPageThreads = 4
-
-// threadsAsked is how many threads the page runs its products on: the
-// address's threads=N (play.ThreadsAsked), or one a core
-// (navigator.hardwareConcurrency), at most maxPageThreads.
-func threadsAsked(query url.Values) int {
-	if n := play.ThreadsAsked(query.Encode()); n >= 1 {
-		return n
-	}
-	cores := 1
-	if nav, err := safejs.Global().Get("navigator"); err == nil {
-		if c, err := nav.Get("hardwareConcurrency"); err == nil {
-			if n, err := c.Int(); err == nil && n > 0 {
-				cores = n
-			}
-		}
-	}
-	return min(cores, maxPageThreads)
-}
-
-// address is the page's address's query.
-func address() url.Values {
+// address is the page's address's query, without its "?".
+func address() string {
 	loc, err := safejs.Global().Get("location")
 	if err != nil {
-		return nil
+		return ""
 	}
-	href, err := loc.Get("href")
+	search, err := loc.Get("search")
 	if err != nil {
-		return nil
+		return ""
 	}
-	s, err := href.String()
-	if err != nil {
-		return nil
+	s, err := search.String()
+	if err != nil || s == "" {
+		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil
-	}
-	return u.Query()
+	return s[1:]
 }

@@ -18,11 +18,11 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 // The playground's own page, when the server preloads its program (a
 // <link rel=preload> before this script): compile it while the page is
 // parsed and drawn; app.js instantiates it (nexttokenInstantiate, of
-// wasm_exec.js as the server sends it), or
-// fetches the program itself if this fails. The server preloads the
+// wasm_exec.js as the server sends it), or fetches the program itself if
+// this fails. The page of a link that asks for threads preloads the
 // program on a shared memory (web/shared/app.wasm), which runs the
-// engine's products on threads: a page that is not cross-origin isolated
-// after all, which cannot share memory, fetches app.wasm instead.
+// engine's products on threads: a browser that does not isolate that page
+// after all, so that it cannot share memory, fetches app.wasm instead.
 {
   const wasm = document.querySelector('link[rel=preload][href$="/app.wasm"]');
   if (wasm && WebAssembly.compileStreaming) {

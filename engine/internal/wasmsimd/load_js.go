@@ -185,9 +185,9 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 	}
 	var err error
 	if t := k.threads; t.splits(d, n) {
-		shares := t.share(d)
+		per, shares := t.split(d)
 		for s := range shares {
-			r0, r1 := t.rows(s, d)
+			r0, r1 := s*per, min((s+1)*per, d)
 			a := &t.shares[s]
 			a[0] = address(unsafe.Pointer(&out[r0]))
 			a[1] = address(unsafe.Pointer(&x[0]))
@@ -292,10 +292,10 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 	}
 	var err error
 	if t := k.threads; threaded != notThreaded && t.splits(rows, blocks*int(format.qBlock)) {
-		shares := t.share(rows)
+		per, shares := t.split(rows)
 		rowBytes := blocks * int(format.blockBytes)
 		for s := range shares {
-			r0, r1 := t.rows(s, rows)
+			r0, r1 := s*per, min((s+1)*per, rows)
 			a := &t.shares[s]
 			a[0] = address(unsafe.Pointer(&out[r0]))
 			a[1] = address(unsafe.Pointer(&w[r0*rowBytes]))

@@ -137,28 +137,18 @@ func (t *threads) splits(rows, cols int) bool {
 	return t != nil && rows >= minThreadedRows && rows*cols >= minThreadedSize && t.ready()
 }
 
-// share is how many shares rows rows make: sharesPerThread a thread, each
-// a multiple of shareRows but the last, and at least minShareRows rows.
-func (t *threads) share(rows int) int {
-	per := t.perShare(rows)
-	return (rows + per - 1) / per
-}
-
-// perShare is the rows of every share but the last.
-func (t *threads) perShare(rows int) int {
-	per := max((rows+t.n*sharesPerThread-1)/(t.n*sharesPerThread), minShareRows)
-	return (per + shareRows - 1) / shareRows * shareRows
+// split is how a product of rows rows is shared: every share but the
+// last has per rows, sharesPerThread a thread, a multiple of shareRows and
+// at least minShareRows; share s has rows [s·per, min((s+1)·per, rows)).
+func (t *threads) split(rows int) (per, shares int) {
+	per = max((rows+t.n*sharesPerThread-1)/(t.n*sharesPerThread), minShareRows)
+	per = (per + shareRows - 1) / shareRows * shareRows
+	return per, (rows + per - 1) / per
 }
 
 // minShareRows is the fewest rows of a share: each costs a claim and a
 // call.
 const minShareRows = 16
-
-// rows is share s's rows, [r0, r1).
-func (t *threads) rows(s, rows int) (r0, r1 int) {
-	per := t.perShare(rows)
-	return s * per, min((s+1)*per, rows)
-}
 
 // start says which kernel the shares' arguments are for and how many
 // shares there are, and returns the function that runs them.

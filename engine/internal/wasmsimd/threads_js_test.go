@@ -114,13 +114,13 @@ func TestThreadsShares(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 8} {
 		th := &threads{n: n}
 		for rows := minThreadedRows; rows < 700; rows++ {
-			shares := th.share(rows)
+			per, shares := th.split(rows)
 			if shares < 1 || shares > n*sharesPerThread {
 				t.Fatalf("%d threads, %d rows: %d shares", n, rows, shares)
 			}
 			next := 0
 			for s := range shares {
-				r0, r1 := th.rows(s, rows)
+				r0, r1 := s*per, min((s+1)*per, rows)
 				if r0 != next || r1 <= r0 || (s < shares-1 && (r1-r0)%shareRows != 0) {
 					t.Fatalf("%d threads, %d rows: share %d is [%d, %d)", n, rows, s, r0, r1)
 				}
