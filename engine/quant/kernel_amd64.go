@@ -236,14 +236,26 @@ func kRows(out []float32, w []byte, v *Vec, blockBytes int) (rowBytes int, ok bo
 	return rowBytes, true
 }
 
-// nibblePairs returns the vector's blocks of 32 laid out for
-// mulQ4_0AVX2, which multiplies two Q4_0 blocks in one register, their
-// weights 0–15 side by side, then 16–31: in each run of eight blocks (the
-// rest are left out), blocks k and k+4 for k < 4, as k's first 16 int8,
-// k+4's first 16, k's last 16, k+4's last 16; in v's scratch.
-func (v *Vec) nibblePairs() []int8 {
-	scratch := v.grow(len(v.q) / 4)
-	pairs := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(scratch))), len(v.q))
+// prepare derives from v, just quantized for a matrix of type t, what
+// t's assembly reads besides its blocks, into v's scratch: the kernels
+// then only read v.
+func (v *Vec) prepare(t Type) {
+	switch t {
+	case Q4_0:
+		v.layNibblePairs()
+	case Q4_K, Q5_K:
+		v.sumPairs()
+	}
+}
+
+// layNibblePairs lays out the vector's blocks of 32 for mulQ4_0AVX2,
+// which multiplies two Q4_0 blocks in one register, their weights 0–15
+// side by side, then 16–31: in each run of eight blocks (the rest are
+// left out), blocks k and k+4 for k < 4, as k's first 16 int8, k+4's
+// first 16, k's last 16, k+4's last 16; in v's scratch (nibblePairs).
+func (v *Vec) layNibblePairs() {
+	v.grow(len(v.q) / 4)
+	pairs := v.nibblePairs()
 	for g := 0; g+256 <= len(v.q); g += 256 {
 		for k := range 4 {
 			a, b, p := v.q[g+32*k:], v.q[g+32*(k+4):], pairs[g+64*k:]
@@ -253,18 +265,24 @@ func (v *Vec) nibblePairs() []int8 {
 			copy(p[48:64], b[16:32])
 		}
 	}
-	return pairs
 }
 
-// pairSums returns the vector's sums over groups of 32, which Q4_K's and
-// Q5_K's mins multiply, in v's scratch.
-func (v *Vec) pairSums() []int32 {
+// nibblePairs is v's scratch as layNibblePairs lays it out.
+func (v *Vec) nibblePairs() []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(v.scratch))), len(v.q))
+}
+
+// sumPairs sets v's scratch to its sums over groups of 32, which Q4_K's
+// and Q5_K's mins multiply (pairSums).
+func (v *Vec) sumPairs() {
 	pairs := v.grow(len(v.sums) / 2)
 	for g := range pairs {
 		pairs[g] = v.sums[2*g] + v.sums[2*g+1]
 	}
-	return pairs
 }
+
+// pairSums is v's scratch as sumPairs sets it.
+func (v *Vec) pairSums() []int32 { return v.scratch[:len(v.sums)/2] }
 
 // simdRows is the number of rows the assembly multiplies, a multiple of
 // those it takes at a time, and their size, after checking that w and v

@@ -7,6 +7,9 @@ package quant
 // UseSIMD does nothing: there are no assembly kernels to turn on.
 func UseSIMD(bool) {}
 
+// prepare has nothing to derive: the Go kernels read v's blocks alone.
+func (v *Vec) prepare(Type) {}
+
 // Kernel names the kernels MulVec uses: the Go ones.
 func Kernel() string { return "Go" }
 

@@ -276,54 +276,68 @@ func (m *Matrix) Row(i int, dst []float32) {
 // once and then reuses, so that a product allocates nothing. Float32
 // matrices are the caller's to multiply, with kernels of its own.
 func (m *Matrix) MulVec(out, x []float32, v *Vec) {
-	out, x = out[:m.Rows], x[:m.Cols]
+	m.Quantize(v, x)
+	m.MulQuantized(out, v)
+}
+
+// Quantize quantizes x (len(x) ≥ Cols) into v as m's format multiplies
+// it: blocks of 32 for the formats of 32, of 256 (Q8_K) for the K and
+// IQ4_XS formats, and what the assembly derives from them.
+func (m *Matrix) Quantize(v *Vec, x []float32) {
+	x = x[:m.Cols]
+	switch m.Type {
+	case Q8_0, Q4_0, Q5_0, Q5_1, IQ4_NL: // Q5_1 reads block_q8_1's s too
+		v.quantizeQ8_0(x)
+	case Q4_K, Q5_K, Q2_K, Q3_K, Q6_K, IQ4_XS:
+		v.quantizeQ8_K(x)
+	default:
+		panic("quant: Quantize for a matrix of " + m.Type.String())
+	}
+	v.prepare(m.Type)
+}
+
+// MulQuantized sets out = W·x (len(out) ≥ Rows) for x quantized into v by
+// Quantize of a matrix of m's format and columns. It only reads v, so
+// goroutines multiplying rows of m (Slice) may share one v; a row's sum
+// is the same bits whichever rows are multiplied with it.
+func (m *Matrix) MulQuantized(out []float32, v *Vec) {
+	out = out[:m.Rows]
 	switch m.Type {
 	case Q8_0:
-		v.quantizeQ8_0(x)
 		n := mulQ8_0SIMD(out, m.Q, v)
 		mulQ8_0(out[n:], m.Q[n*len(v.d)*q8_0Bytes:], v)
 	case Q4_0:
-		v.quantizeQ8_0(x)
 		n := mulQ4_0SIMD(out, m.Q, v)
 		mulQ4_0(out[n:], m.Q[n*len(v.d)*q4_0Bytes:], v)
 	case Q5_0:
-		v.quantizeQ8_0(x)
 		n := mulQ5_0SIMD(out, m.Q, v)
 		mulQ5_0(out[n:], m.Q[n*len(v.d)*q5_0Bytes:], v)
 	case Q5_1:
-		v.quantizeQ8_0(x) // block_q8_1's d, q and s
 		n := mulQ5_1SIMD(out, m.Q, v)
 		mulQ5_1(out[n:], m.Q[n*len(v.d)*q5_1Bytes:], v)
 	case Q4_K:
-		v.quantizeQ8_K(x)
 		n := mulQ4_KSIMD(out, m.Q, v)
 		mulQ4_K(out[n:], m.Q[n*len(v.d)*q4_KBytes:], v)
 	case Q5_K:
-		v.quantizeQ8_K(x)
 		n := mulQ5_KSIMD(out, m.Q, v)
 		mulQ5_K(out[n:], m.Q[n*len(v.d)*q5_KBytes:], v)
 	case Q2_K:
-		v.quantizeQ8_K(x)
 		n := mulQ2_KSIMD(out, m.Q, v)
 		mulQ2_K(out[n:], m.Q[n*len(v.d)*q2_KBytes:], v)
 	case Q3_K:
-		v.quantizeQ8_K(x)
 		n := mulQ3_KSIMD(out, m.Q, v)
 		mulQ3_K(out[n:], m.Q[n*len(v.d)*q3_KBytes:], v)
 	case Q6_K:
-		v.quantizeQ8_K(x)
 		n := mulQ6_KSIMD(out, m.Q, v)
 		mulQ6_K(out[n:], m.Q[n*len(v.d)*q6_KBytes:], v)
 	case IQ4_NL:
-		v.quantizeQ8_0(x)
 		n := mulIQ4_NLSIMD(out, m.Q, v)
 		mulIQ4_NL(out[n:], m.Q[n*len(v.d)*iq4_nlBytes:], v)
 	case IQ4_XS:
-		v.quantizeQ8_K(x)
 		n := mulIQ4_XSSIMD(out, m.Q, v)
 		mulIQ4_XS(out[n:], m.Q[n*len(v.d)*iq4_xsBytes:], v)
 	default:
-		panic("quant: MulVec of a matrix of " + m.Type.String())
+		panic("quant: MulQuantized of a matrix of " + m.Type.String())
 	}
 }
 

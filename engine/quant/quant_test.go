@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -166,6 +167,44 @@ func TestMulVec(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMulQuantizedRows checks that x quantized once and shared by
+// goroutines each multiplying a span of rows (as prefill's tiles and the
+// threads do) gives MulVec's bits, in assembly and in Go.
+func TestMulQuantizedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range quantized {
+		t.Run(tc.t.String(), func(t *testing.T) {
+			rows, cols := 37, 512
+			m := Random(tc.t, rows, cols, 0.1, rng)
+			x := make([]float32, cols)
+			for j := range x {
+				x[j] = rng.Float32()*2 - 1
+			}
+			want := make([]float32, rows)
+			var own Vec
+			m.MulVec(want, x, &own)
+
+			var v Vec
+			m.Quantize(&v, x)
+			got := make([]float32, rows)
+			var wg sync.WaitGroup
+			for from := 0; from < rows; from += 16 {
+				to := min(from+16, rows)
+				wg.Go(func() {
+					span := m.Slice(from, to)
+					span.MulQuantized(got[from:to], &v)
+				})
+			}
+			wg.Wait()
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Errorf("row %d: %v, MulVec gives %v", i, got[i], want[i])
+				}
+			}
+		})
 	}
 }
 

@@ -67,6 +67,14 @@ func (v *Vec) Q8_K(x []float32) (q []int8, d []float32, sums []int32) {
 	return v.q, v.d, v.sums
 }
 
+// Blocks returns the blocks of v's latest quantization (Quantize's, or
+// Q8_0's, Q8_1's or Q8_K's), for kernels outside this package: q, d, the
+// scale of each block, sums, the sum of each block of 32 (Q8_0) or group
+// of 16 (Q8_K), and s, block_q8_1's, for blocks of 32.
+func (v *Vec) Blocks() (q []int8, d []float32, sums []int32, s []float32) {
+	return v.q, v.d, v.sums, v.s
+}
+
 // quantizeQ8_0 quantizes x into blocks of 32 as llama.cpp's CPU backend
 // does on x86-64 (quantize_row_q8_0 in ggml-cpu/arch/x86/quants.c, its
 // AVX version): d = max|x|/127, stored as float16, and q = x·(127/max|x|)

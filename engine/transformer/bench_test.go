@@ -70,23 +70,41 @@ func benchmarkDecode(b *testing.B, k Kernels) {
 	}
 }
 
-// BenchmarkPrefill feeds a prompt of 64 tokens from position 0.
+// BenchmarkPrefill feeds a prompt of 64 tokens from position 0 through
+// Prefill, whose positions go through the layers together from a model
+// size on (batchMinBytes), and, named /forward, one position at a time
+// through Forward: the same bits.
 func BenchmarkPrefill(b *testing.B) {
 	for _, bm := range benchModels(b, benchKernels(b)) {
-		b.Run(bm.name, func(b *testing.B) {
-			tr := NewWith(bm.model, bm.opts)
-			prompt := make([]int, min(64, bm.model.Config.SeqLen))
-			for i := range prompt {
-				prompt[i] = (i * 7) % bm.model.Config.VocabSize
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := tr.Prefill(prompt, 0); err != nil {
-					b.Fatal(err)
+		tr := NewWith(bm.model, bm.opts)
+		prompt := make([]int, min(64, bm.model.Config.SeqLen))
+		for i := range prompt {
+			prompt[i] = (i * 7) % bm.model.Config.VocabSize
+		}
+		forward := func(prompt []int, start int) ([]float32, error) {
+			var logits []float32
+			var err error
+			for i, tok := range prompt {
+				if logits, err = tr.Forward(tok, start+i); err != nil {
+					return nil, err
 				}
 			}
-			b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
-		})
+			return logits, nil
+		}
+		for _, way := range []struct {
+			name    string
+			prefill func([]int, int) ([]float32, error)
+		}{{"", tr.Prefill}, {"/forward", forward}} {
+			b.Run(bm.name+way.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := way.prefill(prompt, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
+			})
+		}
 	}
 }
 
@@ -159,37 +177,6 @@ func BenchmarkRecompute(b *testing.B) {
 			}
 			b.ReportMetric(float64(recomputedMA), "madds/op")
 		})
-	}
-}
-
-// BenchmarkPrefillBatched feeds prompts of 64 and 256 tokens one position
-// at a time (Prefill) and a chunk of positions per matrix-matrix product
-// (PrefillBatched).
-func BenchmarkPrefillBatched(b *testing.B) {
-	for _, bm := range []benchModel{
-		{name: "stories260K", model: loadModel(b, stories260K)},
-		{name: "stories15M-shape", model: randomModel(b, randmodel.Stories15M)},
-	} {
-		for _, n := range []int{64, 256} {
-			prompt := make([]int, min(n, bm.model.Config.SeqLen))
-			for i := range prompt {
-				prompt[i] = (i * 7) % bm.model.Config.VocabSize
-			}
-			tr := NewWith(bm.model, Options{Kernels: benchKernels(b)})
-			for _, way := range []struct {
-				name    string
-				prefill func([]int, int) ([]float32, error)
-			}{{"one-at-a-time", tr.Prefill}, {"batched", tr.PrefillBatched}} {
-				b.Run(fmt.Sprintf("%s/%d/%s", bm.name, n, way.name), func(b *testing.B) {
-					for b.Loop() {
-						if _, err := way.prefill(prompt, 0); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ReportMetric(float64(len(prompt)*b.N)/b.Elapsed().Seconds(), "tok/s")
-				})
-			}
-		}
 	}
 }
 

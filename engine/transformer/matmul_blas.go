@@ -41,7 +41,7 @@ func (Kernels) Name() string { return "Go" }
 func (k Kernels) matmul(out, x, w []float32, n, d int) {
 	if t := k.threads; t.take(n * d) {
 		t.f32 = f32Rows{out, x, w, n}
-		t.split(d)
+		t.split(&t.f32, d)
 		return
 	}
 	matvec.Mul(out, x, w, n, d)
@@ -51,10 +51,52 @@ func (k Kernels) matmul(out, x, w []float32, n, d int) {
 func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	if t := k.threads; t.take(w.Rows * w.Cols) {
 		t.quant = quantRows{out, x, w, v, t.vecs}
-		t.split(w.Rows)
+		t.split(&t.quant, w.Rows)
 		return
 	}
 	w.MulVec(out, x, v)
+}
+
+// mulBatch sets out[i] = W·x[i] for every row i, its sums mul's, on k's
+// threads: x quantized into vecs once, W's rows a tile at a time
+// (tileRows), each tile read from memory once and multiplied by every x
+// while it is in cache.
+func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec) {
+	if w.Type != quant.F32 {
+		for i := range x {
+			w.Quantize(&vecs[i], x[i])
+		}
+	}
+	b := batchRows{out, x, w, vecs}
+	if t := k.threads; t.take(len(x) * w.Rows * w.Cols) {
+		t.batch = b
+		t.split(&t.batch, w.Rows)
+		return
+	}
+	b.Rows(0, 0, w.Rows)
+}
+
+// batchRows is a batched product, out[i] = W·x[i], each x quantized into
+// vecs[i] for a quantized W.
+type batchRows struct {
+	out, x [][]float32
+	w      *quant.Matrix
+	vecs   []quant.Vec
+}
+
+func (b *batchRows) Rows(_, from, to int) {
+	w, tile := b.w, tileRows(b.w)
+	for r := from; r < to; r += tile {
+		end := min(r+tile, to)
+		span := w.Slice(r, end)
+		for i, x := range b.x {
+			if w.Type == quant.F32 {
+				matvec.Mul(b.out[i][r:end], x, span.F32, w.Cols, end-r)
+			} else {
+				span.MulQuantized(b.out[i][r:end], &b.vecs[i])
+			}
+		}
+	}
 }
 
 // scoreHeads natively scores every position of every head with package

@@ -103,42 +103,70 @@ func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 
 // simdMul quantizes x as w's format wants it and multiplies.
 func (k Kernels) simdMul(out, x []float32, w *quant.Matrix, v *quant.Vec) error {
+	w.Quantize(v, x)
+	return k.simdMulQuantized(out, w, v)
+}
+
+// simdMulQuantized multiplies w by x quantized into v (Quantize).
+func (k Kernels) simdMulQuantized(out []float32, w *quant.Matrix, v *quant.Vec) error {
+	q, d, sums, s := v.Blocks()
 	switch w.Type {
 	case quant.Q8_0:
-		q, d, _ := v.Q8_0(x)
 		return k.simd.MulQ8_0(out, w.Q, q, d)
 	case quant.Q4_0:
-		q, d, sums := v.Q8_0(x)
 		return k.simd.MulQ4_0(out, w.Q, q, d, sums)
 	case quant.Q5_0:
-		q, d, sums := v.Q8_0(x)
 		return k.simd.MulQ5_0(out, w.Q, q, d, sums)
 	case quant.Q5_1:
-		q, d, s := v.Q8_1(x)
 		return k.simd.MulQ5_1(out, w.Q, q, d, s)
 	case quant.Q4_K:
-		q, d, sums := v.Q8_K(x)
 		return k.simd.MulQ4_K(out, w.Q, q, d, sums)
 	case quant.Q5_K:
-		q, d, sums := v.Q8_K(x)
 		return k.simd.MulQ5_K(out, w.Q, q, d, sums)
 	case quant.Q6_K:
-		q, d, _ := v.Q8_K(x)
 		return k.simd.MulQ6_K(out, w.Q, q, d)
 	case quant.Q2_K:
-		q, d, sums := v.Q8_K(x)
 		return k.simd.MulQ2_K(out, w.Q, q, d, sums)
 	case quant.Q3_K:
-		q, d, _ := v.Q8_K(x)
 		return k.simd.MulQ3_K(out, w.Q, q, d)
 	case quant.IQ4_NL:
-		q, d, _ := v.Q8_0(x)
 		return k.simd.MulIQ4_NL(out, w.Q, q, d)
 	case quant.IQ4_XS:
-		q, d, _ := v.Q8_K(x)
 		return k.simd.MulIQ4_XS(out, w.Q, q, d)
 	}
 	return errNoKernel
+}
+
+// mulBatch sets out[i] = W·x[i] for every row i, its sums mul's: x
+// quantized into vecs once, W's rows a tile at a time (tileRows), each
+// tile read from memory once and multiplied by every x while it is in
+// cache.
+func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec) {
+	if w.Type != quant.F32 {
+		for i := range x {
+			w.Quantize(&vecs[i], x[i][:w.Cols])
+		}
+	}
+	tile := tileRows(w)
+	for r := 0; r < w.Rows; r += tile {
+		end := min(r+tile, w.Rows)
+		span := w.Slice(r, end)
+		for i := range x {
+			k.mulSpan(out[i][r:end], x[i], &span, &vecs[i])
+		}
+	}
+}
+
+// mulSpan is one tile's product of mulBatch: x, or its quantization v.
+func (k Kernels) mulSpan(out, x []float32, w *quant.Matrix, v *quant.Vec) {
+	if w.Type == quant.F32 {
+		k.matmul(out, x[:w.Cols], w.F32, w.Cols, w.Rows)
+		return
+	}
+	if k.simd != nil && k.simdMulQuantized(out, w, v) == nil {
+		return
+	}
+	w.MulQuantized(out, v)
 }
 
 // errNoKernel says a format has no SIMD kernel.

@@ -3,41 +3,97 @@ package transformer
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
 )
 
-// prefillChunk is how many positions PrefillBatched multiplies at once:
-// enough rows for matrix-matrix products to pay, few enough that the
-// chunk's activations stay small (for stories15M, 64 × 2,400 floats).
-const prefillChunk = 64
+// prefillRows is how many positions Prefill carries through the layers
+// together: each weight matrix is then read from memory once for them
+// all, not once a position, while their activations stay small (for a
+// model of Qwen2.5-1.5B's shape, 32 × 100 KB).
+const prefillRows = 32
 
-// chunk is the activations of up to prefillChunk positions, a row each,
-// row-major, named as in activations.
-type chunk struct {
-	x, xb, ao, xb2, q, hb, hb2 []float32
+// batchMinBytes is the size of the layers' matrices from which Prefill
+// carries positions through the layers together: a smaller model stays
+// in a core's caches from one position to the next, and the rows' upkeep
+// would cost more than they save (BenchmarkPrefill: the toy's 64
+// positions took 0.43× as long one at a time).
+const batchMinBytes = 4 << 20
+
+// tileBytes is about how much of a matrix a batched product multiplies
+// by every position before going on: a tile that stays in a core's
+// second-level cache (1 MiB on the machines measured) while it is read
+// once a position.
+const tileBytes = 256 << 10
+
+// rows are the activations of the positions a pass carries through the
+// layers together, one row each, named as in activations; k and v are the
+// cache rows of the layer being computed.
+type rows struct {
+	x, xb, ao, xb2, hb, hb2, q, k, v [][]float32
 }
 
-// PrefillBatched feeds tokens at positions start, start+1, … as Prefill
-// does, but a chunk of positions at a time: each weight matrix multiplies
-// all the chunk's rows in one matrix-matrix product (gonum's SGEMM, the
-// way llama.cpp's prompt processing batches ubatch tokens), rather than
-// once per position. Attention stays per position, causal: position p
-// reads the cache's rows 0..p, written by the chunks and rows before it.
-//
-// SGEMM sums in another order than SGEMV, so the logits and the cache rows
-// differ from Prefill's in the last bits (TestPrefillBatched bounds it);
-// Probe of a position prefilled this way would recompute it with Forward's
-// arithmetic and rewrite its row. Quantized matrices and Options.RunC take
-// Prefill's path, one position at a time, so that they keep their
-// kernels' and run.c's numbers; so do GPT-2's LayerNorm, positions and
-// ungated feed-forward, which this path does not compute.
-func (t *Transformer) PrefillBatched(tokens []int, start int) ([]float32, error) {
-	if c := t.Config; t.opts.RunC || !t.allF32() || c.LayerNorm || c.Positions || c.Ungated {
-		return t.Prefill(tokens, start)
+// newRows makes n rows of their own for c's activations.
+func newRows(c checkpoint.Config, n int) *rows {
+	r := &rows{}
+	for _, vec := range []struct {
+		rows  *[][]float32
+		width int
+	}{{&r.x, c.Dim}, {&r.xb, c.Dim}, {&r.ao, c.QDim()}, {&r.xb2, c.Dim}, {&r.hb, c.HiddenDim}, {&r.hb2, c.HiddenDim}, {&r.q, c.QDim()}} {
+		all := make([]float32, n*vec.width)
+		for i := range n {
+			*vec.rows = append(*vec.rows, all[i*vec.width:(i+1)*vec.width])
+		}
 	}
+	r.k, r.v = make([][]float32, n), make([][]float32, n)
+	return r
+}
+
+// one is a's vectors as a single row.
+func (a *activations) one() rows {
+	return rows{
+		x: [][]float32{a.x}, xb: [][]float32{a.xb}, ao: [][]float32{a.ao}, xb2: [][]float32{a.xb2},
+		hb: [][]float32{a.hb}, hb2: [][]float32{a.hb2}, q: [][]float32{a.q},
+		k: make([][]float32, 1), v: make([][]float32, 1),
+	}
+}
+
+// chunk returns n rows of t's prefill rows, the last of them a's own
+// vectors when lastIsA: the pass of that position is then left in a as
+// forward leaves it.
+func (t *Transformer) chunk(a *activations, n int, lastIsA bool) *rows {
+	if t.prefill == nil {
+		t.prefill = newRows(t.Config, prefillRows)
+		t.vecs = make([]quant.Vec, prefillRows)
+	}
+	own, r := t.prefill, &t.chunkRows
+	for _, v := range []struct {
+		to  *[][]float32
+		own [][]float32
+		a   []float32
+	}{
+		{&r.x, own.x, a.x}, {&r.xb, own.xb, a.xb}, {&r.ao, own.ao, a.ao}, {&r.xb2, own.xb2, a.xb2},
+		{&r.hb, own.hb, a.hb}, {&r.hb2, own.hb2, a.hb2}, {&r.q, own.q, a.q},
+	} {
+		*v.to = append((*v.to)[:0], v.own[:n]...)
+		if lastIsA {
+			(*v.to)[n-1] = v.a
+		}
+	}
+	r.k, r.v = own.k[:n], own.v[:n]
+	return r
+}
+
+// Prefill feeds tokens at positions start, start+1, … and returns the
+// logits after the last one; only the last position goes through the
+// classifier (the others' logits would be overwritten unread). It carries
+// up to prefillRows positions through the layers together, so that each
+// matrix is read from memory once for them all (mulRows), the way
+// llama.cpp's prompt processing batches its tokens; attention stays per
+// position, causal, position p reading the cache's rows up to p. Every
+// position's arithmetic is Forward's, the same kernels on the same rows:
+// the cache, the last pass and the logits are Forward's bit for bit.
+func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("transformer: nothing to prefill")
 	}
@@ -46,108 +102,70 @@ func (t *Transformer) PrefillBatched(tokens []int, start int) ([]float32, error)
 			return nil, err
 		}
 	}
-	c := t.Config
-	b := &chunk{
-		x: make([]float32, prefillChunk*c.Dim), xb: make([]float32, prefillChunk*c.Dim), ao: make([]float32, prefillChunk*c.QDim()),
-		xb2: make([]float32, prefillChunk*c.Dim), q: make([]float32, prefillChunk*c.QDim()),
-		hb: make([]float32, prefillChunk*c.HiddenDim), hb2: make([]float32, prefillChunk*c.HiddenDim),
+	a := &t.act
+	if t.layerBytes() < t.batchFrom {
+		for i, tok := range tokens {
+			t.Cache.Len = start + i + 1
+			t.forward(a, tok, start+i, i == len(tokens)-1)
+		}
+		return a.logits, nil
 	}
-	for i := 0; i < len(tokens); i += prefillChunk {
-		part := tokens[i:min(i+prefillChunk, len(tokens))]
-		t.Cache.Len = start + i + len(part)
-		t.runChunk(b, part, start+i, i+len(part) == len(tokens))
-	}
-	return t.act.logits, nil
-}
-
-// allF32 reports whether every matrix PrefillBatched multiplies is float32.
-func (t *Transformer) allF32() bool {
-	m := t.Matrices
-	if m.Classifier.Type != quant.F32 {
-		return false
-	}
-	for _, l := range m.Layers {
-		for _, w := range []*quant.Matrix{&l.WQ, &l.WK, &l.WV, &l.WO, &l.W1, &l.W2, &l.W3} {
-			if w.Type != quant.F32 {
-				return false
-			}
+	for i := 0; i < len(tokens); i += prefillRows {
+		part, pos := tokens[i:min(i+prefillRows, len(tokens))], start+i
+		last := i+len(part) == len(tokens)
+		r := &a.single
+		if len(part) > 1 {
+			r = t.chunk(a, len(part), last)
+		}
+		t.Cache.Len = pos + len(part)
+		t.reserve(a, pos+len(part)-1)
+		for j, tok := range part {
+			t.embed(tok, pos+j, r.x[j])
+		}
+		t.layers(a, r, pos)
+		if last {
+			t.classify(a)
 		}
 	}
-	return true
+	return a.logits, nil
 }
 
-// runChunk runs tokens at positions start, start+1, … through every
-// layer, a row per position; the last position's pass is left in t.act
-// (its attention, residuals and, if last, logits) as Forward leaves it.
-func (t *Transformer) runChunk(b *chunk, tokens []int, start int, last bool) {
-	c, w, a := t.Config, t.W, &t.act
-	n, dim, qDim, kvDim, hidden := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.HiddenDim
-	end := start + n - 1
-	t.reserve(a, end)
-	rows := func(v []float32, width int) func(i int) []float32 {
-		return func(i int) []float32 { return v[i*width : (i+1)*width] }
-	}
-	x, xb, ao, q := rows(b.x, dim), rows(b.xb, dim), rows(b.ao, qDim), rows(b.q, qDim)
-	for i, tok := range tokens {
-		t.embed(tok, start+i, x(i))
-	}
-
-	for l := range c.Layers {
+// layerBytes is the size of the layers' matrices, which a pass reads.
+func (t *Transformer) layerBytes() int {
+	n := 0
+	for l := range t.Matrices.Layers {
 		m := &t.Matrices.Layers[l]
-		for i := range n {
-			t.norm(xb(i), x(i), w.RMSAtt, nil, l)
+		for _, w := range []*quant.Matrix{&m.WQ, &m.WK, &m.WV, &m.WO, &m.W1, &m.W2, &m.W3} {
+			n += w.Bytes()
 		}
-		// The chunk's keys and values go straight into the cache's rows.
-		keys, values := t.Cache.layer(l)
-		gemm(b.q, qDim, b.xb, n, &m.WQ)
-		gemm(keys[start*kvDim:], kvDim, b.xb, n, &m.WK)
-		gemm(values[start*kvDim:], kvDim, b.xb, n, &m.WV)
-		for i := range n {
-			key, value := keys[(start+i)*kvDim:][:kvDim], values[(start+i)*kvDim:][:kvDim]
-			addBias(q(i), w.BQ, l)
-			addBias(key, w.BK, l)
-			addBias(value, w.BV, l)
-			t.qkNorm(q(i), key, l)
-			t.ropeAngles(start + i)
-			t.rope(q(i), t.rotaryOf(l))
-			t.rope(key, t.rotaryOf(l))
-			t.attend(a, l, start+i, q(i), ao(i))
-		}
-		gemm(b.xb2, dim, b.ao, n, &m.WO)
-		for i := range n {
-			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSAttPost, l)
-		}
-		for i := range b.x[:n*dim] {
-			b.x[i] += b.xb2[i]
-		}
-
-		for i := range n {
-			t.norm(xb(i), x(i), w.RMSFFN, nil, l)
-		}
-		gemm(b.hb, hidden, b.xb, n, &m.W1)
-		gemm(b.hb2, hidden, b.xb, n, &m.W3)
-		t.gate(b.hb[:n*hidden], b.hb2)
-		gemm(b.xb2, dim, b.hb, n, &m.W2)
-		for i := range n {
-			t.postNorm(b.xb2[i*dim:(i+1)*dim], w.RMSFFNPost, l)
-		}
-		for i := range b.x[:n*dim] {
-			b.x[i] += b.xb2[i]
-		}
-		copy(a.residuals[l*dim:(l+1)*dim], x(n-1))
 	}
-
-	copy(a.x, x(n-1))
-	if last {
-		t.classify(a)
-	}
+	return n
 }
 
-// gemm sets the n rows of out (of stride width) to W·x for each of the n
-// rows of x: out = X·Wᵀ, one SGEMM for the whole chunk.
-func gemm(out []float32, stride int, x []float32, n int, w *quant.Matrix) {
-	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
-		blas32.General{Rows: n, Cols: w.Cols, Stride: w.Cols, Data: x[:n*w.Cols]},
-		blas32.General{Rows: w.Rows, Cols: w.Cols, Stride: w.Cols, Data: w.F32[:w.Rows*w.Cols]},
-		0, blas32.General{Rows: n, Cols: w.Rows, Stride: stride, Data: out[:(n-1)*stride+w.Rows]})
+// mulRows sets out[i] = W·x[i] for every row i, each row's product the
+// one mul computes.
+func (t *Transformer) mulRows(out, x [][]float32, w *quant.Matrix) {
+	if len(x) == 1 {
+		t.mul(out[0], x[0], w)
+		return
+	}
+	if w.Type == quant.F32 && t.opts.RunC {
+		for i := range x {
+			t.matmul(out[i], x[i], w.F32, w.Cols, w.Rows)
+		}
+		return
+	}
+	t.kern.mulBatch(out, x, w, t.vecs[:len(x)])
+}
+
+// tileRows is how many rows of w a batched product multiplies by every
+// position at a time: about tileBytes of them, a multiple of 16, so that
+// a tile starts where a thread's span may (threads.split) and every row
+// goes through the same kernel as in a product of the whole matrix.
+func tileRows(w *quant.Matrix) int {
+	rowBytes := 4 * w.Cols
+	if w.Type != quant.F32 {
+		rowBytes = quant.RowBytes(w.Type, w.Cols)
+	}
+	return max(16, tileBytes/rowBytes&^15)
 }

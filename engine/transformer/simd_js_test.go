@@ -191,3 +191,7 @@ func BenchmarkDecodeKernels(b *testing.B) {
 		b.Run(k.name, func(b *testing.B) { benchmarkDecode(b, k.kernels) })
 	}
 }
+
+// testKernels under js are the WebAssembly SIMD kernels: Go's loops are
+// the native build's, tested there.
+func testKernels(t testing.TB) []namedKernels { return []namedKernels{{", SIMD", loadKernels(t)}} }

@@ -38,6 +38,7 @@ type threads struct {
 	pool  *workers.Pool
 	f32   f32Rows     // the float32 product split, or zero
 	quant quantRows   // the quantized one, or zero
+	batch batchRows   // the batched one, or zero
 	vecs  []quant.Vec // x quantized, for the threads but the caller's
 
 	minSize int // splitMin, but for BenchmarkThreads
@@ -50,15 +51,12 @@ func (t *threads) take(size int) bool {
 	return t != nil && size >= t.minSize && t.mu.TryLock()
 }
 
-// split runs the product that take won on the pool, then lets t go.
-func (t *threads) split(rows int) {
-	var job workers.Job = &t.quant
-	if t.f32.w != nil {
-		job = &t.f32
-	}
+// split runs the product that take won, job (one of t's), on the pool,
+// then lets t go.
+func (t *threads) split(job workers.Job, rows int) {
 	// Spans of 16 rows keep each thread's outputs to whole cache lines.
 	t.pool.Split(job, rows, 16)
-	t.f32, t.quant = f32Rows{}, quantRows{}
+	t.f32, t.quant, t.batch = f32Rows{}, quantRows{}, batchRows{}
 	t.mu.Unlock()
 }
 

@@ -71,3 +71,9 @@ func BenchmarkThreads(b *testing.B) {
 		}
 	}
 }
+
+// testKernels natively are Go's loops and assembly, on one thread and on
+// two.
+func testKernels(testing.TB) []namedKernels {
+	return []namedKernels{{"", Kernels{}}, {", 2 threads", Threads(2)}}
+}

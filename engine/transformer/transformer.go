@@ -103,6 +103,13 @@ type Transformer struct {
 	kern   Kernels                             // opts.Kernels
 	vec    quant.Vec                           // x quantized, for quantized ones
 
+	// Prefill's rows beyond a single position and each one's input to a
+	// product, quantized; made on first use.
+	prefill   *rows
+	chunkRows rows
+	vecs      []quant.Vec
+	batchFrom int // batchMinBytes, but for the tests
+
 	act   activations  // of the latest Forward
 	probe *activations // of the latest Probe, made on first use
 
@@ -132,10 +139,12 @@ type activations struct {
 	// layer, nothing beside the layer's matrix products.
 	residuals []float32
 	pos       int // the position the pass fed
+
+	single rows // the vectors above as one row, for layers
 }
 
 func newActivations(c checkpoint.Config) *activations {
-	return &activations{
+	a := &activations{
 		x:         make([]float32, c.Dim),
 		xb:        make([]float32, c.Dim),
 		ao:        make([]float32, c.QDim()),
@@ -146,6 +155,8 @@ func newActivations(c checkpoint.Config) *activations {
 		logits:    make([]float32, c.VocabSize),
 		residuals: make([]float32, c.Layers*c.Dim),
 	}
+	a.single = a.one()
+	return a
 }
 
 // New prepares a run state for m with the default Options. Its memory is
@@ -168,6 +179,8 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 		matmul:   opts.Kernels.matmul,
 		kern:     opts.Kernels,
 		eps:      c.Eps(),
+
+		batchFrom: batchMinBytes,
 	}
 	if opts.RunC {
 		t.matmul = matmulRunC
@@ -179,11 +192,14 @@ func NewWith(m *checkpoint.Model, opts Options) *Transformer {
 }
 
 // rotary is RoPE's rotation of each pair within a head: its inverse
-// frequencies, and its cosine and sine at the current position.
-type rotary struct{ invFreq, cos, sin []float32 }
+// frequencies, and its cosine and sine at the current position, at.
+type rotary struct {
+	invFreq, cos, sin []float32
+	at                int // the position cos and sin are of, or −1
+}
 
 func newRotary(hs int, base float32) *rotary {
-	r := &rotary{make([]float32, hs/2), make([]float32, hs/2), make([]float32, hs/2)}
+	r := &rotary{make([]float32, hs/2), make([]float32, hs/2), make([]float32, hs/2), -1}
 	for i := range r.invFreq {
 		// run.c: 1.0f / powf(10000.0f, head_dim / (float)head_size), in float32.
 		r.invFreq[i] = 1 / expf.Pow(base, float32(2*i)/float32(hs))
@@ -275,58 +291,81 @@ func (t *Transformer) check(token, pos, last int) error {
 // value of pos into the cache. Without logits it stops at the residual
 // stream, for a position whose next token nobody asks about.
 func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
+	t.reserve(a, pos)
+	t.embed(token, pos, a.x)
+	t.layers(a, &a.single, pos)
+	if logits {
+		t.classify(a)
+	}
+}
+
+// layers carries the rows r, embedded, of positions start, start+1, …
+// through every layer, writing their keys and values into the cache; a
+// keeps the attention weights and the residuals after every layer of the
+// last of them. A single row is one position's pass, run.c's forward.
+func (t *Transformer) layers(a *activations, r *rows, start int) {
 	c := t.Config
 	w := t.W
 	dim := c.Dim
-
-	t.reserve(a, pos)
-	t.embed(token, pos, a.x)
-	t.ropeAngles(pos)
+	n := len(r.x)
 
 	for l := range c.Layers {
 		m := &t.Matrices.Layers[l]
-		// Attention: this position's key and value go straight into the cache.
-		t.norm(a.xb, a.x, w.RMSAtt, w.NormAttBias, l)
-		k, v := t.Cache.row(l, pos)
-		t.mul(a.q, a.xb, &m.WQ)
-		t.mul(k, a.xb, &m.WK)
-		t.mul(v, a.xb, &m.WV)
-		addBias(a.q, w.BQ, l)
-		addBias(k, w.BK, l)
-		addBias(v, w.BV, l)
-		t.qkNorm(a.q, k, l)
-		t.rope(a.q, t.rotaryOf(l))
-		t.rope(k, t.rotaryOf(l))
-		t.attend(a, l, pos, a.q, a.ao)
-		t.mul(a.xb2, a.ao, &m.WO)
-		addBias(a.xb2, w.BO, l)
-		t.postNorm(a.xb2, w.RMSAttPost, l)
-		for i := range a.x {
-			a.x[i] += a.xb2[i]
+		// Attention: each position's key and value go straight into the cache.
+		for i := range n {
+			t.norm(r.xb[i], r.x[i], w.RMSAtt, w.NormAttBias, l)
+			r.k[i], r.v[i] = t.Cache.row(l, start+i)
+		}
+		t.mulRows(r.q, r.xb, &m.WQ)
+		t.mulRows(r.k, r.xb, &m.WK)
+		t.mulRows(r.v, r.xb, &m.WV)
+		for i := range n {
+			q, k, v := r.q[i], r.k[i], r.v[i]
+			addBias(q, w.BQ, l)
+			addBias(k, w.BK, l)
+			addBias(v, w.BV, l)
+			t.qkNorm(q, k, l)
+			t.ropeAngles(start + i)
+			t.rope(q, t.rotaryOf(l))
+			t.rope(k, t.rotaryOf(l))
+			t.attend(a, l, start+i, q, r.ao[i]) // rows up to start+i are final
+		}
+		t.mulRows(r.xb2, r.ao, &m.WO)
+		for i := range n {
+			addBias(r.xb2[i], w.BO, l)
+			t.postNorm(r.xb2[i], w.RMSAttPost, l)
+			add(r.x[i], r.xb2[i])
+			t.norm(r.xb[i], r.x[i], w.RMSFFN, w.NormFFNBias, l)
 		}
 
 		// Feed-forward: SwiGLU (GELU's, or no gate: GPT-2's).
-		t.norm(a.xb, a.x, w.RMSFFN, w.NormFFNBias, l)
 		if c.Ungated {
-			t.mul(a.hb, a.xb, &m.W3)
-			addBias(a.hb, w.BUp, l)
-			geluGo(a.hb)
+			t.mulRows(r.hb, r.xb, &m.W3)
+			for i := range n {
+				addBias(r.hb[i], w.BUp, l)
+				geluGo(r.hb[i])
+			}
 		} else {
-			t.mul(a.hb, a.xb, &m.W1)
-			t.mul(a.hb2, a.xb, &m.W3)
-			t.gate(a.hb, a.hb2)
+			t.mulRows(r.hb, r.xb, &m.W1)
+			t.mulRows(r.hb2, r.xb, &m.W3)
+			for i := range n {
+				t.gate(r.hb[i], r.hb2[i])
+			}
 		}
-		t.mul(a.xb2, a.hb, &m.W2)
-		addBias(a.xb2, w.BDown, l)
-		t.postNorm(a.xb2, w.RMSFFNPost, l)
-		for i := range a.x {
-			a.x[i] += a.xb2[i]
+		t.mulRows(r.xb2, r.hb, &m.W2)
+		for i := range n {
+			addBias(r.xb2[i], w.BDown, l)
+			t.postNorm(r.xb2[i], w.RMSFFNPost, l)
+			add(r.x[i], r.xb2[i])
 		}
-		copy(a.residuals[l*dim:(l+1)*dim], a.x)
+		copy(a.residuals[l*dim:(l+1)*dim], r.x[n-1])
 	}
+}
 
-	if logits {
-		t.classify(a)
+// add adds v to x, the residual stream.
+func add(x, v []float32) {
+	for i := range x {
+		x[i] += v[i]
 	}
 }
 
@@ -450,26 +489,6 @@ func (t *Transformer) mul(out, x []float32, w *quant.Matrix) {
 	t.kern.mulQuantized(out, x, w, &t.vec)
 }
 
-// Prefill feeds tokens at positions start, start+1, … and returns the logits
-// after the last one. Like run.c it runs one position at a time; only the
-// last position goes through the classifier, whose logits are the only
-// ones returned (the others' would be overwritten unread): the cache and
-// the last pass are Forward's, bit for bit.
-func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
-	if len(tokens) == 0 {
-		return nil, fmt.Errorf("transformer: nothing to prefill")
-	}
-	for i, tok := range tokens {
-		pos := start + i
-		if err := t.check(tok, pos, t.Cache.Len); err != nil {
-			return nil, err
-		}
-		t.Cache.Len = pos + 1
-		t.forward(&t.act, tok, pos, i == len(tokens)-1)
-	}
-	return t.act.logits, nil
-}
-
 // embed sets x to token's embedding at pos: times √dim when the model
 // scales it (Gemma's, in float32 as ggml_scale multiplies by
 // sqrtf(n_embd)), plus pos's learned embedding when it has them (GPT-2's).
@@ -558,8 +577,13 @@ func (t *Transformer) ropeAngles(pos int) {
 	}
 }
 
-// angles sets r's cosines and sines for pos.
+// angles sets r's cosines and sines for pos, unless they are pos's
+// already (every layer of a pass rotates at the same position).
 func (r *rotary) angles(pos int, factors []float32) {
+	if r.at == pos {
+		return
+	}
+	r.at = pos
 	for i, f := range r.invFreq {
 		angle := float32(pos) * f
 		if factors != nil { // Llama 3's: ggml_rope_ext divides the angle by them

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -457,97 +458,125 @@ func TestCacheGrows(t *testing.T) {
 	}
 }
 
-// TestPrefillBatched feeds the same prompts position by position and in
-// chunks of matrix-matrix products, from position 0 and after a first
-// part: the logits and every cache row agree within 1e-5 of the logits'
-// range, and decoding goes on from either cache to the same greedy tokens.
-// On stories260K gonum's SGEMM takes its serial path, whose dot products
-// are SGEMV's, and the numbers are equal; on stories15M's shape it splits
-// the sums into blocks, and they differ in the last bits.
-func TestPrefillBatched(t *testing.T) {
-	const tolerance, geluTolerance = 1e-5, 1e-3
-	m := loadModel(t, stories260K)
-	large := randomModel(t, randmodel.Stories15M)
-	// The architectures' additions (biases, RoPE on halves, its factors,
-	// query and key norms, post-norms, windows, soft-caps and a local RoPE
-	// base) act in the batched pass too.
-	extended := map[string]*checkpoint.Model{}
+// TestPrefillIsForward feeds prompts through Prefill, whose positions go
+// through the layers together, and through Forward one at a time, from
+// position 0 and after a first part, on float32 models (default and
+// run.c's sums), every quantized format, every architecture's additions
+// and the platform's kernels (testKernels): the logits, every cache row, the last pass's hidden
+// state, attention and residuals are the same bits, and a bad prompt is
+// refused before anything is fed.
+func TestPrefillIsForward(t *testing.T) {
+	type model struct {
+		name string
+		m    *checkpoint.Model
+		opts Options
+	}
+	small := loadModel(t, stories260K)
+	models := []model{{"stories260K, run.c's sums", small, Options{RunC: true}}}
+	kernels := testKernels(t)
+	for _, k := range kernels {
+		models = append(models, model{"stories260K" + k.name, small, Options{Kernels: k.kernels}})
+		for _, format := range threadFormats {
+			models = append(models, model{format + k.name, threadModel(t, format), Options{Kernels: k.kernels}})
+		}
+	}
 	for _, arch := range randmodel.Extensions {
 		c := randmodel.Stories15MK
+		c.Layers, c.SeqLen = 2, 128
 		if arch == "qwen3" || arch == "gemma3" {
 			c.HeadDim = 128 // wider than dim/heads, as theirs are
 		}
-		extended[arch] = randomModel(t, c)
-		if err := randmodel.Extend(extended[arch], arch, 3); err != nil {
+		m := randomModel(t, c)
+		if err := randmodel.Extend(m, arch, 3); err != nil {
 			t.Fatal(err)
 		}
+		models = append(models, model{arch, m, Options{Kernels: kernels[0].kernels}})
 	}
-	for _, tc := range []struct {
-		model    *checkpoint.Model
-		n, start int
-	}{
-		{m, 1, 0}, {m, 5, 0}, {m, prefillChunk, 0}, {m, prefillChunk + 1, 0}, {m, 150, 0}, {m, 70, 30},
-		{large, prefillChunk + 1, 0}, {large, 40, 30},
-		{extended["llama3"], 40, 30}, {extended["qwen2"], 40, 30},
-		{extended["qwen3"], 40, 30}, {extended["phi3"], 40, 30}, {extended["gemma2"], 40, 30}, {extended["gemma3"], 40, 30},
-	} {
-		tolerance := tolerance
-		if tc.model.Config.GELU {
-			// GELU rounds its input to half precision (ggml's table): a
-			// last-bit difference before it moves its output by a
-			// half-precision step now and then.
-			tolerance = geluTolerance
-		}
-		c := tc.model.Config
-		tokens := make([]int, tc.start+tc.n)
-		for i := range tokens {
-			tokens[i] = (i*37 + 1) % c.VocabSize
-		}
-		one, batched := New(tc.model), New(tc.model)
-		for _, tr := range []*Transformer{one, batched} {
-			if tc.start > 0 {
-				if _, err := tr.Prefill(tokens[:tc.start], 0); err != nil {
+	for _, tc := range models {
+		for _, span := range [][2]int{{1, 0}, {prefillRows + 1, 0}, {40, 30}, {1, 30}} {
+			n, start := span[0], span[1]
+			c := tc.m.Config
+			if start+n > c.SeqLen {
+				continue
+			}
+			name := fmt.Sprintf("%s/%d from %d", tc.name, n, start)
+			tokens := make([]int, start+n)
+			for i := range tokens {
+				tokens[i] = (i*37 + 1) % c.VocabSize
+			}
+			one, batched := NewWith(tc.m, tc.opts), NewWith(tc.m, tc.opts)
+			batched.batchFrom = 0 // every model, however small
+			var want []float32
+			for pos, tok := range tokens {
+				var err error
+				if want, err = one.Forward(tok, pos); err != nil {
 					t.Fatal(err)
 				}
 			}
-		}
-		want, err := one.Prefill(tokens[tc.start:], tc.start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := batched.PrefillBatched(tokens[tc.start:], tc.start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scale := float64(slices.Max(want) - slices.Min(want))
-		diff := maxDiff(got, want)
-		rows := max(maxDiff(batched.Cache.keys, one.Cache.keys), maxDiff(batched.Cache.values, one.Cache.values))
-		t.Logf("%v, %d positions from %d: logits differ by up to %.3g (range %.3g), cache rows by %.3g", c, tc.n, tc.start, diff, scale, rows)
-		if diff > tolerance*scale || rows > tolerance*scale || batched.Cache.Len != one.Cache.Len || batched.Latest().Pos() != one.Latest().Pos() {
-			t.Errorf("%d positions from %d: batched prefill differs from one at a time", tc.n, tc.start)
-		}
-		tokA, tokB := sampler.Argmax(want), sampler.Argmax(got)
-		for pos := len(tokens); pos < len(tokens)+10; pos++ {
-			a, errA := one.Forward(tokA, pos)
-			b, errB := batched.Forward(tokB, pos)
-			if errA != nil || errB != nil || tokA != tokB {
-				t.Fatalf("%d positions from %d: decoding after it differs at position %d", tc.n, tc.start, pos)
+			if start > 0 {
+				if _, err := batched.Prefill(tokens[:start], 0); err != nil {
+					t.Fatal(err)
+				}
 			}
-			tokA, tokB = sampler.Argmax(a), sampler.Argmax(b)
+			got, err := batched.Prefill(tokens[start:], start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, q := one.Latest(), batched.Latest()
+			lensOne, _ := p.Lens(1)
+			lensBatched, _ := q.Lens(1)
+			for _, v := range []struct {
+				what      string
+				want, got []float32
+			}{
+				{"logits", want, got}, {"keys", one.Cache.keys, batched.Cache.keys}, {"values", one.Cache.values, batched.Cache.values},
+				{"hidden state", p.Hidden(), q.Hidden()}, {"attention", p.Attention(c.Layers-1, 0), q.Attention(c.Layers-1, 0)},
+				{"residuals", one.act.residuals, batched.act.residuals},
+			} {
+				if i := firstDifference(v.want, v.got); i >= 0 {
+					t.Errorf("%s: %s differ at %d", name, v.what, i)
+				}
+			}
+			if len(lensOne) != len(lensBatched) || batched.Cache.Len != one.Cache.Len || q.Pos() != p.Pos() {
+				t.Errorf("%s: the cache holds %d positions and the pass is of %d, not %d and %d", name, batched.Cache.Len, q.Pos(), one.Cache.Len, p.Pos())
+			}
 		}
 	}
-	c := m.Config
-	tr := New(m)
+	c := small.Config
+	tr := New(small)
 	for name, call := range map[string]func() error{
-		"empty":     func() error { _, err := tr.PrefillBatched(nil, 0); return err },
-		"bad token": func() error { _, err := tr.PrefillBatched([]int{1, c.VocabSize}, 0); return err },
-		"gap":       func() error { _, err := tr.PrefillBatched([]int{1}, 1); return err },
-		"too long":  func() error { _, err := tr.PrefillBatched(make([]int, c.SeqLen+1), 0); return err },
+		"empty":     func() error { _, err := tr.Prefill(nil, 0); return err },
+		"bad token": func() error { _, err := tr.Prefill([]int{1, c.VocabSize}, 0); return err },
+		"gap":       func() error { _, err := tr.Prefill([]int{1}, 1); return err },
+		"too long":  func() error { _, err := tr.Prefill(make([]int, c.SeqLen+1), 0); return err },
 	} {
 		if call() == nil {
-			t.Errorf("%s: PrefillBatched succeeded", name)
+			t.Errorf("%s: Prefill succeeded", name)
+		}
+		if tr.Cache.Len != 0 {
+			t.Errorf("%s: the refused prompt fed %d positions", name, tr.Cache.Len)
 		}
 	}
+}
+
+// namedKernels are kernels and how a test's name says which they are.
+type namedKernels struct {
+	name    string
+	kernels Kernels
+}
+
+// firstDifference is the index of the first value of got that is not
+// want's bits (lengths included), or −1.
+func firstDifference(want, got []float32) int {
+	for i := range min(len(want), len(got)) {
+		if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+			return i
+		}
+	}
+	if len(want) != len(got) {
+		return min(len(want), len(got))
+	}
+	return -1
 }
 
 func maxDiff(a, b []float32) float64 {
