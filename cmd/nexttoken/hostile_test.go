@@ -224,7 +224,7 @@ func TestPagePrefillNotice(t *testing.T) {
 		document.querySelectorAll("#tokens .tok").length > 1000`, 2*time.Minute)
 	notices := evaluate[[]string](tab, `window.notices`)
 	t.Logf("%d notices, the last %q", len(notices), notices[max(len(notices)-1, 0):])
-	if len(notices) == 0 || !regexp.MustCompile(`^Reading the prompt: [\d,]+ of [\d,]+ tokens…$`).MatchString(notices[len(notices)-1]) {
+	if len(notices) == 0 || !regexp.MustCompile(`^Reading the prompt: [\d,]+ of [\d,]+ tokens(, [\d,.]+ a second)?…$`).MatchString(notices[len(notices)-1]) {
 		t.Errorf("the notices shown: %q", notices)
 	}
 	if evaluate[bool](tab, `document.querySelector("#prefill-notice") !== null`) {

@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"nexttoken/engine/sampler"
 )
 
 // fixed formats x with d decimals, as a logit is typed.
@@ -102,3 +104,16 @@ func count(n int) string {
 
 // millis is a duration in milliseconds, four significant digits.
 func millis(d time.Duration) string { return sig(float64(d)/float64(time.Millisecond)) + " ms" }
+
+// prefillProgress says how far a prompt's prefill has come, done of total
+// positions, and its rate in positions a second when it has one.
+func prefillProgress(done, total int, rate float64) string {
+	speed := ""
+	switch {
+	case rate >= 10 && !math.IsInf(rate, 1):
+		speed = ", " + sampler.Readable(math.Round(rate)) + " a second"
+	case rate > 0 && rate < 10:
+		speed = ", " + strconv.FormatFloat(rate, 'f', 1, 64) + " a second"
+	}
+	return "Reading the prompt: " + sampler.Readable(float64(done)) + " of " + sampler.Readable(float64(total)) + " tokens" + speed + "…"
+}

@@ -101,3 +101,24 @@ func TestTail(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefillProgress checks the prefill notice's words: positions with
+// thousands separated, the rate rounded, none when there is none yet.
+func TestPrefillProgress(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		rate        float64
+		want        string
+	}{
+		{128, 1300, 41.6, "Reading the prompt: 128 of 1,300 tokens, 42 a second…"},
+		{64, 300, 3.25, "Reading the prompt: 64 of 300 tokens, 3.2 a second…"},
+		{2048, 32703, 1234.5, "Reading the prompt: 2,048 of 32,703 tokens, 1,235 a second…"},
+		{64, 300, 0, "Reading the prompt: 64 of 300 tokens…"},
+		{64, 300, math.NaN(), "Reading the prompt: 64 of 300 tokens…"},
+		{64, 300, math.Inf(1), "Reading the prompt: 64 of 300 tokens…"},
+	} {
+		if got := prefillProgress(tc.done, tc.total, tc.rate); got != tc.want {
+			t.Errorf("prefillProgress(%d, %d, %v) = %q, want %q", tc.done, tc.total, tc.rate, got, tc.want)
+		}
+	}
+}

@@ -3,12 +3,10 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hack-pad/safejs"
 
-	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/wasm/jsx"
 )
@@ -17,7 +15,7 @@ import (
 const prefillAfter = 250 * time.Millisecond
 
 // prefillNotice is the page's session.Progress: once a prefill has run
-// prefillAfter, it shows how far it has come in a notice and lets the
+// prefillAfter, it shows how far it has come (prefillProgress) in a notice and lets the
 // browser draw it, after every chunk, then takes the notice away. The
 // prefill runs on the page's own thread, in go-app's handler of the action
 // that opened the session, so the notice lives outside go-app's tree,
@@ -25,10 +23,11 @@ const prefillAfter = 250 * time.Millisecond
 // handler returns. Pausing a millisecond a chunk lets the browser paint.
 func prefillNotice() session.Progress {
 	var start time.Time
+	var from int // the positions done at start
 	var notice safejs.Value
 	return func(done, total int) error {
 		if done <= session.PrefillChunk {
-			start = time.Now()
+			start, from = time.Now(), done
 		}
 		if done == total {
 			if jsx.Truthy(notice) {
@@ -43,7 +42,7 @@ func prefillNotice() session.Progress {
 		if !jsx.Truthy(notice) {
 			notice = newNotice()
 		}
-		_ = notice.Set("textContent", fmt.Sprintf("Reading the prompt: %s of %s tokens…", sampler.Readable(float64(done)), sampler.Readable(float64(total))))
+		_ = notice.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
 		time.Sleep(time.Millisecond)
 		return nil
 	}
