@@ -28,6 +28,16 @@ func TestThreadsKeepLogits(t *testing.T) {
 	}
 }
 
+// TestThreadsPrefill feeds prompts through Prefill with the SIMD kernels on
+// two threads, whose tiles of rows each split among them: the cache and
+// the last pass are Forward's bits (comparePrefill), in every format.
+func TestThreadsPrefill(t *testing.T) {
+	two := twoThreads(t)
+	for _, format := range threadFormats {
+		comparePrefill(t, format+", 2 threads", threadModel(t, format), Options{Kernels: two})
+	}
+}
+
 // twoThreads is the SIMD kernels, every fetched module added, running
 // their products on two threads. It skips where the program's memory is
 // not shared.

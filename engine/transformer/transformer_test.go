@@ -493,54 +493,7 @@ func TestPrefillIsForward(t *testing.T) {
 		models = append(models, model{arch, m, Options{Kernels: kernels[0].kernels}})
 	}
 	for _, tc := range models {
-		for _, span := range [][2]int{{1, 0}, {prefillRows + 1, 0}, {40, 30}, {1, 30}} {
-			n, start := span[0], span[1]
-			c := tc.m.Config
-			if start+n > c.SeqLen {
-				continue
-			}
-			name := fmt.Sprintf("%s/%d from %d", tc.name, n, start)
-			tokens := make([]int, start+n)
-			for i := range tokens {
-				tokens[i] = (i*37 + 1) % c.VocabSize
-			}
-			one, batched := NewWith(tc.m, tc.opts), NewWith(tc.m, tc.opts)
-			batched.batchFrom = 0 // every model, however small
-			var want []float32
-			for pos, tok := range tokens {
-				var err error
-				if want, err = one.Forward(tok, pos); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if start > 0 {
-				if _, err := batched.Prefill(tokens[:start], 0); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, err := batched.Prefill(tokens[start:], start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, q := one.Latest(), batched.Latest()
-			lensOne, _ := p.Lens(1)
-			lensBatched, _ := q.Lens(1)
-			for _, v := range []struct {
-				what      string
-				want, got []float32
-			}{
-				{"logits", want, got}, {"keys", one.Cache.keys, batched.Cache.keys}, {"values", one.Cache.values, batched.Cache.values},
-				{"hidden state", p.Hidden(), q.Hidden()}, {"attention", p.Attention(c.Layers-1, 0), q.Attention(c.Layers-1, 0)},
-				{"residuals", one.act.residuals, batched.act.residuals},
-			} {
-				if i := firstDifference(v.want, v.got); i >= 0 {
-					t.Errorf("%s: %s differ at %d", name, v.what, i)
-				}
-			}
-			if len(lensOne) != len(lensBatched) || batched.Cache.Len != one.Cache.Len || q.Pos() != p.Pos() {
-				t.Errorf("%s: the cache holds %d positions and the pass is of %d, not %d and %d", name, batched.Cache.Len, q.Pos(), one.Cache.Len, p.Pos())
-			}
-		}
+		comparePrefill(t, tc.name, tc.m, tc.opts)
 	}
 	c := small.Config
 	tr := New(small)
@@ -555,6 +508,60 @@ func TestPrefillIsForward(t *testing.T) {
 		}
 		if tr.Cache.Len != 0 {
 			t.Errorf("%s: the refused prompt fed %d positions", name, tr.Cache.Len)
+		}
+	}
+}
+
+// comparePrefill feeds prompts of m through Prefill, from position 0 and
+// after a first part, and through Forward one position at a time, with
+// opts, and fails t where the logits, a cache row, or the last pass's
+// hidden state, attention or residuals are not the same bits.
+func comparePrefill(t *testing.T, name string, m *checkpoint.Model, opts Options) {
+	t.Helper()
+	c := m.Config
+	for _, span := range [][2]int{{1, 0}, {prefillRows + 1, 0}, {40, 30}, {1, 30}} {
+		n, start := span[0], span[1]
+		if start+n > c.SeqLen {
+			continue
+		}
+		name := fmt.Sprintf("%s/%d from %d", name, n, start)
+		tokens := make([]int, start+n)
+		for i := range tokens {
+			tokens[i] = (i*37 + 1) % c.VocabSize
+		}
+		one, batched := NewWith(m, opts), NewWith(m, opts)
+		batched.batchFrom = 0 // every model, however small
+		var want []float32
+		for pos, tok := range tokens {
+			var err error
+			if want, err = one.Forward(tok, pos); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if start > 0 {
+			if _, err := batched.Prefill(tokens[:start], 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := batched.Prefill(tokens[start:], start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, q := one.Latest(), batched.Latest()
+		for _, v := range []struct {
+			what      string
+			want, got []float32
+		}{
+			{"logits", want, got}, {"keys", one.Cache.keys, batched.Cache.keys}, {"values", one.Cache.values, batched.Cache.values},
+			{"hidden state", p.Hidden(), q.Hidden()}, {"attention", p.Attention(c.Layers-1, 0), q.Attention(c.Layers-1, 0)},
+			{"residuals", one.act.residuals, batched.act.residuals},
+		} {
+			if i := firstDifference(v.want, v.got); i >= 0 {
+				t.Errorf("%s: %s differ at %d", name, v.what, i)
+			}
+		}
+		if batched.Cache.Len != one.Cache.Len || q.Pos() != p.Pos() {
+			t.Errorf("%s: the cache holds %d positions and the pass is of %d, not %d and %d", name, batched.Cache.Len, q.Pos(), one.Cache.Len, p.Pos())
 		}
 	}
 }
