@@ -31,8 +31,9 @@
 // Beside the cached decode step: Recompute runs a whole sequence without
 // the cache's earlier rows (MultiplyAdds and RecomputeMultiplyAdds count
 // the two ways' cost), Pass.Lens reads the logit lens of a pass from the
-// residual stream it keeps after every layer, and PrefillBatched feeds a
-// prompt a chunk of positions per matrix-matrix product.
+// residual stream it keeps after every layer, and Prefill carries a
+// prompt's positions through the layers together, each matrix read once for
+// a chunk of them, with Forward's arithmetic: the same bits.
 //
 // The weight matrices may be float32 or quantized (package quant, from a
 // GGUF file). A quantized matrix is multiplied by its format's kernel,
