@@ -192,6 +192,14 @@ func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, f
 // OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
 // the model's file first: order is Order's, [0], [0 1] or [1 0].
 func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
+	return OpenMeanwhile(hash, nil, files...)
+}
+
+// OpenMeanwhile is OpenHashed that calls meanwhile (unless nil) with the
+// model once it is read and before hash is asked for its sum: the model
+// works, but its name is its file's until the Ref is known. A page warms
+// the prompt's prefill there (session.Warm) while the browser hashes.
+func OpenMeanwhile(hash Hash, meanwhile func(*session.Model), files ...File) (*session.Model, Ref, error) {
 	order, err := Order(files...)
 	if err != nil {
 		return nil, Ref{}, err
@@ -203,14 +211,15 @@ func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
 	model := order[0]
 	// The files are read before their hash is asked for: the browser's
 	// digest goes on meanwhile.
-	var ref Ref
-	m, err := open(func() string {
-		ref = refHashed(hash, files, order)
-		return ref.String()
-	}, &files[model], tokFile)
+	m, err := open(&files[model], tokFile)
 	if err != nil {
 		return nil, Ref{}, err
 	}
+	if meanwhile != nil {
+		meanwhile(m)
+	}
+	ref := refHashed(hash, files, order)
+	m.SetName(ref.String())
 	return m, ref, nil
 }
 
@@ -247,8 +256,8 @@ func Order(files ...File) ([]int, error) {
 }
 
 // open reads the model in model's file, with tok's tokenizer if given,
-// and names it name(), which it calls once the weights are read.
-func open(name func() string, model, tok *File) (*session.Model, error) {
+// named by the file until its caller knows its Ref.
+func open(model, tok *File) (*session.Model, error) {
 	var ckpt *checkpoint.Model
 	var own tokenizer.Tokenizer // a GGUF file's, when no tokenizer.bin is given
 	var template string         // its chat template's source, with its own tokenizer
@@ -280,13 +289,13 @@ func open(name func() string, model, tok *File) (*session.Model, error) {
 		}
 	}
 	if tok != nil {
-		m, err := session.NewModel(name(), ckpt, tok.Data)
+		m, err := session.NewModel(model.Name, ckpt, tok.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s with %s: %w", model.Name, tok.Name, err)
 		}
 		return m, nil
 	}
-	m, err := session.Pair(name(), ckpt, own)
+	m, err := session.Pair(model.Name, ckpt, own)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model.Name, err)
 	}
@@ -332,15 +341,13 @@ func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error
 	if err != nil {
 		return nil, Ref{}, err
 	}
-	var ref Ref
-	m, err := open(func() string {
-		ref = refHashed(hash, []File{{Data: data}}, []int{0})
-		ref.Name, ref.URL = u, true
-		return ref.String()
-	}, &File{Name: u, Data: data, Head: head}, nil)
+	m, err := open(&File{Name: u, Data: data, Head: head}, nil)
 	if err != nil {
 		return nil, Ref{}, err
 	}
+	ref := refHashed(hash, []File{{Data: data}}, []int{0})
+	ref.Name, ref.URL = u, true
+	m.SetName(ref.String())
 	return m, ref, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/modelfile"
+	"nexttoken/engine/session"
 )
 
 func read(t *testing.T, name string) modelfile.File {
@@ -222,6 +223,21 @@ func TestOpenHashed(t *testing.T) {
 				t.Errorf("the Hash was asked for %v, want %v", asked, tc.order)
 			}
 		})
+	}
+	// OpenMeanwhile hands over the model before the Hash is asked: a
+	// working model, named by its file until its Ref is known.
+	var order []string
+	m, ref, err := modelfile.OpenMeanwhile(func(asked []int) ([]byte, error) {
+		order = append(order, "hash")
+		return failing(asked)
+	}, func(m *session.Model) {
+		order = append(order, "meanwhile "+m.Name)
+		if _, err := m.Tokenizer.Encode("Once upon a time"); err != nil {
+			t.Errorf("the model meanwhile: %v", err)
+		}
+	}, g)
+	if err != nil || m.Name != ref.String() || !slices.Equal(order, []string{"meanwhile " + g.Name, "hash"}) {
+		t.Errorf("OpenMeanwhile: %v, the model %q and its Ref %v; the calls %q", err, m.Name, ref, order)
 	}
 	const u = "https://example.com/m.gguf"
 	_, want, err := modelfile.OpenURL(u, g.Data)

@@ -299,30 +299,18 @@ func (s *Session) startModel(load Loader) error {
 	if err != nil {
 		return err
 	}
-	text, m, err := s.chatPrompt(m)
+	text, m, prompt, err := s.promptOf(m)
 	if err != nil {
 		return err
-	}
-	// Refuse a prompt that cannot fit before encoding it: a pasted book
-	// must not cost the page its encoding's time and memory for nothing.
-	if least, n := m.Tokenizer.MinTokens(text), m.Checkpoint.Config.SeqLen; least > n {
-		return fmt.Errorf("the prompt is at least %d tokens, longer than the model's context of %d", least, n)
-	}
-	prompt, err := m.Tokenizer.Encode(text)
-	if err != nil {
-		return fmt.Errorf("prompt: %w", err)
-	}
-	if len(prompt) == 0 {
-		return fmt.Errorf("the prompt is empty and the model has no BOS token to start from")
-	}
-	if n := m.Checkpoint.Config.SeqLen; len(prompt) > n {
-		return fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
 	s.model, s.prompt = m, text
-	s.tr = transformer.NewWith(m.Checkpoint, s.options(s.spec.Sampler))
-	logits, err := prefill(s.tr, prompt, s.opts.Prefill)
-	if err != nil {
-		return err
+	options := s.options(s.spec.Sampler)
+	var logits []float32
+	if s.tr, logits = m.takeWarm(prompt, options); s.tr == nil {
+		s.tr = transformer.NewWith(m.Checkpoint, options)
+		if logits, err = prefill(s.tr, prompt, s.opts.Prefill); err != nil {
+			return err
+		}
 	}
 	s.tokens = prompt
 	s.setLogits(logits)
@@ -330,6 +318,60 @@ func (s *Session) startModel(load Loader) error {
 	if s.badLogits != nil {
 		return s.badLogits
 	}
+	return nil
+}
+
+// promptOf is the text and tokens of the session's prompt on m (its own, or
+// its chat rendered by m's template), and the model that reads it (m, or
+// m with its template's tokenizer), once they are known to fit m's
+// context.
+func (s *Session) promptOf(m *Model) (string, *Model, []int, error) {
+	text, m, err := s.chatPrompt(m)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	// Refuse a prompt that cannot fit before encoding it: a pasted book
+	// must not cost the page its encoding's time and memory for nothing.
+	if least, n := m.Tokenizer.MinTokens(text), m.Checkpoint.Config.SeqLen; least > n {
+		return "", nil, nil, fmt.Errorf("the prompt is at least %d tokens, longer than the model's context of %d", least, n)
+	}
+	prompt, err := m.Tokenizer.Encode(text)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("prompt: %w", err)
+	}
+	if len(prompt) == 0 {
+		return "", nil, nil, fmt.Errorf("the prompt is empty and the model has no BOS token to start from")
+	}
+	if n := m.Checkpoint.Config.SeqLen; len(prompt) > n {
+		return "", nil, nil, fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
+	}
+	return text, m, prompt, nil
+}
+
+// Warm prefills, ahead of any session, the prompt spec gives m (spec.Model
+// is not read), with opts' kernels, and keeps the result on the model
+// that reads it: the next session to open on m takes it, if its prompt's
+// tokens and its forward pass's options are the same, instead of
+// prefilling them again, and otherwise drops it. A page calls it on a
+// model it has just read while it waits for something else (the
+// browser's digest of the model's files). It fails where a session of
+// spec on m would, and then keeps nothing.
+func Warm(spec Spec, m *Model, opts Options) error {
+	if m.Checkpoint == nil {
+		return fmt.Errorf("the model %s has no forward pass to prefill", m.Name)
+	}
+	s := &Session{spec: spec, opts: opts}
+	_, m, prompt, err := s.promptOf(m)
+	if err != nil {
+		return err
+	}
+	options := s.options(spec.Sampler)
+	tr := transformer.NewWith(m.Checkpoint, options)
+	logits, err := tr.Prefill(prompt, 0)
+	if err != nil {
+		return err
+	}
+	m.warm.Store(&warmed{prompt: prompt, options: options, tr: tr, logits: logits})
 	return nil
 }
 

@@ -69,14 +69,24 @@ func (c *Controller) SetModel(name string) {
 	c.openOrFetch(spec)
 }
 
+// ModelSpecs are the sessions OpenModel tries on the model called name, in
+// turn: the page's prompt or chat as a chat, then as a prompt (an empty
+// prompt is the last resort), with the page's settings.
+func (c *Controller) ModelSpecs(name string) []session.Spec {
+	spec := session.Spec{Model: name, Sampler: c.Settings()}
+	if c.sum != nil {
+		spec.Prompt, spec.Chat = c.sum.Spec.Prompt, c.sum.Spec.Chat
+	}
+	return []session.Spec{asChat(spec), asPrompt(spec)}
+}
+
 // OpenModel opens a new session on the model called name, which the page
 // now holds (a reader's file or URL), with the prompt and settings of the
 // session it replaces: as a chat's one user message if the model has a
 // chat template, with no prompt if that one does not fit it.
 func (c *Controller) OpenModel(name string) {
-	spec := session.Spec{Model: name, Prompt: c.sum.Spec.Prompt, Chat: c.sum.Spec.Chat, Sampler: c.Settings()}
-	chat := asChat(spec)
-	spec = asPrompt(spec)
+	specs := c.ModelSpecs(name)
+	chat, spec := specs[0], specs[1]
 	c.open(chat, func(error) {
 		c.open(spec, func(error) {
 			spec.Prompt = ""

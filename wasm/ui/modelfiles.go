@@ -66,15 +66,27 @@ func (p *Playground) openFiles(list fileList) {
 	ctx := p.ctx
 	chat := p.chatURL()
 	digest := p.ctx.ResolveStaticResource(digestScript)
+	specs, engine := p.ctl.ModelSpecs(""), p.engine
 	ctx.Async(func() {
 		files, hash, err := readFiles(list, modelfile.MaxFile, digest)
 		var m *session.Model
 		var ref modelfile.Ref
+		var chatErr error
 		if err == nil {
-			m, ref, err = modelfile.OpenHashed(hash, files...)
+			// While the browser hashes the files, the page loads the
+			// model's chat template and prefills the prompt its session
+			// will open with (OpenModel's first spec that opens).
+			m, ref, err = modelfile.OpenMeanwhile(hash, func(m *session.Model) {
+				chatErr = withChat(m, chat)
+				for _, spec := range specs {
+					if session.Warm(spec, m, engine) == nil {
+						break
+					}
+				}
+				mark("nexttoken:warmed")
+			}, files...)
 		}
 		mark("nexttoken:model-opened")
-		chatErr := withChat(m, chat)
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)
 			p.openedFiles(m, ref, err)
