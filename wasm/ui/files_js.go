@@ -131,6 +131,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	}
 	mark("nexttoken:heads-checked")
 	read := <-w.done
+	mark("nexttoken:bytes-read") // the files' bytes in the browser, not yet in Go
 	if read.broken != nil {
 		// No worker: the page reads the files, and Go hashes them.
 		w.stop()
