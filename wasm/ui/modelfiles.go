@@ -66,7 +66,13 @@ func (p *Playground) openFiles(list fileList) {
 	ctx := p.ctx
 	chat := p.chatURL()
 	digest := p.ctx.ResolveStaticResource(digestScript)
-	specs, engine := p.ctl.ModelSpecs(""), p.engine
+	// The sessions OpenModel will try, unless a link's session waits for
+	// these files (again), whose prompt is its own.
+	var specs []session.Spec
+	if p.files.again == nil {
+		specs = p.ctl.ModelSpecs("")
+	}
+	engine := p.engine
 	ctx.Async(func() {
 		files, hash, err := readFiles(list, modelfile.MaxFile, digest)
 		var m *session.Model
