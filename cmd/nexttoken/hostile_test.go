@@ -215,7 +215,7 @@ func TestPagePrefillNotice(t *testing.T) {
 	// observer notes each text it shows.
 	evaluate[bool](tab, `window.notices = [];
 		new MutationObserver(() => {
-			const n = document.querySelector("#prefill-notice");
+			const n = document.querySelector("#prefill-notice .prefill-progress");
 			if (n) window.notices.push(n.textContent);
 		}).observe(document.body, {childList: true, subtree: true, characterData: true});
 		true`)
@@ -229,5 +229,32 @@ func TestPagePrefillNotice(t *testing.T) {
 	}
 	if evaluate[bool](tab, `document.querySelector("#prefill-notice") !== null`) {
 		t.Error("the notice stays once the prefill is done")
+	}
+}
+
+// TestPagePrefillStop types the long prompt of TestPagePrefillNotice and
+// presses the notice's Stop: the prefill stops at its next chunk, the
+// notice goes, the prompt's field says why, and the session before it
+// stays.
+func TestPagePrefillStop(t *testing.T) {
+	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
+	path := writeRandomGGUF(t, c, 1, "F32", "long.gguf")
+	tab := openPage(t, "/")
+	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
+	before := evaluate[int](tab, `document.querySelectorAll("#tokens .tok").length`)
+	// The page's thread is busy but for a millisecond a chunk: a script
+	// the notice's arrival starts presses Stop in one of them.
+	evaluate[bool](tab, `window.pressed = false;
+		new MutationObserver((_, o) => {
+			const stop = document.querySelector("#prefill-notice button");
+			if (stop) { o.disconnect(); stop.click(); window.pressed = true; }
+		}).observe(document.body, {childList: true, subtree: true});
+		true`)
+	setInput(tab, "#prompt", strings.Repeat("a", 2500))
+	waitWithin(tab, `window.pressed && document.querySelector("#prefill-notice") === null &&
+		/you stopped it/.test(document.querySelector("#prompt-error")?.textContent ?? "")`, 2*time.Minute)
+	if after := evaluate[int](tab, `document.querySelectorAll("#tokens .tok").length`); after != before {
+		t.Errorf("the prompt's tokens went from %d to %d: the stopped prompt replaced the session", before, after)
 	}
 }

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	"github.com/hack-pad/safejs"
@@ -15,58 +16,98 @@ import (
 const prefillAfter = 250 * time.Millisecond
 
 // prefillNotice is the page's session.Progress: once a prefill has run
-// prefillAfter, it shows how far it has come (prefillProgress) in a notice and lets the
-// browser draw it, after every chunk, then takes the notice away. The
-// prefill runs on the page's own thread, in go-app's handler of the action
-// that opened the session, so the notice lives outside go-app's tree,
-// written straight into the document: go-app draws nothing until the
-// handler returns. Pausing a millisecond a chunk lets the browser paint.
+// prefillAfter, it shows how far it has come (prefillProgress) in a notice
+// with a Stop button and lets the browser draw it, after every chunk, then
+// takes the notice away. The prefill runs on the page's own thread, in
+// go-app's handler of the action that opened the session, so the notice
+// lives outside go-app's tree, written straight into the document: go-app
+// draws nothing until the handler returns. Pausing a millisecond a chunk
+// lets the browser paint, and run a click on Stop, which stops the
+// prefill at the next chunk (errPrefillStopped): the session is not
+// opened, and the one before stays.
 func prefillNotice() session.Progress {
 	var start time.Time
 	var from int // the positions done at start
-	var notice safejs.Value
+	var n prefillBox
 	return func(done, total int) error {
 		if done <= session.PrefillChunk {
 			start, from = time.Now(), done
 		}
-		if done == total {
-			if jsx.Truthy(notice) {
-				_, _ = notice.Call("remove")
-				notice = safejs.Undefined()
+		if n.stopped || done == total {
+			stopped := n.stopped
+			n.remove()
+			if stopped {
+				return errPrefillStopped
 			}
 			return nil
 		}
 		if time.Since(start) < prefillAfter {
 			return nil
 		}
-		if !jsx.Truthy(notice) {
-			notice = newNotice()
+		if !jsx.Truthy(n.el) {
+			n.add()
 		}
-		_ = notice.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
+		_ = n.text.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
 		time.Sleep(time.Millisecond)
 		return nil
 	}
 }
 
-// newNotice adds the prefill's notice to the document.
-func newNotice() safejs.Value {
+// errPrefillStopped is the prefill's error once the reader pressed Stop.
+var errPrefillStopped = errors.New("the prompt was not read: you stopped it")
+
+// prefillBox is the prefill's notice in the document: its element, the text
+// that says how far the prefill has come, and its Stop button's handler
+// and whether it was pressed.
+type prefillBox struct {
+	el, text safejs.Value
+	onStop   safejs.Func
+	stopped  bool
+}
+
+// add adds the notice to the document.
+func (n *prefillBox) add() {
 	doc, err := global("document")
 	if err != nil {
-		return safejs.Undefined()
+		return
 	}
 	el, err := doc.Call("createElement", "div")
 	if err != nil {
-		return safejs.Undefined()
+		return
 	}
 	_ = el.Set("id", "prefill-notice")
 	_, _ = el.Call("setAttribute", "role", "status")
 	_ = el.Set("className", "notice prefill-notice")
-	body, err := doc.Get("body")
+	text, _ := doc.Call("createElement", "span")
+	_ = text.Set("className", "prefill-progress")
+	stop, _ := doc.Call("createElement", "button")
+	_ = stop.Set("type", "button")
+	_ = stop.Set("textContent", "Stop")
+	n.onStop, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		n.stopped = true
+		return nil
+	})
 	if err == nil {
+		_, err = stop.Call("addEventListener", "click", n.onStop.Value())
+	}
+	if err == nil {
+		_, err = el.Call("append", text, " ", stop)
+	}
+	body, bodyErr := doc.Get("body")
+	if err == nil && bodyErr == nil {
 		_, err = body.Call("append", el)
 	}
-	if err != nil {
-		return safejs.Undefined()
+	if err != nil || bodyErr != nil {
+		return
 	}
-	return el
+	n.el, n.text = el, text
+}
+
+// remove takes the notice away, if it is there, and forgets Stop.
+func (n *prefillBox) remove() {
+	if jsx.Truthy(n.el) {
+		_, _ = n.el.Call("remove")
+		n.onStop.Release()
+	}
+	*n = prefillBox{}
 }
