@@ -314,12 +314,20 @@ type pageLoad struct {
 // It also records, frame by frame, when the page first showed its session
 // (prerendered or live) and real numbers (a p column's), how many frames
 // after that showed none until the live page took over, and the layout
-// shifts.
+// shifts (nexttokenShifts: each one's score, time and the elements it
+// moved, for a test that fails on them to say which).
 const readyObserver = `(() => {
 	window.nexttokenGaps = 0;
 	window.nexttokenCLS = 0;
+	window.nexttokenShifts = [];
 	new PerformanceObserver(list => {
-		for (const e of list.getEntries()) if (!e.hadRecentInput) window.nexttokenCLS += e.value;
+		for (const e of list.getEntries()) {
+			if (e.hadRecentInput) continue;
+			window.nexttokenCLS += e.value;
+			window.nexttokenShifts.push(e.value.toFixed(3) + " at " + Math.round(e.startTime) + " ms: " + (e.sources ?? []).map(s =>
+				(s.node?.nodeName ?? "?") + (s.node?.id ? "#" + s.node.id : "") + (s.node?.title ? " (" + s.node.title + ")" : "") +
+				" y " + Math.round(s.previousRect.y) + "→" + Math.round(s.currentRect.y) + " h " + Math.round(s.previousRect.height) + "→" + Math.round(s.currentRect.height)).join(", "));
+		}
 	}).observe({type: "layout-shift", buffered: true});
 	const numbers = () => [...document.querySelectorAll("td.p")].some(td => td.checkVisibility() && /\d/.test(td.textContent));
 	const session = () => [...document.querySelectorAll('#prerendered, #playground[data-ready="true"]')].some(e => e.checkVisibility());

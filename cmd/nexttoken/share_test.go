@@ -177,7 +177,7 @@ func TestDocsPage(t *testing.T) {
 		}
 	}
 	if cls := evaluate[float64](tab, `window.nexttokenCLS`); cls > 0.05 {
-		t.Errorf("the page's layout shifted %.3f as its embeds loaded, want ≤ 0.05", cls)
+		t.Errorf("the page's layout shifted %.3f as its embeds loaded, want ≤ 0.05: %q", cls, evaluate[[]string](tab, `window.nexttokenShifts`))
 	}
 	links := evaluate[[]string](tab, `[...document.querySelectorAll('iframe')].map(f => f.contentDocument.querySelector('#open-full')?.href ?? '')`)
 	for i, l := range links {
