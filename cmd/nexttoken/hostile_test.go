@@ -200,17 +200,26 @@ func TestTracePrefillProgress(t *testing.T) {
 	}
 }
 
+// openLongContextModel opens a page on a random model of 4 layers of 128
+// and a context of 4096 tokens, from a file, on which a prompt of
+// thousands of characters takes seconds to prefill.
+func openLongContextModel(t *testing.T) context.Context {
+	t.Helper()
+	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
+	path := writeRandomGGUF(t, c, 1, "F32", "long.gguf")
+	tab := openPage(t, "/")
+	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
+	return tab
+}
+
 // TestPagePrefillNotice opens, in the page, a random model of 4 layers of
 // 128 and a context of 4096 tokens, then types a prompt of 2,500
 // characters, whose prefill takes seconds (each position reads all those
 // before it): the page says how far the prefill has come while it runs,
 // and takes the notice away once it is done.
 func TestPagePrefillNotice(t *testing.T) {
-	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
-	path := writeRandomGGUF(t, c, 1, "F32", "long.gguf")
-	tab := openPage(t, "/")
-	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
-	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
+	tab := openLongContextModel(t)
 	// The notice comes and goes while the page's thread is busy: an
 	// observer notes each text it shows.
 	evaluate[bool](tab, `window.notices = [];
@@ -237,11 +246,7 @@ func TestPagePrefillNotice(t *testing.T) {
 // notice goes, the prompt's field says why, and the session before it
 // stays.
 func TestPagePrefillStop(t *testing.T) {
-	c := checkpoint.Config{Dim: 128, HiddenDim: 384, Layers: 4, Heads: 4, KVHeads: 4, VocabSize: 512, SeqLen: 4096, SharedHead: true}
-	path := writeRandomGGUF(t, c, 1, "F32", "long.gguf")
-	tab := openPage(t, "/")
-	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
-	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === "long.gguf (your files)"`)
+	tab := openLongContextModel(t)
 	before := evaluate[int](tab, `document.querySelectorAll("#tokens .tok").length`)
 	// The page's thread is busy but for a millisecond a chunk: a script
 	// the notice's arrival starts presses Stop in one of them.

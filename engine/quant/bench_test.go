@@ -37,10 +37,7 @@ func BenchmarkMulVec(b *testing.B) {
 	}
 	for _, shape := range [][2]int{{768, 256}, {256, 768}, {32000, 256}, {1536, 576}, {576, 1536}, {49152, 576}} {
 		rows, cols := shape[0], shape[1]
-		x := make([]float32, cols)
-		for j := range x {
-			x[j] = rng.Float32()*2 - 1
-		}
+		x := randomX(rng, cols)
 		out := make([]float32, rows)
 		for _, k := range kernels {
 			if cols%k.t.BlockSize() != 0 {

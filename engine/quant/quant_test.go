@@ -132,10 +132,7 @@ func TestMulVec(t *testing.T) {
 			rows, cols := shape[0], shape[1]
 			t.Run(fmt.Sprintf("%s/%dx%d", tc.t, rows, cols), func(t *testing.T) {
 				m := Random(tc.t, rows, cols, 0.1, rng)
-				x := make([]float32, cols)
-				for j := range x {
-					x[j] = rng.Float32()*2 - 1
-				}
+				x := randomX(rng, cols)
 				out := make([]float32, rows)
 				var v Vec
 				m.MulVec(out, x, &v)
@@ -170,6 +167,15 @@ func TestMulVec(t *testing.T) {
 	}
 }
 
+// randomX is a vector of n values uniform in [−1, 1), a product's input.
+func randomX(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for j := range x {
+		x[j] = rng.Float32()*2 - 1
+	}
+	return x
+}
+
 // TestMulQuantizedRows checks that x quantized once and shared by
 // goroutines each multiplying a span of rows (as prefill's tiles and the
 // threads do) gives MulVec's bits, in assembly and in Go.
@@ -179,10 +185,7 @@ func TestMulQuantizedRows(t *testing.T) {
 		t.Run(tc.t.String(), func(t *testing.T) {
 			rows, cols := 37, 512
 			m := Random(tc.t, rows, cols, 0.1, rng)
-			x := make([]float32, cols)
-			for j := range x {
-				x[j] = rng.Float32()*2 - 1
-			}
+			x := randomX(rng, cols)
 			want := make([]float32, rows)
 			var own Vec
 			m.MulVec(want, x, &own)

@@ -307,8 +307,7 @@ func (s *Session) startModel(load Loader) error {
 	options := s.options(s.spec.Sampler)
 	var logits []float32
 	if s.tr, logits = m.takeWarm(prompt, options); s.tr == nil {
-		s.tr = transformer.NewWith(m.Checkpoint, options)
-		if logits, err = prefill(s.tr, prompt, s.opts.Prefill); err != nil {
+		if s.tr, logits, err = prefilled(m, prompt, options, s.opts.Prefill); err != nil {
 			return err
 		}
 	}
@@ -366,13 +365,20 @@ func Warm(spec Spec, m *Model, opts Options) error {
 		return err
 	}
 	options := s.options(spec.Sampler)
-	tr := transformer.NewWith(m.Checkpoint, options)
-	logits, err := tr.Prefill(prompt, 0)
+	tr, logits, err := prefilled(m, prompt, options, nil)
 	if err != nil {
 		return err
 	}
 	m.warm.Store(&warmed{prompt: prompt, options: options, tr: tr, logits: logits})
 	return nil
+}
+
+// prefilled is a new transformer of m computing with options that has
+// prefilled prompt (prefill), and the logits after it.
+func prefilled(m *Model, prompt []int, options transformer.Options, progress Progress) (*transformer.Transformer, []float32, error) {
+	tr := transformer.NewWith(m.Checkpoint, options)
+	logits, err := prefill(tr, prompt, progress)
+	return tr, logits, err
 }
 
 // prefill runs tr over prompt from position 0, a PrefillChunk at a time

@@ -62,11 +62,7 @@ func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 // (tileRows), each tile read from memory once and multiplied by every x
 // while it is in cache.
 func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec) {
-	if w.Type != quant.F32 {
-		for i := range x {
-			w.Quantize(&vecs[i], x[i])
-		}
-	}
+	quantizeRows(w, x, vecs)
 	b := batchRows{out, x, w, vecs}
 	if t := k.threads; t.take(len(x) * w.Rows * w.Cols) {
 		t.batch = b
@@ -85,18 +81,15 @@ type batchRows struct {
 }
 
 func (b *batchRows) Rows(_, from, to int) {
-	w, tile := b.w, tileRows(b.w)
-	for r := from; r < to; r += tile {
-		end := min(r+tile, to)
-		span := w.Slice(r, end)
+	eachTile(b.w, from, to, func(span *quant.Matrix, r, end int) {
 		for i, x := range b.x {
-			if w.Type == quant.F32 {
-				matvec.Mul(b.out[i][r:end], x, span.F32, w.Cols, end-r)
+			if span.Type == quant.F32 {
+				matvec.Mul(b.out[i][r:end], x, span.F32, span.Cols, end-r)
 			} else {
 				span.MulQuantized(b.out[i][r:end], &b.vecs[i])
 			}
 		}
-	}
+	})
 }
 
 // scoreHeads natively scores every position of every head with package

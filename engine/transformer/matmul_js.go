@@ -142,19 +142,12 @@ func (k Kernels) simdMulQuantized(out []float32, w *quant.Matrix, v *quant.Vec) 
 // tile read from memory once and multiplied by every x while it is in
 // cache.
 func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec) {
-	if w.Type != quant.F32 {
+	quantizeRows(w, x, vecs)
+	eachTile(w, 0, w.Rows, func(span *quant.Matrix, r, end int) {
 		for i := range x {
-			w.Quantize(&vecs[i], x[i][:w.Cols])
+			k.mulSpan(out[i][r:end], x[i], span, &vecs[i])
 		}
-	}
-	tile := tileRows(w)
-	for r := 0; r < w.Rows; r += tile {
-		end := min(r+tile, w.Rows)
-		span := w.Slice(r, end)
-		for i := range x {
-			k.mulSpan(out[i][r:end], x[i], &span, &vecs[i])
-		}
-	}
+	})
 }
 
 // mulSpan is one tile's product of mulBatch: x, or its quantization v.

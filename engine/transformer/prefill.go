@@ -158,6 +158,28 @@ func (t *Transformer) mulRows(out, x [][]float32, w *quant.Matrix) {
 	t.kern.mulBatch(out, x, w, t.vecs[:len(x)])
 }
 
+// quantizeRows quantizes each x into vecs as a quantized w multiplies it,
+// once for every tile of a batched product; a float32 w needs nothing.
+func quantizeRows(w *quant.Matrix, x [][]float32, vecs []quant.Vec) {
+	if w.Type == quant.F32 {
+		return
+	}
+	for i := range x {
+		w.Quantize(&vecs[i], x[i])
+	}
+}
+
+// eachTile calls f with w's rows from … to−1 a tile at a time (tileRows):
+// the tile as a matrix and its first and end rows in w.
+func eachTile(w *quant.Matrix, from, to int, f func(span *quant.Matrix, r, end int)) {
+	tile := tileRows(w)
+	for r := from; r < to; r += tile {
+		end := min(r+tile, to)
+		span := w.Slice(r, end)
+		f(&span, r, end)
+	}
+}
+
 // tileRows is how many rows of w a batched product multiplies by every
 // position at a time: about tileBytes of them, a multiple of 16, so that
 // a tile starts where a thread's span may (threads.split) and every row
