@@ -2,32 +2,52 @@
 // the browser's SHA-256 (crypto.subtle.digest), off the page's thread:
 // Chromium computes a digest on the calling thread, over a second for a
 // gigabyte. wasm/ui starts one for each sum. Its messages:
-//   {read: [File, …]}: it reads the files whole, each once, and answers
-//     {read: [ArrayBuffer, …]}, moved to the page, which copies them in
-//     and may send them back, as below;
-//   an ArrayBuffer, or an array of them (moved to it): it answers their
-//     SHA-256, one after the other, as {sum} (an ArrayBuffer of 32 bytes),
-//     and ends.
+//   {read: [File, …]}: it reads the files, a chunk at a time, keeping
+//     each whole, and answers each chunk as it comes with {file, at,
+//     chunk} (the file's index, the chunk's offset and an ArrayBuffer
+//     moved to the page, which copies it in at once), then {read: true};
+//   {hash: [i, …]}: it answers the SHA-256 of the files it read, in that
+//     order, one after the other, as {sum} (an ArrayBuffer of 32 bytes),
+//     and ends;
+//   an ArrayBuffer (moved to it): it answers its SHA-256 as {sum}, and
+//     ends.
 // A failure answers {error}, and ends.
+const chunk = 16 << 20;
+let kept = []; // the files {read} read, whole
+
+const read = (file, at) => file.slice(at, Math.min(at + chunk, file.size)).arrayBuffer();
+
 onmessage = async ({data}) => {
   try {
     if (data.read) {
-      const read = [];
-      for (const file of data.read) read.push(await file.arrayBuffer());
-      postMessage({read}, read);
+      for (const [i, file] of data.read.entries()) {
+        const whole = new Uint8Array(file.size);
+        // The next chunk is asked for before this one is kept and sent:
+        // the browser reads while the page copies.
+        let next = file.size > 0 ? read(file, 0) : null;
+        for (let at = 0; at < file.size; at += chunk) {
+          const part = await next;
+          if (at + chunk < file.size) next = read(file, at + chunk);
+          whole.set(new Uint8Array(part), at);
+          postMessage({file: i, at, chunk: part}, [part]);
+        }
+        kept.push(whole);
+      }
+      postMessage({read: true});
       return;
     }
     let bytes = data;
-    if (Array.isArray(data)) {
-      bytes = data[0];
-      if (data.length > 1) {
-        const all = new Uint8Array(data.reduce((n, b) => n + b.byteLength, 0));
+    if (data.hash) {
+      const parts = data.hash.map(i => kept[i]);
+      kept = [];
+      bytes = parts[0];
+      if (parts.length > 1) {
+        bytes = new Uint8Array(parts.reduce((n, b) => n + b.byteLength, 0));
         let at = 0;
-        for (const b of data) {
-          all.set(new Uint8Array(b), at);
+        for (const b of parts) {
+          bytes.set(b, at);
           at += b.byteLength;
         }
-        bytes = all;
       }
     }
     postMessage({sum: await crypto.subtle.digest("SHA-256", bytes)});

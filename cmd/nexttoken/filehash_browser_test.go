@@ -5,11 +5,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"nexttoken/engine/gguf"
+	"nexttoken/engine/link"
 	"nexttoken/engine/modelfile"
 )
 
@@ -57,7 +60,8 @@ func TestFileHash(t *testing.T) {
 					t.Fatal("the test page has no crypto.subtle: it is not a secure context")
 				}
 				must(tab, "choose the files", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), tc.chosen))
-				waitFor(tab, `document.querySelector("#model").value.startsWith("file:") || document.querySelector("#file-status.field-error") !== null`)
+				// "file::" is the model's name until the hash is in.
+				waitFor(tab, `/^file:[^:]/.test(document.querySelector("#model").value) || document.querySelector("#file-status.field-error") !== null`)
 				if got := evaluate[string](tab, `document.querySelector("#model").value`); got != want {
 					t.Errorf("the page names the model %q, Go's RefOf %q (%s)", got, want, evaluate[string](tab, `document.querySelector("#file-status")?.textContent ?? ""`))
 				}
@@ -71,5 +75,58 @@ func TestFileHash(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// holdDigest makes the page's workers hold back every SHA-256 they answer
+// (web/digest.js's {sum}) until the page calls releaseDigest().
+const holdDigest = `(() => {
+	const Real = Worker;
+	let held = [];
+	window.releaseDigest = () => { const all = held; held = null; for (const f of all) f(); };
+	window.Worker = class extends Real {
+		get onmessage() { return super.onmessage; }
+		set onmessage(f) { super.onmessage = e => e.data?.sum && held ? held.push(() => f(e)) : f(e); }
+	};
+	return true;
+})()`
+
+// TestFilesBeforeTheirHash opens a GGUF file while the browser's SHA-256
+// of it is held back: the page is ready, and steps, on the model named by
+// its file; the share panel says the link waits for the hash and the
+// address bar keeps the session before. Once the hash is in, the model
+// is named by it, and the address is the link to the session as it is
+// now, on the hashed name.
+func TestFilesBeforeTheirHash(t *testing.T) {
+	path := writeGGUF(t, gguf.F16, nil)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := modelfile.RefOf(modelfile.File{Name: filepath.Base(path), Data: data}).String()
+	tab := openPage(t, "/")
+	evaluate[bool](tab, holdDigest)
+	before := evaluate[string](tab, `location.href`)
+	must(tab, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#model-file"), []string{path}))
+	waitFor(tab, `document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(filepath.Base(path)+" (your files)")+
+		` && document.querySelector("#playground").dataset.ready === "true"`)
+	if got := evaluate[string](tab, `document.querySelector("#model").value`); !strings.HasPrefix(got, "file::") {
+		t.Errorf("before its hash, the page names the model %q", got)
+	}
+	if got := evaluate[string](tab, `document.querySelector("#link-length").textContent + (document.querySelector("#share-url") ? " and a link" : "")`); !strings.HasSuffix(got, "still computing: a moment…") {
+		t.Errorf("before the hash, the share panel says %q", got)
+	}
+	evaluate[bool](tab, `(document.getElementById("step").click(), true)`)
+	waitFor(tab, `document.getElementById("status")?.textContent === "1 step"`)
+	time.Sleep(300 * time.Millisecond) // the address bar follows 100 ms after a change
+	if got := evaluate[string](tab, `location.href`); got != before {
+		t.Errorf("before the hash, the address became %s, want %s kept", got, before)
+	}
+	evaluate[bool](tab, `(releaseDigest(), true)`)
+	waitFor(tab, `document.querySelector("#model").value === `+jsString(want))
+	waitFor(tab, `location.hash !== "" && location.href === document.querySelector("#share-url").value`)
+	frag := strings.TrimPrefix(evaluate[string](tab, `location.hash`), "#")
+	if st, err := link.Decode(frag); err != nil || st.Spec.Model != want || st.Spec.Steps != 1 {
+		t.Errorf("the address's session is %+v (%v), want 1 step on %s", st.Spec, err, want)
 	}
 }

@@ -68,6 +68,31 @@ func (r Ref) String() string {
 	return prefix + r.Hash + ":" + strconv.FormatInt(r.Size, 10) + ":" + r.Name
 }
 
+// Pending reports whether r names files whose hash is not known yet
+// (OpenPending): its string, "file::" size ":" name, is no link's, and
+// ParseRef refuses it; ParseName reads it.
+func (r Ref) Pending() bool { return r.Hash == "" }
+
+// ParseName reads a model's name that is a Ref's string or a pending
+// Ref's (Pending).
+func ParseName(s string) (Ref, error) {
+	if rest, ok := strings.CutPrefix(s, filePrefix+":"); ok {
+		size, name, ok := strings.Cut(rest, ":")
+		if r, err := ParseRef(filePrefix + strings.Repeat("0", 16) + ":" + size + ":" + name); ok && err == nil {
+			r.Hash = ""
+			return r, nil
+		}
+	}
+	return ParseRef(s)
+}
+
+// IsPending reports whether a model's name is a pending Ref's (Pending):
+// no link can name the model yet.
+func IsPending(name string) bool {
+	r, err := ParseName(name)
+	return err == nil && r.Pending()
+}
+
 // IsRef reports whether s is meant as a Ref (it may still be malformed).
 func IsRef(s string) bool { return strings.HasPrefix(s, filePrefix) || strings.HasPrefix(s, urlPrefix) }
 
@@ -138,7 +163,7 @@ func RefOf(files ...File) Ref {
 }
 
 // refWithSum is the reference of files whose contents, in order, have the
-// SHA-256 sum.
+// SHA-256 sum; a pending one (Pending) for a nil sum.
 func refWithSum(sum []byte, files []File) Ref {
 	names := make([]string, len(files))
 	var size int64
@@ -159,7 +184,11 @@ func refWithSum(sum []byte, files []File) Ref {
 		}
 		return r
 	}, name)
-	return Ref{Hash: hex.EncodeToString(sum)[:16], Size: size, Name: name}
+	r := Ref{Size: size, Name: name}
+	if sum != nil {
+		r.Hash = hex.EncodeToString(sum)[:16]
+	}
+	return r
 }
 
 // A Hash gives the SHA-256 of the contents of the files at the indexes
@@ -172,16 +201,22 @@ type Hash func(order []int) ([]byte, error)
 // refHashed is the reference of files[order[0]], files[order[1]], …: from
 // hash's sum when hash is given and gives one, and otherwise from Go's.
 func refHashed(hash Hash, files []File, order []int) Ref {
-	ordered := make([]File, len(order))
-	for i, j := range order {
-		ordered[i] = files[j]
-	}
+	in := ordered(files, order)
 	if hash != nil {
 		if sum, err := hash(order); err == nil && len(sum) == sha256.Size {
-			return refWithSum(sum, ordered)
+			return refWithSum(sum, in)
 		}
 	}
-	return RefOf(ordered...)
+	return RefOf(in...)
+}
+
+// ordered is files[order[0]], files[order[1]], ….
+func ordered(files []File, order []int) []File {
+	in := make([]File, len(order))
+	for i, j := range order {
+		in[i] = files[j]
+	}
+	return in
 }
 
 // Open reads a model from the files a reader chose: one GGUF file (its
@@ -192,14 +227,22 @@ func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, f
 // OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
 // the model's file first: order is Order's, [0], [0 1] or [1 0].
 func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
-	return OpenMeanwhile(hash, nil, files...)
+	m, _, err := OpenPending(files...)
+	if err != nil {
+		return nil, Ref{}, err
+	}
+	ref, err := Hashed(hash, files...)
+	if err != nil {
+		return nil, Ref{}, err
+	}
+	m.SetName(ref.String())
+	return m, ref, nil
 }
 
-// OpenMeanwhile is OpenHashed that calls meanwhile (unless nil) with the
-// model once it is read and before hash is asked for its sum: the model
-// works, but its name is its file's until the Ref is known. A page warms
-// the prompt's prefill there (session.Warm) while the browser hashes.
-func OpenMeanwhile(hash Hash, meanwhile func(*session.Model), files ...File) (*session.Model, Ref, error) {
+// OpenPending is Open without the files' hash: the model is named by a
+// pending Ref (Pending), which a page shows and runs sessions on while
+// the browser hashes the files; Hashed then gives the Ref to rename it to.
+func OpenPending(files ...File) (*session.Model, Ref, error) {
 	order, err := Order(files...)
 	if err != nil {
 		return nil, Ref{}, err
@@ -208,19 +251,24 @@ func OpenMeanwhile(hash Hash, meanwhile func(*session.Model), files ...File) (*s
 	if len(order) > 1 {
 		tokFile = &files[order[1]]
 	}
-	model := order[0]
-	// The files are read before their hash is asked for: the browser's
-	// digest goes on meanwhile.
-	m, err := open(&files[model], tokFile)
+	m, err := open(&files[order[0]], tokFile)
 	if err != nil {
 		return nil, Ref{}, err
 	}
-	if meanwhile != nil {
-		meanwhile(m)
-	}
-	ref := refHashed(hash, files, order)
+	ref := refWithSum(nil, ordered(files, order))
 	m.SetName(ref.String())
 	return m, ref, nil
+}
+
+// Hashed is the Ref of the model in files, which OpenPending opens: with
+// the SHA-256 hash gives for them (asked in Order's order), or Go's when
+// hash is nil or fails.
+func Hashed(hash Hash, files ...File) (Ref, error) {
+	order, err := Order(files...)
+	if err != nil {
+		return Ref{}, err
+	}
+	return refHashed(hash, files, order), nil
 }
 
 // Order is the order of files as a model, the model's file first and then

@@ -11,7 +11,6 @@ import (
 
 	"nexttoken/engine/gguf"
 	"nexttoken/engine/modelfile"
-	"nexttoken/engine/session"
 )
 
 func read(t *testing.T, name string) modelfile.File {
@@ -224,21 +223,6 @@ func TestOpenHashed(t *testing.T) {
 			}
 		})
 	}
-	// OpenMeanwhile hands over the model before the Hash is asked: a
-	// working model, named by its file until its Ref is known.
-	var order []string
-	m, ref, err := modelfile.OpenMeanwhile(func(asked []int) ([]byte, error) {
-		order = append(order, "hash")
-		return failing(asked)
-	}, func(m *session.Model) {
-		order = append(order, "meanwhile "+m.Name)
-		if _, err := m.Tokenizer.Encode("Once upon a time"); err != nil {
-			t.Errorf("the model meanwhile: %v", err)
-		}
-	}, g)
-	if err != nil || m.Name != ref.String() || !slices.Equal(order, []string{"meanwhile " + g.Name, "hash"}) {
-		t.Errorf("OpenMeanwhile: %v, the model %q and its Ref %v; the calls %q", err, m.Name, ref, order)
-	}
 	const u = "https://example.com/m.gguf"
 	_, want, err := modelfile.OpenURL(u, g.Data)
 	if err != nil {
@@ -252,6 +236,48 @@ func TestOpenHashed(t *testing.T) {
 	}
 	if !slices.Equal(asked, []int{0}) {
 		t.Errorf("OpenURLHashed asked the Hash for %v, want [0]", asked)
+	}
+}
+
+// TestOpenPending opens files before their hash is known: a working
+// model named by a pending Ref, which no link may carry (ParseRef refuses
+// it) and ParseName reads back, with the size and names Open's Ref has;
+// Hashed then gives Open's Ref.
+func TestOpenPending(t *testing.T) {
+	ckpt, tok := read(t, "stories260K.bin"), read(t, "tok512.bin")
+	g := stories260KGGUF(t)
+	for _, files := range [][]modelfile.File{{g}, {tok, ckpt}} {
+		_, want, err := modelfile.Open(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, pending, err := modelfile.OpenPending(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pending.Pending() || pending.Size != want.Size || pending.Name != want.Name || m.Name != pending.String() {
+			t.Errorf("OpenPending: the Ref %+v and the model %q, want a pending %+v", pending, m.Name, want)
+		}
+		if ids, err := m.Tokenizer.Encode("Once upon a time"); err != nil || len(ids) == 0 {
+			t.Errorf("the pending model's tokenizer: %v, %v", ids, err)
+		}
+		if _, err := modelfile.ParseRef(pending.String()); err == nil {
+			t.Errorf("ParseRef(%q) took a pending Ref", pending)
+		}
+		if got, err := modelfile.ParseName(pending.String()); err != nil || got != pending {
+			t.Errorf("ParseName(%q) = %+v, %v", pending, got, err)
+		}
+		if got, err := modelfile.ParseName(want.String()); err != nil || got != want {
+			t.Errorf("ParseName(%q) = %+v, %v", want, got, err)
+		}
+		if got, err := modelfile.Hashed(nil, files...); err != nil || got != want {
+			t.Errorf("Hashed: %v, %v; want %v", got, err, want)
+		}
+	}
+	for _, s := range []string{"file::0:m.gguf", "file::12:", "file::x:m.gguf", "file:::m"} {
+		if r, err := modelfile.ParseName(s); err == nil {
+			t.Errorf("ParseName(%q) = %+v", s, r)
+		}
 	}
 }
 

@@ -2,13 +2,10 @@ package session
 
 import (
 	"fmt"
-	"slices"
-	"sync/atomic"
 
 	"nexttoken/engine/chatprompt"
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/tokenizer"
-	"nexttoken/engine/transformer"
 )
 
 // LogitsModel is the name of the model-less session: a vocabulary and one
@@ -31,38 +28,16 @@ type Model struct {
 	Chat *chatprompt.Tokenizer
 
 	chat *Model // chatModel's
-
-	warm atomic.Pointer[warmed] // Warm's prefill, until a session takes it
 }
 
 // SetName names m, and the model of its chat template's prompts
-// (chatModel), which a page may have made before the name was known
-// (Warm, while the browser hashes the model's files).
+// (chatModel): a page names a model opened from files by them until their
+// hash is known, and then by their hash.
 func (m *Model) SetName(name string) {
 	m.Name = name
 	if m.chat != nil {
 		m.chat.Name = name
 	}
-}
-
-// warmed is a prompt Warm prefilled on a model: its tokens, the options of
-// its forward pass, the transformer that holds its cache and the logits
-// after it.
-type warmed struct {
-	prompt  []int
-	options transformer.Options
-	tr      *transformer.Transformer
-	logits  []float32
-}
-
-// takeWarm returns, and forgets, the transformer and logits Warm left on m
-// if they are prompt's with options, or nils (forgetting them too).
-func (m *Model) takeWarm(prompt []int, options transformer.Options) (*transformer.Transformer, []float32) {
-	w := m.warm.Swap(nil)
-	if w == nil || w.options != options || !slices.Equal(w.prompt, prompt) {
-		return nil, nil
-	}
-	return w.tr, w.logits
 }
 
 // Loader finds a model by the name a Spec gives.

@@ -305,12 +305,12 @@ func (s *Session) startModel(load Loader) error {
 	}
 	s.model, s.prompt = m, text
 	options := s.options(s.spec.Sampler)
-	var logits []float32
-	if s.tr, logits = m.takeWarm(prompt, options); s.tr == nil {
-		if s.tr, logits, err = prefilled(m, prompt, options, s.opts.Prefill); err != nil {
-			return err
-		}
+	tr := transformer.NewWith(m.Checkpoint, options)
+	logits, err := prefill(tr, prompt, s.opts.Prefill)
+	if err != nil {
+		return err
 	}
+	s.tr = tr
 	s.tokens = prompt
 	s.setLogits(logits)
 	s.restart()
@@ -345,40 +345,6 @@ func (s *Session) promptOf(m *Model) (string, *Model, []int, error) {
 		return "", nil, nil, fmt.Errorf("the prompt is %d tokens, longer than the model's context of %d", len(prompt), n)
 	}
 	return text, m, prompt, nil
-}
-
-// Warm prefills, ahead of any session, the prompt spec gives m (spec.Model
-// is not read), with opts' kernels, and keeps the result on the model
-// that reads it: the next session to open on m takes it, if its prompt's
-// tokens and its forward pass's options are the same, instead of
-// prefilling them again, and otherwise drops it. A page calls it on a
-// model it has just read while it waits for something else (the
-// browser's digest of the model's files). It fails where a session of
-// spec on m would, and then keeps nothing.
-func Warm(spec Spec, m *Model, opts Options) error {
-	if m.Checkpoint == nil {
-		return fmt.Errorf("the model %s has no forward pass to prefill", m.Name)
-	}
-	s := &Session{spec: spec, opts: opts}
-	_, m, prompt, err := s.promptOf(m)
-	if err != nil {
-		return err
-	}
-	options := s.options(spec.Sampler)
-	tr, logits, err := prefilled(m, prompt, options, nil)
-	if err != nil {
-		return err
-	}
-	m.warm.Store(&warmed{prompt: prompt, options: options, tr: tr, logits: logits})
-	return nil
-}
-
-// prefilled is a new transformer of m computing with options that has
-// prefilled prompt (prefill), and the logits after it.
-func prefilled(m *Model, prompt []int, options transformer.Options, progress Progress) (*transformer.Transformer, []float32, error) {
-	tr := transformer.NewWith(m.Checkpoint, options)
-	logits, err := prefill(tr, prompt, progress)
-	return tr, logits, err
 }
 
 // prefill runs tr over prompt from position 0, a PrefillChunk at a time
@@ -1207,3 +1173,8 @@ func (s *Session) pieces(ids []int) []Token {
 	}
 	return out
 }
+
+// RenameModel changes the model's name in the session's Spec to name: the
+// name a Loader finds it by once a page renames it (Model.SetName), when
+// the hash of the files it was opened from comes in.
+func (s *Session) RenameModel(name string) { s.spec.Model = name }

@@ -69,24 +69,16 @@ func (c *Controller) SetModel(name string) {
 	c.openOrFetch(spec)
 }
 
-// ModelSpecs are the sessions OpenModel tries on the model called name, in
-// turn: the page's prompt or chat as a chat, then as a prompt (an empty
-// prompt is the last resort), with the page's settings.
-func (c *Controller) ModelSpecs(name string) []session.Spec {
-	spec := session.Spec{Model: name, Sampler: c.Settings()}
-	if c.sum != nil {
-		spec.Prompt, spec.Chat = c.sum.Spec.Prompt, c.sum.Spec.Chat
-	}
-	return []session.Spec{asChat(spec), asPrompt(spec)}
-}
-
 // OpenModel opens a new session on the model called name, which the page
 // now holds (a reader's file or URL), with the prompt and settings of the
 // session it replaces: as a chat's one user message if the model has a
 // chat template, with no prompt if that one does not fit it.
 func (c *Controller) OpenModel(name string) {
-	specs := c.ModelSpecs(name)
-	chat, spec := specs[0], specs[1]
+	spec := session.Spec{Model: name, Sampler: c.Settings()}
+	if c.sum != nil {
+		spec.Prompt, spec.Chat = c.sum.Spec.Prompt, c.sum.Spec.Chat
+	}
+	chat, spec := asChat(spec), asPrompt(spec)
 	c.open(chat, func(error) {
 		c.open(spec, func(error) {
 			spec.Prompt = ""
@@ -102,6 +94,31 @@ func (c *Controller) openOrFetch(spec session.Spec) {
 		if !c.host.Missing(err, func() { c.Open(spec) }) {
 			c.fail("", err)
 		}
+	})
+}
+
+// RenameModel renames the model called old to name wherever the session
+// and its history name it: a model opened from files is named by them
+// until the browser's hash of them is in (modelfile.Ref.Pending), and a
+// link needs the hash. It is no action of the reader's: nothing to undo.
+func (c *Controller) RenameModel(old, name string) {
+	c.do("", func() {
+		for _, list := range [][]entry{c.undo, c.redo} {
+			for i := range list {
+				if list[i].spec.Model == old {
+					list[i].spec.Model = name
+				}
+			}
+		}
+		if c.sum == nil || c.sum.Spec.Model != old {
+			return
+		}
+		c.send(Request{Op: Rename, Spec: session.Spec{Model: name}}, func(a Answer) {
+			if a.Err == nil {
+				c.sum.Spec.Model = name
+				c.changed()
+			}
+		})
 	})
 }
 

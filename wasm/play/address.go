@@ -8,6 +8,7 @@ import (
 
 	"nexttoken/engine/catalog"
 	"nexttoken/engine/link"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/session"
 )
 
@@ -127,7 +128,8 @@ const addressDelay = 100 * time.Millisecond
 // syncAddress makes the address bar follow the share link, a moment after
 // the last change.
 func (c *Controller) syncAddress() {
-	if c.page.Embed || c.holdAddr || c.sum == nil {
+	// A model from files has no link until their hash is in (RenameModel).
+	if c.page.Embed || c.holdAddr || c.sum == nil || modelfile.IsPending(c.sum.Spec.Model) {
 		return
 	}
 	if c.address != nil {
@@ -135,7 +137,7 @@ func (c *Controller) syncAddress() {
 	}
 	c.address = c.host.After(addressDelay, func() {
 		c.address = nil
-		if !c.holdAddr {
+		if !c.holdAddr && !modelfile.IsPending(c.sum.Spec.Model) {
 			c.host.Address(c.ShareLink())
 		}
 	})

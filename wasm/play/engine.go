@@ -19,9 +19,9 @@ type Engine interface {
 // Op is what a request asks of the engine.
 type Op int
 
-// The requests. Every one but Show and Recompute changes the session and
-// is answered with its Summary; Show with a Detail, Recompute with a
-// Recomputed.
+// The requests. Every one but Show, Recompute and Rename changes the
+// session and is answered with its Summary; Show with a Detail, Recompute
+// with a Recomputed, Rename with nothing but an error.
 const (
 	Open       Op = iota // a new session: Spec
 	Restore              // the session Spec, reached the cheap way when only its steps differ (Undo, Redo)
@@ -35,9 +35,10 @@ const (
 	Delete               // path Path goes
 	Show                 // the Detail of step Step, with Lens tokens a layer of the logit lens
 	Recompute            // step Step again without the cache
+	Rename               // the session's model is now called Spec.Model (a model from files, once their hash is in)
 )
 
-var opNames = [...]string{"open", "restore", "step", "force", "edit", "set sampler", "rerun", "reset", "switch", "delete", "show", "recompute"}
+var opNames = [...]string{"open", "restore", "step", "force", "edit", "set sampler", "rerun", "reset", "switch", "delete", "show", "recompute", "rename"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -49,7 +50,7 @@ func (o Op) String() string {
 // Request is one thing the controller asks of the engine.
 type Request struct {
 	Op     Op
-	Spec   session.Spec     // Open, Restore
+	Spec   session.Spec     // Open, Restore; Rename's Model
 	Step   int              // Force, EditLogit, Show, Recompute
 	Token  int              // Force, EditLogit
 	Value  float64          // EditLogit

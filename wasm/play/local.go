@@ -61,6 +61,13 @@ func (e *Local) run(r Request) (a Answer) {
 		}
 		rc, err := e.sess.Recompute(r.Step)
 		return Answer{Redo: rc, Err: err}
+	case Rename:
+		if e.sess == nil {
+			return Answer{Err: errNoSession}
+		}
+		e.sess.RenameModel(r.Spec.Model)
+		e.model.Name = r.Spec.Model
+		return Answer{}
 	}
 	if e.sess == nil {
 		return Answer{Err: errNoSession}
@@ -204,6 +211,7 @@ func (e *Local) summary() *Summary {
 func (e *Local) modelOf(s *session.Session) *Model {
 	sm := s.Model()
 	if m, ok := e.models[sm]; ok {
+		m.Name = sm.Name // renamed since (session.Model.SetName)
 		return m
 	}
 	tok := sm.Tokenizer

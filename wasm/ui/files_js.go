@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -89,19 +88,20 @@ func carriesFiles(event safejs.Value) bool {
 // readFiles reads every file of list into memory, once their total size
 // is known to be at most limit and each GGUF file's header has been read
 // and checked on its own (checkFileHead). A worker (web/digest.js, at
-// script) reads the files whole, once, while the page checks their
-// headers, and hands their bytes to the page, which copies them into Go
-// and hands them back for the browser's SHA-256 (the Hash), computed off
-// the page's thread while Go reads the model: the file is read from the
-// computer once, and no second reader competes with the page's copy.
-// Where the worker does not run, the page reads the files itself and Go
-// hashes them.
+// script) reads the files, once, while the page checks their headers: it
+// hands the page each chunk as it is read, which the page copies into Go
+// at once, and keeps the files whole for the browser's SHA-256 (the
+// Hash), which it computes off the page's thread when asked. So the copy
+// into Go goes on while the browser reads, and the hash while the page
+// opens the model and runs its session. Where the worker does not run,
+// the page reads the files itself and Go hashes them.
 func readFiles(list fileList, limit int64, script string) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
 	if err != nil {
 		return nil, nil, err
 	}
 	files := make([]any, n) // the File objects
+	sizes := make([]int, n)
 	var total int64
 	for i := range files {
 		f, err := list.v.Call("item", i)
@@ -109,18 +109,34 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 			return nil, nil, err
 		}
 		files[i] = f
-		size, err := jsx.Int(f, "size")
-		if err != nil {
+		if sizes[i], err = jsx.Int(f, "size"); err != nil {
 			return nil, nil, err
 		}
-		total += int64(size)
+		total += int64(sizes[i])
 	}
 	if total > limit {
 		return nil, nil, fmt.Errorf("the files have %s; the page holds models of at most %s: a WebAssembly program has at most 4 GiB, and a file is read whole before its weights are decoded",
 			byteSize(int(total)), byteSize(int(limit)))
 	}
-	w := readWhole(script, files)
 	out := make([]modelfile.File, n)
+	for i := range out {
+		out[i].Data = make([]byte, sizes[i])
+	}
+	w := readWhole(script, files, func(file, at int, chunk safejs.Value) error {
+		if file < 0 || file >= n || at < 0 || at > sizes[file] {
+			return fmt.Errorf("a chunk of file %d at %d", file, at)
+		}
+		part, err := jsx.New("Uint8Array", chunk)
+		if err != nil {
+			return err
+		}
+		got, err := jsx.Int(part, "length")
+		if err != nil || got > sizes[file]-at {
+			return fmt.Errorf("%d bytes at %d of a file of %d", got, at, sizes[file])
+		}
+		_, err = safejs.CopyBytesToGo(out[file].Data[at:at+got], part)
+		return err
+	})
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()
@@ -131,7 +147,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	}
 	mark("nexttoken:heads-checked")
 	read := <-w.done
-	mark("nexttoken:bytes-read") // the files' bytes in the browser, not yet in Go
+	mark("nexttoken:bytes-read") // the files' bytes in the browser, and in Go
 	if read.broken != nil {
 		// No worker: the page reads the files, and Go hashes them.
 		w.stop()
@@ -143,36 +159,24 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		mark("nexttoken:bytes-copied")
 		return out, goHashes(read.broken), nil
 	}
-	bufs := make([]any, n) // the ArrayBuffers
-	for i := range out {
-		var buf safejs.Value
-		if read.err == nil {
-			buf, read.err = read.read.Index(i)
-		}
-		if read.err == nil {
-			bufs[i] = buf
-			out[i].Data, read.err = copyIn(buf)
-		}
-		if read.err != nil {
-			w.stop()
-			return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, read.err)
-		}
+	if read.err != nil {
+		w.stop()
+		return nil, nil, fmt.Errorf("the files could not be read: %w", read.err)
 	}
-	mark("nexttoken:bytes-copied")
-	// The worker hashes the files in the order the model's Ref names them,
-	// moved back to it. The page's lack of crypto.subtle says the worker
-	// has none either (a page on neither https nor localhost); files that
-	// are not one model are refused before their hash is asked for.
+	// The worker hashes the files in the order the model's Ref names them.
+	// The page's lack of crypto.subtle says the worker has none either (a
+	// page on neither https nor localhost); files that are not one model
+	// are refused before their hash is asked for.
 	order, err := modelfile.Order(out...)
 	if _, noDigest := global("crypto", "subtle"); noDigest != nil || err != nil {
 		w.stop()
 		return out, goHashes(cmp.Or(noDigest, err)), nil
 	}
-	ordered := make([]any, n)
+	asks := make([]any, len(order))
 	for i, j := range order {
-		ordered[i] = bufs[j]
+		asks[i] = j
 	}
-	w.post(ordered, ordered)
+	w.post(map[string]any{"hash": asks}, nil)
 	hash := func(asked []int) ([]byte, error) {
 		mark("nexttoken:hash-asked")
 		if !slices.Equal(asked, order) {
@@ -193,56 +197,8 @@ func goHashes(why error) modelfile.Hash {
 	}
 }
 
-// copyIn copies an ArrayBuffer's bytes into Go, a part at a time, letting
-// the page's other tasks run every few tens of milliseconds.
-func copyIn(buf safejs.Value) ([]byte, error) {
-	size, err := jsx.Int(buf, "byteLength")
-	if err != nil {
-		return nil, err
-	}
-	whole, err := jsx.New("Uint8Array", buf)
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, size)
-	since := time.Now()
-	for from := 0; from < size; from += readChunk {
-		part, err := whole.Call("subarray", from, min(from+readChunk, size))
-		if err != nil {
-			return nil, err
-		}
-		n, err := safejs.CopyBytesToGo(data[from:], part)
-		if err != nil {
-			return nil, err
-		}
-		if want := min(readChunk, size-from); n != want {
-			return nil, fmt.Errorf("%d bytes at %d, not %d", n, from, want)
-		}
-		if time.Since(since) > copySlice {
-			yield()
-			since = time.Now()
-		}
-	}
-	return data, nil
-}
-
-// copySlice is about how long copyIn copies before it lets the page's
-// other tasks run.
-const copySlice = 40 * time.Millisecond
-
-// yield lets the page's other tasks run, where the browser has
-// scheduler.yield, and otherwise returns at once: a timer would do it too,
-// but a tab in the background runs timers once a second at most.
-func yield() {
-	if s, err := global("scheduler"); err == nil {
-		if y, err := s.Get("yield"); err == nil && jsx.Truthy(y) {
-			_, _ = jsx.Await(s.Call("yield"))
-		}
-	}
-}
-
 // readChunk is how much of a file readFile asks the browser for at a
-// time, and how much copyIn copies at a time.
+// time.
 const readChunk = 16 << 20
 
 // readFile reads a File into Go a chunk at a time, asking for the next
@@ -305,12 +261,14 @@ func startDigest(script string, data any, move bool) *digest {
 }
 
 // readWhole has a worker running script (web/digest.js) read files, File
-// objects, whole: its first result is their bytes, an array of
-// ArrayBuffers moved to the page, or why it could not read them (err), or
-// that the worker did not run (broken). The page may then post it the
-// ArrayBuffers back, for their SHA-256, its next result.
-func readWhole(script string, files []any) *digest {
+// objects, whole, and calls copy with each chunk it reads (an ArrayBuffer,
+// the index of its file and its offset there), as it comes. Its first
+// result says that the files are read, or why they could not be (err), or
+// that the worker did not run (broken). The page may then post it
+// {hash: order}, for their SHA-256, its next result.
+func readWhole(script string, files []any, copy func(file, at int, chunk safejs.Value) error) *digest {
 	d := startWorker(script)
+	d.chunk = copy
 	d.post(map[string]any{"read": files}, nil)
 	return d
 }
@@ -328,10 +286,19 @@ func startWorker(script string) *digest {
 		var r digestResult
 		msg, err := args[0].Get("data")
 		if err == nil {
+			if chunk, _ := msg.Get("chunk"); jsx.Truthy(chunk) {
+				// Copied in at once: the next may come in the next task.
+				if d.copyErr == nil && d.chunk != nil {
+					file, _ := jsx.Int(msg, "file")
+					at, _ := jsx.Int(msg, "at")
+					d.copyErr = d.chunk(file, at, chunk)
+				}
+				return nil
+			}
 			if sum, _ := msg.Get("sum"); jsx.Truthy(sum) {
 				r.sum, r.err = jsx.Bytes(sum)
 			} else if read, _ := msg.Get("read"); jsx.Truthy(read) {
-				r.read = read
+				r.err = d.copyErr
 			} else {
 				reason, _ := msg.Get("error")
 				why, _ := reason.String()
@@ -382,11 +349,13 @@ type digest struct {
 	done          chan digestResult
 	worker        safejs.Value
 	answer, broke safejs.Func
+
+	chunk   func(file, at int, chunk safejs.Value) error // readWhole's copy
+	copyErr error                                        // why a chunk could not be copied in
 }
 
 type digestResult struct {
 	sum    []byte
-	read   safejs.Value // readWhole's ArrayBuffers
 	err    error
 	broken error // the worker did not start or did not run
 }

@@ -64,7 +64,6 @@ func minus(s string) string { return strings.Replace(s, "-", "−", 1) }
 // HTML writes a boolean attribute as present or absent: disabled="false"
 // in a prerendered page would disable the button. go-app removes an
 // attribute that a new render leaves out.
-
 func disabledIf(b app.HTMLButton, disabled bool) app.HTMLButton {
 	if disabled {
 		return b.Disabled(true)

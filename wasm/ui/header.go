@@ -45,7 +45,7 @@ func (h *Header) Render() app.UI {
 	for i, m := range catalog.Models {
 		options[i] = option(m.Name, m.Label, m.Name == h.Model)
 	}
-	if ref, err := modelfile.ParseRef(h.Model); err == nil {
+	if ref, err := modelfile.ParseName(h.Model); err == nil {
 		label := ref.Name + " (your files)"
 		if ref.URL {
 			label = downloadLabel(ref.Name)

@@ -61,43 +61,67 @@ func (p *Playground) openPicked(id string) {
 
 // openFiles reads the files a reader chose and opens the model they hold:
 // the session a link asked for, if it needs them, or a new session on it.
+// A new session opens as soon as the files are read, on the model named by
+// them (modelfile.OpenPending), while the browser hashes them; it is
+// renamed by their hash when that is in (renameModel). A link's session
+// waits for the hash, which says whether these are its files.
 func (p *Playground) openFiles(list fileList) {
 	p.files.reading, p.files.err = "Reading the files…", ""
 	ctx := p.ctx
 	chat := p.chatURL()
 	digest := p.ctx.ResolveStaticResource(digestScript)
-	// The sessions OpenModel will try, unless a link's session waits for
-	// these files (again), whose prompt is its own.
-	var specs []session.Spec
-	if p.files.again == nil {
-		specs = p.ctl.ModelSpecs("")
-	}
-	engine := p.engine
+	waits := p.files.again != nil
 	ctx.Async(func() {
 		files, hash, err := readFiles(list, modelfile.MaxFile, digest)
 		var m *session.Model
-		var ref modelfile.Ref
+		var pending modelfile.Ref
+		if err == nil {
+			m, pending, err = modelfile.OpenPending(files...)
+		}
 		var chatErr error
 		if err == nil {
-			// While the browser hashes the files, the page loads the
-			// model's chat template and prefills the prompt its session
-			// will open with (OpenModel's first spec that opens).
-			m, ref, err = modelfile.OpenMeanwhile(hash, func(m *session.Model) {
-				chatErr = withChat(m, chat)
-				for _, spec := range specs {
-					if session.Warm(spec, m, engine) == nil {
-						break
-					}
-				}
-				mark("nexttoken:warmed")
-			}, files...)
+			chatErr = withChat(m, chat)
 		}
 		mark("nexttoken:model-opened")
+		if err != nil || waits {
+			ref := pending
+			if err == nil {
+				ref, err = modelfile.Hashed(hash, files...)
+				m.SetName(ref.String())
+			}
+			ctx.Dispatch(func(app.Context) {
+				p.noteChat(m, chatErr)
+				p.openedFiles(m, ref, err)
+			})
+			return
+		}
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)
-			p.openedFiles(m, ref, err)
+			p.openedFiles(m, pending, nil)
 		})
+		ref, err := modelfile.Hashed(hash, files...)
+		if err == nil {
+			ctx.Dispatch(func(app.Context) { p.renameModel(m, pending, ref) })
+		}
 	})
+}
+
+// renameModel names m, opened from files and named by them (pending), by
+// ref, their hash being in: in the page's models, its chat's errors, and
+// the session and history of the controller, which then writes links.
+func (p *Playground) renameModel(m *session.Model, pending, ref modelfile.Ref) {
+	old, name := pending.String(), ref.String()
+	m.SetName(name)
+	p.models[name] = m
+	if p.models[old] != m {
+		return // the same files opened again since: that model is the one named old
+	}
+	delete(p.models, old)
+	if why, ok := p.chatErrs[old]; ok {
+		delete(p.chatErrs, old)
+		p.chatErrs[name] = why
+	}
+	p.ctl.RenameModel(old, name)
 }
 
 func (p *Playground) openedFiles(m *session.Model, ref modelfile.Ref, err error) {

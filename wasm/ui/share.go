@@ -10,6 +10,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
 	"nexttoken/engine/tracefile"
@@ -92,23 +93,29 @@ func (s *Share) Render() app.UI {
 		}
 		url = s.Origin + link
 	}
+	// A link names files by their SHA-256, which the browser computes
+	// while the session runs.
+	pending := modelfile.IsPending(s.Spec.Model)
 	// The embed's code is written when the panel is open: a step would
 	// otherwise write it for nobody.
 	var src, code string
-	if s.open {
+	if s.open && !pending {
 		src = play.EmbedLink(s.Path, s.Spec, s.embedView, s.embedTheme, s.Compare)
 		code = embedCode(s.Origin+src, s.embedView, s.embedWidth, s.heights[s.previewKey()])
 		if s.withScript {
 			code += "\n" + embedScript(s.Origin, s.Path)
 		}
 	}
-	s.url, s.code = url, code
 	meter := strconv.Itoa(len(url)) + " characters"
 	meterClass := "meter"
 	if len(url) > linkWarnLength {
 		meter += ": longer than " + strconv.Itoa(linkWarnLength) + ", some chat apps and documentation tools will cut it"
 		meterClass += " long"
 	}
+	if pending {
+		meter, meterClass = "The link names your files by their SHA-256, which the browser is still computing: a moment…", "hint"
+	}
+	s.url, s.code = url, code
 	viewOptions := make([]app.UI, len(play.Views))
 	for i, v := range play.Views {
 		viewOptions[i] = option(v, v, v == s.embedView)
@@ -123,7 +130,7 @@ func (s *Share) Render() app.UI {
 			Attr("aria-pressed", strconv.FormatBool(w == s.embedWidth)).OnClick(s.onPresetWidth)
 	}
 	var preview app.UI = app.Text("")
-	if s.open {
+	if s.open && !pending {
 		height := s.heights[s.previewKey()]
 		if height <= 0 {
 			height = defaultEmbedHeight
@@ -139,10 +146,12 @@ func (s *Share) Render() app.UI {
 	return app.Details().ID("share").Class("card share").OnToggle(s.onToggle).Body(
 		app.Summary().Text("Share, embed or download this session"),
 		s.downloads(),
-		app.Div().Class("row").Body(
-			app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
-			app.Button().ID("copy-link").Text("Copy link").OnClick(s.copyLink),
-		),
+		app.If(!pending, func() app.UI {
+			return app.Div().Class("row").Body(
+				app.Input().ID("share-url").ReadOnly(true).Value(url).Attr("aria-label", "link to this session"),
+				app.Button().ID("copy-link").Text("Copy link").OnClick(s.copyLink),
+			)
+		}),
 		app.P().ID("link-length").Class(meterClass).Text(meter),
 		app.Div().Class("row").Body(
 			app.Label().Class("check").Body(
@@ -173,7 +182,7 @@ func (s *Share) Render() app.UI {
 			app.Label().Class("check").Body(
 				app.Input().Type("checkbox").ID("embed-script").Checked(s.withScript).OnChange(s.onEmbedScript),
 				app.Span().Text("include the resize script")),
-			app.Button().ID("copy-embed").Text("Copy embed code").OnClick(s.copyEmbed),
+			disabledIf(app.Button().ID("copy-embed").Text("Copy embed code"), pending).OnClick(s.copyEmbed),
 		),
 		app.Textarea().ID("embed-code").ReadOnly(true).Rows(8).Text(code),
 		app.P().ID("copied").Class("hint").Text(s.copied),

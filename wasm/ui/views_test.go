@@ -15,6 +15,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/checkpoint"
+	"nexttoken/engine/modelfile"
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
@@ -502,6 +503,25 @@ func TestShareEmbedHeight(t *testing.T) {
 	s.embedView = "tokens"
 	html, _ = render(s)
 	contains(t, "embed code without a measured height", html, `height=\"480\"`)
+}
+
+// TestSharePendingFiles: while the browser hashes a model's files, the
+// share panel offers no link, no embed and no preview, and says why; once
+// the model is named by the hash, it offers them.
+func TestSharePendingFiles(t *testing.T) {
+	spec := workedSpec
+	spec.Model = modelfile.Ref{Size: 1000, Name: "m.gguf"}.String()
+	s := &Share{Spec: spec, Origin: "https://x.example", Path: "/", Link: "/", embedTheme: "auto", open: true}
+	html, text := render(s)
+	contains(t, "pending", text, "still computing")
+	contains(t, "pending", html, `<button disabled id="copy-embed">`)
+	lacks(t, "pending", html, "https://x.example/", "embed-preview", "share-url", "copy-link")
+	s.Spec.Model = modelfile.Ref{Hash: "0123456789abcdef", Size: 1000, Name: "m.gguf"}.String()
+	s.Link = "/#s1.abc"
+	html, text = render(s)
+	lacks(t, "hashed", text, "still computing")
+	lacks(t, "hashed", html, "disabled")
+	contains(t, "hashed", html, "https://x.example/#s1.abc", "embed-preview")
 }
 
 // TestShareEmbedChoices: the panel's theme, column width and script
