@@ -90,8 +90,9 @@ func carriesFiles(event safejs.Value) bool {
 // and checked on its own (checkFileHead). A worker (web/digest.js, at
 // script) reads the files, once, while the page checks their headers: it
 // hands the page each chunk as it is read, which the page copies into Go
-// at once, and keeps the files whole for the browser's SHA-256 (the
-// Hash), which it computes off the page's thread when asked. So the copy
+// at once and hands back, and the worker keeps the files whole for the
+// browser's SHA-256 (the Hash), which it computes off the page's thread
+// when asked. So the copy
 // into Go goes on while the browser reads, and the hash while the page
 // opens the model and runs its session. Where the worker does not run,
 // the page reads the files itself and Go hashes them.
@@ -287,11 +288,14 @@ func startWorker(script string) *digest {
 		msg, err := args[0].Get("data")
 		if err == nil {
 			if chunk, _ := msg.Get("chunk"); jsx.Truthy(chunk) {
-				// Copied in at once: the next may come in the next task.
+				// Copied in at once (the next may come in the next task),
+				// then moved back for the worker's hash.
 				if d.copyErr == nil && d.chunk != nil {
 					file, _ := jsx.Int(msg, "file")
 					at, _ := jsx.Int(msg, "at")
-					d.copyErr = d.chunk(file, at, chunk)
+					if d.copyErr = d.chunk(file, at, chunk); d.copyErr == nil {
+						d.post(map[string]any{"file": file, "at": at, "back": chunk}, []any{chunk})
+					}
 				}
 				return nil
 			}
