@@ -222,16 +222,12 @@ func ordered(files []File, order []int) []File {
 // Open reads a model from the files a reader chose: one GGUF file (its
 // tokenizer is in its metadata), or a llama2.c checkpoint and its
 // tokenizer.bin in either order. The model is named by its Ref.
-func Open(files ...File) (*session.Model, Ref, error) { return OpenHashed(nil, files...) }
-
-// OpenHashed is Open with the files' SHA-256 from hash (nil: Go's), for
-// the model's file first: order is Order's, [0], [0 1] or [1 0].
-func OpenHashed(hash Hash, files ...File) (*session.Model, Ref, error) {
+func Open(files ...File) (*session.Model, Ref, error) {
 	m, _, err := OpenPending(files...)
 	if err != nil {
 		return nil, Ref{}, err
 	}
-	ref, err := Hashed(hash, files...)
+	ref, err := Hashed(nil, files...)
 	if err != nil {
 		return nil, Ref{}, err
 	}

@@ -190,7 +190,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 }
 
 // goHashes is the Hash of files the browser does not hash, for why: its
-// sum fails, and Go hashes them (modelfile.OpenHashed).
+// sum fails, and Go hashes them (modelfile.Hashed).
 func goHashes(why error) modelfile.Hash {
 	return func([]int) ([]byte, error) {
 		mark("nexttoken:no-digest")
