@@ -4,7 +4,7 @@ package ui
 
 import (
 	"bytes"
-	"cmp"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -158,7 +158,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 			}
 		}
 		mark("nexttoken:bytes-copied")
-		return out, goHashes(read.broken), nil
+		return out, goHashes(out), nil
 	}
 	if read.err != nil {
 		w.stop()
@@ -171,7 +171,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	order, err := modelfile.Order(out...)
 	if _, noDigest := global("crypto", "subtle"); noDigest != nil || err != nil {
 		w.stop()
-		return out, goHashes(cmp.Or(noDigest, err)), nil
+		return out, goHashes(out), nil
 	}
 	asks := make([]any, len(order))
 	for i, j := range order {
@@ -182,19 +182,45 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		mark("nexttoken:hash-asked")
 		if !slices.Equal(asked, order) {
 			w.stop()
-			return goHashes(fmt.Errorf("the files were hashed in the order %v, not %v", order, asked))(asked)
+			return goHashes(out)(asked) // not the order the worker was asked for
 		}
 		return digested(w)(asked)
 	}
 	return out, hash, nil
 }
 
-// goHashes is the Hash of files the browser does not hash, for why: its
-// sum fails, and Go hashes them (modelfile.Hashed).
-func goHashes(why error) modelfile.Hash {
-	return func([]int) ([]byte, error) {
+// goHashes is the Hash of files the browser does not hash: Go's SHA-256
+// of them, a piece at a time, letting the page's other tasks run between
+// pieces, as the session on the model runs meanwhile (a gigabyte takes
+// seconds in WebAssembly).
+func goHashes(files []modelfile.File) modelfile.Hash {
+	return func(order []int) ([]byte, error) {
 		mark("nexttoken:no-digest")
-		return nil, why
+		h := sha256.New()
+		for _, i := range order {
+			for data := files[i].Data; len(data) > 0; {
+				n := min(len(data), hashPiece)
+				h.Write(data[:n])
+				data = data[n:]
+				yield()
+			}
+		}
+		return h.Sum(nil), nil
+	}
+}
+
+// hashPiece is how much goHashes hashes between two turns of the page's
+// other tasks: about 30 ms in WebAssembly.
+const hashPiece = 4 << 20
+
+// yield lets the page's other tasks run, where the browser has
+// scheduler.yield, and otherwise returns at once: a timer would do it too,
+// but a tab in the background runs timers once a second at most.
+func yield() {
+	if s, err := global("scheduler"); err == nil {
+		if y, err := s.Get("yield"); err == nil && jsx.Truthy(y) {
+			_, _ = jsx.Await(s.Call("yield"))
+		}
 	}
 }
 
