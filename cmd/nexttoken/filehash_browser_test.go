@@ -22,7 +22,8 @@ import (
 // tokenizer.bin chosen in either order (the SHA-256 of the two files one
 // after the other). The browser's own digest (crypto.subtle) makes the
 // sum, and where the page has none (no secure context) Go's does, to the
-// same Ref; the page's User Timing marks say which did.
+// same Ref, as where no worker runs (the page then reads the files
+// itself); the page's User Timing marks say which did.
 func TestFileHash(t *testing.T) {
 	ggufPath := writeGGUF(t, gguf.F16, nil)
 	ckpt, tok := absolute(t, stories260KFile), absolute(t, tok512File)
@@ -47,15 +48,18 @@ func TestFileHash(t *testing.T) {
 			files[i] = file(p)
 		}
 		want := modelfile.RefOf(files...).String()
-		for _, digest := range []bool{true, false} {
-			name := tc.name + ", the browser's digest"
-			if !digest {
-				name = tc.name + ", no crypto.subtle"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, page := range []struct {
+			name, setup string // setup takes away what the page lacks
+			mark        string // the mark saying who hashed
+		}{
+			{"the browser's digest", "", "nexttoken:hashed"},
+			{"no crypto.subtle", `(Object.defineProperty(crypto, "subtle", {value: undefined}), crypto.subtle === undefined)`, "nexttoken:no-digest"},
+			{"no worker", `(window.Worker = class { constructor() { throw new Error("no workers here"); } }, true)`, "nexttoken:no-digest"},
+		} {
+			t.Run(tc.name+", "+page.name, func(t *testing.T) {
 				tab := openPage(t, "/")
-				if !digest {
-					evaluate[bool](tab, `(Object.defineProperty(crypto, "subtle", {value: undefined}), crypto.subtle === undefined)`)
+				if page.setup != "" {
+					evaluate[bool](tab, page.setup)
 				} else if !evaluate[bool](tab, `isSecureContext && crypto.subtle !== undefined`) {
 					t.Fatal("the test page has no crypto.subtle: it is not a secure context")
 				}
@@ -66,12 +70,8 @@ func TestFileHash(t *testing.T) {
 					t.Errorf("the page names the model %q, Go's RefOf %q (%s)", got, want, evaluate[string](tab, `document.querySelector("#file-status")?.textContent ?? ""`))
 				}
 				marks := evaluate[[]string](tab, `performance.getEntriesByType("mark").map(m => m.name).filter(n => n === "nexttoken:hashed" || n === "nexttoken:no-digest")`)
-				wantMark := "nexttoken:hashed"
-				if !digest {
-					wantMark = "nexttoken:no-digest"
-				}
-				if len(marks) != 1 || marks[0] != wantMark {
-					t.Errorf("the page's marks are %q, want %s", marks, wantMark)
+				if len(marks) != 1 || marks[0] != page.mark {
+					t.Errorf("the page's marks are %q, want %s", marks, page.mark)
 				}
 			})
 		}

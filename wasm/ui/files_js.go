@@ -90,11 +90,11 @@ func carriesFiles(event safejs.Value) bool {
 // and checked on its own (checkFileHead). A worker (web/digest.js, at
 // script) reads the files, once, while the page checks their headers: it
 // hands the page each chunk as it is read, which the page copies into Go
-// at once and hands back, and the worker keeps the files whole for the
-// browser's SHA-256 (the Hash), which it computes off the page's thread
-// when asked. So the copy
-// into Go goes on while the browser reads, and the hash while the page
-// opens the model and runs its session. Where the worker does not run,
+// (at once, once the headers are checked) and hands back, and the worker
+// keeps the files whole for the browser's SHA-256 (the Hash), which it
+// computes off the page's thread when asked. So the copy into Go goes on
+// while the browser reads, and the hash while the page opens the model
+// and runs its session. Where the worker does not run,
 // the page reads the files itself and Go hashes them.
 func readFiles(list fileList, limit int64, script string) ([]modelfile.File, modelfile.Hash, error) {
 	n, err := jsx.Int(list.v, "length")
@@ -120,23 +120,35 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 			byteSize(int(total)), byteSize(int(limit)))
 	}
 	out := make([]modelfile.File, n)
-	for i := range out {
-		out[i].Data = make([]byte, sizes[i])
-	}
-	w := readWhole(script, files, func(file, at int, chunk safejs.Value) error {
-		if file < 0 || file >= n || at < 0 || at > sizes[file] {
-			return fmt.Errorf("a chunk of file %d at %d", file, at)
+	// Chunks that come before the heads are checked wait for them: a file
+	// the page refuses takes none of Go's memory, which it never gives back.
+	var waiting []fileChunk
+	var w *digest
+	take := func(c fileChunk) error {
+		if out[c.file].Data == nil {
+			waiting = append(waiting, c)
+			return nil
 		}
-		part, err := jsx.New("Uint8Array", chunk)
+		part, err := jsx.New("Uint8Array", c.bytes)
 		if err != nil {
 			return err
 		}
 		got, err := jsx.Int(part, "length")
-		if err != nil || got > sizes[file]-at {
-			return fmt.Errorf("%d bytes at %d of a file of %d", got, at, sizes[file])
+		if err != nil || c.at < 0 || got > sizes[c.file]-c.at {
+			return fmt.Errorf("%d bytes at %d of a file of %d", got, c.at, sizes[c.file])
 		}
-		_, err = safejs.CopyBytesToGo(out[file].Data[at:at+got], part)
-		return err
+		if _, err := safejs.CopyBytesToGo(out[c.file].Data[c.at:c.at+got], part); err != nil {
+			return err
+		}
+		// Moved back, for the worker's hash.
+		w.post(map[string]any{"file": c.file, "at": c.at, "back": c.bytes}, []any{c.bytes})
+		return nil
+	}
+	w = readWhole(script, files, func(c fileChunk) error {
+		if c.file < 0 || c.file >= n {
+			return fmt.Errorf("a chunk of file %d of %d", c.file, n)
+		}
+		return take(c)
 	})
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
@@ -147,13 +159,23 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		}
 	}
 	mark("nexttoken:heads-checked")
+	for i := range out {
+		out[i].Data = make([]byte, sizes[i])
+	}
+	for _, c := range waiting {
+		if err := take(c); err != nil {
+			w.stop()
+			return nil, nil, fmt.Errorf("the files could not be read: %w", err)
+		}
+	}
+	waiting = nil
 	read := <-w.done
 	mark("nexttoken:bytes-read") // the files' bytes in the browser, and in Go
 	if read.broken != nil {
 		// No worker: the page reads the files, and Go hashes them.
 		w.stop()
 		for i, f := range files {
-			if out[i].Data, err = readFile(f.(safejs.Value)); err != nil {
+			if err := readFile(f.(safejs.Value), out[i].Data); err != nil {
 				return nil, nil, fmt.Errorf("%s could not be read: %w", out[i].Name, err)
 			}
 		}
@@ -228,14 +250,11 @@ func yield() {
 // time.
 const readChunk = 16 << 20
 
-// readFile reads a File into Go a chunk at a time, asking for the next
-// chunk before copying one in, so that the browser reads while Go copies.
-func readFile(f safejs.Value) ([]byte, error) {
-	size, err := jsx.Int(f, "size")
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, size)
+// readFile reads a File into data, its size, a chunk at a time, asking
+// for the next chunk before copying one in, so that the browser reads
+// while Go copies.
+func readFile(f safejs.Value, data []byte) error {
+	size := len(data)
 	read := func(from int) (safejs.Value, error) {
 		part, err := f.Call("slice", from, min(from+readChunk, size))
 		if err != nil {
@@ -247,24 +266,24 @@ func readFile(f safejs.Value) ([]byte, error) {
 	for from := 0; from < size; from += readChunk {
 		buf, err := jsx.Await(next, nextErr)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if from+readChunk < size {
 			next, nextErr = read(from + readChunk)
 		}
 		part, err := jsx.New("Uint8Array", buf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, err := safejs.CopyBytesToGo(data[from:], part)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if want := min(readChunk, size-from); n != want {
-			return nil, fmt.Errorf("%d bytes at %d, not %d", n, from, want)
+			return fmt.Errorf("%d bytes at %d, not %d", n, from, want)
 		}
 	}
-	return data, nil
+	return nil
 }
 
 // startDigest starts the browser's SHA-256 of data, an ArrayBuffer, in a
@@ -288,14 +307,14 @@ func startDigest(script string, data any, move bool) *digest {
 }
 
 // readWhole has a worker running script (web/digest.js) read files, File
-// objects, whole, and calls copy with each chunk it reads (an ArrayBuffer,
-// the index of its file and its offset there), as it comes. Its first
+// objects, whole, and calls take with each chunk it reads, as it comes;
+// take moves it back ({file, at, back}) once done with it. Its first
 // result says that the files are read, or why they could not be (err), or
 // that the worker did not run (broken). The page may then post it
 // {hash: order}, for their SHA-256, its next result.
-func readWhole(script string, files []any, copy func(file, at int, chunk safejs.Value) error) *digest {
+func readWhole(script string, files []any, take func(fileChunk) error) *digest {
 	d := startWorker(script)
-	d.chunk = copy
+	d.chunk = take
 	d.post(map[string]any{"read": files}, nil)
 	return d
 }
@@ -314,14 +333,11 @@ func startWorker(script string) *digest {
 		msg, err := args[0].Get("data")
 		if err == nil {
 			if chunk, _ := msg.Get("chunk"); jsx.Truthy(chunk) {
-				// Copied in at once (the next may come in the next task),
-				// then moved back for the worker's hash.
+				// Taken at once: the next may come in the next task.
 				if d.copyErr == nil && d.chunk != nil {
 					file, _ := jsx.Int(msg, "file")
 					at, _ := jsx.Int(msg, "at")
-					if d.copyErr = d.chunk(file, at, chunk); d.copyErr == nil {
-						d.post(map[string]any{"file": file, "at": at, "back": chunk}, []any{chunk})
-					}
+					d.copyErr = d.chunk(fileChunk{file, at, chunk})
 				}
 				return nil
 			}
@@ -380,8 +396,16 @@ type digest struct {
 	worker        safejs.Value
 	answer, broke safejs.Func
 
-	chunk   func(file, at int, chunk safejs.Value) error // readWhole's copy
-	copyErr error                                        // why a chunk could not be copied in
+	chunk   func(fileChunk) error // readWhole's take
+	copyErr error                 // why a chunk could not be taken
+}
+
+// fileChunk is a chunk of a file web/digest.js read: the file's index in
+// the files it was given, the chunk's offset there and its bytes (an
+// ArrayBuffer).
+type fileChunk struct {
+	file, at int
+	bytes    safejs.Value
 }
 
 type digestResult struct {
