@@ -89,6 +89,9 @@ func ParseName(s string) (Ref, error) {
 // IsPending reports whether a model's name is a pending Ref's (Pending):
 // no link can name the model yet.
 func IsPending(name string) bool {
+	if !strings.HasPrefix(name, filePrefix+":") {
+		return false // not even the start of one: no parse, no error made
+	}
 	r, err := ParseName(name)
 	return err == nil && r.Pending()
 }

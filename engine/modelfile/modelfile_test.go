@@ -266,13 +266,19 @@ func TestOpenPending(t *testing.T) {
 		if got, err := modelfile.ParseName(want.String()); err != nil || got != want {
 			t.Errorf("ParseName(%q) = %+v, %v", want, got, err)
 		}
+		if !modelfile.IsPending(pending.String()) || modelfile.IsPending(want.String()) {
+			t.Errorf("IsPending: %v for %q, %v for %q", modelfile.IsPending(pending.String()), pending, modelfile.IsPending(want.String()), want)
+		}
 		if got, err := modelfile.Hashed(nil, files...); err != nil || got != want {
 			t.Errorf("Hashed: %v, %v; want %v", got, err, want)
 		}
 	}
-	for _, s := range []string{"file::0:m.gguf", "file::12:", "file::x:m.gguf", "file:::m"} {
+	for _, s := range []string{"file::0:m.gguf", "file::12:", "file::x:m.gguf", "file:::m", "toy", "url::12:https://x.test/m.gguf"} {
 		if r, err := modelfile.ParseName(s); err == nil {
 			t.Errorf("ParseName(%q) = %+v", s, r)
+		}
+		if modelfile.IsPending(s) {
+			t.Errorf("IsPending(%q)", s)
 		}
 	}
 }
