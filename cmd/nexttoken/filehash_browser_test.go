@@ -78,8 +78,9 @@ func TestFileHash(t *testing.T) {
 	}
 }
 
-// holdDigest makes the page's workers hold back every SHA-256 they answer
-// (web/digest.js's {sum}) until the page calls releaseDigest().
+// holdDigest makes the page's workers started from now on hold back every
+// SHA-256 they answer (web/digest.js's {sum}) until the page calls
+// releaseDigest().
 const holdDigest = `(() => {
 	const Real = Worker;
 	let held = [];

@@ -69,18 +69,20 @@ func (r Ref) String() string {
 }
 
 // Pending reports whether r names files whose hash is not known yet
-// (OpenPending): its string, "file::" size ":" name, is no link's, and
-// ParseRef refuses it; ParseName reads it.
+// (OpenPending, OpenURLPending): its string, "file::" size ":" name or
+// "url::" size ":" URL, is no link's, and ParseRef refuses it; ParseName
+// reads it.
 func (r Ref) Pending() bool { return r.Hash == "" }
 
 // ParseName reads a model's name that is a Ref's string or a pending
 // Ref's (Pending).
 func ParseName(s string) (Ref, error) {
-	if rest, ok := strings.CutPrefix(s, filePrefix+":"); ok {
-		size, name, ok := strings.Cut(rest, ":")
-		if r, err := ParseRef(filePrefix + strings.Repeat("0", 16) + ":" + size + ":" + name); ok && err == nil {
-			r.Hash = ""
-			return r, nil
+	for _, prefix := range []string{filePrefix, urlPrefix} {
+		if rest, ok := strings.CutPrefix(s, prefix+":"); ok {
+			if r, err := ParseRef(prefix + strings.Repeat("0", 16) + ":" + rest); err == nil {
+				r.Hash = ""
+				return r, nil
+			}
 		}
 	}
 	return ParseRef(s)
@@ -89,7 +91,7 @@ func ParseName(s string) (Ref, error) {
 // IsPending reports whether a model's name is a pending Ref's (Pending):
 // no link can name the model yet.
 func IsPending(name string) bool {
-	if !strings.HasPrefix(name, filePrefix+":") {
+	if !strings.HasPrefix(name, filePrefix+":") && !strings.HasPrefix(name, urlPrefix+":") {
 		return false // not even the start of one: no parse, no error made
 	}
 	r, err := ParseName(name)
@@ -384,6 +386,18 @@ func OpenURL(u string, data []byte) (*session.Model, Ref, error) { return OpenUR
 
 // OpenURLHashed is OpenURL with data's SHA-256 from hash (nil: Go's).
 func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error) {
+	m, _, err := OpenURLPending(u, data)
+	if err != nil {
+		return nil, Ref{}, err
+	}
+	ref := HashedURL(u, data, hash)
+	m.SetName(ref.String())
+	return m, ref, nil
+}
+
+// OpenURLPending is OpenURL without data's hash: the model is named by a
+// pending Ref (Pending) until HashedURL gives the Ref to rename it to.
+func OpenURLPending(u string, data []byte) (*session.Model, Ref, error) {
 	head, err := CheckHead(u, data, int64(len(data)))
 	if err != nil {
 		return nil, Ref{}, err
@@ -392,10 +406,17 @@ func OpenURLHashed(u string, data []byte, hash Hash) (*session.Model, Ref, error
 	if err != nil {
 		return nil, Ref{}, err
 	}
-	ref := refHashed(hash, []File{{Data: data}}, []int{0})
-	ref.Name, ref.URL = u, true
+	ref := Ref{Size: int64(len(data)), Name: u, URL: true}
 	m.SetName(ref.String())
 	return m, ref, nil
+}
+
+// HashedURL is the Ref of data fetched from u: with the SHA-256 hash
+// gives, or Go's when hash is nil or fails.
+func HashedURL(u string, data []byte, hash Hash) Ref {
+	ref := refHashed(hash, []File{{Data: data}}, []int{0})
+	ref.Name, ref.URL = u, true
+	return ref
 }
 
 // ErrShortHead says that a head ends inside its file's metadata or tensor

@@ -238,7 +238,8 @@ func TestHashed(t *testing.T) {
 // TestOpenPending opens files before their hash is known: a working
 // model named by a pending Ref, which no link may carry (ParseRef refuses
 // it) and ParseName reads back, with the size and names Open's Ref has;
-// Hashed then gives Open's Ref.
+// Hashed then gives Open's Ref; and a URL's file (OpenURLPending,
+// HashedURL).
 func TestOpenPending(t *testing.T) {
 	ckpt, tok := read(t, "stories260K.bin"), read(t, "tok512.bin")
 	g := stories260KGGUF(t)
@@ -273,7 +274,23 @@ func TestOpenPending(t *testing.T) {
 			t.Errorf("Hashed: %v, %v; want %v", got, err, want)
 		}
 	}
-	for _, s := range []string{"file::0:m.gguf", "file::12:", "file::x:m.gguf", "file:::m", "toy", "url::12:https://x.test/m.gguf"} {
+	// A URL's file the same way.
+	const u = "https://example.com/m.gguf"
+	_, want, err := modelfile.OpenURL(u, g.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, pending, err := modelfile.OpenURLPending(u, g.Data)
+	if err != nil || !pending.Pending() || !pending.URL || pending.Name != u || pending.Size != want.Size || m.Name != pending.String() || !modelfile.IsPending(m.Name) {
+		t.Errorf("OpenURLPending: %+v (%v), the model %q; want a pending %+v", pending, err, m.Name, want)
+	}
+	if got, err := modelfile.ParseName(pending.String()); err != nil || got != pending {
+		t.Errorf("ParseName(%q) = %+v, %v", pending, got, err)
+	}
+	if got := modelfile.HashedURL(u, g.Data, nil); got != want {
+		t.Errorf("HashedURL: %v, want %v", got, want)
+	}
+	for _, s := range []string{"file::0:m.gguf", "file::12:", "file::x:m.gguf", "file:::m", "toy", "url::12:m.gguf", "url::12:"} {
 		if r, err := modelfile.ParseName(s); err == nil {
 			t.Errorf("ParseName(%q) = %+v", s, r)
 		}

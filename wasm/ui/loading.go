@@ -20,15 +20,19 @@ import (
 // shows another session meanwhile; once the files are in, open reads them
 // and again opens the session that was asked for.
 type fetching struct {
-	name     string // the model's name in a Spec, or the URL for a new URL model
-	label    string // for people
-	urls     []string
-	head     bool  // check the first file's head before fetching it whole
-	got      int64 // bytes so far, of all files
-	total    int64 // expected; -1 until the server says
-	began    time.Time
-	cancel   chan struct{}
-	open     func(data [][]byte, hash modelfile.Hash) (*session.Model, error) // hash: the first file's
+	name   string // the model's name in a Spec, or the URL for a new URL model
+	label  string // for people
+	urls   []string
+	head   bool  // check the first file's head before fetching it whole
+	got    int64 // bytes so far, of all files
+	total  int64 // expected; -1 until the server says
+	began  time.Time
+	cancel chan struct{}
+	open   func(data [][]byte, hash modelfile.Hash) (*session.Model, error) // hash: the first file's
+	// hashed, when set, is the Ref of a model open names pending
+	// (modelfile.Ref.Pending), from its hash, which it waits for: the page
+	// renames the model by it (renameModel).
+	hashed   func() (pending, ref modelfile.Ref)
 	again    func(name string)
 	err      string // why it failed
 	canceled bool
@@ -88,12 +92,15 @@ func (p *Playground) openURL(u string) {
 		return
 	}
 	p.files.err = ""
-	p.startFetch(&fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true,
-		open: func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
-			m, _, err := modelfile.OpenURLHashed(u, data[0], hash)
-			return m, err
-		},
-		again: p.ctl.OpenModel})
+	// The session opens on the model named by its URL, and the model is
+	// renamed by its hash once the browser's digest is in.
+	f := &fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true, again: p.ctl.OpenModel}
+	f.open = func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
+		m, pending, err := modelfile.OpenURLPending(u, data[0])
+		f.hashed = func() (modelfile.Ref, modelfile.Ref) { return pending, modelfile.HashedURL(u, data[0], hash) }
+		return m, err
+	}
+	p.startFetch(f)
 }
 
 // notFetchedError is load's error for a link's URL model not fetched yet.
@@ -178,6 +185,10 @@ func (p *Playground) startFetch(f *fetching) {
 			p.noteChat(m, chatErr)
 			p.fetched(f, m, err)
 		})
+		if err == nil && f.hashed != nil {
+			pending, ref := f.hashed()
+			ctx.Dispatch(func(app.Context) { p.renameModel(m, pending, ref) })
+		}
 	})
 }
 

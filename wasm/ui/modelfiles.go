@@ -106,17 +106,19 @@ func (p *Playground) openFiles(list fileList) {
 	})
 }
 
-// renameModel names m, opened from files and named by them (pending), by
-// ref, their hash being in: in the page's models, its chat's errors, and
-// the session and history of the controller, which then writes links.
+// renameModel names m, opened from files or a URL and named by them
+// (pending), by ref, their hash being in: in the page's models, its chat's
+// errors, and the session and history of the controller, which then
+// writes links. A model the page no longer holds by that name (the same
+// files opened again since, a download stopped) is left alone.
 func (p *Playground) renameModel(m *session.Model, pending, ref modelfile.Ref) {
 	old, name := pending.String(), ref.String()
-	m.SetName(name)
-	p.models[name] = m
 	if p.models[old] != m {
-		return // the same files opened again since: that model is the one named old
+		return
 	}
+	m.SetName(name)
 	delete(p.models, old)
+	p.models[name] = m
 	if why, ok := p.chatErrs[old]; ok {
 		delete(p.chatErrs, old)
 		p.chatErrs[name] = why

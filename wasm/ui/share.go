@@ -113,7 +113,7 @@ func (s *Share) Render() app.UI {
 		meterClass += " long"
 	}
 	if pending {
-		meter, meterClass = "The link names your files by their SHA-256, which the browser is still computing: a moment…", "hint"
+		meter, meterClass = "The link names the model's file by its SHA-256, which the browser is still computing: a moment…", "hint"
 	}
 	s.url, s.code = url, code
 	viewOptions := make([]app.UI, len(play.Views))
