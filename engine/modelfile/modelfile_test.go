@@ -114,13 +114,24 @@ func FuzzParseRef(f *testing.F) {
 	f.Add("file:0123456789abcdef:1063:stories260K.bin + tok512.bin")
 	f.Add("file:0123456789abcdef:1:a:b")
 	f.Add("file::::")
+	f.Add("file::1063:stories260K.bin")
+	f.Add("url::12:https://x.test/m.gguf")
 	f.Fuzz(func(t *testing.T, s string) {
+		// ParseName reads what ParseRef reads, and pending Refs besides,
+		// which IsPending says are pending; each reads back as it was.
+		n, nameErr := modelfile.ParseName(s)
+		if nameErr == nil && (n.String() != s || modelfile.IsPending(s) != n.Pending()) {
+			t.Errorf("ParseName(%q) = %+v, IsPending %v", s, n, modelfile.IsPending(s))
+		}
+		if nameErr != nil && modelfile.IsPending(s) {
+			t.Errorf("IsPending(%q), which ParseName refuses: %v", s, nameErr)
+		}
 		r, err := modelfile.ParseRef(s)
 		if err != nil {
 			return
 		}
-		if r.String() != s {
-			t.Errorf("ParseRef(%q).String() = %q", s, r.String())
+		if r.String() != s || r != n || r.Pending() {
+			t.Errorf("ParseRef(%q) = %+v, String %q; ParseName %+v", s, r, r.String(), n)
 		}
 	})
 }
