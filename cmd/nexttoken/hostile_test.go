@@ -250,15 +250,22 @@ func TestPagePrefillStop(t *testing.T) {
 	before := evaluate[int](tab, `document.querySelectorAll("#tokens .tok").length`)
 	// The page's thread is busy but for a millisecond a chunk: a script
 	// the notice's arrival starts presses Stop in one of them.
+	// It notes when it pressed and when the notice went, for the log.
 	evaluate[bool](tab, `window.pressed = false;
 		new MutationObserver((_, o) => {
 			const stop = document.querySelector("#prefill-notice button");
-			if (stop) { o.disconnect(); stop.click(); window.pressed = true; }
+			if (stop) {
+				o.disconnect(); stop.click(); window.pressed = performance.now();
+				new MutationObserver((_, o) => {
+					if (!document.querySelector("#prefill-notice")) { o.disconnect(); window.gone = performance.now(); }
+				}).observe(document.body, {childList: true, subtree: true});
+			}
 		}).observe(document.body, {childList: true, subtree: true});
 		true`)
 	setInput(tab, "#prompt", strings.Repeat("a", 2500))
 	waitWithin(tab, `window.pressed && document.querySelector("#prefill-notice") === null &&
 		/you stopped it/.test(document.querySelector("#prompt-error")?.textContent ?? "")`, 2*time.Minute)
+	t.Logf("Stop pressed → the notice gone: %.0f ms", evaluate[float64](tab, `window.gone - window.pressed`))
 	if after := evaluate[int](tab, `document.querySelectorAll("#tokens .tok").length`); after != before {
 		t.Errorf("the prompt's tokens went from %d to %d: the stopped prompt replaced the session", before, after)
 	}

@@ -237,13 +237,16 @@ const hashPiece = 4 << 20
 
 // yield lets the page's other tasks run, where the browser has
 // scheduler.yield, and otherwise returns at once: a timer would do it too,
-// but a tab in the background runs timers once a second at most.
-func yield() {
+// but a tab in the background runs timers once a second at most. It
+// reports whether it yielded.
+func yield() bool {
 	if s, err := global("scheduler"); err == nil {
 		if y, err := s.Get("yield"); err == nil && jsx.Truthy(y) {
-			_, _ = jsx.Await(s.Call("yield"))
+			_, err = jsx.Await(s.Call("yield"))
+			return err == nil
 		}
 	}
+	return false
 }
 
 // readChunk is how much of a file readFile asks the browser for at a

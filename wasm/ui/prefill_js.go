@@ -17,22 +17,25 @@ const prefillAfter = 250 * time.Millisecond
 
 // prefillNotice is the page's session.Progress: once a prefill has run
 // prefillAfter, it shows how far it has come (prefillProgress) in a notice
-// with a Stop button and lets the browser draw it, after every chunk, then
-// takes the notice away. The prefill runs on the page's own thread, in
-// go-app's handler of the action that opened the session, so the notice
-// lives outside go-app's tree, written straight into the document: go-app
-// draws nothing until the handler returns. Pausing a millisecond a chunk
-// lets the browser paint, and run a click on Stop, which stops the
-// prefill at the next chunk (errPrefillStopped): the session is not
-// opened, and the one before stays.
+// with a Stop button and lets the browser draw it, after every chunk
+// (about session.PrefillSlice of work), then takes the notice away. The
+// prefill runs on the page's own thread, in go-app's handler of the
+// action that opened the session, so the notice lives outside go-app's
+// tree, written straight into the document: go-app draws nothing until
+// the handler returns. Yielding to the browser after each chunk
+// (scheduler.yield, or else a timer of a millisecond) lets it paint, and
+// run a click on Stop, which stops the prefill at the end of
+// the chunk under way (errPrefillStopped): the session is not opened, and
+// the one before stays.
 func prefillNotice() session.Progress {
 	var start time.Time
-	var from int // the positions done at start
+	var from, last int // the positions done at start, and at the last call
 	var n prefillBox
 	return func(done, total int) error {
-		if done <= session.PrefillChunk {
+		if start.IsZero() || done <= last { // a prefill's first chunk
 			start, from = time.Now(), done
 		}
+		last = done
 		if n.stopped || done == total {
 			stopped := n.stopped
 			n.remove()
@@ -48,7 +51,9 @@ func prefillNotice() session.Progress {
 			n.add()
 		}
 		_ = n.text.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
-		time.Sleep(time.Millisecond)
+		if !yield() {
+			time.Sleep(time.Millisecond) // a timer's turn, where there is no scheduler.yield
+		}
 		return nil
 	}
 }
