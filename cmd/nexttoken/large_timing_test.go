@@ -19,8 +19,8 @@ import (
 	"nexttoken/engine/randmodel"
 )
 
-// TestRunTimingSmolLM2 measures the page on the largest model issue 10
-// names: a random network of SmolLM2-135M's shape (576 wide, 30 layers,
+// TestRunTimingSmolLM2 measures the page on a model of the size readers
+// bring: a random network of SmolLM2-135M's shape (576 wide, 30 layers,
 // 49,152 tokens, tied embeddings) in Q8_0, 137.6 MiB, which the page
 // fetches from a URL as it would a reader's. On the whole page and on an
 // embed of the tokens alone, a fresh tab each, it reports how long the

@@ -317,7 +317,7 @@ func TestPromptFile(t *testing.T) {
 	failsInOneLine(t, []string{"trace", "--model=stories260K", "--prompt-file=" + book}, "the prompt is at least")
 }
 
-// TestHugeContextCheckpoint runs the checkpoint of issue 8: a 16 MB file
+// TestHugeContextCheckpoint runs a hostile checkpoint: a 16 MB file
 // whose header asks for a context of 2^20 positions over 1,024 layers, a
 // 128 GiB cache if allocated up front. The cache grows as it fills, so a
 // short session costs megabytes.

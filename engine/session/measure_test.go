@@ -448,7 +448,7 @@ func BenchmarkSessionMemory(b *testing.B) {
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
 
-// BenchmarkGGUFHeap measures the memory goal of issue 10: the peak heap of
+// BenchmarkGGUFHeap measures the memory a large model costs: the peak heap of
 // a 256-step session of SmolLM2-135M's shape in Q8_0 (randmodel.SmolLM2,
 // random blocks) against the size of its GGUF file. The file is written
 // to a temporary folder, then loaded as nexttoken trace loads one
