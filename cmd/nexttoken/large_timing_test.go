@@ -9,8 +9,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/gguf"
@@ -131,3 +134,103 @@ const stepTime = `(n) => new Promise(resolve => {
 	};
 	next();
 })`
+
+// prefillTime is a page script: it types text as the prompt, leaves the
+// field 50 ms later, and resolves, once the page shows the prompt's tokens
+// (more than least of them) and no prefill notice, with the milliseconds
+// from leaving the field, the prompt's
+// tokens as the notice counted them, and the page's main-thread tasks of
+// over 50 ms meanwhile ("longtask" entries, the typing's among them): the
+// longest, when it began (from leaving the field) and how many.
+// With stop set, it presses the notice's Stop as soon as it shows and
+// resolves once the notice is gone, with the milliseconds from the press
+// (stopMs) instead.
+const prefillTime = `(text, least, stop) => new Promise(resolve => {
+	const tasks = [];
+	const long = new PerformanceObserver(l => { for (const e of l.getEntries()) tasks.push([e.startTime, e.duration]); });
+	long.observe({type: "longtask"});
+	let total = 0, pressed = 0;
+	const notices = new MutationObserver(() => {
+		const n = document.querySelector("#prefill-notice .prefill-progress");
+		const m = n && /of ([\d,]+) tokens/.exec(n.textContent);
+		if (m) total = +m[1].replace(/,/g, "");
+		if (n && stop && !pressed) {
+			pressed = performance.now();
+			document.querySelector("#prefill-notice button").click();
+		}
+	});
+	notices.observe(document.body, {childList: true, subtree: true, characterData: true});
+	// The text is typed in one task and the field left in the next, as a
+	// reader's paste and Enter are.
+	const input = document.getElementById("prompt");
+	input.value = text;
+	input.dispatchEvent(new Event("input", {bubbles: true}));
+	let start = 0;
+	setTimeout(() => {
+		start = performance.now();
+		input.dispatchEvent(new Event("change", {bubbles: true}));
+		check();
+	}, 50);
+	const done = () => document.querySelector("#prefill-notice") === null &&
+		(stop ? pressed > 0 : document.querySelectorAll("#tokens .tok").length > least);
+	const check = () => {
+		if (!done()) return setTimeout(check, 5);
+		const end = performance.now();
+		setTimeout(() => { // the last task's entry
+			long.disconnect();
+			notices.disconnect();
+			const longest = tasks.reduce((a, t) => t[1] > a[1] ? t : a, [0, 0]);
+			resolve({ms: end - start, stopMs: pressed ? end - pressed : 0, total,
+				longest: longest[1], longestAt: longest[0] - start, over50: tasks.length});
+		}, 100);
+	};
+})`
+
+type prefillResult struct {
+	Ms, StopMs, Longest, LongestAt float64
+	Total, Over50                  int
+}
+
+// TestPrefillTimingSmolLM2 measures a prompt of about 300 tokens typed on
+// the page on the SmolLM2-135M-shaped network of TestRunTimingSmolLM2:
+// the time to read it and its tokens a second, the longest main-thread
+// task meanwhile and how many took over 50 ms (prefillTime); then another
+// such prompt whose notice's Stop is pressed at once: the time from the
+// press to the notice gone, the prefill stopped. The builds take turns
+// each round (NEXTTOKEN_TIMING_ROUNDS, default 3). A measurement: make
+// timing runs it.
+func TestPrefillTimingSmolLM2(t *testing.T) {
+	const name = "SmolLM2-135M shape, Q8_0: a prompt of about 300 tokens"
+	needTiming(t, name)
+	rounds := timingRounds(3)
+	link := smolLM2Link(t, name) + "&prompt=Once&temperature=1&seed=3"
+	builds := timingBuilds(t)
+	f := newFigures(t, builds)
+	for range rounds {
+		for _, b := range builds {
+			tab, closeTab := openBuildPage(t, b, link, screen{})
+			waitWithin(tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
+			for _, run := range []struct {
+				text string
+				stop bool
+			}{{strings.Repeat("Once upon a time ", 75), false}, {strings.Repeat("The cat sat ", 100), true}} {
+				r := mustWithin(tab, "prefill", 5*time.Minute, chromedp.Evaluate[prefillResult](
+					"("+prefillTime+")("+jsString(run.text)+", 200, "+strconv.FormatBool(run.stop)+")", chromedp.EvalAwaitPromise))
+				if run.stop {
+					f.add(name+": Stop pressed → the notice gone", "ms", b, r.StopMs)
+					f.add(name+", stopped: the longest main-thread task", "ms", b, r.Longest)
+					continue
+				}
+				t.Logf("%s%d tokens in %.0f ms; %d tasks over 50 ms, the longest %.0f ms at %.0f ms", b.prefix(), r.Total, r.Ms, r.Over50, r.Longest, r.LongestAt)
+				f.add(name+": typed → read", "s", b, r.Ms/1000)
+				if r.Total > 0 {
+					f.add(name+": tokens a second", "tok/s", b, float64(r.Total)/(r.Ms/1000))
+				}
+				f.add(name+": the longest main-thread task", "ms", b, r.Longest)
+				f.add(name+": main-thread tasks over 50 ms", "tasks", b, float64(r.Over50))
+			}
+			closeTab()
+		}
+	}
+	f.report()
+}

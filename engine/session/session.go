@@ -208,27 +208,20 @@ func LoadSIMD() (Options, error) {
 func (o Options) KernelName() string { return o.Kernels.Name() }
 
 // Progress hears how far the prefill of a prompt has come: done of its
-// total tokens, after every chunk of them (nextChunk). An error it returns
+// total tokens, after every PrefillChunk of them and, within a chunk,
+// about every PrefillSlice (done unchanged then). An error it returns
 // stops the prefill, and the session's making fails with that error.
 type Progress func(done, total int) error
 
-// A watched prefill runs about PrefillSlice between two reports, and at
-// most PrefillChunk tokens: a page that shows its progress and reads a
-// Stop between them answers within a slice, whatever the model's speed.
+// A watched prefill tells its Progress after every PrefillChunk tokens and
+// about every PrefillSlice between (transformer.Transformer.Pause): a page
+// that shows the progress and reads a Stop there answers within a slice,
+// whatever the model, and the chunk's positions still go through the
+// layers together.
 const (
-	PrefillSlice = 30 * time.Millisecond
 	PrefillChunk = 64
+	PrefillSlice = 20 * time.Millisecond
 )
-
-// nextChunk is how many tokens a watched prefill takes next, the last
-// chunk having taken n in took: about PrefillSlice's worth at that speed,
-// from 1 to PrefillChunk.
-func nextChunk(n int, took time.Duration) int {
-	if took <= 0 {
-		return PrefillChunk
-	}
-	return max(1, min(PrefillChunk, int(float64(n)*float64(PrefillSlice)/float64(took))))
-}
 
 // New checks spec, loads its model, prefills the prompt and runs spec.Steps
 // steps (fewer if the session stops first), with the default Options.
@@ -362,27 +355,36 @@ func (s *Session) promptOf(m *Model) (string, *Model, []int, error) {
 	return text, m, prompt, nil
 }
 
-// prefill runs tr over prompt from position 0 and returns the last
-// position's logits; with progress, in chunks, the first of one token
-// and each next sized by the speed of the one before (nextChunk), telling
-// progress after each. Each position's pass is the same, chunked or not.
+// prefill runs tr over prompt from position 0, a PrefillChunk at a time
+// with progress told after each and about every PrefillSlice between, and
+// returns the last position's logits. Each position's pass is the same,
+// chunked or not.
 func prefill(tr *transformer.Transformer, prompt []int, progress Progress) ([]float32, error) {
 	if progress == nil {
 		return tr.Prefill(prompt, 0)
 	}
+	done, told := 0, time.Now()
+	tr.Pause = func() error {
+		if time.Since(told) < PrefillSlice {
+			return nil
+		}
+		err := progress(done, len(prompt))
+		told = time.Now()
+		return err
+	}
+	defer func() { tr.Pause = nil }()
 	var logits []float32
-	for i, chunk := 0, 1; i < len(prompt); {
-		end := min(i+chunk, len(prompt))
-		start := time.Now()
+	for i := 0; i < len(prompt); i += PrefillChunk {
+		end := min(i+PrefillChunk, len(prompt))
 		var err error
 		if logits, err = tr.Prefill(prompt[i:end], i); err != nil {
 			return nil, err
 		}
-		chunk = nextChunk(end-i, time.Since(start))
+		done = end
 		if err := progress(end, len(prompt)); err != nil {
 			return nil, err
 		}
-		i = end
+		told = time.Now()
 	}
 	return logits, nil
 }

@@ -92,7 +92,8 @@ func (t *Transformer) chunk(a *activations, n int, lastIsA bool) *rows {
 // llama.cpp's prompt processing batches its tokens; attention stays per
 // position, causal, position p reading the cache's rows up to p. Every
 // position's arithmetic is Forward's, the same kernels on the same rows:
-// the cache, the last pass and the logits are Forward's bit for bit.
+// the cache, the last pass and the logits are Forward's bit for bit. It
+// calls Pause, if set, between layers or positions.
 func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("transformer: nothing to prefill")
@@ -105,6 +106,11 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 	a := &t.act
 	if t.layerBytes() < t.batchFrom {
 		for i, tok := range tokens {
+			if t.Pause != nil && i > 0 {
+				if err := t.Pause(); err != nil {
+					return nil, err
+				}
+			}
 			t.Cache.Len = start + i + 1
 			t.forward(a, tok, start+i, i == len(tokens)-1)
 		}
@@ -122,7 +128,9 @@ func (t *Transformer) Prefill(tokens []int, start int) ([]float32, error) {
 		for j, tok := range part {
 			t.embed(tok, pos+j, r.x[j])
 		}
-		t.layers(a, r, pos)
+		if err := t.layers(a, r, pos, t.Pause); err != nil {
+			return nil, err
+		}
 		if last {
 			t.classify(a)
 		}

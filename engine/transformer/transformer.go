@@ -99,6 +99,13 @@ type Transformer struct {
 	Matrices *checkpoint.Matrices // the weight matrices, float32 or quantized
 	Cache    KVCache
 
+	// Pause, when set, is called while Prefill runs: between the layers
+	// of the positions it carries together, or between positions. An
+	// error it returns stops Prefill with that error, the cache's rows of
+	// the positions under way unfinished: drop such a Transformer. A page
+	// that prefills on its own thread lets the browser run there.
+	Pause func() error
+
 	opts   Options
 	matmul func(out, x, w []float32, n, d int) // by opts, for float32 matrices
 	kern   Kernels                             // opts.Kernels
@@ -294,7 +301,7 @@ func (t *Transformer) check(token, pos, last int) error {
 func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 	t.reserve(a, pos)
 	t.embed(token, pos, a.x)
-	t.layers(a, &a.single, pos)
+	t.layers(a, &a.single, pos, nil)
 	if logits {
 		t.classify(a)
 	}
@@ -304,13 +311,20 @@ func (t *Transformer) forward(a *activations, token, pos int, logits bool) {
 // through every layer, writing their keys and values into the cache; a
 // keeps the attention weights and the residuals after every layer of the
 // last of them. A single row is one position's pass, run.c's forward.
-func (t *Transformer) layers(a *activations, r *rows, start int) {
+// pause (unless nil) is called between layers, and an error it returns
+// stops the pass there.
+func (t *Transformer) layers(a *activations, r *rows, start int, pause func() error) error {
 	c := t.Config
 	w := t.W
 	dim := c.Dim
 	n := len(r.x)
 
 	for l := range c.Layers {
+		if pause != nil && l > 0 {
+			if err := pause(); err != nil {
+				return err
+			}
+		}
 		m := &t.Matrices.Layers[l]
 		// Attention: each position's key and value go straight into the cache.
 		for i := range n {
@@ -361,6 +375,7 @@ func (t *Transformer) layers(a *activations, r *rows, start int) {
 		}
 		copy(a.residuals[l*dim:(l+1)*dim], r.x[n-1])
 	}
+	return nil
 }
 
 // add adds v to x, the residual stream.

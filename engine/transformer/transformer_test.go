@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -512,10 +513,51 @@ func TestPrefillIsForward(t *testing.T) {
 	}
 }
 
+// TestPrefillPause: Prefill calls Pause between positions where they go
+// one at a time (a small model) and between layers where they go
+// together, and an error from Pause stops it with that error.
+func TestPrefillPause(t *testing.T) {
+	m := loadModel(t, stories260K)
+	stop := errors.New("stop")
+	for _, tc := range []struct {
+		name      string
+		batchFrom int
+		want      int // Pause's calls for 40 positions
+	}{
+		{"one at a time", 1 << 40, 39},
+		{"together", 0, 2 * (m.Config.Layers - 1)},
+	} {
+		tokens := make([]int, 40)
+		for i := range tokens {
+			tokens[i] = (i*37 + 1) % m.Config.VocabSize
+		}
+		tr := New(m)
+		tr.batchFrom = tc.batchFrom
+		calls := 0
+		tr.Pause = func() error { calls++; return nil }
+		if _, err := tr.Prefill(tokens, 0); err != nil || calls != tc.want {
+			t.Errorf("%s: Pause called %d times (%v), want %d", tc.name, calls, err, tc.want)
+		}
+		tr = New(m)
+		tr.batchFrom = tc.batchFrom
+		calls = 0
+		tr.Pause = func() error {
+			if calls++; calls == 2 {
+				return stop
+			}
+			return nil
+		}
+		if _, err := tr.Prefill(tokens, 0); !errors.Is(err, stop) || calls != 2 {
+			t.Errorf("%s: a Pause that stops: %v after %d calls, want %v after 2", tc.name, err, calls, stop)
+		}
+	}
+}
+
 // comparePrefill feeds prompts of m through Prefill, from position 0 and
 // after a first part, and through Forward one position at a time, with
 // opts, and fails t where the logits, a cache row, or the last pass's
-// hidden state, attention or residuals are not the same bits.
+// hidden state, attention or residuals are not the same bits, or where
+// Prefill did not call Pause between the layers of each batch.
 func comparePrefill(t *testing.T, name string, m *checkpoint.Model, opts Options) {
 	t.Helper()
 	c := m.Config
@@ -543,9 +585,14 @@ func comparePrefill(t *testing.T, name string, m *checkpoint.Model, opts Options
 				t.Fatal(err)
 			}
 		}
+		pauses := 0
+		batched.Pause = func() error { pauses++; return nil }
 		got, err := batched.Prefill(tokens[start:], start)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := (n + prefillRows - 1) / prefillRows * (c.Layers - 1); pauses != want {
+			t.Errorf("%s: Pause was called %d times, want %d: between the layers of each batch", name, pauses, want)
 		}
 		p, q := one.Latest(), batched.Latest()
 		for _, v := range []struct {

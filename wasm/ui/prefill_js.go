@@ -32,7 +32,7 @@ func prefillNotice() session.Progress {
 	var from, last int // the positions done at start, and at the last call
 	var n prefillBox
 	return func(done, total int) error {
-		if start.IsZero() || done <= last { // a prefill's first chunk
+		if start.IsZero() || done < last { // a prefill's first report
 			start, from = time.Now(), done
 		}
 		last = done
