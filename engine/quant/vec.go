@@ -109,7 +109,11 @@ func (v *Vec) quantizeQ8_0Block(b int, x []float32) {
 	qs := (*[32]int8)(v.q[b*32:])
 	var amax float32
 	for _, f := range xs {
-		amax = max(amax, abs(f))
+		// max(amax, abs(f)), a NaN sticking, without the call to the
+		// runtime that max on floats is in WebAssembly.
+		if a := abs(f); a > amax || a != a {
+			amax = a
+		}
 	}
 	d := amax / 127
 	var id float32
