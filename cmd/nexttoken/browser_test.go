@@ -326,7 +326,9 @@ const readyObserver = `(() => {
 			window.nexttokenCLS += e.value;
 			window.nexttokenShifts.push(e.value.toFixed(3) + " at " + Math.round(e.startTime) + " ms: " + (e.sources ?? []).map(s =>
 				(s.node?.nodeName ?? "?") + (s.node?.id ? "#" + s.node.id : "") + (s.node?.title ? " (" + s.node.title + ")" : "") +
-				" y " + Math.round(s.previousRect.y) + "→" + Math.round(s.currentRect.y) + " h " + Math.round(s.previousRect.height) + "→" + Math.round(s.currentRect.height)).join(", "));
+				" x " + Math.round(s.previousRect.x) + "→" + Math.round(s.currentRect.x) + " y " + Math.round(s.previousRect.y) + "→" + Math.round(s.currentRect.y) +
+				" w " + Math.round(s.previousRect.width) + "→" + Math.round(s.currentRect.width) + " h " + Math.round(s.previousRect.height) + "→" + Math.round(s.currentRect.height) +
+				" (scrolled to " + Math.round(scrollY) + ")").join(", "));
 		}
 	}).observe({type: "layout-shift", buffered: true});
 	const numbers = () => [...document.querySelectorAll("td.p")].some(td => td.checkVisibility() && /\d/.test(td.textContent));

@@ -265,17 +265,18 @@ var progressEvery = time.Second
 // errInterrupted is how the trace ends when ctx does (Ctrl-C).
 var errInterrupted = errors.New("interrupted")
 
-// prefillProgress reports, every progressEvery, how much of the prompt
-// has been prefilled, and stops the prefill once ctx ends.
+// prefillProgress reports, every progressEvery, how much more of the
+// prompt has been prefilled, and stops the prefill once ctx ends: the
+// session asks between chunks and within them (session.PrefillSlice).
 func prefillProgress(ctx context.Context, stderr io.Writer) session.Progress {
 	start := time.Now()
-	last := start
+	last, told := start, 0
 	return func(done, total int) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w during the prompt's prefill, after %d of its %d tokens", errInterrupted, done, total)
 		}
-		if now := time.Now(); now.Sub(last) >= progressEvery && done < total {
-			last = now
+		if now := time.Now(); now.Sub(last) >= progressEvery && done > told && done < total {
+			last, told = now, done
 			fmt.Fprintf(stderr, "prefill: %d of %d prompt tokens, %.0f s (Ctrl-C stops)\n", done, total, now.Sub(start).Seconds())
 		}
 		return nil
