@@ -128,8 +128,7 @@ const addressDelay = 100 * time.Millisecond
 // syncAddress makes the address bar follow the share link, a moment after
 // the last change.
 func (c *Controller) syncAddress() {
-	// A model from files has no link until their hash is in (RenameModel).
-	if c.page.Embed || c.holdAddr || c.sum == nil || modelfile.IsPending(c.sum.Spec.Model) {
+	if c.page.Embed || c.sum == nil || !c.addressFollows() {
 		return
 	}
 	if c.address != nil {
@@ -137,10 +136,18 @@ func (c *Controller) syncAddress() {
 	}
 	c.address = c.host.After(addressDelay, func() {
 		c.address = nil
-		if !c.holdAddr && !modelfile.IsPending(c.sum.Spec.Model) {
+		if c.addressFollows() {
 			c.host.Address(c.ShareLink())
 		}
 	})
+}
+
+// addressFollows reports whether the address bar may show the session's
+// link: not while a model a link needs is on its way (HoldAddress), nor
+// while the session's model from files has no link, their hash not in
+// yet (RenameModel).
+func (c *Controller) addressFollows() bool {
+	return !c.holdAddr && !modelfile.IsPending(c.sum.Spec.Model)
 }
 
 // ShareLink is the address of this session in the full playground: the

@@ -125,6 +125,9 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 	var waiting []fileChunk
 	var w *digest
 	take := func(c fileChunk) error {
+		if c.file < 0 || c.file >= n {
+			return fmt.Errorf("a chunk of file %d of %d", c.file, n)
+		}
 		if out[c.file].Data == nil {
 			waiting = append(waiting, c)
 			return nil
@@ -144,12 +147,7 @@ func readFiles(list fileList, limit int64, script string) ([]modelfile.File, mod
 		w.post(map[string]any{"file": c.file, "at": c.at, "back": c.bytes}, []any{c.bytes})
 		return nil
 	}
-	w = readWhole(script, files, func(c fileChunk) error {
-		if c.file < 0 || c.file >= n {
-			return fmt.Errorf("a chunk of file %d of %d", c.file, n)
-		}
-		return take(c)
-	})
+	w = readWhole(script, files, take)
 	for i, f := range files {
 		name, _ := f.(safejs.Value).Get("name")
 		out[i].Name, _ = name.String()

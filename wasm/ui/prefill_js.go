@@ -17,16 +17,15 @@ const prefillAfter = 250 * time.Millisecond
 
 // prefillNotice is the page's session.Progress: once a prefill has run
 // prefillAfter, it shows how far it has come (prefillProgress) in a notice
-// with a Stop button and lets the browser draw it, after every chunk
-// (about session.PrefillSlice of work), then takes the notice away. The
-// prefill runs on the page's own thread, in go-app's handler of the
-// action that opened the session, so the notice lives outside go-app's
-// tree, written straight into the document: go-app draws nothing until
-// the handler returns. Yielding to the browser after each chunk
-// (scheduler.yield, or else a timer of a millisecond) lets it paint, and
-// run a click on Stop, which stops the prefill at the end of
-// the chunk under way (errPrefillStopped): the session is not opened, and
-// the one before stays.
+// with a Stop button and lets the browser draw it, at every report (about
+// every session.PrefillSlice), then takes the notice away. The prefill
+// runs on the page's own thread, in go-app's handler of the action that
+// opened the session, so the notice lives outside go-app's tree, written
+// straight into the document: go-app draws nothing until the handler
+// returns. Yielding to the browser at each report (scheduler.yield, or
+// else a timer of a millisecond) lets it paint, and run a click on Stop,
+// which stops the prefill at its next report (errPrefillStopped): the
+// session is not opened, and the one before stays.
 func prefillNotice() session.Progress {
 	var start time.Time
 	var from, last int // the positions done at start, and at the last call
@@ -39,6 +38,7 @@ func prefillNotice() session.Progress {
 		if n.stopped || done == total {
 			stopped := n.stopped
 			n.remove()
+			start = time.Time{} // the next prefill starts afresh
 			if stopped {
 				return errPrefillStopped
 			}
