@@ -66,7 +66,12 @@
 // The engine. One request is out at a time; actions that come meanwhile
 // wait in order, a slider's newer value replacing an older one still
 // waiting. The detail of the step on display is asked for after every
-// change that needs it, and the page draws again when it comes.
+// change that needs it, and the page draws again when it comes. The
+// engine is the page's own (Local), or one elsewhere (Remote) that a
+// Server answers with a Local of its own over a Port; the controller
+// cannot tell them apart. Over the wire each answer carries only what
+// changed: the steps added since the last (or how many of them were
+// taken back), the next step, the text's new tail, and a model once.
 //
 // # The page's part of a link
 //

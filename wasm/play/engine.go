@@ -3,8 +3,10 @@ package play
 import (
 	"time"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/engine/transformer"
 )
 
 // Engine runs the session the page shows. The controller sends it one
@@ -129,9 +131,18 @@ type Model struct {
 	Chat    bool
 	Special []bool
 
-	// MultiplyAdds is a step's multiply-adds at position pos with the
-	// cache and recomputed without it; nil for hand-typed logits.
-	MultiplyAdds func(pos int) (cached, recomputed int)
+	// Config is the network's configuration; nil for hand-typed logits.
+	Config *checkpoint.Config
+}
+
+// MultiplyAdds is a step's multiply-adds at position pos with the cache
+// and recomputed without it, counted from the model's shape; 0 and 0 for
+// hand-typed logits.
+func (m *Model) MultiplyAdds(pos int) (cached, recomputed int) {
+	if m.Config == nil {
+		return 0, 0
+	}
+	return transformer.MultiplyAdds(*m.Config, pos), transformer.RecomputeMultiplyAdds(*m.Config, pos)
 }
 
 // IsSpecial reports whether token id is one of the model's chat template's

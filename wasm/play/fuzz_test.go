@@ -43,115 +43,125 @@ func play(r *rig, b []byte, limit int) []string {
 	s := &script{b: b}
 	var ran []string
 	for len(ran) < limit {
-		op, ok := s.next()
+		what, ok := playOne(r, s)
 		if !ok {
 			break
 		}
-		steps := r.c.sum.Steps()
-		vocab := len(r.c.sum.Model.Names)
-		var what string
-		switch op % 19 {
-		case 0, 1, 2:
-			what = "step"
-			r.c.Step()
-		case 3:
-			i := s.n(steps + 1)
-			what = "select " + strconv.Itoa(i)
-			r.c.Select(i)
-		case 4:
-			i, tok := s.n(steps+1), s.n(vocab)
-			what = "force " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
-			r.c.Force(i, tok)
-		case 5:
-			i, tok, v := s.n(steps+1), s.n(vocab), float64(s.n(21)-10)
-			if v == -10 {
-				v = math.Inf(-1)
-			}
-			what = "edit " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
-			r.c.EditLogit(i, tok, v)
-		case 6:
-			v := float64(s.n(30)) / 10
-			what = "temperature"
-			r.c.SetSetting("temperature", v)
-		case 7:
-			what = "undo"
-			r.c.Undo()
-		case 8:
-			what = "redo"
-			r.c.Redo()
-		case 9:
-			what = "reset"
-			r.c.Reset()
-		case 10:
-			what = "rerun"
-			r.c.Rerun()
-		case 11:
-			if paths := len(r.c.sum.Tree); paths > 1 {
-				id := 1 + s.n(paths-1)
-				if s.n(2) == 0 {
-					what = "switch " + strconv.Itoa(id)
-					r.c.Switch(id)
-				} else {
-					what = "delete " + strconv.Itoa(id)
-					r.c.Delete(id)
-				}
-			}
-		case 12:
-			what = "run"
-			r.c.SetRunSteps(strconv.Itoa(1 + s.n(5)))
-			r.c.Run()
-		case 13:
-			if r.c.sum.Model.Chat && r.c.sum.Spec.Chat != nil && s.n(2) == 0 {
-				what = chatAction(r, s)
-			} else if r.c.sum.Model.Chat && s.n(4) == 0 {
-				what = "use chat true"
-				r.c.UseChat(true)
-			} else if !r.c.sum.Model.Typed {
-				text := prompts[s.n(len(prompts))]
-				what = "prompt " + text
-				r.c.SetPrompt(text)
-				if s.n(2) == 0 {
-					r.c.EndPrompt()
-				} else {
-					r.host.wait(PromptPause)
-				}
-			}
-		case 14:
-			keys := []Key{{Name: "ArrowLeft"}, {Name: "ArrowRight"}, {Name: "z", Ctrl: true}, {Name: "z", Ctrl: true, Shift: true}, {Name: "Home"}, {Name: "End"}}
-			k := keys[s.n(len(keys))]
-			what = "key " + k.Name
-			r.c.Press(k)
-		case 15:
-			what = "seed"
-			r.c.SetSetting("seed", float64(1+s.n(5)))
-		case 16:
-			what = "ignore EOS"
-			r.c.SetIgnoreEOS(s.n(2) == 0)
-		case 17:
-			what = "keep going"
-			r.c.KeepGoing()
-		case 18:
-			switch s.n(3) {
-			case 0:
-				open := s.n(2) == 0
-				what = "compare open " + strconv.FormatBool(open)
-				r.c.SetCompareOpen(open)
-			case 1:
-				k, name := s.n(2), chains[s.n(len(chains))]
-				what = "compare chain " + strconv.Itoa(k) + " " + name
-				r.c.SetCompareChain(k, name)
-			case 2:
-				own := s.n(2) == 0
-				what = "compare own " + strconv.FormatBool(own)
-				r.c.SetCompareOwn(own)
-			}
-		}
-		r.settle()
 		if what != "" {
 			ran = append(ran, what)
 		}
 	}
 	return ran
+}
+
+// playOne runs the next action the script says on r, and says what it
+// ran ("" for none); false when the script has ended.
+func playOne(r *rig, s *script) (string, bool) {
+	op, ok := s.next()
+	if !ok {
+		return "", false
+	}
+	steps := r.c.sum.Steps()
+	vocab := len(r.c.sum.Model.Names)
+	var what string
+	switch op % 19 {
+	case 0, 1, 2:
+		what = "step"
+		r.c.Step()
+	case 3:
+		i := s.n(steps + 1)
+		what = "select " + strconv.Itoa(i)
+		r.c.Select(i)
+	case 4:
+		i, tok := s.n(steps+1), s.n(vocab)
+		what = "force " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
+		r.c.Force(i, tok)
+	case 5:
+		i, tok, v := s.n(steps+1), s.n(vocab), float64(s.n(21)-10)
+		if v == -10 {
+			v = math.Inf(-1)
+		}
+		what = "edit " + strconv.Itoa(i) + " " + strconv.Itoa(tok)
+		r.c.EditLogit(i, tok, v)
+	case 6:
+		v := float64(s.n(30)) / 10
+		what = "temperature"
+		r.c.SetSetting("temperature", v)
+	case 7:
+		what = "undo"
+		r.c.Undo()
+	case 8:
+		what = "redo"
+		r.c.Redo()
+	case 9:
+		what = "reset"
+		r.c.Reset()
+	case 10:
+		what = "rerun"
+		r.c.Rerun()
+	case 11:
+		if paths := len(r.c.sum.Tree); paths > 1 {
+			id := 1 + s.n(paths-1)
+			if s.n(2) == 0 {
+				what = "switch " + strconv.Itoa(id)
+				r.c.Switch(id)
+			} else {
+				what = "delete " + strconv.Itoa(id)
+				r.c.Delete(id)
+			}
+		}
+	case 12:
+		what = "run"
+		r.c.SetRunSteps(strconv.Itoa(1 + s.n(5)))
+		r.c.Run()
+	case 13:
+		if r.c.sum.Model.Chat && r.c.sum.Spec.Chat != nil && s.n(2) == 0 {
+			what = chatAction(r, s)
+		} else if r.c.sum.Model.Chat && s.n(4) == 0 {
+			what = "use chat true"
+			r.c.UseChat(true)
+		} else if !r.c.sum.Model.Typed {
+			text := prompts[s.n(len(prompts))]
+			what = "prompt " + text
+			r.c.SetPrompt(text)
+			if s.n(2) == 0 {
+				r.c.EndPrompt()
+			} else {
+				r.host.wait(PromptPause)
+			}
+		}
+	case 14:
+		keys := []Key{{Name: "ArrowLeft"}, {Name: "ArrowRight"}, {Name: "z", Ctrl: true}, {Name: "z", Ctrl: true, Shift: true}, {Name: "Home"}, {Name: "End"}}
+		k := keys[s.n(len(keys))]
+		what = "key " + k.Name
+		r.c.Press(k)
+	case 15:
+		what = "seed"
+		r.c.SetSetting("seed", float64(1+s.n(5)))
+	case 16:
+		what = "ignore EOS"
+		r.c.SetIgnoreEOS(s.n(2) == 0)
+	case 17:
+		what = "keep going"
+		r.c.KeepGoing()
+	case 18:
+		switch s.n(3) {
+		case 0:
+			open := s.n(2) == 0
+			what = "compare open " + strconv.FormatBool(open)
+			r.c.SetCompareOpen(open)
+		case 1:
+			k, name := s.n(2), chains[s.n(len(chains))]
+			what = "compare chain " + strconv.Itoa(k) + " " + name
+			r.c.SetCompareChain(k, name)
+		case 2:
+			own := s.n(2) == 0
+			what = "compare own " + strconv.FormatBool(own)
+			r.c.SetCompareOwn(own)
+		}
+	}
+	r.settle()
+	return what, true
 }
 
 // sameSession reports whether two specs are the same session.
@@ -198,7 +208,7 @@ func FuzzActions(f *testing.F) {
 
 		// An engine that answers later ends where one that answers at once
 		// does.
-		slow := newRigOn(t, &later{eng: &Local{Load: load}}, spec)
+		slow := newRigOn(t, &later{eng: engineOf(&Local{Load: load})}, spec)
 		play(slow, b, 60)
 		if !sameSession(slow.c.sum.Spec, end) || slow.c.shown != shown {
 			t.Errorf("after %q an engine answering later ended at %+v step %d, want %+v step %d", ran, slow.c.sum.Spec, slow.c.shown, end, shown)

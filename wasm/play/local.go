@@ -243,7 +243,7 @@ func (e *Local) modelOf(s *session.Session) *Model {
 				m.Head[id] = s.HeadRow(id)
 			}
 		}
-		m.MultiplyAdds = sm.MultiplyAdds
+		m.Config = &cfg
 	}
 	if e.models == nil {
 		e.models = map[*session.Model]*Model{}

@@ -239,7 +239,7 @@ func TestOpenAddressAndStep(t *testing.T) {
 		{"model=stories260K&prompt=Once&temperature=0.9&seed=7", "model=stories260K&prompt=Once&temperature=0.9&seed=7&steps=3"},
 		{"model=toy&steps=2", "model=toy&steps=5"},
 	} {
-		for _, eng := range []Engine{&Local{Load: load}, &later{eng: &Local{Load: load}}} {
+		for _, eng := range []Engine{engineOf(&Local{Load: load}), &later{eng: engineOf(&Local{Load: load})}} {
 			want := newRig(t, toy())
 			want.c.OpenAddress(tc.stepped, "")
 			want.settle()
@@ -268,7 +268,7 @@ func TestOpenAddressAndStep(t *testing.T) {
 		}
 		return load(name)
 	}}
-	r := newRigOn(t, eng, toy())
+	r := newRigOn(t, engineOf(eng), toy())
 	r.host.fetching = true
 	r.c.OpenAddressAndStep("model=stories260K&prompt=Once", 2)
 	r.settle()

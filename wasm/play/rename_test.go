@@ -29,8 +29,8 @@ func TestRenameModel(t *testing.T) {
 		name string
 		eng  Engine
 	}{
-		{"at once", &Local{Load: files}},
-		{"later", &later{eng: &Local{Load: files}}},
+		{"at once", engineOf(&Local{Load: files})},
+		{"later", &later{eng: engineOf(&Local{Load: files})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRigOn(t, tc.eng, stories(0))

@@ -1,6 +1,9 @@
 package play
 
 import (
+	"flag"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +12,61 @@ import (
 	"nexttoken/engine/session"
 	"nexttoken/web/models"
 )
+
+// overWire is true while the package's tests run a second time, with
+// their engines behind the wire (TestMain).
+var overWire bool
+
+// TestMain runs the tests twice: with the page's engine, then with the
+// same engine behind a Remote and a Server talking through an in-memory
+// port, as a worker's engine would. The controller must not tell them
+// apart.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 && !flagSet("test.fuzz") && !flagSet("test.list") {
+		overWire = true
+		fmt.Println("the same tests again, the engine behind the wire")
+		code = m.Run()
+	}
+	os.Exit(code)
+}
+
+// flagSet reports whether the go test flag called name has a value.
+func flagSet(name string) bool {
+	f := flag.Lookup(name)
+	return f != nil && f.Value.String() != ""
+}
+
+// engineOf is the engine the tests run local as: itself, or behind the
+// wire.
+func engineOf(local *Local) Engine {
+	if !overWire {
+		return local
+	}
+	return overPipe(local)
+}
+
+// port is a Port that is a function.
+type port func(msg []byte, detail *session.Detail)
+
+func (p port) Post(msg []byte, detail *session.Detail) { p(msg, detail) }
+
+// overPipe is local behind a Remote whose messages reach a Server at
+// once, copied as a worker's postMessage copies them.
+func overPipe(local *Local) *Remote {
+	var remote *Remote
+	server := Serve(local, port(func(msg []byte, d *session.Detail) {
+		if err := remote.Receive(slices.Clone(msg), d); err != nil {
+			panic(err)
+		}
+	}))
+	remote = NewRemote(port(func(msg []byte, _ *session.Detail) {
+		if err := server.Receive(slices.Clone(msg)); err != nil {
+			panic(err)
+		}
+	}))
+	return remote
+}
 
 // rig is a controller over the page's own engine, with a host whose clock,
 // timers and animation frames the test moves by hand.
@@ -125,7 +183,7 @@ func load(name string) (*session.Model, error) {
 // newRig opens spec in a controller whose engine answers at once.
 func newRig(t *testing.T, spec session.Spec) *rig {
 	t.Helper()
-	return newRigOn(t, &Local{Load: load}, spec)
+	return newRigOn(t, engineOf(&Local{Load: load}), spec)
 }
 
 func newRigOn(t *testing.T, eng Engine, spec session.Spec) *rig {
