@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"sync"
 
@@ -170,9 +169,6 @@ type reader struct {
 }
 
 func (r *reader) fail() {
-	if os.Getenv("WIREDEBUG") != "" {
-		panic("fail")
-	}
 	if r.err == nil {
 		r.err = errWire
 	}
@@ -189,14 +185,10 @@ func (r *reader) uint() uint64 {
 	return x
 }
 
+// int reads what wire.int wrote: a zigzag varint (binary.AppendVarint).
 func (r *reader) int() int64 {
-	x, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return x
+	u := r.uint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (r *reader) byte() byte {
