@@ -41,7 +41,7 @@ func (Kernels) Name() string { return "Go" }
 func (k Kernels) matmul(out, x, w []float32, n, d int) {
 	if t := k.threads; t.take(n * d) {
 		t.f32 = f32Rows{out, x, w, n}
-		t.split(&t.f32, d)
+		t.split(&t.f32, d, 16)
 		return
 	}
 	matvec.Mul(out, x, w, n, d)
@@ -51,7 +51,7 @@ func (k Kernels) matmul(out, x, w []float32, n, d int) {
 func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	if t := k.threads; t.take(w.Rows * w.Cols) {
 		t.quant = quantRows{out, x, w, v, t.vecs}
-		t.split(&t.quant, w.Rows)
+		t.split(&t.quant, w.Rows, 16)
 		return
 	}
 	w.MulVec(out, x, v)
@@ -66,10 +66,60 @@ func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec)
 	b := batchRows{out, x, w, vecs}
 	if t := k.threads; t.take(len(x) * w.Rows * w.Cols) {
 		t.batch = b
-		t.split(&t.batch, w.Rows)
+		t.split(&t.batch, w.Rows, 16)
 		return
 	}
 	b.Rows(0, 0, w.Rows)
+}
+
+// mulThree sets q = Wq·x, k = Wk·x and v = Wv·x, each row mul's, on k's
+// threads as one split of the three matrices' rows, stacked (one wake of
+// the threads instead of three, and x quantized once a thread and
+// format), and reports whether it did: not without threads, nor for
+// products too small to split (splitMin, the three together), nor for
+// matrices whose rows are not whole spans of 16 (threads.split).
+func (k Kernels) mulThree(q, kk, v, x []float32, wq, wk, wv *quant.Matrix, vec *quant.Vec) bool {
+	t := k.threads
+	if t == nil || wq.Rows%16 != 0 || wk.Rows%16 != 0 || wv.Rows%16 != 0 {
+		return false
+	}
+	if !t.take((wq.Rows + wk.Rows + wv.Rows) * wq.Cols) {
+		return false
+	}
+	t.three = threeRows{x: x, out: [3][]float32{q, kk, v}, w: [3]*quant.Matrix{wq, wk, wv},
+		ends: [3]int{wq.Rows, wq.Rows + wk.Rows, wq.Rows + wk.Rows + wv.Rows}, v: vec, vecs: t.vecs}
+	t.split(&t.three, t.three.ends[2], 16)
+	return true
+}
+
+// mulGated sets gate = act(W1·x) ⊙ W3·x, act SiLU or with gelu GELU,
+// each product's rows mul's and the activation gate's, on k's threads as
+// one split: each thread multiplies its span of both matrices' rows and
+// gates that span, so the feed-forward's gating runs on every thread. It
+// reports whether it did (not without threads, nor for products too
+// small to split).
+func (k Kernels) mulGated(gate, up, x []float32, w1, w3 *quant.Matrix, gelu bool, v *quant.Vec) bool {
+	t := k.threads
+	if !t.take(2 * w1.Rows * w1.Cols) {
+		return false
+	}
+	t.gated = gatedRows{x: x, gate: gate, up: up, w1: w1, w3: w3, gelu: gelu, v: v, vecs: t.vecs}
+	t.split(&t.gated, w1.Rows, 16)
+	return true
+}
+
+// attendHeads runs a layer's attention a on k's threads, its heads split
+// among them, and reports whether it did: not without threads, nor for
+// attention too small to split (attendMin).
+func (k Kernels) attendHeads(a attendJob) bool {
+	t := k.threads
+	l := a.layer
+	if !t.takeHeads(2 * l.count * l.positions * l.size) {
+		return false
+	}
+	t.attention = a
+	t.split(&t.attention, l.count, 1)
+	return true
 }
 
 // batchRows is a batched product, out[i] = W·x[i], each x quantized into

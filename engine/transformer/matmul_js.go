@@ -241,3 +241,18 @@ func (k Kernels) Threads() int {
 	}
 	return k.simd.Threads()
 }
+
+// mulThree under js is none: the SIMD kernels split each product on
+// their own (StartThreads), and mul takes the three one by one.
+func (Kernels) mulThree(q, k, v, x []float32, wq, wk, wv *quant.Matrix, vec *quant.Vec) bool {
+	return false
+}
+
+// mulGated under js is none: mul takes the gate's and the up
+// projection's products, then gate their gated product.
+func (Kernels) mulGated(gate, up, x []float32, w1, w3 *quant.Matrix, gelu bool, v *quant.Vec) bool {
+	return false
+}
+
+// attendHeads under js is none: attend runs its layer-wide SIMD kernels.
+func (Kernels) attendHeads(attendJob) bool { return false }

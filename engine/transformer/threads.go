@@ -20,15 +20,19 @@ const splitMin = 1 << 16
 // Threads returns the native kernels splitting the rows of every matrix
 // product of 64 Ki multiply-adds or more (all of a small model's but the
 // smallest) among n threads: the calling goroutine and n−1 others, which
-// live as long as the program. Rows are independent, so the logits are
-// the same bits on any number of threads. The Kernels may be shared by
+// live as long as the program. A decode step's query, key and value
+// products split as one product of their rows stacked, and the
+// feed-forward's gate and up products as one whose threads each gate
+// the rows they multiplied; a layer's attention splits its heads (from
+// attendMin multiply-adds). Rows and heads are independent, so the
+// logits are the same bits on any number of threads. The Kernels may be shared by
 // Transformers on several goroutines: a product that finds the threads
 // busy runs on its own goroutine. n ≤ 1 gives the zero Kernels.
 func Threads(n int) Kernels {
 	if n <= 1 {
 		return Kernels{}
 	}
-	return Kernels{&threads{pool: workers.New(n), vecs: make([]quant.Vec, n-1), minSize: splitMin}}
+	return Kernels{&threads{pool: workers.New(n), vecs: make([]quant.Vec, n-1), minSize: splitMin, headsMin: attendMin}}
 }
 
 // threads are the pool of Threads' Kernels and the product it runs: one
@@ -39,10 +43,20 @@ type threads struct {
 	f32   f32Rows     // the float32 product split, or zero
 	quant quantRows   // the quantized one, or zero
 	batch batchRows   // the batched one, or zero
+	three threeRows   // the three products of one x, or zero
+	gated gatedRows   // the gated feed-forward, or zero
 	vecs  []quant.Vec // x quantized, for the threads but the caller's
 
-	minSize int // splitMin, but for BenchmarkThreads
+	attention attendJob // the attention split by heads, or zero
+
+	minSize  int // splitMin, but for BenchmarkThreads and the tests
+	headsMin int // attendMin, but for the tests
 }
+
+// attendMin is the fewest multiply-adds (scores and weighted sums) a
+// layer's attention must have to split its heads among threads:
+// BenchmarkAttendThreads.
+const attendMin = 1 << 13
 
 // take reports whether a product of size multiply-adds goes to t, which
 // it then holds until split: t exists, the product is large enough and no
@@ -51,12 +65,18 @@ func (t *threads) take(size int) bool {
 	return t != nil && size >= t.minSize && t.mu.TryLock()
 }
 
-// split runs the product that take won, job (one of t's), on the pool,
-// then lets t go.
-func (t *threads) split(job workers.Job, rows int) {
-	// Spans of 16 rows keep each thread's outputs to whole cache lines.
-	t.pool.Split(job, rows, 16)
-	t.f32, t.quant, t.batch = f32Rows{}, quantRows{}, batchRows{}
+// takeHeads is take for a layer's attention of size multiply-adds.
+func (t *threads) takeHeads(size int) bool {
+	return t != nil && size >= t.headsMin && t.mu.TryLock()
+}
+
+// split runs the job that take won (one of t's) on the pool, its rows
+// in spans of align (a product's spans of 16 rows keep each thread's
+// outputs to whole cache lines), then lets t go.
+func (t *threads) split(job workers.Job, rows, align int) {
+	t.pool.Split(job, rows, align)
+	t.f32, t.quant, t.batch, t.three, t.gated = f32Rows{}, quantRows{}, batchRows{}, threeRows{}, gatedRows{}
+	t.attention = attendJob{}
 	t.mu.Unlock()
 }
 
@@ -88,4 +108,75 @@ func (r *quantRows) Rows(thread, from, to int) {
 	}
 	rows := r.w.Slice(from, to)
 	rows.MulVec(r.out[from:to], r.x, v)
+}
+
+// threeRows are the products of one x by three matrices of x's columns,
+// out[i] = W[i]·x, whose rows are split as one matrix's: W[0]'s, then
+// W[1]'s from ends[0], then W[2]'s from ends[1] to ends[2]. Each thread
+// quantizes x for the quantized matrices its span reaches, as quantRows
+// does, once for matrices of one format.
+type threeRows struct {
+	x    []float32
+	out  [3][]float32
+	w    [3]*quant.Matrix
+	ends [3]int
+	v    *quant.Vec
+	vecs []quant.Vec
+}
+
+func (r *threeRows) Rows(thread, from, to int) {
+	v := r.v
+	if thread > 0 {
+		v = &r.vecs[thread-1]
+	}
+	quantized := quant.F32 // the format x is quantized for in v, none yet
+	begin := 0
+	for i, end := range r.ends {
+		if from < end && to > begin {
+			quantized = mulSpan(r.out[i], r.x, r.w[i], max(from, begin)-begin, min(to, end)-begin, v, quantized)
+		}
+		begin = end
+	}
+}
+
+// gatedRows is the gated feed-forward of x, gate = act(W1·x) ⊙ W3·x
+// (act GELU with gelu, else SiLU): each thread multiplies its span of
+// both matrices' rows, then gates that span.
+type gatedRows struct {
+	x, gate, up []float32
+	w1, w3      *quant.Matrix
+	gelu        bool
+	v           *quant.Vec
+	vecs        []quant.Vec
+}
+
+func (r *gatedRows) Rows(thread, from, to int) {
+	v := r.v
+	if thread > 0 {
+		v = &r.vecs[thread-1]
+	}
+	quantized := mulSpan(r.gate, r.x, r.w1, from, to, v, quant.F32)
+	mulSpan(r.up, r.x, r.w3, from, to, v, quantized)
+	if r.gelu {
+		gegluGo(r.gate[from:to], r.up[from:to])
+	} else {
+		swigluGo(r.gate[from:to], r.up[from:to])
+	}
+}
+
+// mulSpan sets rows from … to−1 of out = W·x, each row mul's: a float32
+// w by package matvec's kernel, a quantized one by its format's, x
+// quantized into v first unless v holds it for w's format already
+// (quantized, which it returns updated).
+func mulSpan(out, x []float32, w *quant.Matrix, from, to int, v *quant.Vec, quantized quant.Type) quant.Type {
+	if w.Type == quant.F32 {
+		matvec.Mul(out[from:to], x, w.F32[from*w.Cols:to*w.Cols], w.Cols, to-from)
+		return quantized
+	}
+	if w.Type != quantized {
+		w.Quantize(v, x)
+	}
+	rows := w.Slice(from, to)
+	rows.MulQuantized(out[from:to], v)
+	return w.Type
 }

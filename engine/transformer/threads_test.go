@@ -8,7 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/quant"
+	"nexttoken/engine/randmodel"
 )
 
 // TestThreadsKeepLogits decodes a model of every format on one, two and
@@ -40,6 +42,72 @@ func TestThreadsKeepLogits(t *testing.T) {
 			tr := NewWith(m, Options{Kernels: kernels[3]})
 			forwardDoesNotAllocate(t, tr, tr.Options())
 		})
+	}
+}
+
+// TestThreadsSplitEverything decodes with every split the threads have
+// taken down to the smallest: each product, the query's, key's and value's
+// products together (mulThree), the gated feed-forward with its gating
+// (mulGated) and attention head by head (attendHeads), on two and three
+// threads, in every format and in each architecture randmodel extends
+// (soft-caps, sliding windows, GELU, biases, query and key norms): the
+// logits are one thread's bits, and a pass allocates nothing.
+func TestThreadsSplitEverything(t *testing.T) {
+	const steps = 24 // past gemma2's and phi3's windows
+	kernels := map[int]Kernels{2: Threads(2), 3: Threads(3)}
+	for _, k := range kernels {
+		k.threads.minSize, k.threads.headsMin = 0, 0
+	}
+	models := map[string]*checkpoint.Model{}
+	for _, format := range threadFormats {
+		models[format] = threadModel(t, format)
+	}
+	for _, arch := range randmodel.Extensions {
+		m := threadModel(t, "F32")
+		if err := randmodel.Extend(m, arch, 3); err != nil {
+			t.Fatal(err)
+		}
+		models["F32 "+arch] = m
+	}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			want := decodeLogits(t, m, Kernels{}, steps)
+			for n, k := range kernels {
+				compareLogits(t, n, ", every split", want, decodeLogits(t, m, k, steps))
+			}
+			tr := NewWith(m, Options{Kernels: kernels[2]})
+			forwardDoesNotAllocate(t, tr, tr.Options())
+		})
+	}
+}
+
+// BenchmarkAttendThreads times a layer's attention of SmolLM2-135M's
+// shape (9 heads of 64, 3 key heads) over growing numbers of positions
+// on one and two threads: where splitting its heads starts to pay
+// (attendMin).
+func BenchmarkAttendThreads(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	two := Threads(2)
+	two.threads.headsMin = 0
+	const count, kvHeads, size = 9, 3, 64
+	for _, positions := range []int{8, 16, 32, 64, 128, 256} {
+		q, out := randomVector(rng, count*size), make([]float32, count*size)
+		keys, values := randomVector(rng, positions*kvHeads*size), randomVector(rng, positions*kvHeads*size)
+		att := make([]float32, count*positions)
+		l := heads{count: count, size: size, kvMul: count / kvHeads, positions: positions, stride: kvHeads * size, attStride: positions}
+		job := attendJob{q, keys, values, out, att, att, l, 8, 0, 0}
+		for _, k := range []struct {
+			name    string
+			kernels Kernels
+		}{{"one", Kernels{}}, {"two", two}} {
+			b.Run(fmt.Sprintf("%d/%s", positions, k.name), func(b *testing.B) {
+				for b.Loop() {
+					if !k.kernels.attendHeads(job) {
+						job.Rows(0, 0, count)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -331,9 +331,11 @@ func (t *Transformer) layers(a *activations, r *rows, start int, pause func() er
 			t.norm(r.xb[i], r.x[i], w.RMSAtt, w.NormAttBias, l)
 			r.k[i], r.v[i] = t.Cache.row(l, start+i)
 		}
-		t.mulRows(r.q, r.xb, &m.WQ)
-		t.mulRows(r.k, r.xb, &m.WK)
-		t.mulRows(r.v, r.xb, &m.WV)
+		if n > 1 || t.opts.RunC || !t.kern.mulThree(r.q[0], r.k[0], r.v[0], r.xb[0], &m.WQ, &m.WK, &m.WV, &t.vec) {
+			t.mulRows(r.q, r.xb, &m.WQ)
+			t.mulRows(r.k, r.xb, &m.WK)
+			t.mulRows(r.v, r.xb, &m.WV)
+		}
 		for i := range n {
 			q, k, v := r.q[i], r.k[i], r.v[i]
 			addBias(q, w.BQ, l)
@@ -360,7 +362,7 @@ func (t *Transformer) layers(a *activations, r *rows, start int, pause func() er
 				addBias(r.hb[i], w.BUp, l)
 				geluGo(r.hb[i])
 			}
-		} else {
+		} else if n > 1 || t.opts.RunC || !t.kern.mulGated(r.hb[0], r.hb2[0], r.xb[0], &m.W1, &m.W3, c.GELU, &t.vec) {
 			t.mulRows(r.hb, r.xb, &m.W1)
 			t.mulRows(r.hb2, r.xb, &m.W3)
 			for i := range n {
@@ -413,6 +415,9 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 	layer := heads{count: c.Heads, size: hs, kvMul: c.Heads / c.KVHeads, positions: pos + 1 - start, stride: kvDim, attStride: a.attRows}
 	layerAtt := a.att[l*c.Heads*a.attRows:][:c.Heads*a.attRows]
 	window := layerAtt[start:] // head h's weights of start..pos at h·attRows
+	if t.kern.attendHeads(attendJob{q, keys, values, out, window, layerAtt, layer, sqrtHS, c.AttnSoftcap, start}) {
+		return
+	}
 	scored := t.kern.scoreHeads(window, q, keys, layer, sqrtHS)
 	for h := range c.Heads {
 		qh := q[h*hs : (h+1)*hs]
@@ -426,6 +431,30 @@ func (t *Transformer) attend(a *activations, l, pos int, q, out []float32) {
 	}
 	t.kern.softmaxHeads(window, layer)
 	t.kern.mixHeads(out, window, values, layer)
+}
+
+// attendJob is one layer's attention of a query (attend's), head by
+// head: Rows does heads from … to−1 with attend's kernels natively, each
+// head's scores, soft-cap, softmax and weighted sum in attend's order, so
+// that heads split among threads give attend's bits.
+type attendJob struct {
+	q, keys, values, out, window, layerAtt []float32
+	layer                                  heads
+	sqrtHS, softcap                        float32
+	start                                  int
+}
+
+func (a *attendJob) Rows(_, from, to int) {
+	l := a.layer
+	for h := from; h < to; h++ {
+		att := a.window[h*l.attStride:][:l.positions]
+		off := l.keyOffset(h)
+		matvec.Scores(att, a.q[h*l.size:(h+1)*l.size], a.keys[off:], l.stride, a.sqrtHS)
+		softcap(att, a.softcap)
+		clear(a.layerAtt[h*l.attStride:][:a.start])
+		softmax.Float32(att)
+		matvec.Mix(a.out[h*l.size:(h+1)*l.size], att, a.values[off:], l.stride)
+	}
 }
 
 // softcap sets each x to limit·tanh(x/limit), as ggml computes it (a
