@@ -7,6 +7,7 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/internal/matvec"
+	"nexttoken/engine/internal/swiglu"
 	"nexttoken/engine/quant"
 )
 
@@ -152,8 +153,9 @@ func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 	return l.positions
 }
 
-// swiglu natively is the Go loop.
-func (Kernels) swiglu(gate, up []float32) { swigluGo(gate, up) }
+// swiglu natively is package swiglu's kernel, in AVX2 where the CPU has
+// it: the same bits as swigluGo.
+func (Kernels) swiglu(gate, up []float32) { swiglu.Gate(gate, up) }
 
 // softmaxHeads natively is the Go loop.
 func (Kernels) softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"nexttoken/engine/internal/matvec"
+	"nexttoken/engine/internal/swiglu"
 	"nexttoken/engine/internal/workers"
 	"nexttoken/engine/quant"
 )
@@ -160,7 +161,7 @@ func (r *gatedRows) Rows(thread, from, to int) {
 	if r.gelu {
 		gegluGo(r.gate[from:to], r.up[from:to])
 	} else {
-		swigluGo(r.gate[from:to], r.up[from:to])
+		swiglu.Gate(r.gate[from:to], r.up[from:to])
 	}
 }
 
