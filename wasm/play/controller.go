@@ -86,7 +86,7 @@ type queued struct {
 // derived for.
 type shownDetail struct {
 	key detailKey
-	d   *session.Detail
+	d   *Detail
 	err error
 }
 

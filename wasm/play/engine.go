@@ -75,7 +75,7 @@ type Answer struct {
 	Err error
 
 	Session *Summary            // after a request that changes the session
-	Detail  *session.Detail     // Show's, valid until the next Show or change of the session (session.Session.Detail)
+	Detail  *Detail             // Show's, valid until the next Show or change of the session (session.Session.Detail)
 	Redo    *session.Recomputed // Recompute's
 
 	// Stepped is how many steps a Step request took.

@@ -16,7 +16,7 @@ import (
 // detail is a Show answer's detail, which does not cross as bytes yet:
 // only a port within one program carries it, and it is nil otherwise.
 type Port interface {
-	Post(msg []byte, detail *session.Detail)
+	Post(msg []byte, detail *Detail)
 }
 
 // Remote is an engine elsewhere, behind a Port: a session in a worker.
@@ -53,7 +53,7 @@ func (e *Remote) Send(r Request, answer func(Answer)) {
 // Receive takes in a message from the engine. A message that does not
 // decode is an error; the request it answers, when that can be read,
 // gets the error for its answer.
-func (e *Remote) Receive(msg []byte, detail *session.Detail) error {
+func (e *Remote) Receive(msg []byte, detail *Detail) error {
 	r := reader{b: msg}
 	kind, id := r.header()
 	answer, ok := e.waiting[id]
@@ -86,7 +86,7 @@ const (
 	modelRenamed
 )
 
-func (e *Remote) answer(r *reader, detail *session.Detail) (Answer, error) {
+func (e *Remote) answer(r *reader, detail *Detail) (Answer, error) {
 	var aw answerWire
 	r.value(&aw)
 	for n := r.count(); n > 0 && r.err == nil; n-- {

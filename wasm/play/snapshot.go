@@ -22,7 +22,7 @@ type Snapshot struct {
 	// DetailErr says why not. It is the engine's, valid until its next
 	// Show or change of the session: a snapshot taken after a change holds
 	// none until the detail of the changed session comes.
-	Detail    *session.Detail
+	Detail    *Detail
 	DetailErr error
 
 	Settings sampler.Settings // the user's current settings: the next step's

@@ -201,7 +201,7 @@ func FuzzWireMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		local := &Local{Load: load}
 		var answered []byte
-		server := Serve(local, port(func(m []byte, _ *session.Detail) { answered = m }))
+		server := Serve(local, port(func(m []byte, _ *Detail) { answered = m }))
 		server.Receive(msg)
 		if answered != nil {
 			r := reader{b: answered}
@@ -209,7 +209,7 @@ func FuzzWireMessages(f *testing.F) {
 				t.Fatalf("the server answered %q with %q", msg, answered)
 			}
 		}
-		remote := NewRemote(port(func([]byte, *session.Detail) {}))
+		remote := NewRemote(port(func([]byte, *Detail) {}))
 		var got *Answer
 		remote.Send(Request{Op: Show}, func(a Answer) { got = &a })
 		err := remote.Receive(msg, nil)
@@ -248,11 +248,11 @@ func TestWireBytes(t *testing.T) {
 	var sizes []int
 	// A pipe that counts: the Remote's requests and the Server's answers.
 	var server *Server
-	remote := NewRemote(port(func(msg []byte, _ *session.Detail) {
+	remote := NewRemote(port(func(msg []byte, _ *Detail) {
 		sizes = append(sizes, len(msg))
 		server.Receive(slices.Clone(msg))
 	}))
-	server = Serve(&Local{Load: func(string) (*session.Model, error) { return m, nil }}, port(func(msg []byte, d *session.Detail) {
+	server = Serve(&Local{Load: func(string) (*session.Model, error) { return m, nil }}, port(func(msg []byte, d *Detail) {
 		sizes = append(sizes, len(msg))
 		remote.Receive(slices.Clone(msg), d)
 	}))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -88,7 +87,7 @@ func (c *AttentionLines) onHead(ctx app.Context, e app.Event) {
 
 // weights are the weights the lines draw in d: layer l's head's, or the
 // mean of its heads'.
-func (c *AttentionLines) weights(d *session.Detail, l int) []float32 {
+func (c *AttentionLines) weights(d *play.Detail, l int) []float32 {
 	heads := d.Attention[l]
 	if h := c.head - 1; h >= 0 && h < len(heads) {
 		return heads[h]

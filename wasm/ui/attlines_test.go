@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"nexttoken/wasm/play"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,7 +62,7 @@ func TestAttentionLines(t *testing.T) {
 
 // wantWeights are the engine's weights that head choice head (1 + a head,
 // or 0 for the mean) draws in layer l of d.
-func wantWeights(d *session.Detail, l, head int) []float64 {
+func wantWeights(d *play.Detail, l, head int) []float64 {
 	heads := d.Attention[l]
 	w := make([]float64, len(heads[0]))
 	for h, row := range heads {

@@ -9,7 +9,6 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -69,7 +68,7 @@ func (c *BarsCard) paint(s play.Snapshot) {
 }
 
 // rows are the tokens listed, in the card's order.
-func (c *BarsCard) rows(d *session.Detail) []int {
+func (c *BarsCard) rows(d *play.Detail) []int {
 	probs := d.Choice.Softmax.Probs
 	ids := slices.Clone(c.Board.rows(d))
 	if c.byID {
@@ -82,7 +81,7 @@ func (c *BarsCard) rows(d *session.Detail) []int {
 
 // barsHTML is the list of bars of step d, tokens ids in order with the
 // keyboard on the active-th, and the card's hint.
-func barsHTML(d *session.Detail, m *play.Model, ids []int, active int) (bars, hint string) {
+func barsHTML(d *play.Detail, m *play.Model, ids []int, active int) (bars, hint string) {
 	ch := d.Choice
 	probs := ch.Softmax.Probs
 	final := finalProbs(ch)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -23,14 +22,14 @@ type board struct {
 	s     play.Snapshot
 	views []painter
 
-	top    []int           // the tokens tables list for topFor, worked out once a snapshot
-	topFor *session.Detail //
+	top    []int        // the tokens tables list for topFor, worked out once a snapshot
+	topFor *play.Detail //
 }
 
 // rows are the tokens the tables of step d list (allOrTop), worked out
 // once for all the views that paint a snapshot: for a 49,152-token
 // vocabulary that is a pass over it, not one a view.
-func (b *board) rows(d *session.Detail) []int {
+func (b *board) rows(d *play.Detail) []int {
 	if b == nil {
 		return allOrTop(probsOf(d))
 	}

@@ -12,7 +12,6 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
-	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -323,7 +322,7 @@ func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
 
 // compareCard runs the two chains on step d's logits when the card is
 // open.
-func compareCard(s play.Snapshot, d *session.Detail, do compareActions) app.UI {
+func compareCard(s play.Snapshot, d *play.Detail, do compareActions) app.UI {
 	pg := s.Page
 	c := &CompareCard{Open: pg.CompareOpen(), Chains: pg.CompareChains(), Same: !pg.Compare.Own, Model: s.Model(), Do: do}
 	if !c.Open || d.Choice == nil {

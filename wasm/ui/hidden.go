@@ -6,7 +6,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -52,7 +51,7 @@ const maxHiddenSpans = 16
 
 // hiddenHTML is h, and for a classifier small enough every row of W with
 // the logit it gives.
-func hiddenHTML(d *session.Detail, m *play.Model) string {
+func hiddenHTML(d *play.Detail, m *play.Model) string {
 	var b strings.Builder
 	b.WriteString(`<div id="hidden-h" class="vector"><strong>h =</strong>`)
 	if len(d.Hidden) <= maxHiddenSpans {

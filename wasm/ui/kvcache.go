@@ -7,7 +7,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -167,7 +166,7 @@ func (c *KVCard) selectLayer(l int) app.EventHandler {
 // kvShown is what the card draws: the detail it reads the cache from and
 // the tokens of the cached positions.
 type kvShown struct {
-	d      *session.Detail
+	d      *play.Detail
 	tokens []string
 	growth []int // positions after prefill and after each step
 	epoch  int   // the session's: a rewritten past redraws every row

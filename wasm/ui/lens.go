@@ -11,7 +11,7 @@ import (
 
 // lensCard is the logit lens card's input: the lens of the step on
 // display, which the detail carries while the card is open.
-func lensCard(s play.Snapshot, d *session.Detail, do lensActions) app.UI {
+func lensCard(s play.Snapshot, d *play.Detail, do lensActions) app.UI {
 	if s.Model().Typed {
 		return app.Text("")
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -180,7 +179,7 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 
 // probsOf are step d's probabilities, or with every token masked, where
 // the sampler had none, the logits, which still order the rows.
-func probsOf(d *session.Detail) []float64 {
+func probsOf(d *play.Detail) []float64 {
 	if d.Choice == nil {
 		return d.Logits
 	}
@@ -189,7 +188,7 @@ func probsOf(d *session.Detail) []float64 {
 
 // rows picks the tokens to list: all of a small vocabulary, else the
 // search's matches or the most probable ones.
-func (c *LogitsCard) rows(d *session.Detail) []int {
+func (c *LogitsCard) rows(d *play.Detail) []int {
 	if c.query != "" && len(probsOf(d)) > maxRows {
 		return c.Model.Matching(c.query, maxRows)
 	}
@@ -203,7 +202,7 @@ type logitRowView struct {
 }
 
 // logitRow is token id's row at step d.
-func logitRow(d *session.Detail, field play.FieldError, id int) logitRowView {
+func logitRow(d *play.Detail, field play.FieldError, id int) logitRowView {
 	r := logitRowView{p: "–", badge: "badge hidden"}
 	if d.Choice != nil {
 		r.p = sig(d.Choice.Softmax.Probs[id])

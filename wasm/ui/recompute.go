@@ -12,7 +12,7 @@ import (
 
 // recomputeCard is the card's input: the model's shape for the counts and,
 // when the switch is on, the step on display recomputed without the cache.
-func recomputeCard(s play.Snapshot, d *session.Detail, do recomputeActions, b *board) app.UI {
+func recomputeCard(s play.Snapshot, d *play.Detail, do recomputeActions, b *board) app.UI {
 	m := s.Model()
 	if m.Typed {
 		return app.Text("")

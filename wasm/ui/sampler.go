@@ -9,7 +9,6 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -79,7 +78,7 @@ func contextHTML(text string) string {
 
 // samplerStepHTML is the sampler's part of step d: whether the steps
 // taken used other settings, the stages, the choice and the draw.
-func samplerStepHTML(s play.Snapshot, d *session.Detail) string {
+func samplerStepHTML(s play.Snapshot, d *play.Detail) string {
 	var b strings.Builder
 	if s.Rerun > 0 {
 		b.WriteString(`<p class="rerun">` + esc("These settings apply from the next step; the steps taken keep the settings they were taken with. ") +
@@ -228,7 +227,7 @@ func (c *SamplerCard) onSequence(ctx app.Context, e app.Event) {
 }
 
 // stagesHTML lists what each stage of the sampler did at step d.
-func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {
+func stagesHTML(b *strings.Builder, d *play.Detail, used sampler.Settings) {
 	if len(d.Choice.Stages) == 0 {
 		return
 	}
@@ -257,7 +256,7 @@ func stagesHTML(b *strings.Builder, d *session.Detail, used sampler.Settings) {
 }
 
 // choiceHTML says how step d's token was chosen, and draws the draw.
-func choiceHTML(b *strings.Builder, d *session.Detail, m *play.Model, used sampler.Settings) {
+func choiceHTML(b *strings.Builder, d *play.Detail, m *play.Model, used sampler.Settings) {
 	step, ch := d.Step, d.Choice
 	p := sig(step.Prob)
 	b.WriteString(`<div class="choice"><p>`)
@@ -289,7 +288,7 @@ const maxSegments = 40
 // of segments, with a mark where the draw landed: the candidates before
 // the chosen one, up to maxSegments, the chosen one always, and the rest
 // as one segment.
-func drawHTML(b *strings.Builder, det *session.Detail, m *play.Model, used sampler.Settings) {
+func drawHTML(b *strings.Builder, det *play.Detail, m *play.Model, used sampler.Settings) {
 	d := det.Choice.Draw
 	if d == nil || len(d.CDF) == 0 || d.Total <= 0 {
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -38,7 +37,7 @@ func (c *SoftmaxCard) paint(s play.Snapshot) {
 }
 
 // softmaxHTML is the softmax card's table and notes for step d.
-func softmaxHTML(d *session.Detail, m *play.Model, ids []int) string {
+func softmaxHTML(d *play.Detail, m *play.Model, ids []int) string {
 	if d.Choice == nil {
 		return unsampledHTML(d)
 	}

@@ -3,7 +3,6 @@ package ui
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/session"
 	"nexttoken/wasm/play"
 )
 
@@ -36,14 +35,14 @@ func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
 
 // unsampledHTML says why the sampler could not choose at step d, where a
 // card would show what it chose.
-func unsampledHTML(d *session.Detail) string {
+func unsampledHTML(d *play.Detail) string {
 	return `<p class="notice" role="status">` + esc(play.Words(d.Unsampled)+" Type a number into one of the logits to unmask its token, or Undo.") + `</p>`
 }
 
 // shownDetail is the detail of the step on display, or nil when there is
 // none to show: the session has ended and its next step is on display, or
 // the detail is on its way.
-func shownDetail(s play.Snapshot) *session.Detail {
+func shownDetail(s play.Snapshot) *play.Detail {
 	if s.Detail == nil || s.Detail.Index != s.Shown {
 		return nil
 	}
@@ -119,7 +118,7 @@ func (c *StepTitle) paint(s play.Snapshot) {
 }
 
 // stepTitle names step d and what the model read for it.
-func stepTitle(s play.Snapshot, d *session.Detail) string {
+func stepTitle(s play.Snapshot, d *play.Detail) string {
 	title := "Next step"
 	if d.Index < s.Steps() {
 		title = "Step " + itoa(d.Index+1)

@@ -6,7 +6,6 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
-	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -226,7 +225,7 @@ func (w *words) value(name string) string {
 // words writes a tour stop's words, HTML, with the step's numbers.
 type words struct {
 	s play.Snapshot
-	d *session.Detail
+	d *play.Detail
 	m *play.Model
 }
 

@@ -49,7 +49,7 @@ type testPage struct{ ctl *play.Controller }
 func (p *testPage) s() play.Snapshot { return p.ctl.Snapshot() }
 
 // d is the detail of the step on display.
-func (p *testPage) d() *session.Detail { return p.ctl.Snapshot().Detail }
+func (p *testPage) d() *play.Detail { return p.ctl.Snapshot().Detail }
 
 // paintOf is what hot view v paints for s, by element id, all of it
 // together for text checks.
