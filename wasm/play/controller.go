@@ -1,6 +1,7 @@
 package play
 
 import (
+	"slices"
 	"time"
 
 	"nexttoken/engine/sampler"
@@ -59,6 +60,7 @@ type Controller struct {
 	// session (atTourStop).
 	tourRev int
 	rec     recomputeState
+	rows    wantedRows // the tokens the views list besides the detail's own
 
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed
@@ -90,10 +92,37 @@ type shownDetail struct {
 	err error
 }
 
-// detailKey is what a detail is derived for: a summary, a step and the
-// logit lens's tokens a layer.
+// detailKey is what a detail is derived for: a summary, a step, the
+// logit lens's tokens a layer and the rows the views asked for (a count
+// of WantRows calls that changed them).
 type detailKey struct {
-	sum, step, lens int
+	sum, step, lens, rows int
+}
+
+// wantedRows are the tokens whose rows the views want in the details to
+// come (WantRows), and a count of their changes.
+type wantedRows struct {
+	ids []int
+	rev int
+}
+
+// WantRows asks for the rows of tokens ids in the details to come, besides
+// those a detail lists (Detail.Listed): a search's matches, or the rows a
+// table keeps while a slider is held. The detail on display follows if it
+// lacks one of them.
+func (c *Controller) WantRows(ids []int) {
+	if slices.Equal(ids, c.rows.ids) {
+		return
+	}
+	c.rows.ids = slices.Clone(ids)
+	c.rows.rev++
+	switch d := c.detail.d; {
+	case d != nil && d.holds(ids):
+		c.detail.key.rows = c.rows.rev // it needs no other
+	case d != nil:
+		c.do("", c.refresh)
+		c.draw()
+	}
 }
 
 // entry is the state before a user's action: undoing the action goes back
@@ -127,7 +156,7 @@ func New(eng Engine, host Host, path string) *Controller {
 		run: runState{n: DefaultRunSteps}, page: DefaultPage(), pending: noDetail}
 }
 
-var noDetail = detailKey{-1, -1, -1}
+var noDetail = detailKey{-1, -1, -1, -1}
 
 // send sends r to the engine. The controller is busy until the answer
 // has been taken in; then the actions that waited run, the detail follows,
@@ -252,10 +281,10 @@ func (c *Controller) refresh() {
 	if c.busy || c.sum == nil {
 		return
 	}
-	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens()}
+	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev}
 	if want != c.detail.key && want != c.pending {
 		c.pending = want
-		c.send(Request{Op: Show, Step: want.step, Lens: want.lens}, func(a Answer) {
+		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids}, func(a Answer) {
 			c.detail = shownDetail{key: want, d: a.Detail, err: a.Err}
 			c.pending = noDetail
 			c.rev++

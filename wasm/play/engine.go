@@ -60,6 +60,7 @@ type Request struct {
 	N      int              // Step: at most this many
 	Budget time.Duration    // Step: stop after this long (0: no limit)
 	Lens   int              // Show: tokens a layer of the logit lens; 0 leaves it out
+	Rows   []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
 	Set    sampler.Settings // SetSampler's settings
 
 	// Keep are the settings the next step uses once an action that

@@ -30,7 +30,7 @@ func (st *recomputeState) refresh(c *Controller) {
 	if !c.page.Recompute || c.run.on || c.sum.Model.Typed || st.pending {
 		return
 	}
-	key := detailKey{c.sumRev, c.detailStep(), 0}
+	key := detailKey{sum: c.sumRev, step: c.detailStep()}
 	if key == st.key {
 		return
 	}

@@ -69,12 +69,12 @@ func (c *BarsCard) paint(s play.Snapshot) {
 
 // rows are the tokens listed, in the card's order.
 func (c *BarsCard) rows(d *play.Detail) []int {
-	probs := d.Choice.Softmax.Probs
 	ids := slices.Clone(c.Board.rows(d))
 	if c.byID {
 		slices.Sort(ids)
 	} else {
-		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(probs[b], probs[a]) })
+		p := func(id int) float64 { r, _ := d.Row(id); return r.P }
+		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(p(b), p(a)) })
 	}
 	return ids
 }
@@ -82,11 +82,9 @@ func (c *BarsCard) rows(d *play.Detail) []int {
 // barsHTML is the list of bars of step d, tokens ids in order with the
 // keyboard on the active-th, and the card's hint.
 func barsHTML(d *play.Detail, m *play.Model, ids []int, active int) (bars, hint string) {
-	ch := d.Choice
-	probs := ch.Softmax.Probs
-	final := finalProbs(ch)
 	var b strings.Builder
 	for i, id := range ids {
+		r, _ := d.Row(id)
 		class := "bar"
 		if id == d.Step.Token {
 			class += " chosen"
@@ -95,22 +93,23 @@ func barsHTML(d *play.Detail, m *play.Model, ids []int, active int) (bars, hint 
 			class += " active"
 		}
 		after := `<span class="bar-after"></span>`
-		switch by := removedBy(ch, id); {
-		case by != "":
+		switch {
+		case r.RemovedBy > 0:
+			by := stageLabel(d.Choice.Stages[r.RemovedBy-1].Name)
 			class += " removed"
 			after = `<span class="bar-after" title="removed by ` + esc(by) + `">` + esc("✕ "+by) + `</span>`
-		case final != nil:
-			after = `<span class="bar-after" title="renormalised after the filters">` + esc("→ "+sig(final[id])) + `</span>`
+		case d.Filtered:
+			after = `<span class="bar-after" title="renormalised after the filters">` + esc("→ "+sig(r.Final)) + `</span>`
 		}
 		b.WriteString(`<div role="option" class="` + class + `" data-token="` + itoa(id) + `" aria-selected="` + strconv.FormatBool(i == active) +
 			`" title="` + esc("choose "+quote(m.Label(id))+" at this step") + `">`)
 		tag(&b, "span", `class="bar-label"`, m.Label(id))
-		b.WriteString(`<span class="bar-track"><span class="bar-fill" style="width:` + strconv.FormatFloat(100*probs[id], 'f', 2, 64) + `%"></span></span>`)
-		tag(&b, "span", `class="bar-value"`, sig(probs[id]))
+		b.WriteString(`<span class="bar-track"><span class="bar-fill" style="width:` + strconv.FormatFloat(100*r.P, 'f', 2, 64) + `%"></span></span>`)
+		tag(&b, "span", `class="bar-value"`, sig(r.P))
 		b.WriteString(after + `</div>`)
 	}
 	hint = "Click a token, or press Enter on it, to choose it here instead (the session forks at this step)."
-	if final != nil {
+	if d.Filtered {
 		hint += " ✕ marks a token a filter removed; → is a survivor's probability once the survivors are renormalised to sum to 1."
 	}
 	return b.String(), esc(hint)
@@ -162,33 +161,6 @@ func (c *BarsCard) force(token int) {
 	if d := shownDetail(c.Board.s); d != nil {
 		c.Do.Force(d.Index, token)
 	}
-}
-
-// filters reports whether a stage removes tokens.
-func filters(st sampler.Stage) bool {
-	return st.Name != sampler.StageRepetitionPenalty && st.Name != sampler.StageTemperature
-}
-
-// finalProbs is the distribution after the last filter, or nil when no
-// filter ran.
-func finalProbs(c *sampler.Choice) []float64 {
-	var p []float64
-	for _, st := range c.Stages {
-		if filters(st) {
-			p = st.Probs
-		}
-	}
-	return p
-}
-
-// removedBy names the stage that removed token id, or "".
-func removedBy(c *sampler.Choice, id int) string {
-	for _, st := range c.Stages {
-		if _, found := slices.BinarySearch(st.Removed, id); found && filters(st) {
-			return stageLabel(st.Name)
-		}
-	}
-	return ""
 }
 
 // stageLabel is how a stage is named on the page: another runtime's by

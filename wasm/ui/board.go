@@ -21,23 +21,10 @@ import (
 type board struct {
 	s     play.Snapshot
 	views []painter
-
-	top    []int        // the tokens tables list for topFor, worked out once a snapshot
-	topFor *play.Detail //
 }
 
-// rows are the tokens the tables of step d list (allOrTop), worked out
-// once for all the views that paint a snapshot: for a 49,152-token
-// vocabulary that is a pass over it, not one a view.
-func (b *board) rows(d *play.Detail) []int {
-	if b == nil {
-		return allOrTop(probsOf(d))
-	}
-	if b.topFor != d {
-		b.top, b.topFor = allOrTop(probsOf(d)), d
-	}
-	return b.top
-}
+// rows are the tokens the tables of step d list (play.Detail.Listed).
+func (b *board) rows(d *play.Detail) []int { return d.Listed }
 
 // snapshot is the snapshot the hot views show, or none before the first.
 func (b *board) snapshot() play.Snapshot {
@@ -56,7 +43,7 @@ type painter interface {
 // program, which would leave a dead page: the view is left as it was and
 // the others paint.
 func (b *board) show(s play.Snapshot) {
-	b.s, b.topFor = s, nil
+	b.s = s
 	for _, v := range b.views {
 		paintSafely(v, s)
 	}

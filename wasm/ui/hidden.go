@@ -81,7 +81,8 @@ func hiddenHTML(d *play.Detail, m *play.Model) string {
 		for _, w := range row {
 			tag(&b, "td", secondary, fixed(float64(w), 3))
 		}
-		tag(&b, "td", `class="result"`, fixed(d.Computed[id], 4))
+		r, _ := d.Row(id) // the head is shown only where every token is listed
+		tag(&b, "td", `class="result"`, fixed(r.Computed, 4))
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</table></div>")

@@ -13,7 +13,7 @@ import (
 
 // maxRows is how many tokens a table lists before it shows the most
 // probable ones and a search box.
-const maxRows = 24
+const maxRows = play.ListedRows
 
 // LogitsCard lists the logits of the step on display (all of a small
 // vocabulary, else the most probable and any that match a search), each as
@@ -33,10 +33,11 @@ type LogitsCard struct {
 	Model *play.Model // hand-typed logits (Typed): tokens can be renamed, added and removed
 	Do    logitActions
 
-	query  string  // the search box
-	held   bool    // a field or slider is in use
-	order  []int   // the tokens painted, row by row
-	lo, hi float64 // their slider scale
+	query   string  // the search box
+	matches []int   // the tokens that match it, at most maxRows
+	held    bool    // a field or slider is in use
+	order   []int   // the tokens painted, row by row
+	lo, hi  float64 // their slider scale
 }
 
 // logitActions are what the logits card asks of the controller.
@@ -47,6 +48,7 @@ type logitActions interface {
 	AddToken()
 	BeginGesture()
 	EndGesture()
+	WantRows(ids []int)
 	Snapshot() play.Snapshot
 }
 
@@ -132,16 +134,15 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 	fresh := !c.held || c.order == nil
 	if fresh {
 		c.order = c.rows(d)
-		c.lo, c.hi = sliderRange(d.Logits)
-		probs := probsOf(d)
+		c.lo, c.hi = d.LogitRange[0], d.LogitRange[1]
 		hint := ""
 		switch {
 		case c.query != "" && len(c.order) == 0:
 			hint = "No token matches " + quote(c.query) + "."
 		case c.query != "":
 			hint = itoa(len(c.order)) + " tokens match; at most " + itoa(maxRows) + " are listed."
-		case len(probs) > len(c.order):
-			hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(len(probs)) + " tokens; search to reach the others."
+		case d.Vocab > len(c.order):
+			hint = "The " + itoa(len(c.order)) + " most probable of " + itoa(d.Vocab) + " tokens; search to reach the others."
 		}
 		setHTML("logits-hint", esc(hint))
 		setHTML("logits-count", itoa(len(c.order)))
@@ -153,6 +154,7 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 			continue
 		}
 		tok := c.order[i]
+		logit, ok := d.Row(tok)
 		r := logitRow(d, s.Field, tok)
 		if fresh {
 			name := c.Model.Label(tok)
@@ -163,11 +165,15 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 			} else {
 				setHTML(id("label"), esc(name))
 			}
-			setValue(id("input"), fixed(d.Logits[tok], 4))
+			value := "" // on its way: the rows the card asked for come with the next detail
+			if ok {
+				value = fixed(logit.Logit, 4)
+			}
+			setValue(id("input"), value)
 			setAttr(id("input"), "aria-label", "logit of "+name)
 			setAttr(id("slide"), "min", num(c.lo))
 			setAttr(id("slide"), "max", num(c.hi))
-			setValue(id("slide"), num(math.Max(c.lo, d.Logits[tok])))
+			setValue(id("slide"), num(math.Max(c.lo, logit.Logit)))
 			setAttr(id("slide"), "aria-label", "slider for "+name)
 		}
 		setAttr(id("row"), "class", r.class)
@@ -177,20 +183,11 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 	}
 }
 
-// probsOf are step d's probabilities, or with every token masked, where
-// the sampler had none, the logits, which still order the rows.
-func probsOf(d *play.Detail) []float64 {
-	if d.Choice == nil {
-		return d.Logits
-	}
-	return d.Choice.Softmax.Probs
-}
-
 // rows picks the tokens to list: all of a small vocabulary, else the
 // search's matches or the most probable ones.
 func (c *LogitsCard) rows(d *play.Detail) []int {
-	if c.query != "" && len(probsOf(d)) > maxRows {
-		return c.Model.Matching(c.query, maxRows)
+	if c.query != "" && d.Vocab > maxRows {
+		return c.matches
 	}
 	return c.Board.rows(d)
 }
@@ -204,8 +201,8 @@ type logitRowView struct {
 // logitRow is token id's row at step d.
 func logitRow(d *play.Detail, field play.FieldError, id int) logitRowView {
 	r := logitRowView{p: "–", badge: "badge hidden"}
-	if d.Choice != nil {
-		r.p = sig(d.Choice.Softmax.Probs[id])
+	if row, ok := d.Row(id); ok && d.Choice != nil {
+		r.p = sig(row.P)
 	}
 	if slices.Contains(d.Step.Edited, id) {
 		r.class, r.badge = "edited", "badge"
@@ -218,18 +215,6 @@ func logitRow(d *play.Detail, field play.FieldError, id int) logitRowView {
 
 // num writes a number as an input's attribute takes it.
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-
-// sliderRange spans the step's finite logits, at least −10 to 10, in whole
-// numbers, so every slider of a step has the same scale.
-func sliderRange(logits []float64) (lo, hi float64) {
-	lo, hi = -10, 10
-	for _, l := range logits {
-		if !math.IsInf(l, 0) {
-			lo, hi = math.Min(lo, math.Floor(l)), math.Max(hi, math.Ceil(l))
-		}
-	}
-	return lo, hi
-}
 
 // The table handles its rows' events: the rows carry no handlers, so a new
 // step, which lists other tokens, does not replace a handler per field.
@@ -276,8 +261,11 @@ func (c *LogitsCard) onClick(ctx app.Context, e app.Event) {
 	}
 }
 
+// hold keeps the rows as they are, and their numbers in the details to
+// come.
 func (c *LogitsCard) hold() {
 	c.held = true
+	c.Do.WantRows(slices.Concat(c.matches, c.order))
 	c.Do.BeginGesture()
 }
 
@@ -285,13 +273,24 @@ func (c *LogitsCard) hold() {
 func (c *LogitsCard) release() {
 	c.held = false
 	c.Do.EndGesture()
+	c.Do.WantRows(c.matches)
 	paintSafely(c, c.Board.s)
 }
 
 func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
-	c.query = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+	c.search(ctx.JSSrc().Get("value").String())
 	paintSafely(c, c.Board.s)
 	ctx.PreventUpdate()
+}
+
+// search lists the tokens whose text holds q, and asks for their rows.
+func (c *LogitsCard) search(q string) {
+	c.query = strings.TrimSpace(q)
+	c.matches = nil
+	if c.query != "" {
+		c.matches = c.Model.Matching(c.query, maxRows)
+	}
+	c.Do.WantRows(c.matches)
 }
 
 // edit sets token id's logit at the step on display to the field's value,
@@ -304,7 +303,8 @@ func (c *LogitsCard) edit(id int, field app.Value) {
 	c.Do.EditLogitText(d.Index, id, field.Get("value").String())
 	if s := c.Do.Snapshot(); s.Field.Field == play.LogitField(id) {
 		if d := shownDetail(s); d != nil {
-			field.Set("value", fixed(d.Logits[id], 4))
+			r, _ := d.Row(id)
+			field.Set("value", fixed(r.Logit, 4))
 		}
 	}
 }

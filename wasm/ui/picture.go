@@ -91,8 +91,9 @@ func (c *Picture) paint(s play.Snapshot) {
 			ids = ids[:min(len(ids), maxPictureTop)]
 		}
 		for i, id := range ids {
-			picAt(&b, "pic-logits", 256, 200+picLine*i, m.Label(id)+" "+fixed(d.Logits[id], 4))
-			picAt(&b, "pic-probs", 394, 200+picLine*i, m.Label(id)+" "+sig(ch.Softmax.Probs[id]))
+			r, _ := d.Row(id)
+			picAt(&b, "pic-logits", 256, 200+picLine*i, m.Label(id)+" "+fixed(r.Logit, 4))
+			picAt(&b, "pic-probs", 394, 200+picLine*i, m.Label(id)+" "+sig(r.P))
 		}
 		// The sampler's stages that removed tokens, with the tokens each
 		// left, and how it chose.

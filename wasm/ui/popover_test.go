@@ -49,13 +49,13 @@ func TestStepTip(t *testing.T) {
 				if r[2] != itoa(j+1) || r[3] != esc(s.Model().Label(id)) {
 					t.Errorf("row %d: %q %q", j+1, r[2], r[3])
 				}
-				if want := sig(d.Choice.Softmax.Probs[id]); r[5] != want {
-					t.Errorf("row %d (token %d): p %s, the Probabilities card %s", j+1, id, r[5], want)
+				card, ok := d.Row(id)
+				if want := sig(card.P); r[5] != want || !ok {
+					t.Errorf("row %d (token %d): p %s, the Probabilities card %s (listed: %v)", j+1, id, r[5], want, ok)
 				}
-				want := removedBy(d.Choice, id)
-				if want == "" {
-					want = "—"
-				} else {
+				want := "—"
+				if card.RemovedBy > 0 {
+					want = stageLabel(d.Choice.Stages[card.RemovedBy-1].Name)
 					removed++
 				}
 				if r[6] != esc(want) {

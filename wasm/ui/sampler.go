@@ -232,7 +232,7 @@ func stagesHTML(b *strings.Builder, d *play.Detail, used sampler.Settings) {
 		return
 	}
 	b.WriteString(`<ol id="stages" class="stages">`)
-	prev := len(d.Choice.Softmax.Probs)
+	prev := d.Vocab
 	for _, st := range d.Choice.Stages {
 		var what string
 		switch {
@@ -281,27 +281,23 @@ func choiceHTML(b *strings.Builder, d *play.Detail, m *play.Model, used sampler.
 	b.WriteString("</div>")
 }
 
-// maxSegments is how many candidates the cumulative bar draws one by one.
-const maxSegments = 40
-
 // drawHTML shows the cumulative distribution of the candidates as one bar
 // of segments, with a mark where the draw landed: the candidates before
 // the chosen one, up to maxSegments, the chosen one always, and the rest
 // as one segment.
 func drawHTML(b *strings.Builder, det *play.Detail, m *play.Model, used sampler.Settings) {
-	d := det.Choice.Draw
-	if d == nil || len(d.CDF) == 0 || d.Total <= 0 {
+	d, seg := det.Choice.Draw, det.Segments
+	if d == nil || seg == nil || d.Total <= 0 {
 		return
 	}
 	b.WriteString(`<div class="draw"><div class="cdf">`)
-	segment := func(i int, lo float64) {
+	segment := func(i, id int, lo, hi float64) {
 		class := "seg"
 		if i == d.Index {
 			class += " hit"
 		}
-		id := d.Order[i]
-		b.WriteString(`<span class="` + class + `" style="width:` + pct((d.CDF[i]-lo)/d.Total) + `" title="` +
-			esc(m.Label(id)+": ["+sig(lo)+", "+sig(d.CDF[i])+")") + `">` + esc(m.Label(id)) + `</span>`)
+		b.WriteString(`<span class="` + class + `" style="width:` + pct((hi-lo)/d.Total) + `" title="` +
+			esc(m.Label(id)+": ["+sig(lo)+", "+sig(hi)+")") + `">` + esc(m.Label(id)) + `</span>`)
 	}
 	rest := func(from, to int, lo, hi float64) {
 		if to > from {
@@ -309,21 +305,20 @@ func drawHTML(b *strings.Builder, det *play.Detail, m *play.Model, used sampler.
 		}
 	}
 	prev := 0.0
-	shown := min(len(d.Order), maxSegments)
-	for i := range shown {
-		segment(i, prev)
-		prev = d.CDF[i]
+	shown := len(seg.Order)
+	for i, id := range seg.Order {
+		segment(i, id, prev, seg.CDF[i])
+		prev = seg.CDF[i]
 	}
 	if d.Index >= shown { // the chosen token, beyond the segments drawn one by one
-		lo := d.CDF[d.Index-1]
-		rest(shown, d.Index, prev, lo)
-		segment(d.Index, lo)
-		prev = d.CDF[d.Index]
+		rest(shown, d.Index, prev, seg.Before)
+		segment(d.Index, seg.Chosen, seg.Before, seg.Through)
+		prev = seg.Through
 		shown = d.Index + 1
 	}
-	rest(shown, len(d.Order), prev, d.Total)
+	rest(shown, seg.Candidates, prev, d.Total)
 	b.WriteString(`<span class="mark" style="left:` + pct(d.Target/d.Total) + `"></span></div>`)
-	chosen := quote(m.Label(d.Order[d.Index]))
+	chosen := quote(m.Label(seg.Chosen))
 	why := "The cumulative distribution runs over the candidates, most probable first"
 	switch {
 	case used.Mode == sampler.LlamaCpp:
@@ -332,7 +327,7 @@ func drawHTML(b *strings.Builder, det *play.Detail, m *play.Model, used sampler.
 		why = "Hugging Face's chain, walked in token-id order: " + det.Choice.Note
 	case d.Target != d.U:
 		why += "; run.c does not renormalise the survivors of top-p but scales u by their mass"
-	case finalProbs(det.Choice) != nil:
+	case det.Filtered:
 		why += ", with the probabilities renormalised after the filters: " + chosen + "'s p = " + sig(det.Choice.Prob) +
 			" became " + sig(d.Hi-d.Lo) + ", the width of its interval"
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -38,10 +37,10 @@ func (c *SoftmaxCard) paint(s play.Snapshot) {
 
 // softmaxHTML is the softmax card's table and notes for step d.
 func softmaxHTML(d *play.Detail, m *play.Model, ids []int) string {
-	if d.Choice == nil {
+	sm := d.Softmax
+	if sm == nil {
 		return unsampledHTML(d)
 	}
-	sm := d.Choice.Softmax
 	scaled := sm.Temperature != 1
 	s := "ℓ"
 	var b strings.Builder
@@ -54,19 +53,20 @@ func softmaxHTML(d *play.Detail, m *play.Model, ids []int) string {
 	tag(&b, "th", secondary, "e^("+s+" − max)")
 	b.WriteString(`<th class="p">p</th></tr>`)
 	for _, id := range ids {
+		r, _ := d.Row(id)
 		b.WriteString(`<tr data-token="` + itoa(id) + `"`)
 		if id == d.Step.Token {
 			b.WriteString(` class="chosen"`)
 		}
 		b.WriteString(">")
 		tag(&b, "th", "", m.Label(id))
-		tag(&b, "td", "", fixed(sm.Logits[id], 4))
+		tag(&b, "td", "", fixed(r.In, 4))
 		if scaled {
-			tag(&b, "td", secondary, fixed(sm.Scaled[id], 4))
+			tag(&b, "td", secondary, fixed(r.Scaled, 4))
 		}
-		tag(&b, "td", secondary, fixed(sm.Shifted[id], 4))
-		tag(&b, "td", secondary, sig(sm.Exp[id]))
-		tag(&b, "td", `class="p"`, sig(sm.Probs[id]))
+		tag(&b, "td", secondary, fixed(r.Shifted, 4))
+		tag(&b, "td", secondary, sig(r.Exp))
+		tag(&b, "td", `class="p"`, sig(r.P))
 		b.WriteString("</tr>")
 	}
 	b.WriteString(`</table></div><ul class="notes">`)
@@ -76,30 +76,16 @@ func softmaxHTML(d *play.Detail, m *play.Model, ids []int) string {
 	case scaled:
 		tag(&b, "li", "", "Temperature T = "+sig(sm.Temperature)+" divides every logit first: T < 1 sharpens the distribution, T > 1 flattens it.")
 	}
-	argmax := softmax.Top(sm.Probs, 1, nil)[0]
 	b.WriteString("<li>max = ")
 	tag(&b, "strong", `id="softmax-max"`, fixed(sm.Max, 4))
-	b.WriteString(esc(" (" + m.Label(argmax) + "): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division."))
+	b.WriteString(esc(" (" + m.Label(sm.Argmax) + "): subtracting it keeps every exponential ≤ 1, so none overflows; it cancels in the division."))
 	b.WriteString("</li><li>" + esc("Σ e^("+s+" − max) = "))
 	tag(&b, "strong", `id="softmax-sum"`, sig6(sm.Sum))
-	b.WriteString(esc(", over all "+itoa(len(sm.Probs))+" tokens") + "</li>")
+	b.WriteString(esc(", over all "+itoa(d.Vocab)+" tokens") + "</li>")
 	tag(&b, "li", "", "p = e^("+s+" − max) / Σ, so the probabilities add up to 1.")
-	if len(sm.Probs) > len(ids) {
-		tag(&b, "li", "", "The table lists the "+itoa(len(ids))+" most probable of "+itoa(len(sm.Probs))+" tokens.")
+	if d.Vocab > len(ids) {
+		tag(&b, "li", "", "The table lists the "+itoa(len(ids))+" most probable of "+itoa(d.Vocab)+" tokens.")
 	}
 	b.WriteString("</ul>")
 	return b.String()
-}
-
-// allOrTop lists every token of a small vocabulary in id order, else the
-// maxRows most probable, most probable first.
-func allOrTop(probs []float64) []int {
-	if len(probs) > maxRows {
-		return softmax.Top(probs, maxRows, nil)
-	}
-	ids := make([]int, len(probs))
-	for i := range ids {
-		ids[i] = i
-	}
-	return ids
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"nexttoken/engine/sampler"
+	"nexttoken/engine/session"
 	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
@@ -150,7 +151,7 @@ func (w *words) fill(p string) string {
 // value is the step's number, or words, that {name} stands for.
 func (w *words) value(name string) string {
 	s, d, m := w.s, w.d, w.m
-	sm := d.Choice.Softmax
+	sm := d.Softmax
 	switch name {
 	case "prompt":
 		return w.quote(s.Session.Spec.Prompt)
@@ -193,19 +194,19 @@ func (w *words) value(name string) string {
 		}
 		return ""
 	case "logits":
-		return w.tokens(d.Computed, tourList, 4)
+		return w.tokens(func(r play.Row) float64 { return r.Computed }, tourList, 4)
 	case "max":
 		return w.strong(fixed(sm.Max, 4))
 	case "top":
-		return w.tok(softmax.Top(sm.Probs, 1, nil)[0])
+		return w.tok(sm.Argmax)
 	case "top three":
-		return w.tokens(sm.Probs, 3, 7)
+		return w.tokens(prob, 3, 7)
 	case "exps":
-		return w.tokens(sm.Exp, 0, 7)
+		return w.tokens(func(r play.Row) float64 { return r.Exp }, 0, 7)
 	case "sum":
 		return w.strong(fixed(sm.Sum, 7))
 	case "probs":
-		return w.tokens(sm.Probs, 0, 7)
+		return w.tokens(prob, 0, 7)
 	case "rows":
 		return w.strong(itoa(d.Step.Pos + 1))
 	case "rows before":
@@ -213,7 +214,7 @@ func (w *words) value(name string) string {
 	case "last kept":
 		return itoa(d.Step.Pos - 1)
 	case "context":
-		return w.context(d.Context)
+		return w.context(s.Session.Trace, d.Index)
 	case "choice":
 		return w.choice()
 	case "sampling":
@@ -255,31 +256,54 @@ func (w *words) list(v []float64, d int) string {
 	return strings.Join(parts, ", ")
 }
 
-// tokens are the values of v to d decimals, token by token: every
-// token's when there are few, else the n largest (none: how many there
-// are).
-func (w *words) tokens(v []float64, n, d int) string {
+// tokens are a number of the step's rows to d decimals, token by token:
+// every token's when there are few, else the n largest (none: how many
+// there are).
+func (w *words) tokens(v func(play.Row) float64, n, d int) string {
 	var ids []int
 	switch {
-	case len(v) <= tourList:
-		for i := range v {
-			ids = append(ids, i)
-		}
+	case w.d.Vocab <= tourList:
+		ids = w.d.Listed // all of them, in id order
 	case n == 0:
-		return itoa(len(v)) + " values (the Softmax card lists them)"
+		return itoa(w.d.Vocab) + " values (the Softmax card lists them)"
 	default:
-		ids = softmax.Top(v, n, nil)
+		ids = w.top(v, n)
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = w.tok(id) + " " + w.strong(fixed(v[id], d))
+		r, _ := w.d.Row(id)
+		parts[i] = w.tok(id) + " " + w.strong(fixed(v(r), d))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// context names the tokens of a context, or counts them when there are
-// many.
-func (w *words) context(ids []int) string {
+// top are the n tokens of the step's rows whose v is largest, as
+// softmax.Top ranks them: the rows hold every token's that can be.
+func (w *words) top(v func(play.Row) float64, n int) []int {
+	vals := make([]float64, len(w.d.Rows))
+	for i, r := range w.d.Rows {
+		vals[i] = v(r)
+	}
+	ids := softmax.Top(vals, n, nil)
+	for i, at := range ids {
+		ids[i] = w.d.Rows[at].Token
+	}
+	return ids
+}
+
+// prob is a row's probability.
+func prob(r play.Row) float64 { return r.P }
+
+// context names the tokens step i read, the prompt's and the steps'
+// before it, or counts them when there are many.
+func (w *words) context(t *session.Trace, i int) string {
+	var ids []int
+	for _, tok := range t.Prompt {
+		ids = append(ids, tok.ID)
+	}
+	for _, st := range t.Steps[:min(i, len(t.Steps))] {
+		ids = append(ids, st.Token)
+	}
 	if len(ids) > tourList {
 		return itoa(len(ids)) + " tokens"
 	}
@@ -293,13 +317,13 @@ func (w *words) context(ids []int) string {
 // choice says how the sampler chose at the step.
 func (w *words) choice() string {
 	c := w.d.Choice
-	p := c.Softmax.Probs
+	p := func(id int) float64 { r, _ := w.d.Row(id); return r.P }
 	var s string
 	if c.Greedy {
 		s = "At temperature 0 the sampler is greedy: it takes the most probable token, " + w.tok(c.Token) + " (id " + itoa(c.Token) + "), at p = " +
-			w.strong(fixed(p[c.Token], 7)) + ", and draws no random number."
-		if ids := softmax.Top(p, 2, nil); len(ids) == 2 {
-			s += " The runner-up, " + w.tok(ids[1]) + ", had p = " + w.strong(fixed(p[ids[1]], 7)) + "."
+			w.strong(fixed(p(c.Token), 7)) + ", and draws no random number."
+		if ids := w.top(prob, 2); len(ids) == 2 {
+			s += " The runner-up, " + w.tok(ids[1]) + ", had p = " + w.strong(fixed(p(ids[1]), 7)) + "."
 		}
 	} else {
 		s = "The sampler drew " + w.tok(c.Token) + " (id " + itoa(c.Token) + "), whose p was " + w.strong(fixed(c.Prob, 7)) + "."
@@ -322,9 +346,9 @@ func (w *words) sampling() string {
 		n := w.strong(itoa(st.Survivors))
 		switch st.Name {
 		case sampler.StageTemperature:
-			s += "Temperature T = " + w.strong(sig(c.Softmax.Temperature)) + " divides every logit first: below 1 it sharpens the distribution, above 1 it flattens it. "
+			s += "Temperature T = " + w.strong(sig(w.d.Softmax.Temperature)) + " divides every logit first: below 1 it sharpens the distribution, above 1 it flattens it. "
 		case sampler.StageTopP:
-			s += "Top-p keeps the most probable tokens until their probabilities add up to p — here " + n + " of " + itoa(len(w.d.Logits)) +
+			s += "Top-p keeps the most probable tokens until their probabilities add up to p — here " + n + " of " + itoa(w.d.Vocab) +
 				" tokens, leaving out " + w.strong(fixed(st.RemovedMass, 7)) + " of the probability — and scales them up to add to 1 again. "
 		case sampler.StageTopK:
 			s += "Top-k keeps the " + n + " most probable tokens. "

@@ -23,13 +23,13 @@ var (
 // engine's, and the engine's is the book's.
 func TestWorkedExampleNumbers(t *testing.T) {
 	p := page(t, toySpec(0), -1)
-	sm := p.d().Choice.Softmax
+	d := p.d()
 	for i, want := range workedP {
-		if got := fixed(sm.Probs[i], 7); got != want {
-			t.Errorf("p[%d] = %s, want %s", i, got, want)
+		if r, ok := d.Row(i); !ok || fixed(r.P, 7) != want {
+			t.Errorf("p[%d] = %s (listed: %v), want %s", i, fixed(r.P, 7), ok, want)
 		}
 	}
-	if got := fixed(sm.Sum, 7); got != workedSum {
+	if got := fixed(d.Softmax.Sum, 7); got != workedSum {
 		t.Errorf("Σ = %s, want %s", got, workedSum)
 	}
 }
@@ -53,7 +53,6 @@ func TestTourWords(t *testing.T) {
 			if d == nil {
 				t.Fatal("no step on display")
 			}
-			sm := d.Choice.Softmax
 			var want []string
 			switch k {
 			case 1:
@@ -65,7 +64,7 @@ func TestTourWords(t *testing.T) {
 			case 4:
 				want = []string{"from 2 rows to 3 (The, cat, sat)", "0 to 1, do not change"}
 			case 5:
-				want = []string{"sat at position 2", "3 rows (The, cat, sat)", "on (id 3), at p = " + fixed(sm.Probs[3], 7)}
+				want = []string{"sat at position 2", "3 rows (The, cat, sat)", "on (id 3), at p = " + fixed(prob(row(d, 3)), 7)}
 			case 6:
 				m := s.Model()
 				want = []string{"stories260K", strconv.Itoa(len(m.Names)) + " tokens", strconv.Itoa(m.KVHeads) + " key-value heads"}
@@ -114,4 +113,10 @@ func TestTourEmbed(t *testing.T) {
 			lacks(t, "the embed", html, `id="prompt"`, `id="share"`)
 		})
 	}
+}
+
+// row is token id's row at step d, whether d holds it or not.
+func row(d *play.Detail, id int) play.Row {
+	r, _ := d.Row(id)
+	return r
 }

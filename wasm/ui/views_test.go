@@ -226,20 +226,32 @@ func TestLogitsCard(t *testing.T) {
 	}
 	byID, _, text := paintOf(c, p.s())
 	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
-	if top := softmax.Top(p.d().Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
+	if top := softmax.Top(p.d().Detail.Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
 		t.Errorf("the first row holds token %s, want the most probable, %d", byID["logit-row-0 data-token"], top)
 	}
-	c.query = "zzzq"
+	c.search("zzzq")
 	byID, _, text = paintOf(c, p.s())
 	contains(t, "a search with no match", text, "No token matches “zzzq”.")
 	lacks(t, "a search with no match", text, "0 of 512")
 	if byID["logit-row-0 hidden"] != "true" {
 		t.Errorf("a search with no match shows its first row")
 	}
-	c.query = "Lily"
+	c.search("Lily")
 	byID, _, _ = paintOf(c, p.s())
 	if !strings.Contains(byID["logit-label-0"], "Lily") || byID["logit-row-0 hidden"] != "false" {
 		t.Errorf("a search for Lily lists %q first", byID["logit-label-0"])
+	}
+	// The byte tokens <0x..> match x, and none is among the most
+	// probable: their numbers come with the detail the search asked for.
+	c.search("x")
+	byID, _, _ = paintOf(c, p.s())
+	if len(c.order) != maxRows {
+		t.Fatalf("a search for x lists %d tokens, want %d", len(c.order), maxRows)
+	}
+	for i := range c.order {
+		if _, listed := p.d().Row(c.order[i]); !listed || byID["logit-p-"+itoa(i)] == "–" {
+			t.Errorf("match %d, token %d, has p %q (in the detail: %v)", i, c.order[i], byID["logit-p-"+itoa(i)], listed)
+		}
 	}
 }
 
@@ -252,7 +264,7 @@ func TestLogitsCardHoldsRows(t *testing.T) {
 	paintOf(c, p.s())
 	before := c.order
 	third := before[2]
-	c.held = true
+	c.hold()
 	p.ctl.EditLogit(0, third, 40) // now the most probable
 	byID, _, _ := paintOf(c, p.s())
 	if !slices.Equal(c.order, before) {
@@ -263,6 +275,14 @@ func TestLogitsCardHoldsRows(t *testing.T) {
 	}
 	if got := byID["logit-p-2"]; got != "1" {
 		t.Errorf("the held row's p is %q, want the edit's 1", got)
+	}
+	// A held row whose token falls out of the most probable keeps its
+	// numbers: the card asked for them when it held its rows.
+	low := before[12] // below the model's own first 8 (Detail.ComputedTop) too
+	p.ctl.EditLogit(0, low, -40)
+	byID, _, _ = paintOf(c, p.s())
+	if _, listed := p.d().Row(low); !listed || byID["logit-p-12"] == "–" || slices.Contains(p.d().Listed, low) || slices.Contains(p.d().ComputedTop, low) {
+		t.Errorf("a held row edited to −40: p %q, in the detail %v, listed %v", byID["logit-p-12"], listed, p.d().Listed)
 	}
 	c.held = false
 	byID, _, _ = paintOf(c, p.s())
