@@ -93,10 +93,11 @@ type shownDetail struct {
 }
 
 // detailKey is what a detail is derived for: a summary, a step, the
-// logit lens's tokens a layer and the rows the views asked for (a count
-// of WantRows calls that changed them).
+// logit lens's tokens a layer, the rows the views asked for (a count of
+// WantRows calls that changed them) and the compare card's chains.
 type detailKey struct {
 	sum, step, lens, rows int
+	compare               CompareChoice
 }
 
 // wantedRows are the tokens whose rows the views want in the details to
@@ -156,7 +157,7 @@ func New(eng Engine, host Host, path string) *Controller {
 		run: runState{n: DefaultRunSteps}, page: DefaultPage(), pending: noDetail}
 }
 
-var noDetail = detailKey{-1, -1, -1, -1}
+var noDetail = detailKey{-1, -1, -1, -1, CompareChoice{}}
 
 // send sends r to the engine. The controller is busy until the answer
 // has been taken in; then the actions that waited run, the detail follows,
@@ -281,10 +282,10 @@ func (c *Controller) refresh() {
 	if c.busy || c.sum == nil {
 		return
 	}
-	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev}
+	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.page.compareAsked()}
 	if want != c.detail.key && want != c.pending {
 		c.pending = want
-		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids}, func(a Answer) {
+		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids, Compare: want.compare}, func(a Answer) {
 			c.detail = shownDetail{key: want, d: a.Detail, err: a.Err}
 			c.pending = noDetail
 			c.rev++

@@ -342,7 +342,7 @@ func TestRules(t *testing.T) {
 			if s.CanStep() || !strings.Contains(s.Stopped(), "every token is masked") {
 				t.Errorf("can step %v, stopped %q", s.CanStep(), s.Stopped())
 			}
-			if d := s.Detail; d == nil || d.Choice != nil || d.Unsampled == nil || len(d.Logits) != 6 {
+			if d := s.Detail; d == nil || d.Choice != nil || d.Unsampled == nil || d.Vocab != 6 || len(d.Rows) != 6 {
 				t.Errorf("detail %+v: want the logits, no choice and why", d)
 			}
 		}},

@@ -13,11 +13,9 @@ import (
 // print, of the rows they list, and never a vector as long as the
 // vocabulary, so that it is small whatever the model.
 //
-// It embeds the session's own detail while the views move to the parts
-// below; only the page's engine fills the embedded detail.
+// Attention and KV are the engine's memory, valid until its next Show or
+// change of the session, as a session.Detail's are.
 type Detail struct {
-	*session.Detail
-
 	Index     int          // the step's number; the session's steps for the next step
 	Step      session.Step // the compact record
 	Unsampled error        // why the sampler could not choose (session.Detail.Unsampled), or nil
@@ -32,7 +30,8 @@ type Detail struct {
 	Listed []int
 	// Rows hold the numbers of every token listed, of the step's token
 	// and the sampler's, of those the request asked for (Request.Rows),
-	// and of the model's own most probable (ComputedTop), in id order.
+	// and of the model's own most probable (ComputedTop), in id order; of
+	// every token, for hand-typed logits.
 	Rows []Row
 
 	// Choice is the sampler's choice, compact: its stages' summaries and
@@ -48,12 +47,38 @@ type Detail struct {
 	// probabilities once the survivors are renormalised.
 	Filtered bool
 
+	// Attention[l][h] holds the weights with which the input's query in
+	// head h of layer l attended to positions 0 … Step.Pos.
+	Attention [][][]float32
+	// KV is the cache as the step read it: positions 0 … Step.Pos.
+	KV Cache
+	// Lens is the logit lens of the step's pass (session.Detail.Lens).
+	Lens []session.LensLayer
+
+	// Compare is the compare card's run of its chains on the step's
+	// logits, when the request asked for it (Request.Compare) and the
+	// sampler had logits to choose from.
+	Compare *Comparison
+
 	// LogitRange spans the step's finite logits, at least −10 to 10, in
 	// whole numbers: the scale of every slider of the step.
 	LogitRange [2]float64
 	// ComputedTop are the ComputedTopRows tokens the model itself ranks
 	// first, by its own logits before edits; nil for hand-typed logits.
 	ComputedTop []int
+}
+
+// Cache is a KV cache as a step read it (transformer.CacheView).
+type Cache interface {
+	Len() int      // positions
+	Layers() int   //
+	Bytes() int    // the memory of the positions
+	RowBytes() int // how much it grows a position
+	Capacity() int // the positions it can hold
+	// Key and Value are the vectors of kv head h at layer l and position
+	// pos < Len.
+	Key(l, pos, h int) []float32
+	Value(l, pos, h int) []float32
 }
 
 // ListedRows is how many tokens a table lists before it lists the most
@@ -126,13 +151,17 @@ func (d *Detail) holds(ids []int) bool {
 	return true
 }
 
-// trim is the page's detail of d, with the rows of the tokens want as
-// well as its own.
-func trim(d *session.Detail, want []int) *Detail {
+// trim is the page's detail of d, with the rows of the tokens r asks for
+// as well as its own, or with every token's when all is set, and the
+// comparison r asks for, of the chains run with the settings used at the
+// step.
+func trim(d *session.Detail, r Request, all bool, used sampler.Settings) *Detail {
 	if d == nil {
 		return nil
 	}
-	t := &Detail{Detail: d, Index: d.Index, Step: d.Step, Unsampled: d.Unsampled, Vocab: len(d.Logits), Hidden: slices.Clone(d.Hidden)}
+	want := r.Rows
+	t := &Detail{Index: d.Index, Step: d.Step, Unsampled: d.Unsampled, Vocab: len(d.Logits), Hidden: slices.Clone(d.Hidden),
+		Attention: d.Attention, KV: d.KV, Lens: slices.Clone(d.Lens)}
 	t.LogitRange[0], t.LogitRange[1] = -10, 10
 	for _, l := range d.Logits {
 		if !math.IsInf(l, 0) {
@@ -152,6 +181,9 @@ func trim(d *session.Detail, want []int) *Detail {
 			}
 		}
 		t.Filtered = final != nil
+		if r.Compare.Open {
+			t.Compare = compareChains(r.Compare, d.Logits, d.Context, used, d.Choice.Draw)
+		}
 		compact := d.Choice.Compact()
 		t.Choice = &compact
 		if dr := d.Choice.Draw; dr != nil && len(dr.Order) > 0 {
@@ -176,6 +208,12 @@ func trim(d *session.Detail, want []int) *Detail {
 		t.ComputedTop = softmax.Top(d.Computed, ComputedTopRows, nil)
 	}
 
+	if all {
+		want = make([]int, t.Vocab)
+		for i := range want {
+			want[i] = i
+		}
+	}
 	ids := slices.Concat(t.Listed, want, t.ComputedTop, []int{d.Step.Token})
 	if d.Choice != nil {
 		ids = append(ids, d.Choice.Token)

@@ -51,17 +51,18 @@ func (o Op) String() string {
 
 // Request is one thing the controller asks of the engine.
 type Request struct {
-	Op     Op
-	Spec   session.Spec     // Open, Restore; Rename's Model
-	Step   int              // Force, EditLogit, Show, Recompute
-	Token  int              // Force, EditLogit
-	Value  float64          // EditLogit
-	Path   int              // Switch, Delete
-	N      int              // Step: at most this many
-	Budget time.Duration    // Step: stop after this long (0: no limit)
-	Lens   int              // Show: tokens a layer of the logit lens; 0 leaves it out
-	Rows   []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
-	Set    sampler.Settings // SetSampler's settings
+	Op      Op
+	Spec    session.Spec     // Open, Restore; Rename's Model
+	Step    int              // Force, EditLogit, Show, Recompute
+	Token   int              // Force, EditLogit
+	Value   float64          // EditLogit
+	Path    int              // Switch, Delete
+	N       int              // Step: at most this many
+	Budget  time.Duration    // Step: stop after this long (0: no limit)
+	Lens    int              // Show: tokens a layer of the logit lens; 0 leaves it out
+	Rows    []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
+	Compare CompareChoice    // Show: the compare card's chains to run on the step, when Open (Detail.Compare)
+	Set     sampler.Settings // SetSampler's settings
 
 	// Keep are the settings the next step uses once an action that
 	// changes the path is done (Force or EditLogit at a step taken,

@@ -54,7 +54,7 @@ func (e *Local) run(r Request) (a Answer) {
 			return Answer{Err: err}
 		}
 		d, err := e.sess.Detail(r.Step)
-		return Answer{Detail: trim(d, r.Rows), Err: err}
+		return Answer{Detail: trim(d, r, e.model.Typed, e.sess.Spec().SamplerAt(r.Step)), Err: err}
 	case Recompute:
 		if e.sess == nil {
 			return Answer{Err: errNoSession}

@@ -72,6 +72,15 @@ func (p Page) lensTokens() int {
 // or the view an embed shows.
 func (p Page) CompareOpen() bool { return p.Compare.Open || p.View == "compare" }
 
+// compareAsked is what the details ask of the compare card's chains:
+// nothing while it is closed.
+func (p Page) compareAsked() CompareChoice {
+	if !p.CompareOpen() {
+		return CompareChoice{}
+	}
+	return CompareChoice{Open: true, Chains: p.CompareChains(), Own: p.Compare.Own, Draws: p.Compare.Draws}
+}
+
 // CompareChains are the two chains the compare card runs.
 func (p Page) CompareChains() [2]string {
 	if p.Compare.Chains == ([2]string{}) {

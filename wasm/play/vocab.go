@@ -60,7 +60,10 @@ func (c *Controller) typedSpec() (session.Spec, bool) {
 	}
 	spec := c.sum.Spec
 	spec.Vocab = slices.Clone(spec.Vocab)
-	spec.Logits = slices.Clone(d.Logits)
+	spec.Logits = make([]float64, len(d.Rows)) // every token's, for hand-typed logits
+	for i, r := range d.Rows {
+		spec.Logits[i] = r.Logit
+	}
 	spec.Steps, spec.Forced, spec.Edits, spec.Branches, spec.Changes = 0, nil, nil, nil, nil
 	return spec, true
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/sampler/compare"
 	"nexttoken/engine/sampler/llamacpp"
-	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 )
 
@@ -30,10 +28,6 @@ var chainLabels = map[string]string{
 // own letters; its first letters are llama.cpp's default sequence.
 const customChain = "edskypmxt"
 
-// compareRows is how many tokens the card lists: the most probable of
-// each chain's final distribution.
-const compareRows = 8
-
 // CompareCard runs two runtimes' sampler chains on the logits of the step
 // on display: what each stage keeps, the two final distributions and how
 // far apart they are, and where the step's u lands in each. It computes
@@ -42,13 +36,9 @@ type CompareCard struct {
 	app.Compo
 
 	Open   bool
-	Chains [2]string           // by package compare's names
-	Same   bool                // llama.cpp and Hugging Face follow the session's settings
-	Out    [2]*compare.Outcome // nil where Errs says why the chain cannot run
-	Errs   [2]string
-	U      float64  // the step's draw, or its seed's first
-	TV     float64  // total variation between the final distributions
-	Draws  [2][]int // by token id, play.CompareDraws draws from each chain; nil unless asked for
+	Chains [2]string        // by package compare's names
+	Same   bool             // llama.cpp and Hugging Face follow the session's settings
+	Cmp    *play.Comparison // the chains run on the step; nil while closed or when the sampler had nothing to choose from
 	Model  *play.Model
 	Do     compareActions
 
@@ -123,25 +113,27 @@ func (c *CompareCard) column(k int) app.UI {
 		label = "llama.cpp, " + c.Chains[k]
 	}
 	head := app.H4().Text(label)
-	out := c.Out[k]
-	if out == nil {
-		return app.Div().Class("chain").Body(head, app.P().Class("field-error").Attr("role", "alert").Text(c.Errs[k]))
+	if c.Cmp == nil {
+		return app.Div().Class("chain").Body(head)
+	}
+	out := c.Cmp.Chains[k]
+	if out.Err != nil {
+		return app.Div().Class("chain").Body(head, app.P().Class("field-error").Attr("role", "alert").Text(play.Words(out.Err)))
 	}
 	stages := make([]app.UI, 0, len(out.Stages))
 	for _, st := range out.Stages {
-		line := stageLabel(st.Name) + ": " + itoa(len(st.Kept)) + " kept"
-		if len(st.Removed) > 0 {
-			line += ", removed " + itoa(len(st.Removed)) + " (" + pct(st.RemovedMass) + " of the probability)"
+		line := stageLabel(st.Name) + ": " + itoa(st.Kept) + " kept"
+		if st.Removed > 0 {
+			line += ", removed " + itoa(st.Removed) + " (" + pct(st.RemovedMass) + " of the probability)"
 		}
 		stages = append(stages, app.Li().Body(app.Text(line), c.shifts(st.Top)))
 	}
 	if len(stages) == 0 {
 		stages = append(stages, app.Li().Text("no filter: every token can be drawn"))
 	}
-	landed := out.Land(c.U)
 	body := []app.UI{head, c.stageEditor(k), app.Ol().Class("stages").Body(stages...),
-		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Model.Label(landed)),
-			app.Text(" (p = "+sig(out.Final[landed])+")"))}
+		app.P().Class("landed").Body(app.Text("u lands on "), app.Strong().Text(c.Model.Label(out.Landed)),
+			app.Text(" (p = "+sig(out.P)+")"))}
 	if out.Note != "" {
 		body = append(body, app.P().Class("hint").Text(out.Note+"."))
 	}
@@ -164,32 +156,14 @@ func (c *CompareCard) shifts(top []compare.Shift) app.UI {
 	return app.Span().Class("shift").Text(" · " + text)
 }
 
-// tableTokens are the tokens the card lists: the most probable of either
-// chain's final distribution, most probable in either first.
-func tableTokens(a, b *compare.Outcome) []int {
-	var ids []int
-	for _, out := range []*compare.Outcome{a, b} {
-		for _, id := range softmax.Top(out.Final, compareRows, nil) {
-			if out.Final[id] > 0 && !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.SortStableFunc(ids, func(x, y int) int {
-		return cmp.Compare(math.Max(a.Final[y], b.Final[y]), math.Max(a.Final[x], b.Final[x]))
-	})
-	return ids
-}
-
 // table lists the most probable tokens of either chain with both
 // probabilities, and how often each was drawn when asked.
 func (c *CompareCard) table() app.UI {
-	a, b := c.Out[0], c.Out[1]
-	if a == nil || b == nil {
+	if c.Cmp == nil || len(c.Cmp.Tokens) == 0 {
 		return app.Text("")
 	}
-	ids := tableTokens(a, b)
-	drawn := c.Draws[0] != nil && c.Draws[1] != nil
+	a, b := c.Cmp.Chains[0], c.Cmp.Chains[1]
+	drawn := a.Drawn != nil && b.Drawn != nil
 	head := []app.UI{app.Th().Text("token"), app.Th().Class("p").Text("p in A")}
 	if drawn {
 		head = append(head, app.Th().Class("sec").Text("drawn in A"))
@@ -199,17 +173,17 @@ func (c *CompareCard) table() app.UI {
 		head = append(head, app.Th().Class("sec").Text("drawn in B"))
 	}
 	rows := []app.UI{app.Tr().Body(head...)}
-	for _, id := range ids {
-		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Class("p").Text(sig(a.Final[id]))}
+	for i, id := range c.Cmp.Tokens {
+		cells := []app.UI{app.Th().Text(c.Model.Label(id)), app.Td().Class("p").Text(sig(a.Final[i]))}
 		if drawn {
-			cells = append(cells, app.Td().Class("sec").Text(itoa(c.Draws[0][id])))
+			cells = append(cells, app.Td().Class("sec").Text(itoa(a.Drawn[i])))
 		}
-		cells = append(cells, app.Td().Class("p").Text(sig(b.Final[id])))
+		cells = append(cells, app.Td().Class("p").Text(sig(b.Final[i])))
 		if drawn {
-			cells = append(cells, app.Td().Class("sec").Text(itoa(c.Draws[1][id])))
+			cells = append(cells, app.Td().Class("sec").Text(itoa(b.Drawn[i])))
 		}
 		row := app.Tr().DataSet("token", id).Body(cells...)
-		if (a.Final[id] == 0) != (b.Final[id] == 0) {
+		if (a.Final[i] == 0) != (b.Final[i] == 0) {
 			row = row.Class("differs") // one chain can draw it, the other cannot
 		}
 		rows = append(rows, row)
@@ -219,7 +193,7 @@ func (c *CompareCard) table() app.UI {
 		return table
 	}
 	return app.Div().Body(
-		app.Div().ID("compare-histograms").Class("compare").Body(c.histogram(0, ids), c.histogram(1, ids)),
+		app.Div().ID("compare-histograms").Class("compare").Body(c.histogram(0), c.histogram(1)),
 		app.Details().Class("counts").Body(app.Summary().Text("The counts and probabilities in numbers"),
 			folds(allColumns()), table),
 	)
@@ -230,19 +204,20 @@ func (c *CompareCard) table() app.UI {
 // share of the draws that took it, and a mark where its probability in
 // the chain's final distribution (after every stage) is. Both chains'
 // histograms share one scale, the largest share or probability.
-func (c *CompareCard) histogram(k int, ids []int) app.UI {
+func (c *CompareCard) histogram(k int) app.UI {
 	type bar struct {
 		label string
 		n     int
 		p     float64
 	}
+	ids, runs := c.Cmp.Tokens, c.Cmp.Chains
 	bars := make([]bar, 0, len(ids)+1)
 	rest := [2]bar{{n: play.CompareDraws, p: 1}, {n: play.CompareDraws, p: 1}}
-	for _, id := range ids {
-		bars = append(bars, bar{c.Model.Label(id), c.Draws[k][id], c.Out[k].Final[id]})
+	for i, id := range ids {
+		bars = append(bars, bar{c.Model.Label(id), runs[k].Drawn[i], runs[k].Final[i]})
 		for j := range rest {
-			rest[j].n -= c.Draws[j][id]
-			rest[j].p -= c.Out[j].Final[id]
+			rest[j].n -= runs[j].Drawn[i]
+			rest[j].p -= runs[j].Final[i]
 		}
 	}
 	// The rest's probability is what the listed tokens leave, up to
@@ -257,9 +232,9 @@ func (c *CompareCard) histogram(k int, ids []int) app.UI {
 		bars = append(bars, bar{"all others", rest[k].n, rest[k].p})
 	}
 	scale := 0.0
-	for j := range c.Out {
-		for _, id := range ids {
-			scale = math.Max(scale, math.Max(float64(c.Draws[j][id])/play.CompareDraws, c.Out[j].Final[id]))
+	for j, run := range runs {
+		for i := range ids {
+			scale = math.Max(scale, math.Max(float64(run.Drawn[i])/play.CompareDraws, run.Final[i]))
 		}
 		scale = math.Max(scale, math.Max(float64(rest[j].n)/play.CompareDraws, rest[j].p))
 	}
@@ -283,17 +258,17 @@ func (c *CompareCard) histogram(k int, ids []int) app.UI {
 }
 
 func (c *CompareCard) summary() app.UI {
-	if c.Out[0] == nil || c.Out[1] == nil {
+	if c.Cmp == nil || len(c.Cmp.Tokens) == 0 {
 		return app.Text("")
 	}
 	label := "Sample " + sampler.Readable(play.CompareDraws) + " times from each"
-	if c.Draws[0] != nil {
+	if c.Cmp.Chains[0].Drawn != nil {
 		label = "Hide the draws"
 	}
 	return app.Div().Body(
 		app.P().ID("compare-summary").Body(
-			app.Text("Total variation distance "), app.Strong().ID("compare-tv").Text(sig(c.TV)),
-			app.Text(": the largest difference in probability the two chains give any set of tokens. Both draw u = "+sig(c.U)+
+			app.Text("Total variation distance "), app.Strong().ID("compare-tv").Text(sig(c.Cmp.TV)),
+			app.Text(": the largest difference in probability the two chains give any set of tokens. Both draw u = "+sig(c.Cmp.U)+
 				", each walking its own distribution in its own order."),
 		),
 		app.Button().ID("compare-draws").Text(label).OnClick(c.onDraws),
@@ -320,43 +295,11 @@ func (c *CompareCard) onSame(ctx app.Context, e app.Event) {
 	c.Do.SetCompareOwn(!ctx.JSSrc().Get("checked").Bool())
 }
 
-// compareCard runs the two chains on step d's logits when the card is
-// open.
+// compareCard shows the engine's run of the two chains on step d's
+// logits when the card is open.
 func compareCard(s play.Snapshot, d *play.Detail, do compareActions) app.UI {
 	pg := s.Page
-	c := &CompareCard{Open: pg.CompareOpen(), Chains: pg.CompareChains(), Same: !pg.Compare.Own, Model: s.Model(), Do: do}
-	if !c.Open || d.Choice == nil {
-		return c
-	}
-	settings := s.Session.Spec.SamplerAt(d.Index)
-	c.U = compare.SameU(d.Choice.Draw, settings.Seed)
-	for k, name := range c.Chains {
-		ch, err := compare.Preset(name, settings.Seed)
-		if err == nil {
-			ch.Follow(settings, func(string) bool { return c.Same })
-			err = ch.Validate()
-		}
-		var out compare.Outcome
-		if err == nil {
-			out, err = compare.Run(ch, d.Logits, d.Context)
-		}
-		if err != nil {
-			c.Errs[k] = play.Words(err)
-			continue
-		}
-		c.Out[k] = &out
-	}
-	if c.Out[0] != nil && c.Out[1] != nil {
-		c.TV, _ = compare.TotalVariation(c.Out[0].Final, c.Out[1].Final)
-	}
-	if pg.Compare.Draws {
-		for k, out := range c.Out {
-			if out != nil {
-				c.Draws[k] = out.Draws(play.CompareDraws, settings.Seed+uint64(k))
-			}
-		}
-	}
-	return c
+	return &CompareCard{Open: pg.CompareOpen(), Chains: pg.CompareChains(), Same: !pg.Compare.Own, Model: s.Model(), Do: do, Cmp: d.Compare}
 }
 
 // stageEditor lets the reader reorder and switch off the stages of a
@@ -370,8 +313,8 @@ func (c *CompareCard) stageEditor(k int) app.UI {
 		return app.Text("")
 	}
 	var idle []int
-	if out := c.Out[k]; out != nil {
-		idle = out.Idle
+	if c.Cmp != nil {
+		idle = c.Cmp.Chains[k].Idle
 	}
 	chips := make([]app.UI, 0, len(canonicalStages))
 	for i, s := range []byte(seq) {

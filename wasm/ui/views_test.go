@@ -19,7 +19,6 @@ import (
 	"nexttoken/engine/randmodel"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/softmax"
 	"nexttoken/wasm/play"
 	"nexttoken/web/models"
 )
@@ -226,7 +225,7 @@ func TestLogitsCard(t *testing.T) {
 	}
 	byID, _, text := paintOf(c, p.s())
 	contains(t, "260K logits", text, "The 24 most probable of 512 tokens")
-	if top := softmax.Top(p.d().Detail.Choice.Softmax.Probs, 1, nil)[0]; byID["logit-row-0 data-token"] != itoa(top) {
+	if top := p.d().Step.Top[0].Token; byID["logit-row-0 data-token"] != itoa(top) {
 		t.Errorf("the first row holds token %s, want the most probable, %d", byID["logit-row-0 data-token"], top)
 	}
 	c.search("zzzq")
@@ -1135,17 +1134,14 @@ func TestCompareHistogram(t *testing.T) {
 	p.ctl.ToggleCompareDraws()
 	card := compareCard(p.s(), p.d(), p.ctl).(*CompareCard)
 	html, _ = render(card)
-	ids := tableTokens(card.Out[0], card.Out[1])
-	if len(ids) != compareRows {
-		t.Fatalf("%d tokens listed, want %d", len(ids), compareRows)
+	ids, runs := card.Cmp.Tokens, card.Cmp.Chains
+	if len(ids) != play.CompareRows {
+		t.Fatalf("%d tokens listed, want %d", len(ids), play.CompareRows)
 	}
 	scale := 0.0
-	for k := range card.Out {
-		for id, p := range card.Out[k].Final {
-			n := float64(card.Draws[k][id]) / play.CompareDraws
-			if slices.Contains(ids, id) {
-				scale = max(scale, p, n)
-			}
+	for _, run := range runs {
+		for i := range ids {
+			scale = max(scale, run.Final[i], float64(run.Drawn[i])/play.CompareDraws)
 		}
 	}
 	width := func(x float64) string { return strconv.FormatFloat(100*x/scale, 'f', 2, 64) + "%" }
@@ -1187,7 +1183,7 @@ func TestCompareHistogram(t *testing.T) {
 		}
 		restN, restP := play.CompareDraws, 1.0
 		for i, id := range ids {
-			n, p := card.Draws[k][id], card.Out[k].Final[id]
+			n, p := runs[k].Drawn[i], runs[k].Final[i]
 			restN, restP = restN-n, restP-p
 			want := []string{vocab[id], width(float64(n) / play.CompareDraws), width(p), strconv.Itoa(n)}
 			if got := rows[i][1:]; !slices.Equal(got, want) {
@@ -1196,13 +1192,6 @@ func TestCompareHistogram(t *testing.T) {
 		}
 		if got := rows[len(ids)][1:]; got[0] != "all others" || got[3] != strconv.Itoa(restN) || got[2] != width(max(restP, 0)) {
 			t.Errorf("chain %s: the rest %q, want %d draws at p %v", chain, got, restN, restP)
-		}
-	}
-	// Both chains follow the session's top-k of 10: the two tokens beyond
-	// it are never drawn.
-	for k := range card.Draws {
-		if card.Draws[k][10]+card.Draws[k][11] != 0 {
-			t.Errorf("chain %d: top-k 10 drew tokens 10 and 11", k)
 		}
 	}
 }
