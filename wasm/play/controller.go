@@ -61,6 +61,7 @@ type Controller struct {
 	tourRev int
 	rec     recomputeState
 	rows    wantedRows // the tokens the views list besides the detail's own
+	layer   int        // the layer the KV card shows
 
 	field  FieldError // a value refused, by the field it was typed in
 	notice string     // about the whole page: a link that could not open, an action that failed
@@ -94,10 +95,11 @@ type shownDetail struct {
 
 // detailKey is what a detail is derived for: a summary, a step, the
 // logit lens's tokens a layer, the rows the views asked for (a count of
-// WantRows calls that changed them) and the compare card's chains.
+// WantRows calls that changed them), the layer the KV card shows and the
+// compare card's chains.
 type detailKey struct {
-	sum, step, lens, rows int
-	compare               CompareChoice
+	sum, step, lens, rows, layer int
+	compare                      CompareChoice
 }
 
 // wantedRows are the tokens whose rows the views want in the details to
@@ -105,6 +107,17 @@ type detailKey struct {
 type wantedRows struct {
 	ids []int
 	rev int
+}
+
+// ShowLayer makes layer l the one whose attention and cache rows the
+// details to come hold (Detail.Attention, Detail.KV): the KV card's.
+func (c *Controller) ShowLayer(l int) {
+	if l == c.layer || l < 0 {
+		return
+	}
+	c.layer = l
+	c.do("", c.refresh)
+	c.draw()
 }
 
 // WantRows asks for the rows of tokens ids in the details to come, besides
@@ -157,7 +170,7 @@ func New(eng Engine, host Host, path string) *Controller {
 		run: runState{n: DefaultRunSteps}, page: DefaultPage(), pending: noDetail}
 }
 
-var noDetail = detailKey{-1, -1, -1, -1, CompareChoice{}}
+var noDetail = detailKey{-1, -1, -1, -1, -1, CompareChoice{}}
 
 // send sends r to the engine. The controller is busy until the answer
 // has been taken in; then the actions that waited run, the detail follows,
@@ -282,10 +295,10 @@ func (c *Controller) refresh() {
 	if c.busy || c.sum == nil {
 		return
 	}
-	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.page.compareAsked()}
+	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.layer, c.page.compareAsked()}
 	if want != c.detail.key && want != c.pending {
 		c.pending = want
-		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids, Compare: want.compare}, func(a Answer) {
+		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids, Layer: want.layer, Compare: want.compare}, func(a Answer) {
 			c.detail = shownDetail{key: want, d: a.Detail, err: a.Err}
 			c.pending = noDetail
 			c.rev++

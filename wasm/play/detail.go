@@ -13,8 +13,8 @@ import (
 // print, of the rows they list, and never a vector as long as the
 // vocabulary, so that it is small whatever the model.
 //
-// Attention and KV are the engine's memory, valid until its next Show or
-// change of the session, as a session.Detail's are.
+// Its attention and cache rows are the engine's memory, valid until its
+// next Show or change of the session, as a session.Detail's are.
 type Detail struct {
 	Index     int          // the step's number; the session's steps for the next step
 	Step      session.Step // the compact record
@@ -47,10 +47,11 @@ type Detail struct {
 	// probabilities once the survivors are renormalised.
 	Filtered bool
 
-	// Attention[l][h] holds the weights with which the input's query in
-	// head h of layer l attended to positions 0 … Step.Pos.
-	Attention [][][]float32
-	// KV is the cache as the step read it: positions 0 … Step.Pos.
+	// Attention[h] holds the weights with which the input's query in head
+	// h of layer KV.Layer attended to positions 0 … Step.Pos.
+	Attention [][]float32
+	// KV is the cache as the step read it: positions 0 … Step.Pos; its
+	// rows of one layer.
 	KV Cache
 	// Lens is the logit lens of the step's pass (session.Detail.Lens).
 	Lens []session.LensLayer
@@ -68,18 +69,31 @@ type Detail struct {
 	ComputedTop []int
 }
 
-// Cache is a KV cache as a step read it (transformer.CacheView).
-type Cache interface {
-	Len() int      // positions
-	Layers() int   //
-	Bytes() int    // the memory of the positions
-	RowBytes() int // how much it grows a position
-	Capacity() int // the positions it can hold
-	// Key and Value are the vectors of kv head h at layer l and position
-	// pos < Len.
+// Cache is the KV cache as a step read it, and the rows of one of its
+// layers: the one the KV card shows.
+type Cache struct {
+	Len      int // positions
+	Layers   int //
+	Bytes    int // the memory of the positions
+	RowBytes int // how much it grows a position
+	Capacity int // the positions it can hold
+	Layer    int // the layer Key and Value read
+
+	rows   kvRows // the engine's cache, or the rows a Remote holds
+	inputs []int  // the token each position read: its rows depend on these alone (and the model)
+}
+
+// kvRows reads the rows of a cache: transformer.CacheView's methods.
+type kvRows interface {
 	Key(l, pos, h int) []float32
 	Value(l, pos, h int) []float32
 }
+
+// Key is the key vector of kv head h at the layer and position pos < Len.
+func (c Cache) Key(pos, h int) []float32 { return c.rows.Key(c.Layer, pos, h) }
+
+// Value is the value vector of kv head h at the layer and position pos < Len.
+func (c Cache) Value(pos, h int) []float32 { return c.rows.Value(c.Layer, pos, h) }
 
 // ListedRows is how many tokens a table lists before it lists the most
 // probable ones and offers a search.
@@ -160,8 +174,15 @@ func trim(d *session.Detail, r Request, all bool, used sampler.Settings) *Detail
 		return nil
 	}
 	want := r.Rows
-	t := &Detail{Index: d.Index, Step: d.Step, Unsampled: d.Unsampled, Vocab: len(d.Logits), Hidden: slices.Clone(d.Hidden),
-		Attention: d.Attention, KV: d.KV, Lens: slices.Clone(d.Lens)}
+	t := &Detail{Index: d.Index, Step: d.Step, Unsampled: d.Unsampled, Vocab: len(d.Logits), Hidden: slices.Clone(d.Hidden), Lens: slices.Clone(d.Lens)}
+	if kv := d.KV; kv.Len() > 0 {
+		l := min(max(r.Layer, 0), kv.Layers()-1)
+		t.KV = Cache{Len: kv.Len(), Layers: kv.Layers(), Bytes: kv.Bytes(), RowBytes: kv.RowBytes(), Capacity: kv.Capacity(), Layer: l,
+			rows: kv, inputs: d.Context[:min(kv.Len(), len(d.Context))]}
+		if l < len(d.Attention) {
+			t.Attention = d.Attention[l]
+		}
+	}
 	t.LogitRange[0], t.LogitRange[1] = -10, 10
 	for _, l := range d.Logits {
 		if !math.IsInf(l, 0) {

@@ -61,6 +61,7 @@ type Request struct {
 	Budget  time.Duration    // Step: stop after this long (0: no limit)
 	Lens    int              // Show: tokens a layer of the logit lens; 0 leaves it out
 	Rows    []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
+	Layer   int              // Show: the layer whose attention and cache rows the detail holds
 	Compare CompareChoice    // Show: the compare card's chains to run on the step, when Open (Detail.Compare)
 	Set     sampler.Settings // SetSampler's settings
 

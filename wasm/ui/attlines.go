@@ -47,7 +47,6 @@ type AttentionLines struct {
 	app.Compo
 
 	Board *board
-	Layer int // the layer shown: the KV card's
 	Heads int // query heads a layer
 
 	head int       // 1 + the head shown, or 0 for the mean of the heads
@@ -87,8 +86,8 @@ func (c *AttentionLines) onHead(ctx app.Context, e app.Event) {
 
 // weights are the weights the lines draw in d: layer l's head's, or the
 // mean of its heads'.
-func (c *AttentionLines) weights(d *play.Detail, l int) []float32 {
-	heads := d.Attention[l]
+func (c *AttentionLines) weights(d *play.Detail) []float32 {
+	heads := d.Attention
 	if h := c.head - 1; h >= 0 && h < len(heads) {
 		return heads[h]
 	}
@@ -113,12 +112,12 @@ func (c *AttentionLines) paint(s play.Snapshot) {
 	if !ok || len(k.d.Attention) == 0 {
 		return
 	}
-	l := min(c.Layer, len(k.d.Attention)-1)
-	who := "the mean of layer " + itoa(l) + "'s " + itoa(len(k.d.Attention[l])) + " heads"
-	if h := c.head - 1; h >= 0 && h < len(k.d.Attention[l]) {
+	l := k.d.KV.Layer
+	who := "the mean of layer " + itoa(l) + "'s " + itoa(len(k.d.Attention)) + " heads"
+	if h := c.head - 1; h >= 0 && h < len(k.d.Attention) {
 		who = "head " + itoa(h) + " of layer " + itoa(l)
 	}
-	w := c.weights(k.d, l)
+	w := c.weights(k.d)
 	svg, drawn := attentionLinesSVG(w, k.tokens, who)
 	setHTML("attention-lines-drawing", svg)
 	hint := "From the query of " + quote(k.tokens[len(k.tokens)-1]) + " (position " + itoa(len(k.tokens)-1) + ", left) to the " +

@@ -37,15 +37,19 @@ func TestAttentionLines(t *testing.T) {
 		{"stories260K 500", stories(495, sampler.Settings{Temperature: 1, Seed: 4}), 500},
 	} {
 		p := page(t, tc.spec, -1)
-		s := p.s()
-		m := s.Model()
+		m := p.s().Model()
 		for l := range m.Layers {
+			p.ctl.ShowLayer(l) // as the KV card's tab does
+			s := p.s()
+			if got := p.d().KV.Layer; got != l {
+				t.Fatalf("%s: the detail holds layer %d, want %d", tc.name, got, l)
+			}
 			for _, head := range []int{0, 1, m.Heads} {
 				what := tc.name + ", layer " + itoa(l) + ", head choice " + itoa(head)
-				v := &AttentionLines{Layer: l, Heads: m.Heads, head: head}
+				v := &AttentionLines{Heads: m.Heads, head: head}
 				byID, _, text := paintOf(v, s)
 				svg := byID["attention-lines-drawing"]
-				want := wantWeights(p.d(), l, head)
+				want := wantWeights(p.d(), head)
 				if len(want) != tc.positions {
 					t.Fatalf("%s: the engine has %d weights, want %d", what, len(want), tc.positions)
 				}
@@ -61,9 +65,9 @@ func TestAttentionLines(t *testing.T) {
 }
 
 // wantWeights are the engine's weights that head choice head (1 + a head,
-// or 0 for the mean) draws in layer l of d.
-func wantWeights(d *play.Detail, l, head int) []float64 {
-	heads := d.Attention[l]
+// or 0 for the mean) draws in the layer d holds.
+func wantWeights(d *play.Detail, head int) []float64 {
+	heads := d.Attention
 	w := make([]float64, len(heads[0]))
 	for h, row := range heads {
 		for pos, a := range row {
@@ -159,7 +163,7 @@ func checkLines(t *testing.T, what, svg string, want []float64) {
 // of the model's a choice.
 func TestAttentionLinesPicker(t *testing.T) {
 	p := page(t, stories(2, sampler.DefaultSettings()), -1)
-	html, _ := render(kvCard(p.s(), nil))
+	html, _ := render(kvCard(p.s(), nil, p.ctl))
 	if n := strings.Count(html, "<option"); n != p.s().Model().Heads+1 {
 		t.Errorf("the KV card offers %d choices of head, want the mean and %d heads", n, p.s().Model().Heads)
 	}

@@ -82,7 +82,7 @@ func BenchmarkPaint(b *testing.B) {
 	s := p.ctl.Snapshot()
 	m := s.Model()
 	for _, v := range []painter{&Controls{}, &Timeline{}, &StepTitle{}, &HiddenCard{Model: m}, &SoftmaxCard{}, &BarsCard{}, &SamplerCard{},
-		kvCard(s, nil).(painter), &AttentionLines{Heads: m.Heads}} {
+		kvCard(s, nil, nil).(painter), &AttentionLines{Heads: m.Heads}} {
 		b.Run(fmt.Sprintf("%T", v)[4:], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

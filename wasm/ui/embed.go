@@ -36,7 +36,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	case "compare":
 		body = []app.UI{controls(s, p.ctl, p.board), step(func() []app.UI { return []app.UI{compareCard(s, d, p.ctl)} })}
 	case "kv":
-		body = []app.UI{controls(s, p.ctl, p.board), kvCard(s, p.board)}
+		body = []app.UI{controls(s, p.ctl, p.board), kvCard(s, p.board, p.ctl)}
 	case "tokens":
 		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board)}
 	case "tree":
@@ -44,7 +44,7 @@ func (p *Playground) renderEmbed(s play.Snapshot) app.UI {
 	case "timeline":
 		body = []app.UI{controls(s, p.ctl, p.board), &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}}
 	default:
-		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), stepViews(s, p.ctl, p.board), kvCard(s, p.board)}
+		body = []app.UI{p.strip(s), controls(s, p.ctl, p.board), stepViews(s, p.ctl, p.board), kvCard(s, p.board, p.ctl)}
 	}
 	return p.embedPage(s, notice(s), p.loadingBanner(), p.filesBanner(), app.Div().Body(body...))
 }
@@ -78,7 +78,7 @@ func (p *Playground) cards(s play.Snapshot, ids []string) []app.UI {
 		case "sampler":
 			cards = append(cards, samplerCard(s, p.board, p.ctl))
 		case "kv":
-			cards = append(cards, kvCard(s, p.board))
+			cards = append(cards, kvCard(s, p.board, p.ctl))
 		}
 	}
 	return cards

@@ -23,12 +23,12 @@ const maxAttentionTable = 16
 // kvCard is the KV cache card's input: its model's shape. The cache it
 // shows — as the step on display read it, or the last step once the
 // session has ended — comes from the board.
-func kvCard(s play.Snapshot, b *board) app.UI {
+func kvCard(s play.Snapshot, b *board, do layerShower) app.UI {
 	m := s.Model()
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	return &KVCard{Board: b, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme}
+	return &KVCard{Board: b, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme, Do: do}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
@@ -44,6 +44,7 @@ type KVCard struct {
 	Extras                           []string // what the architecture adds (play.Model.Extras)
 	Windows                          []int    // each layer's sliding window (play.Model.Windows)
 	Theme                            string   // light, dark or auto
+	Do                               layerShower
 
 	layer  int
 	hover  string     // the number under the pointer
@@ -51,6 +52,11 @@ type KVCard struct {
 	att    heatmap    // attention, as drawn
 	peaks  kvPeaks    // the ends of the maps' colour scales
 	growth linePath[int]
+}
+
+// layerShower is what the KV card asks of the controller.
+type layerShower interface {
+	ShowLayer(l int)
 }
 
 // kvPeakKey is what the colour scales are for: a history and a layer.
@@ -154,13 +160,16 @@ func (c *KVCard) Render() app.UI {
 				),
 			),
 			app.Div().ID("attention-tops"),
-			&AttentionLines{Board: c.Board, Layer: c.layer, Heads: c.Heads},
+			&AttentionLines{Board: c.Board, Heads: c.Heads},
 		),
 	)
 }
 
 func (c *KVCard) selectLayer(l int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { c.layer = l }
+	return func(ctx app.Context, e app.Event) {
+		c.layer = l
+		c.Do.ShowLayer(l) // the details to come hold its rows
+	}
 }
 
 // kvShown is what the card draws: the detail it reads the cache from and
@@ -175,12 +184,12 @@ type kvShown struct {
 // cacheShown is the cache to draw in s, or ok false while there is none.
 func cacheShown(s play.Snapshot) (k kvShown, ok bool) {
 	d := s.Detail
-	if d == nil || d.KV.Len() == 0 {
+	if d == nil || d.KV.Len == 0 {
 		return k, false
 	}
 	t := s.Session.Trace
 	k.d, k.epoch = d, s.Session.Epoch
-	n := d.KV.Len()
+	n := d.KV.Len
 	k.tokens = make([]string, 0, n)
 	for _, tok := range t.Prompt {
 		k.tokens = append(k.tokens, s.Model().Label(tok.ID))
@@ -202,12 +211,12 @@ func (c *KVCard) paint(s play.Snapshot) {
 	if !ok {
 		return
 	}
-	kv, n := k.d.KV, k.d.KV.Len()
-	l := min(c.layer, kv.Layers()-1)
+	kv, n := k.d.KV, k.d.KV.Len
+	l := kv.Layer
 	kvDim := c.KVHeads * c.HeadSize
-	setHTML("kv-summary", `<strong id="kv-rows">`+itoa(n)+`</strong> positions of `+itoa(kv.Capacity())+` · <strong id="kv-bytes">`+
-		byteSize(kv.Bytes())+`</strong> `+esc("("+itoa(kv.Layers())+" layers × 2 (K and V) × "+itoa(kvDim)+" numbers × 4 bytes = "+byteSize(kv.RowBytes())+" per position)"))
-	c.paintGrowth(k.growth, kv.Capacity(), min(k.d.Index, len(k.growth)-1), k.epoch)
+	setHTML("kv-summary", `<strong id="kv-rows">`+itoa(n)+`</strong> positions of `+itoa(kv.Capacity)+` · <strong id="kv-bytes">`+
+		byteSize(kv.Bytes)+`</strong> `+esc("("+itoa(kv.Layers)+" layers × 2 (K and V) × "+itoa(kvDim)+" numbers × 4 bytes = "+byteSize(kv.RowBytes)+" per position)"))
+	c.paintGrowth(k.growth, kv.Capacity, min(k.d.Index, len(k.growth)-1), k.epoch)
 	if c.tabular(n) {
 		setHTML("kv-table-box", kvTableHTML(k, l, c.KVHeads))
 		setVisible("kv-maps", false)
@@ -222,13 +231,13 @@ func (c *KVCard) paint(s play.Snapshot) {
 // paintMaps draws layer l's keys and values as heat maps, with the newest
 // row marked, and their scales.
 func (c *KVCard) paintMaps(k kvShown, l int) {
-	kv, n := k.d.KV, k.d.KV.Len()
+	kv, n := k.d.KV, k.d.KV.Len
 	kvDim := c.KVHeads * c.HeadSize
 	rows := canvasRows(n)
 	peaks := c.peaks.update(kvPeakKey{k.epoch, l}, n, func(pos int) (key, value float64) {
 		for h := range c.KVHeads {
-			key = math.Max(key, peakOf(kv.Key(l, pos, h)))
-			value = math.Max(value, peakOf(kv.Value(l, pos, h)))
+			key = math.Max(key, peakOf(kv.Key(pos, h)))
+			value = math.Max(value, peakOf(kv.Value(pos, h)))
 		}
 		return key, value
 	})
@@ -241,7 +250,7 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 		c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
 			func(pos int, row []float32) []float32 {
 				for h := range c.KVHeads {
-					row = append(row, get(l, pos, h)...)
+					row = append(row, get(pos, h)...)
 				}
 				return row
 			})
@@ -260,11 +269,11 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 // short context, else a heat map with the most attended tokens of each
 // head.
 func (c *KVCard) paintAttention(k kvShown, l int) {
-	if l >= len(k.d.Attention) {
+	heads := k.d.Attention
+	if len(heads) == 0 {
 		return
 	}
-	heads := k.d.Attention[l]
-	n := k.d.KV.Len()
+	n := k.d.KV.Len
 	title := "Attention of the query of " + quote(k.tokens[n-1]) + " (position " + itoa(n-1) + "), layer " + itoa(l) + ", per head"
 	if l < len(c.Windows) && c.Windows[l] > 0 && n > c.Windows[l] {
 		title += "; a sliding window of " + itoa(c.Windows[l]) + " positions: those before " + itoa(n-c.Windows[l]) + " get no weight"
@@ -304,7 +313,7 @@ func (c *KVCard) paintAttention(k kvShown, l int) {
 // kvTableHTML lists every key and value number of layer l.
 func kvTableHTML(k kvShown, l, kvHeads int) string {
 	kv := k.d.KV
-	headSize := len(kv.Key(l, 0, 0))
+	headSize := len(kv.Key(0, 0))
 	var b strings.Builder
 	b.WriteString(`<div class="scroll"><table id="kv-table" class="num kv"><tr><th>pos</th><th>token</th>`)
 	for h := range kvHeads {
@@ -314,20 +323,20 @@ func kvTableHTML(k kvShown, l, kvHeads int) string {
 		b.WriteString(`<th colspan="` + itoa(headSize) + `">V head ` + itoa(h) + `</th>`)
 	}
 	b.WriteString("</tr>")
-	for pos := range kv.Len() {
+	for pos := range kv.Len {
 		class := "kv-row"
-		if pos == kv.Len()-1 {
+		if pos == kv.Len-1 {
 			class += " newest"
 		}
 		b.WriteString(`<tr class="` + class + `"><td>` + itoa(pos) + `</td>`)
 		tag(&b, "th", "", k.tokens[pos])
 		for h := range kvHeads {
-			for _, v := range kv.Key(l, pos, h) {
+			for _, v := range kv.Key(pos, h) {
 				tag(&b, "td", "", fixed(float64(v), 3))
 			}
 		}
 		for h := range kvHeads {
-			for _, v := range kv.Value(l, pos, h) {
+			for _, v := range kv.Value(pos, h) {
 				tag(&b, "td", `class="v"`, fixed(float64(v), 3))
 			}
 		}
@@ -372,14 +381,14 @@ func (c *KVCard) onHover(i int) app.EventHandler {
 		if !ok {
 			return
 		}
-		kv, n := k.d.KV, k.d.KV.Len()
-		l := min(c.layer, kv.Layers()-1)
+		kv, n := k.d.KV, k.d.KV.Len
+		l := kv.Layer
 		c.hover = ""
 		if x, y, ok := pointerCell(e, c.HeadSize*c.KVHeads, canvasRows(n)); ok && y < n {
 			h, j := x/c.HeadSize, x%c.HeadSize
-			v, name := kv.Key(l, y, h)[j], "K"
+			v, name := kv.Key(y, h)[j], "K"
 			if i == 1 {
-				v, name = kv.Value(l, y, h)[j], "V"
+				v, name = kv.Value(y, h)[j], "V"
 			}
 			c.hover = "position " + itoa(y) + " (" + k.tokens[y] + "), layer " + itoa(l) + ", " + name +
 				" head " + itoa(h) + " [" + itoa(j) + "] = " + fixed(float64(v), 4)
@@ -395,10 +404,9 @@ func (c *KVCard) onAttentionHover(ctx app.Context, e app.Event) {
 	if !ok {
 		return
 	}
-	l := min(c.layer, len(k.d.Attention)-1)
-	heads := k.d.Attention[l]
+	heads := k.d.Attention
 	c.hover = ""
-	if x, y, ok := pointerCell(e, k.d.KV.Len(), len(heads)); ok {
+	if x, y, ok := pointerCell(e, k.d.KV.Len, len(heads)); ok {
 		c.hover = "head " + itoa(y) + " → position " + itoa(x) + " (" + k.tokens[x] + "): " + fixed(float64(heads[y][x]), 4)
 	}
 	setHTML("kv-hover", esc(c.hoverText()))

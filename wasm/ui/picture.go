@@ -76,8 +76,8 @@ func (c *Picture) paint(s play.Snapshot) {
 	var b strings.Builder
 	picAt(&b, "pic-input", 16, 52, quote(m.Label(d.Step.Input)))
 	picAt(&b, "pic-pos", 16, 70, "position "+itoa(d.Step.Pos))
-	picAt(&b, "pic-kv-rows", 270, 88, itoa(d.KV.Len())+" rows")
-	picAt(&b, "pic-kv-bytes", 270, 106, byteSize(d.KV.Bytes()))
+	picAt(&b, "pic-kv-rows", 270, 88, itoa(d.KV.Len)+" rows")
+	picAt(&b, "pic-kv-bytes", 270, 106, byteSize(d.KV.Bytes))
 	if len(m.Names) <= maxPictureRows {
 		for i, v := range d.Hidden {
 			picAt(&b, "pic-hidden", 16, 200+picLine*i, "h["+itoa(i)+"] "+fixed(float64(v), 3))

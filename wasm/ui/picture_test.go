@@ -45,7 +45,7 @@ func TestPicture(t *testing.T) {
 	byID, _, _ := paintOf(pic, s)
 	hot := map[string]string{}
 	for _, v := range []painter{&HiddenCard{Model: s.Model()}, &SoftmaxCard{}, logitsCard(s, nil, p.ctl).(painter),
-		samplerCard(s, nil, p.ctl).(painter), kvCard(s, nil).(painter)} {
+		samplerCard(s, nil, p.ctl).(painter), kvCard(s, nil, nil).(painter)} {
 		got, _, _ := paintOf(v, s)
 		for k, v := range got {
 			hot[k] = v
@@ -136,7 +136,7 @@ func TestPicture(t *testing.T) {
 	if got := pictureLines(byID, "pic-hidden"); got != nil {
 		t.Errorf("64 numbers would not fit: the picture has h = %q", got)
 	}
-	kvText, _, _ := paintOf(kvCard(s, nil).(painter), s)
+	kvText, _, _ := paintOf(kvCard(s, nil, nil).(painter), s)
 	if got, want := pictureLines(byID, "pic-kv-rows"), firstMatch(t, kvText["kv-summary"], `id="kv-rows">(\d+)<`)+" rows"; len(got) != 1 || got[0] != want {
 		t.Errorf("the picture's cache is %q, the KV card's %q", got, want)
 	}

@@ -247,7 +247,7 @@ func (p *Playground) laterPart(s play.Snapshot, part int) []app.UI {
 	case 1:
 		ui = append(ui, stepViews(s, p.ctl, p.board))
 	default:
-		ui = append(ui, shown(s, "kv", kvCard(s, p.board)))
+		ui = append(ui, shown(s, "kv", kvCard(s, p.board, p.ctl)))
 		if !s.Page.Present {
 			ui = append(ui, &StoredModels{}, footer())
 		}

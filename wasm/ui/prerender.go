@@ -169,7 +169,7 @@ func hotViews(s play.Snapshot, p *Playground) []painter {
 	b := p.board
 	views := []painter{&StepTitle{Board: b}, &Timeline{Board: b, Vocab: len(s.Model().Names)}}
 	for _, v := range []app.UI{controls(s, p.ctl, b), picture(s, b), hiddenCard(s, b), logitsCard(s, b, p.ctl),
-		softmaxCard(b), barsCard(b, p.ctl), samplerCard(s, b, p.ctl), kvCard(s, b)} {
+		softmaxCard(b), barsCard(b, p.ctl), samplerCard(s, b, p.ctl), kvCard(s, b, p.ctl)} {
 		if h, ok := v.(painter); ok {
 			views = append(views, h)
 		}

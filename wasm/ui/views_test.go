@@ -386,7 +386,7 @@ func TestKVCard(t *testing.T) {
 	// The toy model after "The cat" and two steps: 4 positions, every
 	// number in a table, the newest row marked.
 	p := page(t, toySpec(2), -1)
-	html, text := paintText(kvCard(p.s(), nil).(painter), p.s())
+	html, text := paintText(kvCard(p.s(), nil, p.ctl).(painter), p.s())
 	if n := strings.Count(html, `class="kv-row`); n != 4 {
 		t.Errorf("%d cache rows, want 4", n)
 	}
@@ -399,7 +399,7 @@ func TestKVCard(t *testing.T) {
 
 	// Step 1 selected: the cache as it read it, 3 rows, and its attention.
 	p.ctl.Select(1)
-	html, text = paintText(kvCard(p.s(), nil).(painter), p.s())
+	html, text = paintText(kvCard(p.s(), nil, p.ctl).(painter), p.s())
 	if n := strings.Count(html, `class="kv-row`); n != 3 {
 		t.Errorf("step 2 read %d rows, want 3", n)
 	}
@@ -408,7 +408,7 @@ func TestKVCard(t *testing.T) {
 
 	// stories260K: heat maps on canvases, a scale, readouts.
 	p = page(t, stories(20, sampler.DefaultSettings()), -1)
-	html, text = paintText(kvCard(p.s(), nil).(painter), p.s())
+	html, text = paintText(kvCard(p.s(), nil, p.ctl).(painter), p.s())
 	contains(t, "260K cache", html, `id="canvas-keys"`, `id="canvas-values"`, `id="canvas-attention"`, `class="newest-row"`, "gradient")
 	contains(t, "260K cache", text, "25 positions of 512", "head 0:", "step 20")
 	lacks(t, "260K cache", html, `class="kv-row`, "<img", `disabled="false"`)
@@ -423,7 +423,7 @@ func TestKVCard(t *testing.T) {
 
 	// No steps yet: the growth chart is a point at prefill, not an empty box.
 	p = page(t, stories(0, sampler.DefaultSettings()), -1)
-	kv := kvCard(p.s(), nil).(painter)
+	kv := kvCard(p.s(), nil, p.ctl).(painter)
 	byID, html, _ := paintOf(kv, p.s())
 	contains(t, "growth at 0 steps", html, "prefill (5)")
 	if d, at := byID["kv-growth-path d"], byID["kv-growth-shown style"]; d != "M0.0 507.0" || !strings.HasPrefix(at, "left:0.000%") {
@@ -434,14 +434,14 @@ func TestKVCard(t *testing.T) {
 	for _, act := range []func(){p.ctl.Step, p.ctl.Step, p.ctl.Undo} {
 		act()
 		grown, _, _ := paintOf(kv, p.s())
-		fresh, _, _ := paintOf(kvCard(p.s(), nil).(painter), p.s())
+		fresh, _, _ := paintOf(kvCard(p.s(), nil, p.ctl).(painter), p.s())
 		if grown["kv-growth-path d"] != fresh["kv-growth-path d"] {
 			t.Errorf("%d steps: the line is %q, drawn afresh %q", p.s().Steps(), grown["kv-growth-path d"], fresh["kv-growth-path d"])
 		}
 	}
 
 	p = page(t, workedSpec, -1)
-	_, text = render(kvCard(p.s(), nil))
+	_, text = render(kvCard(p.s(), nil, p.ctl))
 	contains(t, "no cache", text, "no model, so no cache")
 
 	// A model whose architecture adds to llama2.c's says what: Qwen2's
@@ -471,7 +471,7 @@ func TestKVCard(t *testing.T) {
 		_, text := render(&KVCard{Layers: 1, KVHeads: 1, HeadSize: 64, Extras: m.Extras()})
 		contains(t, tc.arch+" cache", text, "What this model's architecture does beyond llama2.c's: "+tc.says)
 	}
-	html, text = render(kvCard(page(t, toySpec(1), -1).s(), nil))
+	html, text = render(kvCard(page(t, toySpec(1), -1).s(), nil, nil))
 	lacks(t, "toy cache", text, "architecture does")
 	contains(t, "toy cache", html, `<p id="kv-extras" class="hint" hidden>`)
 
