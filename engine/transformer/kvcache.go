@@ -103,6 +103,14 @@ func (v CacheView) Layers() int {
 	return v.c.layers
 }
 
+// Heads is the number of key/value heads of a layer.
+func (v CacheView) Heads() int {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.kvDim / v.c.headSize
+}
+
 // Bytes is the memory the positions in view use.
 func (v CacheView) Bytes() int { return v.n * v.RowBytes() }
 

@@ -74,6 +74,7 @@ type Detail struct {
 type Cache struct {
 	Len      int // positions
 	Layers   int //
+	Heads    int // key/value heads a layer
 	Bytes    int // the memory of the positions
 	RowBytes int // how much it grows a position
 	Capacity int // the positions it can hold
@@ -177,7 +178,7 @@ func trim(d *session.Detail, r Request, all bool, used sampler.Settings) *Detail
 	t := &Detail{Index: d.Index, Step: d.Step, Unsampled: d.Unsampled, Vocab: len(d.Logits), Hidden: slices.Clone(d.Hidden), Lens: slices.Clone(d.Lens)}
 	if kv := d.KV; kv.Len() > 0 {
 		l := min(max(r.Layer, 0), kv.Layers()-1)
-		t.KV = Cache{Len: kv.Len(), Layers: kv.Layers(), Bytes: kv.Bytes(), RowBytes: kv.RowBytes(), Capacity: kv.Capacity(), Layer: l,
+		t.KV = Cache{Len: kv.Len(), Layers: kv.Layers(), Heads: kv.Heads(), Bytes: kv.Bytes(), RowBytes: kv.RowBytes(), Capacity: kv.Capacity(), Layer: l,
 			rows: kv, inputs: d.Context[:min(kv.Len(), len(d.Context))]}
 		if l < len(d.Attention) {
 			t.Attention = d.Attention[l]

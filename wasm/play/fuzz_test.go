@@ -64,7 +64,7 @@ func playOne(r *rig, s *script) (string, bool) {
 	steps := r.c.sum.Steps()
 	vocab := len(r.c.sum.Model.Names)
 	var what string
-	switch op % 19 {
+	switch op % 21 {
 	case 0, 1, 2:
 		what = "step"
 		r.c.Step()
@@ -159,6 +159,14 @@ func playOne(r *rig, s *script) (string, bool) {
 			what = "compare own " + strconv.FormatBool(own)
 			r.c.SetCompareOwn(own)
 		}
+	case 19:
+		l := s.n(3)
+		what = "layer " + strconv.Itoa(l)
+		r.c.ShowLayer(l)
+	case 20:
+		ids := []int{s.n(vocab), s.n(vocab)}
+		what = "rows " + strconv.Itoa(ids[0]) + " " + strconv.Itoa(ids[1])
+		r.c.WantRows(ids)
 	}
 	r.settle()
 	return what, true

@@ -2,6 +2,7 @@ package play
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 
 	"nexttoken/engine/sampler"
@@ -12,11 +13,8 @@ import (
 // answers back to a Remote. A port within one program may deliver a
 // message before Post returns: a Remote and a Server allow it, as the
 // controller allows an engine that answers at once.
-//
-// detail is a Show answer's detail, which does not cross as bytes yet:
-// only a port within one program carries it, and it is nil otherwise.
 type Port interface {
-	Post(msg []byte, detail *Detail)
+	Post(msg []byte)
 }
 
 // Remote is an engine elsewhere, behind a Port: a session in a worker.
@@ -32,6 +30,7 @@ type Remote struct {
 	last   *Summary          // the mirror: the session as the last answer left it
 	paths  []session.Path    // the tree's paths past the first, as last sent
 	texts  []string          // their texts
+	kv     kvMirror          // the cache rows of the layer the page shows
 }
 
 // NewRemote is an engine that sends its requests to out; the engine's
@@ -47,13 +46,13 @@ func (e *Remote) Send(r Request, answer func(Answer)) {
 	var w wire
 	w.header(kindRequest, e.id)
 	w.value(&r)
-	e.out.Post(w, nil)
+	e.out.Post(w)
 }
 
 // Receive takes in a message from the engine. A message that does not
 // decode is an error; the request it answers, when that can be read,
 // gets the error for its answer.
-func (e *Remote) Receive(msg []byte, detail *Detail) error {
+func (e *Remote) Receive(msg []byte) error {
 	r := reader{b: msg}
 	kind, id := r.header()
 	answer, ok := e.waiting[id]
@@ -61,7 +60,7 @@ func (e *Remote) Receive(msg []byte, detail *Detail) error {
 		return errWire
 	}
 	delete(e.waiting, id)
-	a, err := e.answer(&r, detail)
+	a, err := e.answer(&r)
 	if err != nil {
 		a = Answer{Err: err}
 	}
@@ -76,7 +75,7 @@ type answerWire struct {
 	Inherited *sampler.Settings
 	Refill    *session.Refill
 	Redo      *session.Recomputed
-	Detail    bool // Show's detail comes with the message
+	Detail    *Detail // Show's; its cache rows follow (kvMirror)
 }
 
 // A model record says what is new of a model: the model itself, or its
@@ -86,9 +85,12 @@ const (
 	modelRenamed
 )
 
-func (e *Remote) answer(r *reader, detail *Detail) (Answer, error) {
+func (e *Remote) answer(r *reader) (Answer, error) {
 	var aw answerWire
 	r.value(&aw)
+	if aw.Detail != nil {
+		e.kv.read(r, &aw.Detail.KV)
+	}
 	for n := r.count(); n > 0 && r.err == nil; n-- {
 		id, kind := r.uint(), r.uint()
 		switch kind {
@@ -107,10 +109,7 @@ func (e *Remote) answer(r *reader, detail *Detail) (Answer, error) {
 			r.fail()
 		}
 	}
-	a := Answer{Err: aw.Err, Stepped: aw.Stepped, Inherited: aw.Inherited, Refill: aw.Refill, Redo: aw.Redo}
-	if aw.Detail {
-		a.Detail = detail
-	}
+	a := Answer{Err: aw.Err, Stepped: aw.Stepped, Inherited: aw.Inherited, Refill: aw.Refill, Redo: aw.Redo, Detail: aw.Detail}
 	if r.bool() {
 		a.Session = e.summary(r)
 	}
@@ -214,6 +213,7 @@ type Server struct {
 
 	ids   map[*Model]uint64 // the models described, by their id
 	names map[*Model]string // the name each was last described with
+	kv    kvSent            // the cache rows the Remote holds
 
 	sent struct { // what the Remote's mirror holds
 		ok    bool
@@ -249,12 +249,15 @@ func (s *Server) Receive(msg []byte) error {
 	var w wire
 	w.header(kindAnswer, id)
 	s.answer(&w, a)
-	s.out.Post(w, a.Detail)
+	s.out.Post(w)
 	return r.err
 }
 
 func (s *Server) answer(w *wire, a Answer) {
-	w.value(&answerWire{Err: a.Err, Stepped: a.Stepped, Inherited: a.Inherited, Refill: a.Refill, Redo: a.Redo, Detail: a.Detail != nil})
+	w.value(&answerWire{Err: a.Err, Stepped: a.Stepped, Inherited: a.Inherited, Refill: a.Refill, Redo: a.Redo, Detail: a.Detail})
+	if a.Detail != nil {
+		s.kv.write(w, a.Detail.KV, s.eng.model)
+	}
 	// The session's model, if the Remote does not know it as it is now.
 	m := s.eng.model
 	switch id, ok := s.ids[m]; {
@@ -347,3 +350,72 @@ func (s *Server) summary(w *wire, sum *Summary) {
 	}
 	sent.ok, sent.epoch, sent.steps, sent.text = true, sum.Epoch, len(t.Steps), t.Text
 }
+
+// kvSent is what a Server sent of the cache: the model, the layer and the
+// inputs of the positions whose rows the Remote holds. A row depends on
+// the model and the inputs up to its position alone, so the rows the
+// Remote holds stay good up to the first input that changed.
+type kvSent struct {
+	model  *Model
+	layer  int
+	inputs []int
+}
+
+// write appends the rows of kv the Remote lacks: the first position sent,
+// then each position's keys and values, head by head.
+func (k *kvSent) write(w *wire, kv Cache, model *Model) {
+	keep := 0
+	if k.model == model && k.layer == kv.Layer {
+		for keep < min(len(k.inputs), len(kv.inputs)) && k.inputs[keep] == kv.inputs[keep] {
+			keep++
+		}
+	}
+	w.uint(uint64(keep))
+	for pos := keep; pos < kv.Len; pos++ {
+		for _, get := range []func(pos, h int) []float32{kv.Key, kv.Value} {
+			for h := range kv.Heads {
+				v := get(pos, h)
+				w.put(reflect.ValueOf(&v).Elem())
+			}
+		}
+	}
+	k.model, k.layer, k.inputs = model, kv.Layer, slices.Clone(kv.inputs)
+}
+
+// kvMirror is the rows of one layer of the cache a Remote holds, as a
+// Server sent them: a position's keys and values, head by head.
+type kvMirror struct {
+	keys, values [][][]float32 // by position, then kv head
+}
+
+// read reads what kvSent.write wrote into the mirror, and makes it kv's
+// rows.
+func (m *kvMirror) read(r *reader, kv *Cache) {
+	keep, heads := r.uint(), kv.Heads
+	n := kv.Len - int(min(keep, uint64(kv.Len))) // the rows that follow
+	if kv.Len < 0 || keep > uint64(len(m.keys)) || keep > uint64(kv.Len) || heads < 0 ||
+		n > 0 && (heads > len(r.b) || n > len(r.b) || n*2*heads > len(r.b)) { // a vector takes a byte at least
+		r.fail()
+		return
+	}
+	// Rows past keep were another history's: an older detail may still
+	// read them, so the mirror grows from a copy.
+	m.keys, m.values = slices.Clip(m.keys[:keep]), slices.Clip(m.values[:keep])
+	for pos := int(keep); pos < kv.Len && r.err == nil; pos++ {
+		for _, rows := range []*[][][]float32{&m.keys, &m.values} {
+			row := make([][]float32, heads)
+			for h := range row {
+				r.value(&row[h])
+			}
+			*rows = append(*rows, row)
+		}
+	}
+	kv.rows = *m
+}
+
+// Key is the key vector of kv head h at position pos; l is the layer the
+// mirror holds.
+func (m kvMirror) Key(l, pos, h int) []float32 { return m.keys[pos][h] }
+
+// Value is the value vector of kv head h at position pos.
+func (m kvMirror) Value(l, pos, h int) []float32 { return m.values[pos][h] }

@@ -47,20 +47,20 @@ func engineOf(local *Local) Engine {
 }
 
 // port is a Port that is a function.
-type port func(msg []byte, detail *Detail)
+type port func(msg []byte)
 
-func (p port) Post(msg []byte, detail *Detail) { p(msg, detail) }
+func (p port) Post(msg []byte) { p(msg) }
 
 // overPipe is local behind a Remote whose messages reach a Server at
 // once, copied as a worker's postMessage copies them.
 func overPipe(local *Local) *Remote {
 	var remote *Remote
-	server := Serve(local, port(func(msg []byte, d *Detail) {
-		if err := remote.Receive(slices.Clone(msg), d); err != nil {
+	server := Serve(local, port(func(msg []byte) {
+		if err := remote.Receive(slices.Clone(msg)); err != nil {
 			panic(err)
 		}
 	}))
-	remote = NewRemote(port(func(msg []byte, _ *Detail) {
+	remote = NewRemote(port(func(msg []byte) {
 		if err := server.Receive(slices.Clone(msg)); err != nil {
 			panic(err)
 		}

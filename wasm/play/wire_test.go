@@ -144,6 +144,7 @@ func FuzzWire(f *testing.F) {
 	f.Add(byte(1), []byte{18, 0, 0, 0, 18, 1, 1, 5, 18, 2, 0, 3, 0, 18, 1, 0, 6})
 	f.Add(byte(3), []byte{13, 0, 2, 0, 13, 0, 1, 1, 2, 1, 0, 0, 13, 0, 4, 1, 13, 0, 1, 0, 3, 2, 13, 0, 3, 1, 7, 8, 13, 0, 0, 1})
 	f.Add(byte(2), []byte{0, 0, 0, 0, 4, 2, 9, 0, 0, 11, 1, 0, 7, 7, 8, 11, 1, 1, 10, 12, 4})
+	f.Add(byte(2), []byte{0, 0, 19, 1, 20, 3, 200, 0, 18, 0, 0, 7, 19, 2, 0, 12, 3, 7, 8, 19, 0, 0})
 	f.Fuzz(func(t *testing.T, model byte, b []byte) {
 		if len(b) > 120 {
 			return
@@ -183,6 +184,21 @@ func sameController(a, b *Controller) string {
 		return "the step shown or the history differ"
 	case (a.detail.d == nil) != (b.detail.d == nil) || Words(a.detail.err) != Words(b.detail.err):
 		return "the details differ"
+	case a.detail.d != nil:
+		var x, y wire
+		x.value(a.detail.d)
+		y.value(b.detail.d)
+		if !bytes.Equal(x, y) {
+			return "the details differ"
+		}
+		ka, kb := a.detail.d.KV, b.detail.d.KV
+		for pos := range ka.Len {
+			for h := range ka.Heads {
+				if !slices.Equal(ka.Key(pos, h), kb.Key(pos, h)) || !slices.Equal(ka.Value(pos, h), kb.Value(pos, h)) {
+					return "the details' cache rows differ"
+				}
+			}
+		}
 	}
 	return ""
 }
@@ -201,7 +217,7 @@ func FuzzWireMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		local := &Local{Load: load}
 		var answered []byte
-		server := Serve(local, port(func(m []byte, _ *Detail) { answered = m }))
+		server := Serve(local, port(func(m []byte) { answered = m }))
 		server.Receive(msg)
 		if answered != nil {
 			r := reader{b: answered}
@@ -209,10 +225,10 @@ func FuzzWireMessages(f *testing.F) {
 				t.Fatalf("the server answered %q with %q", msg, answered)
 			}
 		}
-		remote := NewRemote(port(func([]byte, *Detail) {}))
+		remote := NewRemote(port(func([]byte) {}))
 		var got *Answer
 		remote.Send(Request{Op: Show}, func(a Answer) { got = &a })
-		err := remote.Receive(msg, nil)
+		err := remote.Receive(msg)
 		if got != nil && err != nil && got.Err == nil {
 			t.Fatalf("%q: the answer's error is lost", msg)
 		}
@@ -229,7 +245,8 @@ func reqBytes(r Request) []byte {
 // TestWireBytes measures what crosses the wire on SmolLM2-135M's
 // vocabulary (a model 8 times narrower, the bytes are the vocabulary's):
 // the model once, then a request and answer a step, which carry only the
-// step and what comes next, never a vector as long as the vocabulary.
+// step and what comes next, and the detail of the step shown, never a
+// vector as long as the vocabulary.
 func TestWireBytes(t *testing.T) {
 	c := randmodel.SmolLM2
 	c.Dim, c.HiddenDim, c.Layers, c.Heads, c.KVHeads = 72, 192, 2, 9, 3
@@ -248,13 +265,13 @@ func TestWireBytes(t *testing.T) {
 	var sizes []int
 	// A pipe that counts: the Remote's requests and the Server's answers.
 	var server *Server
-	remote := NewRemote(port(func(msg []byte, _ *Detail) {
+	remote := NewRemote(port(func(msg []byte) {
 		sizes = append(sizes, len(msg))
 		server.Receive(slices.Clone(msg))
 	}))
-	server = Serve(&Local{Load: func(string) (*session.Model, error) { return m, nil }}, port(func(msg []byte, d *Detail) {
+	server = Serve(&Local{Load: func(string) (*session.Model, error) { return m, nil }}, port(func(msg []byte) {
 		sizes = append(sizes, len(msg))
-		remote.Receive(slices.Clone(msg), d)
+		remote.Receive(slices.Clone(msg))
 	}))
 	h := &clockHost{now: time.Unix(1e9, 0)}
 	ctl := New(remote, h, "/")
@@ -270,17 +287,23 @@ func TestWireBytes(t *testing.T) {
 	}
 	sizes = sizes[len(opened):]
 	// Each step is a Step request and its answer, then the Show of the
-	// next step and its answer (whose detail does not cross as bytes yet).
+	// next step and its answer.
 	if len(sizes) != 80 {
 		t.Fatalf("20 steps made %d messages, want 80", len(sizes))
 	}
-	stepBytes := 0
+	stepBytes, showBytes := 0, 0
 	for i := 0; i < len(sizes); i += 4 {
 		stepBytes = max(stepBytes, sizes[i]+sizes[i+1])
+		showBytes = max(showBytes, sizes[i+2]+sizes[i+3])
 	}
-	t.Logf("opening: %d bytes in %d messages (the model's %d tokens once); a step: at most %d bytes, request and answer", sum(opened), len(opened), c.VocabSize, stepBytes)
+	t.Logf("opening: %d bytes in %d messages (the model's %d tokens once); a step: at most %d bytes, request and answer; its detail: at most %d", sum(opened), len(opened), c.VocabSize, stepBytes, showBytes)
 	if stepBytes > 1000 {
 		t.Errorf("a step is %d bytes on the wire, want at most 1,000", stepBytes)
+	}
+	// On SmolLM2's own widths the hidden state is 2.3 KB, a new cache row
+	// 1.5 KB and the attention of a layer 36 B a position more than here.
+	if showBytes > 16<<10 {
+		t.Errorf("a step's detail is %d bytes on the wire, want at most 16 KiB", showBytes)
 	}
 }
 
