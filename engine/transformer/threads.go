@@ -33,7 +33,8 @@ func Threads(n int) Kernels {
 	if n <= 1 {
 		return Kernels{}
 	}
-	return Kernels{&threads{pool: workers.New(n), vecs: make([]quant.Vec, n-1), minSize: splitMin, headsMin: attendMin}}
+	return Kernels{&threads{pool: workers.New(n), vecs: make([]quant.Vec, n-1), formats: make([]quant.Type, n),
+		minSize: splitMin, headsMin: attendMin, chunks: chunksPerThread}}
 }
 
 // threads are the pool of Threads' Kernels and the product it runs: one
@@ -47,12 +48,26 @@ type threads struct {
 	three threeRows   // the three products of one x, or zero
 	gated gatedRows   // the gated feed-forward, or zero
 	vecs  []quant.Vec // x quantized, for the threads but the caller's
+	// formats are the format each thread's Vec holds x quantized for in
+	// the current split (quant.F32: none yet), so that a thread quantizes
+	// x once a split whatever the number of its chunks.
+	formats []quant.Type
 
 	attention attendJob // the attention split by heads, or zero
 
 	minSize  int // splitMin, but for BenchmarkThreads and the tests
 	headsMin int // attendMin, but for the tests
+	chunks   int // chunksPerThread, but for the tests
 }
+
+// chunksPerThread is how many chunks a product's rows are split in, a
+// thread: a thread that starts late (one the operating system ran late,
+// or that saw the split after the others) leaves them its chunks, one at
+// a time, rather than its whole share; each thread still quantizes x once
+// a split (formats). Decoding SmolLM2-135M's shape on two threads, 4
+// ran F32 and Q4_0 faster than 1 and as fast on Q4_K_M; 16 ran the
+// quantized ones slower.
+const chunksPerThread = 4
 
 // attendMin is the fewest multiply-adds (scores and weighted sums) a
 // layer's attention must have to split its heads among threads:
@@ -75,7 +90,14 @@ func (t *threads) takeHeads(size int) bool {
 // in spans of align (a product's spans of 16 rows keep each thread's
 // outputs to whole cache lines), then lets t go.
 func (t *threads) split(job workers.Job, rows, align int) {
-	t.pool.Split(job, rows, align)
+	for i := range t.formats {
+		t.formats[i] = quant.F32
+	}
+	chunks := t.pool.Threads()
+	if align > 1 {
+		chunks *= t.chunks
+	}
+	t.pool.SplitIn(job, rows, align, chunks)
 	t.f32, t.quant, t.batch, t.three, t.gated = f32Rows{}, quantRows{}, batchRows{}, threeRows{}, gatedRows{}
 	t.attention = attendJob{}
 	t.mu.Unlock()
@@ -93,13 +115,15 @@ func (r *f32Rows) Rows(_, from, to int) {
 
 // quantRows is a quantized product, out = W·x, whose caller's thread
 // quantizes x into v. Each other thread quantizes x into a Vec of its own
-// (vecs): as long as quant.Matrix.MulVec does, and over as many columns
-// as one row of the product has, while the thread shares the rows.
+// (vecs), once a split whatever its chunks (formats): as long as
+// quant.Matrix.MulVec does, and over as many columns as one row of the
+// product has, while the thread shares the rows.
 type quantRows struct {
-	out, x []float32
-	w      *quant.Matrix
-	v      *quant.Vec
-	vecs   []quant.Vec
+	out, x  []float32
+	w       *quant.Matrix
+	v       *quant.Vec
+	vecs    []quant.Vec
+	formats []quant.Type // threads.formats
 }
 
 func (r *quantRows) Rows(thread, from, to int) {
@@ -107,8 +131,7 @@ func (r *quantRows) Rows(thread, from, to int) {
 	if thread > 0 {
 		v = &r.vecs[thread-1]
 	}
-	rows := r.w.Slice(from, to)
-	rows.MulVec(r.out[from:to], r.x, v)
+	r.formats[thread] = mulSpan(r.out, r.x, r.w, from, to, v, r.formats[thread])
 }
 
 // threeRows are the products of one x by three matrices of x's columns,
@@ -117,12 +140,13 @@ func (r *quantRows) Rows(thread, from, to int) {
 // quantizes x for the quantized matrices its span reaches, as quantRows
 // does, once for matrices of one format.
 type threeRows struct {
-	x    []float32
-	out  [3][]float32
-	w    [3]*quant.Matrix
-	ends [3]int
-	v    *quant.Vec
-	vecs []quant.Vec
+	x       []float32
+	out     [3][]float32
+	w       [3]*quant.Matrix
+	ends    [3]int
+	v       *quant.Vec
+	vecs    []quant.Vec
+	formats []quant.Type // threads.formats
 }
 
 func (r *threeRows) Rows(thread, from, to int) {
@@ -130,11 +154,10 @@ func (r *threeRows) Rows(thread, from, to int) {
 	if thread > 0 {
 		v = &r.vecs[thread-1]
 	}
-	quantized := quant.F32 // the format x is quantized for in v, none yet
 	begin := 0
 	for i, end := range r.ends {
 		if from < end && to > begin {
-			quantized = mulSpan(r.out[i], r.x, r.w[i], max(from, begin)-begin, min(to, end)-begin, v, quantized)
+			r.formats[thread] = mulSpan(r.out[i], r.x, r.w[i], max(from, begin)-begin, min(to, end)-begin, v, r.formats[thread])
 		}
 		begin = end
 	}
@@ -149,6 +172,7 @@ type gatedRows struct {
 	gelu        bool
 	v           *quant.Vec
 	vecs        []quant.Vec
+	formats     []quant.Type // threads.formats
 }
 
 func (r *gatedRows) Rows(thread, from, to int) {
@@ -156,8 +180,8 @@ func (r *gatedRows) Rows(thread, from, to int) {
 	if thread > 0 {
 		v = &r.vecs[thread-1]
 	}
-	quantized := mulSpan(r.gate, r.x, r.w1, from, to, v, quant.F32)
-	mulSpan(r.up, r.x, r.w3, from, to, v, quantized)
+	r.formats[thread] = mulSpan(r.gate, r.x, r.w1, from, to, v, r.formats[thread])
+	r.formats[thread] = mulSpan(r.up, r.x, r.w3, from, to, v, r.formats[thread])
 	if r.gelu {
 		gegluGo(r.gate[from:to], r.up[from:to])
 	} else {

@@ -49,14 +49,20 @@ func TestThreadsKeepLogits(t *testing.T) {
 // taken down to the smallest: each product, the query's, key's and value's
 // products together (mulThree), the gated feed-forward with its gating
 // (mulGated) and attention head by head (attendHeads), on two and three
-// threads, in every format and in each architecture randmodel extends
-// (soft-caps, sliding windows, GELU, biases, query and key norms): the
-// logits are one thread's bits, and a pass allocates nothing.
+// threads (and on two in a chunk a thread), in every format and in each
+// architecture randmodel extends (soft-caps, sliding windows, GELU,
+// biases, query and key norms): the logits are one thread's bits, and a
+// pass allocates nothing.
 func TestThreadsSplitEverything(t *testing.T) {
 	const steps = 24 // past gemma2's and phi3's windows
-	kernels := map[int]Kernels{2: Threads(2), 3: Threads(3)}
+	kernels := []struct {
+		threads int
+		how     string
+		k       Kernels
+	}{{2, ", every split", Threads(2)}, {3, ", every split", Threads(3)}, {2, ", every split, a chunk a thread", Threads(2)}}
+	kernels[2].k.threads.chunks = 1
 	for _, k := range kernels {
-		k.threads.minSize, k.threads.headsMin = 0, 0
+		k.k.threads.minSize, k.k.threads.headsMin = 0, 0
 	}
 	models := map[string]*checkpoint.Model{}
 	for _, format := range threadFormats {
@@ -72,10 +78,10 @@ func TestThreadsSplitEverything(t *testing.T) {
 	for name, m := range models {
 		t.Run(name, func(t *testing.T) {
 			want := decodeLogits(t, m, Kernels{}, steps)
-			for n, k := range kernels {
-				compareLogits(t, n, ", every split", want, decodeLogits(t, m, k, steps))
+			for _, k := range kernels {
+				compareLogits(t, k.threads, k.how, want, decodeLogits(t, m, k.k, steps))
 			}
-			tr := NewWith(m, Options{Kernels: kernels[2]})
+			tr := NewWith(m, Options{Kernels: kernels[0].k})
 			forwardDoesNotAllocate(t, tr, tr.Options())
 		})
 	}

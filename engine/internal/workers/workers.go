@@ -3,17 +3,18 @@
 // n−1 goroutines. Between Splits a goroutine spins a while on the pool's
 // state, then sleeps on a channel until the next Split wakes it.
 //
-// A Split cuts the rows into a chunk a thread, wakes the goroutines that
-// sleep, takes chunks itself until none is left and spins until the
-// others' are done. Spinning keeps the goroutines running on processors
+// A Split cuts the rows into a chunk a thread (SplitIn into more), wakes
+// the goroutines that sleep, takes chunks itself until none is left and
+// spins until the others' are done. Spinning keeps the goroutines running on processors
 // of their own through a decode step's products: one woken from a
 // channel waits behind the waker on the waker's processor, and the caller
 // then did every chunk itself (a second thread added nothing). A
 // goroutine the operating system has not run yet (on a busy machine)
 // leaves its chunk to the others instead of holding them up, so a Split
-// takes about as long as one thread's loop at worst. (Smaller chunks would share the rows more
-// evenly, but a Job may pay a cost a chunk, as a quantized product
-// quantizes its vector.) The split allocates nothing, so a decode
+// takes about as long as one thread's loop at worst. Smaller chunks
+// (SplitIn) share the rows more evenly when a thread starts late, for a
+// Job that pays no cost a chunk (package transformer's products quantize
+// their vector once a thread). The split allocates nothing, so a decode
 // step that splits every product stays allocation-free.
 //
 // One Split runs at a time: the caller holds the lock its Pool's user
@@ -89,13 +90,18 @@ func (p *Pool) wait(c chan struct{}, epoch uint64) {
 // Threads is the number of threads a Split uses at most.
 func (p *Pool) Threads() int { return len(p.wake) + 1 }
 
-// Split does job's rows 0 … rows−1 in chunks, each but the last a
-// multiple of align rows, and returns when every chunk is done.
-func (p *Pool) Split(job Job, rows, align int) {
+// Split does job's rows 0 … rows−1 in chunks, one a thread, each but the
+// last a multiple of align rows, and returns when every chunk is done.
+func (p *Pool) Split(job Job, rows, align int) { p.SplitIn(job, rows, align, p.Threads()) }
+
+// SplitIn is Split in at most chunks chunks (at least one): more chunks
+// than threads let a thread that starts late leave the others less to
+// wait for, one chunk at a time.
+func (p *Pool) SplitIn(job Job, rows, align, chunks int) {
 	if rows <= 0 {
 		return
 	}
-	chunks := min(p.Threads(), fieldMask)
+	chunks = min(max(chunks, 1), fieldMask)
 	chunk := (rows + chunks - 1) / chunks
 	chunk = (chunk + align - 1) / align * align
 	chunks = (rows + chunk - 1) / chunk

@@ -32,6 +32,15 @@ func TestSplitDoesEveryRowOnce(t *testing.T) {
 						t.Fatalf("%d threads, %d rows aligned to %d: row %d done %d times", threads, rows, align, i, n)
 					}
 				}
+				for _, chunks := range []int{0, 1, 3, 4 * threads, 100} {
+					c := &counts{make([]atomic.Int32, rows), make([]atomic.Int32, threads)}
+					p.SplitIn(c, rows, align, chunks)
+					for i := range c.rows {
+						if n := c.rows[i].Load(); n != 1 {
+							t.Fatalf("%d threads, %d rows aligned to %d in %d chunks: row %d done %d times", threads, rows, align, chunks, i, n)
+						}
+					}
+				}
 				if rows > 0 && c.threads[0].Load() == 0 && threads == 1 {
 					t.Fatalf("1 thread, %d rows: the caller did nothing", rows)
 				}
