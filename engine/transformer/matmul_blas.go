@@ -7,7 +7,6 @@ import (
 
 	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/internal/matvec"
-	"nexttoken/engine/internal/swiglu"
 	"nexttoken/engine/quant"
 )
 
@@ -153,9 +152,9 @@ func (Kernels) scoreHeads(att, q, keys []float32, l heads, sqrtHS float32) int {
 	return l.positions
 }
 
-// swiglu natively is package swiglu's kernel, in AVX2 where the CPU has
+// swiglu natively is package matvec's SwiGLU, in AVX2 where the CPU has
 // it: the same bits as swigluGo.
-func (Kernels) swiglu(gate, up []float32) { swiglu.Gate(gate, up) }
+func (Kernels) swiglu(gate, up []float32) { matvec.SwiGLU(gate, up) }
 
 // softmaxHeads natively is the Go loop.
 func (Kernels) softmaxHeads(att []float32, l heads) { softmaxHeadsGo(att, l) }

@@ -25,7 +25,7 @@ func setSIMD(t *testing.T, opts Options, on bool) Options {
 // benchKernels natively are the only ones, the zero Kernels.
 func benchKernels(testing.TB) Kernels { return Kernels{} }
 
-// TestSwiGLUKernel checks the native kernels' SwiGLU (package swiglu's,
+// TestSwiGLUKernel checks the native kernels' SwiGLU (package matvec's,
 // in AVX2 where the CPU has it) against swigluGo bit for bit, on values
 // of a model's size, any bits and the special ones, at lengths that
 // leave a tail.

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"nexttoken/engine/internal/matvec"
-	"nexttoken/engine/internal/swiglu"
 	"nexttoken/engine/internal/workers"
 	"nexttoken/engine/quant"
 )
@@ -185,7 +184,7 @@ func (r *gatedRows) Rows(thread, from, to int) {
 	if r.gelu {
 		gegluGo(r.gate[from:to], r.up[from:to])
 	} else {
-		swiglu.Gate(r.gate[from:to], r.up[from:to])
+		matvec.SwiGLU(r.gate[from:to], r.up[from:to])
 	}
 }
 

@@ -42,9 +42,8 @@
 // concerns only float32 matrices.
 //
 // The hot loops (the products, attention and SwiGLU) run on the kernels
-// that Options.Kernels holds: Go's loops, natively with package matvec's,
-// package quant's and package swiglu's assembly (on several threads with
-// Threads), or in
+// that Options.Kernels holds: Go's loops, natively with package matvec's
+// and package quant's assembly (on several threads with Threads), or in
 // the browser the WebAssembly SIMD kernels
 // that LoadKernels loads, each the twin of a Go loop, bit for bit.
 //

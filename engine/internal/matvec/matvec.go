@@ -1,6 +1,8 @@
 // Package matvec multiplies a float32 matrix by a vector natively: out =
 // W·x for W of d rows of n values, row-major, as the forward pass's
-// float32 matrices want it.
+// float32 matrices want it; and runs the forward pass's other float32
+// loops natively: attention's (attention.go) and SwiGLU's gating
+// (swiglu.go), each the same bits as its Go twin.
 //
 // On amd64 with AVX2 and FMA the product runs in assembly (matvec_amd64.s,
 // found with CPUID): eight lanes a register, two registers a row, four

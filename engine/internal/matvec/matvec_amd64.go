@@ -27,3 +27,9 @@ func scoresAVX2(att, q, keys *float32, n, stride, groups int, scale float32)
 //
 //go:noescape
 func mixAVX2(out, w, values *float32, n, stride, positions int)
+
+// swigluAVX2 sets gate[0 … n) as SwiGLU does, for n a multiple of 8;
+// table is expf.Table()'s. It needs AVX2 alone.
+//
+//go:noescape
+func swigluAVX2(gate, up *float32, n int, table *[32]uint64)

@@ -12,3 +12,5 @@ func scoresAVX2(att, q, keys *float32, n, stride, groups int, scale float32) {
 }
 
 func mixAVX2(out, w, values *float32, n, stride, positions int) { panic("matvec: no assembly kernel") }
+
+func swigluAVX2(gate, up *float32, n int, table *[32]uint64) { panic("matvec: no assembly kernel") }

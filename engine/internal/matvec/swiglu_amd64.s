@@ -8,42 +8,13 @@
 // product in the order of the Go loop's MULSS, which keeps the first
 // operand's NaN when both are NaN.
 
-// func avx2() bool
-TEXT ·avx2(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	XORL AX, AX
-	XORL CX, CX
-	CPUID
-	CMPL AX, $7
-	JLT  no
-	MOVL $1, AX
-	XORL CX, CX
-	CPUID
-	// OSXSAVE (27), AVX (28)
-	ANDL $0x18000000, CX
-	CMPL CX, $0x18000000
-	JNE  no
-	XORL CX, CX
-	XGETBV
-	ANDL $6, AX
-	CMPL AX, $6
-	JNE  no
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	// AVX2 (5)
-	ANDL $0x20, BX
-	JZ   no
-	MOVB $1, ret+0(FP)
-no:
-	RET
-
-// EXP4 sets X6 to Exp of the four float64 lanes of Y2 (float32 inputs,
-// widened exactly), but for the special cases: z = x·32/ln2, kd = z +
-// Shift (its bits ki), r = z − (kd − Shift), s = table[ki & 31] + ki<<47,
-// y = (C0·r + C1)·(r·r) + (C2·r + 1), the result y·s rounded to float32.
-// It uses Y4–Y7 and Y15; Y8–Y14 hold the float64 constants and 31.
-#define EXP4 \
+// SWIGLU_EXP4 sets X6 to Exp of the four float64 lanes of Y2 (float32
+// inputs, widened exactly), but for the special cases: z = x·32/ln2,
+// kd = z + Shift (its bits ki), r = z − (kd − Shift), s = table[ki & 31]
+// + ki<<47, y = (C0·r + C1)·(r·r) + (C2·r + 1), the result y·s rounded to
+// float32. It uses Y4–Y7 and Y15; Y8–Y14 hold the float64 constants and
+// 31.
+#define SWIGLU_EXP4 \
 	VMULPD       Y8, Y2, Y2          \ // z
 	VADDPD       Y9, Y2, Y4          \ // kd, ki's bits
 	VSUBPD       Y9, Y4, Y5          \ // kd − Shift
@@ -63,8 +34,8 @@ no:
 	VMULPD       Y4, Y6, Y6          \ // y·s
 	VCVTPD2PSY   Y6, X6
 
-// func gateAVX2(gate, up *float32, n int, table *[32]uint64)
-TEXT ·gateAVX2(SB), NOSPLIT, $0-32
+// func swigluAVX2(gate, up *float32, n int, table *[32]uint64)
+TEXT ·swigluAVX2(SB), NOSPLIT, $0-32
 	MOVQ         gate+0(FP), DI
 	MOVQ         up+8(FP), SI
 	MOVQ         n+16(FP), CX
@@ -84,10 +55,10 @@ loop:
 	VXORPS       sign<>(SB), Y0, Y1    // x = −g
 	VEXTRACTF128 $1, Y1, X2            // lanes 4–7 first
 	VCVTPS2PD    X2, Y2
-	EXP4
+	SWIGLU_EXP4
 	VMOVAPS      X6, X3
 	VCVTPS2PD    X1, Y2                // then lanes 0–3
-	EXP4
+	SWIGLU_EXP4
 	VINSERTF128  $1, X3, Y6, Y6        // e, but for the special cases
 
 	// Exp's special cases, by x: +Inf above Overflow, 0 below Underflow,

@@ -1,4 +1,4 @@
-package swiglu
+package matvec
 
 import (
 	"math"
@@ -8,11 +8,11 @@ import (
 	"nexttoken/engine/internal/expf"
 )
 
-// special are the inputs where Exp or the gating leave the arithmetic:
+// specialFloats are the inputs where Exp or the gating leave the arithmetic:
 // zeros, infinities, NaNs quiet and signalling of either sign, the
 // bounds of Exp's range and the floats beside them, glibc's two fused
 // inputs, subnormals and the largest finite floats.
-func special() []float32 {
+func specialFloats() []float32 {
 	var s []float32
 	for _, b := range []uint32{
 		0, 0x80000000, // ±0
@@ -32,10 +32,10 @@ func special() []float32 {
 	return s
 }
 
-// random returns n floats: most of a model's size, some of any exponent,
+// randomFloats returns n floats: most of a model's size, some of any exponent,
 // some of the special values.
-func random(rng *rand.Rand, n int) []float32 {
-	sp := special()
+func randomFloats(rng *rand.Rand, n int) []float32 {
+	sp := specialFloats()
 	x := make([]float32, n)
 	for i := range x {
 		switch rng.IntN(4) {
@@ -50,12 +50,13 @@ func random(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
-// compare fails t unless Gate and gateGo give the same bits for gate and up.
-func compare(t *testing.T, gate, up []float32) {
+// compareSwiGLU fails t unless SwiGLU and swigluGo give the same bits for
+// gate and up.
+func compareSwiGLU(t *testing.T, gate, up []float32) {
 	t.Helper()
 	want, got := append([]float32(nil), gate...), append([]float32(nil), gate...)
-	gateGo(want, up)
-	Gate(got, up)
+	swigluGo(want, up)
+	SwiGLU(got, up)
 	for i := range want {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 			t.Fatalf("gate %#x, up %#x: %#x, the Go loop %#x (of %d values, at %d)",
@@ -64,25 +65,25 @@ func compare(t *testing.T, gate, up []float32) {
 	}
 }
 
-// TestGateMatchesGo checks the assembly against its Go twin bit for bit:
+// TestSwiGLUMatchesLoop checks the assembly against its Go twin bit for bit:
 // every pair of special values (as gate and as up), a million random
 // values, and every length up to 40, which leave the Go loop a tail.
-func TestGateMatchesGo(t *testing.T) {
-	if !hasAVX2 {
-		t.Log("no assembly on this CPU or build: Gate is gateGo")
+func TestSwiGLUMatchesLoop(t *testing.T) {
+	if !hasFMA {
+		t.Log("no assembly on this CPU or build: SwiGLU is swigluGo")
 	}
-	sp := special()
+	sp := specialFloats()
 	var gate, up []float32
 	for _, g := range sp {
 		for _, u := range append(sp, 1, -2.5) {
 			gate, up = append(gate, g), append(up, u)
 		}
 	}
-	compare(t, gate, up)
+	compareSwiGLU(t, gate, up)
 	rng := rand.New(rand.NewPCG(1, 2))
-	compare(t, random(rng, 1<<20), random(rng, 1<<20))
+	compareSwiGLU(t, randomFloats(rng, 1<<20), randomFloats(rng, 1<<20))
 	for n := range 41 {
-		compare(t, random(rng, n), random(rng, n))
+		compareSwiGLU(t, randomFloats(rng, n), randomFloats(rng, n))
 	}
 	// Every float32 of Exp's range as −g, in steps of 61 ulps, up 1.
 	for b := uint32(0); b < 0x7f800000; b += 61 * 8 * 64 {
@@ -91,11 +92,11 @@ func TestGateMatchesGo(t *testing.T) {
 			x := math.Float32frombits(b + k*61)
 			gate = append(gate, x, -x)
 		}
-		compare(t, gate, ones(len(gate)))
+		compareSwiGLU(t, gate, onesFloats(len(gate)))
 	}
 }
 
-func ones(n int) []float32 {
+func onesFloats(n int) []float32 {
 	u := make([]float32, n)
 	for i := range u {
 		u[i] = 1
@@ -103,21 +104,22 @@ func ones(n int) []float32 {
 	return u
 }
 
-// FuzzGate checks Gate against gateGo on eight values (the assembly's
+// FuzzSwiGLU checks SwiGLU against swigluGo on eight values (the assembly's
 // step) and one more (the Go loop's tail), from the fuzzer's bits.
-func FuzzGate(f *testing.F) {
+func FuzzSwiGLU(f *testing.F) {
 	f.Add(uint32(0x7fc00000), uint32(0x3f800000), uint64(0), uint64(0))
 	f.Add(uint32(expf.FusedIn0), uint32(expf.FusedIn1), uint64(0x42b17218c2cff1b5), uint64(0x7f8000017fa00000))
 	f.Fuzz(func(t *testing.T, g, u uint32, seed, bits uint64) {
 		rng := rand.New(rand.NewPCG(seed, bits))
-		gate, up := random(rng, 9), random(rng, 9)
+		gate, up := randomFloats(rng, 9), randomFloats(rng, 9)
 		gate[rng.IntN(9)], up[rng.IntN(9)] = math.Float32frombits(g), math.Float32frombits(u)
 		gate[0], up[1] = math.Float32frombits(uint32(bits)), math.Float32frombits(uint32(bits>>32))
-		compare(t, gate, up)
+		compareSwiGLU(t, gate, up)
 	})
 }
 
-func BenchmarkGate(b *testing.B) {
+// BenchmarkSwiGLU times SwiGLU and swigluGo on SmolLM2-135M's 1,536 values.
+func BenchmarkSwiGLU(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	gate, up := make([]float32, 1536), make([]float32, 1536)
 	for i := range gate {
@@ -127,7 +129,7 @@ func BenchmarkGate(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		f    func(gate, up []float32)
-	}{{"Go", gateGo}, {"Gate", Gate}} {
+	}{{"Go", swigluGo}, {"SwiGLU", SwiGLU}} {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
 				copy(work, gate)
