@@ -25,6 +25,7 @@ type Snapshot struct {
 	Detail    *Detail
 	DetailErr error
 
+	Layer    int              // the layer the KV card shows (Controller.ShowLayer)
 	Settings sampler.Settings // the user's current settings: the next step's
 	Used     sampler.Settings // the settings the step on display was taken with
 	Rerun    int              // steps taken with other settings than Settings, which Rerun takes again
@@ -68,6 +69,7 @@ func (c *Controller) Snapshot() Snapshot {
 		s.Detail, s.DetailErr = c.detail.d, c.detail.err
 	}
 	s.Settings = c.Settings()
+	s.Layer = min(c.layer, max(c.sum.Model.Layers-1, 0))
 	s.Used = c.sum.Spec.SamplerAt(c.shown)
 	if tookOthers(c.sum.Spec, c.sum.Steps(), s.Settings) {
 		s.Rerun = c.sum.Steps()

@@ -28,7 +28,7 @@ func kvCard(s play.Snapshot, b *board, do layerShower) app.UI {
 	if m.Typed {
 		return card("kv", "KV cache", "A session of hand-typed logits has no model, so no cache. Pick a model to watch the cache grow.")
 	}
-	return &KVCard{Board: b, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme, Do: do}
+	return &KVCard{Board: b, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadSize: m.HeadSize, Extras: m.Extras, Windows: m.Windows, Theme: s.Page.Theme, Layer: s.Layer, Do: do}
 }
 
 // KVCard shows the KV cache as a step read it — every number for the toy
@@ -44,9 +44,9 @@ type KVCard struct {
 	Extras                           []string // what the architecture adds (play.Model.Extras)
 	Windows                          []int    // each layer's sliding window (play.Model.Windows)
 	Theme                            string   // light, dark or auto
+	Layer                            int      // the layer shown (play.Snapshot.Layer)
 	Do                               layerShower
 
-	layer  int
 	hover  string     // the number under the pointer
 	maps   [2]heatmap // keys and values, as drawn
 	att    heatmap    // attention, as drawn
@@ -106,7 +106,7 @@ func (c *KVCard) tabular(n int) bool { return c.KVHeads*c.HeadSize*n <= maxTable
 func (c *KVCard) Render() app.UI {
 	tabs := make([]app.UI, c.Layers)
 	for l := range tabs {
-		tabs[l] = disabledIf(app.Button().Class("tab").DataSet("layer", l), l == c.layer).Text("layer "+itoa(l)).
+		tabs[l] = disabledIf(app.Button().Class("tab").DataSet("layer", l), l == c.Layer).Text("layer "+itoa(l)).
 			Attr("role", "tab").OnClick(c.selectLayer(l), app.EventScope(l))
 	}
 	kvDim := c.KVHeads * c.HeadSize
@@ -166,10 +166,7 @@ func (c *KVCard) Render() app.UI {
 }
 
 func (c *KVCard) selectLayer(l int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		c.layer = l
-		c.Do.ShowLayer(l) // the details to come hold its rows
-	}
+	return func(ctx app.Context, e app.Event) { c.Do.ShowLayer(l) }
 }
 
 // kvShown is what the card draws: the detail it reads the cache from and
