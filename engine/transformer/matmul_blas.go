@@ -50,7 +50,7 @@ func (k Kernels) matmul(out, x, w []float32, n, d int) {
 // mulQuantized natively is package quant's kernels, on k's threads.
 func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	if t := k.threads; t.take(w.Rows * w.Cols) {
-		t.quant = quantRows{out, x, w, v, t.vecs, t.formats}
+		t.quant = quantRows{out, x, w, quantized{v, t.vecs, t.formats}}
 		t.split(&t.quant, w.Rows, 16)
 		return
 	}
@@ -87,7 +87,7 @@ func (k Kernels) mulThree(q, kk, v, x []float32, wq, wk, wv *quant.Matrix, vec *
 		return false
 	}
 	t.three = threeRows{x: x, out: [3][]float32{q, kk, v}, w: [3]*quant.Matrix{wq, wk, wv},
-		ends: [3]int{wq.Rows, wq.Rows + wk.Rows, wq.Rows + wk.Rows + wv.Rows}, v: vec, vecs: t.vecs, formats: t.formats}
+		ends: [3]int{wq.Rows, wq.Rows + wk.Rows, wq.Rows + wk.Rows + wv.Rows}, quantized: quantized{vec, t.vecs, t.formats}}
 	t.split(&t.three, t.three.ends[2], 16)
 	return true
 }
@@ -103,7 +103,7 @@ func (k Kernels) mulGated(gate, up, x []float32, w1, w3 *quant.Matrix, gelu bool
 	if !t.take(2 * w1.Rows * w1.Cols) {
 		return false
 	}
-	t.gated = gatedRows{x: x, gate: gate, up: up, w1: w1, w3: w3, gelu: gelu, v: v, vecs: t.vecs, formats: t.formats}
+	t.gated = gatedRows{x: x, gate: gate, up: up, w1: w1, w3: w3, gelu: gelu, quantized: quantized{v, t.vecs, t.formats}}
 	t.split(&t.gated, w1.Rows, 16)
 	return true
 }

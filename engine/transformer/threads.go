@@ -118,19 +118,29 @@ func (r *f32Rows) Rows(_, from, to int) {
 // quant.Matrix.MulVec does, and over as many columns as one row of the
 // product has, while the thread shares the rows.
 type quantRows struct {
-	out, x  []float32
-	w       *quant.Matrix
+	out, x []float32
+	w      *quant.Matrix
+	quantized
+}
+
+// quantized is where each thread quantizes x: the caller into v, thread
+// k ≥ 1 into vecs[k−1]; formats[k] is the format it last did.
+type quantized struct {
 	v       *quant.Vec
 	vecs    []quant.Vec
 	formats []quant.Type // threads.formats
 }
 
-func (r *quantRows) Rows(thread, from, to int) {
-	v := r.v
+// vec is thread's quantized x.
+func (q *quantized) vec(thread int) *quant.Vec {
 	if thread > 0 {
-		v = &r.vecs[thread-1]
+		return &q.vecs[thread-1]
 	}
-	r.formats[thread] = mulSpan(r.out, r.x, r.w, from, to, v, r.formats[thread])
+	return q.v
+}
+
+func (r *quantRows) Rows(thread, from, to int) {
+	r.formats[thread] = mulSpan(r.out, r.x, r.w, from, to, r.vec(thread), r.formats[thread])
 }
 
 // threeRows are the products of one x by three matrices of x's columns,
@@ -139,20 +149,15 @@ func (r *quantRows) Rows(thread, from, to int) {
 // quantizes x for the quantized matrices its span reaches, as quantRows
 // does, once for matrices of one format.
 type threeRows struct {
-	x       []float32
-	out     [3][]float32
-	w       [3]*quant.Matrix
-	ends    [3]int
-	v       *quant.Vec
-	vecs    []quant.Vec
-	formats []quant.Type // threads.formats
+	x    []float32
+	out  [3][]float32
+	w    [3]*quant.Matrix
+	ends [3]int
+	quantized
 }
 
 func (r *threeRows) Rows(thread, from, to int) {
-	v := r.v
-	if thread > 0 {
-		v = &r.vecs[thread-1]
-	}
+	v := r.vec(thread)
 	begin := 0
 	for i, end := range r.ends {
 		if from < end && to > begin {
@@ -169,16 +174,11 @@ type gatedRows struct {
 	x, gate, up []float32
 	w1, w3      *quant.Matrix
 	gelu        bool
-	v           *quant.Vec
-	vecs        []quant.Vec
-	formats     []quant.Type // threads.formats
+	quantized
 }
 
 func (r *gatedRows) Rows(thread, from, to int) {
-	v := r.v
-	if thread > 0 {
-		v = &r.vecs[thread-1]
-	}
+	v := r.vec(thread)
 	r.formats[thread] = mulSpan(r.gate, r.x, r.w1, from, to, v, r.formats[thread])
 	r.formats[thread] = mulSpan(r.up, r.x, r.w3, from, to, v, r.formats[thread])
 	if r.gelu {
