@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/transformer"
 )
 
@@ -45,7 +46,15 @@ func (m *Model) MultiplyAdds(pos int) (cached, recomputed int) {
 	if m.Checkpoint == nil {
 		return 0, 0
 	}
-	c := m.Checkpoint.Config
+	return ShapeMultiplyAdds(m.Checkpoint.Config, pos)
+}
+
+// Shape is a network's configuration, as a page that holds no weights
+// keeps it.
+type Shape = checkpoint.Config
+
+// ShapeMultiplyAdds is Model.MultiplyAdds for a network of shape c.
+func ShapeMultiplyAdds(c Shape, pos int) (cached, recomputed int) {
 	return transformer.MultiplyAdds(c, pos), transformer.RecomputeMultiplyAdds(c, pos)
 }
 

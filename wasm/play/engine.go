@@ -3,10 +3,8 @@ package play
 import (
 	"time"
 
-	"nexttoken/engine/checkpoint"
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
-	"nexttoken/engine/transformer"
 )
 
 // Engine runs the session the page shows. The controller sends it one
@@ -135,7 +133,7 @@ type Model struct {
 	Special []bool
 
 	// Config is the network's configuration; nil for hand-typed logits.
-	Config *checkpoint.Config
+	Config *session.Shape
 }
 
 // MultiplyAdds is a step's multiply-adds at position pos with the cache
@@ -145,7 +143,7 @@ func (m *Model) MultiplyAdds(pos int) (cached, recomputed int) {
 	if m.Config == nil {
 		return 0, 0
 	}
-	return transformer.MultiplyAdds(*m.Config, pos), transformer.RecomputeMultiplyAdds(*m.Config, pos)
+	return session.ShapeMultiplyAdds(*m.Config, pos)
 }
 
 // IsSpecial reports whether token id is one of the model's chat template's
