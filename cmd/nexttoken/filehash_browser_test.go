@@ -79,15 +79,16 @@ func TestFileHash(t *testing.T) {
 }
 
 // holdDigest makes the page's workers started from now on hold back every
-// SHA-256 they answer (web/digest.js's {sum}) until the page calls
-// releaseDigest().
+// SHA-256 they answer (web/digest.js's {sum}), and the engine's worker the
+// new names it gives its models by their hash ({renamed}), until the page
+// calls releaseDigest().
 const holdDigest = `(() => {
 	const Real = Worker;
 	let held = [];
 	window.releaseDigest = () => { const all = held; held = null; for (const f of all) f(); };
 	window.Worker = class extends Real {
 		get onmessage() { return super.onmessage; }
-		set onmessage(f) { super.onmessage = e => e.data?.sum && held ? held.push(() => f(e)) : f(e); }
+		set onmessage(f) { super.onmessage = e => (e.data?.sum || e.data?.renamed) && held ? held.push(() => f(e)) : f(e); }
 	};
 	return true;
 })()`

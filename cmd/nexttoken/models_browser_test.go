@@ -302,6 +302,7 @@ func TestModelURL(t *testing.T) {
 	expectConsole(tab, `^Failed to load resource: (the server responded with a status of 404|net::ERR_FAILED)`)
 	expectConsole(tab, `has been blocked by CORS policy`)
 	evaluate[bool](tab, `caches.delete("nexttoken-models").then(() => true)`)
+	evaluate[bool](tab, holdDigest) // before the first URL starts the engine's worker
 	for _, tc := range []struct{ path, want string }{
 		{"/models/missing.gguf", "the server answered 404"},
 		{"/models/page.gguf", `is not a GGUF file (it starts with "<!do")`},
@@ -323,7 +324,6 @@ func TestModelURL(t *testing.T) {
 	evaluate[bool](tab, `(document.querySelector("#loading-cancel").click(), true)`)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#notice")?.textContent.includes("Stopped loading")`)
 	u := models.URL + "/models/m.gguf"
-	evaluate[bool](tab, holdDigest)
 	setInput(tab, "#model-url", u)
 	waitFor(tab, `document.querySelector("#loading") === null && document.querySelector("#model").selectedOptions[0]?.textContent === `+jsString(u)+
 		` && document.querySelector("#tokens")?.textContent.startsWith("∅␣The␣cat")`)

@@ -2,6 +2,7 @@ package play
 
 import (
 	"bytes"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -31,6 +32,18 @@ type Remote struct {
 	paths  []session.Path    // the tree's paths past the first, as last sent
 	texts  []string          // their texts
 	kv     kvMirror          // the cache rows of the layer the page shows
+	closed error             // why the engine is gone, once it is (Close)
+}
+
+// Close says the engine is gone, for the reason err: the requests out, and
+// every one after, get err for their answer.
+func (e *Remote) Close(err error) {
+	e.closed = err
+	waiting := e.waiting
+	e.waiting = map[uint64]func(Answer){}
+	for _, id := range slices.Sorted(maps.Keys(waiting)) {
+		waiting[id](Answer{Err: err})
+	}
 }
 
 // NewRemote is an engine that sends its requests to out; the engine's
@@ -41,6 +54,10 @@ func NewRemote(out Port) *Remote {
 
 // Send sends r; answer runs when Receive takes its answer in.
 func (e *Remote) Send(r Request, answer func(Answer)) {
+	if e.closed != nil {
+		answer(Answer{Err: e.closed})
+		return
+	}
 	e.id++
 	e.waiting[e.id] = answer
 	var w wire

@@ -22,12 +22,22 @@ func (p *Playground) noteChat(m *session.Model, err error) {
 	if m == nil {
 		return
 	}
+	why := ""
+	if err != nil {
+		why = err.Error()
+	}
+	p.noteChatOf(m.Name, why)
+}
+
+// noteChatOf keeps why the chat template of the model called name did
+// not load, or forgets it when why is "".
+func (p *Playground) noteChatOf(name, why string) {
 	if p.chatErrs == nil {
 		p.chatErrs = map[string]string{}
 	}
-	if err != nil {
-		p.chatErrs[m.Name] = "The model's chat template is not there to use: " + err.Error() + ". The model reads a prompt as text."
+	if why != "" {
+		p.chatErrs[name] = "The model's chat template is not there to use: " + why + ". The model reads a prompt as text."
 	} else {
-		delete(p.chatErrs, m.Name)
+		delete(p.chatErrs, name)
 	}
 }

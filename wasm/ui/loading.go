@@ -28,17 +28,23 @@ type fetching struct {
 	total  int64 // expected; -1 until the server says
 	began  time.Time
 	cancel chan struct{}
-	open   func(data [][]byte, hash modelfile.Hash) (*session.Model, error) // hash: the first file's
-	// hashed, when set, is the Ref of a model open names pending
-	// (modelfile.Ref.Pending), from its hash, which it waits for: the page
-	// renames the model by it (renameModel).
-	hashed   func() (pending, ref modelfile.Ref)
+	// open opens the model from its files' bytes and the first one's
+	// hash. hashed, when not nil, is the Ref of a model it names pending
+	// (modelfile.Ref.Pending), from its hash, which hashed waits for: the
+	// page renames the model by it (renameModel).
+	open     func(data [][]byte, hash modelfile.Hash) (m *session.Model, hashed func() (pending, ref modelfile.Ref), err error)
 	again    func(name string)
 	err      string // why it failed
 	canceled bool
 	asking   int64         // the size of a large file the reader is asked about, until they answer
 	confirm  chan struct{} // closed when they say download it
 	report   string        // what the file's header says of it (modelfile.Report), once read
+
+	// A GGUF file at a URL, which the engine's worker may download and
+	// open in place of the page: ref is the link's, nil for a URL typed.
+	url bool
+	ref *modelfile.Ref
+	id  int // in the worker: the download's number there
 }
 
 // askAbove is the size above which the page asks before downloading a
@@ -63,20 +69,16 @@ func (p *Playground) fetchModel(err error, again func()) bool {
 		resolve := func(file string) string { return p.ctx.ResolveStaticResource("/web/models/" + file) }
 		p.startFetch(&fetching{name: name, label: modelLabel(name), total: files.Size,
 			urls: []string{resolve(files.Checkpoint), resolve(files.Tokenizer)},
-			open: func(data [][]byte, _ modelfile.Hash) (*session.Model, error) {
-				return models.FromFiles(name, data[0], data[1])
+			open: func(data [][]byte, _ modelfile.Hash) (*session.Model, func() (modelfile.Ref, modelfile.Ref), error) {
+				m, err := models.FromFiles(name, data[0], data[1])
+				return m, nil, err
 			},
 			again: func(string) { again() }})
 	case errors.As(err, &remote):
 		ref := remote.ref
-		p.startFetch(&fetching{name: ref.String(), label: downloadLabel(ref.Name), urls: []string{ref.Name}, total: ref.Size, head: true,
-			open: func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
-				m, got, err := modelfile.OpenURLHashed(ref.Name, data[0], hash)
-				if err == nil && got != ref {
-					err = fmt.Errorf("the file at %s has changed since the link was made: it is %s, the link's was %s",
-						ref.Name, got.Describe(), ref.Describe())
-				}
-				return m, err
+		p.startFetch(&fetching{name: ref.String(), label: downloadLabel(ref.Name), urls: []string{ref.Name}, total: ref.Size, head: true, url: true, ref: &ref,
+			open: func(data [][]byte, hash modelfile.Hash) (*session.Model, func() (modelfile.Ref, modelfile.Ref), error) {
+				return openURLModel(ref.Name, &ref, data[0], hash)
 			},
 			again: func(string) { again() }})
 	default:
@@ -94,13 +96,10 @@ func (p *Playground) openURL(u string) {
 	p.files.err = ""
 	// The session opens on the model named by its URL, and the model is
 	// renamed by its hash once the browser's digest is in.
-	f := &fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true, again: p.ctl.OpenModel}
-	f.open = func(data [][]byte, hash modelfile.Hash) (*session.Model, error) {
-		m, pending, err := modelfile.OpenURLPending(u, data[0])
-		f.hashed = func() (modelfile.Ref, modelfile.Ref) { return pending, modelfile.HashedURL(u, data[0], hash) }
-		return m, err
-	}
-	p.startFetch(f)
+	p.startFetch(&fetching{name: u, label: downloadLabel(u), urls: []string{u}, total: -1, head: true, url: true, again: p.ctl.OpenModel,
+		open: func(data [][]byte, hash modelfile.Hash) (*session.Model, func() (modelfile.Ref, modelfile.Ref), error) {
+			return openURLModel(u, nil, data[0], hash)
+		}})
 }
 
 // notFetchedError is load's error for a link's URL model not fetched yet.
@@ -120,64 +119,38 @@ func (p *Playground) startFetch(f *fetching) {
 	f.began, f.cancel, f.confirm = time.Now(), make(chan struct{}), make(chan struct{})
 	p.fetch = f
 	p.ctl.HoldAddress(true) // the address keeps the link that needs the model
+	if p.worker.runs(f) {
+		return
+	}
 	ctx := p.ctx
 	chat := p.chatURL()
 	digest := p.ctx.ResolveStaticResource(digestScript)
 	ctx.Async(func() {
-		data := make([][]byte, len(f.urls))
-		var hash modelfile.Hash // the first file's
-		var err error
-		var done int64
-		shown := time.Now()
-		for i, u := range f.urls {
-			progress := func(got, total int64) {
-				if time.Since(shown) >= progressEvery || got == total {
-					shown = time.Now()
-					ctx.Dispatch(func(app.Context) {
-						f.got = done + got
-						if f.total < 0 && total >= 0 {
-							f.total = total
-						}
-					})
-				}
-			}
-			limit := int64(modelfile.MaxFile)
-			if f.total >= 0 {
-				limit = f.total - done
-			}
-			if i == 0 && f.head {
-				var size int64
-				var report *modelfile.Report
-				size, report, err = checkHead(u, limit)
-				if report != nil {
-					ctx.Dispatch(func(app.Context) { f.report = report.String() })
-				}
-				if err == nil && size > askAbove {
-					ctx.Dispatch(func(app.Context) { f.asking = size })
-					select {
-					case <-f.confirm:
-						ctx.Dispatch(func(app.Context) { f.asking = 0 })
-					case <-f.cancel:
-						err = errors.New("cancelled")
+		data, hash, err := downloadAll(f.urls, f.total, f.head, f.cancel, digest, fetchEvents{
+			progress: func(got, total int64) {
+				ctx.Dispatch(func(app.Context) {
+					f.got = got
+					if f.total < 0 && total >= 0 {
+						f.total = total
 					}
+				})
+			},
+			report: func(r string) { ctx.Dispatch(func(app.Context) { f.report = r }) },
+			ask: func(size int64) bool {
+				ctx.Dispatch(func(app.Context) { f.asking = size })
+				select {
+				case <-f.confirm:
+					ctx.Dispatch(func(app.Context) { f.asking = 0 })
+					return true
+				case <-f.cancel:
+					return false
 				}
-			}
-			if err == nil {
-				var h modelfile.Hash
-				data[i], h, err = download(u, limit, progress, f.cancel, digest)
-				if i == 0 {
-					hash = h
-				}
-			}
-			if err != nil {
-				break
-			}
-			done += int64(len(data[i]))
-		}
-		mark("nexttoken:downloaded")
+			},
+		})
 		var m *session.Model
+		var hashed func() (pending, ref modelfile.Ref)
 		if err == nil {
-			m, err = f.open(data, hash)
+			m, hashed, err = f.open(data, hash)
 		}
 		mark("nexttoken:model-opened")
 		chatErr := withChat(m, chat)
@@ -185,11 +158,84 @@ func (p *Playground) startFetch(f *fetching) {
 			p.noteChat(m, chatErr)
 			p.fetched(f, m, err)
 		})
-		if err == nil && f.hashed != nil {
-			pending, ref := f.hashed()
+		if err == nil && hashed != nil {
+			pending, ref := hashed()
 			ctx.Dispatch(func(app.Context) { p.renameModel(m, pending, ref) })
 		}
 	})
+}
+
+// fetchEvents is how a download tells how it goes: on the page, into its
+// banner; in the engine's worker, in messages to the page.
+type fetchEvents struct {
+	progress func(got, total int64) // the bytes of all files so far; the file's total, -1 if not known
+	report   func(string)           // what the first file's header says of it
+	ask      func(size int64) bool  // waits for the reader's yes to a large file: false when they cancel
+}
+
+// downloadAll downloads the files at urls, total bytes together (-1 if
+// not known), checking the first one's head first with head, and returns
+// their bytes and the first one's Hash. It blocks: call it from a
+// goroutine of its own, never the page's.
+func downloadAll(urls []string, total int64, head bool, cancel <-chan struct{}, digest string, ev fetchEvents) ([][]byte, modelfile.Hash, error) {
+	data := make([][]byte, len(urls))
+	var hash modelfile.Hash // the first file's
+	var err error
+	var done int64
+	shown := time.Now()
+	for i, u := range urls {
+		progress := func(got, fileTotal int64) {
+			if time.Since(shown) >= progressEvery || got == fileTotal {
+				shown = time.Now()
+				ev.progress(done+got, fileTotal)
+			}
+		}
+		limit := int64(modelfile.MaxFile)
+		if total >= 0 {
+			limit = total - done
+		}
+		if i == 0 && head {
+			var size int64
+			var report *modelfile.Report
+			size, report, err = checkHead(u, limit)
+			if report != nil {
+				ev.report(report.String())
+			}
+			if err == nil && size > askAbove && !ev.ask(size) {
+				err = errors.New("cancelled")
+			}
+		}
+		if err == nil {
+			var h modelfile.Hash
+			data[i], h, err = download(u, limit, progress, cancel, digest)
+			if i == 0 {
+				hash = h
+			}
+		}
+		if err != nil {
+			break
+		}
+		done += int64(len(data[i]))
+	}
+	mark("nexttoken:downloaded")
+	return data, hash, err
+}
+
+// openURLModel opens the GGUF file at u, read as data: as the model ref
+// names when a link names it, checked against it, or else named by its
+// URL until its hash is in, which hashed then waits for (the names it had
+// and has).
+func openURLModel(u string, ref *modelfile.Ref, data []byte, hash modelfile.Hash) (m *session.Model, hashed func() (pending, named modelfile.Ref), err error) {
+	if ref == nil {
+		m, pending, err := modelfile.OpenURLPending(u, data)
+		return m, func() (modelfile.Ref, modelfile.Ref) { return pending, modelfile.HashedURL(u, data, hash) }, err
+	}
+	m, got, err := modelfile.OpenURLHashed(u, data, hash)
+	if err == nil && got != *ref {
+		err = fmt.Errorf("the file at %s has changed since the link was made: it is %s, the link's was %s",
+			u, got.Describe(), ref.Describe())
+	}
+	return m, nil, err
 }
 
 // checkHead reads the preflight report of the file at u from its first
@@ -280,7 +326,7 @@ func (p *Playground) cancelFetch() {
 func (p *Playground) retryFetch() {
 	if f := p.fetch; f != nil && f.err != "" {
 		p.fetch = nil
-		p.startFetch(&fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again})
+		p.startFetch(&fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again, url: f.url, ref: f.ref})
 	}
 }
 

@@ -119,6 +119,12 @@ func (p *Playground) renameModel(m *session.Model, pending, ref modelfile.Ref) {
 	m.SetName(name)
 	delete(p.models, old)
 	p.models[name] = m
+	p.renamed(old, name)
+}
+
+// renamed follows a model's new name, name, in place of old: in what the
+// page says of its chat template, and in the session and its history.
+func (p *Playground) renamed(old, name string) {
 	if why, ok := p.chatErrs[old]; ok {
 		delete(p.chatErrs, old)
 		p.chatErrs[name] = why

@@ -34,6 +34,7 @@ type Playground struct {
 	ctx    app.Context               // OnMount's, for work that outlives an event
 	models map[string]*session.Model // loaded models, by name
 	fetch  *fetching                 // a model on its way, or nil
+	worker *engineLink               // the engine's worker, for the models it runs
 	files  fileState                 // models from the reader's files
 
 	chatErrs map[string]string // why a model's chat template did not load, by the model's name
@@ -57,6 +58,7 @@ type Playground struct {
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
+	p.worker = newEngineLink(p)
 	p.handleActions(ctx)
 	serveTips(func(kind string, n int) string { return tipHTML(p.board.snapshot(), kind, n) })
 	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
@@ -73,7 +75,11 @@ func (p *Playground) OnNav(ctx app.Context) {
 	p.board = &board{}
 	opts := p.engine
 	opts.Prefill = prefillNotice()
-	p.ctl = play.New(&play.Local{Load: p.load, Options: opts}, p, u.Path)
+	var eng play.Engine = &play.Local{Load: p.load, Options: opts}
+	if p.worker != nil {
+		eng = &play.Split{Near: eng, Far: p.worker.remote, InFar: p.worker.holds}
+	}
+	p.ctl = play.New(eng, p, u.Path)
 	raw := u.RawQuery
 	if repairedQuery != "" {
 		raw, repairedQuery = repairedQuery, "" // as typed, so that a stray % is named

@@ -48,7 +48,7 @@ func prefillNotice() session.Progress {
 			return nil
 		}
 		if !jsx.Truthy(n.el) {
-			n.add()
+			n.add(func() { n.stopped = true })
 		}
 		_ = n.text.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
 		if !yield() {
@@ -70,8 +70,8 @@ type prefillBox struct {
 	stopped  bool
 }
 
-// add adds the notice to the document.
-func (n *prefillBox) add() {
+// add adds the notice to the document; its Stop button calls onStop.
+func (n *prefillBox) add(onStop func()) {
 	doc, err := global("document")
 	if err != nil {
 		return
@@ -89,7 +89,7 @@ func (n *prefillBox) add() {
 	_ = stop.Set("type", "button")
 	_ = stop.Set("textContent", "Stop")
 	n.onStop, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		n.stopped = true
+		onStop()
 		return nil
 	})
 	if err == nil {
