@@ -189,7 +189,7 @@ func (c *Controller) send(r Request, answer func(Answer)) {
 // is still out: while only the detail is on its way (an engine that
 // answers later) the page shows the rest meanwhile.
 func (c *Controller) draw() {
-	if c.dirty && (!c.busy || c.pending != noDetail) {
+	if c.dirty && (!c.busy || c.pending != noDetail || c.run.out) {
 		c.dirty = false
 		c.host.Changed()
 	}
@@ -295,10 +295,10 @@ func (c *Controller) refresh() {
 	if c.busy || c.sum == nil {
 		return
 	}
-	want := detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.layer, c.page.compareAsked()}
+	want := c.wantedDetail()
 	if want != c.detail.key && want != c.pending {
 		c.pending = want
-		c.send(Request{Op: Show, Step: want.step, Lens: want.lens, Rows: c.rows.ids, Layer: want.layer, Compare: want.compare}, func(a Answer) {
+		c.send(c.showRequest(want), func(a Answer) {
 			c.detail = shownDetail{key: want, d: a.Detail, err: a.Err}
 			c.pending = noDetail
 			c.rev++
@@ -309,12 +309,21 @@ func (c *Controller) refresh() {
 	c.rec.refresh(c)
 }
 
-// detailStep is the step whose detail the page shows: the one on display,
-// or the last one taken once the session has ended and the next is shown
-// (the KV card shows the cache as that step left it).
+// wantedDetail is the detail the page shows now.
+func (c *Controller) wantedDetail() detailKey {
+	return detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.layer, c.page.compareAsked()}
+}
+
+// showRequest asks for the detail of key.
+func (c *Controller) showRequest(key detailKey) Request {
+	return Request{Op: Show, Step: key.step, Lens: key.lens, Rows: c.rows.ids, Layer: key.layer, Compare: key.compare}
+}
+
+// detailStep is the step whose detail the page shows: the one on display
+// (ShownAfter, when that is the newest).
 func (c *Controller) detailStep() int {
-	if n := c.sum.Steps(); c.shown == n && c.sum.Next == nil && n > 0 {
-		return n - 1
+	if n := c.sum.Steps(); c.shown == n {
+		return ShownAfter(n, c.sum.Next == nil)
 	}
 	return c.shown
 }

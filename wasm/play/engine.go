@@ -61,6 +61,7 @@ type Request struct {
 	Rows    []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
 	Layer   int              // Show: the layer whose attention and cache rows the detail holds
 	Compare CompareChoice    // Show: the compare card's chains to run on the step, when Open (Detail.Compare)
+	Shown   bool             // Step: the answer carries the Detail of the step shown after it (ShownAfter), asked as Show's fields ask
 	Set     sampler.Settings // SetSampler's settings
 
 	// Keep are the settings the next step uses once an action that
@@ -76,7 +77,7 @@ type Answer struct {
 	Err error
 
 	Session *Summary            // after a request that changes the session
-	Detail  *Detail             // Show's, valid until the next Show or change of the session (session.Session.Detail)
+	Detail  *Detail             // Show's, or a Step's with Shown; valid until the next Show or change of the session (session.Session.Detail)
 	Redo    *session.Recomputed // Recompute's
 
 	// Stepped is how many steps a Step request took.
@@ -110,6 +111,16 @@ type Summary struct {
 
 // Steps is the number of steps taken.
 func (s *Summary) Steps() int { return len(s.Trace.Steps) }
+
+// ShownAfter is the step whose detail the page shows once steps are taken:
+// the next one, or the last one taken once the session has ended (the KV
+// card shows the cache as that step left it).
+func ShownAfter(steps int, ended bool) int {
+	if ended && steps > 0 {
+		return steps - 1
+	}
+	return steps
+}
 
 // Model is what the page shows of a session's model, computed once per
 // model.

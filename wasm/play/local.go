@@ -50,11 +50,7 @@ func (e *Local) run(r Request) (a Answer) {
 		if e.sess == nil {
 			return Answer{Err: errNoSession}
 		}
-		if err := e.sess.KeepLens(r.Lens); err != nil {
-			return Answer{Err: err}
-		}
-		d, err := e.sess.Detail(r.Step)
-		return Answer{Detail: trim(d, r, e.model.Typed, e.sess.Spec().SamplerAt(r.Step)), Err: err}
+		return e.show(r)
 	case Recompute:
 		if e.sess == nil {
 			return Answer{Err: errNoSession}
@@ -88,7 +84,25 @@ func (e *Local) run(r Request) (a Answer) {
 		e.epoch++
 	}
 	a.Session = e.summary()
+	if r.Op == Step && r.Shown {
+		// Run's batch: the page shows the newest step next, and a worker
+		// answers it with the step, not a request later.
+		show := r
+		show.Step = ShownAfter(a.Session.Steps(), a.Session.Next == nil)
+		if d := e.show(show); d.Err == nil {
+			a.Detail = d.Detail
+		}
+	}
 	return a
+}
+
+// show is the Detail of step r.Step, as r asks for it.
+func (e *Local) show(r Request) Answer {
+	if err := e.sess.KeepLens(r.Lens); err != nil {
+		return Answer{Err: err}
+	}
+	d, err := e.sess.Detail(r.Step)
+	return Answer{Detail: trim(d, r, e.model.Typed, e.sess.Spec().SamplerAt(r.Step)), Err: err}
 }
 
 // rewrote reports whether request r, run on a session of steps steps,

@@ -14,6 +14,7 @@ type runState struct {
 	n     int
 	left  int
 	drawn time.Time
+	out   bool // a batch is out, and the page may draw the one before meanwhile
 }
 
 // DefaultRunSteps is how many steps Run takes unless the reader says.
@@ -65,7 +66,14 @@ func (c *Controller) batch() {
 	if !c.run.drawn.IsZero() {
 		budget = min(max(budget, c.host.Now().Sub(c.run.drawn)), runBudgetMax)
 	}
-	c.send(Request{Op: Step, N: c.run.left, Budget: budget}, func(a Answer) {
+	// The batch's answer carries the detail of its newest step, as the
+	// page would ask for it now.
+	asked := c.wantedDetail()
+	r := c.showRequest(asked)
+	r.Op, r.N, r.Budget, r.Shown = Step, c.run.left, budget, true
+	c.run.out = true
+	c.send(r, func(a Answer) {
+		c.run.out = false
 		c.take(a.Session)
 		c.run.left -= a.Stepped
 		if a.Err != nil {
@@ -74,15 +82,33 @@ func (c *Controller) batch() {
 			return
 		}
 		c.shown = c.sum.Steps()
+		if want := c.wantedDetail(); a.Detail != nil && a.Detail.Index == want.step {
+			if asked.sum, asked.step = want.sum, want.step; asked == want {
+				c.detail = shownDetail{key: want, d: a.Detail}
+			}
+		}
 		if c.run.left <= 0 || c.sum.Next == nil {
 			c.run.on = false
 		}
 		c.changed()
-		if c.run.on {
-			c.run.drawn = c.host.Now()
-			c.host.Frame(func() { c.do("run", c.batch) })
+		if !c.run.on {
+			return
 		}
+		c.run.drawn = c.host.Now()
+		if concurrent(c.eng) {
+			// The engine runs the next batch while the page draws this one.
+			c.do("run", c.batch)
+			return
+		}
+		c.host.Frame(func() { c.do("run", c.batch) })
 	})
+}
+
+// concurrent reports whether eng works on a thread of its own, so that
+// the page draws while it runs (Concurrent).
+func concurrent(eng Engine) bool {
+	c, ok := eng.(interface{ Concurrent() bool })
+	return ok && c.Concurrent()
 }
 
 // SetRunSteps sets how many steps Run takes, from a number field.

@@ -50,3 +50,7 @@ func side(far bool) int {
 	}
 	return 0
 }
+
+// Concurrent reports whether the session shown runs in the worker, on a
+// thread of its own: Run sends the next batch as soon as one is answered.
+func (s *Split) Concurrent() bool { return s.far }

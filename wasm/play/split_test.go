@@ -2,6 +2,7 @@ package play
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,83 @@ func TestRemoteClose(t *testing.T) {
 	c.Step()
 	if c.Busy() {
 		t.Error("a request after Close waits")
+	}
+}
+
+// opLog is an engine that logs the requests it is sent, and takes one
+// step a batch, as a large model does in Run's budget.
+type opLog struct {
+	eng Engine
+	ops []Op
+}
+
+func (o *opLog) Send(r Request, answer func(Answer)) {
+	o.ops = append(o.ops, r.Op)
+	if r.Op == Step {
+		r.N = 1
+	}
+	o.eng.Send(r, answer)
+}
+
+// inWorker is an engine that answers later, from a thread of its own.
+type inWorker struct{ *later }
+
+func (inWorker) Concurrent() bool { return true }
+
+// TestRunPipelined runs 12 steps, a step a batch, on an engine in the
+// page and on one in a worker, answering a request at a time. Each batch's answer carries
+// the detail of the step it shows, so that Run asks for no Show; with the
+// worker the next batch goes out as soon as one is answered, and the page
+// draws each while the next is out, where the page's own engine waits for
+// an animation frame between batches.
+func TestRunPipelined(t *testing.T) {
+	for _, worker := range []bool{false, true} {
+		log := &opLog{eng: engineOf(&Local{Load: load})}
+		l := &later{eng: log}
+		var eng Engine = l
+		if worker {
+			eng = inWorker{l}
+		}
+		h := &clockHost{now: time.Unix(1e9, 0)}
+		c := New(eng, h, "/")
+		c.Open(stories(1))
+		l.flush()
+		c.SetRunSteps("12")
+		log.ops = nil
+		c.Run()
+		var frames, batches, drawnOut int
+		for range 1000 {
+			if len(l.waiting) > 0 {
+				answer := l.waiting[0]
+				l.waiting = l.waiting[1:]
+				drawn := h.drawn
+				answer()
+				batches++
+				if c.run.out && h.drawn > drawn {
+					drawnOut++ // drawn while the next batch is out
+				}
+				continue
+			}
+			if !h.frame() {
+				break
+			}
+			frames++
+		}
+		s := c.Snapshot()
+		if s.Steps() != 12 || s.Running {
+			t.Fatalf("worker %v: %d steps, running %v; want 12 steps, the run over", worker, s.Steps(), s.Running)
+		}
+		if slices.Contains(log.ops, Show) {
+			t.Errorf("worker %v: Run sent %v, asking for details its batches did not carry", worker, log.ops)
+		}
+		if s.Detail == nil || s.Detail.Index != ShownAfter(12, c.sum.Next == nil) {
+			t.Errorf("worker %v: the run ends showing detail %+v, want step 12's", worker, s.Detail)
+		}
+		switch {
+		case worker && (frames != 0 || drawnOut != batches-1):
+			t.Errorf("worker: %d animation frames waited for, %d of %d batches drawn while the next was out; want none and all but the last", frames, drawnOut, batches)
+		case !worker && (frames != batches-1 || drawnOut != 0):
+			t.Errorf("page: %d animation frames waited for in %d batches, %d drawn while the next was out; want a frame between batches", frames, batches, drawnOut)
+		}
 	}
 }
