@@ -430,6 +430,9 @@ const runTime = `(n) => new Promise(resolve => {
 		const shownStep = () => (document.getElementById('kv-rows') ?? document.getElementById('status')).textContent;
 		const target = String(Number(document.getElementById('status').textContent.match(/^\d+/)[0]) + n);
 		let frames = 0, shown = 0, last = shownStep(), running = true;
+		const tasks = []; // the page's main-thread tasks of over 50 ms meanwhile
+		const long = new PerformanceObserver(l => { for (const e of l.getEntries()) tasks.push(e.duration); });
+		long.observe({type: "longtask"});
 		const count = () => {
 			if (!running) return;
 			frames++;
@@ -443,7 +446,11 @@ const runTime = `(n) => new Promise(resolve => {
 			if (document.getElementById('status').textContent.startsWith(target + ' steps')) {
 				running = false;
 				observer.disconnect();
-				resolve({ms: performance.now() - start, frames, shown});
+				const ms = performance.now() - start;
+				setTimeout(() => { // the last task's entry
+					long.disconnect();
+					resolve({ms, frames, shown, longest: Math.max(0, ...tasks), over50: tasks.length});
+				}, 100);
 			}
 		});
 		observer.observe(document.body, {subtree: true, childList: true, characterData: true});
@@ -453,8 +460,8 @@ const runTime = `(n) => new Promise(resolve => {
 
 // runResult is what runTime resolves with.
 type runResult struct {
-	Ms            float64
-	Frames, Shown int
+	Ms, Longest           float64 // Longest: the longest main-thread task meanwhile, over 50 ms
+	Frames, Shown, Over50 int
 }
 
 // TestRunTiming measures Run: 200 steps of stories260K, how many tokens a

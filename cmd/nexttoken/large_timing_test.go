@@ -27,9 +27,12 @@ import (
 // 49,152 tokens, tied embeddings) in Q8_0, 137.6 MiB, which the page
 // fetches from a URL as it would a reader's. On the whole page and on an
 // embed of the tokens alone, a fresh tab each, it reports how long the
-// download and opening took, Run's tokens a second over 32 steps while
-// the page shows every frame's newest step (runTime), and Step's with
-// every step drawn and painted (stepTime), and the whole page's share of
+// download and opening took and the longest main-thread task meanwhile;
+// Run's tokens a second over 64 steps while the page shows every frame's
+// newest step (runTime), its longest main-thread task and, where the
+// engine's worker runs the model, its share of the engine's own speed
+// there (data-worker-decoded); Step's with 32 steps each drawn and
+// painted (stepTime), and the whole page's share of
 // the embed's speed; on the whole page, a drag of the temperature slider,
 // input by input, and the token popover's showing (tipTime). The builds
 // take turns each round (NEXTTOKEN_TIMING_ROUNDS, default 3). A
@@ -39,7 +42,7 @@ func TestRunTimingSmolLM2(t *testing.T) {
 	needTiming(t, name)
 	rounds := timingRounds(3)
 	link := smolLM2Link(t, name) + "&prompt=Once+upon+a+time&temperature=1&seed=3"
-	const steps, drags = 32, 20
+	const runSteps, steps, drags = 64, 32, 20
 	builds := timingBuilds(t)
 	f := newFigures(t, builds)
 	for range rounds {
@@ -53,11 +56,22 @@ func TestRunTimingSmolLM2(t *testing.T) {
 				tab, closeTab := openBuildPage(t, b, link+page.query, screen{})
 				waitWithin(tab, `document.querySelector("#loading") === null && /^0 steps/.test(document.querySelector("#status")?.textContent ?? "")`, 5*time.Minute)
 				f.add(page.name+": fetched (or read from the cache) and opened", "s", b, time.Since(start).Seconds())
-				evaluate[bool](tab, `(globalThis.runResult = null, (`+runTime+`)(`+strconv.Itoa(steps)+`).then(r => globalThis.runResult = r), true)`)
+				loading := evaluate[longTasks](tab, longTasksSoFar)
+				f.add(page.name+": fetched and opened, the longest main-thread task", "ms", b, loading.Longest)
+				f.add(page.name+": fetched and opened, main-thread tasks over 50 ms", "tasks", b, float64(loading.Over50))
+				decodedBefore := evaluate[string](tab, workerDecoded)
+				evaluate[bool](tab, `(globalThis.runResult = null, (`+runTime+`)(`+strconv.Itoa(runSteps)+`).then(r => globalThis.runResult = r), true)`)
 				waitWithin(tab, `globalThis.runResult !== null`, 5*time.Minute)
 				r := evaluate[runResult](tab, `globalThis.runResult`)
-				f.add(fmt.Sprintf("%s: Run %d steps", page.name, steps), "tok/s", b, steps/(r.Ms/1000))
-				f.add(fmt.Sprintf("%s: Run %d steps, frames that showed a new step", page.name, steps), "frames", b, float64(r.Shown))
+				run := fmt.Sprintf("%s: Run %d steps", page.name, runSteps)
+				f.add(run, "tok/s", b, runSteps/(r.Ms/1000))
+				f.add(run+", frames that showed a new step", "frames", b, float64(r.Shown))
+				f.add(run+", the longest main-thread task", "ms", b, r.Longest)
+				f.add(run+", main-thread tasks over 50 ms", "tasks", b, float64(r.Over50))
+				if own, ok := decodeRate(decodedBefore, evaluate[string](tab, workerDecoded)); ok {
+					f.add(run+": the engine's own speed in its worker", "tok/s", b, own)
+					f.add(run+": the page's speed ÷ the engine's own in its worker", "×", b, runSteps/(r.Ms/1000)/own)
+				}
 				ms := evaluate[float64](tab, "("+stepTime+")("+strconv.Itoa(steps)+")")
 				drawn[i] = steps / (ms / 1000)
 				f.add(fmt.Sprintf("%s: Step %d times, every step drawn", page.name, steps), "tok/s", b, drawn[i])
@@ -77,6 +91,41 @@ func TestRunTimingSmolLM2(t *testing.T) {
 		}
 	}
 	f.report()
+}
+
+// workerDecoded is a page script: the steps the engine's worker has taken
+// and the milliseconds they took, its details apart (data-worker-decoded),
+// or "" where no worker runs the session.
+const workerDecoded = `document.documentElement.dataset.workerDecoded ?? ""`
+
+// decodeRate is the engine's own tokens a second in its worker between
+// two readings of workerDecoded; false without a worker.
+func decodeRate(before, after string) (float64, bool) {
+	var s0, s1 int
+	var ms0, ms1 float64
+	if _, err := fmt.Sscan(after, &s1, &ms1); err != nil {
+		return 0, false
+	}
+	fmt.Sscan(before, &s0, &ms0) // none before: 0 and 0
+	if s1 <= s0 || ms1 <= ms0 {
+		return 0, false
+	}
+	return float64(s1-s0) / ((ms1 - ms0) / 1000), true
+}
+
+// longTasksSoFar is a page script: the page's main-thread tasks of over
+// 50 ms since it was opened (the "longtask" entries the browser buffered).
+const longTasksSoFar = `new Promise(resolve => {
+	const tasks = [];
+	const long = new PerformanceObserver(l => { for (const e of l.getEntries()) tasks.push(e.duration); });
+	long.observe({type: "longtask", buffered: true});
+	setTimeout(() => { long.disconnect(); resolve({longest: Math.max(0, ...tasks), over50: tasks.length}); }, 100);
+})`
+
+// longTasks is what longTasksSoFar resolves with.
+type longTasks struct {
+	Longest float64
+	Over50  int
 }
 
 // smolLM2Link is the page's link to a random network of SmolLM2-135M's

@@ -242,7 +242,12 @@ func (c *Controller) act(key string, r Request, field string, show func(Answer) 
 			return
 		}
 		before := c.entry()
-		c.send(r, func(a Answer) {
+		req := r
+		var asked detailKey
+		if r.Op == Step {
+			asked = c.askShown(&req) // the page shows the new step next
+		}
+		c.send(req, func(a Answer) {
 			c.take(a.Session)
 			if a.Err != nil {
 				c.fail(field, a.Err)
@@ -252,6 +257,9 @@ func (c *Controller) act(key string, r Request, field string, show func(Answer) 
 			c.clearMessages()
 			c.note = c.noteOf(r, a)
 			c.shown = show(a)
+			if req.Shown {
+				c.takeShown(asked, a)
+			}
 			c.changed()
 		})
 	})
@@ -317,6 +325,28 @@ func (c *Controller) wantedDetail() detailKey {
 // showRequest asks for the detail of key.
 func (c *Controller) showRequest(key detailKey) Request {
 	return Request{Op: Show, Step: key.step, Lens: key.lens, Rows: c.rows.ids, Layer: key.layer, Compare: key.compare}
+}
+
+// askShown makes r's answer carry the detail of the step the page shows
+// after it, as the page would ask for it now (Request.Shown), and returns
+// what it asked for: takeShown keeps it. A worker then answers the step
+// and its detail in one message, not two requests apart.
+func (c *Controller) askShown(r *Request) detailKey {
+	asked := c.wantedDetail()
+	r.Shown, r.Lens, r.Rows, r.Layer, r.Compare = true, asked.lens, c.rows.ids, asked.layer, asked.compare
+	return asked
+}
+
+// takeShown keeps the detail answer a carries for askShown's asked, if the
+// page shows that step and would ask for it as it did.
+func (c *Controller) takeShown(asked detailKey, a Answer) {
+	want := c.wantedDetail()
+	if a.Detail == nil || a.Detail.Index != want.step {
+		return
+	}
+	if asked.sum, asked.step = want.sum, want.step; asked == want {
+		c.detail = shownDetail{key: want, d: a.Detail}
+	}
 }
 
 // detailStep is the step whose detail the page shows: the one on display

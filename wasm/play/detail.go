@@ -184,19 +184,22 @@ func trim(d *session.Detail, r Request, all bool, used sampler.Settings) *Detail
 			t.Attention = d.Attention[l]
 		}
 	}
-	t.LogitRange[0], t.LogitRange[1] = -10, 10
+	lo, hi := -10.0, 10.0
 	for _, l := range d.Logits {
-		if !math.IsInf(l, 0) {
-			t.LogitRange[0], t.LogitRange[1] = math.Min(t.LogitRange[0], math.Floor(l)), math.Max(t.LogitRange[1], math.Ceil(l))
+		if l < lo && !math.IsInf(l, -1) {
+			lo = l
+		} else if l > hi && !math.IsInf(l, 1) {
+			hi = l
 		}
 	}
+	t.LogitRange = [2]float64{math.Floor(lo), math.Ceil(hi)}
 	var sm *softmax.Trace
 	var final []float64
 	probs := d.Logits
 	if d.Choice != nil {
 		sm = d.Choice.Softmax
 		probs = sm.Probs
-		t.Softmax = &SoftmaxSums{Temperature: sm.Temperature, Max: sm.Max, Sum: sm.Sum, Argmax: softmax.Top(sm.Probs, 1, nil)[0]}
+		t.Softmax = &SoftmaxSums{Temperature: sm.Temperature, Max: sm.Max, Sum: sm.Sum}
 		for _, st := range d.Choice.Stages {
 			if Filters(st) {
 				final = st.Probs
@@ -224,6 +227,13 @@ func trim(d *session.Detail, r Request, all bool, used sampler.Settings) *Detail
 		t.Listed = make([]int, len(probs))
 		for i := range t.Listed {
 			t.Listed[i] = i
+		}
+	}
+	if t.Softmax != nil {
+		if len(probs) > ListedRows {
+			t.Softmax.Argmax = t.Listed[0] // the most probable, listed first
+		} else {
+			t.Softmax.Argmax = softmax.Top(probs, 1, nil)[0]
 		}
 	}
 	if d.Computed != nil {

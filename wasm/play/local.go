@@ -18,6 +18,14 @@ type Local struct {
 	Load    session.Loader  // finds a model by name
 	Options session.Options // how its sessions compute: the kernels the program loaded
 
+	// Decoded counts the steps Step requests took and the time they took
+	// with their summaries, which decide the next step, their details apart:
+	// the engine's own speed.
+	Decoded struct {
+		Steps int
+		Time  time.Duration
+	}
+
 	sess   *session.Session
 	model  *Model
 	epoch  int
@@ -70,6 +78,7 @@ func (e *Local) run(r Request) (a Answer) {
 	}
 	before := e.sess.Spec()
 	steps := len(e.sess.Trace().Steps)
+	start := time.Now()
 	a, err := e.act(r)
 	if err != nil {
 		// An action may fail halfway (a fork whose step then cannot run):
@@ -84,9 +93,13 @@ func (e *Local) run(r Request) (a Answer) {
 		e.epoch++
 	}
 	a.Session = e.summary()
+	if r.Op == Step {
+		e.Decoded.Steps += a.Stepped
+		e.Decoded.Time += time.Since(start)
+	}
 	if r.Op == Step && r.Shown {
-		// Run's batch: the page shows the newest step next, and a worker
-		// answers it with the step, not a request later.
+		// The page shows the newest step next: a worker answers its detail
+		// with the step, not a request later.
 		show := r
 		show.Step = ShownAfter(a.Session.Steps(), a.Session.Next == nil)
 		if d := e.show(show); d.Err == nil {

@@ -66,11 +66,8 @@ func (c *Controller) batch() {
 	if !c.run.drawn.IsZero() {
 		budget = min(max(budget, c.host.Now().Sub(c.run.drawn)), runBudgetMax)
 	}
-	// The batch's answer carries the detail of its newest step, as the
-	// page would ask for it now.
-	asked := c.wantedDetail()
-	r := c.showRequest(asked)
-	r.Op, r.N, r.Budget, r.Shown = Step, c.run.left, budget, true
+	r := Request{Op: Step, N: c.run.left, Budget: budget}
+	asked := c.askShown(&r)
 	c.run.out = true
 	c.send(r, func(a Answer) {
 		c.run.out = false
@@ -82,11 +79,7 @@ func (c *Controller) batch() {
 			return
 		}
 		c.shown = c.sum.Steps()
-		if want := c.wantedDetail(); a.Detail != nil && a.Detail.Index == want.step {
-			if asked.sum, asked.step = want.sum, want.step; asked == want {
-				c.detail = shownDetail{key: want, d: a.Detail}
-			}
-		}
+		c.takeShown(asked, a)
 		if c.run.left <= 0 || c.sum.Next == nil {
 			c.run.on = false
 		}

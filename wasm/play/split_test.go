@@ -158,3 +158,33 @@ func TestRunPipelined(t *testing.T) {
 		}
 	}
 }
+
+// TestStepCarriesDetail steps on an engine that answers later: the Step's
+// answer carries the detail of the step shown next, so that the page
+// asks for nothing more, unless what it shows changed meanwhile.
+func TestStepCarriesDetail(t *testing.T) {
+	log := &opLog{eng: engineOf(&Local{Load: load})}
+	l := &later{eng: log}
+	c := New(l, &clockHost{now: time.Unix(1e9, 0)}, "/")
+	c.Open(stories(1))
+	l.flush()
+	for _, tc := range []struct {
+		name     string
+		meantime func() // while the Step is out
+		want     []Op
+	}{
+		{"a step", func() {}, []Op{Step}},
+		{"a step while the KV card switches layer", func() { c.ShowLayer(1) }, []Op{Step, Show}},
+	} {
+		log.ops = nil
+		c.Step()
+		tc.meantime()
+		l.flush()
+		if !slices.Equal(log.ops, tc.want) {
+			t.Errorf("%s: the engine was sent %v, want %v", tc.name, log.ops, tc.want)
+		}
+		if d := c.Snapshot().Detail; d == nil || d.Index != c.sum.Steps() || c.detail.key != c.wantedDetail() {
+			t.Errorf("%s: the page shows detail %+v of key %+v, want step %d's of %+v", tc.name, d, c.detail.key, c.sum.Steps(), c.wantedDetail())
+		}
+	}
+}

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/hack-pad/safejs"
@@ -326,6 +327,7 @@ func InEngineWorker() bool {
 type workerEngine struct {
 	api     safejs.Value // nexttokenEngineWorker
 	opts    session.Options
+	local   *play.Local
 	server  *play.Server
 	jobs    chan func()               // the page's requests and the renames, in order
 	models  map[string]*session.Model // the models opened here, by name
@@ -365,9 +367,9 @@ func ServeEngineWorker() {
 		}
 		w.opts = opts
 	}
-	local := &play.Local{Load: w.load, Options: w.opts}
-	local.Options.Prefill = w.prefill()
-	w.server = play.Serve(local, w)
+	w.local = &play.Local{Load: w.load, Options: w.opts}
+	w.local.Options.Prefill = w.prefill()
+	w.server = play.Serve(w.local, w)
 	w.post(map[string]any{"ready": true})
 	for job := range w.jobs {
 		job()
@@ -384,7 +386,12 @@ func (w *workerEngine) take(data safejs.Value) {
 				return
 			}
 			w.stop = false
+			steps := w.local.Decoded.Steps
 			_ = w.server.Receive(msg) // a request that does not decode is answered with the error
+			if d := w.local.Decoded; d.Steps != steps {
+				// The engine's own speed, for the page to compare its own with.
+				w.post(map[string]any{"attr": []any{"data-worker-decoded", strconv.Itoa(d.Steps) + " " + strconv.FormatFloat(d.Time.Seconds()*1000, 'f', 1, 64)}})
+			}
 		})
 		return
 	}
