@@ -61,6 +61,7 @@ type Controller struct {
 	tourRev int
 	rec     recomputeState
 	rows    wantedRows // the tokens the views list besides the detail's own
+	query   string     // the text of the tokens the logits card searches for (Search)
 	layer   int        // the layer the KV card shows
 
 	field  FieldError // a value refused, by the field it was typed in
@@ -100,6 +101,7 @@ type shownDetail struct {
 type detailKey struct {
 	sum, step, lens, rows, layer int
 	compare                      CompareChoice
+	query                        string
 }
 
 // wantedRows are the tokens whose rows the views want in the details to
@@ -116,6 +118,17 @@ func (c *Controller) ShowLayer(l int) {
 		return
 	}
 	c.layer = l
+	c.do("", c.refresh)
+	c.draw()
+}
+
+// Search asks for the tokens whose text holds q in the details to come,
+// with their rows (Detail.Matches); "" for none.
+func (c *Controller) Search(q string) {
+	if q == c.query {
+		return
+	}
+	c.query = q
 	c.do("", c.refresh)
 	c.draw()
 }
@@ -170,7 +183,7 @@ func New(eng Engine, host Host, path string) *Controller {
 		run: runState{n: DefaultRunSteps}, page: DefaultPage(), pending: noDetail}
 }
 
-var noDetail = detailKey{-1, -1, -1, -1, -1, CompareChoice{}}
+var noDetail = detailKey{-1, -1, -1, -1, -1, CompareChoice{}, "\x00"}
 
 // send sends r to the engine. The controller is busy until the answer
 // has been taken in; then the actions that waited run, the detail follows,
@@ -319,12 +332,12 @@ func (c *Controller) refresh() {
 
 // wantedDetail is the detail the page shows now.
 func (c *Controller) wantedDetail() detailKey {
-	return detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.layer, c.page.compareAsked()}
+	return detailKey{c.sumRev, c.detailStep(), c.page.lensTokens(), c.rows.rev, c.layer, c.page.compareAsked(), c.query}
 }
 
 // showRequest asks for the detail of key.
 func (c *Controller) showRequest(key detailKey) Request {
-	return Request{Op: Show, Step: key.step, Lens: key.lens, Rows: c.rows.ids, Layer: key.layer, Compare: key.compare}
+	return Request{Op: Show, Step: key.step, Lens: key.lens, Rows: c.rows.ids, Layer: key.layer, Compare: key.compare, Query: key.query}
 }
 
 // askShown makes r's answer carry the detail of the step the page shows
@@ -333,7 +346,7 @@ func (c *Controller) showRequest(key detailKey) Request {
 // and its detail in one message, not two requests apart.
 func (c *Controller) askShown(r *Request) detailKey {
 	asked := c.wantedDetail()
-	r.Shown, r.Lens, r.Rows, r.Layer, r.Compare = true, asked.lens, c.rows.ids, asked.layer, asked.compare
+	r.Shown, r.Lens, r.Rows, r.Layer, r.Compare, r.Query = true, asked.lens, c.rows.ids, asked.layer, asked.compare, asked.query
 	return asked
 }
 

@@ -28,10 +28,14 @@ type Detail struct {
 	// most probable first (by logit when the sampler had no
 	// probabilities).
 	Listed []int
-	// Rows hold the numbers of every token listed, of the step's token
-	// and the sampler's, of those the request asked for (Request.Rows),
-	// and of the model's own most probable (ComputedTop), in id order; of
-	// every token, for hand-typed logits.
+	// Matches are the tokens whose text holds Query (Request.Query), at
+	// most ListedRows, in id order.
+	Query   string
+	Matches []int
+	// Rows hold the numbers of every token listed or matched, of the
+	// step's token and the sampler's, of those the request asked for
+	// (Request.Rows), and of the model's own most probable (ComputedTop),
+	// in id order; of every token, for hand-typed logits.
 	Rows []Row
 
 	// Choice is the sampler's choice, compact: its stages' summaries and

@@ -59,6 +59,7 @@ type Request struct {
 	Budget  time.Duration    // Step: stop after this long (0: no limit)
 	Lens    int              // Show: tokens a layer of the logit lens; 0 leaves it out
 	Rows    []int            // Show: tokens whose rows the detail holds besides its own (Detail.Rows)
+	Query   string           // Show: the text of the tokens the detail lists besides, when not "" (Detail.Matches)
 	Layer   int              // Show: the layer whose attention and cache rows the detail holds
 	Compare CompareChoice    // Show: the compare card's chains to run on the step, when Open (Detail.Compare)
 	Shown   bool             // Step: the answer carries the Detail of the step shown after it (ShownAfter), asked as Show's fields ask
@@ -128,7 +129,8 @@ type Model struct {
 	Name  string
 	Typed bool     // hand-typed logits: no layers, no cache, nothing to recompute
 	Names []string // each token as it reads, white space made visible
-	Raw   []string // each token's vocabulary entry as stored
+	Raw   []string // each token's vocabulary entry as stored, for hand-typed logits (a search runs in the engine: Request.Query)
+	raw   []string // every model's, in the engine
 
 	// The network's shape; zero for hand-typed logits.
 	Dim, Layers, Heads, KVHeads, HeadSize, SeqLen int

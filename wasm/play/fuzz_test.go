@@ -64,7 +64,7 @@ func playOne(r *rig, s *script) (string, bool) {
 	steps := r.c.sum.Steps()
 	vocab := len(r.c.sum.Model.Names)
 	var what string
-	switch op % 21 {
+	switch op % 22 {
 	case 0, 1, 2:
 		what = "step"
 		r.c.Step()
@@ -167,6 +167,10 @@ func playOne(r *rig, s *script) (string, bool) {
 		ids := []int{s.n(vocab), s.n(vocab)}
 		what = "rows " + strconv.Itoa(ids[0]) + " " + strconv.Itoa(ids[1])
 		r.c.WantRows(ids)
+	case 21:
+		q := []string{"", "x", "e", "Lily", "<0x", "zzzq"}[s.n(6)]
+		what = "search " + strconv.Quote(q)
+		r.c.Search(q)
 	}
 	r.settle()
 	return what, true

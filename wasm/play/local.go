@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,7 +116,16 @@ func (e *Local) show(r Request) Answer {
 		return Answer{Err: err}
 	}
 	d, err := e.sess.Detail(r.Step)
-	return Answer{Detail: trim(d, r, e.model.Typed, e.sess.Spec().SamplerAt(r.Step)), Err: err}
+	var matches []int
+	if r.Query != "" {
+		matches = e.model.matching(r.Query, ListedRows)
+		r.Rows = slices.Concat(r.Rows, matches)
+	}
+	t := trim(d, r, e.model.Typed, e.sess.Spec().SamplerAt(r.Step))
+	if t != nil {
+		t.Query, t.Matches = r.Query, matches
+	}
+	return Answer{Detail: t, Err: err}
 }
 
 // rewrote reports whether request r, run on a session of steps steps,
@@ -243,10 +253,13 @@ func (e *Local) modelOf(s *session.Session) *Model {
 	}
 	tok := sm.Tokenizer
 	n := tok.VocabSize()
-	m := &Model{Name: sm.Name, Typed: sm.Checkpoint == nil, Names: make([]string, n), Raw: make([]string, n)}
+	m := &Model{Name: sm.Name, Typed: sm.Checkpoint == nil, Names: make([]string, n), raw: make([]string, n)}
 	for id := range n {
 		m.Names[id] = tokenizer.Readable(tok.Piece(-1, id))
-		m.Raw[id] = tok.Token(id)
+		m.raw[id] = tok.Token(id)
+	}
+	if m.Typed {
+		m.Raw = m.raw // the page renames them
 	}
 	if sm.Chat != nil {
 		m.Chat, m.Special = true, make([]bool, n)
@@ -279,12 +292,13 @@ func (e *Local) modelOf(s *session.Session) *Model {
 	return m
 }
 
-// Matching lists up to limit tokens whose text contains q, ignoring case.
-func (m *Model) Matching(q string, limit int) []int {
+// matching lists up to limit tokens whose text contains q, as it reads or
+// as stored, ignoring case.
+func (m *Model) matching(q string, limit int) []int {
 	q = strings.ToLower(q)
 	var ids []int
 	for id, name := range m.Names {
-		if strings.Contains(strings.ToLower(name), q) || strings.Contains(strings.ToLower(m.Raw[id]), q) {
+		if strings.Contains(strings.ToLower(name), q) || strings.Contains(strings.ToLower(m.raw[id]), q) {
 			ids = append(ids, id)
 			if len(ids) == limit {
 				break

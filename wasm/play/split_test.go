@@ -188,3 +188,33 @@ func TestStepCarriesDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch searches a vocabulary in the engine: the detail lists the
+// tokens whose text holds the query, with their rows, and the page's
+// model carries the vocabulary's entries only for hand-typed logits,
+// whose names the page edits.
+func TestSearch(t *testing.T) {
+	r := newRig(t, stories(1))
+	if raw := r.c.sum.Model.Raw; raw != nil {
+		t.Errorf("a model's %d vocabulary entries are on the page", len(raw))
+	}
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{{"x", ListedRows}, {"Lily", 1}, {"zzzq", 0}, {"", 0}} { // the byte tokens <0x..> match x
+		r.c.Search(tc.query)
+		r.settle()
+		d := r.snap().Detail
+		if n := len(d.Matches); d.Query != tc.query || n < tc.want || n > ListedRows || tc.want == 0 && n > 0 {
+			t.Errorf("search %q: the detail is for %q and lists %d tokens, want %d", tc.query, d.Query, n, tc.want)
+		}
+		for _, id := range d.Matches {
+			if _, ok := d.Row(id); !ok {
+				t.Errorf("search %q: match %d (%q) has no row", tc.query, id, r.c.sum.Model.Label(id))
+			}
+		}
+	}
+	if r := newRig(t, worked()); len(r.c.sum.Model.Raw) != len(r.c.sum.Model.Names) {
+		t.Errorf("hand-typed logits: %d vocabulary entries for %d tokens", len(r.c.sum.Model.Raw), len(r.c.sum.Model.Names))
+	}
+}

@@ -33,11 +33,10 @@ type LogitsCard struct {
 	Model *play.Model // hand-typed logits (Typed): tokens can be renamed, added and removed
 	Do    logitActions
 
-	query   string  // the search box
-	matches []int   // the tokens that match it, at most maxRows
-	held    bool    // a field or slider is in use
-	order   []int   // the tokens painted, row by row
-	lo, hi  float64 // their slider scale
+	query  string  // the search box
+	held   bool    // a field or slider is in use
+	order  []int   // the tokens painted, row by row
+	lo, hi float64 // their slider scale
 }
 
 // logitActions are what the logits card asks of the controller.
@@ -49,6 +48,7 @@ type logitActions interface {
 	BeginGesture()
 	EndGesture()
 	WantRows(ids []int)
+	Search(q string)
 	Snapshot() play.Snapshot
 }
 
@@ -137,6 +137,8 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 		c.lo, c.hi = d.LogitRange[0], d.LogitRange[1]
 		hint := ""
 		switch {
+		case c.query != "" && d.Query != c.query && d.Vocab > maxRows:
+			hint = "Searching…"
 		case c.query != "" && len(c.order) == 0:
 			hint = "No token matches " + quote(c.query) + "."
 		case c.query != "":
@@ -184,10 +186,10 @@ func (c *LogitsCard) paint(s play.Snapshot) {
 }
 
 // rows picks the tokens to list: all of a small vocabulary, else the
-// search's matches or the most probable ones.
+// search's matches, once the detail has them, or the most probable ones.
 func (c *LogitsCard) rows(d *play.Detail) []int {
-	if c.query != "" && d.Vocab > maxRows {
-		return c.matches
+	if c.query != "" && d.Vocab > maxRows && d.Query == c.query {
+		return d.Matches
 	}
 	return c.Board.rows(d)
 }
@@ -265,7 +267,7 @@ func (c *LogitsCard) onClick(ctx app.Context, e app.Event) {
 // come.
 func (c *LogitsCard) hold() {
 	c.held = true
-	c.Do.WantRows(slices.Concat(c.matches, c.order))
+	c.Do.WantRows(c.order)
 	c.Do.BeginGesture()
 }
 
@@ -273,7 +275,7 @@ func (c *LogitsCard) hold() {
 func (c *LogitsCard) release() {
 	c.held = false
 	c.Do.EndGesture()
-	c.Do.WantRows(c.matches)
+	c.Do.WantRows(nil)
 	paintSafely(c, c.Board.s)
 }
 
@@ -283,14 +285,10 @@ func (c *LogitsCard) onQuery(ctx app.Context, e app.Event) {
 	ctx.PreventUpdate()
 }
 
-// search lists the tokens whose text holds q, and asks for their rows.
+// search asks for the tokens whose text holds q, with their rows.
 func (c *LogitsCard) search(q string) {
 	c.query = strings.TrimSpace(q)
-	c.matches = nil
-	if c.query != "" {
-		c.matches = c.Model.Matching(c.query, maxRows)
-	}
-	c.Do.WantRows(c.matches)
+	c.Do.Search(c.query)
 }
 
 // edit sets token id's logit at the step on display to the field's value,

@@ -11,6 +11,7 @@ import (
 
 	"nexttoken/engine/sampler"
 	"nexttoken/engine/session"
+	"nexttoken/web/models"
 )
 
 // shownPiece is one piece of the tokenizer's view as its HTML shows it.
@@ -66,6 +67,11 @@ func TestPromptTokens(t *testing.T) {
 				return
 			}
 			prompt := s.Session.Trace.Prompt
+			m, err := models.Load(tc.spec.Model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vocab := m.Tokenizer
 			count := strconv.Itoa(len(prompt)) + " tokens"
 			if len(prompt) == 1 {
 				count = "1 token"
@@ -89,8 +95,8 @@ func TestPromptTokens(t *testing.T) {
 					continue
 				}
 				bytes = append(bytes, shown[i].bytes)
-				if entry := "<0x" + shown[i].bytes + ">"; shown[i].text != entry || s.Model().Raw[tok.ID] != entry {
-					t.Errorf("piece %d: byte %s reads %q, its id %d is the entry %q", i, shown[i].bytes, shown[i].text, tok.ID, s.Model().Raw[tok.ID])
+				if entry := "<0x" + shown[i].bytes + ">"; shown[i].text != entry || vocab.Token(tok.ID) != entry {
+					t.Errorf("piece %d: byte %s reads %q, its id %d is the entry %q", i, shown[i].bytes, shown[i].text, tok.ID, vocab.Token(tok.ID))
 				}
 			}
 			if !slices.Equal(bytes, tc.bytes) {
