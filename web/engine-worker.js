@@ -15,12 +15,14 @@
 // (web/chat-worker.js).
 
 if (typeof document !== "undefined") {
-  // In the page. nexttokenEngineStart(wasm, simd, receive) starts the
-  // worker on the program at wasm (the module the page compiled, when it
-  // has one) and gives it each message of the engine's that is the
-  // program's; it returns the function that posts to the engine.
+  // In the page. nexttokenEngineStart(wasm, simd, threads, receive) starts
+  // the worker on the program at wasm (the module the page compiled, when
+  // it has one), with the SIMD kernels unless simd is false and their
+  // products on threads threads (web/kernel-threads.js) where the program's
+  // memory is shared, and gives it each message of the engine's that is
+  // the program's; it returns the function that posts to the engine.
   const script = document.currentScript.src;
-  globalThis.nexttokenEngineStart = (wasm, simd, receive) => {
+  globalThis.nexttokenEngineStart = (wasm, simd, threads, receive) => {
     const worker = new Worker(script);
     const post = (message) => message instanceof ArrayBuffer ? worker.postMessage(message, [message]) : worker.postMessage(message);
     const chat = async ({id, wasm, call, args}) => {
@@ -43,14 +45,14 @@ if (typeof document !== "undefined") {
     };
     const exec = document.querySelector('script[src$="wasm_exec.js"]')?.src;
     Promise.resolve(globalThis.nexttokenModule).catch(() => null).then((module) => {
-      worker.postMessage({exec, wasm, simd, module: module instanceof WebAssembly.Module ? module : null});
+      worker.postMessage({exec, wasm, simd, threads, module: module instanceof WebAssembly.Module ? module : null});
     });
     return post;
   };
 } else {
   // In the worker. The page's first message starts the program: {exec,
-  // wasm, simd, module}; the program answers {ready: true} once it
-  // serves, or this script {failed}. Messages that come meanwhile wait.
+  // wasm, simd, threads, module}; the program answers {ready: true} once
+  // it serves, or this script {failed}. Messages that come meanwhile wait.
   let deliver = null;
   const waiting = [];
   const chats = new Map(); // the chat template's calls out, by id
@@ -61,7 +63,7 @@ if (typeof document !== "undefined") {
     chats.set(id, {resolve, reject});
     postMessage({chat: {id, wasm, call, args}});
   });
-  const start = async ({exec, wasm, simd, module}) => {
+  const start = async ({exec, wasm, simd, threads, module}) => {
     try {
       if (!exec) throw new Error("the page has no wasm_exec.js");
       importScripts(exec);
@@ -70,6 +72,7 @@ if (typeof document !== "undefined") {
       const instance = await nexttokenInstantiate(module, go.importObject);
       globalThis.nexttokenEngineWorker = {
         simd,
+        threads,
         // listen gives the program the page's messages, those that
         // waited first; post sends one to the page.
         listen(f) {

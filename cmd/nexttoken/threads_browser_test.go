@@ -11,9 +11,10 @@ import (
 // TestThreadsInThePage opens a reader's model of stories15M's shape, in
 // Q8_0, on the server's page: with threads=2 the page is cross-origin
 // isolated, downloads the program on a shared memory and runs its
-// products on two threads; without, it is not isolated, downloads
-// app.wasm and runs on one. Four steps show the same tokens and the same
-// numbers in every card either way.
+// products on two threads, and so does the engine's worker, which runs
+// the model; without, it is not isolated, downloads app.wasm and runs on
+// one. Four steps show the same tokens and the same numbers in every card
+// either way.
 func TestThreadsInThePage(t *testing.T) {
 	link := randomModelLink(t, "stories15M shape, Q8_0", randmodel.Stories15M) + "&prompt=Once+upon+a+time&temperature=1&seed=3"
 	// cards is the text of the step's cards, numbers and all.
@@ -31,10 +32,14 @@ func TestThreadsInThePage(t *testing.T) {
 			t.Errorf("%q: the page downloaded %s, not %s", c.query, got, c.program)
 		}
 		if c.isolated {
-			waitFor(tab, `document.documentElement.dataset.threads === "2" || document.documentElement.dataset.threadsError`)
-			if err := evaluate[string](tab, `document.documentElement.dataset.threadsError ?? ""`); err != "" {
-				t.Fatalf("%q: %s", c.query, err)
+			for _, who := range []string{"threads", "workerThreads"} {
+				waitFor(tab, `document.documentElement.dataset.`+who+` === "2" || document.documentElement.dataset.`+who+`Error`)
+				if err := evaluate[string](tab, `document.documentElement.dataset.`+who+`Error ?? ""`); err != "" {
+					t.Fatalf("%q: %s: %s", c.query, who, err)
+				}
 			}
+		} else if got := evaluate[string](tab, `document.documentElement.dataset.workerThreads ?? ""`); got != "" {
+			t.Errorf("%q: the engine's worker runs %s threads where the page is not isolated", c.query, got)
 		}
 		for range 4 {
 			click(tab, "#step")

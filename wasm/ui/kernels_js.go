@@ -17,7 +17,7 @@ import (
 // not be fetched or is not this build's (its formats then stay on Go's
 // loops).
 func (p *Playground) fetchKernels(m *session.Model) {
-	base := p.ctx.ResolveStaticResource("/web/kernels/")
+	base := p.ctx.ResolveStaticResource("/web/kernels") + "/"
 	p.ctx.Async(func() {
 		addKernels(p.engine.Kernels, m, base, func(attr, said string) {
 			// A page always has its root element: syscall/js's calls, which

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,20 +26,24 @@ type PromptTokens struct {
 }
 
 func (v *PromptTokens) Render() app.UI {
-	pieces := make([]app.UI, len(v.Tokens))
-	for i, tok := range v.Tokens {
+	// One piece of HTML mounts the pieces at once, where elements of their
+	// own cost a prompt of 300 tokens a long task.
+	var pieces strings.Builder
+	pieces.WriteString(`<ol class="pieces">`)
+	for _, tok := range v.Tokens {
 		class := "piece"
 		text := visible(tok.Piece)
 		if tok.Piece == "" {
 			text = visible(tok.Text) // BOS and other pieces that add no text read as their entry
 		}
-		body := []app.UI{app.Span().Class("piece-text").Text(text), app.Span().Class("piece-id").Text(tok.ID)}
+		body := `<span class="piece-text">` + html.EscapeString(text) + `</span><span class="piece-id">` + strconv.Itoa(tok.ID) + `</span>`
 		if hex := pieceBytes(tok.Piece); hex != "" {
 			class += " bytes"
-			body = append(body, app.Span().Class("piece-bytes").Text(hex))
+			body += `<span class="piece-bytes">` + hex + `</span>`
 		}
-		pieces[i] = app.Li().Class(class).DataSet("token", tok.ID).Body(body...)
+		pieces.WriteString(`<li class="` + class + `" data-token="` + strconv.Itoa(tok.ID) + `">` + body + `</li>`)
 	}
+	pieces.WriteString(`</ol>`)
 	count := strconv.Itoa(len(v.Tokens)) + " tokens"
 	if len(v.Tokens) == 1 {
 		count = "1 token"
@@ -48,7 +53,7 @@ func (v *PromptTokens) Render() app.UI {
 			app.Text("The tokenizer's split: "), app.Span().ID("prompt-count").Text(count),
 			app.Text(" · each piece, its id under it, bytes in hex"),
 		),
-		app.Ol().Class("pieces").Body(pieces...),
+		app.Raw(pieces.String()),
 	)
 }
 

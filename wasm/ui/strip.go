@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"html"
 	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -110,11 +112,37 @@ type ChipRow struct {
 }
 
 func (r *ChipRow) Render() app.UI {
+	if r.prompt() {
+		// The prompt's chips never change: one piece of HTML mounts a row
+		// of them at once, where an element each costs a 300-token prompt
+		// a long task.
+		var b strings.Builder
+		b.WriteString(`<span class="chip-row">`)
+		for _, c := range r.Chips {
+			class := "tok prompt"
+			if c.Special {
+				class += " special"
+			}
+			b.WriteString(`<span class="` + class + `" data-token="` + itoa(c.ID) + `">` + html.EscapeString(c.Label) + `</span>`)
+		}
+		b.WriteString(`</span>`)
+		return app.Raw(b.String())
+	}
 	chips := make([]app.UI, len(r.Chips))
 	for i, c := range r.Chips {
 		chips[i] = chip(c, r.FirstStep+i, i == r.Selected)
 	}
 	return app.Span().Class("chip-row").Body(chips...)
+}
+
+// prompt reports whether the row's chips are all the prompt's.
+func (r *ChipRow) prompt() bool {
+	for _, c := range r.Chips {
+		if !c.Prompt {
+			return false
+		}
+	}
+	return true
 }
 
 // chip is one token of the strip: a prompt token, or a generated one that

@@ -103,11 +103,12 @@ func (l *engineLink) start() {
 	script := ctx.ResolveStaticResource(engineScript)
 	wasm := ctx.ResolveStaticResource("/web/app.wasm")
 	simd := l.p.engine.KernelName() != "Go"
+	threads := play.ThreadsAsked(ctx.Page().URL().RawQuery)
 	ctx.Async(func() {
 		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", script))
 		var post safejs.Value
 		if err == nil {
-			post, err = safejs.Global().Call("nexttokenEngineStart", wasm, simd, l.receive.Value())
+			post, err = safejs.Global().Call("nexttokenEngineStart", wasm, simd, threads, l.receive.Value())
 		}
 		ctx.Dispatch(func(app.Context) {
 			if err != nil {
@@ -151,7 +152,7 @@ func (l *engineLink) runs(f *fetching) bool {
 	l.fetches[f.id], l.ends[f.id] = f, end
 	ctx := l.p.ctx
 	job := map[string]any{"id": f.id, "url": f.urls[0], "total": float64(f.total), "chat": l.p.chatURL(),
-		"digest": ctx.ResolveStaticResource(digestScript), "kernels": ctx.ResolveStaticResource("/web/kernels/")}
+		"digest": ctx.ResolveStaticResource(digestScript), "kernels": ctx.ResolveStaticResource("/web/kernels") + "/"}
 	if f.ref != nil {
 		job["ref"] = f.ref.String()
 	}
@@ -363,9 +364,12 @@ func ServeEngineWorker() {
 	if simd, _ := api.Get("simd"); jsx.Truthy(simd) {
 		opts, err := session.LoadSIMD()
 		if err != nil {
-			w.post(map[string]any{"attr": []any{"data-worker-kernel-error", err.Error()}}) // it runs Go's kernels
+			w.attr("data-worker-kernel-error", err.Error()) // it runs Go's kernels
 		}
 		w.opts = opts
+	}
+	if n := int(number(api, "threads")); n >= 2 && w.opts.Kernels.Shared() {
+		go w.startThreads(n)
 	}
 	w.local = &play.Local{Load: w.load, Options: w.opts}
 	w.local.Options.Prefill = w.prefill()
@@ -375,6 +379,28 @@ func ServeEngineWorker() {
 		job()
 	}
 }
+
+// startThreads runs the kernels' products on n threads, as the page
+// does on its own (web/kernel-threads.js, loaded beside this worker's
+// script), and says so on the page's root: data-worker-threads, or
+// data-worker-threads-error.
+func (w *workerEngine) startThreads(n int) {
+	_, err := jsx.Await(safejs.Global().Call("nexttokenScript", "kernel-threads.js"))
+	if err == nil {
+		err = w.opts.Kernels.StartThreads(n)
+	}
+	if err != nil {
+		w.attr("data-worker-threads-error", err.Error())
+		return
+	}
+	for w.opts.Kernels.Threads() < n {
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.attr("data-worker-threads", strconv.Itoa(n))
+}
+
+// attr sets attribute name of the page's root to value.
+func (w *workerEngine) attr(name, value string) { w.post(map[string]any{"attr": []any{name, value}}) }
 
 // take takes in a message from the page, in its message event.
 func (w *workerEngine) take(data safejs.Value) {
@@ -390,7 +416,7 @@ func (w *workerEngine) take(data safejs.Value) {
 			_ = w.server.Receive(msg) // a request that does not decode is answered with the error
 			if d := w.local.Decoded; d.Steps != steps {
 				// The engine's own speed, for the page to compare its own with.
-				w.post(map[string]any{"attr": []any{"data-worker-decoded", strconv.Itoa(d.Steps) + " " + strconv.FormatFloat(d.Time.Seconds()*1000, 'f', 1, 64)}})
+				w.attr("data-worker-decoded", strconv.Itoa(d.Steps)+" "+strconv.FormatFloat(d.Time.Seconds()*1000, 'f', 1, 64))
 			}
 		})
 		return
@@ -500,7 +526,7 @@ func (w *workerEngine) fetch(id int, f *workerFetch, url string, ref *modelfile.
 		} else {
 			w.models[m.Name] = m
 			end["name"] = m.Name
-			go addKernels(w.opts.Kernels, m, kernels, func(attr, said string) { w.post(map[string]any{"attr": []any{attr, said}}) })
+			go addKernels(w.opts.Kernels, m, kernels, w.attr)
 		}
 		if chatErr != nil {
 			end["chatErr"] = chatErr.Error()
