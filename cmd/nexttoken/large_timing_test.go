@@ -32,7 +32,8 @@ import (
 // newest step (runTime), its longest main-thread task and, where the
 // engine's worker runs the model, its share of the engine's own speed
 // there (data-worker-decoded); Step's with 32 steps each drawn and
-// painted (stepTime), and the whole page's share of
+// painted (stepTime); Stop pressed during a Run (stopTime); and the whole
+// page's share of
 // the embed's speed; on the whole page, a drag of the temperature slider,
 // input by input, and the token popover's showing (tipTime). The builds
 // take turns each round (NEXTTOKEN_TIMING_ROUNDS, default 3). A
@@ -75,6 +76,9 @@ func TestRunTimingSmolLM2(t *testing.T) {
 				ms := evaluate[float64](tab, "("+stepTime+")("+strconv.Itoa(steps)+")")
 				drawn[i] = steps / (ms / 1000)
 				f.add(fmt.Sprintf("%s: Step %d times, every step drawn", page.name, steps), "tok/s", b, drawn[i])
+				stop := mustWithin(tab, "stop", time.Minute, chromedp.Evaluate[stopResult]("("+stopTime+")("+strconv.Itoa(runSteps)+")", chromedp.EvalAwaitPromise))
+				f.add(page.name+": Stop pressed during Run → the Run button back", "ms", b, stop.StoppedMs)
+				f.add(page.name+": Stop pressed during Run → the page's next task", "ms", b, stop.IdleMs)
 				if i == 0 {
 					evaluate[bool](tab, "(("+pressTemperature+")(), true)")
 					for range drags {
@@ -92,6 +96,35 @@ func TestRunTimingSmolLM2(t *testing.T) {
 	}
 	f.report()
 }
+
+// stopTime is a page script: it starts a Run of n steps, presses Stop
+// 300 ms later, and resolves with the milliseconds from the press to the
+// button reading Run again (stoppedMs) and to the page's next task, a
+// timer of 0 ms set at the press (idleMs).
+const stopTime = `(n) => new Promise(resolve => {
+	const input = document.getElementById('run-n');
+	input.value = String(n); input.dispatchEvent(new Event('change', {bubbles: true}));
+	setTimeout(() => {
+		document.getElementById('run').click();
+		setTimeout(() => {
+			const label = document.getElementById('run-label');
+			let start = 0, stoppedMs = 0, idleMs = 0;
+			const done = () => stoppedMs && idleMs && resolve({stoppedMs, idleMs});
+			const observer = new MutationObserver(() => {
+				if (label.textContent !== 'Run' || stoppedMs) return;
+				stoppedMs = performance.now() - start;
+				observer.disconnect();
+				done();
+			});
+			observer.observe(label, {childList: true, characterData: true, subtree: true});
+			start = performance.now();
+			setTimeout(() => { idleMs = performance.now() - start; done(); }, 0);
+			document.getElementById('run').click();
+		}, 300);
+	}, 100);
+})`
+
+type stopResult struct{ StoppedMs, IdleMs float64 }
 
 // workerDecoded is a page script: the steps the engine's worker has taken
 // and the milliseconds they took, its details apart (data-worker-decoded),

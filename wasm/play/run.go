@@ -33,11 +33,18 @@ const (
 )
 
 // Run starts taking the run's steps, one batch an animation frame, or
-// stops a run under way. A whole run is one action for Undo.
+// stops a run under way. A whole run is one action for Undo. Stop takes
+// effect at once, even while a batch is out: that batch is the run's
+// last, and its steps are shown when it is answered.
 func (c *Controller) Run() {
+	if c.run.on {
+		c.run.on = false
+		c.changed()
+		return
+	}
 	c.flushPrompt()
 	c.do("", func() {
-		if c.run.on {
+		if c.run.on { // a second press that waited for the first
 			c.run.on = false
 			c.changed()
 			return

@@ -218,3 +218,32 @@ func TestSearch(t *testing.T) {
 		t.Errorf("hand-typed logits: %d vocabulary entries for %d tokens", len(r.c.sum.Model.Raw), len(r.c.sum.Model.Names))
 	}
 }
+
+// TestStopAtOnce stops a Run on a worker while a batch is out: the page
+// shows the run stopped at once, the batch out is the last, and its step
+// is shown when it comes.
+func TestStopAtOnce(t *testing.T) {
+	log := &opLog{eng: engineOf(&Local{Load: load})}
+	l := &later{eng: log}
+	h := &clockHost{now: time.Unix(1e9, 0)}
+	c := New(inWorker{l}, h, "/")
+	c.Open(stories(1))
+	l.flush()
+	c.SetRunSteps("12")
+	c.Run()
+	for range 2 { // two batches answered, the third out
+		answer := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		answer()
+	}
+	drawn := h.drawn
+	c.Run()
+	if s := c.Snapshot(); s.Running || h.drawn == drawn {
+		t.Fatalf("Stop pressed while a batch is out: running %v, drawn %v; want the run stopped and drawn at once", s.Running, h.drawn > drawn)
+	}
+	log.ops = nil // the later engine logs a request when it answers it
+	l.flush()
+	if s := c.Snapshot(); s.Steps() != 3 || !slices.Equal(log.ops, []Op{Step}) {
+		t.Errorf("after the last batch: %d steps, and the engine ran %v; want 3 steps, the batch out and no other", s.Steps(), log.ops)
+	}
+}
