@@ -98,9 +98,9 @@ func TestRunTimingSmolLM2(t *testing.T) {
 }
 
 // stopTime is a page script: it starts a Run of n steps, presses Stop
-// 300 ms later, and resolves with the milliseconds from the press to the
-// button reading Run again (stoppedMs) and to the page's next task, a
-// timer of 0 ms set at the press (idleMs).
+// 300 ms later, and resolves, once the page is ready again, with the
+// milliseconds from the press to the button reading Run again (stoppedMs)
+// and to the page's next task, a timer of 0 ms set at the press (idleMs).
 const stopTime = `(n) => new Promise(resolve => {
 	const input = document.getElementById('run-n');
 	input.value = String(n); input.dispatchEvent(new Event('change', {bubbles: true}));
@@ -109,7 +109,10 @@ const stopTime = `(n) => new Promise(resolve => {
 		setTimeout(() => {
 			const label = document.getElementById('run-label');
 			let start = 0, stoppedMs = 0, idleMs = 0;
-			const done = () => stoppedMs && idleMs && resolve({stoppedMs, idleMs});
+			// Then it waits for the batch the Stop found out, for the page's
+			// next measurements.
+			const settled = () => document.getElementById('playground').dataset.ready === 'true' ? resolve({stoppedMs, idleMs}) : setTimeout(settled, 5);
+			const done = () => stoppedMs && idleMs && settled();
 			const observer = new MutationObserver(() => {
 				if (label.textContent !== 'Run' || stoppedMs) return;
 				stoppedMs = performance.now() - start;
