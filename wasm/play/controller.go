@@ -198,11 +198,14 @@ func (c *Controller) send(r Request, answer func(Answer)) {
 	})
 }
 
-// draw asks the page to draw the changes made, unless an action's answer
-// is still out: while only the detail is on its way (an engine that
-// answers later) the page shows the rest meanwhile.
+// draw asks the page to draw the changes made, unless a request is still
+// out: the page draws a change with its detail, never the step's cards
+// taken away while the detail is on its way (a worker's few milliseconds),
+// which would mount them afresh and drop a slider from under the pointer.
+// A Run draws each batch while the next is out: its answers carry their
+// details.
 func (c *Controller) draw() {
-	if c.dirty && (!c.busy || c.pending != noDetail || c.run.out) {
+	if c.dirty && (!c.busy || c.run.out) {
 		c.dirty = false
 		c.host.Changed()
 	}

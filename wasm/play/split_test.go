@@ -247,3 +247,54 @@ func TestStopAtOnce(t *testing.T) {
 		t.Errorf("after the last batch: %d steps, and the engine ran %v; want 3 steps, the batch out and no other", s.Steps(), log.ops)
 	}
 }
+
+// checkingHost is a host that checks, at every drawing, that the step on
+// display comes with its detail.
+type checkingHost struct {
+	*clockHost
+	c      *Controller
+	t      *testing.T
+	action string
+}
+
+func (h *checkingHost) Changed() {
+	h.clockHost.Changed()
+	s := h.c.Snapshot()
+	if s.CanStep() && (s.Detail == nil || s.Detail.Index != s.Shown) {
+		held := -1
+		if s.Detail != nil {
+			held = s.Detail.Index
+		}
+		h.t.Errorf("%s: the page draws step %d without its detail (it holds step %d's, -1 for none)", h.action, s.Shown, held)
+	}
+}
+
+// TestDrawsWithDetail acts on an engine that answers a request at a time,
+// later: the page never draws the step on display without its detail,
+// which would take its cards away and mount them again a moment later.
+func TestDrawsWithDetail(t *testing.T) {
+	l := &later{eng: engineOf(&Local{Load: load})}
+	h := &checkingHost{clockHost: &clockHost{now: time.Unix(1e9, 0)}, t: t, action: "open"}
+	h.c = New(l, h, "/")
+	h.c.Open(stories(1))
+	l.flush()
+	for _, a := range []struct {
+		name string
+		do   func()
+	}{
+		{"step", func() { h.c.Step() }},
+		{"step", func() { h.c.Step() }},
+		{"temperature", func() { h.c.SetSetting("temperature", 1.3) }},
+		{"select the first step", func() { h.c.Select(0) }},
+		{"edit a logit", func() { h.c.EditLogit(0, 5, 3) }},
+		{"layer", func() { h.c.ShowLayer(1) }},
+	} {
+		h.action = a.name
+		drawn := h.drawn
+		a.do()
+		l.flush()
+		if h.drawn == drawn {
+			t.Errorf("%s: not drawn", a.name)
+		}
+	}
+}
