@@ -27,35 +27,55 @@ const prefillAfter = 250 * time.Millisecond
 // which stops the prefill at its next report (errPrefillStopped): the
 // session is not opened, and the one before stays.
 func prefillNotice() session.Progress {
-	var start time.Time
-	var from, last int // the positions done at start, and at the last call
+	var pace prefillPace
 	var n prefillBox
 	return func(done, total int) error {
-		if start.IsZero() || done < last { // a prefill's first report
-			start, from = time.Now(), done
-		}
-		last = done
+		pace.report(done)
 		if n.stopped || done == total {
 			stopped := n.stopped
 			n.remove()
-			start = time.Time{} // the next prefill starts afresh
+			pace = prefillPace{} // the next prefill starts afresh
 			if stopped {
 				return errPrefillStopped
 			}
 			return nil
 		}
-		if time.Since(start) < prefillAfter {
+		if !pace.shown() {
 			return nil
 		}
 		if !jsx.Truthy(n.el) {
 			n.add(func() { n.stopped = true })
 		}
-		_ = n.text.Set("textContent", prefillProgress(done, total, float64(done-from)/time.Since(start).Seconds()))
+		_ = n.text.Set("textContent", prefillProgress(done, total, pace.rate(done)))
 		if !yield() {
 			time.Sleep(time.Millisecond) // a timer's turn, where there is no scheduler.yield
 		}
 		return nil
 	}
+}
+
+// prefillPace follows a prefill's reports: when it began, and from
+// which position.
+type prefillPace struct {
+	start      time.Time
+	from, last int // the positions done at start, and at the last report
+}
+
+// report takes in a report of done positions.
+func (p *prefillPace) report(done int) {
+	if p.start.IsZero() || done < p.last { // a prefill's first report
+		p.start, p.from = time.Now(), done
+	}
+	p.last = done
+}
+
+// shown reports whether the prefill has run long enough to show it
+// (prefillAfter).
+func (p *prefillPace) shown() bool { return time.Since(p.start) >= prefillAfter }
+
+// rate is the positions a second since it began, done now.
+func (p *prefillPace) rate(done int) float64 {
+	return float64(done-p.from) / time.Since(p.start).Seconds()
 }
 
 // errPrefillStopped is the prefill's error once the reader pressed Stop.

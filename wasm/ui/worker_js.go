@@ -54,14 +54,7 @@ func (l *engineLink) holds(name string) bool { return l.far[name] }
 
 // Post sends one of the Remote's requests, moving its bytes to the worker.
 func (l *engineLink) Post(msg []byte) {
-	array, err := jsx.New("Uint8Array", len(msg))
-	if err == nil {
-		_, err = safejs.CopyBytesToJS(array, msg)
-	}
-	var buf safejs.Value
-	if err == nil {
-		buf, err = array.Get("buffer")
-	}
+	buf, err := arrayBuffer(msg)
 	if err != nil {
 		l.fail(err)
 		return
@@ -279,6 +272,19 @@ func (l *engineLink) fetched(id int, name, why, chatWhy string) {
 	f.again(name)
 }
 
+// arrayBuffer is a new ArrayBuffer holding a copy of msg, to be moved
+// to the other side.
+func arrayBuffer(msg []byte) (safejs.Value, error) {
+	array, err := jsx.New("Uint8Array", len(msg))
+	if err == nil {
+		_, err = safejs.CopyBytesToJS(array, msg)
+	}
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return array.Get("buffer")
+}
+
 // isArrayBuffer reports whether v is an ArrayBuffer.
 func isArrayBuffer(v safejs.Value) bool {
 	t, err := safejs.Global().Get("ArrayBuffer")
@@ -464,14 +470,7 @@ func (w *workerEngine) queue(job func()) {
 
 // Post sends one of the Server's answers, moving its bytes to the page.
 func (w *workerEngine) Post(msg []byte) {
-	array, err := jsx.New("Uint8Array", len(msg))
-	if err == nil {
-		_, err = safejs.CopyBytesToJS(array, msg)
-	}
-	var buf safejs.Value
-	if err == nil {
-		buf, err = array.Get("buffer")
-	}
+	buf, err := arrayBuffer(msg)
 	if err != nil {
 		w.post(map[string]any{"failed": err.Error()})
 		return
@@ -553,30 +552,25 @@ func (w *workerEngine) fetch(id int, f *workerFetch, url string, ref *modelfile.
 // and lets the worker read the page's messages, a Stop among them, which
 // stops the prefill at the next report (errPrefillStopped).
 func (w *workerEngine) prefill() session.Progress {
-	var start time.Time
-	var from, last int // the positions done at start, and at the last call
+	var pace prefillPace
 	var told bool
 	return func(done, total int) error {
-		if start.IsZero() || done < last { // a prefill's first report
-			start, from = time.Now(), done
-		}
-		last = done
+		pace.report(done)
 		if w.stop || done == total {
 			if told {
 				w.post(map[string]any{"prefill": map[string]any{"end": true}})
 			}
-			start, told = time.Time{}, false
+			pace, told = prefillPace{}, false
 			if w.stop {
 				return errPrefillStopped
 			}
 			return nil
 		}
-		if time.Since(start) < prefillAfter {
+		if !pace.shown() {
 			return nil
 		}
 		told = true
-		rate := float64(done-from) / time.Since(start).Seconds()
-		w.post(map[string]any{"prefill": map[string]any{"done": done, "total": total, "rate": rate}})
+		w.post(map[string]any{"prefill": map[string]any{"done": done, "total": total, "rate": pace.rate(done)}})
 		_, _ = jsx.Await(w.api.Call("pause"))
 		return nil
 	}
