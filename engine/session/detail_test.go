@@ -196,7 +196,9 @@ func TestNextDecidesOnce(t *testing.T) {
 			return err
 		})
 		taking := mallocs(s.Step)
-		if shown > 2 || again > 2 || taking >= deciding/2 {
+		// The counts are the process's: the runtime's own work may add one
+		// or two to them, while a decision made again adds dozens.
+		if shown > 5 || again > 5 || taking >= deciding/2 {
 			t.Errorf("%s: Detail of the next step allocated %d and %d times, Step taking the decision %d, making it %d",
 				set.Mode, shown, again, taking, deciding)
 		}
