@@ -10,8 +10,8 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"nexttoken/engine/session"
-	"nexttoken/wasm/jsx"
 	"nexttoken/wasm/play"
+	"nexttoken/wasm/ui"
 )
 
 // engine loads the engine's WebAssembly SIMD kernels, unless the address
@@ -62,16 +62,9 @@ func engine() session.Options {
 		for !painted() {
 			time.Sleep(20 * time.Millisecond)
 		}
-		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", "/web/kernel-threads.js"))
-		if err == nil {
-			err = opts.Kernels.StartThreads(n)
-		}
-		if err != nil {
+		if err := ui.StartThreads(opts, "/web/kernel-threads.js", n); err != nil {
 			_, _ = root.Call("setAttribute", "data-threads-error", err.Error())
 			return
-		}
-		for opts.Kernels.Threads() < n {
-			time.Sleep(10 * time.Millisecond)
 		}
 		_, _ = root.Call("setAttribute", "data-threads", strconv.Itoa(n))
 	}()

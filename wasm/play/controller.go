@@ -183,7 +183,7 @@ func New(eng Engine, host Host, path string) *Controller {
 		run: runState{n: DefaultRunSteps}, page: DefaultPage(), pending: noDetail}
 }
 
-var noDetail = detailKey{-1, -1, -1, -1, -1, CompareChoice{}, "\x00"}
+var noDetail = detailKey{-1, -1, -1, -1, -1, CompareChoice{}, ""}
 
 // send sends r to the engine. The controller is busy until the answer
 // has been taken in; then the actions that waited run, the detail follows,

@@ -94,11 +94,12 @@ func (e *Local) run(r Request) (a Answer) {
 		e.epoch++
 	}
 	a.Session = e.summary()
-	if r.Op == Step {
-		e.Decoded.Steps += a.Stepped
-		e.Decoded.Time += time.Since(start)
+	if r.Op != Step {
+		return a
 	}
-	if r.Op == Step && r.Shown {
+	e.Decoded.Steps += a.Stepped
+	e.Decoded.Time += time.Since(start)
+	if r.Shown {
 		// The page shows the newest step next: a worker answers its detail
 		// with the step, not a request later.
 		show := r

@@ -8,24 +8,13 @@ import (
 	"time"
 )
 
-// counting is an engine that counts the requests it is sent.
-type counting struct {
-	eng Engine
-	n   int
-}
-
-func (c *counting) Send(r Request, answer func(Answer)) {
-	c.n++
-	c.eng.Send(r, answer)
-}
-
 // TestSplit moves a session between the page's engine and a worker's,
 // behind the wire: each request goes to the engine of the session's
 // model, the epoch moves on at every move (the two engines count epochs
 // of their own, which coincide here), and Undo comes back across.
 func TestSplit(t *testing.T) {
-	near := &counting{eng: &Local{Load: load}}
-	far := &counting{eng: overPipe(&Local{Load: load})}
+	near := &opLog{eng: &Local{Load: load}}
+	far := &opLog{eng: overPipe(&Local{Load: load})}
 	split := &Split{Near: near, Far: far, InFar: func(model string) bool { return model == "stories260K" }}
 	r := newRigOn(t, split, toy())
 	steps := []struct {
@@ -44,11 +33,11 @@ func TestSplit(t *testing.T) {
 	}
 	epoch := r.c.sum.Epoch
 	for _, s := range steps {
-		nearBefore, farBefore := near.n, far.n
+		nearBefore, farBefore := len(near.ops), len(far.ops)
 		s.do()
 		r.settle()
 		got := r.c.sum
-		toNear, toFar := near.n-nearBefore, far.n-farBefore
+		toNear, toFar := len(near.ops)-nearBefore, len(far.ops)-farBefore
 		if got.Model.Name != s.model || s.far && (toNear > 0 || toFar == 0) || !s.far && (toFar > 0 || toNear == 0) {
 			t.Errorf("%s: model %s, %d requests to Near, %d to Far; want %s, all to Far %v (notice %q)", s.name, got.Model.Name, toNear, toFar, s.model, s.far, r.c.notice)
 		}

@@ -42,9 +42,10 @@ type fetching struct {
 
 	// A GGUF file at a URL, which the engine's worker may download and
 	// open in place of the page: ref is the link's, nil for a URL typed.
-	url bool
-	ref *modelfile.Ref
-	id  int // in the worker: the download's number there
+	url   bool
+	ref   *modelfile.Ref
+	id    int           // in the worker: the download's number there
+	ended chan struct{} // in the worker: closed once the download there ends
 }
 
 // askAbove is the size above which the page asks before downloading a
@@ -322,11 +323,16 @@ func (p *Playground) cancelFetch() {
 	p.ctl.HoldAddress(false)
 }
 
+// anew is f's download again, from the start.
+func (f *fetching) anew() *fetching {
+	return &fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again, url: f.url, ref: f.ref}
+}
+
 // retryFetch is the Try again button.
 func (p *Playground) retryFetch() {
 	if f := p.fetch; f != nil && f.err != "" {
 		p.fetch = nil
-		p.startFetch(&fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again, url: f.url, ref: f.ref})
+		p.startFetch(f.anew())
 	}
 }
 

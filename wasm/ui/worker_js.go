@@ -5,7 +5,6 @@ package ui
 import (
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/hack-pad/safejs"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -35,8 +34,7 @@ type engineLink struct {
 	booting bool              // the worker is on its way
 	broken  error             // why the worker does not run, once it does not
 	far     map[string]bool   // the models in the worker, by name
-	fetches map[int]*fetching // the worker's downloads under way, by number
-	ends    map[int]chan bool // closed when the download of that number ends
+	fetches map[int]*fetching // the worker's downloads under way, by number (fetching.id)
 	lastID  int               // the last download's number
 	box     prefillBox        // the prefill's notice, while the worker prefills
 	halted  bool              // the notice's Stop was pressed: its prefill ends
@@ -44,7 +42,7 @@ type engineLink struct {
 }
 
 func newEngineLink(p *Playground) *engineLink {
-	l := &engineLink{p: p, far: map[string]bool{}, fetches: map[int]*fetching{}, ends: map[int]chan bool{}}
+	l := &engineLink{p: p, far: map[string]bool{}, fetches: map[int]*fetching{}}
 	l.remote = play.NewRemote(l)
 	return l
 }
@@ -129,7 +127,7 @@ func (l *engineLink) fail(err error) {
 	p := l.p
 	if f := p.fetch; f != nil && l.fetches[f.id] == f && f.err == "" {
 		p.fetch = nil
-		p.startFetch(&fetching{name: f.name, label: f.label, urls: f.urls, head: f.head, total: f.total, open: f.open, again: f.again, url: f.url, ref: f.ref})
+		p.startFetch(f.anew())
 	}
 }
 
@@ -140,9 +138,8 @@ func (l *engineLink) runs(f *fetching) bool {
 		return false
 	}
 	l.lastID++
-	f.id = l.lastID
-	end := make(chan bool)
-	l.fetches[f.id], l.ends[f.id] = f, end
+	f.id, f.ended = l.lastID, make(chan struct{})
+	l.fetches[f.id] = f
 	ctx := l.p.ctx
 	job := map[string]any{"id": f.id, "url": f.urls[0], "total": float64(f.total), "chat": l.p.chatURL(),
 		"digest": ctx.ResolveStaticResource(digestScript), "kernels": ctx.ResolveStaticResource("/web/kernels") + "/"}
@@ -151,11 +148,11 @@ func (l *engineLink) runs(f *fetching) bool {
 	}
 	l.send(map[string]any{"fetch": job})
 	// The reader's Cancel and Download reach the worker as they come.
-	id, confirm, cancel := f.id, f.confirm, f.cancel
+	id, confirm, cancel, ended := f.id, f.confirm, f.cancel, f.ended
 	go func() {
 		for {
 			select {
-			case <-end:
+			case <-ended:
 				return
 			case <-cancel:
 				ctx.Dispatch(func(app.Context) { l.send(map[string]any{"cancel": id}) })
@@ -252,13 +249,13 @@ func (l *engineLink) take(data safejs.Value) {
 // not load, if it did not.
 func (l *engineLink) fetched(id int, name, why, chatWhy string) {
 	f := l.fetches[id]
-	delete(l.fetches, id)
-	if end := l.ends[id]; end != nil {
-		close(end)
-		delete(l.ends, id)
+	if f == nil {
+		return
 	}
+	delete(l.fetches, id)
+	close(f.ended)
 	p := l.p
-	if f == nil || p.fetch != f || f.canceled {
+	if p.fetch != f || f.canceled {
 		return
 	}
 	if why != "" {
@@ -391,16 +388,9 @@ func ServeEngineWorker() {
 // script), and says so on the page's root: data-worker-threads, or
 // data-worker-threads-error.
 func (w *workerEngine) startThreads(n int) {
-	_, err := jsx.Await(safejs.Global().Call("nexttokenScript", "kernel-threads.js"))
-	if err == nil {
-		err = w.opts.Kernels.StartThreads(n)
-	}
-	if err != nil {
+	if err := StartThreads(w.opts, "kernel-threads.js", n); err != nil {
 		w.attr("data-worker-threads-error", err.Error())
 		return
-	}
-	for w.opts.Kernels.Threads() < n {
-		time.Sleep(10 * time.Millisecond)
 	}
 	w.attr("data-worker-threads", strconv.Itoa(n))
 }
@@ -525,7 +515,7 @@ func (w *workerEngine) fetch(id int, f *workerFetch, url string, ref *modelfile.
 		} else {
 			w.models[m.Name] = m
 			end["name"] = m.Name
-			go addKernels(w.opts.Kernels, m, kernels, w.attr)
+			go addKernels(w.opts, m, kernels, w.attr)
 		}
 		if chatErr != nil {
 			end["chatErr"] = chatErr.Error()
