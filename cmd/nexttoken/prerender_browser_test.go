@@ -75,7 +75,7 @@ func TestPrerenderedToLive(t *testing.T) {
 				t.Errorf("%d frames between the prerendered numbers and the live page showed none", gaps)
 			}
 			if cls := evaluate[float64](tab, `window.nexttokenCLS`); cls > 0.05 {
-				t.Errorf("layout shift %.3f, want ≤ 0.05", cls)
+				t.Errorf("layout shift %.3f, want ≤ 0.05: %s", cls, strings.Join(evaluate[[]string](tab, `window.nexttokenShifts`), "; "))
 			}
 		})
 	}
