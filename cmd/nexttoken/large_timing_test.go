@@ -82,6 +82,10 @@ func TestRunTimingSmolLM2(t *testing.T) {
 				if i == 0 {
 					evaluate[bool](tab, "(("+pressTemperature+")(), true)")
 					for range drags {
+						// Each move once the last is drawn: the engine's worker
+						// answers a move after the next may have come, and a
+						// move to the value shown would change nothing.
+						waitFor(tab, `document.getElementById('playground').dataset.ready === 'true'`)
 						f.add(page.name+": temperature slider drag, input → DOM", "ms", b, measure(tab, softmaxPs, dragTemperature))
 					}
 					evaluate[bool](tab, "(("+releaseTemperature+")(), true)")

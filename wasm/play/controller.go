@@ -211,6 +211,11 @@ func (c *Controller) draw() {
 	}
 }
 
+// Holding reports whether the page waits for the engine's answer to draw
+// (see draw): a request is out, and not a Run's, which draws each batch.
+// The page shows what it last drew meanwhile.
+func (c *Controller) Holding() bool { return c.busy && !c.run.out }
+
 // do runs action now, or once the engine has answered the request that
 // is out; a later action with the same key replaces one still waiting.
 func (c *Controller) do(key string, action func()) {

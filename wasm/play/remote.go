@@ -422,7 +422,7 @@ func (m *kvMirror) read(r *reader, kv *Cache) {
 		for _, rows := range []*[][][]float32{&m.keys, &m.values} {
 			row := make([][]float32, heads)
 			for h := range row {
-				r.value(&row[h])
+				row[h] = r.float32s()
 			}
 			*rows = append(*rows, row)
 		}

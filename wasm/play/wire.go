@@ -72,6 +72,10 @@ func (w *wire) value(v any) { w.put(reflect.ValueOf(v).Elem()) }
 
 var errorType = reflect.TypeFor[error]()
 
+// float32s are the vectors and cache rows a detail carries: the codec
+// moves them whole.
+var float32s = reflect.TypeFor[[]float32]()
+
 func (w *wire) put(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Bool:
@@ -92,6 +96,12 @@ func (w *wire) put(v reflect.Value) {
 			return
 		}
 		w.uint(uint64(v.Len()) + 1)
+		if v.Type() == float32s {
+			for _, f := range v.Interface().([]float32) {
+				*w = binary.LittleEndian.AppendUint32(*w, math.Float32bits(f))
+			}
+			return
+		}
 		for i := range v.Len() {
 			w.put(v.Index(i))
 		}
@@ -243,6 +253,25 @@ func (r *reader) header() (kind byte, id uint64) {
 // value reads into v, a pointer, what wire.value wrote.
 func (r *reader) value(v any) { r.get(reflect.ValueOf(v).Elem()) }
 
+// float32s reads a []float32 as get would, without reflect: cache rows
+// and vectors are the bulk of a detail.
+func (r *reader) float32s() []float32 {
+	n := r.uint()
+	if n == 0 || r.err != nil {
+		return nil
+	}
+	if n-1 > uint64(len(r.b)/4) {
+		r.fail() // more numbers than the bytes left could hold
+		return nil
+	}
+	f := make([]float32, n-1)
+	for i := range f {
+		f[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.b[4*i:]))
+	}
+	r.b = r.b[4*len(f):]
+	return f
+}
+
 func (r *reader) get(v reflect.Value) {
 	if r.err != nil {
 		return
@@ -281,6 +310,14 @@ func (r *reader) get(v reflect.Value) {
 	case reflect.String:
 		v.SetString(r.string())
 	case reflect.Slice:
+		if v.Type() == float32s {
+			if f := r.float32s(); f != nil {
+				v.Set(reflect.ValueOf(f))
+			} else {
+				v.SetZero()
+			}
+			return
+		}
 		n := r.uint()
 		if n == 0 {
 			v.SetZero()

@@ -167,10 +167,25 @@ func attentionLinesSVG(w []float32, tokens []string, who string) (svg string, li
 		`<path class="att-column" d="M%d %.1fV%.1f"/>`, linesWidth, height,
 		esc("Attention of "+who+" as lines; most attended: "+strings.Join(summary, ", ")), linesColumnX, rowY(0), rowY(n-1))
 	// The lines, each with its weight for the tests and the curious.
+	// Appended, not printed: a long context has a line for hundreds of
+	// positions, which fmt costs the page a long task.
+	var num []byte
+	put := func(before string, x float64, format byte, prec, bits int) {
+		b.WriteString(before)
+		num = strconv.AppendFloat(num[:0], x, format, prec, bits)
+		b.Write(num)
+	}
 	for pos, v := range w {
 		if a := float64(v) / peak; peak > 0 && a >= linesFloor {
-			fmt.Fprintf(&b, `<line class="att-line" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke-opacity="%.2f" stroke-width="%.2f" data-pos="%d" data-w="%v"/>`,
-				linesQueryX, queryY, linesColumnX, rowY(pos), 0.1+0.9*a, 0.5+2.5*a, pos, v)
+			put(`<line class="att-line" x1="`, linesQueryX, 'f', 0, 64)
+			put(`" y1="`, queryY, 'f', 1, 64)
+			put(`" x2="`, linesColumnX, 'f', 0, 64)
+			put(`" y2="`, rowY(pos), 'f', 1, 64)
+			put(`" stroke-opacity="`, 0.1+0.9*a, 'f', 2, 64)
+			put(`" stroke-width="`, 0.5+2.5*a, 'f', 2, 64)
+			put(`" data-pos="`, float64(pos), 'f', 0, 64)
+			put(`" data-w="`, float64(v), 'g', -1, 32)
+			b.WriteString(`"/>`)
 			lines++
 		}
 	}

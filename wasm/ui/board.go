@@ -19,8 +19,10 @@ import (
 // next frame, and without go-app's diff of hundreds of nodes. go-app still
 // builds the page's structure around them.
 type board struct {
-	s     play.Snapshot
-	views []painter
+	s       play.Snapshot
+	views   []painter
+	frame   func(func()) // runs a function before the browser next paints; nil off the page
+	pending []painter    // views that paint again at the next frame
 }
 
 // rows are the tokens the tables of step d list (play.Detail.Listed).
@@ -57,6 +59,31 @@ func paintSafely(v painter, s play.Snapshot) {
 		flushPaint()
 	}()
 	v.paint(s)
+}
+
+// again paints v once more at the next frame, for a view that left part
+// of its drawing for later (a heat map past its budget), the latest
+// snapshot then.
+func (b *board) again(v painter) {
+	if b == nil || b.frame == nil || slices.Contains(b.pending, v) {
+		return
+	}
+	b.pending = append(b.pending, v)
+	if len(b.pending) == 1 {
+		b.frame(b.paintPending)
+	}
+}
+
+// paintPending paints the views that asked to paint again, those still on
+// the page.
+func (b *board) paintPending() {
+	pending := b.pending
+	b.pending = nil
+	for _, v := range pending {
+		if slices.Contains(b.views, v) {
+			paintSafely(v, b.s)
+		}
+	}
 }
 
 func (b *board) add(v painter) {

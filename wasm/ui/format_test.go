@@ -122,3 +122,19 @@ func TestPrefillProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundUp holds roundUp to math.Round on the heat maps' range, at
+// the halves and the numbers either side of them.
+func TestRoundUp(t *testing.T) {
+	for i := range 256 {
+		for _, x := range []float64{float64(i), float64(i) + 0.5, math.Nextafter(float64(i)+0.5, 0), math.Nextafter(float64(i)+0.5, 256),
+			math.Nextafter(float64(i), 256), float64(i) + 0.25, 0.49999999999999994} {
+			if got, want := roundUp(x), math.Round(x); got != want {
+				t.Errorf("roundUp(%v) = %v, want %v", x, got, want)
+			}
+		}
+	}
+	if !math.IsNaN(roundUp(math.NaN())) {
+		t.Error("roundUp(NaN) is not NaN")
+	}
+}

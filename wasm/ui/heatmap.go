@@ -1,6 +1,9 @@
 package ui
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // heatmap draws rows of numbers on a canvas, one pixel per number, and
 // remembers what it drew: when the rows only grew, it draws just the new
@@ -10,8 +13,9 @@ type heatmap struct {
 	rows   int // rows drawn
 	height int // the canvas's height
 	dark   bool
-	row    []float32 // scratch
-	rgba   []byte    // scratch
+	row    []float32                                       // scratch
+	rgba   []byte                                          // scratch
+	draw   func(id string, w, h, y int, rgba []byte) error // drawRows, or a test's canvas
 }
 
 // drawState is what the drawn rows depend on besides their count: when it
@@ -23,10 +27,16 @@ type drawState struct {
 	version      int // anything else the rows depend on
 }
 
+// heatmapBudget is how many numbers an update colours at most: a prompt
+// of hundreds of positions is drawn over a few frames, top rows first,
+// not in one long task of the page's.
+const heatmapBudget = 1 << 14
+
 // update draws rows of width w onto the canvas with the given id, n rows in
 // all on a canvas of height rows, rows(i, dst) appending row i to dst.
-// Values are scaled by state.peak.
-func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool, rows func(i int, dst []float32) []float32) {
+// Values are scaled by state.peak. It draws heatmapBudget numbers at most
+// (a row at least), and reports whether rows are left for the next update.
+func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool, rows func(i int, dst []float32) []float32) (more bool) {
 	from := m.rows
 	// A new peak rescales every colour, and another history or a canvas of
 	// another size (which clears it) needs every row again; a history that
@@ -35,28 +45,36 @@ func (m *heatmap) update(id string, state drawState, n, w, height int, dark bool
 	if same && n < m.rows {
 		if clearRows(id, n, m.rows-n) == nil {
 			m.rows = n
-			return
+			return false
 		}
 	}
 	if !same || n < m.rows {
 		from = 0
 	}
 	if from == n {
-		return
+		return false
 	}
-	m.rgba = m.rgba[:0]
-	for i := from; i < n; i++ {
+	to := min(n, from+max(1, heatmapBudget/max(w, 1)))
+	// The pixels' room at once: grown a row at a time, a prompt's few
+	// hundred rows cost the page more in copies than in colours.
+	m.rgba = slices.Grow(m.rgba[:0], (to-from)*w*4)
+	for i := from; i < to; i++ {
 		m.row = rows(i, m.row[:0])
 		for _, v := range m.row {
 			c := shade(float64(v), state.peak, dark)
 			m.rgba = append(m.rgba, c[:]...)
 		}
 	}
-	if err := drawRows(id, w, height, from, m.rgba); err != nil {
-		m.rows = 0
-		return // the canvas is gone (the view changed); the next update redraws
+	draw := m.draw
+	if draw == nil {
+		draw = drawRows
 	}
-	m.state, m.rows, m.dark, m.height = state, n, dark, height
+	if err := draw(id, w, height, from, m.rgba); err != nil {
+		m.rows = 0
+		return false // the canvas is gone (the view changed); the next update redraws
+	}
+	m.state, m.rows, m.dark, m.height = state, to, dark, height
+	return to < n
 }
 
 // shade is the colour of v on a scale from −peak (blue) through 0 (the
@@ -69,15 +87,29 @@ func shade(v, peak float64, dark bool) [4]byte {
 	}
 	t, to := 0.0, pos
 	if peak > 0 {
-		t = math.Min(1, math.Abs(v)/peak)
+		t = math.Abs(v) / peak
+		if t > 1 {
+			t = 1
+		}
 	}
 	if v < 0 {
 		to = neg
 	}
 	var c [4]byte
 	for i := range 3 {
-		c[i] = byte(math.Round(bg[i] + t*(to[i]-bg[i])))
+		c[i] = byte(roundUp(bg[i] + t*(to[i]-bg[i])))
 	}
 	c[3] = 255
 	return c
+}
+
+// roundUp is math.Round for x ≥ 0, and NaN for NaN, which a heat map
+// rounds a hundred thousand times: math.Round is a call in WebAssembly,
+// math.Floor one instruction (and x − ⌊x⌋ is exact).
+func roundUp(x float64) float64 {
+	r := math.Floor(x)
+	if x-r >= 0.5 {
+		r++
+	}
+	return r
 }

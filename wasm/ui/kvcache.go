@@ -244,13 +244,16 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 		if i == 1 {
 			get = kv.Value
 		}
-		c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
+		more := c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
 			func(pos int, row []float32) []float32 {
 				for h := range c.KVHeads {
 					row = append(row, get(pos, h)...)
 				}
 				return row
 			})
+		if more {
+			c.Board.again(c)
+		}
 		setStyle("newest-"+name, "top:"+pct(float64(n-1)/float64(rows))+";height:"+pct(1/float64(rows)))
 		kind := [2]string{"K", "V"}[i]
 		setHTML("caption-"+name, esc(kind+": "+itoa(n)+" positions (rows) × "+itoa(kvDim)+" numbers"))
@@ -290,9 +293,11 @@ func (c *KVCard) paintAttention(k kvShown, l int) {
 	}
 	// Every step has attention of its own: a new step redraws it all.
 	state := drawState{epoch: k.epoch, layer: l, peak: peak, width: n, version: k.d.Index}
-	c.att.update("canvas-attention", state, len(heads), n, len(heads), c.dark(), func(h int, row []float32) []float32 {
+	if c.att.update("canvas-attention", state, len(heads), n, len(heads), c.dark(), func(h int, row []float32) []float32 {
 		return append(row, heads[h]...)
-	})
+	}) {
+		c.Board.again(c)
+	}
 	var labels, tops strings.Builder
 	for h := range heads {
 		labels.WriteString("<span>head " + itoa(h) + "</span>")

@@ -72,7 +72,7 @@ func (p *Playground) OnNav(ctx app.Context) {
 	}
 	u := ctx.Page().URL()
 	p.origin, p.pagePath = u.Scheme+"://"+u.Host, u.Path
-	p.board = &board{}
+	p.board = &board{frame: p.paintFrame}
 	opts := p.engine
 	opts.Prefill = prefillNotice()
 	var eng play.Engine = &play.Local{Load: p.load, Options: opts}
@@ -164,6 +164,19 @@ func (p *Playground) Frame(f func()) {
 	}
 }
 
+// paintFrame runs paint, which paints hot views (board.again), before the
+// browser next paints, without rendering the page again as Frame's
+// dispatch does: the hot views paint their own elements.
+func (p *Playground) paintFrame(paint func()) {
+	quiet := func(ctx app.Context) {
+		paint()
+		ctx.PreventUpdate()
+	}
+	if err := nextFrame(func() { p.ctx.Dispatch(quiet) }); err != nil {
+		p.ctx.After(time.Millisecond, quiet)
+	}
+}
+
 // Address shows the session's link in the address bar, without adding a
 // history entry: an old browser without history keeps the old address.
 func (p *Playground) Address(url string) { _ = replaceURL(url) }
@@ -196,6 +209,14 @@ func (p *Playground) Render() (page app.UI) {
 	var s play.Snapshot
 	if p.ctl != nil {
 		s = p.ctl.Snapshot()
+		// A change the engine works on is drawn with its detail (Changed):
+		// until then the page renders what it last drew, as its hot views
+		// show it. Any event in a card renders the page, and a render of
+		// the change would take the step's cards away while the detail is
+		// on its way, and the slider under the reader's pointer with them.
+		if drawn := p.board.snapshot(); p.ctl.Holding() && drawn.Session != nil {
+			s = drawn
+		}
 	}
 	if s.Session == nil {
 		// Prerendered by the server, or before the first session opens.
