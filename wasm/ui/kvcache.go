@@ -239,21 +239,19 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 		return key, value
 	})
 	var scales strings.Builder
+	more := false // a heat map left rows for the next frame
 	for i, name := range []string{"keys", "values"} {
 		get := kv.Key
 		if i == 1 {
 			get = kv.Value
 		}
-		more := c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
+		more = c.maps[i].update("canvas-"+name, drawState{epoch: k.epoch, layer: l, peak: peaks[i], width: kvDim}, n, kvDim, rows, c.dark(),
 			func(pos int, row []float32) []float32 {
 				for h := range c.KVHeads {
 					row = append(row, get(pos, h)...)
 				}
 				return row
-			})
-		if more {
-			c.Board.again(c)
-		}
+			}) || more
 		setStyle("newest-"+name, "top:"+pct(float64(n-1)/float64(rows))+";height:"+pct(1/float64(rows)))
 		kind := [2]string{"K", "V"}[i]
 		setHTML("caption-"+name, esc(kind+": "+itoa(n)+" positions (rows) × "+itoa(kvDim)+" numbers"))
@@ -262,6 +260,9 @@ func (c *KVCard) paintMaps(k kvShown, l int) {
 	}
 	setHTML("kv-scales", scales.String())
 	setHTML("kv-hover", esc(c.hoverText()))
+	if more {
+		c.Board.again(c) // the rows past the heat maps' budget
+	}
 }
 
 // paintAttention shows, for each head of layer l, how the step's query

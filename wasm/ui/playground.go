@@ -208,14 +208,13 @@ func (p *Playground) Render() (page app.UI) {
 	}()
 	var s play.Snapshot
 	if p.ctl != nil {
-		s = p.ctl.Snapshot()
 		// A change the engine works on is drawn with its detail (Changed):
 		// until then the page renders what it last drew, as its hot views
 		// show it. Any event in a card renders the page, and a render of
 		// the change would take the step's cards away while the detail is
 		// on its way, and the slider under the reader's pointer with them.
-		if drawn := p.board.snapshot(); p.ctl.Holding() && drawn.Session != nil {
-			s = drawn
+		if s = p.board.snapshot(); !p.ctl.Holding() || s.Session == nil {
+			s = p.ctl.Snapshot()
 		}
 	}
 	if s.Session == nil {
