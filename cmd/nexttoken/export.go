@@ -108,7 +108,7 @@ func exportSite(web, dir, base, origin string) (packed bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("prerendering the default session: %w", err)
 	}
-	if err := os.WriteFile(index, withOrigin(pre.page("", first, ""), origin, base), 0o644); err != nil {
+	if err := os.WriteFile(index, withOrigin(pre.page("", first, "", ""), origin, base), 0o644); err != nil {
 		return false, err
 	}
 	if err := rewrite(filepath.Join(dir, "app.js"), ui.BootAppJS); err != nil {

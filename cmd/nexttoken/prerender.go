@@ -80,23 +80,21 @@ func (p *prerenderer) root(rawQuery string) string {
 	return root
 }
 
-// withNextStep is root followed by the root of its session one step on
-// (its data-next, ui.NextLink) in a template, which web/boot.js puts in
-// its place when the reader steps before the program is live: at once,
-// in the click's own task, since the page's thread is busy while the
-// program loads and would read a fetch's answer only when it is done.
-func (p *prerenderer) withNextStep(root string) string {
+// nextStep is the root of root's session one step on (its data-next,
+// ui.NextLink) in a template, or "": web/boot.js puts it in the root's
+// place when the reader steps before the program is live, at once, in the
+// click's own task, since the page's thread is busy while the program
+// loads and would read a fetch's answer only when it is done.
+func (p *prerenderer) nextStep(root string) string {
 	next := nextLinkOf(root)
 	if next == "" {
-		return root
+		return ""
 	}
 	after := p.root(next)
 	if after == "" {
-		return root
+		return ""
 	}
-	// After the root, so as not to hold back its first frame: a step
-	// asked for before the parser reaches it waits for it.
-	return root + `<template id="next-step" data-link="` + html.EscapeString(next) + `">` + after + `</template>`
+	return `<template id="next-step" data-link="` + html.EscapeString(next) + `">` + after + `</template>`
 }
 
 // nextLinkOf is the data-next of a prerendered root, "" if it has none.
@@ -110,17 +108,30 @@ func nextLinkOf(root string) string {
 	return html.UnescapeString(next)
 }
 
+// rootEnd is the id of the last element in a prerendered root, an empty
+// one, which the page's first frame waits for (page).
+const rootEnd = "prerendered-end"
+
 // page is the shell with root, a prerendered root or "" drawn for link,
-// after its placeholder, and with head first in its head. A prerendered
-// page says so in its head too (a meta tag naming the link), so that its
-// CSS hides the placeholder from the first frame, before the parser has
-// reached the root: a frame drawn in between showed the placeholder, and
-// the root moved up when it went.
-func (p *prerenderer) page(head, root, link string) []byte {
+// after its placeholder, then after (nextStep's template), and with head
+// first in its head. A prerendered page says so in its head too (a meta
+// tag naming the link), so that its CSS hides the placeholder from the
+// first frame, before the parser has reached the root: a frame drawn in
+// between showed the placeholder, and the root moved up when it went.
+//
+// Its first frame waits for the whole root (rel=expect, in Chromium): a
+// frame drawn while the root was parsed laid out the first card alone, as
+// wide as the views, and it moved and folded its columns when the others
+// came. The link names an element at the root's end, since Chromium
+// unblocks at an element's start. after is not waited for: a step asked
+// for before the parser reaches it waits for it.
+func (p *prerenderer) page(head, root, after, link string) []byte {
 	if root != "" {
-		head += `<meta name="nexttoken-prerendered" content="` + html.EscapeString(link) + `">`
+		head += `<meta name="nexttoken-prerendered" content="` + html.EscapeString(link) + `">` +
+			`<link rel="expect" href="#` + rootEnd + `" blocking="render">`
+		root = strings.TrimSuffix(root, "</main>") + `<i id="` + rootEnd + `" hidden></i></main>`
 	}
-	return slices.Concat(p.shell[:p.head], []byte(head), p.shell[p.head:p.at], []byte(root), p.shell[p.at:])
+	return slices.Concat(p.shell[:p.head], []byte(head), p.shell[p.head:p.at], []byte(root), []byte(after), p.shell[p.at:])
 }
 
 // serve serves the page for r's query, with the headers go-app gave its
@@ -143,7 +154,8 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
 	}
-	page := withOrigin(p.page(head, p.withNextStep(p.root(r.URL.RawQuery)), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
+	root := p.root(r.URL.RawQuery)
+	page := withOrigin(p.page(head, root, p.nextStep(root), r.URL.RawQuery), requestOrigin(r), r.URL.Path)
 	maps.Copy(w.Header(), header.Clone())
 	if isolated {
 		isolate(w.Header())
