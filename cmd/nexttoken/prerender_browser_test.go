@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -502,4 +503,40 @@ func TestStepBeforeTheNextStepIsParsed(t *testing.T) {
 	}
 	sendRest()
 	waitFor(tab, `document.querySelectorAll("#prerendered #tokens button.tok.gen").length === 1 && location.search === "?model=toy&steps=1"`)
+}
+
+// TestEmbedKeepsItsHeightLive opens an embed of every view: the live page
+// is as tall as the prerendered one it takes over from, so the frame
+// around it does not jump. (The KV card's attention lines, a hot view
+// inside the card, were not prerendered: the kv embed grew by 129 px when
+// the program started, and the docs page's frame with it.)
+func TestEmbedKeepsItsHeightLive(t *testing.T) {
+	h := needBrowser(t)
+	const heights = `(() => {
+		const frame = () => {
+			const pre = document.getElementById("prerendered");
+			if (pre?.checkVisibility()) window.nexttokenPrerenderedHeight = pre.getBoundingClientRect().height;
+			if (!document.querySelector("#playground[data-painted]")) requestAnimationFrame(frame);
+		};
+		requestAnimationFrame(frame);
+	})();`
+	for _, view := range play.Views {
+		t.Run(view, func(t *testing.T) {
+			tab := openTab(t, h.browser)
+			if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: heights}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadPage(tab, h.url+"/?embed=1&view="+view+"&model=stories260K&steps=2"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(tab, `document.getElementById('prerendered') === null && document.querySelector('#playground[data-painted]') !== null`)
+			got := evaluate[[]float64](tab, `[window.nexttokenPrerenderedHeight ?? -1, document.getElementById("playground").getBoundingClientRect().height]`)
+			if got[0] < 0 {
+				t.Fatal("no frame showed the prerendered page")
+			}
+			if math.Abs(got[0]-got[1]) > 1 {
+				t.Errorf("the prerendered page was %.0f px tall, the live page is %.0f px", got[0], got[1])
+			}
+		})
+	}
 }

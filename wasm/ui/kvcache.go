@@ -160,10 +160,13 @@ func (c *KVCard) Render() app.UI {
 				),
 			),
 			app.Div().ID("attention-tops"),
-			&AttentionLines{Board: c.Board, Heads: c.Heads},
+			c.lines(),
 		),
 	)
 }
+
+// lines is the card's attention lines, a hot view of their own.
+func (c *KVCard) lines() *AttentionLines { return &AttentionLines{Board: c.Board, Heads: c.Heads} }
 
 func (c *KVCard) selectLayer(l int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) { c.Do.ShowLayer(l) }

@@ -173,6 +173,9 @@ func hotViews(s play.Snapshot, p *Playground) []painter {
 		if h, ok := v.(painter); ok {
 			views = append(views, h)
 		}
+		if kv, ok := v.(*KVCard); ok {
+			views = append(views, kv.lines()) // a hot view inside the card
+		}
 	}
 	if d := shownDetail(s); d != nil {
 		if h, ok := recomputeCard(s, d, p.ctl, b).(painter); ok {

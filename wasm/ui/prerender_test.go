@@ -25,6 +25,8 @@ func TestPrerender(t *testing.T) {
 		{query: "embed=1&view=softmax&model=logits&vocab=The,cat,sat,on,the,mat&logits=-2.1,0.3,3.1,0.8,0.1,-0.5",
 			wants: []string{`class="embed"`, `data-view="softmax"`, "0.8041"}},
 		{query: "model=stories260K&prompt=Once%20upon%20a%20time&steps=8", wants: []string{"8 steps"}},
+		// The attention lines, a hot view inside the KV card.
+		{query: "embed=1&view=kv", wants: []string{`id="attention-lines-svg"`, "From the query of"}},
 		{query: "model=stories260K&steps=4000", refused: true},
 		{query: "model=stories260K&prompt=" + strings.Repeat("a", 4000), refused: true},
 		{query: "model=file:0123456789abcdef:1000:model.gguf", refused: true},
