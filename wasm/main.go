@@ -5,6 +5,7 @@ package main
 
 import (
 	"runtime/debug"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -24,5 +25,8 @@ func main() {
 	ui.TakeOverSteps()
 	ui.RepairAddress()
 	ui.RegisterWith(engine())
+	// The runtime's and the packages' start is a task of its own: with
+	// go-app's first mount it held the page's thread for 250 ms.
+	time.Sleep(time.Millisecond)
 	app.RunWhenOnBrowser()
 }

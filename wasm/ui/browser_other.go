@@ -14,10 +14,11 @@ import (
 
 var errNoBrowser = errors.New("not running in a browser")
 
-func copyText(string) error   { return errNoBrowser }
-func replaceURL(string) error { return errNoBrowser }
-func focusPlayground() error  { return errNoBrowser }
-func reportHeight() error     { return errNoBrowser }
+func copyText(string) error        { return errNoBrowser }
+func replaceURL(string) error      { return errNoBrowser }
+func focusPlayground() error       { return errNoBrowser }
+func focusPlaygroundIfFree() error { return errNoBrowser }
+func reportHeight() error          { return errNoBrowser }
 
 func saveFile(string, string, []byte) error { return errNoBrowser }
 

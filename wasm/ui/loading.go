@@ -157,7 +157,7 @@ func (p *Playground) startFetch(f *fetching) {
 		chatErr := withChat(m, chat)
 		ctx.Dispatch(func(app.Context) {
 			p.noteChat(m, chatErr)
-			p.fetched(f, m, err)
+			p.fetched(f, m, "", err)
 		})
 		if err == nil && hashed != nil {
 			pending, ref := hashed()
@@ -286,8 +286,9 @@ func (p *Playground) confirmFetch() {
 // progressEvery is how often a download redraws its progress.
 const progressEvery = 100 * time.Millisecond
 
-// fetched takes f's model in, or its error, unless f was stopped.
-func (p *Playground) fetched(f *fetching, m *session.Model, err error) {
+// fetched takes f's model in, or its error, unless f was stopped: m when
+// the page opened it, or the name of the one the engine's worker opened.
+func (p *Playground) fetched(f *fetching, m *session.Model, name string, err error) {
 	if p.fetch != f || f.canceled {
 		return
 	}
@@ -295,10 +296,23 @@ func (p *Playground) fetched(f *fetching, m *session.Model, err error) {
 		f.err = err.Error()
 		return
 	}
-	p.keep(m.Name, m)
+	if m != nil {
+		p.keep(m.Name, m)
+		name = m.Name
+	}
 	p.fetch = nil
 	p.ctl.HoldAddress(false)
-	f.again(m.Name)
+	f.again(name)
+}
+
+// shownFetch is the download the page shows, or nil.
+func (p *Playground) shownFetch() *fetching { return p.fetch }
+
+// fetchOnPage downloads and opens f on the page, in place of the one
+// shown: the engine's worker failed.
+func (p *Playground) fetchOnPage(f *fetching) {
+	p.fetch = nil
+	p.startFetch(f)
 }
 
 // stopFetch cancels the download under way, if any.

@@ -58,7 +58,7 @@ type Playground struct {
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
 	p.live, p.ctx = true, ctx
-	p.worker = newEngineLink(p)
+	p.worker = newEngineLink(ctx, p.engine.KernelName() != "Go", p)
 	p.handleActions(ctx)
 	serveTips(func(kind string, n int) string { return tipHTML(p.board.snapshot(), kind, n) })
 	_ = onFileDrop(func(l fileList) { ctx.Dispatch(func(app.Context) { p.openFiles(l) }) })
@@ -95,7 +95,9 @@ func (p *Playground) OnNav(ctx app.Context) {
 		_ = reportHeight()   // without it the host page keeps its iframe's own height
 		return
 	}
-	ctx.Defer(func(app.Context) { _ = focusPlayground() })
+	// At the next frame: the focus lays out the page, which the frame does
+	// anyway, rather than in the task that mounted it.
+	_ = nextFrame(func() { _ = focusPlaygroundIfFree() })
 }
 
 // load finds a model, reading each embedded model once.

@@ -26,7 +26,9 @@ const engineScript = "/web/engine-worker.js"
 // worker cannot start, or fails, the page downloads and runs the model
 // itself, as it does the built-in ones.
 type engineLink struct {
-	p       *Playground
+	ctx     app.Context // the page's, for work that outlives an event
+	simd    bool        // the page's kernels are SIMD ones: the worker's are too
+	page    linkPage
 	remote  *play.Remote
 	post    safejs.Value      // the worker's post, once it is started
 	waiting []any             // messages posted before it was
@@ -41,8 +43,19 @@ type engineLink struct {
 	receive safejs.Func       // the worker's messages to the page
 }
 
-func newEngineLink(p *Playground) *engineLink {
-	l := &engineLink{p: p, far: map[string]bool{}, fetches: map[int]*fetching{}}
+// linkPage is what the engine's worker asks of the page (a *Playground):
+// the page keeps the download it shows, the link carries it.
+type linkPage interface {
+	shownFetch() *fetching                                         // the download the page shows, or nil
+	fetched(f *fetching, m *session.Model, name string, err error) // f ended: the model is in the worker, called name, or err
+	fetchOnPage(f *fetching)                                       // the page downloads and opens f itself
+	noteChatOf(name, why string)                                   // why the model's chat template did not load, or ""
+	renamed(old, name string)                                      // the model called old is now called name
+	chatURL() string                                               // where the chat templates' program is
+}
+
+func newEngineLink(ctx app.Context, simd bool, page linkPage) *engineLink {
+	l := &engineLink{ctx: ctx, simd: simd, page: page, far: map[string]bool{}, fetches: map[int]*fetching{}}
 	l.remote = play.NewRemote(l)
 	return l
 }
@@ -90,10 +103,10 @@ func (l *engineLink) start() {
 		l.fail(err)
 		return
 	}
-	ctx := l.p.ctx
+	ctx := l.ctx
 	script := ctx.ResolveStaticResource(engineScript)
 	wasm := ctx.ResolveStaticResource("/web/app.wasm")
-	simd := l.p.engine.KernelName() != "Go"
+	simd := l.simd
 	threads := play.ThreadsAsked(ctx.Page().URL().RawQuery)
 	ctx.Async(func() {
 		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", script))
@@ -124,10 +137,8 @@ func (l *engineLink) fail(err error) {
 	l.broken = errors.New("the engine's worker stopped: " + err.Error())
 	l.box.remove()
 	l.remote.Close(l.broken)
-	p := l.p
-	if f := p.fetch; f != nil && l.fetches[f.id] == f && f.err == "" {
-		p.fetch = nil
-		p.startFetch(f.anew())
+	if f := l.page.shownFetch(); f != nil && l.fetches[f.id] == f && f.err == "" {
+		l.page.fetchOnPage(f.anew())
 	}
 }
 
@@ -140,8 +151,8 @@ func (l *engineLink) runs(f *fetching) bool {
 	l.lastID++
 	f.id, f.ended = l.lastID, make(chan struct{})
 	l.fetches[f.id] = f
-	ctx := l.p.ctx
-	job := map[string]any{"id": f.id, "url": f.urls[0], "total": float64(f.total), "chat": l.p.chatURL(),
+	ctx := l.ctx
+	job := map[string]any{"id": f.id, "url": f.urls[0], "total": float64(f.total), "chat": l.page.chatURL(),
 		"digest": ctx.ResolveStaticResource(digestScript), "kernels": ctx.ResolveStaticResource("/web/kernels") + "/"}
 	if f.ref != nil {
 		job["ref"] = f.ref.String()
@@ -170,7 +181,7 @@ func (l *engineLink) runs(f *fetching) bool {
 // message event: it reads the message and leaves the rest to the page's
 // goroutine.
 func (l *engineLink) take(data safejs.Value) {
-	ctx := l.p.ctx
+	ctx := l.ctx
 	if isArrayBuffer(data) {
 		msg, err := jsx.Bytes(data)
 		ctx.Dispatch(func(app.Context) {
@@ -194,7 +205,7 @@ func (l *engineLink) take(data safejs.Value) {
 		hasGot, hasReport, hasAsking := has(v, "got"), has(v, "report"), has(v, "asking")
 		ctx.Dispatch(func(app.Context) {
 			f := l.fetches[int(id)]
-			if f == nil || l.p.fetch != f {
+			if f == nil || l.page.shownFetch() != f {
 				return
 			}
 			switch {
@@ -221,7 +232,7 @@ func (l *engineLink) take(data safejs.Value) {
 				return
 			}
 			l.far[name] = true // and old stays: a request on its way may name it
-			l.p.renamed(old, name)
+			l.page.renamed(old, name)
 		})
 	case has(data, "prefill"):
 		v, _ := data.Get("prefill")
@@ -254,19 +265,13 @@ func (l *engineLink) fetched(id int, name, why, chatWhy string) {
 	}
 	delete(l.fetches, id)
 	close(f.ended)
-	p := l.p
-	if p.fetch != f || f.canceled {
-		return
-	}
 	if why != "" {
-		f.err = why
+		l.page.fetched(f, nil, "", errors.New(why))
 		return
 	}
 	l.far[name] = true
-	p.noteChatOf(name, chatWhy)
-	p.fetch = nil
-	p.ctl.HoldAddress(false)
-	f.again(name)
+	l.page.noteChatOf(name, chatWhy)
+	l.page.fetched(f, nil, name, nil)
 }
 
 // arrayBuffer is a new ArrayBuffer holding a copy of msg, to be moved
