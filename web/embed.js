@@ -6,11 +6,11 @@
 // and touches no other frame.
 //
 // A frame may name its embed in data-src instead of src (with a
-// <noscript> copy that has src, for readers without scripts): it loads
-// once the page has, frames with src included, and then the data-src
-// frames load one after another in the page's order, or at once when the
-// reader scrolls to one. The frames of one page share its main thread, so
-// the first screen's are drawn first.
+// <noscript> copy that has src, for readers without scripts): the ones in
+// the window load as soon as the page is parsed; the others once the page
+// has loaded, frames with src included, one after another in the page's
+// order, or at once when the reader scrolls to one. The frames of one page
+// share its main thread, so the first screen's are drawn first.
 (() => {
   if (window.nexttokenEmbeds) return;
   window.nexttokenEmbeds = true;
@@ -57,11 +57,14 @@
   const seen = globalThis.IntersectionObserver &&
     new IntersectionObserver((entries) => entries.forEach((e) => e.isIntersecting && document.readyState === "complete" && load(e.target)));
   waiting.forEach((f) => seen?.observe(f));
+  const inWindow = () => waiting.filter((f) => {
+    const box = f.getBoundingClientRect();
+    return box.bottom > 0 && box.top < innerHeight;
+  }).forEach(load);
+  if (document.readyState === "loading") addEventListener("DOMContentLoaded", inWindow, {once: true});
+  else inWindow();
   const start = () => {
-    waiting.filter((f) => {
-      const box = f.getBoundingClientRect();
-      return box.bottom > 0 && box.top < innerHeight;
-    }).forEach(load);
+    inWindow();
     next();
   };
   if (document.readyState === "complete") start();

@@ -82,9 +82,11 @@ globalThis.nexttokenPaint = (json) => {
       show("text", n, {left: x, top: y - 12, bottom: y + 12}, null);
     });
   });
+  // A script's event may target the window, which is no node.
+  const nodeOf = (t) => t instanceof Node ? t : null;
   addEventListener("pointerout", (e) => {
     const el = tip(), to = e.relatedTarget;
-    const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text")) || (el?.contains(e.target) && el);
+    const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text")) || (el?.contains(nodeOf(e.target)) && el);
     if (from && !from.contains(to) && !el?.contains(to) && !anchor?.contains(to)) hide();
   });
   addEventListener("focusin", (e) => { const chip = chipOf(e.target); if (chip?.matches(":focus-visible")) showChip(chip); });
@@ -92,7 +94,7 @@ globalThis.nexttokenPaint = (json) => {
   addEventListener("keydown", (e) => { if (e.key === "Escape") hide(); });
   addEventListener("pointerdown", (e) => {
     const chip = chipOf(e.target);
-    if (!tip()?.contains(e.target)) hide();
+    if (!tip()?.contains(nodeOf(e.target))) hide();
     if (chip && e.pointerType === "touch") later(Number(tip()?.dataset.press), () => showChip(chip));
   });
   addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tip()?.hidden) clearTimeout(timer); });

@@ -303,3 +303,16 @@ func TestLongPaste(t *testing.T) {
 		t.Errorf("a prompt that cannot fit changed the session: %s KV rows, want 5", got)
 	}
 }
+
+// TestEventsOnTheWindow dispatches pointer events on the page's window, as
+// a host page's or a test's script may: the page takes them without an
+// exception (the popover's pointerdown took the window for a node).
+func TestEventsOnTheWindow(t *testing.T) {
+	tab := openPage(t, "/?model=toy&steps=1")
+	for _, event := range []string{"pointerdown", "pointerup", "pointerout", "pointermove"} {
+		evaluate[bool](tab, `dispatchEvent(new PointerEvent(`+jsString(event)+`, {bubbles: true})) || true`)
+	}
+	// The console is read when the test ends: one more frame for any
+	// exception to reach it.
+	waitFor(tab, `new Promise(r => requestAnimationFrame(() => r(true)))`)
+}
