@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bufio"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,10 +75,11 @@ func TestStaticSite(t *testing.T) {
 }
 
 // TestStaticFirstPageBytes exports the playground, at the site root and
-// at a sub-path, and serves it as a host that compresses nothing does:
-// the first page costs what TestFirstPageBytes allows, as the page fetches
-// app.wasm.lzma and decodes it itself, and shows the worked example. A
-// site whose copy is damaged still works, from app.wasm.
+// at a sub-path, and serves it as a host that compresses nothing does,
+// with a Go server and with Python's http.server: the first page costs
+// what TestFirstPageBytes allows, as the page fetches app.wasm.lzma and
+// decodes it itself, and shows the worked example. A site whose copy is
+// damaged still works, from app.wasm.
 func TestStaticFirstPageBytes(t *testing.T) {
 	h := needBrowser(t)
 	if _, err := os.Stat("../../web/" + packedWasm); err != nil {
@@ -85,9 +89,12 @@ func TestStaticFirstPageBytes(t *testing.T) {
 		name, base string
 		damage     func(web string) error // to the exported web folder
 		want       string                 // the file app.wasm came from
+		python     bool                   // served by Python's http.server
 	}{
 		{name: "root", base: "/", want: "web/app.wasm.lzma"},
 		{name: "sub-path", base: "/nexttoken/", want: "web/app.wasm.lzma"},
+		{name: "root, Python's http.server", base: "/", want: "web/app.wasm.lzma", python: true},
+		{name: "sub-path, Python's http.server", base: "/nexttoken/", want: "web/app.wasm.lzma", python: true},
 		{name: "damaged copy", base: "/", want: "web/app.wasm",
 			damage: func(web string) error {
 				name := filepath.Join(web, packedWasm)
@@ -99,7 +106,9 @@ func TestStaticFirstPageBytes(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
+			// The site in base's folder of a root that the host serves at /.
+			root := t.TempDir()
+			dir := filepath.Join(root, filepath.FromSlash(c.base))
 			packed, err := exportSite("../../web", dir, c.base, "")
 			if err != nil || !packed {
 				t.Fatalf("export: packed %v, error %v", packed, err)
@@ -109,9 +118,15 @@ func TestStaticFirstPageBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			srv := httptest.NewServer(staticHost(t, dir, c.base))
-			t.Cleanup(srv.Close)
-			tab, all, total := firstPageBytes(t, h.browser, srv.URL+c.base)
+			var url string
+			if c.python {
+				url = pythonHost(t, root)
+			} else {
+				srv := httptest.NewServer(staticHost(t, dir, c.base))
+				t.Cleanup(srv.Close)
+				url = srv.URL
+			}
+			tab, all, total := firstPageBytes(t, h.browser, url+c.base)
 			wasm := slices.IndexFunc(all, func(r pageFile) bool { return r.Name == c.base+c.want })
 			if wasm < 0 || all[wasm].Bytes < 1e6 || all[wasm].Encoding != "" {
 				t.Errorf("%s did not come over the network as it is: %+v", c.want, all)
@@ -127,6 +142,35 @@ func TestStaticFirstPageBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pythonHost serves the folder root at / with Python's http.server, a host
+// that sends files as they are, until the test ends, and returns its URL.
+// Without python3 the test is skipped.
+func pythonHost(t *testing.T, root string) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skipf("no python3 to serve the site with: %v", err)
+	}
+	cmd := exec.Command(python, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+	line, err := bufio.NewReader(out).ReadString('\n')
+	_, port, ok := strings.Cut(line, " port ")
+	port, _, _ = strings.Cut(port, " ")
+	if err != nil || !ok {
+		t.Fatalf("Python's http.server said %q: %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	return "http://127.0.0.1:" + port
 }
 
 // serveStatic exports the playground for base and serves it there as a
