@@ -106,13 +106,12 @@ func (l *engineLink) start() {
 	ctx := l.ctx
 	script := ctx.ResolveStaticResource(engineScript)
 	wasm := ctx.ResolveStaticResource("/web/app.wasm")
-	simd := l.simd
 	threads := play.ThreadsAsked(ctx.Page().URL().RawQuery)
 	ctx.Async(func() {
 		_, err := jsx.Await(safejs.Global().Call("nexttokenScript", script))
 		var post safejs.Value
 		if err == nil {
-			post, err = safejs.Global().Call("nexttokenEngineStart", wasm, simd, threads, l.receive.Value())
+			post, err = safejs.Global().Call("nexttokenEngineStart", wasm, l.simd, threads, l.receive.Value())
 		}
 		ctx.Dispatch(func(app.Context) {
 			if err != nil {
