@@ -72,30 +72,9 @@ func replaceURL(url string) error {
 // focusPlayground gives the page the keyboard focus, so the shortcuts work
 // before the user has clicked anything.
 func focusPlayground() error {
-	return focusPlaygroundFrom(true)
-}
-
-// focusPlaygroundIfFree is focusPlayground unless the focus is somewhere
-// already: in a field the reader typed into on the server's page, which
-// web/boot.js moves to the live page's.
-func focusPlaygroundIfFree() error {
-	return focusPlaygroundFrom(false)
-}
-
-func focusPlaygroundFrom(anywhere bool) error {
 	doc, err := global("document")
 	if err != nil {
 		return err
-	}
-	if !anywhere {
-		active, err := doc.Get("activeElement")
-		if err != nil {
-			return err
-		}
-		body, err := doc.Get("body")
-		if err != nil || !(active.IsNull() || active.Equal(body)) {
-			return err
-		}
 	}
 	el, err := doc.Call("getElementById", "playground")
 	if err != nil || el.IsNull() {
@@ -103,6 +82,25 @@ func focusPlaygroundFrom(anywhere bool) error {
 	}
 	_, err = el.Call("focus", map[string]any{"preventScroll": true})
 	return err
+}
+
+// focusPlaygroundIfFree is focusPlayground unless the focus is somewhere
+// already: in a field the reader typed into on the server's page, which
+// web/boot.js moves to the live page's.
+func focusPlaygroundIfFree() error {
+	doc, err := global("document")
+	if err != nil {
+		return err
+	}
+	active, err := doc.Get("activeElement")
+	if err != nil {
+		return err
+	}
+	body, err := doc.Get("body")
+	if err != nil || !(active.IsNull() || active.Equal(body)) {
+		return err
+	}
+	return focusPlayground()
 }
 
 // reportHeight tells the page that embeds this one how tall the content is,

@@ -160,22 +160,23 @@ func (p *Playground) After(d time.Duration, f func()) (cancel func()) {
 
 // Frame runs f before the browser next paints, or a millisecond later
 // where there are no animation frames.
-func (p *Playground) Frame(f func()) {
-	if err := nextFrame(func() { p.ctx.Dispatch(func(app.Context) { f() }) }); err != nil {
-		p.ctx.After(time.Millisecond, func(app.Context) { f() })
-	}
-}
+func (p *Playground) Frame(f func()) { p.atNextFrame(func(app.Context) { f() }) }
 
 // paintFrame runs paint, which paints hot views (board.again), before the
 // browser next paints, without rendering the page again as Frame's
 // dispatch does: the hot views paint their own elements.
 func (p *Playground) paintFrame(paint func()) {
-	quiet := func(ctx app.Context) {
+	p.atNextFrame(func(ctx app.Context) {
 		paint()
 		ctx.PreventUpdate()
-	}
-	if err := nextFrame(func() { p.ctx.Dispatch(quiet) }); err != nil {
-		p.ctx.After(time.Millisecond, quiet)
+	})
+}
+
+// atNextFrame dispatches action before the browser next paints, or a
+// millisecond later where there are no animation frames.
+func (p *Playground) atNextFrame(action func(app.Context)) {
+	if err := nextFrame(func() { p.ctx.Dispatch(action) }); err != nil {
+		p.ctx.After(time.Millisecond, action)
 	}
 }
 
