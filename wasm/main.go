@@ -5,7 +5,6 @@ package main
 
 import (
 	"runtime/debug"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -24,9 +23,12 @@ func main() {
 	debug.SetGCPercent(400)
 	ui.TakeOverSteps()
 	ui.RepairAddress()
+	// The runtime's and the packages' start, the kernels' and go-app's
+	// each hold the page's thread tens of milliseconds: each is a task of
+	// its own, so that the browser can paint and read the reader's input
+	// between them.
+	ui.EndTask()
 	ui.RegisterWith(engine())
-	// The runtime's and the packages' start is a task of its own: with
-	// go-app's first mount it held the page's thread for 250 ms.
-	time.Sleep(time.Millisecond)
+	ui.EndTask()
 	app.RunWhenOnBrowser()
 }

@@ -485,10 +485,13 @@ func drawn(ctx context.Context) {
 }
 
 // waitWithin is waitFor with d to wait, for longer waits (a large model's
-// download, a long run).
+// download, a long run). An expression that reads an element not on the
+// page yet (a TypeError: a card the page draws again after a new model,
+// one a frame) is not true yet; any other error fails at once.
 func waitWithin(ctx context.Context, expression string, d time.Duration) {
 	testOf(ctx).Helper()
-	mustWithin(ctx, "wait for "+expression, d, chromedp.Poll[chromedp.Void](expression,
+	guarded := `(() => { try { return (` + expression + `); } catch (e) { if (e instanceof TypeError) return false; throw e; } })()`
+	mustWithin(ctx, "wait for "+expression, d, chromedp.Poll[chromedp.Void](guarded,
 		chromedp.WithPollingInterval(5*time.Millisecond), chromedp.WithPollingTimeout(0)))
 }
 

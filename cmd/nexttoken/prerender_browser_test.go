@@ -298,7 +298,7 @@ func TestPrerenderedFirstFrame(t *testing.T) {
 				const frame = () => {
 					const p = document.getElementById("playground");
 					if (p && !p.dataset.painted && !p.dataset.top && p.checkVisibility()) window.nexttokenPartFrames.push("the placeholder");
-					else if (document.readyState === "loading" && document.getElementById("prerendered")?.nextElementSibling === null) window.nexttokenPartFrames.push("a part of the root");
+					else if (document.getElementById("prerendered") && !document.getElementById("` + rootEnd + `")) window.nexttokenPartFrames.push("a part of the root");
 					if (!document.querySelector("#playground[data-painted]")) requestAnimationFrame(frame);
 				};
 				requestAnimationFrame(frame);

@@ -206,6 +206,33 @@ func TakeOverSteps() {
 	prelive.steps, _ = steps.Int()
 }
 
+// holdHeight keeps the element of the given id at least as tall as it is
+// now, until releaseHeight: while its parts are drawn again, the page
+// keeps its length, and the reader their place in it.
+func holdHeight(id string) {
+	if doc, err := global("document"); err == nil {
+		if el, err := doc.Call("getElementById", id); err == nil && jsx.Truthy(el) {
+			h, _ := el.Get("offsetHeight")
+			height, _ := h.Int()
+			if style, err := el.Get("style"); err == nil {
+				_ = style.Set("minHeight", itoa(height)+"px")
+			}
+		}
+	}
+}
+
+// releaseHeight lets the element of the given id take its own height
+// again (holdHeight).
+func releaseHeight(id string) {
+	if doc, err := global("document"); err == nil {
+		if el, err := doc.Call("getElementById", id); err == nil && jsx.Truthy(el) {
+			if style, err := el.Get("style"); err == nil {
+				_ = style.Set("minHeight", "")
+			}
+		}
+	}
+}
+
 // nextFrame calls f before the browser next paints.
 func nextFrame(f func()) error {
 	var cb safejs.Func

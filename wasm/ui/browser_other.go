@@ -23,12 +23,17 @@ func reportHeight() error          { return errNoBrowser }
 func saveFile(string, string, []byte) error { return errNoBrowser }
 
 func nextFrame(func()) error                       { return errNoBrowser }
+func holdHeight(string)                            {}
+func releaseHeight(string)                         {}
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }
 func mark(string)                                  {}
 func clearRows(string, int, int) error             { return errNoBrowser }
 
 func onFrameHeight(string, func(int)) (func(), error) { return nil, errNoBrowser }
+
+// EndTask has no browser to give the thread to outside the browser.
+func EndTask() {}
 
 // TakeOverSteps has no page to take over outside the browser.
 func TakeOverSteps() {}

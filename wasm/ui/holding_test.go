@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"nexttoken/engine/sampler"
 	"nexttoken/wasm/play"
 )
 
@@ -76,5 +77,37 @@ func TestRenderWhileHolding(t *testing.T) {
 	}
 	if page := app.HTMLString(p); !strings.Contains(page, `class="views"`) {
 		t.Error("the page answered has no step's cards")
+	}
+}
+
+// TestNewModelDrawsItsTopFirst: the page of a new model, the first one
+// included, is drawn as the page's start draws it, its top first and its
+// later parts one a frame after; another session of the same model, and
+// an embed, are drawn whole.
+func TestNewModelDrawsItsTopFirst(t *testing.T) {
+	p := &Playground{live: true, pagePath: "/", board: &board{}}
+	p.ctl = play.New(&play.Local{Load: p.load}, drawingHost{p: p}, "/")
+	for _, tc := range []struct {
+		what    string
+		open    func()
+		newPage bool
+	}{
+		{"the first session", func() { p.ctl.Open(toySpec(1)) }, true},
+		{"another session of the same model", func() { p.ctl.Open(toySpec(3)) }, false},
+		{"another model", func() { p.ctl.Open(stories(1, sampler.DefaultSettings())) }, true},
+		{"that model's embed", func() { p.ctl.OpenAddress("model=stories260K&steps=2&embed=1", "") }, false},
+	} {
+		p.later = laterParts
+		tc.open()
+		if got := p.newModelPage(p.ctl.Snapshot()); got != tc.newPage {
+			t.Errorf("%s: a new model's page %v, want %v", tc.what, got, tc.newPage)
+		}
+		page := app.HTMLString(p)
+		if drawnWhole := strings.Contains(page, `id="kv"`); drawnWhole == tc.newPage {
+			t.Errorf("%s: the page is drawn whole %v, want %v", tc.what, drawnWhole, !tc.newPage)
+		}
+		if !strings.Contains(page, `id="step"`) {
+			t.Errorf("%s: the page has no top: %s", tc.what, htmlText(page))
+		}
 	}
 }

@@ -70,19 +70,12 @@ func (c *LogitsCard) Render() app.UI {
 	if c.Model.Typed {
 		add = app.Button().ID("add-token").Text("+ token").OnClick(c.onAdd)
 	}
-	rows := make([]app.UI, c.rowCount())
-	for i := range rows {
-		rows[i] = c.row(i)
-	}
 	return card("logits", "Logits", "Type a number or drag a slider to override a logit for this step; −inf masks a token.",
 		search,
 		folds(allColumns(), allRows("logits-count")),
-		app.Div().Class("scroll").Body(app.Table().Class("num logits").
+		app.Div().Class("scroll").
 			On("focusin", c.onFocusIn).On("focusout", c.onFocusOut).On("pointerdown", c.onPointerDown).
-			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(
-			app.THead().Body(app.Tr().Body(app.Th().Text("token"), app.Th().Text("logit ℓ"), app.Th().Class("slider sec").Text(""), app.Th().Class("p").Text("p"))),
-			app.TBody().Body(rows...),
-		)),
+			OnInput(c.onInput).OnChange(c.onChange).OnClick(c.onClick).Body(app.Raw(c.tableHTML())),
 		app.Div().Class("row").Body(add, app.P().ID("logits-hint").Class("hint")),
 		app.P().ID("logits-softcap").Class("hint").Hidden(c.Model.Softcap == 0).Text(softcapText(c.Model.Softcap)),
 	)
@@ -98,32 +91,34 @@ func softcapText(limit float32) string {
 	return "These logits are soft-capped: ℓ = " + s + "·tanh(z/" + s + ") of the classifier's output z, so none exceeds ±" + s + "."
 }
 
-// row is the card's i-th row, empty: paint writes the token it holds.
-func (c *LogitsCard) row(i int) app.UI {
-	id := func(part string) string { return "logit-" + part + "-" + itoa(i) }
-	label := app.Th().ID(id("label"))
-	if c.Model.Typed {
-		label = app.Th().Body(
-			app.Input().ID(id("name")).Class("name").Attr("aria-label", "token name"),
-			app.Button().Class("remove").Title("remove this token").Text("×"),
-		)
+// tableHTML is the card's table, its rows empty: paint writes the tokens
+// they hold. It is one piece of HTML, which the browser parses at once:
+// go-app built its rows of fields and sliders element by element and
+// attribute by attribute, the slowest part of drawing a page. The rows
+// carry no handlers: the table's wrapper takes their events.
+func (c *LogitsCard) tableHTML() string {
+	var b strings.Builder
+	b.WriteString(`<table class="num logits"><thead><tr><th>token</th><th>logit ℓ</th><th class="slider sec"></th><th class="p">p</th></tr></thead><tbody>`)
+	for i := range c.rowCount() {
+		id := func(part string) string { return `id="logit-` + part + "-" + itoa(i) + `"` }
+		b.WriteString(`<tr ` + id("row") + `>`)
+		if c.Model.Typed {
+			b.WriteString(`<th><input ` + id("name") + ` class="name" aria-label="token name"><button class="remove" title="remove this token">×</button></th>`)
+		} else {
+			b.WriteString(`<th ` + id("label") + `></th>`)
+		}
+		// The badge keeps its room when hidden: the column does not widen
+		// when a logit is edited. Keyboard users edit the number; the
+		// slider is for the pointer, so Tab does not stop on it and the
+		// arrows do not nudge it.
+		b.WriteString(`<td><input ` + id("input") + ` class="logit" type="text" inputmode="decimal">` +
+			`<span ` + id("badge") + ` class="badge hidden" title="edited by hand">edited</span>` +
+			`<span ` + id("error") + ` class="field-error" role="alert"></span></td>` +
+			`<td class="slider sec"><input ` + id("slide") + ` class="slide" type="range" step="0.1" tabindex="-1"></td>` +
+			`<td ` + id("p") + ` class="p"></td></tr>`)
 	}
-	return app.Tr().ID(id("row")).Body(
-		label,
-		app.Td().Body(
-			app.Input().ID(id("input")).Class("logit").Type("text").Attr("inputmode", "decimal"),
-			// The badge keeps its room when hidden: the column does not
-			// widen when a logit is edited.
-			app.Span().ID(id("badge")).Class("badge hidden").Title("edited by hand").Text("edited"),
-			app.Span().ID(id("error")).Class("field-error").Attr("role", "alert"),
-		),
-		// Keyboard users edit the number; the slider is for the pointer, so
-		// Tab does not stop on it and the arrows do not nudge it.
-		app.Td().Class("slider sec").Body(
-			app.Input().ID(id("slide")).Class("slide").Type("range").Step(0.1).TabIndex(-1),
-		),
-		app.Td().ID(id("p")).Class("p"),
-	)
+	b.WriteString(`</tbody></table>`)
+	return b.String()
 }
 
 func (c *LogitsCard) paint(s play.Snapshot) {
@@ -218,9 +213,10 @@ func logitRow(d *play.Detail, field play.FieldError, id int) logitRowView {
 // num writes a number as an input's attribute takes it.
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
-// The table handles its rows' events: the rows carry no handlers, so a new
-// step, which lists other tokens, does not replace a handler per field.
-// A row names its token (data-token) and each field its role (class).
+// The table's wrapper handles its rows' events: the rows carry no
+// handlers, so a new step, which lists other tokens, does not replace a
+// handler per field. A row names its token (data-token) and each field its
+// role (class).
 
 func (c *LogitsCard) onFocusIn(ctx app.Context, e app.Event) {
 	if _, _, ok := rowEvent(e, "logit"); ok {

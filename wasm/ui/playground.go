@@ -47,7 +47,8 @@ type Playground struct {
 	// go-app has caught up with them.
 	changes int
 
-	later int // how many of the page's later parts are drawn, up to laterParts
+	later      int    // how many of the page's later parts are drawn, up to laterParts
+	drawnModel string // the model whose page the later parts are drawn for
 
 	// The token strip's chips, kept from render to render while the past
 	// stays as it was (chipsEpoch).
@@ -57,6 +58,7 @@ type Playground struct {
 
 // OnMount runs only in the browser, before OnNav.
 func (p *Playground) OnMount(ctx app.Context) {
+	EndTask() // go-app's start, which mounted the page, is a task of its own
 	p.live, p.ctx = true, ctx
 	p.worker = newEngineLink(ctx, p.engine.KernelName() != "Go", p)
 	p.handleActions(ctx)
@@ -90,6 +92,9 @@ func (p *Playground) OnNav(ctx app.Context) {
 	} else {
 		p.ctl.OpenAddress(raw, u.Fragment)
 	}
+	// The session's opening and the render of its page are each a task:
+	// with go-app's start they held the page's thread 110–130 ms.
+	EndTask()
 	if p.ctl.Snapshot().Page.Embed {
 		p.later = laterParts // an embed is drawn whole: it reports its height
 		_ = reportHeight()   // without it the host page keeps its iframe's own height
@@ -140,9 +145,29 @@ func (p *Playground) keep(name string, m *session.Model) {
 func (p *Playground) Changed() {
 	p.changes++
 	setAttr("playground", "data-changed", itoa(p.changes)) // in the hot views' batch
-	p.board.show(p.ctl.Snapshot())
+	s := p.ctl.Snapshot()
+	p.board.show(s)
 	flushPaint()
+	if p.newModelPage(s) {
+		p.atNextFrame(func(app.Context) {}) // its top, at the next frame
+		return
+	}
 	p.ctx.Dispatch(nil)
+}
+
+// newModelPage reports whether s is a new model's page, and if so draws
+// its later parts over: a new model's page is drawn as the page's start
+// draws it, its top first and its later parts one a frame after (all at
+// once, it held the page's thread 60–80 ms). An embed is drawn whole.
+func (p *Playground) newModelPage(s play.Snapshot) bool {
+	if s.Session == nil || s.Page.Embed || s.Session.Spec.Model == p.drawnModel {
+		return false
+	}
+	if p.drawnModel != "" {
+		holdHeight("later") // the last model's length, until they are drawn (drawLater)
+	}
+	p.drawnModel, p.later = s.Session.Spec.Model, 0
+	return true
 }
 
 // After runs f on the page's goroutine once d has passed.
@@ -222,6 +247,11 @@ func (p *Playground) Render() (page app.UI) {
 	}
 	if s.Session == nil {
 		// Prerendered by the server, or before the first session opens.
+		// The browser shows its server's page meanwhile: go-app's first
+		// mount, in the task that starts it, draws only what it must.
+		if app.IsClient {
+			return app.Main().ID("playground").DataSet("ready", "false").Body(app.P().Class("loading").Text("Starting the model…"))
+		}
 		return app.Main().ID("playground").DataSet("ready", "false").Body(
 			&Header{Model: "toy", Prompt: "The cat"},
 			app.P().Class("loading").Text("Starting the model…"),
@@ -239,11 +269,8 @@ func (p *Playground) Render() (page app.UI) {
 	// and its later parts one a frame after it: the reader can step while
 	// the cards below are drawn.
 	drawn := p.later
-	var later []app.UI
-	for part := range drawn {
-		later = append(later, p.laterPart(s, part)...)
-	}
-	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.changes).DataSet("theme", s.Page.Theme).
+	later := p.laterUI(s, drawn)
+	return app.Main().ID("playground").DataSet("ready", p.ready()).DataSet("drawn", p.drawnChanges()).DataSet("theme", s.Page.Theme).
 		DataSet("tour-cards", tourCards(s)).DataSet("present", present).TabIndex(-1).OnKeyDown(p.onKey).Body(
 		&Header{Model: p.shownModel(s), Prompt: s.Prompt, Error: s.PromptError, Chat: s.Session.Spec.Chat != nil, Files: p.files.status(), Do: p.ctl},
 		promptTokens(s),
@@ -255,31 +282,49 @@ func (p *Playground) Render() (page app.UI) {
 		p.strip(s),
 		controls(s, p.ctl, p.board),
 		p.topMark(drawn),
-		app.Div().Class("later").Body(append(later, p.nextMark(drawn))...),
+		app.Div().ID("later").Class("later").Body(append(later, p.nextMark(drawn))...),
 	)
 }
 
-// laterParts is how many parts the page draws after its top, one a frame.
-const laterParts = 3
+// The page's later parts, in the order the live page draws them after its
+// top, one a frame: a card or a few each, so that no frame's render holds
+// the page's thread long (a card's first render in the program is its
+// slowest). laterParts is how many there are.
+const (
+	partPicture = iota
+	partTree
+	partShare  // and the timeline
+	partSteps  // the step's cards, in stepViewGroups parts
+	partKV     = partSteps + stepViewGroups
+	partFooter = partKV + 1
+	laterParts = partFooter + 1
+)
 
-// laterPart is the page's later part number part. In presentation mode the
-// page is the session and the cards chosen, without the panels around them.
-func (p *Playground) laterPart(s play.Snapshot, part int) []app.UI {
+// laterUI is the page's first drawn later parts. In presentation mode the
+// page is the session and the cards chosen, without the panels around
+// them.
+func (p *Playground) laterUI(s play.Snapshot, drawn int) []app.UI {
 	var ui []app.UI
-	switch part {
-	case 0:
-		ui = append(ui, shown(s, "picture", picture(s, p.board)), shown(s, "tree", treeCard(s, p.ctl, false)))
+	if drawn > partPicture {
+		ui = append(ui, shown(s, "picture", picture(s, p.board)))
+	}
+	if drawn > partTree {
+		ui = append(ui, shown(s, "tree", treeCard(s, p.ctl, false)))
+	}
+	if drawn > partShare {
 		if !s.Page.Present {
 			ui = append(ui, &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()})
 		}
 		ui = append(ui, shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}))
-	case 1:
-		ui = append(ui, stepViews(s, p.ctl, p.board))
-	default:
+	}
+	if drawn > partSteps {
+		ui = append(ui, someStepViews(s, p.ctl, p.board, min(drawn-partSteps, stepViewGroups)))
+	}
+	if drawn > partKV {
 		ui = append(ui, shown(s, "kv", kvCard(s, p.board, p.ctl)))
-		if !s.Page.Present {
-			ui = append(ui, &StoredModels{}, footer())
-		}
+	}
+	if drawn > partFooter && !s.Page.Present {
+		ui = append(ui, &StoredModels{}, footer())
 	}
 	return ui
 }
@@ -287,7 +332,13 @@ func (p *Playground) laterPart(s play.Snapshot, part int) []app.UI {
 // drawLater draws the later part after part once the browser has painted
 // the page as it is: after its next frame, not in it.
 func (p *Playground) drawLater(part int) {
-	p.Frame(func() { p.After(0, func() { p.later = max(p.later, part+1) }) })
+	p.Frame(func() {
+		p.After(0, func() {
+			if p.later = max(p.later, part+1); p.later == laterParts {
+				p.paintFrame(func() { releaseHeight("later") }) // once drawn
+			}
+		})
+	})
 }
 
 // topMark is the page's last child before its later parts while they are
@@ -363,6 +414,15 @@ func (p *Playground) shownModel(s play.Snapshot) string {
 		return p.fetch.name
 	}
 	return s.Session.Spec.Model
+}
+
+// drawnChanges is the page's data-drawn: how many of the controller's
+// changes it shows, once all of its later parts are drawn too.
+func (p *Playground) drawnChanges() string {
+	if p.later < laterParts {
+		return ""
+	}
+	return itoa(p.changes)
 }
 
 // ready is the page's data-ready: "true" once it shows what was asked for,

@@ -22,8 +22,7 @@ const prefillAfter = 250 * time.Millisecond
 // runs on the page's own thread, in go-app's handler of the action that
 // opened the session, so the notice lives outside go-app's tree, written
 // straight into the document: go-app draws nothing until the handler
-// returns. Yielding to the browser at each report (scheduler.yield, or
-// else a timer of a millisecond) lets it paint, and run a click on Stop,
+// returns. Ending the page's task at each report (EndTask) lets it paint, and run a click on Stop,
 // which stops the prefill at its next report (errPrefillStopped): the
 // session is not opened, and the one before stays.
 func prefillNotice() session.Progress {
@@ -47,9 +46,7 @@ func prefillNotice() session.Progress {
 			n.add(func() { n.stopped = true })
 		}
 		_ = n.text.Set("textContent", prefillProgress(done, total, pace.rate(done)))
-		if !yield() {
-			time.Sleep(time.Millisecond) // a timer's turn, where there is no scheduler.yield
-		}
+		EndTask()
 		return nil
 	}
 }

@@ -21,16 +21,30 @@ type stepActions interface {
 // stepViews lays out everything about the step on display: how its logits
 // came about, the logits, the softmax, the distribution and the sampler.
 func stepViews(s play.Snapshot, do stepActions, b *board) app.UI {
+	return someStepViews(s, do, b, stepViewGroups)
+}
+
+// stepViewGroups is how many groups someStepViews draws the step's cards in.
+const stepViewGroups = 4
+
+// someStepViews is stepViews with the first groups of its cards, of
+// stepViewGroups: the live page draws them one a frame.
+func someStepViews(s play.Snapshot, do stepActions, b *board, groups int) app.UI {
 	d := shownDetail(s)
 	if d == nil {
 		return ended(s, do)
 	}
-	return app.Div().Body(
-		&StepTitle{Board: b},
-		app.Div().Class("views").Body(shown(s, "hidden", hiddenCard(s, b)), shown(s, "logits", logitsCard(s, b, do)),
-			shown(s, "softmax", softmaxCard(b)), shown(s, "bars", barsCard(b, do)), shown(s, "sampler", samplerCard(s, b, do)),
-			shown(s, "compare", compareCard(s, d, do)), shown(s, "lens", lensCard(s, d, do)), shown(s, "recompute", recomputeCard(s, d, do, b))),
-	)
+	cards := []app.UI{shown(s, "hidden", hiddenCard(s, b))}
+	if groups > 1 {
+		cards = append(cards, shown(s, "logits", logitsCard(s, b, do)))
+	}
+	if groups > 2 {
+		cards = append(cards, shown(s, "softmax", softmaxCard(b)), shown(s, "bars", barsCard(b, do)), shown(s, "sampler", samplerCard(s, b, do)))
+	}
+	if groups > 3 {
+		cards = append(cards, shown(s, "compare", compareCard(s, d, do)), shown(s, "lens", lensCard(s, d, do)), shown(s, "recompute", recomputeCard(s, d, do, b)))
+	}
+	return app.Div().Body(&StepTitle{Board: b}, app.Div().Class("views").Body(cards...))
 }
 
 // unsampledHTML says why the sampler could not choose at step d, where a
