@@ -16,6 +16,7 @@ func main() {
 		ui.ServeEngineWorker() // the engine's worker: the page runs in another instance
 		return
 	}
+	ui.MarkStart()
 	// Go's collector in WebAssembly has no threads: every collection stops
 	// the page. Each interaction allocates a new view tree; collecting a
 	// quarter as often keeps pauses out of most interactions for a few MB

@@ -17,6 +17,11 @@ import (
 // Handler; the browser program calls RegisterWith.
 func Register() { RegisterWith(session.Options{}) }
 
+// MarkStart marks the program's start, its main function begun, with the
+// User Timing mark nexttoken:main: make timing tells the task it falls in,
+// the runtime's and the packages' start, from the page's later tasks.
+func MarkStart() { mark("nexttoken:main") }
+
 // RegisterWith is Register for a page whose sessions compute with engine:
 // the browser program's, with the kernels it loaded. Call it before
 // app.RunWhenOnBrowser.
