@@ -293,7 +293,8 @@ func (p *Playground) Render() (page app.UI) {
 const (
 	partPicture = iota
 	partTree
-	partShare  // and the timeline
+	partShare
+	partTimeline
 	partSteps  // the step's cards, in stepViewGroups parts
 	partKV     = partSteps + stepViewGroups
 	partFooter = partKV + 1
@@ -311,10 +312,10 @@ func (p *Playground) laterUI(s play.Snapshot, drawn int) []app.UI {
 	if drawn > partTree {
 		ui = append(ui, shown(s, "tree", treeCard(s, p.ctl, false)))
 	}
-	if drawn > partShare {
-		if !s.Page.Present {
-			ui = append(ui, &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()})
-		}
+	if drawn > partShare && !s.Page.Present {
+		ui = append(ui, &Share{Spec: s.Session.Spec, Export: s.Export, Do: p.ctl, View: s.Page.View, Compare: s.Page.EmbedCompare(), Origin: p.origin, Path: p.pagePath, Link: p.ctl.ShareLink()})
+	}
+	if drawn > partTimeline {
 		ui = append(ui, shown(s, "timeline", &Timeline{Board: p.board, Do: p.ctl, Vocab: len(s.Model().Names)}))
 	}
 	if drawn > partSteps {

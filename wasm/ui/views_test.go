@@ -1230,15 +1230,16 @@ func TestPageDrawsItsTopFirst(t *testing.T) {
 		has, hasNot []string
 	}{
 		{0, false, []string{`id="step"`, `id="tokens"`}, []string{`id="picture"`, `id="softmax"`, `id="kv"`, `class="footer"`}},
-		{1, false, []string{`id="step"`, `id="picture"`}, []string{`id="timeline"`, `id="kv"`}},
-		{2, false, []string{`id="picture"`}, []string{`id="timeline"`, `id="hidden"`}},
-		{3, false, []string{`id="picture"`, `id="timeline"`}, []string{`id="hidden"`, `id="kv"`}},
-		{4, false, []string{`id="timeline"`, `id="hidden"`}, []string{`id="logits"`, `id="kv"`}},
-		{5, false, []string{`id="hidden"`, `id="logits"`}, []string{`id="softmax"`, `id="kv"`}},
-		{6, false, []string{`id="logits"`, `id="softmax"`, `id="sampler"`}, []string{`id="recompute"`, `id="kv"`}},
-		{7, false, []string{`id="sampler"`, `id="recompute"`}, []string{`id="kv"`, `class="footer"`}},
-		{8, false, []string{`id="recompute"`, `id="kv"`}, []string{`class="footer"`}},
-		{9, true, []string{`id="step"`, `id="picture"`, `id="softmax"`, `id="kv"`, `class="footer"`}, nil},
+		{1, false, []string{`id="step"`, `id="picture"`}, []string{`id="share"`, `id="kv"`}},
+		{2, false, []string{`id="picture"`}, []string{`id="share"`, `id="hidden"`}},
+		{3, false, []string{`id="picture"`, `id="share"`}, []string{`id="timeline"`, `id="kv"`}},
+		{4, false, []string{`id="share"`, `id="timeline"`}, []string{`id="hidden"`, `id="kv"`}},
+		{5, false, []string{`id="timeline"`, `id="hidden"`}, []string{`id="logits"`, `id="kv"`}},
+		{6, false, []string{`id="hidden"`, `id="logits"`}, []string{`id="softmax"`, `id="kv"`}},
+		{7, false, []string{`id="logits"`, `id="softmax"`, `id="sampler"`}, []string{`id="recompute"`, `id="kv"`}},
+		{8, false, []string{`id="sampler"`, `id="recompute"`}, []string{`id="kv"`, `class="footer"`}},
+		{9, false, []string{`id="recompute"`, `id="kv"`}, []string{`class="footer"`}},
+		{10, true, []string{`id="step"`, `id="picture"`, `id="softmax"`, `id="kv"`, `class="footer"`}, nil},
 	} {
 		p := playgroundAt("model=toy&steps=2", "")
 		p.later = tc.drawn
