@@ -233,48 +233,6 @@ func goHashes(files []modelfile.File) modelfile.Hash {
 // other tasks: about 30 ms in WebAssembly.
 const hashPiece = 4 << 20
 
-// EndTask ends the page's task: it returns in a new one, once the browser
-// has run what waited (the reader's input, a frame that was due). Go's
-// scheduler gives the thread back to the browser only when every
-// goroutine waits on it, and a time.Sleep whose time has passed by then
-// does not wait at all, so EndTask waits on the browser itself:
-// scheduler.yield, or else a timer. Call it on a goroutine of the
-// program's, never inside a JavaScript callback.
-func EndTask() {
-	if yield() {
-		return
-	}
-	done := make(chan struct{})
-	var cb safejs.Func
-	cb, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		cb.Release()
-		close(done)
-		return nil
-	})
-	if err != nil {
-		return
-	}
-	if _, err := safejs.Global().Call("setTimeout", cb.Value()); err != nil {
-		cb.Release()
-		return
-	}
-	<-done
-}
-
-// yield lets the page's other tasks run, where the browser has
-// scheduler.yield, and otherwise returns at once: a timer would do it too,
-// but a tab in the background runs timers once a second at most. It
-// reports whether it yielded.
-func yield() bool {
-	if s, err := global("scheduler"); err == nil {
-		if y, err := s.Get("yield"); err == nil && jsx.Truthy(y) {
-			_, err = jsx.Await(s.Call("yield"))
-			return err == nil
-		}
-	}
-	return false
-}
-
 // readChunk is how much of a file readFile asks the browser for at a
 // time.
 const readChunk = 16 << 20

@@ -22,9 +22,10 @@ const prefillAfter = 250 * time.Millisecond
 // runs on the page's own thread, in go-app's handler of the action that
 // opened the session, so the notice lives outside go-app's tree, written
 // straight into the document: go-app draws nothing until the handler
-// returns. Ending the page's task at each report (EndTask) lets it paint, and run a click on Stop,
-// which stops the prefill at its next report (errPrefillStopped): the
-// session is not opened, and the one before stays.
+// returns. Ending the page's task at each report (EndTask) lets it paint,
+// and run a click on Stop, which stops the prefill at its next report
+// (errPrefillStopped): the session is not opened, and the one before
+// stays.
 func prefillNotice() session.Progress {
 	var pace prefillPace
 	var n prefillBox
