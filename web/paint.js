@@ -32,7 +32,9 @@ globalThis.nexttokenPaint = (json) => {
   let timer = 0, anchor = null;
   const tip = () => document.getElementById("token-tip");
   const chipOf = (t) => t instanceof Element ? t.closest("#tokens .tok:not(.next)") : null;
-  const textOf = (t) => t instanceof Node && document.getElementById("text")?.contains(t);
+  // A script's event may target the window, which is no node.
+  const nodeOf = (t) => t instanceof Node ? t : null;
+  const textOf = (t) => document.getElementById("text")?.contains(nodeOf(t));
   const hide = () => {
     clearTimeout(timer);
     const el = tip();
@@ -82,8 +84,6 @@ globalThis.nexttokenPaint = (json) => {
       show("text", n, {left: x, top: y - 12, bottom: y + 12}, null);
     });
   });
-  // A script's event may target the window, which is no node.
-  const nodeOf = (t) => t instanceof Node ? t : null;
   addEventListener("pointerout", (e) => {
     const el = tip(), to = e.relatedTarget;
     const from = chipOf(e.target) || (textOf(e.target) && document.getElementById("text")) || (el?.contains(nodeOf(e.target)) && el);

@@ -207,30 +207,28 @@ func TakeOverSteps() {
 }
 
 // holdHeight keeps the element of the given id at least as tall as it is
-// now, until releaseHeight: while its parts are drawn again, the page
-// keeps its length, and the reader their place in it.
-func holdHeight(id string) {
-	if doc, err := global("document"); err == nil {
-		if el, err := doc.Call("getElementById", id); err == nil && jsx.Truthy(el) {
-			h, _ := el.Get("offsetHeight")
-			height, _ := h.Int()
-			if style, err := el.Get("style"); err == nil {
-				_ = style.Set("minHeight", itoa(height)+"px")
-			}
-		}
+// now (hold), or lets it take its own height again: while its parts are
+// drawn again, the page keeps its length, and the reader their place in it.
+func holdHeight(id string, hold bool) {
+	doc, err := global("document")
+	if err != nil {
+		return
 	}
-}
-
-// releaseHeight lets the element of the given id take its own height
-// again (holdHeight).
-func releaseHeight(id string) {
-	if doc, err := global("document"); err == nil {
-		if el, err := doc.Call("getElementById", id); err == nil && jsx.Truthy(el) {
-			if style, err := el.Get("style"); err == nil {
-				_ = style.Set("minHeight", "")
-			}
-		}
+	el, err := doc.Call("getElementById", id)
+	if err != nil || !jsx.Truthy(el) {
+		return
 	}
+	style, err := el.Get("style")
+	if err != nil {
+		return
+	}
+	height := ""
+	if hold {
+		h, _ := el.Get("offsetHeight")
+		px, _ := h.Int()
+		height = itoa(px) + "px"
+	}
+	_ = style.Set("minHeight", height)
 }
 
 // EndTask ends the page's task: it returns in a new one, once the browser

@@ -23,8 +23,7 @@ func reportHeight() error          { return errNoBrowser }
 func saveFile(string, string, []byte) error { return errNoBrowser }
 
 func nextFrame(func()) error                       { return errNoBrowser }
-func holdHeight(string)                            {}
-func releaseHeight(string)                         {}
+func holdHeight(string, bool)                      {}
 func drawRows(string, int, int, int, []byte) error { return errNoBrowser }
 func prefersDark() bool                            { return false }
 func mark(string)                                  {}

@@ -164,7 +164,7 @@ func (p *Playground) newModelPage(s play.Snapshot) bool {
 		return false
 	}
 	if p.drawnModel != "" {
-		holdHeight("later") // the last model's length, until they are drawn (drawLater)
+		holdHeight("later", true) // the last model's length, until they are drawn (drawLater)
 	}
 	p.drawnModel, p.later = s.Session.Spec.Model, 0
 	return true
@@ -336,7 +336,7 @@ func (p *Playground) drawLater(part int) {
 	p.Frame(func() {
 		p.After(0, func() {
 			if p.later = max(p.later, part+1); p.later == laterParts {
-				p.paintFrame(func() { releaseHeight("later") }) // once drawn
+				p.paintFrame(func() { holdHeight("later", false) }) // once drawn
 			}
 		})
 	})
