@@ -8,10 +8,11 @@
 // The Go program calls nexttokenKernelThreads(threads, memory, modules,
 // names, control, shares, slots) once: it starts threads − 1 threads and returns
 // run, which Go calls (without arguments, so that a step allocates
-// nothing) for each product it splits. control is the address of 8 int32s
-// in Go's memory (kernelControl's words); shares that of slots blocks of
-// 10 uint32s, each the arguments of one share, which Go writes before
-// run, with the kernel's index and the number of shares in control.
+// nothing) for each product it splits, or batch of products. control is
+// the address of 8 int32s in Go's memory (kernelControl's words); shares
+// that of slots blocks of shareWords uint32s, each the arguments of one
+// share and its kernel's index (the last word), which Go writes before
+// run, with the number of shares in control.
 //
 // Every thread, the caller's too, takes shares until none is left, so a
 // thread the system runs late leaves its shares to the others, and the
@@ -21,30 +22,34 @@
 // under node a worker_threads Worker, named kernelThreadName.
 "use strict";
 
-// The words of control: the product's number (seq), its kernel and number
-// of shares (kernel, active), the shares done, the threads started
-// (ready), and the shares taken (next: the product's number, 20 bits,
-// above 8 bits of shares taken, so that a thread that comes late cannot
-// take a share of another product).
-const kernelControl = {seq: 0, kernel: 1, done: 2, ready: 3, active: 4, next: 5};
+// The words of control: the run's number (seq), its number of shares
+// (active), the shares done, the threads started (ready), and the shares
+// taken (next: the run's number, 20 bits, above 8 bits of shares taken,
+// so that a thread that comes late cannot take a share of another run).
+const kernelControl = {seq: 0, done: 2, ready: 3, active: 4, next: 5};
+
+// A share's words in shares: its kernel's arguments, then its kernel's
+// index in names.
+const shareWords = 10;
+const shareKernel = shareWords - 1;
 
 // kernelSpins is how many times a thread looks for its next work before
 // it sleeps (Atomics.wait): about a millisecond.
 const kernelSpins = 100000;
 
 // kernelBound instantiates modules on memory and returns, for each of
-// names, the export bound to each share's arguments:
-// bound[kernel][share].
+// names, the export bound to each share's arguments, bound[kernel][share],
+// and the shares' words.
 function kernelBound(memory, modules, names, shares, slots) {
   const exports = {};
   for (const module of modules) Object.assign(exports, new WebAssembly.Instance(module, {env: {mem: memory}}).exports);
-  return names.map((name) => Array.from({length: slots}, (_, s) => exports[name].bind(null, shares + s * 40)));
+  const bound = names.map((name) => Array.from({length: slots}, (_, s) => exports[name].bind(null, shares + s * 4 * shareWords)));
+  return {bound, words: new Uint32Array(memory.buffer, shares, slots * shareWords)};
 }
 
-// kernelTake runs the shares of product seq that no thread has taken
-// yet, and returns how many it ran.
-function kernelTake(ctl, kernels, seq) {
-  const kernel = kernels[Atomics.load(ctl, kernelControl.kernel)];
+// kernelTake runs the shares of run seq that no thread has taken yet, and
+// returns how many it ran.
+function kernelTake(ctl, {bound, words}, seq) {
   const active = Atomics.load(ctl, kernelControl.active);
   let ran = 0;
   for (;;) {
@@ -52,7 +57,7 @@ function kernelTake(ctl, kernels, seq) {
     const share = next & 0xff;
     if (next >>> 8 !== (seq & 0xfffff) || share >= active) return ran;
     if (Atomics.compareExchange(ctl, kernelControl.next, next, next + 1) !== next) continue;
-    kernel[share]();
+    bound[words[share * shareWords + shareKernel]][share]();
     ran++;
     Atomics.add(ctl, kernelControl.done, 1);
   }

@@ -242,16 +242,74 @@ func (k Kernels) Threads() int {
 	return k.simd.Threads()
 }
 
-// mulThree under js is none: the SIMD kernels split each product on
-// their own (StartThreads), and mul takes the three one by one.
-func (Kernels) mulThree(q, k, v, x []float32, wq, wk, wv *quant.Matrix, vec *quant.Vec) bool {
-	return false
+// mulThree under js sets q = Wq·x, k = Wk·x and v = Wv·x with the SIMD
+// kernels (mulEach), and reports whether it did: not without them.
+func (k Kernels) mulThree(q, kk, v, x []float32, wq, wk, wv *quant.Matrix, vec *quant.Vec) bool {
+	return k.mulEach(x, vec, matrixProduct{q, wq}, matrixProduct{kk, wk}, matrixProduct{v, wv})
 }
 
-// mulGated under js is none: mul takes the gate's and the up
-// projection's products, then gate their gated product.
-func (Kernels) mulGated(gate, up, x []float32, w1, w3 *quant.Matrix, gelu bool, v *quant.Vec) bool {
-	return false
+// mulGated under js sets gate = act(W1·x) ⊙ W3·x, act SiLU or with gelu
+// GELU, its products mulEach's, and reports whether it did: not without
+// the SIMD kernels.
+func (k Kernels) mulGated(gate, up, x []float32, w1, w3 *quant.Matrix, gelu bool, v *quant.Vec) bool {
+	if !k.mulEach(x, v, matrixProduct{gate, w1}, matrixProduct{up, w3}) {
+		return false
+	}
+	if gelu {
+		gegluGo(gate, up)
+	} else {
+		k.swiglu(gate, up)
+	}
+	return true
+}
+
+// matrixProduct is out = W·x for an x that mulEach gives.
+type matrixProduct struct {
+	out []float32
+	w   *quant.Matrix
+}
+
+// mulEach sets p.out = p.w·x for every product p, each row mul's, with the
+// SIMD kernels, and reports whether it did: not without them. x is
+// quantized into vec once for a run of matrices of one format, and the
+// products the kernels' threads split are split as one (a batch: one
+// wake of the threads instead of one a product).
+func (k Kernels) mulEach(x []float32, vec *quant.Vec, ps ...matrixProduct) bool {
+	if k.simd == nil {
+		return false
+	}
+	k.simd.Batch()
+	quantized, err := quant.F32, error(nil)
+	for _, p := range ps {
+		w := p.w
+		if w.Type == quant.F32 {
+			err = errors.Join(err, k.simd.MatVec(p.out, x, w.F32, w.Cols, w.Rows))
+			continue
+		}
+		if w.Type != quantized {
+			err = errors.Join(err, k.simd.RunBatch()) // vec is about to change
+			k.simd.Batch()
+			w.Quantize(vec, x)
+			quantized = w.Type
+		}
+		if _, _, missing := k.simd.Missing(w.Type); missing {
+			w.MulQuantized(p.out, vec)
+		} else if e := k.simdMulQuantized(p.out[:w.Rows], w, vec); e == errNoKernel {
+			w.MulQuantized(p.out, vec)
+		} else {
+			err = errors.Join(err, e)
+		}
+	}
+	if errors.Join(err, k.simd.RunBatch()) != nil {
+		for _, p := range ps { // a kernel failed: Go's loops give the same bits
+			if p.w.Type == quant.F32 {
+				matmulUnrolled(p.out, x, p.w.F32, p.w.Cols, p.w.Rows)
+			} else {
+				p.w.MulVec(p.out, x, vec)
+			}
+		}
+	}
+	return true
 }
 
 // attendHeads under js is none: attend runs its layer-wide SIMD kernels.

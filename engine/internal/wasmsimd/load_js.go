@@ -184,18 +184,14 @@ func (k *Kernel) MatVec(out, x, w []float32, n, d int) error {
 		return nil
 	}
 	var err error
-	if t := k.threads; t.splits(d, n) {
-		per, shares := t.split(d)
-		for s := range shares {
-			r0, r1 := s*per, min((s+1)*per, d)
-			a := &t.shares[s]
+	if k.threads.splits(d, n) {
+		err = k.lay(threadedMatVec, d, func(a *[shareWords]uint32, r0, r1 int) {
 			a[0] = address(unsafe.Pointer(&out[r0]))
 			a[1] = address(unsafe.Pointer(&x[0]))
 			a[2] = address(unsafe.Pointer(&w[r0*n]))
 			a[3] = uint32(n)
 			a[4] = uint32(r1 - r0)
-		}
-		err = k.call(t.start(threadedMatVec, shares))
+		})
 	} else {
 		k.args[0] = address(unsafe.Pointer(&out[0]))
 		k.args[1] = address(unsafe.Pointer(&x[0]))
@@ -291,12 +287,9 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 		return errMissing
 	}
 	var err error
-	if t := k.threads; threaded != notThreaded && t.splits(rows, blocks*int(format.qBlock)) {
-		per, shares := t.split(rows)
+	if threaded != notThreaded && k.threads.splits(rows, blocks*int(format.qBlock)) {
 		rowBytes := blocks * int(format.blockBytes)
-		for s := range shares {
-			r0, r1 := s*per, min((s+1)*per, rows)
-			a := &t.shares[s]
+		err = k.lay(threaded, rows, func(a *[shareWords]uint32, r0, r1 int) {
 			a[0] = address(unsafe.Pointer(&out[r0]))
 			a[1] = address(unsafe.Pointer(&w[r0*rowBytes]))
 			a[2] = address(unsafe.Pointer(&q[0]))
@@ -304,8 +297,7 @@ func callQuant[S int32 | float32](k *Kernel, kernel js.Value, format quantFormat
 			a[4] = address(unsafe.Pointer(unsafe.SliceData(sums)))
 			a[5] = uint32(blocks)
 			a[6] = uint32(r1 - r0)
-		}
-		err = k.call(t.start(threaded, shares))
+		})
 	} else {
 		k.args[0] = address(unsafe.Pointer(&out[0]))
 		k.args[1] = address(unsafe.Pointer(&w[0]))

@@ -47,9 +47,16 @@ func threadedModule(exports map[string]*js.Value) bool {
 // The words of threads.control that Go writes (web/kernel-threads.js's
 // kernelControl has them all).
 const (
-	controlKernel = 1
 	controlReady  = 3
 	controlActive = 4
+)
+
+// A share's arguments are shareWords words, the kernel's index
+// (threadedKernels) the last: web/kernel-threads.js's shareWords and
+// shareKernel.
+const (
+	shareWords  = 10
+	shareKernel = shareWords - 1
 )
 
 // shareRows is what a share's rows are a multiple of (but the last's):
@@ -70,18 +77,21 @@ const (
 // share, which the others wait for, and leaves the rest to them.
 const sharesPerThread = 4
 
-// maxShares is the most shares a product is split into
-// (web/kernel-threads.js binds each kernel to each share's arguments).
+// maxShares is the most shares laid out at once, a product's or a
+// batch's (web/kernel-threads.js binds each kernel to each share's
+// arguments).
 const maxShares = sharesPerThread * MaxThreads
 
 // threads runs the threaded kernels on n threads over the Go program's
 // shared memory: the caller's and n − 1 others (web/kernel-threads.js),
 // which take the shares of a product's rows until none is left.
 type threads struct {
-	n       int
-	run     js.Value               // runs the product described in control and shares
-	control *[8]int32              // read and written by the threads with Atomics
-	shares  *[maxShares][10]uint32 // each share's arguments
+	n        int
+	run      js.Value                       // runs the shares described in control and shares
+	control  *[8]int32                      // read and written by the threads with Atomics
+	shares   *[maxShares][shareWords]uint32 // each share's arguments and kernel
+	laid     int                            // shares laid out, not run yet
+	batching bool                           // between Batch and RunBatch
 }
 
 // StartThreads runs the products of k on n threads from now on, once the
@@ -101,7 +111,7 @@ func (k *Kernel) StartThreads(n int) error {
 	if err != nil || start.Type() != safejs.TypeFunction {
 		return errors.New("the kernel threads' script (web/kernel-threads.js) is not loaded")
 	}
-	t := &threads{n: n, control: new([8]int32), shares: new([maxShares][10]uint32)}
+	t := &threads{n: n, control: new([8]int32), shares: new([maxShares][shareWords]uint32)}
 	modules := make([]any, len(k.threaded))
 	for i, m := range k.threaded {
 		modules[i] = m
@@ -150,10 +160,61 @@ func (t *threads) split(rows int) (per, shares int) {
 // call.
 const minShareRows = 16
 
-// start says which kernel the shares' arguments are for and how many
-// shares there are, and returns the function that runs them.
-func (t *threads) start(kernel, shares int) js.Value {
-	t.control[controlKernel] = int32(kernel)
-	t.control[controlActive] = int32(shares)
-	return t.run
+// lay lays out a product of rows rows on t's threads: its shares after
+// those laid out already, each one's arguments set by args(a, r0, r1) for
+// rows r0 … r1−1 and its kernel's index in the word after them. It runs
+// the shares laid out first if this product's would not fit.
+func (k *Kernel) lay(kernel, rows int, args func(a *[shareWords]uint32, r0, r1 int)) error {
+	t := k.threads
+	per, shares := t.split(rows)
+	var err error
+	if t.laid+shares > maxShares {
+		err = k.runLaid()
+	}
+	for s := range shares {
+		a := &t.shares[t.laid+s]
+		args(a, s*per, min((s+1)*per, rows))
+		a[shareKernel] = uint32(kernel)
+	}
+	t.laid += shares
+	if !t.batching {
+		err = errors.Join(err, k.runLaid())
+	}
+	return err
+}
+
+// runLaid runs the shares laid out on the threads and returns when every
+// one is done.
+func (k *Kernel) runLaid() error {
+	t := k.threads
+	if t.laid == 0 {
+		return nil
+	}
+	t.control[controlActive] = int32(t.laid)
+	t.laid = 0
+	return k.call(t.run)
+}
+
+// Batch begins a batch of products: until RunBatch, the products k's
+// threads split are laid out one after another and not run, and RunBatch
+// splits them as one, waking the threads once instead of once a product.
+// The products must not read one another's outputs, and their slices
+// must stay as they are until RunBatch. Products the threads do not split
+// run at once; on one thread every product does.
+func (k *Kernel) Batch() {
+	if t := k.threads; t != nil {
+		t.batching = true
+	}
+}
+
+// RunBatch runs the products of the batch Batch began and ends it. An
+// error means the call into JavaScript failed; the batch's outputs are
+// then undefined.
+func (k *Kernel) RunBatch() error {
+	t := k.threads
+	if t == nil {
+		return nil
+	}
+	t.batching = false
+	return k.runLaid()
 }

@@ -107,6 +107,64 @@ func TestThreadsKeepBits(t *testing.T) {
 	}
 }
 
+// TestThreadsBatch checks that products run as one batch on two threads
+// are each product's own, bit for bit: products of every threaded kernel
+// (more shares than fit at once, so that the batch runs in parts), a
+// float32 one, one too small to split, and that a batch allocates
+// nothing.
+func TestThreadsBatch(t *testing.T) {
+	one, k := loadAll(t), threaded(t, 2)
+	rng := rand.New(rand.NewPCG(9, 10))
+	type product struct {
+		run       func(k *Kernel, out []float32) error
+		rows      int
+		want, got []float32
+	}
+	var products []product
+	w, x := make([]float32, 576*288), make([]float32, 288)
+	for i := range w {
+		w[i] = rng.Float32()*2 - 1
+	}
+	for i := range x {
+		x[i] = rng.Float32()*2 - 1
+	}
+	products = append(products, product{run: func(k *Kernel, out []float32) error { return k.MatVec(out, x, w, 288, 576) }, rows: 576})
+	for _, kernel := range quantKernels {
+		for _, c := range []quant.KernelCase{{Rows: 9, Cols: 256}, {Rows: 576, Cols: 512}} {
+			m, x := c.Make(kernel.t, rng)
+			xq := kernel.quantize(new(quant.Vec), x)
+			products = append(products, product{run: func(k *Kernel, out []float32) error { return kernel.mul(k, out, m.Q, xq) }, rows: c.Rows})
+		}
+	}
+	for i := range products {
+		p := &products[i]
+		p.want, p.got = make([]float32, p.rows), make([]float32, p.rows)
+		if err := p.run(one, p.want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := func() error {
+		k.Batch()
+		for _, p := range products {
+			if err := p.run(k, p.got); err != nil {
+				return err
+			}
+		}
+		return k.RunBatch()
+	}
+	if err := batch(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range products {
+		if row, ok := sameBits(p.got, p.want); !ok {
+			t.Errorf("product %d, row %d: %v in a batch, %v alone", i, row, p.got[row], p.want[row])
+		}
+	}
+	if allocs := testing.AllocsPerRun(5, func() { _ = batch() }); allocs != 0 {
+		t.Errorf("a batch allocates %v times", allocs)
+	}
+}
+
 // TestThreadsShares checks how a product's rows are shared: every row in
 // exactly one share, every share but the last a multiple of shareRows, no
 // more than sharesPerThread shares a thread, and none empty.
