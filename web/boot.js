@@ -216,6 +216,10 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   near.observe(document.body);
 };
 
+// nexttokenYield ends the task it is awaited in: app.js awaits it between
+// instantiating the program and running it, which are each long.
+globalThis.nexttokenYield = () => globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve));
+
 // nexttokenScript loads the script at url, for the program (web/chat-worker.js):
 // a promise of its load.
 globalThis.nexttokenScript = (url) => new Promise((resolve, reject) => {

@@ -66,7 +66,8 @@ func BootAppJS(js string) (string, error) {
 		"goappInitServiceWorker();", "",
 		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly, goappInitServiceWorker);",
 		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
-    const wasm = early ? {instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`)
+    const wasm = early ? {instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`,
+		"go.run(wasm.instance);", "await nexttokenYield();\n    go.run(wasm.instance);")
 }
 
 // appWorker is go-app's service worker with three changes. It becomes
