@@ -32,6 +32,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       console.warn("compiling the program early failed, so app.js loads it:", err);
       return null;
     });
+    nexttokenModule.then((module) => module && nexttokenWarmUp(module));
   }
 }
 
@@ -216,9 +217,40 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   near.observe(document.body);
 };
 
-// nexttokenYield ends the task it is awaited in: app.js awaits it between
-// instantiating the program and running it, which are each long.
-globalThis.nexttokenYield = () => globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve));
+// nexttokenWarmUp(module) runs the start of the program compiled as module
+// (the Go runtime's and its packages') in a worker of its own, which then
+// ends: a promise of its end, or of a second at most, made once a module.
+// The browser compiles each of the program's functions as it first runs,
+// and the worker shares the compiled code with the page, so the page's own
+// start, which app.js runs once this promise settles, runs code compiled
+// already: a task of about 10 ms on the page's thread, not of 50–120.
+// Without a module or workers, the promise is of the next task.
+const warmUps = new WeakMap();
+const engineWorkerScript = new URL("engine-worker.js", document.currentScript.src).href;
+globalThis.nexttokenWarmUp = (module) => {
+  const exec = document.querySelector('script[src$="wasm_exec.js"]')?.src;
+  if (!(module instanceof WebAssembly.Module) || !exec || typeof Worker !== "function") {
+    return globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve));
+  }
+  if (!warmUps.has(module)) {
+    warmUps.set(module, new Promise((resolve) => {
+      const worker = new Worker(engineWorkerScript);
+      const done = () => {
+        clearTimeout(late);
+        worker.terminate();
+        resolve();
+      };
+      const late = setTimeout(done, 1000);
+      worker.onmessage = done;
+      worker.onerror = (event) => {
+        event.preventDefault();
+        done();
+      };
+      worker.postMessage({exec, module, warmUp: true});
+    }));
+  }
+  return warmUps.get(module);
+};
 
 // nexttokenScript loads the script at url, for the program (web/chat-worker.js):
 // a promise of its load.

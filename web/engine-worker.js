@@ -63,7 +63,9 @@ if (typeof document !== "undefined") {
     chats.set(id, {resolve, reject});
     postMessage({chat: {id, wasm, call, args}});
   });
-  const start = async ({exec, wasm, simd, threads, module}) => {
+  // A start with warmUp runs the program's start only (boot.js's
+  // nexttokenWarmUp), and posts {warmedUp: true} when its main returns.
+  const start = async ({exec, wasm, simd, threads, module, warmUp}) => {
     try {
       if (!exec) throw new Error("the page has no wasm_exec.js");
       importScripts(exec);
@@ -71,6 +73,7 @@ if (typeof document !== "undefined") {
       const go = new Go();
       const instance = await nexttokenInstantiate(module, go.importObject);
       globalThis.nexttokenEngineWorker = {
+        warmUp: Boolean(warmUp),
         simd,
         threads,
         // listen gives the program the page's messages, those that
@@ -93,7 +96,7 @@ if (typeof document !== "undefined") {
           });
         },
       };
-      go.run(instance).then(() => postMessage({failed: "the program ended"})); // it posts {ready: true} once it serves
+      go.run(instance).then(() => postMessage(warmUp ? {warmedUp: true} : {failed: "the program ended"})); // it posts {ready: true} once it serves
     } catch (err) {
       postMessage({failed: String(err?.message ?? err)});
     }

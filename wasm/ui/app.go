@@ -59,15 +59,16 @@ func Handler() *app.Handler {
 //
 // And it instantiates the module web/boot.js compiled while the page was
 // parsed, when it did (nexttokenModule), with the memory it may import
-// (nexttokenInstantiate), and leaves to web/boot.js when to register the
+// (nexttokenInstantiate), runs the program once a worker has run its start
+// (nexttokenWarmUp), and leaves to web/boot.js when to register the
 // service worker.
 func BootAppJS(js string) (string, error) {
 	return PatchScript("app.js", js,
 		"goappInitServiceWorker();", "",
 		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly, goappInitServiceWorker);",
 		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
-    const wasm = early ? {instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`,
-		"go.run(wasm.instance);", "await nexttokenYield();\n    go.run(wasm.instance);")
+    const wasm = early ? {module: early, instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`,
+		"go.run(wasm.instance);", "await nexttokenWarmUp(wasm.module);\n    go.run(wasm.instance);")
 }
 
 // appWorker is go-app's service worker with three changes. It becomes

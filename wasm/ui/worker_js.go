@@ -353,6 +353,9 @@ type workerFetch struct {
 // good.
 func ServeEngineWorker() {
 	api, _ := safejs.Global().Get("nexttokenEngineWorker")
+	if warmUp, _ := api.Get("warmUp"); jsx.Truthy(warmUp) {
+		return // the page's start only wanted this one's compiled (web/boot.js's nexttokenWarmUp)
+	}
 	w := &workerEngine{api: api, jobs: make(chan func(), 256), models: map[string]*session.Model{}, fetches: map[int]*workerFetch{}}
 	markHook = func(name string) { w.post(map[string]any{"mark": name}) }
 	listen, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
