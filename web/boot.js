@@ -15,6 +15,62 @@
 if (location.hash.length > 1) document.documentElement.dataset.away = "hash";
 else if (location.search.length > 1) document.documentElement.dataset.away = "query";
 
+// nexttokenWarmUp(module) runs the start of the program compiled as module
+// (the Go runtime's and its packages') in a worker of its own, which then
+// ends: a promise of its end, or of a second at most, made once a module.
+// The browser compiles each of the program's functions as it first runs,
+// and the worker shares the compiled code with the page, so the page's own
+// start, which app.js runs once this promise settles, runs code compiled
+// already: a task of about 10 ms on the page's thread, not of 50–120.
+// Without a module or workers, the promise is of the next task.
+// nexttokenWarmUp.prepare() starts the worker before the module is there,
+// so that its own start is not on the way.
+{
+  const script = new URL("engine-worker.js", document.currentScript.src).href;
+  const warmUps = new WeakMap();
+  let prepared = null;
+  const newWorker = () => {
+    if (typeof Worker !== "function") return null;
+    try {
+      return new Worker(script);
+    } catch (err) {
+      console.warn("the program starts without a warm-up:", err);
+      return null;
+    }
+  };
+  const warmUp = (worker, exec, module) => new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(late);
+      worker.terminate();
+      resolve();
+    };
+    const late = setTimeout(done, 1000);
+    worker.onmessage = ({data}) => {
+      if (data?.warmedUp) performance.mark("nexttoken:warmed-up");
+      done();
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      done();
+    };
+    worker.postMessage({exec, module, warmUp: true});
+  });
+  globalThis.nexttokenWarmUp = (module) => {
+    if (!warmUps.has(module)) {
+      const exec = document.querySelector('script[src$="wasm_exec.js"]')?.src;
+      const worker = module instanceof WebAssembly.Module && exec ? prepared ?? newWorker() : null;
+      if (worker) {
+        prepared = null;
+        warmUps.set(module, warmUp(worker, exec, module));
+      }
+    }
+    return warmUps.get(module) ?? (globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve)));
+  };
+  nexttokenWarmUp.prepare = () => {
+    prepared ??= newWorker();
+  };
+}
+
 // The playground's own page, when the server preloads its program (a
 // <link rel=preload> before this script): compile it while the page is
 // parsed and drawn; app.js instantiates it (nexttokenInstantiate, of
@@ -32,6 +88,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       console.warn("compiling the program early failed, so app.js loads it:", err);
       return null;
     });
+    nexttokenWarmUp.prepare();
     nexttokenModule.then((module) => module && nexttokenWarmUp(module));
   }
 }
@@ -215,41 +272,6 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
   }
   near = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), {rootMargin: "200px"});
   near.observe(document.body);
-};
-
-// nexttokenWarmUp(module) runs the start of the program compiled as module
-// (the Go runtime's and its packages') in a worker of its own, which then
-// ends: a promise of its end, or of a second at most, made once a module.
-// The browser compiles each of the program's functions as it first runs,
-// and the worker shares the compiled code with the page, so the page's own
-// start, which app.js runs once this promise settles, runs code compiled
-// already: a task of about 10 ms on the page's thread, not of 50–120.
-// Without a module or workers, the promise is of the next task.
-const warmUps = new WeakMap();
-const engineWorkerScript = new URL("engine-worker.js", document.currentScript.src).href;
-globalThis.nexttokenWarmUp = (module) => {
-  const exec = document.querySelector('script[src$="wasm_exec.js"]')?.src;
-  if (!(module instanceof WebAssembly.Module) || !exec || typeof Worker !== "function") {
-    return globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve));
-  }
-  if (!warmUps.has(module)) {
-    warmUps.set(module, new Promise((resolve) => {
-      const worker = new Worker(engineWorkerScript);
-      const done = () => {
-        clearTimeout(late);
-        worker.terminate();
-        resolve();
-      };
-      const late = setTimeout(done, 1000);
-      worker.onmessage = done;
-      worker.onerror = (event) => {
-        event.preventDefault();
-        done();
-      };
-      worker.postMessage({exec, module, warmUp: true});
-    }));
-  }
-  return warmUps.get(module);
 };
 
 // nexttokenScript loads the script at url, for the program (web/chat-worker.js):
