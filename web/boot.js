@@ -26,7 +26,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 // nexttokenWarmUp.prepare() starts the worker before the module is there,
 // so that its own start is not on the way.
 {
-  const script = new URL("engine-worker.js", document.currentScript.src).href;
+  const script = new URL("warm-up.js", document.currentScript.src).href;
   const warmUps = new WeakMap();
   let prepared = null;
   const newWorker = () => {
@@ -53,7 +53,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       event.preventDefault();
       done();
     };
-    worker.postMessage({exec, module, warmUp: true});
+    worker.postMessage({exec, module});
   });
   globalThis.nexttokenWarmUp = (module) => {
     if (!warmUps.has(module)) {

@@ -63,9 +63,7 @@ if (typeof document !== "undefined") {
     chats.set(id, {resolve, reject});
     postMessage({chat: {id, wasm, call, args}});
   });
-  // A start with warmUp runs the program's start only (boot.js's
-  // nexttokenWarmUp), and posts {warmedUp: true} when its main returns.
-  const start = async ({exec, wasm, simd, threads, module, warmUp}) => {
+  const start = async ({exec, wasm, simd, threads, module}) => {
     try {
       if (!exec) throw new Error("the page has no wasm_exec.js");
       importScripts(exec);
@@ -73,7 +71,6 @@ if (typeof document !== "undefined") {
       const go = new Go();
       const instance = await nexttokenInstantiate(module, go.importObject);
       globalThis.nexttokenEngineWorker = {
-        warmUp: Boolean(warmUp),
         simd,
         threads,
         // listen gives the program the page's messages, those that
@@ -96,7 +93,7 @@ if (typeof document !== "undefined") {
           });
         },
       };
-      go.run(instance).then(() => postMessage(warmUp ? {warmedUp: true} : {failed: "the program ended"})); // it posts {ready: true} once it serves
+      go.run(instance).then(() => postMessage({failed: "the program ended"})); // it posts {ready: true} once it serves
     } catch (err) {
       postMessage({failed: String(err?.message ?? err)});
     }

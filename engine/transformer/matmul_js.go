@@ -278,30 +278,19 @@ func (k Kernels) mulEach(x []float32, vec *quant.Vec, ps ...matrixProduct) bool 
 	if k.simd == nil {
 		return false
 	}
+	failed, quantized := false, quant.F32
 	k.simd.Batch()
-	quantized, err := quant.F32, error(nil)
 	for _, p := range ps {
-		w := p.w
-		if w.Type == quant.F32 {
-			err = errors.Join(err, k.simd.MatVec(p.out, x, w.F32, w.Cols, w.Rows))
-			continue
-		}
-		if w.Type != quantized {
-			err = errors.Join(err, k.simd.RunBatch()) // vec is about to change
+		if p.w.Type != quant.F32 && p.w.Type != quantized {
+			failed = k.simd.RunBatch() != nil || failed // vec is about to change
 			k.simd.Batch()
-			w.Quantize(vec, x)
-			quantized = w.Type
+			p.w.Quantize(vec, x)
+			quantized = p.w.Type
 		}
-		if _, _, missing := k.simd.Missing(w.Type); missing {
-			w.MulQuantized(p.out, vec)
-		} else if e := k.simdMulQuantized(p.out[:w.Rows], w, vec); e == errNoKernel {
-			w.MulQuantized(p.out, vec)
-		} else {
-			err = errors.Join(err, e)
-		}
+		k.mulSpan(p.out[:p.w.Rows], x, p.w, vec)
 	}
-	if errors.Join(err, k.simd.RunBatch()) != nil {
-		for _, p := range ps { // a kernel failed: Go's loops give the same bits
+	if k.simd.RunBatch() != nil || failed {
+		for _, p := range ps { // a batch failed: Go's loops give the same bits
 			if p.w.Type == quant.F32 {
 				matmulUnrolled(p.out, x, p.w.F32, p.w.Cols, p.w.Rows)
 			} else {

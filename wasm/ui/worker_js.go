@@ -354,7 +354,7 @@ type workerFetch struct {
 func ServeEngineWorker() {
 	api, _ := safejs.Global().Get("nexttokenEngineWorker")
 	if warmUp, _ := api.Get("warmUp"); jsx.Truthy(warmUp) {
-		return // the page's start only wanted this one's compiled (web/boot.js's nexttokenWarmUp)
+		return // a warm-up only runs the program's start (web/warm-up.js)
 	}
 	w := &workerEngine{api: api, jobs: make(chan func(), 256), models: map[string]*session.Model{}, fetches: map[int]*workerFetch{}}
 	markHook = func(name string) { w.post(map[string]any{"mark": name}) }
