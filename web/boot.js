@@ -246,6 +246,10 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
     start();
     return;
   }
+  const boot = () => {
+    nexttokenWarmUp.prepare(); // while the program downloads
+    start();
+  };
   let started = false;
   let near;
   const touches = ["pointerdown", "keydown", "focusin"];
@@ -257,11 +261,11 @@ globalThis.nexttokenBoot = (start, registerWorker) => {
     // One boot at a time on the page: the lock is held until this embed
     // is ready, or for a few seconds if it never is.
     if (!navigator.locks) {
-      start();
+      boot();
       return;
     }
     navigator.locks.request("nexttoken-boot", () => {
-      start();
+      boot();
       return Promise.race([ready, new Promise((r) => setTimeout(r, 4000))]);
     });
   };
