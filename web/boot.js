@@ -21,7 +21,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 // The browser compiles each of the program's functions as it first runs,
 // and the worker shares the compiled code with the page, so the page's own
 // start, which app.js runs once this promise settles, runs code compiled
-// already: a task of about 10 ms on the page's thread, not of 50–120.
+// already: a task of 10–30 ms on the page's thread, not of 60–170.
 // Without a module or workers, the promise is of the next task.
 // nexttokenWarmUp.prepare() starts the worker before the module is there,
 // so that its own start is not on the way.
