@@ -21,13 +21,17 @@ func TestProgramStartsWarm(t *testing.T) {
 			if _, err := loadPage(tab, h.url+link); err != nil {
 				t.Fatal(err)
 			}
-			marks := evaluate[string](tab, `performance.getEntriesByType("mark").map(m => m.name).filter(n => n === "nexttoken:warmed-up" || n === "nexttoken:main").join(" ")`)
+			marks := evaluate[string](tab, startMarks)
 			if marks != "nexttoken:warmed-up nexttoken:main" {
 				t.Errorf("marks %q, want the warm-up's end, then main", marks)
 			}
 		})
 	}
 }
+
+// startMarks is a page script: the marks of the warm-up's end and of the
+// program's main, in their order.
+const startMarks = `performance.getEntriesByType("mark").map(m => m.name).filter(n => n === "nexttoken:warmed-up" || n === "nexttoken:main").join(" ")`
 
 // TestProgramStartsWithoutWorkers loads the playground's page in a
 // browser without Web Workers: there is no warm-up, and the program
@@ -43,7 +47,7 @@ func TestProgramStartsWithoutWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	drawn(tab)
-	if marks := evaluate[string](tab, `performance.getEntriesByType("mark").map(m => m.name).filter(n => n === "nexttoken:warmed-up" || n === "nexttoken:main").join(" ")`); marks != "nexttoken:main" {
+	if marks := evaluate[string](tab, startMarks); marks != "nexttoken:main" {
 		t.Errorf("marks %q, want main's alone", marks)
 	}
 }
