@@ -15,16 +15,17 @@
 if (location.hash.length > 1) document.documentElement.dataset.away = "hash";
 else if (location.search.length > 1) document.documentElement.dataset.away = "query";
 
-// nexttokenWarmUp(module) runs the start of the program compiled as module
-// (the Go runtime's and its packages') in a worker of its own, which then
-// ends: a promise of its end, or of a second at most, made once a module.
-// The browser compiles each of the program's functions as it first runs,
-// and the worker shares the compiled code with the page, so the page's own
-// start, which app.js runs once this promise settles, runs code compiled
-// already: a task of 10–30 ms on the page's thread, not of 60–170.
-// Without a module or workers, the promise is of the next task.
-// nexttokenWarmUp.prepare() starts the worker before the module is there,
-// so that its own start is not on the way.
+// nexttokenCompile(source) fetches (source a URL) and compiles the
+// program, or compiles what a fetch answered (a Response or its promise),
+// in a worker, web/warm-up.js: off the page's thread, where the browser's
+// streaming compiler would take 40–70 ms of it. It resolves to the module.
+// The worker then runs the program's start, the Go runtime's and its
+// packages', on it (nexttokenWarmUp(module) for a module compiled
+// elsewhere): the browser compiles each function as it first runs, and
+// shares the code, so the page's own start, which app.js runs once the
+// warm-up is done (a second at most), runs code compiled already: a task
+// of 10–30 ms, not of 60–170. Without workers, the page does it all.
+// nexttokenWarmUp.prepare() starts the worker early.
 {
   const script = new URL("warm-up.js", document.currentScript.src).href;
   const warmUps = new WeakMap();
@@ -38,31 +39,75 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
       return null;
     }
   };
-  const warmUp = (worker, exec, module) => new Promise((resolve) => {
+  const takeWorker = () => {
+    const worker = prepared ?? newWorker();
+    prepared = null;
+    return worker;
+  };
+  const exec = () => document.querySelector('script[src$="wasm_exec.js"]')?.src;
+  // warmUp has worker compile (or take) the module and warm it up: a
+  // promise of the module; warmUps holds that of its warm-up.
+  const warmUp = (worker, message, transfer) => new Promise((resolveModule, failed) => {
+    let late, warmedUp;
+    const warmed = new Promise((resolve) => (warmedUp = resolve));
     const done = () => {
       clearTimeout(late);
       worker.terminate();
-      resolve();
+      warmedUp();
     };
-    const late = setTimeout(done, 1000);
+    const have = (module) => {
+      late = setTimeout(done, 1000);
+      warmUps.set(module, warmed);
+      resolveModule(module);
+    };
     worker.onmessage = ({data}) => {
+      if (data?.module) {
+        // The page's resource timing does not see a worker's download.
+        const {at, ...detail} = data.received ?? {};
+        if (at) performance.mark("nexttoken:program-received", {startTime: at - performance.timeOrigin, detail});
+        return have(data.module);
+      }
       if (data?.warmedUp) performance.mark("nexttoken:warmed-up");
+      failed(new Error(data?.failed ?? "the program's worker ended")); // unless it had the module
       done();
     };
     worker.onerror = (event) => {
       event.preventDefault();
+      failed(new Error(event.message));
       done();
     };
-    worker.postMessage({exec, module});
+    worker.postMessage(message, transfer); // throws where the body cannot be transferred
+    if (message.module) have(message.module);
   });
-  globalThis.nexttokenWarmUp = (module) => {
-    if (!warmUps.has(module)) {
-      const exec = document.querySelector('script[src$="wasm_exec.js"]')?.src;
-      const worker = module instanceof WebAssembly.Module && exec ? prepared ?? newWorker() : null;
+  globalThis.nexttokenCompile = async (source) => {
+    let worker = exec() ? takeWorker() : null;
+    if (typeof source === "string") {
       if (worker) {
-        prepared = null;
-        warmUps.set(module, warmUp(worker, exec, module));
+        try {
+          return await warmUp(worker, {exec: exec(), url: new URL(source, location.href).href});
+        } catch (err) {
+          console.warn("the page compiles the program itself:", err);
+          worker = null; // it has ended
+        }
       }
+      source = fetch(source);
+    }
+    const response = await source;
+    if (worker && response.ok && response.body) {
+      try {
+        return await warmUp(worker, {exec: exec(), body: response.body}, [response.body]);
+      } catch (err) {
+        worker.terminate();
+        if (response.bodyUsed || response.body.locked) throw err;
+        console.warn("the page compiles the program itself:", err);
+      }
+    }
+    return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+  };
+  globalThis.nexttokenWarmUp = (module) => {
+    if (!warmUps.has(module) && module instanceof WebAssembly.Module && exec()) {
+      const worker = takeWorker();
+      if (worker) warmUp(worker, {exec: exec(), module}).catch(() => {});
     }
     return warmUps.get(module) ?? (globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve)));
   };
@@ -71,43 +116,36 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
   };
 }
 
-// The playground's own page, when the server preloads its program (a
-// <link rel=preload> before this script): compile it while the page is
-// parsed and drawn; app.js instantiates it (nexttokenInstantiate, of
-// wasm_exec.js as the server sends it), or fetches the program itself if
-// this fails. The page of a link that asks for threads preloads the
-// program on a shared memory (web/shared/app.wasm), which runs the
-// engine's products on threads: a browser that does not isolate that page
-// after all, so that it cannot share memory, fetches app.wasm instead.
+// The playground's own page, whose head names its program (meta
+// nexttoken-program): compile it while the page is parsed and drawn;
+// app.js instantiates it (nexttokenInstantiate, of wasm_exec.js as the
+// server sends it), or loads it itself if this fails. A page that asks for
+// threads names the program on a shared memory (web/shared/app.wasm): a
+// browser that does not isolate that page after all fetches app.wasm.
 {
-  const wasm = document.querySelector('link[rel=preload][href$="/app.wasm"]');
+  const wasm = document.querySelector("meta[name=nexttoken-program]");
   if (wasm && WebAssembly.compileStreaming) {
-    const shared = wasm.href.endsWith("/shared/app.wasm");
-    const href = shared && !globalThis.crossOriginIsolated ? wasm.href.replace(/\/shared\/app\.wasm$/, "/app.wasm") : wasm.href;
-    globalThis.nexttokenModule = WebAssembly.compileStreaming(fetch(href)).catch((err) => {
+    const program = new URL(wasm.content, location.href).href;
+    const shared = program.endsWith("/shared/app.wasm");
+    const href = shared && !globalThis.crossOriginIsolated ? program.replace(/\/shared\/app\.wasm$/, "/app.wasm") : program;
+    globalThis.nexttokenModule = nexttokenCompile(href).catch((err) => {
       console.warn("compiling the program early failed, so app.js loads it:", err);
       return null;
     });
-    nexttokenWarmUp.prepare();
-    nexttokenModule.then((module) => module && nexttokenWarmUp(module));
   }
 }
 
-// Before the program is live, the server's page takes the reader's steps.
-// The server sends the page of the session one step on with it (the
-// template #next-step, for the link the root names in data-next): Step
-// puts it in place at once, in the click's own task (the page's thread is
-// busy while the program loads, and would read a fetch's answer only
-// once that is done), the address follows, and the page of the link now
-// shown is fetched for its own next step. Once the program starts
-// (nexttokenStarting) it takes over: it opens the link the reader came
-// with and takes those steps again, so that Undo takes them back. What
-// the server's page could not take goes to the live page as soon as its
-// top is there, as if done there: what the reader typed or chose in its
-// fields, in order, the focus, and then the steps not shown yet. A page
-// with no next step (a static site's, an embed's, a session that has
-// ended, one whose fields the reader changed) leaves every step to the
-// live page.
+// Before the program is live, the server's page takes the reader's steps:
+// it comes with the page one step on (the template #next-step, for the
+// root's data-next), which Step puts in place in the click's own task (a
+// fetch's answer would wait for the busy page), the address follows, and
+// the next one is fetched. Once the program starts (nexttokenStarting) it
+// opens the reader's first link and takes those steps again, so that Undo
+// takes them back. What the server's page could not take goes to the live
+// page once its top is there: the fields' edits in order, the focus, then
+// the steps not shown yet. A page with no next step (a static site's, an
+// embed's, an ended session, edited fields) leaves every step to the live
+// page.
 {
   let waiting = 0, started = false, fetching = false, taken = null;
   const edits = []; // [id, "input" or "change"] of the server's page's fields, in order
@@ -213,11 +251,9 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
 
 // nexttokenBoot starts the program (start) when its time comes, and
 // registers go-app's service worker (registerWorker) once the page is live
-// and painted: the worker's install, which fetches the program again and
-// copies every file into its cache, then reads the browser's cache instead
-// of competing with the first download, and runs after the page's start.
-// An embed registers none: the install would download the program for a
-// frame that may never start it.
+// and painted, so that its install, which fetches every file again, reads
+// the browser's cache after the page's start. An embed registers none: it
+// would download the program for a frame that may never start it.
 globalThis.nexttokenBoot = (start, registerWorker) => {
   const prerendered = document.getElementById("prerendered");
   // A static host sends one prerendered page whatever the link: it shows

@@ -1,11 +1,15 @@
-// nexttoken's warm-up worker (web/boot.js's nexttokenWarmUp): it runs the
-// start of the page's program, the Go runtime's and its packages', on the
-// module the page compiled, so that the browser compiles that code here,
-// off the page's thread, and the page then runs it compiled. The program
-// sees it is a warm-up (nexttokenEngineWorker.warmUp) and ends at once;
-// the worker then posts {warmedUp: true}, or {failed}.
-onmessage = async ({data: {exec, module}}) => {
+// nexttoken's warm-up worker (web/boot.js): it compiles the program from
+// its address (url) or bytes (body), posts {module, received}, then runs
+// its start on it (or on module) so that the page runs that code compiled.
+// The program sees the warm-up (nexttokenEngineWorker.warmUp) and ends;
+// then {warmedUp: true}, or {failed}.
+onmessage = async ({data: {exec, module, url, body}}) => {
   try {
+    if (url || body) {
+      module = await WebAssembly.compileStreaming(url ? fetch(url) : new Response(body, {headers: {"Content-Type": "application/wasm"}}));
+      const entry = url && performance.getEntriesByName(url, "resource")[0];
+      postMessage({module, received: entry && {url, at: performance.timeOrigin + entry.responseEnd, bytes: entry.transferSize, encoding: entry.contentEncoding}});
+    }
     importScripts(exec);
     globalThis.nexttokenEngineWorker = {warmUp: true};
     const go = new Go();

@@ -251,17 +251,17 @@ type testKey struct{}
 
 // openTab opens a tab for t in browser. When t ends, the tab's console
 // errors fail it, a failed test leaves its artifacts, and the tab closes.
-func openTab(t *testing.T, browser context.Context) context.Context {
+func openTab(t *testing.T, browser context.Context, opts ...chromedp.ContextOption) context.Context {
 	t.Helper()
-	tab, _ := openClosableTab(t, browser)
+	tab, _ := openClosableTab(t, browser, opts...)
 	return tab
 }
 
 // openClosableTab is openTab with a function that does at once what the
 // test's end would: check the console, leave artifacts and close the tab.
-func openClosableTab(t *testing.T, browser context.Context) (context.Context, func()) {
+func openClosableTab(t *testing.T, browser context.Context, opts ...chromedp.ContextOption) (context.Context, func()) {
 	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
+	tab, cancel := chromedp.NewContext(browser, opts...)
 	console := watchConsole(tab)
 	var once sync.Once
 	closeTab := func() {
@@ -352,8 +352,10 @@ const readyObserver = `(() => {
 // loadFigures is a pageLoad once the app is live, and null before.
 const loadFigures = `window.nexttokenReady && (() => {
 	const nav = performance.getEntriesByType("navigation")[0];
+	// The page's download of app.wasm, or its warm-up worker's (web/boot.js's mark).
 	const wasm = performance.getEntriesByType("resource").find(e => /^\/web\/(shared\/)?app\.wasm$/.test(new URL(e.name).pathname));
-	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : 0, wasmBytes: wasm ? wasm.transferSize : 0, ready: window.nexttokenReady,
+	const worker = performance.getEntriesByName("nexttoken:program-received")[0];
+	return {html: nav.responseEnd, wasm: wasm ? wasm.responseEnd : worker ? worker.startTime : 0, wasmBytes: wasm ? wasm.transferSize : worker ? worker.detail.bytes : 0, ready: window.nexttokenReady,
 		shown: window.nexttokenShown ?? -1, top: window.nexttokenTop ?? -1, numbers: window.nexttokenNumbers ?? -1, gaps: window.nexttokenGaps, cls: window.nexttokenCLS};
 })()`
 

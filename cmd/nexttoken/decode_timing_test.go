@@ -28,22 +28,31 @@ import (
 	"nexttoken/engine/wasmshare"
 )
 
-// decodePage runs wasm/decodebench with wasm_exec.js, as go-app's loader
-// does, and passes the page's query on to it. With threads=N (N > 1) it
-// runs the program on a shared memory, as the playground's page does
-// (wasm_exec.js's nexttokenInstantiate, wasmshare.Loader), with the
-// kernels' threads (web/kernel-threads.js).
+// decodePage runs wasm/decodebench in a dedicated worker (decodeWorker),
+// as the playground runs its engine and wllama runs llama.cpp, and passes
+// the page's query on to it. With threads=N (N > 1) it runs the program
+// on a shared memory, as the playground's engine does (wasm_exec.js's
+// nexttokenInstantiate, wasmshare.Loader), with the kernels' threads
+// (web/kernel-threads.js).
 const decodePage = `<!doctype html><meta charset="utf-8"><title>decodebench</title><link rel="icon" href="data:,">
-<script src="/wasm_exec.js"></script>
-<script src="/web/kernel-threads.js"></script>
 <script>
+const worker = new Worker("/web/decode-worker.js" + location.search);
+worker.onmessage = (e) => { globalThis.decodeBench = e.data; };
+worker.onerror = (e) => { globalThis.decodeBench = {error: String(e.message)}; };
+</script>`
+
+// decodeWorker is decodePage's worker: it loads the program as go-app's
+// loader does and posts what it left. It is served under /web/, beside
+// kernel-threads.js, which starts its threads from its own address.
+const decodeWorker = `importScripts("/wasm_exec.js", "/web/kernel-threads.js");
 const go = new Go();
 const shared = Number(new URLSearchParams(location.search).get("threads") || 1) > 1;
 WebAssembly.compileStreaming(fetch(shared ? "/decodebench.shared.wasm" : "/decodebench.wasm"))
 	.then(m => nexttokenInstantiate(m, go.importObject))
 	.then(instance => go.run(instance))
-	.catch(e => { globalThis.decodeBench = {error: String(e)}; });
-</script>`
+	.then(() => postMessage(globalThis.decodeBench))
+	.catch(e => postMessage({error: String(e)}));
+`
 
 // wllamaPage decodes as decodebench does with wllama (llama.cpp built for
 // WebAssembly with SIMD): a GGUF file of the same network, one thread (or
@@ -303,7 +312,7 @@ func TestDecodeTiming(t *testing.T) {
 		"/decodebench.shared.wasm": sharedFile(t, bench, "decodebench.shared.wasm"),
 		"/web/kernel-threads.js":   "../../web/kernel-threads.js",
 	}
-	pages := map[string]string{"/decode.html": decodePage}
+	pages := map[string]string{"/decode.html": decodePage, "/web/decode-worker.js": decodeWorker}
 	dir := os.Getenv("NEXTTOKEN_WLLAMA")
 	wllama := dir != ""
 	if wllama {
@@ -336,10 +345,14 @@ func TestDecodeTiming(t *testing.T) {
 	for path, file := range files {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, file) })
 	}
-	for path, html := range pages {
+	for path, text := range pages {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, html)
+			kind := "text/html; charset=utf-8"
+			if strings.HasSuffix(path, ".js") {
+				kind = "text/javascript; charset=utf-8"
+			}
+			w.Header().Set("Content-Type", kind)
+			fmt.Fprint(w, text)
 		})
 	}
 	// Cross-origin isolated, as the playground's server's pages, so that the

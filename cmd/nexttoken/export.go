@@ -298,8 +298,38 @@ func copyFolder(fsys fs.FS, dir string) error {
 				return nil
 			}
 		}
+		if path.Ext(name) == ".js" {
+			return copyScript(fsys, name, target, info.ModTime())
+		}
 		return copyFile(fsys, name, target, info.ModTime())
 	})
+}
+
+// copyScript copies the script name without its comment lines
+// (withoutCommentLines): a static host may send files as they are, and
+// the page's own scripts are a third comments.
+func copyScript(fsys fs.FS, name, target string, modTime time.Time) error {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(target, []byte(withoutCommentLines(string(b))), 0o644); err != nil {
+		return err
+	}
+	return os.Chtimes(target, time.Time{}, modTime)
+}
+
+// withoutCommentLines is the script js without the lines that are only a
+// comment ("//" after spaces). Such a line is a comment in our scripts,
+// whose template literals never span lines (TestScriptsWithoutCommentLines).
+func withoutCommentLines(js string) string {
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(js, "\n") {
+		if !strings.HasPrefix(strings.TrimLeft(line, " \t"), "//") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 func copyFile(fsys fs.FS, name, target string, modTime time.Time) error {

@@ -22,7 +22,7 @@ var quotedPath = regexp.MustCompile(`["'](/[^"'\s]+)["']`)
 // TestExport exports a web folder with a fake app.wasm for the site root and
 // for a sub-path: go-app's files name their URLs under the base, nothing in
 // them or in the documentation page points outside it, and the web folder is
-// copied as it is.
+// copied as it is, its scripts without their comment lines.
 func TestExport(t *testing.T) {
 	web := testWebDir(t)
 	// The program on a shared memory, which the server's isolated pages
@@ -100,6 +100,9 @@ func sameFiles(t *testing.T, want, got string) {
 		dst, err := os.ReadFile(filepath.Join(got, name))
 		if err != nil {
 			return err
+		}
+		if filepath.Ext(name) == ".js" {
+			src = []byte(withoutCommentLines(string(src)))
 		}
 		if !bytes.Equal(dst, src) {
 			t.Errorf("%s: the copy differs", name)
@@ -353,6 +356,39 @@ func TestCause(t *testing.T) {
 	} {
 		if got := cause(tc.err); got != tc.want {
 			t.Errorf("cause(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestScriptsWithoutCommentLines checks that the static site's scripts
+// lose only their comment lines, and that no template literal of the
+// page's scripts spans lines, where a line that starts with "//" would be
+// text.
+func TestScriptsWithoutCommentLines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"// a\nconst a = 1;\n", "const a = 1;\n"},
+		{"  // indented\n\t// tab\nf();", "f();"},
+		{"g(); // after code\n", "g(); // after code\n"},
+		{`const u = "http://x"; // kept` + "\n", `const u = "http://x"; // kept` + "\n"},
+		{"/* block */\n// last", "/* block */\n"},
+	} {
+		if got := withoutCommentLines(c.in); got != c.want {
+			t.Errorf("withoutCommentLines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	scripts, err := filepath.Glob("../../web/*.js")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts in web/: %v", err)
+	}
+	for _, name := range scripts {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Count(line, "`")%2 != 0 {
+				t.Errorf("%s:%d: a template literal spans lines", name, i+1)
+			}
 		}
 	}
 }

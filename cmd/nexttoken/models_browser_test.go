@@ -46,6 +46,12 @@ func TestFirstPageBytes(t *testing.T) {
 	}
 }
 
+// pageFiles lists the files a page fetched (pageFile), the program that
+// its warm-up worker fetched too (web/boot.js's mark).
+const pageFiles = `[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].
+	map(e => ({name: new URL(e.name).pathname, bytes: e.transferSize, encoding: e.contentEncoding ?? ""})).
+	concat(performance.getEntriesByName("nexttoken:program-received").map(m => ({name: new URL(m.detail.url).pathname, bytes: m.detail.bytes, encoding: m.detail.encoding ?? ""})))`
+
 // pageFile is a file a page fetched, with the bytes that came over the
 // network for it and their Content-Encoding.
 type pageFile struct {
@@ -61,7 +67,9 @@ type pageFile struct {
 // (logged) and their bytes in all. Fetching a model fails the test.
 func firstPageBytes(t *testing.T, browser context.Context, url string) (context.Context, []pageFile, float64) {
 	t.Helper()
-	tab := openTab(t, browser)
+	// A browser context of its own has an empty HTTP cache for the page's
+	// workers too, which the page's Network.setCacheDisabled does not reach.
+	tab := openTab(t, browser, chromedp.WithNewBrowserContext())
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +82,7 @@ func firstPageBytes(t *testing.T, browser context.Context, url string) (context.
 	if _, err := loadPage(tab, url); err != nil {
 		t.Fatal(err)
 	}
-	all := evaluate[[]pageFile](tab, `[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].
-		map(e => ({name: new URL(e.name).pathname, bytes: e.transferSize, encoding: e.contentEncoding ?? ""}))`)
+	all := evaluate[[]pageFile](tab, pageFiles)
 	var total float64
 	for _, r := range all {
 		total += r.Bytes

@@ -27,8 +27,8 @@ import (
 // least recently asked for going first. A link past the cap, or on a
 // model the server does not have, gets the page's placeholder.
 type prerenderer struct {
-	preload       string // the program's preload link (preloadWasm)
-	sharedPreload string // the shared program's, "" when the web folder has none
+	program       string // the page's program, named in its head (programMeta)
+	sharedProgram string // the shared program's, "" when the web folder has none
 	shell         []byte // go-app's page, with its placeholder root
 	head          int    // where in shell the head's content starts
 	at            int    // where in shell a prerendered root goes: after the placeholder's
@@ -139,17 +139,17 @@ func (p *prerenderer) page(head, root, after, link string) []byte {
 // gzipped for a client that takes it: compressed here, at gzip's best
 // speed, since every link has a page of its own.
 func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.Header) {
-	// The playground's own page starts its program at once: its download
-	// starts with the page, first in its head, and web/boot.js compiles
-	// it while the page is parsed, not once the page's scripts run. An
-	// embed's waits for the reader.
+	// The playground's own page starts its program at once: its head
+	// names it first (programMeta), and web/boot.js, in the head too,
+	// fetches and compiles it while the page is parsed, not once the
+	// page's scripts run. An embed's waits for the reader.
 	//
 	// A link that asks for threads (play.ThreadsAsked) gets a cross-origin
 	// isolated page, which loads the program on a shared memory; any other
 	// page is not isolated (secured).
-	head, isolated := p.preload, play.ThreadsAsked(r.URL.RawQuery) >= 2 && p.sharedPreload != ""
+	head, isolated := p.program, play.ThreadsAsked(r.URL.RawQuery) >= 2 && p.sharedProgram != ""
 	if isolated {
-		head = p.sharedPreload
+		head = p.sharedProgram
 	}
 	if play.Embedded(r.URL.RawQuery) {
 		head = ""
@@ -176,12 +176,13 @@ func (p *prerenderer) serve(w http.ResponseWriter, r *http.Request, header http.
 	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
 }
 
-// preloadWasm fetches the program at path as web/boot.js does, so that
-// its fetch takes this one's response: /web/app.wasm, or, on a page that
-// is cross-origin isolated, /web/shared/app.wasm, the program on a shared
-// memory.
-func preloadWasm(path string) string {
-	return `<link rel="preload" href="` + path + `" as="fetch" crossorigin="anonymous">`
+// programMeta names the page's program at path, which web/boot.js fetches
+// and compiles in a worker as soon as the page's head is parsed, off the
+// page's thread (a preload would hand its bytes to the page's thread):
+// /web/app.wasm, or, on a page that is cross-origin isolated,
+// /web/shared/app.wasm, the program on a shared memory.
+func programMeta(path string) string {
+	return `<meta name="nexttoken-program" content="` + path + `">`
 }
 
 // gzipWriters are writers at gzip's best speed: a prerendered page is

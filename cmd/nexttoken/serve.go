@@ -206,9 +206,9 @@ func newServer(dir string) (http.Handler, error) {
 		return nil, err
 	}
 	pre.pages.StepLinks = true // a reader's step before the program is live comes here
-	pre.preload = preloadWasm("/web/app.wasm")
+	pre.program = programMeta("/web/app.wasm")
 	if _, err := root.Stat("shared/app.wasm"); err == nil {
-		pre.sharedPreload = preloadWasm("/web/shared/app.wasm")
+		pre.sharedProgram = programMeta("/web/shared/app.wasm")
 	}
 	scripts := map[string]*pageWriter{}
 	for path, rewrite := range map[string]func(string) (string, error){"/app.js": ui.BootAppJS, "/wasm_exec.js": wasmshare.Loader} {

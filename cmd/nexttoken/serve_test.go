@@ -713,24 +713,24 @@ func (l lines) next(t *testing.T) string {
 }
 
 // TestServeSharedProgram checks that the page of a link that asks for
-// threads preloads the program on a shared memory where the web folder
+// threads names the program on a shared memory where the web folder
 // has it, and app.wasm where it does not, as every other page does, and
 // that the page's loader runs a program on a shared memory
 // (wasmshare.Loader).
 func TestServeSharedProgram(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		dir := testWebDir(t)
-		want := `href="/web/app.wasm"`
-		if page := body(t, get(testServer(t, dir), "/", "")); !strings.Contains(page, `<link rel="preload" `+want) {
-			t.Errorf("the playground's page does not preload %s", want)
+		want := `content="/web/app.wasm"`
+		if page := body(t, get(testServer(t, dir), "/", "")); !strings.Contains(page, `<meta name="nexttoken-program" `+want) {
+			t.Errorf("the playground's page does not name its program %s", want)
 		}
 		if shared {
 			addSharedProgram(t, dir)
-			want = `href="/web/shared/app.wasm"`
+			want = `content="/web/shared/app.wasm"`
 		}
 		h := testServer(t, dir)
-		if page := body(t, get(h, "/?threads=2", "")); !strings.Contains(page, `<link rel="preload" `+want) {
-			t.Errorf("shared program %v: the page that asks for threads does not preload %s", shared, want)
+		if page := body(t, get(h, "/?threads=2", "")); !strings.Contains(page, `<meta name="nexttoken-program" `+want) {
+			t.Errorf("shared program %v: the page that asks for threads does not name its program %s", shared, want)
 		}
 		if loader := body(t, get(h, "/wasm_exec.js", "")); !strings.Contains(loader, "globalThis.nexttokenInstantiate") {
 			t.Error("the page's wasm_exec.js is not made for a shared memory")

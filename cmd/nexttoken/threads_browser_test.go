@@ -28,7 +28,7 @@ func TestThreadsInThePage(t *testing.T) {
 		if got := evaluate[bool](tab, `crossOriginIsolated`); got != c.isolated {
 			t.Errorf("%q: cross-origin isolated %v", c.query, got)
 		}
-		if got := evaluate[string](tab, `performance.getEntriesByType("resource").map(e => new URL(e.name).pathname).find(p => p.endsWith("app.wasm"))`); got != c.program {
+		if got := evaluate[string](tab, pageFiles+`.map(f => f.name).find(p => p.endsWith("app.wasm"))`); got != c.program {
 			t.Errorf("%q: the page downloaded %s, not %s", c.query, got, c.program)
 		}
 		if c.isolated {

@@ -58,7 +58,9 @@ func Handler() *app.Handler {
 // it so.
 //
 // And it instantiates the module web/boot.js compiled while the page was
-// parsed, when it did (nexttokenModule), with the memory it may import
+// parsed, when it did (nexttokenModule), or else one compiled off the
+// page's thread (nexttokenCompile, given go-app's fetch, whose second
+// argument it ignores), with the memory it may import
 // (nexttokenInstantiate), runs the program once a worker has run its start
 // (nexttokenWarmUp), and leaves to web/boot.js when to register the
 // service worker.
@@ -66,9 +68,10 @@ func BootAppJS(js string) (string, error) {
 	return PatchScript("app.js", js,
 		"goappInitServiceWorker();", "",
 		"goappInitWebAssembly();", "nexttokenBoot(goappInitWebAssembly, goappInitServiceWorker);",
-		"const wasm = await instantiateStreaming(", `const early = await globalThis.nexttokenModule;
-    const wasm = early ? {module: early, instance: await nexttokenInstantiate(early, go.importObject)} : await instantiateStreaming(`,
-		"go.run(wasm.instance);", "await nexttokenWarmUp(wasm.module);\n    go.run(wasm.instance);")
+		"const wasm = await instantiateStreaming(", "const module = await globalThis.nexttokenModule ?? await nexttokenCompile(",
+		"go.run(wasm.instance);", `const wasm = {module, instance: await nexttokenInstantiate(module, go.importObject)};
+    await nexttokenWarmUp(wasm.module);
+    go.run(wasm.instance);`)
 }
 
 // appWorker is go-app's service worker with three changes. It becomes
