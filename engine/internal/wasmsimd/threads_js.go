@@ -74,8 +74,12 @@ const (
 
 // sharesPerThread is how many shares of a product's rows there are for
 // each thread: a thread the system runs late holds back only a small
-// share, which the others wait for, and leaves the rest to them.
-const sharesPerThread = 4
+// share, which the others wait for, and leaves the rest to them. Each
+// share is also a claim and a call from JavaScript, and the threads' runs
+// of rows are shorter: decoding SmolLM2-135M's shape on two threads in
+// Chromium, 2 ran 5–7 % faster than 4 (make timing's TestDecodeTiming,
+// alternating), and the Qwen2.5-0.5B shape's as fast.
+const sharesPerThread = 2
 
 // maxShares is the most shares laid out at once, a product's or a
 // batch's (web/kernel-threads.js binds each kernel to each share's

@@ -107,6 +107,10 @@ func TestThreadsKeepBits(t *testing.T) {
 	}
 }
 
+// threadedFormats are the formats whose products the threads share
+// (threadedKernels).
+var threadedFormats = map[quant.Type]bool{quant.Q8_0: true, quant.Q4_0: true, quant.Q5_0: true, quant.Q4_K: true, quant.Q6_K: true}
+
 // TestThreadsBatch checks that products run as one batch on two threads
 // are each product's own, bit for bit: products of every threaded kernel
 // (more shares than fit at once, so that the batch runs in parts), a
@@ -129,12 +133,20 @@ func TestThreadsBatch(t *testing.T) {
 		x[i] = rng.Float32()*2 - 1
 	}
 	products = append(products, product{run: func(k *Kernel, out []float32) error { return k.MatVec(out, x, w, 288, 576) }, rows: 576})
+	_, shares := k.threads.split(576) // the batch's, on k's threads
 	for _, kernel := range quantKernels {
 		for _, c := range []quant.KernelCase{{Rows: 9, Cols: 256}, {Rows: 576, Cols: 512}} {
 			m, x := c.Make(kernel.t, rng)
 			xq := kernel.quantize(new(quant.Vec), x)
 			products = append(products, product{run: func(k *Kernel, out []float32) error { return kernel.mul(k, out, m.Q, xq) }, rows: c.Rows})
+			if k.threads.splits(c.Rows, c.Cols) && threadedFormats[kernel.t] {
+				_, n := k.threads.split(c.Rows)
+				shares += n
+			}
 		}
+	}
+	if shares <= maxShares {
+		t.Fatalf("the batch has %d shares, which fit at once (%d)", shares, maxShares)
 	}
 	for i := range products {
 		p := &products[i]
