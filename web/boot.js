@@ -44,7 +44,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     prepared = null;
     return worker;
   };
-  const exec = () => document.querySelector('script[src$="wasm_exec.js"]')?.src;
+  const execScript = () => document.querySelector('script[src$="wasm_exec.js"]')?.src;
   // warmUp has worker compile (or take) the module and warm it up: a
   // promise of the module; warmUps holds that of its warm-up.
   const warmUp = (worker, message, transfer) => new Promise((resolveModule, failed) => {
@@ -80,11 +80,12 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     if (message.module) have(message.module);
   });
   globalThis.nexttokenCompile = async (source) => {
-    let worker = exec() ? takeWorker() : null;
+    const exec = execScript();
+    let worker = exec ? takeWorker() : null;
     if (typeof source === "string") {
       if (worker) {
         try {
-          return await warmUp(worker, {exec: exec(), url: new URL(source, location.href).href});
+          return await warmUp(worker, {exec, url: new URL(source, location.href).href});
         } catch (err) {
           console.warn("the page compiles the program itself:", err);
           worker = null; // it has ended
@@ -95,7 +96,7 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     const response = await source;
     if (worker && response.ok && response.body) {
       try {
-        return await warmUp(worker, {exec: exec(), body: response.body}, [response.body]);
+        return await warmUp(worker, {exec, body: response.body}, [response.body]);
       } catch (err) {
         worker.terminate();
         if (response.bodyUsed || response.body.locked) throw err;
@@ -105,9 +106,10 @@ else if (location.search.length > 1) document.documentElement.dataset.away = "qu
     return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
   };
   globalThis.nexttokenWarmUp = (module) => {
-    if (!warmUps.has(module) && module instanceof WebAssembly.Module && exec()) {
+    const exec = execScript();
+    if (!warmUps.has(module) && module instanceof WebAssembly.Module && exec) {
       const worker = takeWorker();
-      if (worker) warmUp(worker, {exec: exec(), module}).catch(() => {});
+      if (worker) warmUp(worker, {exec, module}).catch(() => {});
     }
     return warmUps.get(module) ?? (globalThis.scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve)));
   };

@@ -181,11 +181,8 @@ func (k *Kernel) lay(kernel, rows int, args func(a *[shareWords]uint32, r0, r1 i
 		a[shareKernel] = uint32(kernel)
 	}
 	t.laid += shares
-	if t.batching {
-		return err
-	}
-	if e := k.runLaid(); err == nil {
-		err = e
+	if !t.batching {
+		err = errors.Join(err, k.runLaid())
 	}
 	return err
 }
