@@ -101,6 +101,10 @@ type File struct {
 	r    io.ReaderAt
 	size int64
 	data []byte // the whole file, when ReadBytes read it from memory
+	// arena is where tensorBytes reads tensors from r, while reserve has
+	// set it: one allocation for a model's matrices, whose whole 2 MiB
+	// pages can be huge pages, as a matrix smaller than one's cannot.
+	arena []byte
 }
 
 // Size is the size in bytes of the file f was read from.
@@ -198,11 +202,41 @@ func (f *File) Held(data []byte) (*File, error) {
 	return &g, nil
 }
 
+// reserve sets aside one arena for the bytes of ts, which tensorBytes
+// then reads into it, each at a cache line's start, when f reads from r.
+func (f *File) reserve(ts []*TensorInfo) {
+	if f.data != nil {
+		return
+	}
+	var n int64
+	for _, t := range ts {
+		n += roundUp(t.Bytes)
+	}
+	f.arena = make([]byte, n)
+	hugePages(f.arena)
+	f.arena = f.arena[:0]
+}
+
+// release forgets the arena: its tensors keep it alive.
+func (f *File) release() { f.arena = nil }
+
+// roundUp is n rounded up to a whole number of cache lines.
+func roundUp(n int64) int64 { return (n + 63) &^ 63 }
+
 // tensorBytes is t's bytes: in place when f is held in memory (ReadBytes),
 // and otherwise read whole (TensorData).
 func (f *File) tensorBytes(t *TensorInfo) ([]byte, error) {
 	if f.data == nil {
-		return f.TensorData(t)
+		n := int64(len(f.arena))
+		if n+t.Bytes > int64(cap(f.arena)) {
+			return f.TensorData(t)
+		}
+		b := f.arena[n : n+t.Bytes : n+t.Bytes]
+		f.arena = f.arena[:n+roundUp(t.Bytes)]
+		if _, err := f.r.ReadAt(b, f.DataOffset+t.Offset); err != nil {
+			return nil, fmt.Errorf("gguf: reading tensor %s: %w", t.Name, err)
+		}
+		return b, nil
 	}
 	// Read checked that every tensor lies inside the file.
 	from := f.DataOffset + t.Offset

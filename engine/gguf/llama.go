@@ -219,6 +219,14 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	}
 	if quantized {
 		w.Quantized = q
+		var matrices []*TensorInfo
+		for i, s := range slots {
+			if s.mat != nil && infos[i].quantized() {
+				matrices = append(matrices, infos[i])
+			}
+		}
+		f.reserve(matrices)
+		defer f.release()
 	}
 	for _, s := range layered {
 		if s.mat == nil || !quantized {

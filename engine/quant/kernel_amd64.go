@@ -6,7 +6,9 @@ import "unsafe"
 
 // The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
 // four rows at a time, Q8_0 and Q4_0 two rows at a time, the formats of
-// blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. The activations
+// blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. Where the CPU has
+// AVX-512 VNNI, Q8_0's and Q4_0's integer products use it (VPDPBUSD), and
+// Q4_0's rows go four at a time. The activations
 // are quantized to Q8_0's blocks in assembly too (quantizeQ8_0AVX2). They give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): a block's integer products are summed
 // exactly, in any order; then each row adds its blocks' sums times their
@@ -35,13 +37,33 @@ var hasAVX2 = func() bool {
 	return ebx7&avx2 != 0
 }()
 
-// UseSIMD turns the assembly kernels on, where the CPU runs them, or off.
-// The results do not change, only the speed; tests compare the two.
-func UseSIMD(on bool) { simd = on && hasAVX2 }
+// vnni reports whether the kernels of Q8_0 and Q4_0 are those in AVX-512
+// VNNI, which the CPU runs (hasVNNI), rather than those in AVX2.
+var vnni = hasVNNI
 
-// Kernel names the kernels MulVec uses: "AVX2" or "Go".
+// hasVNNI reports whether the CPU runs the AVX-512 VNNI kernels: AVX-512
+// F, VL, BW and VNNI, and an operating system that saves the AVX-512
+// state (XCR0's opmask and upper ZMM bits).
+var hasVNNI = func() bool {
+	if !hasAVX2 || xgetbv()&0xe0 != 0xe0 {
+		return false
+	}
+	_, ebx7, ecx7, _ := cpuid(7, 0)
+	const avx512f, avx512bw, avx512vl, vnni = 1 << 16, 1 << 30, 1 << 31, 1 << 11
+	return ebx7&(avx512f|avx512bw|avx512vl) == avx512f|avx512bw|avx512vl && ecx7&vnni != 0
+}()
+
+// UseSIMD turns the assembly kernels on, the fastest the CPU runs, or off.
+// The results do not change, only the speed; tests compare the two.
+func UseSIMD(on bool) { simd, vnni = on && hasAVX2, on && hasVNNI }
+
+// Kernel names the kernels MulVec uses: "AVX-512 VNNI" (for Q8_0 and
+// Q4_0; AVX2 for the others), "AVX2" or "Go".
 func Kernel() string {
-	if simd {
+	switch {
+	case vnni:
+		return "AVX-512 VNNI"
+	case simd:
 		return "AVX2"
 	}
 	return "Go"
@@ -61,10 +83,20 @@ func xgetbv() uint32
 //go:noescape
 func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
 
+// mulQ8_0VNNI is mulQ8_0AVX2 with the integer products in AVX-512 VNNI.
+//
+//go:noescape
+func mulQ8_0VNNI(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
+
 // mulQ4_0AVX2 also takes the vector's blocks as nibblePairs lays them out.
 //
 //go:noescape
 func mulQ4_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
+
+// mulQ4_0VNNI is mulQ4_0AVX2 with the integer products in AVX-512 VNNI.
+//
+//go:noescape
+func mulQ4_0VNNI(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
 
 // mulQ5_1AVX2 sets out[0 … 4·groups) to rows of w times the vector as
 // mulQ8_0AVX2 does for Q8_0 rows, but four rows at a time, with the
@@ -89,7 +121,11 @@ func mulIQ4_NLAVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, gri
 func mulQ8_0SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q8_0Bytes, 1)
 	if n > 0 {
-		mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n)
+		if vnni {
+			mulQ8_0VNNI(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n)
+		} else {
+			mulQ8_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n)
+		}
 	}
 	return n
 }
@@ -127,7 +163,11 @@ func mulIQ4_NLSIMD(out []float32, w []byte, v *Vec) int {
 func mulQ4_0SIMD(out []float32, w []byte, v *Vec) int {
 	n, rowBytes := simdRows(out, w, v, q4_0Bytes, 1)
 	if n > 0 {
-		mulQ4_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n, &v.nibblePairs()[0])
+		if vnni {
+			mulQ4_0VNNI(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n, &v.nibblePairs()[0])
+		} else {
+			mulQ4_0AVX2(&out[0], &w[0], rowBytes, &v.q[0], &v.d[0], &v.sums[0], len(v.d), n, &v.nibblePairs()[0])
+		}
 	}
 	return n
 }

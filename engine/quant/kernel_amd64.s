@@ -318,118 +318,228 @@
 	VZEROUPPER         \
 	RET
 
+// Q8_0_ROW8 sets dst to the next eight blocks' products of the Q8_0 row
+// at AX with the vector, by rowdot and blocksums, each times its two
+// scales, one block a lane.
+#define Q8_0_ROW8(rowdot, blocksums, dst) \
+	DOTS8(rowdot, 34, 2)   \
+	blocksums              \
+	VCVTDQ2PS Y5, Y5       \
+	SCALES8(34)            \
+	VMULPS    (BX), Y6, Y6 \
+	VMULPS    Y6, Y5, dst
+
+// Q8_0_TAIL1 adds to acc the product of the Q8_0 block whose scale is at
+// mem, its weights at qs, with the vector's at DX.
+#define Q8_0_TAIL1(qs, mem, acc) \
+	ROWDOT_Q8_0(qs, (DX), Y4) \
+	BLOCKSUM1                 \
+	VCVTDQ2PS X4, X4          \
+	MOVWLZX   mem, R13        \
+	VMOVD     R13, X6         \
+	VCVTPH2PS X6, X6          \
+	VMULSS    (BX), X6, X6    \
+	VMULSS    X6, X4, X4      \
+	VADDSS    X4, acc, acc
+
+// PAIR_DONE stores the sums of a pair of rows, X12's and acc's, and moves
+// on to the next pair, back to label while rows remain; then returns.
+#define PAIR_DONE(acc, label) \
+	VMOVSS X12, (DI)        \
+	VMOVSS acc, 4(DI)       \
+	ADDQ   $8, DI           \
+	LEAQ   (SI)(R8*2), SI   \
+	SUBQ   $2, R12          \
+	JNZ    label            \
+	VZEROUPPER              \
+	RET
+
+// Q4_0_ROW8 sets dst to the next eight blocks' products of the Q4_0 row
+// at AX with the vector, by rowpair, each times its two scales, one block
+// a lane, given the vector's pairs at R15 and 8·Σq in Y13.
+#define Q4_0_ROW8(rowpair, dst) \
+	rowpair(2, 0, Y4)    \
+	rowpair(20, 64, Y5)  \
+	rowpair(38, 128, Y6) \
+	rowpair(56, 192, Y7) \
+	VPHADDD   Y5, Y4, Y4 \
+	VPHADDD   Y7, Y6, Y6 \
+	VPHADDD   Y6, Y4, Y5 \
+	VPSUBD    Y13, Y5, Y5 \
+	VCVTDQ2PS Y5, Y5     \
+	SCALES8(18)          \
+	VMULPS    Y6, Y5, Y5 \
+	VMULPS    (BX), Y5, dst
+
+// Q4_0_ROW8_TO is Q4_0_ROW8 in AVX-512 VNNI, its products stored at slot.
+#define Q4_0_ROW8_TO(slot) \
+	Q4_0_ROW8(ROWDOT_Q4_0_PAIR_VNNI, Y5) \
+	VMOVUPS Y5, slot(SP)
+
+// Q4_0_TAIL1 adds to acc the product of the Q4_0 block whose scale is at
+// mem, its nibbles at qs, with the vector's at DX, given 8·Σq in X13.
+#define Q4_0_TAIL1(qs, mem, acc) \
+	ROWDOT_Q4_0(qs, (DX), Y4) \
+	BLOCKSUM1                 \
+	VPSUBD    X13, X4, X4     \
+	VCVTDQ2PS X4, X4          \
+	MOVWLZX   mem, R13        \
+	VMOVD     R13, X6         \
+	VCVTPH2PS X6, X6          \
+	VMULSS    X6, X4, X4      \
+	VMULSS    (BX), X4, X4    \
+	VADDSS    X4, acc, acc
+
+// MUL_Q4_0 is the body of the Q4_0 kernels for two rows at a time and
+// then one, whose rowpair sets two blocks' eight-lane sums.
+#define MUL_Q4_0(rowpair) \
+q4pair: \
+	CMPQ   R12, $2 \
+	JLT    q4row \
+	ROW \
+	VXORPS X11, X11, X11 \
+	MOVQ   pairs+64(FP), R15 \
+	CMPQ   CX, $8 \
+	JLT    q4pairTail \
+q4pair8: \
+	PREFETCH_AHEAD(144) \
+	PREFETCHT0 PF_DIST(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+64(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+143(AX)(R8*1) \
+	VMOVDQU   (R9), Y13 \
+	VPSLLD    $3, Y13, Y13 \
+	Q4_0_ROW8(rowpair, Y8) \
+	ADDQ      R8, AX \
+	Q4_0_ROW8(rowpair, Y5) \
+	SUBQ      R8, AX \
+	ADD_LANES4_TO(X8, X7, X12) \
+	ADD_LANES4_TO(X5, X9, X11) \
+	VEXTRACTF128 $1, Y8, X8 \
+	VEXTRACTF128 $1, Y5, X5 \
+	ADD_LANES4_TO(X8, X7, X12) \
+	ADD_LANES4_TO(X5, X9, X11) \
+	ADDQ $256, R15 \
+	NEXT8(18, q4pair8) \
+	TESTQ CX, CX \
+	JZ    q4pairDone \
+q4pairTail: \
+	VMOVD     (R9), X13 \
+	VPSLLD    $3, X13, X13 \
+	Q4_0_TAIL1(2(AX), (AX), X12) \
+	Q4_0_TAIL1(2(AX)(R8*1), (AX)(R8*1), X11) \
+	NEXT1(18, q4pairTail) \
+q4pairDone: \
+	PAIR_DONE(X11, q4pair) \
+q4row: \
+	ROW \
+	MOVQ pairs+64(FP), R15 \
+	CMPQ CX, $8 \
+	JLT  q4tail \
+q4blocks8: \
+	PREFETCH_AHEAD(144) \
+	VMOVDQU   (R9), Y13 \
+	VPSLLD    $3, Y13, Y13 \
+	Q4_0_ROW8(rowpair, Y5) \
+	ADD_LANES8 \
+	ADDQ $256, R15 \
+	NEXT8(18, q4blocks8) \
+	TESTQ CX, CX \
+	JZ    q4done \
+q4tail: \
+	VMOVD     (R9), X13 \
+	VPSLLD    $3, X13, X13 \
+	Q4_0_TAIL1(2(AX), (AX), X12) \
+	NEXT1(18, q4tail) \
+q4done: \
+	NEXT_ROW(q4row)
+
+// MUL_Q8_0 is the body of the Q8_0 kernels, whose rowdot sets a block's
+// eight-lane sums and blocksums folds eight blocks' into one vector.
+#define MUL_Q8_0(rowdot, blocksums) \
+q8pair: \
+	CMPQ   R12, $2 \
+	JLT    q8row \
+	ROW \
+	VXORPS X14, X14, X14 \
+	CMPQ   CX, $8 \
+	JLT    q8pairTail \
+q8pair8: \
+	PREFETCH_AHEAD(272) \
+	PREFETCHT0 PF_DIST(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+64(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+128(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+192(AX)(R8*1) \
+	PREFETCHT0 PF_DIST+271(AX)(R8*1) \
+	Q8_0_ROW8(rowdot, blocksums, Y13) \
+	ADDQ      R8, AX \
+	Q8_0_ROW8(rowdot, blocksums, Y5) \
+	SUBQ      R8, AX \
+	ADD_LANES4_TO(X13, X7, X12) \
+	ADD_LANES4_TO(X5, X9, X14) \
+	VEXTRACTF128 $1, Y13, X13 \
+	VEXTRACTF128 $1, Y5, X5 \
+	ADD_LANES4_TO(X13, X7, X12) \
+	ADD_LANES4_TO(X5, X9, X14) \
+	NEXT8(34, q8pair8) \
+	TESTQ CX, CX \
+	JZ    q8pairDone \
+q8pairTail: \
+	Q8_0_TAIL1(2(AX), (AX), X12) \
+	Q8_0_TAIL1(2(AX)(R8*1), (AX)(R8*1), X14) \
+	NEXT1(34, q8pairTail) \
+q8pairDone: \
+	PAIR_DONE(X14, q8pair) \
+q8row: \
+	ROW \
+	CMPQ CX, $8 \
+	JLT  q8tail \
+q8blocks8: \
+	PREFETCH_AHEAD(272) \
+	Q8_0_ROW8(rowdot, blocksums, Y5) \
+	ADD_LANES8 \
+	NEXT8(34, q8blocks8) \
+	TESTQ CX, CX \
+	JZ    q8done \
+q8tail: \
+	Q8_0_TAIL1(2(AX), (AX), X12) \
+	NEXT1(34, q8tail) \
+q8done: \
+	NEXT_ROW(q8row)
+
 // func mulQ8_0AVX2(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
 //
 // Rows go two at a time while two remain, each with its own sum (X12 and
 // X14, the nibble mask's register, which Q8_0 does not use), as Q4_0's do.
 TEXT ·mulQ8_0AVX2(SB), NOSPLIT, $0-64
 	ROW_PROLOGUE
+	MUL_Q8_0(ROWDOT_Q8_0, BLOCKSUMS8)
 
-q8pair:
-	CMPQ   R12, $2
-	JLT    q8row
-	ROW
-	VXORPS X14, X14, X14
-	CMPQ   CX, $8
-	JLT    q8pairTail
+// ROWDOT_Q8_0_VNNI is ROWDOT_Q8_0 in AVX-512 VNNI: VPDPBUSD multiplies
+// unsigned bytes by signed ones and adds fours into int32, so the weights
+// go in biased by 128 (w XOR 0x80 = w+128 as a byte, Y16 the 0x80s) and
+// BLOCKSUMS8_UNBIASED takes 128 times the vector's block sums back out.
+#define ROWDOT_Q8_0_VNNI(mem, y, dst) \
+	VPXORD   mem, Y16, Y1 \
+	VPXOR    dst, dst, dst \
+	VPDPBUSD y, Y1, dst
 
-q8pair8:
-	PREFETCH_AHEAD(272)
-	PREFETCHT0 PF_DIST(AX)(R8*1)
-	PREFETCHT0 PF_DIST+64(AX)(R8*1)
-	PREFETCHT0 PF_DIST+128(AX)(R8*1)
-	PREFETCHT0 PF_DIST+192(AX)(R8*1)
-	PREFETCHT0 PF_DIST+271(AX)(R8*1)
-	// the first row, into Y13
-	DOTS8(ROWDOT_Q8_0, 34, 2)
-	BLOCKSUMS8
-	VCVTDQ2PS Y5, Y5
-	SCALES8(34)
-	VMULPS    (BX), Y6, Y6
-	VMULPS    Y6, Y5, Y13
-	// the second row, into Y5
-	ADDQ      R8, AX
-	DOTS8(ROWDOT_Q8_0, 34, 2)
-	BLOCKSUMS8
-	VCVTDQ2PS Y5, Y5
-	SCALES8(34)
-	SUBQ      R8, AX
-	VMULPS    (BX), Y6, Y6
-	VMULPS    Y6, Y5, Y5
-	ADD_LANES4_TO(X13, X7, X12)
-	ADD_LANES4_TO(X5, X9, X14)
-	VEXTRACTF128 $1, Y13, X13
-	VEXTRACTF128 $1, Y5, X5
-	ADD_LANES4_TO(X13, X7, X12)
-	ADD_LANES4_TO(X5, X9, X14)
-	NEXT8(34, q8pair8)
-	TESTQ CX, CX
-	JZ    q8pairDone
+// BLOCKSUMS8_UNBIASED is BLOCKSUMS8 for ROWDOT_Q8_0_VNNI's sums, less
+// 128 times the vector's sums of the same blocks at R9 (Y6 scratch).
+#define BLOCKSUMS8_UNBIASED \
+	BLOCKSUMS8           \
+	VMOVDQU (R9), Y6     \
+	VPSLLD  $7, Y6, Y6   \
+	VPSUBD  Y6, Y5, Y5
 
-q8pairTail:
-	ROWDOT_Q8_0(2(AX), (DX), Y4)
-	BLOCKSUM1
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    (BX), X6, X6
-	VMULSS    X6, X4, X4
-	VADDSS    X4, X12, X12
-	ROWDOT_Q8_0(2(AX)(R8*1), (DX), Y4)
-	BLOCKSUM1
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX)(R8*1), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    (BX), X6, X6
-	VMULSS    X6, X4, X4
-	VADDSS    X4, X14, X14
-	NEXT1(34, q8pairTail)
-
-q8pairDone:
-	VMOVSS X12, (DI)
-	VMOVSS X14, 4(DI)
-	ADDQ   $8, DI
-	LEAQ   (SI)(R8*2), SI
-	SUBQ   $2, R12
-	JNZ    q8pair
-	VZEROUPPER
-	RET
-
-q8row:
-	ROW
-	CMPQ CX, $8
-	JLT  q8tail
-
-q8blocks8:
-	PREFETCH_AHEAD(272)
-	DOTS8(ROWDOT_Q8_0, 34, 2)
-	BLOCKSUMS8
-	VCVTDQ2PS Y5, Y5
-	SCALES8(34)
-	// sum += float32(s) · (d_w·d_x), as mulQ8_0 rounds it
-	VMULPS    (BX), Y6, Y6
-	VMULPS    Y6, Y5, Y5
-	ADD_LANES8
-	NEXT8(34, q8blocks8)
-	TESTQ CX, CX
-	JZ    q8done
-
-q8tail:
-	ROWDOT_Q8_0(2(AX), (DX), Y4)
-	BLOCKSUM1
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    (BX), X6, X6
-	VMULSS    X6, X4, X4
-	VADDSS    X4, X12, X12
-	NEXT1(34, q8tail)
-
-q8done:
-	NEXT_ROW(q8row)
+// func mulQ8_0VNNI(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int)
+//
+// Rows go two at a time while two remain, each with its own sum (X12 and
+// X14, the nibble mask's register, which Q8_0 does not use), as Q4_0's do.
+TEXT ·mulQ8_0VNNI(SB), NOSPLIT, $0-64
+	ROW_PROLOGUE
+	MOVL         $0x80808080, AX
+	VPBROADCASTD AX, Y16
+	MUL_Q8_0(ROWDOT_Q8_0_VNNI, BLOCKSUMS8_UNBIASED)
 
 // ROWDOT_Q4_0_PAIR sets Y(dst) to eight int32 lanes, four summing to the
 // dot product of the Q4_0 block whose nibbles are at off(AX) with the
@@ -460,146 +570,122 @@ q8done:
 // X11), so that the two rows' additions, each in block order, overlap.
 TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
 	ROW_PROLOGUE
+	MUL_Q4_0(ROWDOT_Q4_0_PAIR)
 
-q4pair:
-	CMPQ   R12, $2
-	JLT    q4row
+// ROWDOT_Q4_0_PAIR_VNNI is ROWDOT_Q4_0_PAIR in AVX-512 VNNI: VPDPBUSD
+// multiplies the nibbles, unsigned bytes, by the vector's signed ones and
+// adds fours into int32.
+#define ROWDOT_Q4_0_PAIR_VNNI(off, y, dst) \
+	VMOVDQU     off(AX), X1       \
+	VINSERTI128 $1, off+72(AX), Y1, Y1 \
+	VPSRLW      $4, Y1, Y2        \
+	VPAND       Y14, Y1, Y1       \
+	VPAND       Y14, Y2, Y2       \
+	VPXOR       dst, dst, dst     \
+	VPDPBUSD    y(R15), Y1, dst   \
+	VPDPBUSD    y+32(R15), Y2, dst
+
+// func mulQ4_0VNNI(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
+//
+// mulQ4_0AVX2 with the integer products in AVX-512 VNNI and the scales
+// picked by VPERMT2W.
+TEXT ·mulQ4_0VNNI(SB), NOSPLIT, $128-72
+	ROW_PROLOGUE
+	LEAQ      (R8)(R8*2), R14
+
+v4quad:
+	CMPQ   R12, $4
+	JLT    q4pair
 	ROW
 	VXORPS X11, X11, X11
+	VXORPS X10, X10, X10
+	VXORPS X9, X9, X9
 	MOVQ   pairs+64(FP), R15
 	CMPQ   CX, $8
-	JLT    q4pairTail
+	JLT    v4quadTail
 
-q4pair8:
-	PREFETCH_AHEAD(144)
+v4quad8:
+	PREFETCHT0 PF_DIST(AX)
+	PREFETCHT0 PF_DIST+64(AX)
+	PREFETCHT0 PF_DIST+143(AX)
 	PREFETCHT0 PF_DIST(AX)(R8*1)
 	PREFETCHT0 PF_DIST+64(AX)(R8*1)
 	PREFETCHT0 PF_DIST+143(AX)(R8*1)
+	PREFETCHT0 PF_DIST(AX)(R8*2)
+	PREFETCHT0 PF_DIST+64(AX)(R8*2)
+	PREFETCHT0 PF_DIST+143(AX)(R8*2)
+	PREFETCHT0 PF_DIST(AX)(R14*1)
+	PREFETCHT0 PF_DIST+64(AX)(R14*1)
+	PREFETCHT0 PF_DIST+143(AX)(R14*1)
 	VMOVDQU   (R9), Y13
 	VPSLLD    $3, Y13, Y13              // 8·Σq of each block
-	// the first row, into Y8
-	ROWDOT_Q4_0_PAIR(2, 0, Y4)
-	ROWDOT_Q4_0_PAIR(20, 64, Y5)
-	ROWDOT_Q4_0_PAIR(38, 128, Y6)
-	ROWDOT_Q4_0_PAIR(56, 192, Y7)
-	VPHADDD   Y5, Y4, Y4
-	VPHADDD   Y7, Y6, Y6
-	VPHADDD   Y6, Y4, Y5
-	VPSUBD    Y13, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	SCALES8(18)
-	VMULPS    Y6, Y5, Y5
-	VMULPS    (BX), Y5, Y8
-	// the second row, into Y5
+	Q4_0_ROW8_TO(row0-128)
 	ADDQ      R8, AX
-	ROWDOT_Q4_0_PAIR(2, 0, Y4)
-	ROWDOT_Q4_0_PAIR(20, 64, Y5)
-	ROWDOT_Q4_0_PAIR(38, 128, Y6)
-	ROWDOT_Q4_0_PAIR(56, 192, Y7)
-	VPHADDD   Y5, Y4, Y4
-	VPHADDD   Y7, Y6, Y6
-	VPHADDD   Y6, Y4, Y5
-	VPSUBD    Y13, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	SCALES8(18)
-	SUBQ      R8, AX
-	VMULPS    Y6, Y5, Y5
-	VMULPS    (BX), Y5, Y5
-	ADD_LANES4_TO(X8, X7, X12)
-	ADD_LANES4_TO(X5, X9, X11)
-	VEXTRACTF128 $1, Y8, X8
-	VEXTRACTF128 $1, Y5, X5
-	ADD_LANES4_TO(X8, X7, X12)
-	ADD_LANES4_TO(X5, X9, X11)
+	Q4_0_ROW8_TO(row1-96)
+	ADDQ      R8, AX
+	Q4_0_ROW8_TO(row2-64)
+	ADDQ      R8, AX
+	Q4_0_ROW8_TO(row3-32)
+	SUBQ      R14, AX
+	VADDSS    row0-128(SP), X12, X12
+	VADDSS    row1-96(SP), X11, X11
+	VADDSS    row2-64(SP), X10, X10
+	VADDSS    row3-32(SP), X9, X9
+	VADDSS    row0-124(SP), X12, X12
+	VADDSS    row1-92(SP), X11, X11
+	VADDSS    row2-60(SP), X10, X10
+	VADDSS    row3-28(SP), X9, X9
+	VADDSS    row0-120(SP), X12, X12
+	VADDSS    row1-88(SP), X11, X11
+	VADDSS    row2-56(SP), X10, X10
+	VADDSS    row3-24(SP), X9, X9
+	VADDSS    row0-116(SP), X12, X12
+	VADDSS    row1-84(SP), X11, X11
+	VADDSS    row2-52(SP), X10, X10
+	VADDSS    row3-20(SP), X9, X9
+	VADDSS    row0-112(SP), X12, X12
+	VADDSS    row1-80(SP), X11, X11
+	VADDSS    row2-48(SP), X10, X10
+	VADDSS    row3-16(SP), X9, X9
+	VADDSS    row0-108(SP), X12, X12
+	VADDSS    row1-76(SP), X11, X11
+	VADDSS    row2-44(SP), X10, X10
+	VADDSS    row3-12(SP), X9, X9
+	VADDSS    row0-104(SP), X12, X12
+	VADDSS    row1-72(SP), X11, X11
+	VADDSS    row2-40(SP), X10, X10
+	VADDSS    row3-8(SP), X9, X9
+	VADDSS    row0-100(SP), X12, X12
+	VADDSS    row1-68(SP), X11, X11
+	VADDSS    row2-36(SP), X10, X10
+	VADDSS    row3-4(SP), X9, X9
 	ADDQ $256, R15
-	NEXT8(18, q4pair8)
+	NEXT8(18, v4quad8)
 	TESTQ CX, CX
-	JZ    q4pairDone
+	JZ    v4quadDone
 
-q4pairTail:
+v4quadTail:
 	VMOVD     (R9), X13
 	VPSLLD    $3, X13, X13
-	ROWDOT_Q4_0(2(AX), (DX), Y4)
-	BLOCKSUM1
-	VPSUBD    X13, X4, X4
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    X6, X4, X4
-	VMULSS    (BX), X4, X4
-	VADDSS    X4, X12, X12
-	ROWDOT_Q4_0(2(AX)(R8*1), (DX), Y4)
-	BLOCKSUM1
-	VPSUBD    X13, X4, X4
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX)(R8*1), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    X6, X4, X4
-	VMULSS    (BX), X4, X4
-	VADDSS    X4, X11, X11
-	NEXT1(18, q4pairTail)
+	Q4_0_TAIL1(2(AX), (AX), X12)
+	Q4_0_TAIL1(2(AX)(R8*1), (AX)(R8*1), X11)
+	Q4_0_TAIL1(2(AX)(R8*2), (AX)(R8*2), X10)
+	Q4_0_TAIL1(2(AX)(R14*1), (AX)(R14*1), X9)
+	NEXT1(18, v4quadTail)
 
-q4pairDone:
+v4quadDone:
 	VMOVSS X12, (DI)
 	VMOVSS X11, 4(DI)
-	ADDQ   $8, DI
-	LEAQ   (SI)(R8*2), SI
-	SUBQ   $2, R12
-	JNZ    q4pair
+	VMOVSS X10, 8(DI)
+	VMOVSS X9, 12(DI)
+	ADDQ   $16, DI
+	LEAQ   (SI)(R8*4), SI
+	SUBQ   $4, R12
+	JNZ    v4quad
 	VZEROUPPER
 	RET
 
-q4row:
-	ROW
-	MOVQ pairs+64(FP), R15
-	CMPQ CX, $8
-	JLT  q4tail
-
-q4blocks8:
-	PREFETCH_AHEAD(144)
-	ROWDOT_Q4_0_PAIR(2, 0, Y4)
-	ROWDOT_Q4_0_PAIR(20, 64, Y5)
-	ROWDOT_Q4_0_PAIR(38, 128, Y6)
-	ROWDOT_Q4_0_PAIR(56, 192, Y7)
-	// [b0 b0 b1 b1 | b4 b4 b5 b5], [b2 b2 b3 b3 | b6 b6 b7 b7], then
-	// [b0 b1 b2 b3 | b4 b5 b6 b7]
-	VPHADDD Y5, Y4, Y4
-	VPHADDD Y7, Y6, Y6
-	VPHADDD Y6, Y4, Y5
-	// s −= 8·Σq
-	VMOVDQU   (R9), Y6
-	VPSLLD    $3, Y6, Y6
-	VPSUBD    Y6, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	SCALES8(18)
-	// sum += float32(s) · d_w · d_x, as mulQ4_0 rounds it
-	VMULPS    Y6, Y5, Y5
-	VMULPS    (BX), Y5, Y5
-	ADD_LANES8
-	ADDQ $256, R15
-	NEXT8(18, q4blocks8)
-	TESTQ CX, CX
-	JZ    q4done
-
-q4tail:
-	ROWDOT_Q4_0(2(AX), (DX), Y4)
-	BLOCKSUM1
-	VMOVD     (R9), X6
-	VPSLLD    $3, X6, X6
-	VPSUBD    X6, X4, X4
-	VCVTDQ2PS X4, X4
-	MOVWLZX   (AX), R13
-	VMOVD     R13, X6
-	VCVTPH2PS X6, X6
-	VMULSS    X6, X4, X4
-	VMULSS    (BX), X4, X4
-	VADDSS    X4, X12, X12
-	NEXT1(18, q4tail)
-
-q4done:
-	NEXT_ROW(q4row)
+	MUL_Q4_0(ROWDOT_Q4_0_PAIR_VNNI)
 
 // ROWDOT_IQ4_NL is ROWDOT_Q8_0, with the vector's block in Y0, for the
 // IQ4_NL block whose 16 bytes of indices are at mem, ordered as Q4_0's nibbles: each index picks its

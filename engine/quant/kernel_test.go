@@ -21,11 +21,19 @@ var tailCases = []KernelCase{
 // for NaN: x86 quiets a signalling one at another step), writing every row
 // and no more.
 func TestSIMDMatchesGo(t *testing.T) {
-	UseSIMD(true)
-	if Kernel() == "Go" {
+	sets := assemblySets()
+	if len(sets) == 0 {
 		t.Skip("no assembly kernels on this CPU or build")
 	}
 	defer UseSIMD(true)
+	for _, use := range sets {
+		use()
+		t.Run(Kernel(), func(t *testing.T) { simdMatchesGo(t, use) })
+	}
+}
+
+// simdMatchesGo is TestSIMDMatchesGo for the assembly kernels use turns on.
+func simdMatchesGo(t *testing.T, use func()) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, format := range simdFormats {
 		for _, c := range append(tailCases, KernelCases...) {
@@ -35,7 +43,10 @@ func TestSIMDMatchesGo(t *testing.T) {
 			t.Run(format.String()+"/"+c.String(), func(t *testing.T) {
 				m, x := c.Make(format, rng)
 				multiply := func(simd bool) []float32 {
-					UseSIMD(simd)
+					UseSIMD(false)
+					if simd {
+						use()
+					}
 					out := make([]float32, c.Rows+1)
 					for i := range out {
 						out[i] = float32(math.NaN()) // every row must be written
@@ -65,8 +76,8 @@ func TestSIMDMatchesGo(t *testing.T) {
 // with the assembly kernels and with the Go ones: the same bits, any NaN
 // for NaN.
 func FuzzSIMDMatchesGo(f *testing.F) {
-	UseSIMD(true)
-	if Kernel() == "Go" {
+	sets := assemblySets()
+	if len(sets) == 0 {
 		f.Skip("no assembly kernels on this CPU or build")
 	}
 	f.Add([]byte{0x3c, 0x00, 0x80, 0x7f, 0x01, 0xff}, []byte{1, 2, 3}, uint8(0), uint8(5), uint8(1))
@@ -77,7 +88,7 @@ func FuzzSIMDMatchesGo(f *testing.F) {
 		}
 		defer UseSIMD(true)
 		ft := simdFormats[int(format)%len(simdFormats)]
-		m := Matrix{Type: ft, Rows: 1 + int(rows%13), Cols: (1 + int(blocks%3)) * ft.BlockSize()}
+		m := Matrix{Type: ft, Rows: 1 + int(rows%13), Cols: (1 + int(blocks%10)) * ft.BlockSize()}
 		m.Q = make([]byte, m.Rows*RowBytes(ft, m.Cols))
 		for i := range m.Q {
 			m.Q[i] = weights[i%len(weights)]
@@ -86,17 +97,20 @@ func FuzzSIMDMatchesGo(f *testing.F) {
 		for j := range x {
 			x[j] = float32(int8(xs[j%len(xs)])) * float32(1+j%7) / 64
 		}
-		multiply := func(simd bool) []float32 {
-			UseSIMD(simd)
+		multiply := func(use func()) []float32 {
+			use()
 			out := make([]float32, m.Rows)
 			var v Vec
 			m.MulVec(out, x, &v)
 			return out
 		}
-		want, got := multiply(false), multiply(true)
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
-				t.Fatalf("%s row %d: assembly %v, Go %v", ft, i, got[i], want[i])
+		want := multiply(func() { UseSIMD(false) })
+		for _, use := range sets {
+			got := multiply(use)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s row %d: %s %v, Go %v", ft, i, Kernel(), got[i], want[i])
+				}
 			}
 		}
 	})
