@@ -259,6 +259,9 @@ func (f *File) Model() (*checkpoint.Model, error) {
 	if a.fusedUp {
 		splitGateUp(m, gateUp, fusedUp, quantized)
 	}
+	if quantized && f.data == nil { // bytes of the model's own, not a caller's
+		interleaveRows(q, c.SharedHead)
+	}
 	if quantized && a.positions { // looked up, not multiplied: float32
 		w.PosEmbedding = make([]float32, c.SeqLen*d)
 		for p := range c.SeqLen {
@@ -776,3 +779,41 @@ func unsupportedTokenizer(name string) error {
 const spaceMark = "\u2581"
 
 func unescapeSpaces(s string) string { return strings.ReplaceAll(s, spaceMark, " ") }
+
+// interleaveRows lays out q's matrices for the fastest kernels the CPU
+// runs (quant.Interleave), those whose slices start at multiples of 16
+// rows: a matrix whose rows are such a multiple, and the query, key and
+// value matrices only when all three are, since threads split their rows
+// as one run (package transformer). The classifier is the embedding
+// again when shared.
+func interleaveRows(q *checkpoint.Matrices, shared bool) {
+	whole := func(ms ...*quant.Matrix) bool {
+		for _, m := range ms {
+			if m.Rows%16 != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range q.Layers {
+		l := &q.Layers[i]
+		if whole(&l.WQ, &l.WK, &l.WV) {
+			quant.Interleave(&l.WQ)
+			quant.Interleave(&l.WK)
+			quant.Interleave(&l.WV)
+		}
+		for _, m := range []*quant.Matrix{&l.WO, &l.W1, &l.W2, &l.W3} {
+			if whole(m) {
+				quant.Interleave(m)
+			}
+		}
+	}
+	if whole(&q.TokenEmbedding) {
+		quant.Interleave(&q.TokenEmbedding)
+	}
+	if shared {
+		q.Classifier = q.TokenEmbedding
+	} else if whole(&q.Classifier) {
+		quant.Interleave(&q.Classifier)
+	}
+}

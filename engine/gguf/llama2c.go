@@ -159,7 +159,7 @@ func WriteLlama2c(w io.Writer, m *checkpoint.Model, v *tokenizer.Vocab, o Llama2
 	ms := m.Matrices()
 	var ts []NewTensor
 	matrix := func(name string, x *quant.Matrix) {
-		t := NewTensor{name, dims(x.Cols, x.Rows), Type(x.Type), x.Q}
+		t := NewTensor{name, dims(x.Cols, x.Rows), Type(x.Type), x.RowMajor()}
 		if x.Type == quant.F32 {
 			t.Type, t.Data = o.Type, encode(x.F32)
 		}
@@ -242,7 +242,7 @@ func fuse(ms ...*quant.Matrix) *quant.Matrix {
 	f := &quant.Matrix{Type: ms[0].Type, Cols: ms[0].Cols}
 	for _, m := range ms {
 		f.Rows += m.Rows
-		f.F32, f.Q = append(f.F32, m.F32...), append(f.Q, m.Q...)
+		f.F32, f.Q = append(f.F32, m.F32...), append(f.Q, m.RowMajor()...)
 	}
 	return f
 }

@@ -300,7 +300,7 @@ func TestMatchesLlamaCpp(t *testing.T) {
 						t.Errorf("%s: randmodel's %s says %s, llama-quantize wrote %s", name, tc.name, f, mat.Type)
 					}
 				}
-				raw := mat.Q
+				raw := mat.RowMajor()
 				if mat.Type == quant.F32 {
 					raw = nil
 				} else if h := hashBytes(raw); h != w.raw {

@@ -11,29 +11,33 @@ import (
 // 256-weight blocks): W1 (768 × 256), W2 (256 × 768) and the classifier
 // (32000 × 256); at SmolLM2-135M's shapes (dim 576, hidden 1536, vocabulary
 // 49,152), whose larger matrices stream from memory; and, for Q8_0 and Q4_0, the alternative of multiplying in
-// float32 without quantizing x (floatQ8_0, floatQ4_0); each with the
+// float32 without quantizing x (floatQ8_0, floatQ4_0), and with their
+// rows interleaved (interleave.go); each with the
 // assembly kernels and with the Go ones, where there are both. Run it
 // natively and under js/wasm.
 func BenchmarkMulVec(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	kernels := []struct {
-		name string
-		t    Type
-		mul  func(m *Matrix, out, x []float32, v *Vec)
+		name        string
+		t           Type
+		mul         func(m *Matrix, out, x []float32, v *Vec)
+		interleaved bool
 	}{
-		{"Q8_0", Q8_0, (*Matrix).MulVec},
-		{"Q4_0", Q4_0, (*Matrix).MulVec},
-		{"Q5_0", Q5_0, (*Matrix).MulVec},
-		{"Q5_1", Q5_1, (*Matrix).MulVec},
-		{"Q4_K", Q4_K, (*Matrix).MulVec},
-		{"Q5_K", Q5_K, (*Matrix).MulVec},
-		{"Q6_K", Q6_K, (*Matrix).MulVec},
-		{"Q2_K", Q2_K, (*Matrix).MulVec},
-		{"Q3_K", Q3_K, (*Matrix).MulVec},
-		{"IQ4_NL", IQ4_NL, (*Matrix).MulVec},
-		{"IQ4_XS", IQ4_XS, (*Matrix).MulVec},
-		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }},
-		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }},
+		{"Q8_0", Q8_0, (*Matrix).MulVec, false},
+		{"Q4_0", Q4_0, (*Matrix).MulVec, false},
+		{"Q8_0-interleaved", Q8_0, (*Matrix).MulVec, true},
+		{"Q4_0-interleaved", Q4_0, (*Matrix).MulVec, true},
+		{"Q5_0", Q5_0, (*Matrix).MulVec, false},
+		{"Q5_1", Q5_1, (*Matrix).MulVec, false},
+		{"Q4_K", Q4_K, (*Matrix).MulVec, false},
+		{"Q5_K", Q5_K, (*Matrix).MulVec, false},
+		{"Q6_K", Q6_K, (*Matrix).MulVec, false},
+		{"Q2_K", Q2_K, (*Matrix).MulVec, false},
+		{"Q3_K", Q3_K, (*Matrix).MulVec, false},
+		{"IQ4_NL", IQ4_NL, (*Matrix).MulVec, false},
+		{"IQ4_XS", IQ4_XS, (*Matrix).MulVec, false},
+		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }, false},
+		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }, false},
 	}
 	for _, shape := range [][2]int{{768, 256}, {256, 768}, {32000, 256}, {1536, 576}, {576, 1536}, {49152, 576}} {
 		rows, cols := shape[0], shape[1]
@@ -44,6 +48,9 @@ func BenchmarkMulVec(b *testing.B) {
 				continue // 576 is not whole blocks of the K formats
 			}
 			m := Random(k.t, rows, cols, 0.1, rng)
+			if k.interleaved {
+				interleave(&m)
+			}
 			var v Vec
 			for _, asm := range []bool{true, false} {
 				UseSIMD(asm)

@@ -8,7 +8,8 @@ import "unsafe"
 // four rows at a time, Q8_0 and Q4_0 two rows at a time, the formats of
 // blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. Where the CPU has
 // AVX-512 VNNI, Q8_0's and Q4_0's integer products use it (VPDPBUSD), and
-// Q4_0's rows go four at a time. The activations
+// Q4_0's rows go four at a time; a model's Q8_0 and Q4_0 matrices then
+// have their rows interleaved (Interleave), eight a register. The activations
 // are quantized to Q8_0's blocks in assembly too (quantizeQ8_0AVX2). They give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): a block's integer products are summed
 // exactly, in any order; then each row adds its blocks' sums times their
@@ -356,3 +357,41 @@ func quantizeQ8_0SIMD(x []float32, q []int8, d, s []float32, sums []int32) int {
 	_, _, _, _ = x[n*32-1], q[n*32-1], s[n-1], sums[n-1]
 	return quantizeQ8_0AVX2(&x[0], &q[0], &d[0], &s[0], &sums[0], n)
 }
+
+// Interleave lays out m's rows, in place, for the kernels MulVec uses: a
+// Q8_0 or Q4_0 m's eight at a time (interleave.go), for AVX-512 VNNI's;
+// otherwise it leaves m as it is. m's bytes must be its own, in the row
+// layout, and a Slice of m must start and end at a multiple of eight rows
+// (or at its end).
+func Interleave(m *Matrix) {
+	if _, ok := interleaves[m.Type]; ok && vnni && m.groups == 0 {
+		interleave(m)
+	}
+}
+
+// mulGroupsSIMD multiplies interleaved rows as mulGroupsGo does, in
+// assembly, and reports whether it did: only with AVX-512 VNNI.
+func mulGroupsSIMD(t Type, out []float32, w []byte, v *Vec) bool {
+	if !vnni || len(out) == 0 || len(v.d) == 0 {
+		return false
+	}
+	if len(w) < len(out)*len(v.d)*t.BlockBytes() || len(v.q) < 32*len(v.d) || len(v.sums) < len(v.d) {
+		panic("quant: a product's matrix or vector is shorter than its shape")
+	}
+	if t == Q8_0 {
+		mulQ8_0GroupsVNNI(&out[0], &w[0], &v.q[0], &v.d[0], &v.sums[0], len(v.d), len(out)/groupRows)
+	} else {
+		mulQ4_0GroupsVNNI(&out[0], &w[0], &v.q[0], &v.d[0], &v.sums[0], len(v.d), len(out)/groupRows)
+	}
+	return true
+}
+
+// mulQ8_0GroupsVNNI and mulQ4_0GroupsVNNI set out[0 … 8·groups) to the
+// interleaved rows at w (blocks blocks each) times the vector q, d, sums,
+// a row a lane, each lane adding its row's blocks in order.
+//
+//go:noescape
+func mulQ8_0GroupsVNNI(out *float32, w *byte, q *int8, d *float32, sums *int32, blocks, groups int)
+
+//go:noescape
+func mulQ4_0GroupsVNNI(out *float32, w *byte, q *int8, d *float32, sums *int32, blocks, groups int)

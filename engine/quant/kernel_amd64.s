@@ -318,6 +318,48 @@
 	VZEROUPPER         \
 	RET
 
+// The kernels of interleaved rows (interleave.go) take a group of eight
+// rows through its blocks, a row a lane: each chunk of four quants of the
+// eight rows times the vector's four, broadcast (VPDPBUSD.BCST), into
+// two sums by turns; then the block's float part, lane by lane as the Go
+// kernels round it, added to the rows' sums in Y12. A group is one
+// stream of bytes, and the groups follow one another.
+
+// GROUPS_PROLOGUE loads the arguments of the kernels of interleaved rows,
+// (out *float32, w *byte, q *int8, d *float32, sums *int32, blocks,
+// groups int), but q, d and sums, which GROUP_START loads for each group.
+#define GROUPS_PROLOGUE \
+	MOVQ out+0(FP), DI       \
+	MOVQ w+8(FP), SI         \
+	MOVQ blocks+40(FP), R11  \
+	MOVQ groups+48(FP), R12
+
+// GROUP_START starts a group at SI: DX at the vector's block, BX at its
+// scale, R9 at its sum, CX the blocks left, Y12 the rows' sums.
+#define GROUP_START \
+	MOVQ   q+16(FP), DX    \
+	MOVQ   d+24(FP), BX    \
+	MOVQ   sums+32(FP), R9 \
+	MOVQ   R11, CX         \
+	VXORPS Y12, Y12, Y12
+
+// GROUP_NEXT moves on by a block of size bytes, back to block while
+// blocks remain; then stores the rows' sums and moves on to the next
+// group, back to group while groups remain; then returns.
+#define GROUP_NEXT(size, block, group) \
+	ADDQ    $size, SI    \
+	ADDQ    $32, DX      \
+	ADDQ    $4, BX       \
+	ADDQ    $4, R9       \
+	DECQ    CX           \
+	JNZ     block        \
+	VMOVUPS Y12, (DI)    \
+	ADDQ    $32, DI      \
+	DECQ    R12          \
+	JNZ     group        \
+	VZEROUPPER           \
+	RET
+
 // Q8_0_ROW8 sets dst to the next eight blocks' products of the Q8_0 row
 // at AX with the vector, by rowdot and blocksums, each times its two
 // scales, one block a lane.
@@ -686,6 +728,96 @@ v4quadDone:
 	RET
 
 	MUL_Q4_0(ROWDOT_Q4_0_PAIR_VNNI)
+
+// Q8_0_CHUNKS2 adds two chunks of eight interleaved Q8_0 rows, at off(SI),
+// times the vector's quants at x(DX), into Y4 and Y5.
+#define Q8_0_CHUNKS2(off, x) \
+	VMOVDQU       off(SI), Y0        \
+	VPDPBUSD.BCST x(DX), Y0, Y4      \
+	VMOVDQU       off+32(SI), Y1     \
+	VPDPBUSD.BCST x+4(DX), Y1, Y5
+
+// Q4_0_CHUNK adds a chunk of eight interleaved Q4_0 rows, at off(SI),
+// times the vector's quants at x(DX) (the low nibbles) and x+16(DX) (the
+// high ones), into Y4 and Y5; Y14 holds the low-nibble mask.
+#define Q4_0_CHUNK(off, x) \
+	VMOVDQU       off(SI), Y0        \
+	VPSRLW        $4, Y0, Y1         \
+	VPAND         Y14, Y0, Y0        \
+	VPAND         Y14, Y1, Y1        \
+	VPDPBUSD.BCST x(DX), Y0, Y4      \
+	VPDPBUSD.BCST x+16(DX), Y1, Y5
+
+// func mulQ8_0GroupsVNNI(out *float32, w *byte, q *int8, d *float32, sums *int32, blocks, groups int)
+//
+// The quants are weight + 128, unsigned: 128 times the vector's block sum
+// comes back out of each row's sum.
+TEXT ·mulQ8_0GroupsVNNI(SB), NOSPLIT, $0-56
+	GROUPS_PROLOGUE
+
+q8group:
+	GROUP_START
+
+q8block:
+	PREFETCHT0    PF_DIST(SI)
+	PREFETCHT0    PF_DIST+64(SI)
+	PREFETCHT0    PF_DIST+128(SI)
+	PREFETCHT0    PF_DIST+192(SI)
+	PREFETCHT0    PF_DIST+271(SI)
+	VPXOR         Y4, Y4, Y4
+	VPXOR         Y5, Y5, Y5
+	Q8_0_CHUNKS2(16, 0)
+	Q8_0_CHUNKS2(80, 8)
+	Q8_0_CHUNKS2(144, 16)
+	Q8_0_CHUNKS2(208, 24)
+	VPADDD        Y5, Y4, Y4
+	VPBROADCASTD  (R9), Y6
+	VPSLLD        $7, Y6, Y6
+	VPSUBD        Y6, Y4, Y4
+	// sum += float32(s) · (d_w·d_x), as mulQ8_0 rounds it
+	VCVTDQ2PS     Y4, Y4
+	VCVTPH2PS     (SI), Y6
+	VBROADCASTSS  (BX), Y7
+	VMULPS        Y7, Y6, Y6
+	VMULPS        Y6, Y4, Y4
+	VADDPS        Y4, Y12, Y12
+	GROUP_NEXT(272, q8block, q8group)
+
+// func mulQ4_0GroupsVNNI(out *float32, w *byte, q *int8, d *float32, sums *int32, blocks, groups int)
+//
+// A chunk's low nibbles are weights 4c … 4c+3, its high ones 16+4c …; the
+// −8 comes out as 8 times the vector's block sum.
+TEXT ·mulQ4_0GroupsVNNI(SB), NOSPLIT, $0-56
+	GROUPS_PROLOGUE
+	MOVL         $0x0f0f0f0f, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+
+q4group:
+	GROUP_START
+
+q4block:
+	PREFETCHT0    PF_DIST(SI)
+	PREFETCHT0    PF_DIST+64(SI)
+	PREFETCHT0    PF_DIST+143(SI)
+	VPXOR         Y4, Y4, Y4
+	VPXOR         Y5, Y5, Y5
+	Q4_0_CHUNK(16, 0)
+	Q4_0_CHUNK(48, 4)
+	Q4_0_CHUNK(80, 8)
+	Q4_0_CHUNK(112, 12)
+	VPADDD        Y5, Y4, Y4
+	VPBROADCASTD  (R9), Y6
+	VPSLLD        $3, Y6, Y6
+	VPSUBD        Y6, Y4, Y4
+	// sum += float32(s) · d_w · d_x, as mulQ4_0 rounds it
+	VCVTDQ2PS     Y4, Y4
+	VCVTPH2PS     (SI), Y6
+	VMULPS        Y6, Y4, Y4
+	VBROADCASTSS  (BX), Y7
+	VMULPS        Y7, Y4, Y4
+	VADDPS        Y4, Y12, Y12
+	GROUP_NEXT(144, q4block, q4group)
 
 // ROWDOT_IQ4_NL is ROWDOT_Q8_0, with the vector's block in Y0, for the
 // IQ4_NL block whose 16 bytes of indices are at mem, ordered as Q4_0's nibbles: each index picks its

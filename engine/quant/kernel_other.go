@@ -36,3 +36,8 @@ func mulQ2_KSIMD([]float32, []byte, *Vec) int { return 0 }
 func mulIQ4_XSSIMD([]float32, []byte, *Vec) int { return 0 }
 
 func quantizeQ8_0SIMD([]float32, []int8, []float32, []float32, []int32) int { return 0 }
+
+// Interleave does nothing: no kernel here reads interleaved rows.
+func Interleave(*Matrix) {}
+
+func mulGroupsSIMD(Type, []float32, []byte, *Vec) bool { return false }

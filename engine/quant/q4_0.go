@@ -29,19 +29,29 @@ func mulQ4_0(out []float32, w []byte, v *Vec) {
 		var sum float32
 		for b, vd := range v.d {
 			blk := (*[q4_0Bytes]byte)(row[b*q4_0Bytes:])
-			lo := (*[16]int8)(v.q[b*32:])
-			hi := (*[16]int8)(v.q[b*32+16:])
-			var s0, s1, s2, s3 int32
-			for j := 0; j < 16; j += 2 {
-				q0, q1 := int32(blk[2+j]), int32(blk[3+j])
-				s0 += (q0 & 0xf) * int32(lo[j])
-				s1 += (q0 >> 4) * int32(hi[j])
-				s2 += (q1 & 0xf) * int32(lo[j+1])
-				s3 += (q1 >> 4) * int32(hi[j+1])
-			}
-			s := (s0 + s1) + (s2 + s3) - 8*v.sums[b]
-			sum += float32(float32(s) * half(blk[:]) * vd) // rounded as in mulQ8_0
+			sum += termQ4_0(blk, (*[32]int8)(v.q[b*32:]), v.sums[b], vd)
 		}
 		out[i] = sum
 	}
+}
+
+// termQ4_0 is termQ8_0 for a Q4_0 block, whose −8 takes out 8·sum, the
+// vector block's Σq.
+func termQ4_0(blk *[q4_0Bytes]byte, q *[32]int8, sum int32, vd float32) float32 {
+	return float32(dotQ4_0(blk, q)-8*sum) * half(blk[:]) * vd
+}
+
+// dotQ4_0 is the integer sum of a Q4_0 block's four-bit q (0–15) times
+// the vector's.
+func dotQ4_0(blk *[q4_0Bytes]byte, q *[32]int8) int32 {
+	lo, hi := (*[16]int8)(q[:16]), (*[16]int8)(q[16:])
+	var s0, s1, s2, s3 int32
+	for j := 0; j < 16; j += 2 {
+		q0, q1 := int32(blk[2+j]), int32(blk[3+j])
+		s0 += (q0 & 0xf) * int32(lo[j])
+		s1 += (q0 >> 4) * int32(hi[j])
+		s2 += (q1 & 0xf) * int32(lo[j+1])
+		s3 += (q1 >> 4) * int32(hi[j+1])
+	}
+	return (s0 + s1) + (s2 + s3)
 }

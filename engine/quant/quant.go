@@ -176,12 +176,16 @@ func TypeNamed(name string) (Type, bool) {
 
 // Matrix is a Rows × Cols weight matrix, row-major: float32 values in F32,
 // or in Q the blocks of each row after those of the row before, as a GGUF
-// file stores them. Its product with x is out[i] = Σ_j W[i][j]·x[j].
+// file stores them (but where Interleave laid out groups of rows). Its
+// product with x is out[i] = Σ_j W[i][j]·x[j].
 type Matrix struct {
 	Type       Type
 	Rows, Cols int
 	F32        []float32 // Rows·Cols values when Type is F32
-	Q          []byte    // Rows·RowBytes bytes otherwise
+	Q          []byte    // Rows·RowBytes bytes otherwise (RowMajor: row after row)
+	// groups is how many groups of eight rows Q holds interleaved
+	// (interleave.go), from its first row; 0 for the row layout.
+	groups int
 }
 
 // RowBytes is the size in bytes of one row of a matrix of t with cols
@@ -226,6 +230,12 @@ func (m *Matrix) Slice(from, to int) Matrix {
 	} else {
 		n := RowBytes(m.Type, m.Cols)
 		s.Q = m.Q[from*n : to*n]
+		if grouped := m.groups * groupRows; from < grouped {
+			if from%groupRows != 0 || to < grouped && to%groupRows != 0 {
+				panic("quant: a slice of interleaved rows must start and end at a group's edge")
+			}
+			s.groups = (min(to, grouped) - from) / groupRows
+		}
 	}
 	return s
 }
@@ -241,6 +251,20 @@ func (m *Matrix) row(i int) []byte {
 // up (a token's embedding), not for products.
 func (m *Matrix) Row(i int, dst []float32) {
 	dst = dst[:m.Cols]
+	if i < m.groups*groupRows {
+		var blk [q8_0Bytes]byte
+		blockBytes := m.Type.BlockBytes()
+		group := m.Q[i/groupRows*groupRows*RowBytes(m.Type, m.Cols):]
+		for b := range m.Cols / 32 {
+			groupBlock(m.Type, group, b, i%groupRows, blk[:blockBytes])
+			if m.Type == Q8_0 {
+				dequantizeQ8_0(blk[:], dst[b*32:][:32])
+			} else {
+				dequantizeQ4_0(blk[:blockBytes], dst[b*32:][:32])
+			}
+		}
+		return
+	}
 	switch m.Type {
 	case F32:
 		copy(dst, m.F32[i*m.Cols:])
@@ -304,11 +328,13 @@ func (m *Matrix) MulQuantized(out []float32, v *Vec) {
 	out = out[:m.Rows]
 	switch m.Type {
 	case Q8_0:
-		n := mulQ8_0SIMD(out, m.Q, v)
-		mulQ8_0(out[n:], m.Q[n*len(v.d)*q8_0Bytes:], v)
+		out, w := m.mulGroups(out, v)
+		n := mulQ8_0SIMD(out, w, v)
+		mulQ8_0(out[n:], w[n*len(v.d)*q8_0Bytes:], v)
 	case Q4_0:
-		n := mulQ4_0SIMD(out, m.Q, v)
-		mulQ4_0(out[n:], m.Q[n*len(v.d)*q4_0Bytes:], v)
+		out, w := m.mulGroups(out, v)
+		n := mulQ4_0SIMD(out, w, v)
+		mulQ4_0(out[n:], w[n*len(v.d)*q4_0Bytes:], v)
 	case Q5_0:
 		n := mulQ5_0SIMD(out, m.Q, v)
 		mulQ5_0(out[n:], m.Q[n*len(v.d)*q5_0Bytes:], v)
