@@ -73,7 +73,8 @@ func simdMatchesGo(t *testing.T, use func()) {
 
 // FuzzSIMDMatchesGo multiplies matrices made of arbitrary bytes (any
 // scales, NaN and infinities included, any integers) by arbitrary vectors
-// with the assembly kernels and with the Go ones: the same bits, any NaN
+// with the assembly kernels and with the Go ones, and with their rows
+// interleaved where the format has that layout: the same bits, any NaN
 // for NaN.
 func FuzzSIMDMatchesGo(f *testing.F) {
 	sets := assemblySets()
@@ -106,10 +107,16 @@ func FuzzSIMDMatchesGo(f *testing.F) {
 		}
 		want := multiply(func() { UseSIMD(false) })
 		for _, use := range sets {
-			got := multiply(use)
-			for i := range want {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
-					t.Fatalf("%s row %d: %s %v, Go %v", ft, i, Kernel(), got[i], want[i])
+			if got := multiply(use); !sameBits(got, want) {
+				t.Fatalf("%s: %s %v, Go %v", ft, Kernel(), got, want)
+			}
+		}
+		if _, ok := interleaves[ft]; ok && m.Rows >= groupRows {
+			m.Q = append([]byte(nil), m.Q...)
+			interleave(&m)
+			for _, use := range append(sets, func() { UseSIMD(false) }) {
+				if got := multiply(use); !sameBits(got, want) {
+					t.Fatalf("%s interleaved: %s %v, Go %v", ft, Kernel(), got, want)
 				}
 			}
 		}
