@@ -1,5 +1,7 @@
 package quant
 
+import "encoding/binary"
+
 // Interleaved rows: Q8_0 and Q4_0 matrices whose rows go eight at a time,
 // block by block, so that one integer instruction multiplies a piece of
 // eight rows, a row a lane, and each lane adds its row's blocks in order
@@ -20,19 +22,20 @@ var interleaves = map[Type]byte{Q8_0: 0x80, Q4_0: 0}
 // interleave lays out m's whole groups of rows interleaved, in place. m
 // must be one of interleaves' formats, in the row layout.
 func interleave(m *Matrix) {
-	blockBytes, xor := m.Type.BlockBytes(), interleaves[m.Type]
+	blockBytes, xor := m.Type.BlockBytes(), uint32(interleaves[m.Type])*0x01010101
 	rowBytes := RowBytes(m.Type, m.Cols)
 	rows := make([]byte, groupRows*rowBytes)
 	for g := range m.Rows / groupRows {
 		group := m.Q[g*len(rows):][:len(rows)]
 		copy(rows, group)
 		for b := range m.Cols / 32 {
+			at := group[b*groupRows*blockBytes:]
 			for r := range groupRows {
 				blk := rows[r*rowBytes+b*blockBytes:][:blockBytes]
-				at := group[b*groupRows*blockBytes:]
 				copy(at[2*r:2*r+2], blk[:2])
-				for j, q := range blk[2:] {
-					at[2*groupRows+32*(j/4)+4*r+j%4] = q ^ xor
+				for c := 0; 2+4*c < blockBytes; c++ { // four quants at a time
+					q := binary.LittleEndian.Uint32(blk[2+4*c:])
+					binary.LittleEndian.PutUint32(at[2*groupRows+32*c+4*r:], q^xor)
 				}
 			}
 		}
