@@ -15,14 +15,23 @@ import "encoding/binary"
 // groupRows is how many rows a group interleaves.
 const groupRows = 8
 
-// interleaves are the formats whose rows can be interleaved, and the XOR
-// of their quants.
-var interleaves = map[Type]byte{Q8_0: 0x80, Q4_0: 0}
+// interleaves reports whether t's rows can be interleaved, and the XOR of
+// their quants.
+func interleaves(t Type) (xor byte, ok bool) {
+	switch t {
+	case Q8_0:
+		return 0x80, true
+	case Q4_0:
+		return 0, true
+	}
+	return 0, false
+}
 
 // interleave lays out m's whole groups of rows interleaved, in place. m
 // must be one of interleaves' formats, in the row layout.
 func interleave(m *Matrix) {
-	blockBytes, xor := m.Type.BlockBytes(), uint32(interleaves[m.Type])*0x01010101
+	xor8, _ := interleaves(m.Type)
+	blockBytes, xor := m.Type.BlockBytes(), uint32(xor8)*0x01010101
 	rowBytes := RowBytes(m.Type, m.Cols)
 	rows := make([]byte, groupRows*rowBytes)
 	for g := range m.Rows / groupRows {
@@ -43,14 +52,15 @@ func interleave(m *Matrix) {
 	m.groups = m.Rows / groupRows
 }
 
-// groupBlock sets blk to row r's block b of a group of interleaved rows,
-// as the row layout holds it.
+// groupBlock sets blk to row r's block b of a group of interleaved rows
+// of t, as the row layout holds it.
 func groupBlock(t Type, group []byte, b, r int, blk []byte) {
+	xor, _ := interleaves(t)
 	blockBytes := len(blk)
 	at := group[b*groupRows*blockBytes:]
 	copy(blk[:2], at[2*r:2*r+2])
 	for j := range blk[2:] {
-		blk[2+j] = at[2*groupRows+32*(j/4)+4*r+j%4] ^ interleaves[t]
+		blk[2+j] = at[2*groupRows+32*(j/4)+4*r+j%4] ^ xor
 	}
 }
 

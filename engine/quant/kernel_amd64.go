@@ -364,7 +364,7 @@ func quantizeQ8_0SIMD(x []float32, q []int8, d, s []float32, sums []int32) int {
 // layout, and a Slice of m must start and end at a multiple of eight rows
 // (or at its end).
 func Interleave(m *Matrix) {
-	if _, ok := interleaves[m.Type]; ok && vnni && m.groups == 0 {
+	if _, ok := interleaves(m.Type); ok && vnni && m.groups == 0 {
 		interleave(m)
 	}
 }
