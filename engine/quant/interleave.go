@@ -67,7 +67,7 @@ func groupBlock(t Type, group []byte, b, r int, blk []byte) {
 // RowMajor returns m's bytes in the row layout: m.Q, or a copy of it with
 // the groups laid out again as rows.
 func (m *Matrix) RowMajor() []byte {
-	if m.groups == 0 {
+	if !canInterleave || m.groups == 0 {
 		return m.Q
 	}
 	q := append([]byte(nil), m.Q...)
@@ -112,7 +112,7 @@ func mulGroupsGo(t Type, out []float32, w []byte, v *Vec) {
 // where the CPU runs it, and returns the rows left, in the row layout:
 // out's and m's past them.
 func (m *Matrix) mulGroups(out []float32, v *Vec) ([]float32, []byte) {
-	if m.groups == 0 {
+	if !canInterleave || m.groups == 0 {
 		return out, m.Q
 	}
 	rows := m.groups * groupRows

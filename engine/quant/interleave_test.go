@@ -13,6 +13,9 @@ import (
 // NaN for NaN), whole and in slices at the groups' edges, and gives the
 // same rows (Row) and bytes (RowMajor) back.
 func TestInterleavedMatchesRows(t *testing.T) {
+	if !canInterleave {
+		t.Skip("this build reads no interleaved rows")
+	}
 	defer UseSIMD(true)
 	rng := rand.New(rand.NewPCG(21, 22))
 	sets := append([]func(){func() { UseSIMD(false) }}, assemblySets()...)
@@ -68,6 +71,9 @@ func TestInterleavedMatchesRows(t *testing.T) {
 // TestSliceOfInterleavedRowsRefusesGroupsCut checks that a Slice that
 // would cut a group of interleaved rows panics rather than misread them.
 func TestSliceOfInterleavedRowsRefusesGroupsCut(t *testing.T) {
+	if !canInterleave {
+		t.Skip("this build reads no interleaved rows")
+	}
 	m, _ := KernelCase{Rows: 24, Cols: 64}.Make(Q8_0, rand.New(rand.NewPCG(1, 2)))
 	interleave(&m)
 	for _, s := range [][2]int{{1, 24}, {0, 12}, {4, 8}} {

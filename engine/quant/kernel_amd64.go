@@ -358,6 +358,10 @@ func quantizeQ8_0SIMD(x []float32, q []int8, d, s []float32, sums []int32) int {
 	return quantizeQ8_0AVX2(&x[0], &q[0], &d[0], &s[0], &sums[0], n)
 }
 
+// canInterleave is whether matrices may have their rows interleaved:
+// where the kernels that read them are built.
+const canInterleave = true
+
 // Interleave lays out m's rows, in place, for the kernels MulVec uses: a
 // Q8_0 or Q4_0 m's eight at a time (interleave.go), for AVX-512 VNNI's;
 // otherwise it leaves m as it is. m's bytes must be its own, in the row

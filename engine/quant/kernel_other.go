@@ -37,6 +37,10 @@ func mulIQ4_XSSIMD([]float32, []byte, *Vec) int { return 0 }
 
 func quantizeQ8_0SIMD([]float32, []int8, []float32, []float32, []int32) int { return 0 }
 
+// canInterleave is false: no kernel here reads interleaved rows, and the
+// code that reads them is left out of the build (app.wasm's bytes).
+const canInterleave = false
+
 // Interleave does nothing: no kernel here reads interleaved rows.
 func Interleave(*Matrix) {}
 

@@ -111,7 +111,7 @@ func FuzzSIMDMatchesGo(f *testing.F) {
 				t.Fatalf("%s: %s %v, Go %v", ft, Kernel(), got, want)
 			}
 		}
-		if _, ok := interleaves(ft); ok && m.Rows >= groupRows {
+		if _, ok := interleaves(ft); ok && canInterleave && m.Rows >= groupRows {
 			m.Q = append([]byte(nil), m.Q...)
 			interleave(&m)
 			for _, use := range append(sets, func() { UseSIMD(false) }) {

@@ -230,7 +230,7 @@ func (m *Matrix) Slice(from, to int) Matrix {
 	} else {
 		n := RowBytes(m.Type, m.Cols)
 		s.Q = m.Q[from*n : to*n]
-		if grouped := m.groups * groupRows; from < grouped {
+		if grouped := m.groups * groupRows; canInterleave && from < grouped {
 			if from%groupRows != 0 || to < grouped && to%groupRows != 0 {
 				panic("quant: a slice of interleaved rows must start and end at a group's edge")
 			}
@@ -251,7 +251,7 @@ func (m *Matrix) row(i int) []byte {
 // up (a token's embedding), not for products.
 func (m *Matrix) Row(i int, dst []float32) {
 	dst = dst[:m.Cols]
-	if i < m.groups*groupRows {
+	if canInterleave && i < m.groups*groupRows {
 		var blk [q8_0Bytes]byte
 		blockBytes := m.Type.BlockBytes()
 		group := m.Q[i/groupRows*groupRows*RowBytes(m.Type, m.Cols):]
