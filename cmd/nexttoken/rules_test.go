@@ -115,6 +115,7 @@ func TestBarsAreOneTabStop(t *testing.T) {
 		return true;
 	})(document.getElementById('bars-list'))`)
 	waitFor(tab, `document.querySelector('#status').textContent.startsWith('1 step')`)
+	drawn(tab) // the status and the tokens are drawn in frames of their own
 	if got := evaluate[string](tab, `document.querySelector('#tokens .tok.gen').className`); !strings.Contains(got, "forced") {
 		t.Errorf("Enter on the second bar took a token of class %q, want a forced one", got)
 	}
