@@ -7,9 +7,9 @@ import "unsafe"
 // The products in AVX2 assembly (kernel_amd64.s): Q5_0, Q5_1 and IQ4_NL
 // four rows at a time, Q8_0 and Q4_0 two rows at a time, the formats of
 // blocks of 256 (Q2_K–Q6_K, IQ4_XS) one row at a time. Where the CPU has
-// AVX-512 VNNI, Q8_0's and Q4_0's integer products use it (VPDPBUSD), and
-// Q4_0's rows go four at a time; a model's Q8_0 and Q4_0 matrices then
-// have their rows interleaved (Interleave), eight a register. The activations
+// AVX-512 VNNI, Q8_0's and Q4_0's integer products use it (VPDPBUSD),
+// and a model's Q8_0 and Q4_0 matrices have their rows interleaved
+// (Interleave), eight a register. The activations
 // are quantized to Q8_0's blocks in assembly too (quantizeQ8_0AVX2). They give the Go kernels' results
 // bit for bit (TestSIMDMatchesGo): a block's integer products are summed
 // exactly, in any order; then each row adds its blocks' sums times their

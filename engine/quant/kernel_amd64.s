@@ -418,11 +418,6 @@
 	VMULPS    Y6, Y5, Y5 \
 	VMULPS    (BX), Y5, dst
 
-// Q4_0_ROW8_TO is Q4_0_ROW8 in AVX-512 VNNI, its products stored at slot.
-#define Q4_0_ROW8_TO(slot) \
-	Q4_0_ROW8(ROWDOT_Q4_0_PAIR_VNNI, Y5) \
-	VMOVUPS Y5, slot(SP)
-
 // Q4_0_TAIL1 adds to acc the product of the Q4_0 block whose scale is at
 // mem, its nibbles at qs, with the vector's at DX, given 8·Σq in X13.
 #define Q4_0_TAIL1(qs, mem, acc) \
@@ -634,104 +629,9 @@ TEXT ·mulQ4_0AVX2(SB), NOSPLIT, $0-72
 
 // func mulQ4_0VNNI(out *float32, w *byte, rowBytes int, q *int8, d *float32, sums *int32, blocks, rows int, pairs *int8)
 //
-// mulQ4_0AVX2 with the integer products in AVX-512 VNNI and the scales
-// picked by VPERMT2W.
-TEXT ·mulQ4_0VNNI(SB), NOSPLIT, $128-72
+// mulQ4_0AVX2 with the integer products in AVX-512 VNNI.
+TEXT ·mulQ4_0VNNI(SB), NOSPLIT, $0-72
 	ROW_PROLOGUE
-	LEAQ      (R8)(R8*2), R14
-
-v4quad:
-	CMPQ   R12, $4
-	JLT    q4pair
-	ROW
-	VXORPS X11, X11, X11
-	VXORPS X10, X10, X10
-	VXORPS X9, X9, X9
-	MOVQ   pairs+64(FP), R15
-	CMPQ   CX, $8
-	JLT    v4quadTail
-
-v4quad8:
-	PREFETCHT0 PF_DIST(AX)
-	PREFETCHT0 PF_DIST+64(AX)
-	PREFETCHT0 PF_DIST+143(AX)
-	PREFETCHT0 PF_DIST(AX)(R8*1)
-	PREFETCHT0 PF_DIST+64(AX)(R8*1)
-	PREFETCHT0 PF_DIST+143(AX)(R8*1)
-	PREFETCHT0 PF_DIST(AX)(R8*2)
-	PREFETCHT0 PF_DIST+64(AX)(R8*2)
-	PREFETCHT0 PF_DIST+143(AX)(R8*2)
-	PREFETCHT0 PF_DIST(AX)(R14*1)
-	PREFETCHT0 PF_DIST+64(AX)(R14*1)
-	PREFETCHT0 PF_DIST+143(AX)(R14*1)
-	VMOVDQU   (R9), Y13
-	VPSLLD    $3, Y13, Y13              // 8·Σq of each block
-	Q4_0_ROW8_TO(row0-128)
-	ADDQ      R8, AX
-	Q4_0_ROW8_TO(row1-96)
-	ADDQ      R8, AX
-	Q4_0_ROW8_TO(row2-64)
-	ADDQ      R8, AX
-	Q4_0_ROW8_TO(row3-32)
-	SUBQ      R14, AX
-	VADDSS    row0-128(SP), X12, X12
-	VADDSS    row1-96(SP), X11, X11
-	VADDSS    row2-64(SP), X10, X10
-	VADDSS    row3-32(SP), X9, X9
-	VADDSS    row0-124(SP), X12, X12
-	VADDSS    row1-92(SP), X11, X11
-	VADDSS    row2-60(SP), X10, X10
-	VADDSS    row3-28(SP), X9, X9
-	VADDSS    row0-120(SP), X12, X12
-	VADDSS    row1-88(SP), X11, X11
-	VADDSS    row2-56(SP), X10, X10
-	VADDSS    row3-24(SP), X9, X9
-	VADDSS    row0-116(SP), X12, X12
-	VADDSS    row1-84(SP), X11, X11
-	VADDSS    row2-52(SP), X10, X10
-	VADDSS    row3-20(SP), X9, X9
-	VADDSS    row0-112(SP), X12, X12
-	VADDSS    row1-80(SP), X11, X11
-	VADDSS    row2-48(SP), X10, X10
-	VADDSS    row3-16(SP), X9, X9
-	VADDSS    row0-108(SP), X12, X12
-	VADDSS    row1-76(SP), X11, X11
-	VADDSS    row2-44(SP), X10, X10
-	VADDSS    row3-12(SP), X9, X9
-	VADDSS    row0-104(SP), X12, X12
-	VADDSS    row1-72(SP), X11, X11
-	VADDSS    row2-40(SP), X10, X10
-	VADDSS    row3-8(SP), X9, X9
-	VADDSS    row0-100(SP), X12, X12
-	VADDSS    row1-68(SP), X11, X11
-	VADDSS    row2-36(SP), X10, X10
-	VADDSS    row3-4(SP), X9, X9
-	ADDQ $256, R15
-	NEXT8(18, v4quad8)
-	TESTQ CX, CX
-	JZ    v4quadDone
-
-v4quadTail:
-	VMOVD     (R9), X13
-	VPSLLD    $3, X13, X13
-	Q4_0_TAIL1(2(AX), (AX), X12)
-	Q4_0_TAIL1(2(AX)(R8*1), (AX)(R8*1), X11)
-	Q4_0_TAIL1(2(AX)(R8*2), (AX)(R8*2), X10)
-	Q4_0_TAIL1(2(AX)(R14*1), (AX)(R14*1), X9)
-	NEXT1(18, v4quadTail)
-
-v4quadDone:
-	VMOVSS X12, (DI)
-	VMOVSS X11, 4(DI)
-	VMOVSS X10, 8(DI)
-	VMOVSS X9, 12(DI)
-	ADDQ   $16, DI
-	LEAQ   (SI)(R8*4), SI
-	SUBQ   $4, R12
-	JNZ    v4quad
-	VZEROUPPER
-	RET
-
 	MUL_Q4_0(ROWDOT_Q4_0_PAIR_VNNI)
 
 // Q8_0_CHUNKS2 adds two chunks of eight interleaved Q8_0 rows, at off(SI),
