@@ -308,10 +308,25 @@ func (m *Matrix) MulVec(out, x []float32, v *Vec) {
 // it: blocks of 32 for the formats of 32, of 256 (Q8_K) for the K and
 // IQ4_XS formats, and what the assembly derives from them.
 func (m *Matrix) Quantize(v *Vec, x []float32) {
+	m.QuantizeWith(v, x, quantizeQ8_0SIMD)
+}
+
+// A BlockQuantizer quantizes blocks of 32 of x into q, d, s and sums, a
+// block of x each, as Quantize does for Q8_0 weights, bit for bit, from
+// the first block on, and returns how many blocks it quantized; Quantize
+// quantizes the next block itself, then asks again for the rest. Kernels
+// outside this package (package wasmsimd's) give Quantize theirs through
+// QuantizeWith.
+type BlockQuantizer func(x []float32, q []int8, d, s []float32, sums []int32) int
+
+// QuantizeWith is Quantize, with blocks quantizing the blocks of 32 of
+// the formats multiplied by them where it can, in place of this
+// package's own assembly.
+func (m *Matrix) QuantizeWith(v *Vec, x []float32, blocks BlockQuantizer) {
 	x = x[:m.Cols]
 	switch m.Type {
 	case Q8_0, Q4_0, Q5_0, Q5_1, IQ4_NL: // Q5_1 reads block_q8_1's s too
-		v.quantizeQ8_0(x)
+		v.quantizeQ8_0(x, blocks)
 	case Q4_K, Q5_K, Q2_K, Q3_K, Q6_K, IQ4_XS:
 		v.quantizeQ8_K(x)
 	default:

@@ -68,7 +68,7 @@ func TestQuantizeVecMatchesGGML(t *testing.T) {
 	t.Run("Q8_0", func(t *testing.T) {
 		want := ggmlFile(t, "q8_0.vec")
 		var v Vec
-		v.quantizeQ8_0(x)
+		v.quantizeQ8_0(x, quantizeQ8_0SIMD)
 		for b := range v.d {
 			blk := want[b*q8_0Bytes:]
 			if h := FloatToHalf(v.d[b]); h != binary.LittleEndian.Uint16(blk) {

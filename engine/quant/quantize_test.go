@@ -56,7 +56,7 @@ func TestQuantizeQ8_0SIMDMatchesGo(t *testing.T) {
 func compareQuantizeQ8_0(t *testing.T, x []float32) {
 	t.Helper()
 	var got, want Vec
-	got.quantizeQ8_0(x)
+	got.quantizeQ8_0(x, quantizeQ8_0SIMD)
 	want.quantizeQ8_0Go(x)
 	for j := range want.q {
 		if got.q[j] != want.q[j] {

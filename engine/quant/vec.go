@@ -45,7 +45,7 @@ func (v *Vec) resize(n, size, group int) {
 // q, 32 values a block, d, the scale of each block, and sums, the sum of
 // each block's q.
 func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
-	v.quantizeQ8_0(x)
+	v.quantizeQ8_0(x, quantizeQ8_0SIMD)
 	return v.q, v.d, v.sums
 }
 
@@ -54,7 +54,7 @@ func (v *Vec) Q8_0(x []float32) (q []int8, d []float32, sums []int32) {
 // them, and s, each block's d·Σq as a half (block_q8_1's s), which Q5_1's
 // mins multiply.
 func (v *Vec) Q8_1(x []float32) (q []int8, d, s []float32) {
-	v.quantizeQ8_0(x)
+	v.quantizeQ8_0(x, quantizeQ8_0SIMD)
 	return v.q, v.d, v.s
 }
 
@@ -83,10 +83,12 @@ func (v *Vec) Blocks() (q []int8, d []float32, sums []int32, s []float32) {
 // away from zero instead; the two differ now and then by one in a q, often
 // where x repeats a few values, as a quantized embedding row does before
 // RMSNorm gains break the ties (TestMatchesLlamaCpp in package gguf).
-func (v *Vec) quantizeQ8_0(x []float32) {
+// blocks quantizes what it can (the assembly, or another package's
+// kernel), this code the blocks it leaves.
+func (v *Vec) quantizeQ8_0(x []float32, blocks BlockQuantizer) {
 	v.resize(len(x), 32, 32)
 	for b := 0; b < len(v.d); {
-		b += quantizeQ8_0SIMD(x[b*32:], v.q[b*32:], v.d[b:], v.s[b:], v.sums[b:])
+		b += blocks(x[b*32:], v.q[b*32:], v.d[b:], v.s[b:], v.sums[b:])
 		if b < len(v.d) {
 			v.quantizeQ8_0Block(b, x)
 			b++

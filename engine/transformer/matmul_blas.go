@@ -57,12 +57,16 @@ func (k Kernels) mulQuantized(out, x []float32, w *quant.Matrix, v *quant.Vec) {
 	w.MulVec(out, x, v)
 }
 
+// quantize quantizes x into v as w multiplies it: natively, package
+// quant's code does.
+func (Kernels) quantize(w *quant.Matrix, v *quant.Vec, x []float32) { w.Quantize(v, x) }
+
 // mulBatch sets out[i] = W·x[i] for every row i, its sums mul's, on k's
 // threads: x quantized into vecs once, W's rows a tile at a time
 // (tileRows), each tile read from memory once and multiplied by every x
 // while it is in cache.
 func (k Kernels) mulBatch(out, x [][]float32, w *quant.Matrix, vecs []quant.Vec) {
-	quantizeRows(w, x, vecs)
+	k.quantizeRows(w, x, vecs)
 	b := batchRows{out, x, w, vecs}
 	if t := k.threads; t.take(len(x) * w.Rows * w.Cols) {
 		t.batch = b

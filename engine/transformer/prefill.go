@@ -166,14 +166,15 @@ func (t *Transformer) mulRows(out, x [][]float32, w *quant.Matrix) {
 	t.kern.mulBatch(out, x, w, t.vecs[:len(x)])
 }
 
-// quantizeRows quantizes each x into vecs as a quantized w multiplies it,
-// once for every tile of a batched product; a float32 w needs nothing.
-func quantizeRows(w *quant.Matrix, x [][]float32, vecs []quant.Vec) {
+// quantizeRows quantizes each x into vecs as a quantized w multiplies it
+// (k.quantize), once for every tile of a batched product; a float32 w
+// needs nothing.
+func (k Kernels) quantizeRows(w *quant.Matrix, x [][]float32, vecs []quant.Vec) {
 	if w.Type == quant.F32 {
 		return
 	}
 	for i := range x {
-		w.Quantize(&vecs[i], x[i])
+		k.quantize(w, &vecs[i], x[i])
 	}
 }
 

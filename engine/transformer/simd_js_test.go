@@ -195,3 +195,32 @@ func BenchmarkDecodeKernels(b *testing.B) {
 // testKernels under js are the WebAssembly SIMD kernels: Go's loops are
 // the native build's, tested there.
 func testKernels(t testing.TB) []namedKernels { return []namedKernels{{", SIMD", loadKernels(t)}} }
+
+// TestSIMDForwardDoesNotAllocate checks that a step of quantized models
+// with the SIMD kernels allocates nothing: the kernels' calls and the
+// quantizer's (a method value that Quantize does not keep).
+func TestSIMDForwardDoesNotAllocate(t *testing.T) {
+	quantizedForwardDoesNotAllocate(t, loadKernels(t))
+}
+
+// TestThreadsForwardDoesNotAllocate is TestSIMDForwardDoesNotAllocate on
+// two threads: their runs allocate nothing either.
+func TestThreadsForwardDoesNotAllocate(t *testing.T) {
+	quantizedForwardDoesNotAllocate(t, twoThreads(t))
+}
+
+func quantizedForwardDoesNotAllocate(t *testing.T, k Kernels) {
+	formats := quantFormats(smallQuant)
+	for _, name := range []string{"Q8_0", "Q4_0", "Q4_K_M"} {
+		tr, pos := NewWith(quantModel(t, smallQuant, formats[name]), Options{Kernels: k}), 0
+		allocs := testing.AllocsPerRun(20, func() { // 21 steps: smallQuant's context is 32
+			if _, err := tr.Forward(1, pos); err != nil {
+				t.Fatal(err)
+			}
+			pos++
+		})
+		if allocs != 0 {
+			t.Errorf("%s, %d threads: Forward allocates %v times per call", name, k.Threads(), allocs)
+		}
+	}
+}

@@ -283,3 +283,23 @@ func (f *body) i64x2ExtractLane(lane byte) { f.simd(0x1D); f.code = append(f.cod
 func (f *body) i64x2ReplaceLane(lane byte) { f.simd(0x1E); f.code = append(f.code, lane) }
 func (f *body) i64x2Shl()                  { f.simd(0xCB) }
 func (f *body) i64x2Add()                  { f.simd(0xCE) }
+
+// The instructions of the quantizer (quantize.go).
+func (f *body) i32Store(offset uint32)     { f.code = append(f.code, 0x36); f.memarg(2, offset) }
+func (f *body) i32Eqz()                    { f.code = append(f.code, 0x45) }
+func (f *body) f32Ne()                     { f.code = append(f.code, 0x5C) }
+func (f *body) f32Sub()                    { f.code = append(f.code, 0x93) }
+func (f *body) f32Div()                    { f.code = append(f.code, 0x95) }
+func (f *body) f32ConvertI32S()            { f.code = append(f.code, 0xB2) }
+func (f *body) i32ReinterpretF32()         { f.code = append(f.code, 0xBC) }
+func (f *body) i32x4ExtractLane(lane byte) { f.simd(0x1B); f.code = append(f.code, lane) }
+func (f *body) f32x4Abs()                  { f.simd(0xE0) }
+func (f *body) f32x4Max()                  { f.simd(0xE9) }
+func (f *body) f32x4Nearest()              { f.simd(0x6A) }
+func (f *body) i32x4TruncSatF32x4S()       { f.simd(0xF8) }
+func (f *body) i8x16NarrowI16x8S()         { f.simd(0x65) }
+
+// f32Const pushes v (f32.const).
+func (f *body) f32Const(v float32) {
+	f.code = binary.LittleEndian.AppendUint32(append(f.code, 0x43), math.Float32bits(v))
+}

@@ -11,7 +11,7 @@ import (
 // fetched ones in web/kernels and fetched.go's hashes are Generate's, and
 // that each module is small enough for Chromium to compile synchronously.
 func TestGenerateReproducesModules(t *testing.T) {
-	modules := map[string][]byte{"matvec.wasm": matvecModule, "q5_0.wasm": q5_0Module, "q4_k.wasm": q4_KModule, "q6_k.wasm": q6_KModule, "attention.wasm": attentionModule, "swiglu.wasm": swigluModule}
+	modules := map[string][]byte{"matvec.wasm": matvecModule, "q5_0.wasm": q5_0Module, "q4_k.wasm": q4_KModule, "q6_k.wasm": q6_KModule, "attention.wasm": attentionModule, "swiglu.wasm": swigluModule, "quantize.wasm": quantizeModule}
 	for _, file := range FetchedFiles() {
 		b, err := os.ReadFile(filepath.Join(fetchedDir, file))
 		if err != nil {

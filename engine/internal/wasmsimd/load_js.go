@@ -18,18 +18,19 @@ import (
 // Kernel is the modules instantiated on this Go program's memory.
 type Kernel struct {
 	// matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores,
-	// softmax, values and swiglu are the _args forms of matvec_f32,
-	// mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k, attention_scores,
-	// softmax_rows, attention_values and swiglu, bound to args' address, so
-	// that a call passes no arguments (see call); fetched those of
-	// fetchedKernels, undefined until AddModule adds their module.
-	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu js.Value
-	fetched                                                                              [fetchedCount]js.Value
-	args                                                                                 *[10]uint32  // the arguments of a call; on the heap, which does not move
-	mem                                                                                  safejs.Value // the Go program's memory, for AddModule
-	shared                                                                               bool         // whether mem is shared (threads can run on it)
-	threaded                                                                             []js.Value   // the modules of the kernels threads run (threadedKernels)
-	threads                                                                              *threads     // nil on one thread
+	// softmax, values, swiglu and quantize are the _args forms of
+	// matvec_f32, mul_q8_0, mul_q4_0, mul_q5_0, mul_q4_k, mul_q6_k,
+	// attention_scores, softmax_rows, attention_values, swiglu and
+	// quantize_q8_0, bound to args' address, so that a call passes no
+	// arguments (see call); fetched those of fetchedKernels, undefined
+	// until AddModule adds their module.
+	matvec, mulQ8_0, mulQ4_0, mulQ5_0, mulQ4_K, mulQ6_K, scores, softmax, values, swiglu, quantize js.Value
+	fetched                                                                                        [fetchedCount]js.Value
+	args                                                                                           *[10]uint32  // the arguments of a call; on the heap, which does not move
+	mem                                                                                            safejs.Value // the Go program's memory, for AddModule
+	shared                                                                                         bool         // whether mem is shared (threads can run on it)
+	threaded                                                                                       []js.Value   // the modules of the kernels threads run (threadedKernels)
+	threads                                                                                        *threads     // nil on one thread
 }
 
 // Load instantiates the embedded kernel modules on the Go program's own
@@ -55,6 +56,7 @@ func Load() (*Kernel, error) {
 		{q6_KModule, map[string]*js.Value{"mul_q6_k_args": &k.mulQ6_K}},
 		{attentionModule, map[string]*js.Value{"attention_scores_args": &k.scores, "softmax_rows_args": &k.softmax, "attention_values_args": &k.values}},
 		{swigluModule, map[string]*js.Value{"swiglu_args": &k.swiglu}},
+		{quantizeModule, map[string]*js.Value{"quantize_q8_0_args": &k.quantize}},
 	} {
 		compiled, exports, err := instantiate(m.bytes, mem, k.shared)
 		if err != nil {

@@ -52,7 +52,8 @@ func Generate() map[string][]byte {
 			kernel{"attention_scores", attentionScores()},
 			kernel{"softmax_rows", softmaxRows()},
 			kernel{"attention_values", attentionValues()}),
-		"swiglu.wasm": assemble(kernel{"swiglu", swiglu()}),
+		"swiglu.wasm":   assemble(kernel{"swiglu", swiglu()}),
+		"quantize.wasm": assemble(kernel{"quantize_q8_0", quantizeQ8_0()}),
 	}
 }
 

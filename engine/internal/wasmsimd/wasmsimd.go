@@ -12,8 +12,9 @@
 // MulQ5_K, MulQ6_K, MulIQ4_NL and MulIQ4_XS (quantized weights times a vector quantized to 8 bits, as package quant
 // multiplies them) call them, once per matrix, and Kernel.AttentionScores,
 // Kernel.Softmax (with package expf's exponential) and
-// Kernel.AttentionValues once per layer, and Kernel.SwiGLU once per
-// feed-forward.
+// Kernel.AttentionValues once per layer, Kernel.SwiGLU once per
+// feed-forward, and Kernel.QuantizeQ8_0 (a vector quantized for Q8_0 and
+// Q4_0 weights, as package quant quantizes it) once per quantized input.
 //
 // Most modules are embedded in the Go program rather than served next to
 // it: there is then no second request, cache entry or version to keep in
@@ -56,6 +57,8 @@ var (
 	attentionModule []byte
 	//go:embed swiglu.wasm
 	swigluModule []byte
+	//go:embed quantize.wasm
+	quantizeModule []byte
 )
 
 // The kernels in modules the program fetches when a model needs them
