@@ -18,18 +18,42 @@ import (
 // does not hold has it fetched (Host.Missing), the default session shown
 // meanwhile.
 func (c *Controller) OpenAddress(rawQuery, fragment string) {
+	c.OpenRead(ReadAddress(rawQuery, fragment))
+}
+
+// An Address is an address read (ReadAddress) and ready to open
+// (OpenRead): the session and page it asks for, and notes on what of it
+// was left out.
+type Address struct {
+	rawQuery, fragment string
+	state              link.State
+	page               Page
+	at                 int // the step to show, numbered from 1; 0: the next
+	notes              []string
+}
+
+// ReadAddress reads an address's raw query and fragment, as OpenAddress
+// does before it opens them: reading needs no controller, so a page may
+// let the browser draw between reading and opening.
+func ReadAddress(rawQuery, fragment string) Address {
 	state, dropped := link.Open(rawQuery, fragment)
 	var notes []string
 	for _, d := range dropped {
 		notes = append(notes, d.Message)
 	}
 	page, at, more := openPage(state.Page, rawQuery)
-	c.page = page
-	if page.Tour > 0 && onlyPageParams(rawQuery, fragment) {
-		c.GoTour(page.Tour) // a link to a stop of the tour opens the stop's session
+	return Address{rawQuery, fragment, state, page, at, append(notes, more...)}
+}
+
+// OpenRead opens the session and page of an address read by ReadAddress,
+// as OpenAddress does.
+func (c *Controller) OpenRead(a Address) {
+	c.page = a.page
+	if a.page.Tour > 0 && onlyPageParams(a.rawQuery, a.fragment) {
+		c.GoTour(a.page.Tour) // a link to a stop of the tour opens the stop's session
 		return
 	}
-	c.openLink(state.Spec, at, strings.Join(append(notes, more...), " "), rawQuery, fragment)
+	c.openLink(a.state.Spec, a.at, strings.Join(a.notes, " "), a.rawQuery, a.fragment)
 }
 
 // OpenAddressAndStep opens the link rawQuery, as OpenAddress does, and

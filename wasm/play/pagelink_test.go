@@ -300,3 +300,37 @@ func TestThreadsAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestReadThenOpen: an address read (ReadAddress) and opened later
+// (OpenRead), as the page does with a task between, opens the page,
+// session, step and notice that OpenAddress opens at once: a link with
+// steps and a step on display, one with values left out, a tour stop, an
+// embed, and a link to a model the page does not hold.
+func TestReadThenOpen(t *testing.T) {
+	five := link.State{Spec: toy(), Page: link.Page{At: 5}}
+	five.Spec.Steps = 5
+	frag, err := link.Encode(five)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ query, fragment string }{
+		{"steps=3&at=9", ""},
+		{"model=stories260K&temperature=abc&steps=3&at=2", ""},
+		{"", frag},
+		{"tour=2", ""},
+		{"model=stories260K&embed=1&view=tokens&theme=dark", ""},
+		{"model=nowhere&steps=2", ""},
+	} {
+		want := newRig(t, toy())
+		want.c.OpenAddress(c.query, c.fragment)
+		want.settle()
+		r := newRig(t, toy())
+		a := ReadAddress(c.query, c.fragment)
+		r.c.OpenRead(a)
+		r.settle()
+		if got, w := r.snap(), want.snap(); r.text() != want.text() || got.Page != w.Page || r.c.shown != want.c.shown || r.c.notice != want.c.notice {
+			t.Errorf("%q #%s: read then opened, %q at step %d, page %+v, notice %q; OpenAddress %q at step %d, page %+v, notice %q",
+				c.query, c.fragment, r.text(), r.c.shown, got.Page, r.c.notice, want.text(), want.c.shown, w.Page, want.c.notice)
+		}
+	}
+}
