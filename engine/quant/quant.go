@@ -319,9 +319,10 @@ func (m *Matrix) Quantize(v *Vec, x []float32) {
 // QuantizeWith.
 type BlockQuantizer func(x []float32, q []int8, d, s []float32, sums []int32) int
 
-// QuantizeWith is Quantize, with blocks quantizing the blocks of 32 of
-// the formats multiplied by them where it can, in place of this
-// package's own assembly.
+// QuantizeWith is Quantize with blocks, in place of this package's
+// assembly, quantizing the blocks of 32 that the formats of blocks of 32
+// (Q8_0, Q4_0, Q5_0, Q5_1, IQ4_NL) multiply; the K formats' blocks of 256
+// are this package's to quantize.
 func (m *Matrix) QuantizeWith(v *Vec, x []float32, blocks BlockQuantizer) {
 	x = x[:m.Cols]
 	switch m.Type {

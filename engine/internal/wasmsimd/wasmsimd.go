@@ -13,8 +13,9 @@
 // multiplies them) call them, once per matrix, and Kernel.AttentionScores,
 // Kernel.Softmax (with package expf's exponential) and
 // Kernel.AttentionValues once per layer, Kernel.SwiGLU once per
-// feed-forward, and Kernel.QuantizeQ8_0 (a vector quantized for Q8_0 and
-// Q4_0 weights, as package quant quantizes it) once per quantized input.
+// feed-forward, and Kernel.QuantizeQ8_0 (a vector quantized for the
+// formats of blocks of 32, as package quant quantizes it) once per
+// quantized input.
 //
 // Most modules are embedded in the Go program rather than served next to
 // it: there is then no second request, cache entry or version to keep in
