@@ -159,15 +159,22 @@ func TestRecordedPages(t *testing.T) {
 	}
 }
 
-// TestStepPastTheLast opens links whose step on display the session does
-// not have: the page shows its last, and says so.
-func TestStepPastTheLast(t *testing.T) {
+// fiveStepsAtFive is the fragment of a link to the toy's session of 5
+// steps, showing its fifth.
+func fiveStepsAtFive(t *testing.T) string {
 	five := link.State{Spec: toy(), Page: link.Page{At: 5}}
 	five.Spec.Steps = 5
 	frag, err := link.Encode(five)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return frag
+}
+
+// TestStepPastTheLast opens links whose step on display the session does
+// not have: the page shows its last, and says so.
+func TestStepPastTheLast(t *testing.T) {
+	frag := fiveStepsAtFive(t)
 	for _, c := range []struct {
 		query, fragment string
 		shown           int
@@ -307,12 +314,7 @@ func TestThreadsAsked(t *testing.T) {
 // steps and a step on display, one with values left out, a tour stop, an
 // embed, and a link to a model the page does not hold.
 func TestReadThenOpen(t *testing.T) {
-	five := link.State{Spec: toy(), Page: link.Page{At: 5}}
-	five.Spec.Steps = 5
-	frag, err := link.Encode(five)
-	if err != nil {
-		t.Fatal(err)
-	}
+	frag := fiveStepsAtFive(t)
 	for _, c := range []struct{ query, fragment string }{
 		{"steps=3&at=9", ""},
 		{"model=stories260K&temperature=abc&steps=3&at=2", ""},
