@@ -94,14 +94,14 @@ func TestQuantizeQ8_0MatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	cases := quantizeCases(rng)
 	random := make([]float32, 32*64)
-	for j := range random { // arbitrary bits, mostly finite and in range
+	for j := range random { // random signs and fractions, magnitudes from 2⁻⁶³ to 2
 		random[j] = math.Float32frombits(rng.Uint32()&0xbfffffff | 0x20000000)
 	}
 	cases = append(cases, struct {
 		name  string
 		x     []float32
 		stops int
-	}{"arbitrary bits", random, -1})
+	}{"random bits", random, -1})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var want quant.Vec
