@@ -20,24 +20,24 @@ func BenchmarkMulVec(b *testing.B) {
 	kernels := []struct {
 		name        string
 		t           Type
-		mul         func(m *Matrix, out, x []float32, v *Vec)
+		mul         func(m *Matrix, out, x []float32, v *Vec) // nil: MulVec
 		interleaved bool
 	}{
-		{"Q8_0", Q8_0, (*Matrix).MulVec, false},
-		{"Q4_0", Q4_0, (*Matrix).MulVec, false},
-		{"Q8_0-interleaved", Q8_0, (*Matrix).MulVec, true},
-		{"Q4_0-interleaved", Q4_0, (*Matrix).MulVec, true},
-		{"Q5_0", Q5_0, (*Matrix).MulVec, false},
-		{"Q5_1", Q5_1, (*Matrix).MulVec, false},
-		{"Q4_K", Q4_K, (*Matrix).MulVec, false},
-		{"Q5_K", Q5_K, (*Matrix).MulVec, false},
-		{"Q6_K", Q6_K, (*Matrix).MulVec, false},
-		{"Q2_K", Q2_K, (*Matrix).MulVec, false},
-		{"Q3_K", Q3_K, (*Matrix).MulVec, false},
-		{"IQ4_NL", IQ4_NL, (*Matrix).MulVec, false},
-		{"IQ4_XS", IQ4_XS, (*Matrix).MulVec, false},
-		{"floatQ8_0", Q8_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }, false},
-		{"floatQ4_0", Q4_0, func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }, false},
+		{name: "Q8_0", t: Q8_0},
+		{name: "Q4_0", t: Q4_0},
+		{name: "Q8_0-interleaved", t: Q8_0, interleaved: true},
+		{name: "Q4_0-interleaved", t: Q4_0, interleaved: true},
+		{name: "Q5_0", t: Q5_0},
+		{name: "Q5_1", t: Q5_1},
+		{name: "Q4_K", t: Q4_K},
+		{name: "Q5_K", t: Q5_K},
+		{name: "Q6_K", t: Q6_K},
+		{name: "Q2_K", t: Q2_K},
+		{name: "Q3_K", t: Q3_K},
+		{name: "IQ4_NL", t: IQ4_NL},
+		{name: "IQ4_XS", t: IQ4_XS},
+		{name: "floatQ8_0", t: Q8_0, mul: func(m *Matrix, out, x []float32, _ *Vec) { floatQ8_0(out, m.Q, x) }},
+		{name: "floatQ4_0", t: Q4_0, mul: func(m *Matrix, out, x []float32, _ *Vec) { floatQ4_0(out, m.Q, x) }},
 	}
 	for _, shape := range [][2]int{{768, 256}, {256, 768}, {32000, 256}, {1536, 576}, {576, 1536}, {49152, 576}} {
 		rows, cols := shape[0], shape[1]
@@ -46,6 +46,10 @@ func BenchmarkMulVec(b *testing.B) {
 		for _, k := range kernels {
 			if cols%k.t.BlockSize() != 0 || k.interleaved && !canInterleave {
 				continue // 576 is not whole blocks of the K formats; no interleaved rows without their kernels
+			}
+			mul := k.mul
+			if mul == nil {
+				mul = (*Matrix).MulVec
 			}
 			m := Random(k.t, rows, cols, 0.1, rng)
 			if k.interleaved {
@@ -61,7 +65,7 @@ func BenchmarkMulVec(b *testing.B) {
 					UseSIMD(asm)
 					b.SetBytes(int64(m.Bytes()))
 					for b.Loop() {
-						k.mul(&m, out, x, &v)
+						mul(&m, out, x, &v)
 					}
 				})
 			}
